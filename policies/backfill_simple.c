@@ -1,0 +1,24 @@
+/*
+ * backfill_simple.c — the two rules that need no reservation.
+ *
+ * none:   strict order. When the job at the head of the (ordered) queue does not
+ *         fit, nothing behind it starts: the classic FCFS of batch schedulers,
+ *         and the discipline the M/M/c formulas assume.
+ * greedy: list scheduling. A job that does not fit is passed over and the next
+ *         one is tried; large jobs can starve (no reservation protects them).
+ *         This is how the Kubernetes-style simulators of the openb experiments
+ *         place pods.
+ */
+#include "place_int.h"
+
+const place_backfill place__backfill_none = {
+    "none",
+    "strict order: a job that does not fit blocks the jobs behind it",
+    PLACE_BF_STOP,
+};
+
+const place_backfill place__backfill_greedy = {
+    "greedy",
+    "skip a job that does not fit and try the next (no reservation)",
+    PLACE_BF_SKIP,
+};

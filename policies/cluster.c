@@ -1,0 +1,611 @@
+/*
+ * cluster.c — the free-capacity state of a cluster and its index.
+ *
+ * State is structure-of-arrays (one array per field, indexed by node or GPU) so
+ * that a policy's view is a set of pointers, not a copy. The index keeps, per GPU
+ * type, one hierarchical bit set per count of fully free GPUs: "nodes of type t
+ * with exactly f free GPUs". First-fit asks each bucket f >= g for its first
+ * node and keeps the lowest; best-fit takes the first non-empty bucket. Either
+ * costs a few word operations per bucket, whatever the number of nodes.
+ *
+ * Invariants (checked by tests after every step):
+ *   node_free[n] == popcount(node_free_mask[n]), and 0 unless node_up[n];
+ *   node n is in exactly one by_free[type][f] set, f == node_free[n], iff up;
+ *   gpu_free_milli == 1000 for exactly the GPUs of node_free_mask;
+ *   gpus_free == sum of node_free; gpus_up == GPUs in service.
+ */
+#include "place.h"
+#include "place_int.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------------- */
+/* memory                                                                     */
+
+void *place__realloc(const place_env *env, void *p, size_t old_size, size_t new_size)
+{
+    if (new_size == 0) {
+        if (p)
+            env->alloc(env->alloc_ud, p, old_size, 0);
+        return NULL;
+    }
+    return env->alloc(env->alloc_ud, p, old_size, new_size);
+}
+
+void place__free(const place_env *env, void *p, size_t size)
+{
+    if (p)
+        env->alloc(env->alloc_ud, p, size, 0);
+}
+
+/* ------------------------------------------------------------------------- */
+/* bit sets                                                                   */
+
+static uint32_t words_for(uint32_t bits)
+{
+    return (bits + 63u) / 64u;
+}
+
+static int bits_alloc_levels(place_bits *b, const place_env *env, uint32_t n)
+{
+    uint32_t n0 = words_for(n ? n : 1), n1 = words_for(n0), n2 = words_for(n1);
+    uint64_t *w0 = place__realloc(env, NULL, 0, n0 * sizeof *w0);
+    uint64_t *w1 = place__realloc(env, NULL, 0, n1 * sizeof *w1);
+    uint64_t *w2 = place__realloc(env, NULL, 0, n2 * sizeof *w2);
+    if (!w0 || !w1 || !w2) {
+        place__free(env, w0, n0 * sizeof *w0);
+        place__free(env, w1, n1 * sizeof *w1);
+        place__free(env, w2, n2 * sizeof *w2);
+        return PLACE_ERR_NOMEM;
+    }
+    memset(w0, 0, n0 * sizeof *w0);
+    memset(w1, 0, n1 * sizeof *w1);
+    memset(w2, 0, n2 * sizeof *w2);
+    b->w0 = w0;
+    b->w1 = w1;
+    b->w2 = w2;
+    b->n = n;
+    b->n0 = n0;
+    b->n1 = n1;
+    b->n2 = n2;
+    return PLACE_OK;
+}
+
+int place__bits_init(place_bits *b, const place_env *env, uint32_t n)
+{
+    memset(b, 0, sizeof *b);
+    return bits_alloc_levels(b, env, n);
+}
+
+void place__bits_fini(place_bits *b, const place_env *env)
+{
+    if (!b->w0)
+        return;
+    place__free(env, b->w0, b->n0 * sizeof *b->w0);
+    place__free(env, b->w1, b->n1 * sizeof *b->w1);
+    place__free(env, b->w2, b->n2 * sizeof *b->w2);
+    memset(b, 0, sizeof *b);
+}
+
+void place__bits_set(place_bits *b, uint32_t i)
+{
+    uint32_t i0 = i >> 6, i1 = i0 >> 6;
+    b->w0[i0] |= 1ull << (i & 63u);
+    b->w1[i1] |= 1ull << (i0 & 63u);
+    b->w2[i1 >> 6] |= 1ull << (i1 & 63u);
+}
+
+void place__bits_clear(place_bits *b, uint32_t i)
+{
+    uint32_t i0 = i >> 6, i1 = i0 >> 6;
+    b->w0[i0] &= ~(1ull << (i & 63u));
+    if (b->w0[i0])
+        return;
+    b->w1[i1] &= ~(1ull << (i0 & 63u));
+    if (b->w1[i1])
+        return;
+    b->w2[i1 >> 6] &= ~(1ull << (i1 & 63u));
+}
+
+/* Grow (or shrink) to n bits, keeping the bits below min(old n, n). */
+int place__bits_resize(place_bits *b, const place_env *env, uint32_t n)
+{
+    place_bits nb;
+    if (bits_alloc_levels(&nb, env, n) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
+    uint32_t keep = b->n < n ? b->n : n;
+    for (uint32_t i = place_bits_next(b, 0); i != PLACE_NONE && i < keep;
+         i = place_bits_next(b, i + 1))
+        place__bits_set(&nb, i);
+    place__bits_fini(b, env);
+    *b = nb;
+    return PLACE_OK;
+}
+
+static inline uint32_t ctz64(uint64_t w)
+{
+    return (uint32_t)__builtin_ctzll(w);
+}
+
+uint32_t place_bits_next(const place_bits *b, uint32_t from)
+{
+    if (from >= b->n)
+        return PLACE_NONE;
+    uint32_t i0 = from >> 6;
+    uint64_t w = b->w0[i0] & (~0ull << (from & 63u));
+    if (w)
+        return (i0 << 6) + ctz64(w);
+    /* next non-empty level-0 word after i0, through level 1 */
+    uint32_t k = i0 + 1;
+    if (k >= b->n0)
+        return PLACE_NONE;
+    uint32_t i1 = k >> 6;
+    w = b->w1[i1] & (~0ull << (k & 63u));
+    if (!w) {
+        /* next non-empty level-1 word after i1, through level 2 (a short scan) */
+        uint32_t m = i1 + 1;
+        if (m >= b->n1)
+            return PLACE_NONE;
+        uint32_t i2 = m >> 6;
+        uint64_t w2 = b->w2[i2] & (~0ull << (m & 63u));
+        while (!w2) {
+            if (++i2 >= b->n2)
+                return PLACE_NONE;
+            w2 = b->w2[i2];
+        }
+        i1 = (i2 << 6) + ctz64(w2);
+        w = b->w1[i1];
+    }
+    uint32_t j0 = (i1 << 6) + ctz64(w);
+    return (j0 << 6) + ctz64(b->w0[j0]);
+}
+
+/* ------------------------------------------------------------------------- */
+/* cluster                                                                    */
+
+int place_cluster_init(place_cluster *c, const place_env *env, uint32_t n_types,
+                       const uint32_t *type_mem_mib)
+{
+    memset(c, 0, sizeof *c);
+    if (!env || !env->alloc || n_types == 0 || n_types > PLACE_MAX_TYPES || !type_mem_mib)
+        return PLACE_ERR_INVAL;
+    c->env = *env;
+    c->n_types = n_types;
+    memcpy(c->type_mem_mib, type_mem_mib, n_types * sizeof *type_mem_mib);
+    return PLACE_OK;
+}
+
+#define NODE_ARRAYS(X)                                                                             \
+    X(node_type)                                                                                   \
+    X(node_gpus)                                                                                   \
+    X(node_free)                                                                                   \
+    X(node_up)                                                                                     \
+    X(node_gpu0)                                                                                   \
+    X(node_free_mask)                                                                              \
+    X(node_cpu_milli)                                                                              \
+    X(node_cpu_free_milli)                                                                         \
+    X(node_mem_mib)                                                                                \
+    X(node_mem_free_mib)                                                                           \
+    X(node_milli_free)
+#define GPU_ARRAYS(X)                                                                              \
+    X(gpu_free_milli)                                                                              \
+    X(gpu_free_mem_mib)                                                                            \
+    X(gpu_up)
+
+static void index_fini(place_cluster *c)
+{
+    for (uint32_t t = 0; t < c->n_types; t++) {
+        if (c->by_free[t]) {
+            for (uint32_t f = 0; f <= PLACE_MAX_GPUS_PER_NODE; f++)
+                place__bits_fini(&c->by_free[t][f], &c->env);
+            place__free(&c->env, c->by_free[t],
+                        (PLACE_MAX_GPUS_PER_NODE + 1) * sizeof(place_bits));
+            c->by_free[t] = NULL;
+        }
+        place__bits_fini(&c->any_share[t], &c->env);
+        place__bits_fini(&c->up[t], &c->env);
+    }
+}
+
+void place_cluster_fini(place_cluster *c)
+{
+    if (!c || !c->env.alloc)
+        return;
+#define FREE_NODE_(f) place__free(&c->env, c->f, c->cap_nodes * sizeof *c->f);
+    NODE_ARRAYS(FREE_NODE_)
+#undef FREE_NODE_
+#define FREE_GPU_(f) place__free(&c->env, c->f, c->cap_gpus * sizeof *c->f);
+    GPU_ARRAYS(FREE_GPU_)
+#undef FREE_GPU_
+    index_fini(c);
+    memset(c, 0, sizeof *c);
+}
+
+static int grow_nodes(place_cluster *c, uint32_t need)
+{
+    if (need <= c->cap_nodes)
+        return PLACE_OK;
+    uint32_t cap = c->cap_nodes ? c->cap_nodes : 16;
+    while (cap < need)
+        cap *= 2;
+#define GROW_NODE_(f)                                                                              \
+    {                                                                                              \
+        void *p_ = place__realloc(&c->env, c->f, c->cap_nodes * sizeof *c->f, cap * sizeof *c->f); \
+        if (!p_)                                                                                   \
+            return PLACE_ERR_NOMEM;                                                                \
+        c->f = p_;                                                                                 \
+    }
+    NODE_ARRAYS(GROW_NODE_)
+#undef GROW_NODE_
+    c->cap_nodes = cap;
+    return PLACE_OK;
+}
+
+static int grow_gpus(place_cluster *c, uint32_t need)
+{
+    if (need <= c->cap_gpus)
+        return PLACE_OK;
+    uint32_t cap = c->cap_gpus ? c->cap_gpus : 64;
+    while (cap < need)
+        cap *= 2;
+#define GROW_GPU_(f)                                                                               \
+    {                                                                                              \
+        void *p_ = place__realloc(&c->env, c->f, c->cap_gpus * sizeof *c->f, cap * sizeof *c->f);  \
+        if (!p_)                                                                                   \
+            return PLACE_ERR_NOMEM;                                                                \
+        c->f = p_;                                                                                 \
+    }
+    GPU_ARRAYS(GROW_GPU_)
+#undef GROW_GPU_
+    c->cap_gpus = cap;
+    return PLACE_OK;
+}
+
+/* Make every bit set of type t hold at least `nodes` bits. */
+static int index_reserve(place_cluster *c, uint32_t t, uint32_t nodes)
+{
+    if (!c->by_free[t]) {
+        size_t sz = (PLACE_MAX_GPUS_PER_NODE + 1) * sizeof(place_bits);
+        c->by_free[t] = place__realloc(&c->env, NULL, 0, sz);
+        if (!c->by_free[t])
+            return PLACE_ERR_NOMEM;
+        memset(c->by_free[t], 0, sz);
+    }
+    if (c->up[t].n >= nodes)
+        return PLACE_OK;
+    uint32_t n = c->up[t].n ? c->up[t].n : 64;
+    while (n < nodes)
+        n *= 2;
+    for (uint32_t f = 0; f <= PLACE_MAX_GPUS_PER_NODE; f++)
+        if (place__bits_resize(&c->by_free[t][f], &c->env, n) != PLACE_OK)
+            return PLACE_ERR_NOMEM;
+    if (place__bits_resize(&c->any_share[t], &c->env, n) != PLACE_OK ||
+        place__bits_resize(&c->up[t], &c->env, n) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
+    return PLACE_OK;
+}
+
+int place_cluster_add_node(place_cluster *c, uint32_t type, uint32_t gpus, int64_t cpu_milli,
+                           int64_t mem_mib, uint32_t *node_out)
+{
+    if (!c || type >= c->n_types || gpus > PLACE_MAX_GPUS_PER_NODE || cpu_milli < 0 ||
+        mem_mib < 0)
+        return PLACE_ERR_INVAL;
+    if (c->n_nodes == PLACE_NONE - 1 || c->n_gpus > UINT32_MAX - gpus)
+        return PLACE_ERR_INVAL;
+    int rc = grow_nodes(c, c->n_nodes + 1);
+    if (rc == PLACE_OK)
+        rc = grow_gpus(c, c->n_gpus + gpus);
+    if (rc == PLACE_OK)
+        rc = index_reserve(c, type, c->n_nodes + 1);
+    if (rc != PLACE_OK)
+        return rc;
+    uint32_t n = c->n_nodes++;
+    c->node_type[n] = (uint16_t)type;
+    c->node_gpus[n] = (uint8_t)gpus;
+    c->node_free[n] = 0;
+    c->node_up[n] = 0;
+    c->node_gpu0[n] = c->n_gpus;
+    c->node_free_mask[n] = 0;
+    c->node_cpu_milli[n] = cpu_milli;
+    c->node_cpu_free_milli[n] = cpu_milli;
+    c->node_mem_mib[n] = mem_mib;
+    c->node_mem_free_mib[n] = mem_mib;
+    c->node_milli_free[n] = 0;
+    for (uint32_t g = 0; g < gpus; g++) {
+        uint32_t k = c->n_gpus + g;
+        c->gpu_free_milli[k] = PLACE_MILLI_WHOLE;
+        c->gpu_free_mem_mib[k] = c->type_mem_mib[type];
+        c->gpu_up[k] = 1;
+    }
+    c->n_gpus += gpus;
+    if (gpus > c->type_max_gpus[type])
+        c->type_max_gpus[type] = gpus;
+    if (node_out)
+        *node_out = n;
+    return PLACE_OK;
+}
+
+/* Remove node n from the index (its current bucket). */
+static void index_remove(place_cluster *c, uint32_t n)
+{
+    uint32_t t = c->node_type[n];
+    place__bits_clear(&c->by_free[t][c->node_free[n]], n);
+    place__bits_clear(&c->any_share[t], n);
+}
+
+/* Recompute node n's derived fields from its GPUs and file it in the index. */
+static void node_refresh(place_cluster *c, uint32_t n)
+{
+    uint32_t t = c->node_type[n], g0 = c->node_gpu0[n], ng = c->node_gpus[n];
+    uint64_t mask = 0;
+    uint32_t milli = 0;
+    if (c->node_up[n]) {
+        for (uint32_t g = 0; g < ng; g++) {
+            if (!c->gpu_up[g0 + g])
+                continue;
+            milli += c->gpu_free_milli[g0 + g];
+            if (c->gpu_free_milli[g0 + g] == PLACE_MILLI_WHOLE)
+                mask |= 1ull << g;
+        }
+    }
+    uint32_t free = (uint32_t)__builtin_popcountll(mask);
+    c->gpus_free = c->gpus_free - c->node_free[n] + free;
+    c->type_gpus_free[t] = c->type_gpus_free[t] - c->node_free[n] + free;
+    c->node_free_mask[n] = mask;
+    c->node_free[n] = (uint8_t)free;
+    c->node_milli_free[n] = milli;
+    if (c->node_up[n]) {
+        place__bits_set(&c->by_free[t][free], n);
+        if (milli > 0)
+            place__bits_set(&c->any_share[t], n);
+    }
+}
+
+static uint32_t node_gpus_in_service(const place_cluster *c, uint32_t n)
+{
+    uint32_t k = 0;
+    for (uint32_t g = 0; g < c->node_gpus[n]; g++)
+        k += c->gpu_up[c->node_gpu0[n] + g];
+    return k;
+}
+
+int place_cluster_set_node_up(place_cluster *c, uint32_t node, int up)
+{
+    if (!c || node >= c->n_nodes)
+        return PLACE_ERR_INVAL;
+    uint8_t u = up ? 1 : 0;
+    if (c->node_up[node] == u)
+        return PLACE_OK;
+    uint32_t t = c->node_type[node];
+    if (c->node_up[node])
+        index_remove(c, node);
+    uint32_t in_service = node_gpus_in_service(c, node);
+    c->node_up[node] = u;
+    if (u) {
+        c->gpus_up += in_service;
+        c->type_gpus_up[t] += in_service;
+        place__bits_set(&c->up[t], node);
+    } else {
+        c->gpus_up -= in_service;
+        c->type_gpus_up[t] -= in_service;
+        place__bits_clear(&c->up[t], node);
+    }
+    node_refresh(c, node);
+    return PLACE_OK;
+}
+
+int place_cluster_set_gpu_up(place_cluster *c, uint32_t node, uint32_t gpu, int up)
+{
+    if (!c || node >= c->n_nodes || gpu >= c->node_gpus[node])
+        return PLACE_ERR_INVAL;
+    uint32_t k = c->node_gpu0[node] + gpu;
+    uint8_t u = up ? 1 : 0;
+    if (c->gpu_up[k] == u)
+        return PLACE_OK;
+    if (c->node_up[node]) {
+        uint32_t t = c->node_type[node];
+        index_remove(c, node);
+        if (u) {
+            c->gpus_up++;
+            c->type_gpus_up[t]++;
+        } else {
+            c->gpus_up--;
+            c->type_gpus_up[t]--;
+        }
+    }
+    c->gpu_up[k] = u;
+    node_refresh(c, node);
+    return PLACE_OK;
+}
+
+int place_cluster_node_fits(const place_cluster *c, uint32_t node, uint32_t gpus, uint32_t milli,
+                            uint32_t mem_mib, int64_t cpu_milli, int64_t host_mem_mib)
+{
+    if (!c->node_up[node] || c->node_cpu_free_milli[node] < cpu_milli ||
+        c->node_mem_free_mib[node] < host_mem_mib)
+        return 0;
+    if (gpus == 0)
+        return 1;
+    if (mem_mib > c->type_mem_mib[c->node_type[node]])
+        return 0;
+    if (milli >= PLACE_MILLI_WHOLE)
+        return c->node_free[node] >= gpus;
+    uint32_t g0 = c->node_gpu0[node];
+    for (uint32_t g = 0; g < c->node_gpus[node]; g++)
+        if (c->gpu_up[g0 + g] && c->gpu_free_milli[g0 + g] >= milli &&
+            c->gpu_free_mem_mib[g0 + g] >= mem_mib)
+            return 1;
+    return 0;
+}
+
+uint32_t place_cluster_next_free(const place_cluster *c, uint32_t t, uint32_t gpus, uint32_t from)
+{
+    if (t >= c->n_types || !c->by_free[t])
+        return PLACE_NONE;
+    uint32_t best = PLACE_NONE;
+    for (uint32_t f = gpus; f <= c->type_max_gpus[t]; f++) {
+        uint32_t n = place_bits_next(&c->by_free[t][f], from);
+        if (n < best)
+            best = n;
+    }
+    return best;
+}
+
+/* ------------------------------------------------------------------------- */
+/* check / take / give                                                        */
+
+void place__part_host_share(const place_job *j, const place_part *parts, uint32_t n_parts,
+                            uint32_t k, int64_t *cpu_milli, int64_t *mem_mib)
+{
+    if (n_parts <= 1 || j->gpus == 0) {
+        *cpu_milli = k == 0 ? j->cpu_milli : 0;
+        *mem_mib = k == 0 ? j->host_mem_mib : 0;
+        return;
+    }
+    /* proportional to GPUs; the remainder of the integer division goes to part 0 */
+    int64_t cpu = 0, mem = 0;
+    for (uint32_t i = 1; i < n_parts; i++) {
+        int64_t pc = j->cpu_milli * parts[i].gpus / (int64_t)j->gpus;
+        int64_t pm = j->host_mem_mib * parts[i].gpus / (int64_t)j->gpus;
+        if (i == k) {
+            *cpu_milli = pc;
+            *mem_mib = pm;
+            return;
+        }
+        cpu += pc;
+        mem += pm;
+    }
+    *cpu_milli = j->cpu_milli - cpu;
+    *mem_mib = j->host_mem_mib - mem;
+}
+
+int place_cluster_check(const place_cluster *c, const place_job *j, const place_part *parts,
+                        uint32_t n_parts)
+{
+    if (!c || !j || !parts || n_parts == 0)
+        return PLACE_ERR_INVAL;
+    if (j->gpu_milli == 0 || j->gpu_milli > PLACE_MILLI_WHOLE ||
+        (j->gpu_milli < PLACE_MILLI_WHOLE && j->gpus > 1))
+        return PLACE_ERR_INVAL;
+    if (n_parts > 1 && !(j->flags & PLACE_JOB_CAN_SPAN))
+        return PLACE_ERR_SPAN;
+    uint32_t type = PLACE_NONE;
+    uint64_t sum = 0;
+    for (uint32_t k = 0; k < n_parts; k++) {
+        const place_part *p = &parts[k];
+        if (p->node >= c->n_nodes)
+            return PLACE_ERR_INVAL;
+        for (uint32_t i = 0; i < k; i++) /* O(parts^2); gangs span few nodes */
+            if (parts[i].node == p->node)
+                return PLACE_ERR_SPAN;
+        uint32_t t = c->node_type[p->node];
+        if (!c->node_up[p->node])
+            return PLACE_ERR_DOWN;
+        if (j->gpus > 0) {
+            if (type == PLACE_NONE)
+                type = t;
+            else if (t != type)
+                return PLACE_ERR_SPAN;
+            if (j->type_mask != 0 && !((j->type_mask >> t) & 1u))
+                return PLACE_ERR_TYPE;
+            if (j->gpu_mem_mib > c->type_mem_mib[t])
+                return PLACE_ERR_MEMORY;
+        }
+        int64_t cpu, mem;
+        place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
+        if (c->node_cpu_free_milli[p->node] < cpu || c->node_mem_free_mib[p->node] < mem)
+            return PLACE_ERR_CAPACITY;
+        sum += p->gpus;
+        if (j->gpus == 0) {
+            if (p->gpus != 0)
+                return PLACE_ERR_GANG;
+            continue;
+        }
+        if (p->gpus == 0)
+            return PLACE_ERR_GANG;
+        if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+            if (p->gpus != 1 || p->gpu >= c->node_gpus[p->node] || p->milli != j->gpu_milli)
+                return PLACE_ERR_INVAL;
+            uint32_t g = c->node_gpu0[p->node] + p->gpu;
+            if (!c->gpu_up[g])
+                return PLACE_ERR_DOWN;
+            if (c->gpu_free_milli[g] < j->gpu_milli)
+                return PLACE_ERR_CAPACITY;
+            if (c->gpu_free_mem_mib[g] < j->gpu_mem_mib)
+                return PLACE_ERR_MEMORY;
+        } else {
+            if (p->gpu != PLACE_GPU_ANY || p->milli != PLACE_MILLI_WHOLE)
+                return PLACE_ERR_INVAL;
+            if (c->node_free[p->node] < p->gpus)
+                return PLACE_ERR_CAPACITY;
+        }
+    }
+    if (sum != j->gpus)
+        return PLACE_ERR_GANG;
+    return PLACE_OK;
+}
+
+int place_cluster_take(place_cluster *c, const place_job *j, place_part *parts, uint32_t n_parts)
+{
+    int rc = place_cluster_check(c, j, parts, n_parts);
+    if (rc != PLACE_OK)
+        return rc;
+    for (uint32_t k = 0; k < n_parts; k++) {
+        place_part *p = &parts[k];
+        uint32_t n = p->node, g0 = c->node_gpu0[n];
+        int64_t cpu, mem;
+        place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
+        c->node_cpu_free_milli[n] -= cpu;
+        c->node_mem_free_mib[n] -= mem;
+        p->mask = 0;
+        if (p->gpus == 0)
+            continue;
+        index_remove(c, n);
+        if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+            c->gpu_free_milli[g0 + p->gpu] = (uint16_t)(c->gpu_free_milli[g0 + p->gpu] - p->milli);
+            c->gpu_free_mem_mib[g0 + p->gpu] -= j->gpu_mem_mib;
+            p->mask = 1ull << p->gpu;
+        } else {
+            uint64_t m = c->node_free_mask[n];
+            for (uint32_t i = 0; i < p->gpus; i++) {
+                uint32_t g = (uint32_t)__builtin_ctzll(m);
+                m &= m - 1;
+                p->mask |= 1ull << g;
+                c->gpu_free_milli[g0 + g] = 0;
+                c->gpu_free_mem_mib[g0 + g] = 0;
+            }
+        }
+        node_refresh(c, n);
+    }
+    return PLACE_OK;
+}
+
+void place_cluster_give(place_cluster *c, const place_job *j, const place_part *parts,
+                        uint32_t n_parts)
+{
+    for (uint32_t k = 0; k < n_parts; k++) {
+        const place_part *p = &parts[k];
+        uint32_t n = p->node, g0 = c->node_gpu0[n];
+        int64_t cpu, mem;
+        place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
+        c->node_cpu_free_milli[n] += cpu;
+        c->node_mem_free_mib[n] += mem;
+        if (p->gpus == 0)
+            continue;
+        if (c->node_up[n])
+            index_remove(c, n);
+        uint32_t tmem = c->type_mem_mib[c->node_type[n]];
+        for (uint64_t m = p->mask; m; m &= m - 1) {
+            uint32_t g = g0 + (uint32_t)__builtin_ctzll(m);
+            if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+                c->gpu_free_milli[g] = (uint16_t)(c->gpu_free_milli[g] + p->milli);
+                c->gpu_free_mem_mib[g] += j->gpu_mem_mib;
+            } else {
+                c->gpu_free_milli[g] = PLACE_MILLI_WHOLE;
+                c->gpu_free_mem_mib[g] = tmem;
+            }
+        }
+        node_refresh(c, n);
+    }
+}

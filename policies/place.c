@@ -1,0 +1,221 @@
+/*
+ * place.c — status messages, the libc allocator, policy instances and the pass.
+ *
+ * place_pass_run is the one loop both hosts run, so that the simulator and
+ * `tarmac place` cannot drift apart: ask the policy for a decision, check it
+ * against the cluster, let the host apply it, tell the policy, repeat. A
+ * refused decision is counted and its job skipped for the rest of the pass,
+ * so a policy with a bug cannot wedge the host; a policy that never says DONE
+ * is stopped at a bound proportional to the work it was shown.
+ */
+#include "place.h"
+#include "place_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *place_strerror(int status)
+{
+    switch (status) {
+#define PLACE_MSG_(name, value, msg)                                                               \
+    case value:                                                                                    \
+        return msg;
+        PLACE_ERRORS(PLACE_MSG_)
+#undef PLACE_MSG_
+    default:
+        return "unknown placement status";
+    }
+}
+
+const char *place_status_name(int status)
+{
+    switch (status) {
+#define PLACE_NAME_(name, value, msg)                                                              \
+    case value:                                                                                    \
+        return #name;
+        PLACE_ERRORS(PLACE_NAME_)
+#undef PLACE_NAME_
+    default:
+        return "PLACE_UNKNOWN";
+    }
+}
+
+void *place_alloc_libc(void *ud, void *ptr, size_t old_size, size_t new_size)
+{
+    (void)ud;
+    (void)old_size;
+    if (new_size == 0) {
+        free(ptr);
+        return NULL;
+    }
+    return realloc(ptr, new_size);
+}
+
+int place_policy_check(const place_policy *p)
+{
+    if (!p || p->abi != PLACE_ABI_VERSION || p->size != sizeof(place_policy))
+        return PLACE_ERR_ABI;
+    if (!p->name || !p->create || !p->destroy || !p->decide)
+        return PLACE_ERR_ABI;
+    return PLACE_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* instances                                                                  */
+
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
+{
+    if (!err || !err_len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+int place_instance_init(place_instance *pi, const place_env *env, const char *spec, char *err,
+                        size_t err_len)
+{
+    memset(pi, 0, sizeof *pi);
+    if (err && err_len)
+        err[0] = '\0';
+    if (!env || !env->alloc || !spec)
+        return PLACE_ERR_INVAL;
+    pi->env = *env;
+    while (*spec == ' ')
+        spec++;
+    /* the first token names a policy unless it is already key=value */
+    size_t len = strcspn(spec, " ");
+    const char *eq = memchr(spec, '=', len);
+    const place_policy *p;
+    const char *args;
+    char name[64];
+    if (eq || len == 0) {
+        p = &place__policy_compose;
+        args = spec;
+    } else {
+        if (len >= sizeof name) {
+            set_err(err, err_len, "policy name too long: '%.40s...'", spec);
+            return PLACE_ERR_NOTFOUND;
+        }
+        memcpy(name, spec, len);
+        name[len] = '\0';
+        const char *preset = place__preset_find(name);
+        if (preset) {
+            /* a preset stands for a composed specification; no arguments of its own */
+            const char *rest = spec + len;
+            while (*rest == ' ')
+                rest++;
+            if (*rest) {
+                set_err(err, err_len, "preset '%s' takes no arguments", name);
+                return PLACE_ERR_SPEC;
+            }
+            return place_instance_init(pi, env, preset, err, err_len);
+        }
+        p = place_policy_find(name);
+        if (!p) {
+            set_err(err, err_len, "no such policy: '%s'", name);
+            return PLACE_ERR_NOTFOUND;
+        }
+        args = spec + len;
+        while (*args == ' ')
+            args++;
+    }
+    int rc = place_policy_check(p);
+    if (rc != PLACE_OK) {
+        set_err(err, err_len, "policy '%s' was built for another ABI", p->name ? p->name : "?");
+        return rc;
+    }
+    rc = p->create(&pi->env, args, &pi->state, err, err_len);
+    if (rc != PLACE_OK)
+        return rc;
+    pi->policy = p;
+    return PLACE_OK;
+}
+
+void place_instance_fini(place_instance *pi)
+{
+    if (!pi)
+        return;
+    if (pi->policy && pi->state)
+        pi->policy->destroy(pi->state);
+    memset(pi, 0, sizeof *pi);
+}
+
+/* ------------------------------------------------------------------------- */
+/* the pass                                                                   */
+
+static int check_decision(const place_view *v, const uint8_t *queue_state,
+                          const place_decision *d)
+{
+    switch (d->kind) {
+    case PLACE_START:
+        if (d->index >= v->n_queue || queue_state[d->index] != PLACE_Q_WAITING)
+            return PLACE_ERR_STATE;
+        if (d->n_parts == 0 || d->n_parts > d->cap_parts)
+            return PLACE_ERR_INVAL;
+        return place_cluster_check(v->cluster, &v->queue[d->index], d->parts, d->n_parts);
+    case PLACE_PREEMPT:
+        if (d->index >= v->n_running)
+            return PLACE_ERR_STATE;
+        if (!(v->running[d->index].job.flags & PLACE_JOB_PREEMPTIBLE))
+            return PLACE_ERR_PREEMPT;
+        return PLACE_OK;
+    default:
+        return PLACE_ERR_INVAL;
+    }
+}
+
+int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state,
+                   place_part *parts, uint32_t cap_parts, place_apply_fn apply, void *host,
+                   place_pass_stats *stats)
+{
+    place_pass_stats local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    if (!pi || !pi->policy || !v || !apply || !parts || cap_parts == 0)
+        return PLACE_ERR_INVAL;
+    const place_policy *p = pi->policy;
+    if (p->begin) {
+        int rc = p->begin(pi->state, v);
+        if (rc < 0)
+            return rc;
+    }
+    /* every waiting job can start once and every running job be preempted once */
+    uint64_t limit = 2ull * ((uint64_t)v->n_queue + v->n_running) + 2;
+    for (uint64_t asked = 0;; asked++) {
+        if (asked > limit)
+            return PLACE_ERR_LOOP;
+        place_decision d = {0, PLACE_NONE, 0, cap_parts, parts};
+        int rc = p->decide(pi->state, v, &d);
+        if (rc == PLACE_DONE)
+            return PLACE_OK;
+        if (rc < 0)
+            return rc;
+        int st = check_decision(v, queue_state, &d);
+        if (st != PLACE_OK) {
+            stats->invalid++;
+            stats->last_invalid = st;
+            if (d.kind == PLACE_START && d.index < v->n_queue &&
+                queue_state[d.index] == PLACE_Q_WAITING)
+                queue_state[d.index] = PLACE_Q_SKIPPED;
+            if (p->observe)
+                p->observe(pi->state, v, &d, st);
+            continue;
+        }
+        rc = apply(host, v, &d);
+        if (rc < 0)
+            return rc;
+        if (d.kind == PLACE_START)
+            stats->started++;
+        else
+            stats->preempted++;
+        if (p->observe)
+            p->observe(pi->state, v, &d, PLACE_OK);
+    }
+}
