@@ -1,0 +1,171 @@
+/*
+ * trace.h — the public header of traces/: the job record every reader and the
+ * synthesizer produce, the streaming source interface, and the samplers
+ * (distributions and arrival processes) the synthesizer is built from.
+ *
+ * Jobs are streamed: a source hands out the next job in submit order and keeps
+ * nothing of the jobs it handed out, so memory is constant in trace length.
+ * Sampling uses GSL generators the caller owns (one stream per purpose; see
+ * sim/rng.c for how they are seeded). Times inside the samplers are double
+ * seconds; the job record carries int64 microseconds, rounded once.
+ */
+#ifndef TARMAC_TRACE_H
+#define TARMAC_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "place.h"
+#include "status.h"
+
+/* ------------------------------------------------------------------------- */
+/* The job record                                                             */
+
+enum trace_job_flags {
+    TRACE_JOB_CAN_SPAN = PLACE_JOB_CAN_SPAN,
+    TRACE_JOB_PREEMPTIBLE = PLACE_JOB_PREEMPTIBLE,
+};
+
+/* One batch-like job as a trace or the synthesizer describes it. */
+typedef struct trace_job {
+    uint64_t id;          /* from the trace, else a sequence number from 1 */
+    int64_t submit_us;    /* arrival, from the start of the trace/scenario */
+    int64_t duration_us;  /* run time at reference speed 1 (>= 0) */
+    int64_t estimate_us;  /* user's run-time estimate; -1 unknown */
+    int64_t deadline_us;  /* absolute; -1 none */
+    uint32_t gpus;        /* gang size; 0 = CPU-only */
+    uint32_t gpu_milli;   /* per-GPU share (1..1000; 1000 = whole GPU) */
+    uint32_t gpu_mem_mib; /* per GPU; 0 = no requirement */
+    uint32_t flags;       /* trace_job_flags */
+    int64_t cpu_milli;    /* host CPU for the whole job */
+    int64_t host_mem_mib; /* host memory for the whole job */
+    uint64_t type_mask;   /* allowed GPU types (catalog bits); 0 = any */
+    uint32_t cls;         /* workload class index */
+    uint32_t tenant;
+    int32_t priority;
+    int32_t status;       /* trace's own status (SWF field 11); 0 when not given */
+    double value;         /* value weight for goodput accounting (default 1) */
+} trace_job;
+
+/* Fill a job with the defaults every reader starts from (milli 1000, no
+ * estimate, no deadline, value 1, ...). */
+void trace_job_defaults(trace_job *j);
+
+/* A stream of jobs in non-decreasing submit order. next() returns TM_OK with
+ * *job filled, TRACE_END at the end, or a TM_ERR_* with diag naming the file
+ * and line. close() frees everything; it is safe on a source that failed. */
+#define TRACE_END 1
+typedef struct trace_source {
+    int (*next)(void *ud, trace_job *job, tm_diag *diag);
+    void (*close)(void *ud);
+    void *ud;
+} trace_source;
+
+/* ------------------------------------------------------------------------- */
+/* Distributions                                                              */
+
+typedef enum trace_dist_kind {
+    TRACE_DIST_CONSTANT = 0, /* p[0] = value */
+    TRACE_DIST_EXPONENTIAL,  /* p[0] = mean */
+    TRACE_DIST_LOGNORMAL,    /* p[0] = mu, p[1] = sigma of log(x) */
+    TRACE_DIST_WEIBULL,      /* p[0] = scale lambda, p[1] = shape k */
+    TRACE_DIST_PARETO,       /* p[0] = scale x_m (minimum), p[1] = shape alpha */
+    TRACE_DIST_UNIFORM,      /* p[0] = low, p[1] = high */
+    TRACE_DIST_DISCRETE,     /* values[i] with probability weights[i] / sum */
+    TRACE_DIST_EMPIRICAL,    /* one of values[0..n) uniformly (a trace column) */
+} trace_dist_kind;
+
+/* A distribution of a non-negative quantity (a duration in seconds, a GPU
+ * count, ...). Samples are clamped to [min, max] when those are set
+ * (min <= max; defaults 0 and +inf). The struct owns values/weights and its
+ * GSL lookup table; trace_dist_fini frees them. */
+typedef struct trace_dist {
+    trace_dist_kind kind;
+    double p[2];
+    double min, max;
+    size_t n;
+    double *values;
+    double *weights;
+    gsl_ran_discrete_t *table; /* DISCRETE: Walker alias table */
+} trace_dist;
+
+/* Parametric distributions (constant, exponential, lognormal, Weibull, Pareto,
+ * uniform); parameters are checked (positive scale, sigma >= 0, ...). */
+int trace_dist_init(trace_dist *d, trace_dist_kind kind, double p0, double p1, tm_diag *diag);
+/* Lognormal from its mean and the sigma of log(x): mu = ln(mean) - sigma^2/2. */
+int trace_dist_init_lognormal_mean(trace_dist *d, double mean, double sigma, tm_diag *diag);
+/* Discrete over n values with non-negative weights (not all zero); copies both. */
+int trace_dist_init_discrete(trace_dist *d, const double *values, const double *weights, size_t n,
+                             tm_diag *diag);
+/* Empirical over n values; takes ownership of `values` (malloc'd). */
+int trace_dist_init_empirical(trace_dist *d, double *values, size_t n, tm_diag *diag);
+void trace_dist_fini(trace_dist *d);
+
+/* One sample (one GSL call per sample, never two in one expression). */
+double trace_dist_sample(const trace_dist *d, gsl_rng *r);
+/* The mean before clamping (analytic; the sample mean for EMPIRICAL; +inf
+ * where it does not exist, e.g. Pareto with alpha <= 1). */
+double trace_dist_mean(const trace_dist *d);
+/* The CDF before clamping, for tests against theory. */
+double trace_dist_cdf(const trace_dist *d, double x);
+
+/* Read one numeric column of a CSV file with a header row (by column name),
+ * streaming; *values (malloc'd, caller frees) gets the n values. Bad rows are
+ * an error naming file:line. */
+int trace_csv_column(const char *path, const char *column, double **values, size_t *n,
+                     tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Arrival processes                                                          */
+
+#define TRACE_MMPP_MAX_STATES 4
+
+/* Arrivals with intensity
+ *     lambda(t) = rate * daily[hour(t)] * weekly[day(t)] * (1 + growth)^(t / month)
+ *                 * mmpp_mult[state(t)]
+ * where hour and day count from t0_offset_s seconds after Monday 00:00,
+ * month = 365.25/12 days, and state(t) is a continuous-time Markov chain
+ * (the bursty, Markov-modulated part) that stays in state i for an
+ * exponential time of mean mmpp_sojourn_s[i] and then moves to the next state
+ * cyclically (i+1 mod n). With flat profiles, no growth and one state this is
+ * a homogeneous Poisson process. The time-varying parts are sampled by
+ * thinning (Lewis & Shedler 1979) against a piecewise bound. */
+typedef struct trace_arrival_cfg {
+    double rate_per_s; /* base rate */
+    double daily[24];  /* multipliers per hour of day (all 1 = flat) */
+    double weekly[7];  /* multipliers per day of week, Monday first */
+    double growth_per_month; /* > -1 */
+    double t0_offset_s;
+    uint32_t mmpp_states; /* 1 = no modulation */
+    double mmpp_mult[TRACE_MMPP_MAX_STATES];
+    double mmpp_sojourn_s[TRACE_MMPP_MAX_STATES];
+} trace_arrival_cfg;
+
+/* Flat, no growth, one state, the given rate. */
+void trace_arrival_cfg_poisson(trace_arrival_cfg *cfg, double rate_per_s);
+
+typedef struct trace_arrival {
+    trace_arrival_cfg cfg;
+    double t_s;          /* time of the last arrival (or of the start) */
+    uint32_t state;      /* current MMPP state */
+    double state_end_s;  /* when the MMPP leaves the state */
+    int started;
+} trace_arrival;
+
+/* Check cfg (rates >= 0, finite, growth > -1, sojourns > 0, ...) and start at
+ * time t_start_s. */
+int trace_arrival_init(trace_arrival *a, const trace_arrival_cfg *cfg, double t_start_s,
+                       tm_diag *diag);
+/* The next arrival time (s) after the previous one; +inf if the rate is 0
+ * for ever. Uses r for every draw (the MMPP's too). */
+double trace_arrival_next(trace_arrival *a, gsl_rng *r);
+/* The deterministic part of the intensity at t (the MMPP factor excluded). */
+double trace_arrival_rate(const trace_arrival_cfg *cfg, double t_s);
+/* The expected number of arrivals in [t0, t1] with the MMPP at its stationary
+ * mean (for tests and for offered-load figures). */
+double trace_arrival_expected(const trace_arrival_cfg *cfg, double t0_s, double t1_s);
+
+#endif
