@@ -609,3 +609,57 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
         node_refresh(c, n);
     }
 }
+
+/* ------------------------------------------------------------------------- */
+/* invariants                                                                 */
+
+int place_cluster_verify(const place_cluster *c)
+{
+    uint64_t up = 0, free = 0, type_up[PLACE_MAX_TYPES] = {0}, type_free[PLACE_MAX_TYPES] = {0};
+    for (uint32_t n = 0; n < c->n_nodes; n++) {
+        uint32_t t = c->node_type[n], g0 = c->node_gpu0[n];
+        uint64_t mask = 0;
+        uint32_t milli = 0, in_service = 0;
+        for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+            if (c->gpu_free_milli[g0 + g] > PLACE_MILLI_WHOLE ||
+                c->gpu_free_mem_mib[g0 + g] > c->type_mem_mib[t])
+                return PLACE_ERR_INVAL;
+            if (!c->gpu_up[g0 + g])
+                continue;
+            in_service++;
+            milli += c->gpu_free_milli[g0 + g];
+            if (c->gpu_free_milli[g0 + g] == PLACE_MILLI_WHOLE)
+                mask |= 1ull << g;
+        }
+        if (!c->node_up[n]) {
+            mask = 0;
+            milli = 0;
+        } else {
+            up += in_service;
+            type_up[t] += in_service;
+        }
+        if (mask != c->node_free_mask[n] || c->node_free[n] != __builtin_popcountll(mask) ||
+            milli != c->node_milli_free[n])
+            return PLACE_ERR_INVAL;
+        free += c->node_free[n];
+        type_free[t] += c->node_free[n];
+        if (c->node_cpu_free_milli[n] < 0 || c->node_cpu_free_milli[n] > c->node_cpu_milli[n] ||
+            c->node_mem_free_mib[n] < 0 || c->node_mem_free_mib[n] > c->node_mem_mib[n])
+            return PLACE_ERR_INVAL;
+        if (place_bits_test(&c->up[t], n) != c->node_up[n])
+            return PLACE_ERR_INVAL;
+        for (uint32_t f = 0; f <= PLACE_MAX_GPUS_PER_NODE; f++) {
+            int want = c->node_up[n] && f == c->node_free[n];
+            if (place_bits_test(&c->by_free[t][f], n) != want)
+                return PLACE_ERR_INVAL;
+        }
+        if (place_bits_test(&c->any_share[t], n) != (c->node_up[n] && milli > 0))
+            return PLACE_ERR_INVAL;
+    }
+    if (up != c->gpus_up || free != c->gpus_free)
+        return PLACE_ERR_INVAL;
+    for (uint32_t t = 0; t < c->n_types; t++)
+        if (type_up[t] != c->type_gpus_up[t] || type_free[t] != c->type_gpus_free[t])
+            return PLACE_ERR_INVAL;
+    return PLACE_OK;
+}

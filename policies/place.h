@@ -193,6 +193,11 @@ int place_cluster_node_fits(const place_cluster *c, uint32_t node, uint32_t gpus
  * bit-set search per free-count bucket above `gpus` (at most 65). */
 uint32_t place_cluster_next_free(const place_cluster *c, uint32_t t, uint32_t gpus, uint32_t from);
 
+/* Check every invariant of the state and its index (see cluster.c); for tests
+ * and cautious hosts. Cost O(nodes x (GPUs + buckets)). PLACE_OK or
+ * PLACE_ERR_INVAL. */
+int place_cluster_verify(const place_cluster *c);
+
 /* ------------------------------------------------------------------------- */
 /* Jobs, parts, decisions                                                     */
 

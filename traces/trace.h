@@ -21,6 +21,9 @@
 #include "place.h"
 #include "status.h"
 
+/* "end of stream" from trace_source.next and trace_lines_next */
+#define TRACE_END 1
+
 /* ------------------------------------------------------------------------- */
 /* The job record                                                             */
 
@@ -57,12 +60,34 @@ void trace_job_defaults(trace_job *j);
 /* A stream of jobs in non-decreasing submit order. next() returns TM_OK with
  * *job filled, TRACE_END at the end, or a TM_ERR_* with diag naming the file
  * and line. close() frees everything; it is safe on a source that failed. */
-#define TRACE_END 1
 typedef struct trace_source {
     int (*next)(void *ud, trace_job *job, tm_diag *diag);
     void (*close)(void *ud);
     void *ud;
 } trace_source;
+
+/* ------------------------------------------------------------------------- */
+/* Reading lines of plain or gzip-compressed text                             */
+
+/* A line reader over a file that may be gzip-compressed (detected by its
+ * magic bytes, not its name). Lines of any length; the trailing newline and
+ * carriage return are removed. Keeps the line number for messages. */
+typedef struct trace_lines trace_lines;
+
+int trace_lines_open(trace_lines **tl, const char *path, tm_diag *diag);
+/* TM_OK with *line (NUL-terminated, valid until the next call) and *len,
+ * TRACE_END at the end of the file, or TM_ERR_IO / TM_ERR_TRACE (corrupt gzip,
+ * a NUL byte, a line longer than max_line bytes) with diag at path:line. */
+int trace_lines_next(trace_lines *tl, char **line, size_t *len, tm_diag *diag);
+/* Line number of the line last returned (from 1). */
+uint64_t trace_lines_number(const trace_lines *tl);
+const char *trace_lines_path(const trace_lines *tl);
+void trace_lines_close(trace_lines *tl);
+/* Longest line accepted (bytes); longer ones are an error, not a hang. */
+#define TRACE_MAX_LINE (16u << 20)
+
+/* The zlib version in use, for provenance. */
+const char *trace_zlib_version(void);
 
 /* ------------------------------------------------------------------------- */
 /* Distributions                                                              */
@@ -167,5 +192,26 @@ double trace_arrival_rate(const trace_arrival_cfg *cfg, double t_s);
 /* The expected number of arrivals in [t0, t1] with the MMPP at its stationary
  * mean (for tests and for offered-load figures). */
 double trace_arrival_expected(const trace_arrival_cfg *cfg, double t0_s, double t1_s);
+
+/* ------------------------------------------------------------------------- */
+/* The synthesizer                                                            */
+
+/* One class of synthetic jobs. The distributions and generators are borrowed
+ * and must outlive the source. */
+typedef struct trace_synth_cfg {
+    uint32_t cls;
+    const trace_arrival_cfg *arrival;
+    const trace_dist *gpus;       /* GPUs per job, rounded to an integer >= 1 */
+    const trace_dist *duration_s; /* run time at reference speed, seconds */
+    uint32_t gpu_mem_mib;
+    uint32_t flags;
+    uint64_t type_mask;
+    int32_t priority;
+    double t_end_s;    /* no arrivals after this time */
+    uint64_t max_jobs; /* 0 = no limit */
+    gsl_rng *r_arrival, *r_gpus, *r_duration;
+} trace_synth_cfg;
+
+int trace_synth_open(trace_source *src, const trace_synth_cfg *cfg, tm_diag *diag);
 
 #endif

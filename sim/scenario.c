@@ -1,0 +1,1242 @@
+/*
+ * scenario.c — the scenario loader: JSON text to a resolved sim_scenario.
+ *
+ * The only file that includes cJSON. The tree is converted to typed structs
+ * at once and freed; nothing keeps a pointer into it. Every object's keys are
+ * checked against the keys it may have, so a typo is an error, not a silent
+ * default. Errors name the JSON path ("workload.classes[1].gpus") and say what
+ * was expected and what was found; a syntax error names the line and column.
+ *
+ * Conventions (scenarios/SCHEMA.md is the user's reference):
+ *   durations   a number of seconds, or a string with a unit: "90s", "15m",
+ *               "2.5h", "30d", "1w" (also "us", "ms");
+ *   rates       "rate_per_s" | "rate_per_hour" | "rate_per_day", or
+ *               "offered_load" (fraction of the fleet's GPUs at time 0);
+ *   memory      GiB in names ending in _gib;
+ *   policy      a specification string ("order=fifo placement=best-fit"), or an
+ *               object {"order": ..., "placement": ..., "backfill": ...}.
+ */
+#include "sim.h"
+
+#include <cjson/cJSON.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const char sim__default_scenario[];
+extern const size_t sim__default_scenario_len;
+
+#define PATH_MAX_LEN 256
+/* Scenario files are small; a bound keeps a hostile input from eating memory. */
+#define SCENARIO_MAX_BYTES (64u << 20)
+
+typedef struct loader {
+    const char *file; /* for messages */
+    char dir[512];    /* folder of the file, for relative paths */
+    tm_diag *diag;
+    sim_scenario *sc;
+} loader;
+
+static int fail(loader *L, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(loader *L, const char *path, const char *fmt, ...)
+{
+    if (L->diag) {
+        snprintf(L->diag->where, sizeof L->diag->where, "%s: %s", L->file, path);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(L->diag->msg, sizeof L->diag->msg, fmt, ap);
+        va_end(ap);
+    }
+    return TM_ERR_SCENARIO;
+}
+
+static void child(char *out, const char *path, const char *key)
+{
+    if (path[0])
+        snprintf(out, PATH_MAX_LEN, "%s.%s", path, key);
+    else
+        snprintf(out, PATH_MAX_LEN, "%s", key);
+}
+
+static void element(char *out, const char *path, int i)
+{
+    snprintf(out, PATH_MAX_LEN, "%s[%d]", path, i);
+}
+
+/* A short description of a JSON value for "got ..." messages. */
+static const char *kind_of(const cJSON *v)
+{
+    if (!v)
+        return "nothing";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsObject(v))
+        return "an object";
+    return "an invalid value";
+}
+
+static int check_object(loader *L, const cJSON *o, const char *path, const char *const *keys)
+{
+    if (!cJSON_IsObject(o))
+        return fail(L, path[0] ? path : "(top level)", "expected an object, got %s", kind_of(o));
+    for (const cJSON *m = o->child; m; m = m->next) {
+        int ok = 0;
+        for (const char *const *k = keys; *k; k++)
+            if (strcmp(m->string, *k) == 0)
+                ok = 1;
+        if (!ok) {
+            char p[PATH_MAX_LEN];
+            child(p, path, m->string);
+            char list[400] = "";
+            size_t len = 0;
+            for (const char *const *k = keys; *k && len < sizeof list - 40; k++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                        k == keys ? "" : ", ", *k);
+            return fail(L, p, "unknown key (allowed here: %s)", list);
+        }
+        /* a duplicate key would silently shadow the first one */
+        for (const cJSON *n = m->next; n; n = n->next)
+            if (strcmp(m->string, n->string) == 0) {
+                char p[PATH_MAX_LEN];
+                child(p, path, m->string);
+                return fail(L, p, "key given twice");
+            }
+    }
+    return TM_OK;
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+static int get_string(loader *L, const cJSON *o, const char *path, const char *key, char *out,
+                      size_t n, const char *def)
+{
+    char p[PATH_MAX_LEN];
+    child(p, path, key);
+    const cJSON *v = member(o, key);
+    if (!v) {
+        if (!def)
+            return fail(L, p, "required: expected a string");
+        snprintf(out, n, "%s", def);
+        return TM_OK;
+    }
+    if (!cJSON_IsString(v))
+        return fail(L, p, "expected a string, got %s", kind_of(v));
+    if (strlen(v->valuestring) >= n)
+        return fail(L, p, "string longer than %zu bytes", n - 1);
+    snprintf(out, n, "%s", v->valuestring);
+    return TM_OK;
+}
+
+/* A finite number in [lo, hi]; `required` or else *out keeps its default. */
+static int get_number(loader *L, const cJSON *o, const char *path, const char *key, double *out,
+                      double lo, double hi, int required)
+{
+    char p[PATH_MAX_LEN];
+    child(p, path, key);
+    const cJSON *v = member(o, key);
+    if (!v) {
+        if (required)
+            return fail(L, p, "required: expected a number in [%g, %g]", lo, hi);
+        return TM_OK;
+    }
+    if (!cJSON_IsNumber(v))
+        return fail(L, p, "expected a number in [%g, %g], got %s", lo, hi, kind_of(v));
+    double x = v->valuedouble;
+    if (!isfinite(x) || x < lo || x > hi)
+        return fail(L, p, "expected a number in [%g, %g], got %g", lo, hi, x);
+    *out = x;
+    return TM_OK;
+}
+
+static int get_int(loader *L, const cJSON *o, const char *path, const char *key, int64_t *out,
+                   int64_t lo, int64_t hi, int required)
+{
+    char p[PATH_MAX_LEN];
+    child(p, path, key);
+    const cJSON *v = member(o, key);
+    if (!v) {
+        if (required)
+            return fail(L, p, "required: expected an integer in [%lld, %lld]", (long long)lo,
+                        (long long)hi);
+        return TM_OK;
+    }
+    double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!cJSON_IsNumber(v) || !isfinite(x) || x != floor(x) || x < (double)lo || x > (double)hi) {
+        if (cJSON_IsNumber(v))
+            return fail(L, p, "expected an integer in [%lld, %lld], got %g", (long long)lo,
+                        (long long)hi, x);
+        return fail(L, p, "expected an integer in [%lld, %lld], got %s", (long long)lo,
+                    (long long)hi, kind_of(v));
+    }
+    *out = (int64_t)x;
+    return TM_OK;
+}
+
+static int get_bool(loader *L, const cJSON *o, const char *path, const char *key, int *out)
+{
+    char p[PATH_MAX_LEN];
+    child(p, path, key);
+    const cJSON *v = member(o, key);
+    if (!v)
+        return TM_OK;
+    if (!cJSON_IsBool(v))
+        return fail(L, p, "expected true or false, got %s", kind_of(v));
+    *out = cJSON_IsTrue(v);
+    return TM_OK;
+}
+
+/* "90s", "15m", "2.5h", "30d", "1w", "500ms", "10us", or a number of seconds. */
+static int parse_duration_value(loader *L, const cJSON *v, const char *p, double *seconds)
+{
+    if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble) || v->valuedouble < 0)
+            return fail(L, p, "expected a duration >= 0, got %g", v->valuedouble);
+        *seconds = v->valuedouble;
+        return TM_OK;
+    }
+    if (!cJSON_IsString(v))
+        return fail(L, p, "expected a duration (seconds, or a string like \"15m\"), got %s",
+                    kind_of(v));
+    const char *s = v->valuestring;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(x) || x < 0)
+        return fail(L, p, "expected a duration like \"90s\", \"15m\", \"2h\", \"30d\", got \"%s\"",
+                    s);
+    while (*end == ' ')
+        end++;
+    static const struct {
+        const char *unit;
+        double s;
+    } units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1},        {"m", 60},       {"min", 60},
+                 {"h", 3600},  {"d", 86400}, {"w", 604800.0}, {"", 1}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *seconds = x * units[i].s;
+            return TM_OK;
+        }
+    return fail(L, p, "unknown time unit in \"%s\" (us, ms, s, m, h, d, w)", s);
+}
+
+static int seconds_to_us(loader *L, const char *p, double s, int64_t *us)
+{
+    double x = s * 1e6;
+    if (!(x < 9.2e18))
+        return fail(L, p, "duration of %g s is beyond the int64 microsecond clock (292,000 years)",
+                    s);
+    *us = (int64_t)llround(x);
+    return TM_OK;
+}
+
+static int get_duration(loader *L, const cJSON *o, const char *path, const char *key, int64_t *us,
+                        int required)
+{
+    char p[PATH_MAX_LEN];
+    child(p, path, key);
+    const cJSON *v = member(o, key);
+    if (!v) {
+        if (required)
+            return fail(L, p, "required: expected a duration");
+        return TM_OK;
+    }
+    double s;
+    int rc = parse_duration_value(L, v, p, &s);
+    return rc == TM_OK ? seconds_to_us(L, p, s, us) : rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* GPU types                                                                  */
+
+static const char *const type_keys[] = {
+    "name",         "base",         "mem_gib",           "bf16_tflops",
+    "mem_bw_gbs",   "power_idle_w", "power_peak_w",      "purchase_usd",
+    "ondemand_usd_per_h", "reserved_usd_per_h", "partition_slices", NULL};
+
+static int load_types(loader *L, const cJSON *arr)
+{
+    sim_scenario *sc = L->sc;
+    size_t nb;
+    const sim_gpu_type *b = sim_catalog_builtin(&nb);
+    sc->types = calloc(PLACE_MAX_TYPES, sizeof *sc->types);
+    if (!sc->types)
+        return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
+    memcpy(sc->types, b, nb * sizeof *b);
+    sc->n_types = nb;
+    if (!arr)
+        return TM_OK;
+    if (!cJSON_IsArray(arr))
+        return fail(L, "gpu_types", "expected an array, got %s", kind_of(arr));
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++) {
+        char p[PATH_MAX_LEN];
+        element(p, "gpu_types", i);
+        int rc = check_object(L, o, p, type_keys);
+        if (rc)
+            return rc;
+        char name[SIM_NAME_MAX], base[SIM_NAME_MAX];
+        if ((rc = get_string(L, o, p, "name", name, sizeof name, NULL)) ||
+            (rc = get_string(L, o, p, "base", base, sizeof base, "")))
+            return rc;
+        int idx = sim_catalog_find(sc->types, sc->n_types, name);
+        sim_gpu_type *t;
+        if (idx >= 0) {
+            if (base[0]) {
+                char q[PATH_MAX_LEN];
+                child(q, p, "base");
+                return fail(L, q, "type \"%s\" already exists; \"base\" is for new types", name);
+            }
+            t = &sc->types[idx];
+        } else {
+            if (sc->n_types == PLACE_MAX_TYPES)
+                return fail(L, p, "more than %u GPU types", PLACE_MAX_TYPES);
+            t = &sc->types[sc->n_types++];
+            memset(t, 0, sizeof *t);
+            t->purchase_usd = t->ondemand_usd_per_h = t->reserved_usd_per_h = NAN;
+            if (base[0]) {
+                int bi = sim_catalog_find(sc->types, sc->n_types - 1, base);
+                if (bi < 0) {
+                    char q[PATH_MAX_LEN];
+                    child(q, p, "base");
+                    return fail(L, q, "no GPU type named \"%s\"", base);
+                }
+                *t = sc->types[bi];
+            } else if (!member(o, "mem_gib")) {
+                return fail(L, p, "a new GPU type needs \"mem_gib\" (or a \"base\" type)");
+            }
+            snprintf(t->name, sizeof t->name, "%s", name);
+        }
+        double mem = (double)t->mem_mib / 1024.0, slices = t->partition_slices;
+        if ((rc = get_number(L, o, p, "mem_gib", &mem, 0.001, 65536, 0)) ||
+            (rc = get_number(L, o, p, "bf16_tflops", &t->bf16_tflops, 0, 1e6, 0)) ||
+            (rc = get_number(L, o, p, "mem_bw_gbs", &t->mem_bw_gbs, 0, 1e7, 0)) ||
+            (rc = get_number(L, o, p, "power_idle_w", &t->power_idle_w, 0, 1e5, 0)) ||
+            (rc = get_number(L, o, p, "power_peak_w", &t->power_peak_w, 0, 1e5, 0)) ||
+            (rc = get_number(L, o, p, "purchase_usd", &t->purchase_usd, 0, 1e9, 0)) ||
+            (rc = get_number(L, o, p, "ondemand_usd_per_h", &t->ondemand_usd_per_h, 0, 1e6, 0)) ||
+            (rc = get_number(L, o, p, "reserved_usd_per_h", &t->reserved_usd_per_h, 0, 1e6, 0)) ||
+            (rc = get_number(L, o, p, "partition_slices", &slices, 0, 64, 0)))
+            return rc;
+        t->mem_mib = (uint32_t)llround(mem * 1024.0);
+        t->partition_slices = (uint32_t)slices;
+    }
+    return TM_OK;
+}
+
+static int find_type(loader *L, const char *p, const char *name, uint32_t *out)
+{
+    int t = sim_catalog_find(L->sc->types, L->sc->n_types, name);
+    if (t < 0)
+        return fail(L, p, "no GPU type named \"%s\" (see docs/catalog.md or add it under gpu_types)",
+                    name);
+    *out = (uint32_t)t;
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* fleet                                                                      */
+
+static const char *const pool_keys[] = {"name",      "gpu_type",  "nodes",     "gpus_per_node",
+                                        "cpu_cores", "host_mem_gib", "ownership", "delivered",
+                                        "retired",   NULL};
+
+static int load_fleet(loader *L, const cJSON *fleet)
+{
+    static const char *const fleet_keys[] = {"pools", NULL};
+    int rc = check_object(L, fleet, "fleet", fleet_keys);
+    if (rc)
+        return rc;
+    const cJSON *arr = member(fleet, "pools");
+    if (!cJSON_IsArray(arr))
+        return fail(L, "fleet.pools", "expected an array of pools, got %s", kind_of(arr));
+    int n = cJSON_GetArraySize(arr);
+    if (n < 1)
+        return fail(L, "fleet.pools", "expected at least one pool");
+    sim_scenario *sc = L->sc;
+    sc->pools = calloc((size_t)n, sizeof *sc->pools);
+    if (!sc->pools)
+        return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++) {
+        char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
+        element(p, "fleet.pools", i);
+        if ((rc = check_object(L, o, p, pool_keys)))
+            return rc;
+        sim_pool_cfg *pc = &sc->pools[i];
+        char tname[SIM_NAME_MAX], own[32], defname[SIM_NAME_MAX];
+        snprintf(defname, sizeof defname, "pool%d", i);
+        int64_t nodes = 0, gpn = 8;
+        double cores = 0, mem_gib = 0;
+        pc->retired_us = -1;
+        if ((rc = get_string(L, o, p, "name", pc->name, sizeof pc->name, defname)) ||
+            (rc = get_string(L, o, p, "gpu_type", tname, sizeof tname, NULL)) ||
+            (rc = get_int(L, o, p, "nodes", &nodes, 0, 10000000, 1)) ||
+            (rc = get_int(L, o, p, "gpus_per_node", &gpn, 1, PLACE_MAX_GPUS_PER_NODE, 0)) ||
+            (rc = get_number(L, o, p, "cpu_cores", &cores, 0, 1e6, 0)) ||
+            (rc = get_number(L, o, p, "host_mem_gib", &mem_gib, 0, 1e9, 0)) ||
+            (rc = get_string(L, o, p, "ownership", own, sizeof own, "owned")) ||
+            (rc = get_duration(L, o, p, "delivered", &pc->delivered_us, 0)) ||
+            (rc = get_duration(L, o, p, "retired", &pc->retired_us, 0)))
+            return rc;
+        child(q, p, "gpu_type");
+        if ((rc = find_type(L, q, tname, &pc->type)))
+            return rc;
+        pc->nodes = (uint32_t)nodes;
+        pc->gpus_per_node = (uint32_t)gpn;
+        /* no host limits given: the node's CPU and memory never constrain */
+        pc->cpu_milli = cores > 0 ? (int64_t)llround(cores * 1000) : INT64_MAX / 4;
+        pc->mem_mib = mem_gib > 0 ? (int64_t)llround(mem_gib * 1024) : INT64_MAX / 4;
+        if (strcmp(own, "owned") == 0)
+            pc->ownership = SIM_OWNED;
+        else if (strcmp(own, "reserved") == 0)
+            pc->ownership = SIM_RESERVED;
+        else if (strcmp(own, "on-demand") == 0)
+            pc->ownership = SIM_ONDEMAND;
+        else {
+            child(q, p, "ownership");
+            return fail(L, q, "expected \"owned\", \"reserved\" or \"on-demand\", got \"%s\"", own);
+        }
+        if (pc->retired_us >= 0 && pc->retired_us <= pc->delivered_us) {
+            child(q, p, "retired");
+            return fail(L, q, "retired at %.0f s, not after delivery at %.0f s",
+                        (double)pc->retired_us / 1e6, (double)pc->delivered_us / 1e6);
+        }
+        for (int k = 0; k < i; k++)
+            if (strcmp(sc->pools[k].name, pc->name) == 0) {
+                child(q, p, "name");
+                return fail(L, q, "pool name \"%s\" used twice", pc->name);
+            }
+    }
+    sc->n_pools = (size_t)n;
+    uint64_t nodes_total = 0;
+    for (size_t k = 0; k < sc->n_pools; k++)
+        nodes_total += sc->pools[k].nodes;
+    if (nodes_total > PLACE_NONE / 2)
+        return fail(L, "fleet.pools", "more than %u nodes in all", PLACE_NONE / 2);
+    return TM_OK;
+}
+
+/* GPUs in service at time 0 (for offered_load). */
+static double gpus_at_start(const sim_scenario *sc)
+{
+    double g = 0;
+    for (size_t p = 0; p < sc->n_pools; p++)
+        if (sc->pools[p].delivered_us <= 0)
+            g += (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+    return g;
+}
+
+/* ------------------------------------------------------------------------- */
+/* distributions                                                              */
+
+enum { VAL_NUMBER, VAL_DURATION };
+
+static int value_of(loader *L, const cJSON *v, const char *p, int kind, double *x)
+{
+    if (kind == VAL_DURATION)
+        return parse_duration_value(L, v, p, x);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+        return fail(L, p, "expected a number, got %s", kind_of(v));
+    *x = v->valuedouble;
+    return TM_OK;
+}
+
+static int get_value(loader *L, const cJSON *o, const char *path, const char *key, int kind,
+                     double *x, int required)
+{
+    char p[PATH_MAX_LEN];
+    child(p, path, key);
+    const cJSON *v = member(o, key);
+    if (!v) {
+        if (required)
+            return fail(L, p, "required");
+        return TM_OK;
+    }
+    return value_of(L, v, p, kind, x);
+}
+
+/* Resolve a data path: "data:REL" is relative to TARMAC_DATA_DIR (default
+ * ../shared/data), an absolute path is itself, anything else is relative to
+ * the scenario's folder. */
+static void resolve_path(const loader *L, const char *in, char *out, size_t n)
+{
+    if (strncmp(in, "data:", 5) == 0) {
+        const char *d = getenv("TARMAC_DATA_DIR");
+        snprintf(out, n, "%s/%s", d && *d ? d : "../shared/data", in + 5);
+    } else if (in[0] == '/' || !L->dir[0]) {
+        snprintf(out, n, "%s", in);
+    } else {
+        snprintf(out, n, "%s/%s", L->dir, in);
+    }
+}
+
+static int dist_diag(loader *L, const char *p, int rc, tm_diag *sub)
+{
+    if (rc == TM_OK)
+        return rc;
+    if (rc == TM_ERR_NOMEM)
+        return tm_diag_set(L->diag, rc, L->file, "out of memory");
+    if (rc == TM_ERR_SCENARIO)
+        return rc;
+    /* a sampler's own message, placed at the JSON path */
+    fail(L, p, "%s%s%s", sub->where[0] ? sub->where : "", sub->where[0] ? ": " : "", sub->msg);
+    return rc == TM_ERR_INVAL ? TM_ERR_SCENARIO : rc;
+}
+
+static int load_dist(loader *L, const cJSON *v, const char *p, int kind, trace_dist *d)
+{
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    memset(d, 0, sizeof *d);
+    if (cJSON_IsNumber(v) || cJSON_IsString(v)) {
+        double x;
+        int rc = value_of(L, v, p, kind, &x);
+        if (rc)
+            return rc;
+        return dist_diag(L, p, trace_dist_init(d, TRACE_DIST_CONSTANT, x, 0, &sub), &sub);
+    }
+    static const char *const keys[] = {"dist",  "value", "mean",   "median",  "sigma",
+                                       "scale", "shape", "alpha",  "low",     "high",
+                                       "min",   "max",   "values", "weights", "file",
+                                       "column", "multiply", NULL};
+    int rc = check_object(L, v, p, keys);
+    if (rc)
+        return rc;
+    char name[32];
+    if ((rc = get_string(L, v, p, "dist", name, sizeof name, NULL)))
+        return rc;
+    double a = NAN, b = NAN, lo = 0, hi = INFINITY;
+    if ((rc = get_value(L, v, p, "min", kind, &lo, 0)) ||
+        (rc = get_value(L, v, p, "max", kind, &hi, 0)))
+        return rc;
+    char q[PATH_MAX_LEN];
+    if (strcmp(name, "constant") == 0) {
+        if ((rc = get_value(L, v, p, "value", kind, &a, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_CONSTANT, a, 0, &sub);
+    } else if (strcmp(name, "exponential") == 0) {
+        if ((rc = get_value(L, v, p, "mean", kind, &a, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_EXPONENTIAL, a, 0, &sub);
+    } else if (strcmp(name, "lognormal") == 0) {
+        double sigma = NAN;
+        if ((rc = get_number(L, v, p, "sigma", &sigma, 0, 20, 1)))
+            return rc;
+        if (member(v, "mean") && member(v, "median"))
+            return fail(L, p, "give \"mean\" or \"median\", not both");
+        if (member(v, "median")) {
+            if ((rc = get_value(L, v, p, "median", kind, &a, 1)))
+                return rc;
+            if (!(a > 0)) {
+                child(q, p, "median");
+                return fail(L, q, "expected a median > 0, got %g", a);
+            }
+            rc = trace_dist_init(d, TRACE_DIST_LOGNORMAL, log(a), sigma, &sub);
+        } else {
+            if ((rc = get_value(L, v, p, "mean", kind, &a, 1)))
+                return rc;
+            rc = trace_dist_init_lognormal_mean(d, a, sigma, &sub);
+        }
+    } else if (strcmp(name, "weibull") == 0) {
+        if ((rc = get_value(L, v, p, "scale", kind, &a, 1)) ||
+            (rc = get_number(L, v, p, "shape", &b, 1e-6, 1e6, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_WEIBULL, a, b, &sub);
+    } else if (strcmp(name, "pareto") == 0) {
+        if ((rc = get_value(L, v, p, "scale", kind, &a, 1)) ||
+            (rc = get_number(L, v, p, "alpha", &b, 1e-6, 1e6, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_PARETO, a, b, &sub);
+    } else if (strcmp(name, "uniform") == 0) {
+        if ((rc = get_value(L, v, p, "low", kind, &a, 1)) ||
+            (rc = get_value(L, v, p, "high", kind, &b, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_UNIFORM, a, b, &sub);
+    } else if (strcmp(name, "discrete") == 0) {
+        const cJSON *vals = member(v, "values"), *w = member(v, "weights");
+        child(q, p, "values");
+        if (!cJSON_IsArray(vals) || cJSON_GetArraySize(vals) < 1)
+            return fail(L, q, "expected a non-empty array, got %s", kind_of(vals));
+        int n = cJSON_GetArraySize(vals);
+        if (w && (!cJSON_IsArray(w) || cJSON_GetArraySize(w) != n)) {
+            child(q, p, "weights");
+            return fail(L, q, "expected an array of %d weights, got %s", n, kind_of(w));
+        }
+        double *xv = malloc((size_t)n * sizeof *xv), *wv = malloc((size_t)n * sizeof *wv);
+        if (!xv || !wv) {
+            free(xv);
+            free(wv);
+            return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
+        }
+        int k = 0;
+        rc = TM_OK;
+        for (const cJSON *e = vals->child; e && rc == TM_OK; e = e->next, k++) {
+            char r[PATH_MAX_LEN];
+            snprintf(r, sizeof r, "%s.values[%d]", p, k);
+            rc = value_of(L, e, r, kind, &xv[k]);
+            wv[k] = 1.0;
+        }
+        k = 0;
+        for (const cJSON *e = w ? w->child : NULL; e && rc == TM_OK; e = e->next, k++) {
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
+                char r[PATH_MAX_LEN];
+                snprintf(r, sizeof r, "%s.weights[%d]", p, k);
+                rc = fail(L, r, "expected a weight >= 0, got %s", kind_of(e));
+            } else {
+                wv[k] = e->valuedouble;
+            }
+        }
+        if (rc == TM_OK)
+            rc = trace_dist_init_discrete(d, xv, wv, (size_t)n, &sub);
+        free(xv);
+        free(wv);
+    } else if (strcmp(name, "empirical") == 0) {
+        char file[400], column[64], path[1024];
+        double mult = 1.0;
+        if ((rc = get_string(L, v, p, "file", file, sizeof file, NULL)) ||
+            (rc = get_string(L, v, p, "column", column, sizeof column, NULL)) ||
+            (rc = get_number(L, v, p, "multiply", &mult, 0, 1e12, 0)))
+            return rc;
+        resolve_path(L, file, path, sizeof path);
+        double *vals = NULL;
+        size_t n = 0;
+        rc = trace_csv_column(path, column, &vals, &n, &sub);
+        if (rc != TM_OK) {
+            child(q, p, "file");
+            fail(L, q, "%s: %s", sub.where, sub.msg);
+            return rc;
+        }
+        for (size_t k = 0; k < n; k++)
+            vals[k] *= mult;
+        rc = trace_dist_init_empirical(d, vals, n, &sub);
+    } else {
+        child(q, p, "dist");
+        return fail(L, q,
+                    "unknown distribution \"%s\" (constant, exponential, lognormal, weibull, "
+                    "pareto, uniform, discrete, empirical)",
+                    name);
+    }
+    if (rc != TM_OK)
+        return dist_diag(L, p, rc, &sub);
+    if (lo > hi)
+        return fail(L, p, "min (%g) is above max (%g)", lo, hi);
+    d->min = lo;
+    d->max = hi;
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* workload                                                                   */
+
+static int load_profile(loader *L, const cJSON *o, const char *path, const char *key, double *out,
+                        int n)
+{
+    char p[PATH_MAX_LEN];
+    child(p, path, key);
+    const cJSON *v = member(o, key);
+    if (!v)
+        return TM_OK;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
+        return fail(L, p, "expected an array of %d multipliers, got %s", n, kind_of(v));
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
+            char q[PATH_MAX_LEN];
+            element(q, p, i);
+            return fail(L, q, "expected a multiplier >= 0, got %s", kind_of(e));
+        }
+        out[i] = e->valuedouble;
+    }
+    return TM_OK;
+}
+
+static int load_arrival(loader *L, const cJSON *o, const char *p, trace_arrival_cfg *a,
+                        double *offered_load)
+{
+    static const char *const keys[] = {"process",      "rate_per_s", "rate_per_hour",
+                                       "rate_per_day", "offered_load", "daily",
+                                       "weekly",       "growth_per_month", "start_offset",
+                                       "mmpp",         NULL};
+    int rc = check_object(L, o, p, keys);
+    if (rc)
+        return rc;
+    char proc[32];
+    if ((rc = get_string(L, o, p, "process", proc, sizeof proc, "poisson")))
+        return rc;
+    char q[PATH_MAX_LEN];
+    if (strcmp(proc, "poisson") != 0) {
+        child(q, p, "process");
+        return fail(L, q,
+                    "expected \"poisson\" (profiles, growth and bursts are options of it), got "
+                    "\"%s\"",
+                    proc);
+    }
+    trace_arrival_cfg_poisson(a, 0);
+    int given = 0;
+    double r;
+    static const struct {
+        const char *key;
+        double per_s;
+    } rates[] = {{"rate_per_s", 1}, {"rate_per_hour", 1.0 / 3600}, {"rate_per_day", 1.0 / 86400}};
+    for (size_t k = 0; k < 3; k++) {
+        if (!member(o, rates[k].key))
+            continue;
+        if ((rc = get_number(L, o, p, rates[k].key, &r, 0, 1e9, 1)))
+            return rc;
+        a->rate_per_s = r * rates[k].per_s;
+        given++;
+    }
+    *offered_load = NAN;
+    if (member(o, "offered_load")) {
+        if ((rc = get_number(L, o, p, "offered_load", offered_load, 0, 100, 1)))
+            return rc;
+        given++;
+    }
+    if (given != 1)
+        return fail(L, p,
+                    "give exactly one of rate_per_s, rate_per_hour, rate_per_day, offered_load");
+    int64_t off = 0;
+    if ((rc = load_profile(L, o, p, "daily", a->daily, 24)) ||
+        (rc = load_profile(L, o, p, "weekly", a->weekly, 7)) ||
+        (rc = get_number(L, o, p, "growth_per_month", &a->growth_per_month, -0.999, 100, 0)) ||
+        (rc = get_duration(L, o, p, "start_offset", &off, 0)))
+        return rc;
+    a->t0_offset_s = (double)off / SIM_US_PER_S;
+    const cJSON *m = member(o, "mmpp");
+    if (m) {
+        child(q, p, "mmpp");
+        static const char *const mkeys[] = {"multipliers", "sojourn", NULL};
+        if ((rc = check_object(L, m, q, mkeys)))
+            return rc;
+        const cJSON *mult = member(m, "multipliers"), *soj = member(m, "sojourn");
+        char r1[PATH_MAX_LEN];
+        child(r1, q, "multipliers");
+        int n = cJSON_IsArray(mult) ? cJSON_GetArraySize(mult) : 0;
+        if (n < 2 || n > TRACE_MMPP_MAX_STATES)
+            return fail(L, r1, "expected an array of 2 to %d multipliers", TRACE_MMPP_MAX_STATES);
+        if (!cJSON_IsArray(soj) || cJSON_GetArraySize(soj) != n) {
+            child(r1, q, "sojourn");
+            return fail(L, r1, "expected an array of %d mean sojourn durations", n);
+        }
+        a->mmpp_states = (uint32_t)n;
+        int i = 0;
+        for (const cJSON *e = mult->child; e; e = e->next, i++) {
+            char r2[PATH_MAX_LEN];
+            snprintf(r2, sizeof r2, "%s.multipliers[%d]", q, i);
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
+                return fail(L, r2, "expected a multiplier >= 0, got %s", kind_of(e));
+            a->mmpp_mult[i] = e->valuedouble;
+        }
+        i = 0;
+        for (const cJSON *e = soj->child; e; e = e->next, i++) {
+            char r2[PATH_MAX_LEN];
+            snprintf(r2, sizeof r2, "%s.sojourn[%d]", q, i);
+            double s;
+            if ((rc = parse_duration_value(L, e, r2, &s)))
+                return rc;
+            if (!(s > 0))
+                return fail(L, r2, "expected a sojourn > 0");
+            a->mmpp_sojourn_s[i] = s;
+        }
+    }
+    return TM_OK;
+}
+
+static const char *const class_keys[] = {"name",      "arrival", "gpus",     "duration",
+                                         "gpu_mem_gib", "gpu_types", "can_span", "priority",
+                                         "max_jobs",  NULL};
+
+static int load_class(loader *L, const cJSON *o, const char *p, sim_class_cfg *cc, int index)
+{
+    int rc = check_object(L, o, p, class_keys);
+    if (rc)
+        return rc;
+    char defname[SIM_NAME_MAX], q[PATH_MAX_LEN];
+    snprintf(defname, sizeof defname, "class%d", index);
+    if ((rc = get_string(L, o, p, "name", cc->name, sizeof cc->name, defname)))
+        return rc;
+    const cJSON *arr = member(o, "arrival");
+    child(q, p, "arrival");
+    if (!arr)
+        return fail(L, q, "required: an arrival process");
+    double load;
+    if ((rc = load_arrival(L, arr, q, &cc->arrival, &load)))
+        return rc;
+    child(q, p, "gpus");
+    const cJSON *g = member(o, "gpus");
+    if (g) {
+        if ((rc = load_dist(L, g, q, VAL_NUMBER, &cc->gpus)))
+            return rc;
+    } else if ((rc = trace_dist_init(&cc->gpus, TRACE_DIST_CONSTANT, 1, 0, NULL))) {
+        return tm_diag_set(L->diag, rc, L->file, "out of memory");
+    }
+    if (cc->gpus.kind == TRACE_DIST_CONSTANT && !(cc->gpus.p[0] >= 0.5))
+        return fail(L, q, "expected at least 1 GPU, got %g", cc->gpus.p[0]);
+    child(q, p, "duration");
+    const cJSON *d = member(o, "duration");
+    if (!d)
+        return fail(L, q, "required: a duration distribution");
+    if ((rc = load_dist(L, d, q, VAL_DURATION, &cc->duration_s)))
+        return rc;
+    double mem_gib = 0;
+    int span = 0;
+    int64_t prio = 0, maxj = 0;
+    if ((rc = get_number(L, o, p, "gpu_mem_gib", &mem_gib, 0, 65536, 0)) ||
+        (rc = get_bool(L, o, p, "can_span", &span)) ||
+        (rc = get_int(L, o, p, "priority", &prio, -1000000, 1000000, 0)) ||
+        (rc = get_int(L, o, p, "max_jobs", &maxj, 0, INT64_MAX / 2, 0)))
+        return rc;
+    cc->gpu_mem_mib = (uint32_t)llround(mem_gib * 1024);
+    cc->flags = span ? TRACE_JOB_CAN_SPAN : 0;
+    cc->priority = (int32_t)prio;
+    cc->max_jobs = (uint64_t)maxj;
+    const cJSON *types = member(o, "gpu_types");
+    if (types) {
+        child(q, p, "gpu_types");
+        if (!cJSON_IsArray(types) || cJSON_GetArraySize(types) < 1)
+            return fail(L, q, "expected a non-empty array of GPU type names, got %s",
+                        kind_of(types));
+        int i = 0;
+        for (const cJSON *e = types->child; e; e = e->next, i++) {
+            char r[PATH_MAX_LEN];
+            element(r, q, i);
+            if (!cJSON_IsString(e))
+                return fail(L, r, "expected a GPU type name, got %s", kind_of(e));
+            uint32_t t;
+            if ((rc = find_type(L, r, e->valuestring, &t)))
+                return rc;
+            cc->type_mask |= 1ull << t;
+        }
+    }
+    if (!isnan(load)) {
+        /* offered load = rate x E[GPUs] x E[duration] / GPUs at time 0 */
+        double eg = trace_dist_mean(&cc->gpus), ed = trace_dist_mean(&cc->duration_s);
+        double cap = gpus_at_start(L->sc);
+        child(q, p, "arrival.offered_load");
+        if (!(eg > 0 && ed > 0 && isfinite(eg) && isfinite(ed)))
+            return fail(L, q, "needs GPU-count and duration distributions with finite means");
+        if (!(cap > 0))
+            return fail(L, q, "needs GPUs in service at time 0");
+        cc->arrival.rate_per_s = load * cap / (eg * ed);
+    }
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    trace_arrival probe;
+    child(q, p, "arrival");
+    if (trace_arrival_init(&probe, &cc->arrival, 0, &sub) != TM_OK)
+        return fail(L, q, "%s", sub.msg);
+    return TM_OK;
+}
+
+static int load_workload(loader *L, const cJSON *w)
+{
+    static const char *const keys[] = {"classes", NULL};
+    int rc = check_object(L, w, "workload", keys);
+    if (rc)
+        return rc;
+    const cJSON *arr = member(w, "classes");
+    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+        return fail(L, "workload.classes", "expected a non-empty array of classes, got %s",
+                    kind_of(arr));
+    int n = cJSON_GetArraySize(arr);
+    sim_scenario *sc = L->sc;
+    sc->classes = calloc((size_t)n, sizeof *sc->classes);
+    if (!sc->classes)
+        return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++) {
+        char p[PATH_MAX_LEN];
+        element(p, "workload.classes", i);
+        sc->n_classes = (size_t)i + 1; /* so that fini frees what was loaded */
+        if ((rc = load_class(L, o, p, &sc->classes[i], i)))
+            return rc;
+        for (int k = 0; k < i; k++)
+            if (strcmp(sc->classes[k].name, sc->classes[i].name) == 0) {
+                char q[PATH_MAX_LEN];
+                child(q, p, "name");
+                return fail(L, q, "class name \"%s\" used twice", sc->classes[i].name);
+            }
+    }
+    return TM_OK;
+}
+
+static int load_policy(loader *L, const cJSON *v)
+{
+    sim_scenario *sc = L->sc;
+    if (!v) {
+        snprintf(sc->policy, sizeof sc->policy, "order=fifo placement=first-fit backfill=none");
+        return TM_OK;
+    }
+    if (cJSON_IsString(v)) {
+        if (strlen(v->valuestring) >= sizeof sc->policy)
+            return fail(L, "policy", "longer than %zu bytes", sizeof sc->policy - 1);
+        snprintf(sc->policy, sizeof sc->policy, "%s", v->valuestring);
+        return TM_OK;
+    }
+    static const char *const keys[] = {"order", "placement", "backfill", NULL};
+    int rc = check_object(L, v, "policy", keys);
+    if (rc)
+        return rc;
+    char order[64], placement[64], backfill[64];
+    if ((rc = get_string(L, v, "policy", "order", order, sizeof order, "fifo")) ||
+        (rc = get_string(L, v, "policy", "placement", placement, sizeof placement, "first-fit")) ||
+        (rc = get_string(L, v, "policy", "backfill", backfill, sizeof backfill, "none")))
+        return rc;
+    snprintf(sc->policy, sizeof sc->policy, "order=%s placement=%s backfill=%s", order, placement,
+             backfill);
+    return TM_OK;
+}
+
+/* Check the policy specification now, so that `tarmac validate` catches it. */
+static int check_policy(loader *L)
+{
+    place_env env = {place_alloc_libc, NULL, NULL, NULL};
+    place_instance pi;
+    char err[256];
+    int rc = place_instance_init(&pi, &env, L->sc->policy, err, sizeof err);
+    place_instance_fini(&pi);
+    if (rc != PLACE_OK)
+        return fail(L, "policy", "%s", err[0] ? err : place_strerror(rc));
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* top level                                                                  */
+
+static void line_col(const char *text, const char *at, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (const char *p = text; p < at && *p; p++) {
+        if (*p == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+static int load_tree(loader *L, const cJSON *root)
+{
+    static const char *const keys[] = {"name",   "description", "seed",   "horizon", "stop",
+                                       "sample", "policy",      "gpu_types", "fleet", "workload",
+                                       NULL};
+    int rc = check_object(L, root, "", keys);
+    if (rc)
+        return rc;
+    sim_scenario *sc = L->sc;
+    char stop[16], desc[1024];
+    int64_t seed = 1;
+    sc->horizon_us = 30 * 86400 * SIM_US_PER_S;
+    sc->sample_us = 0;
+    if ((rc = get_string(L, root, "", "name", sc->name, sizeof sc->name, "unnamed")) ||
+        (rc = get_string(L, root, "", "description", desc, sizeof desc, "")) ||
+        (rc = get_int(L, root, "", "seed", &seed, 0, (1ll << 53) - 1, 0)) ||
+        (rc = get_duration(L, root, "", "horizon", &sc->horizon_us, 0)) ||
+        (rc = get_string(L, root, "", "stop", stop, sizeof stop, "horizon")) ||
+        (rc = get_duration(L, root, "", "sample", &sc->sample_us, 0)))
+        return rc;
+    sc->seed = (uint64_t)seed;
+    if (sc->horizon_us <= 0)
+        return fail(L, "horizon", "expected a horizon > 0");
+    if (strcmp(stop, "horizon") == 0)
+        sc->stop = SIM_STOP_HORIZON;
+    else if (strcmp(stop, "drain") == 0)
+        sc->stop = SIM_STOP_DRAIN;
+    else
+        return fail(L, "stop", "expected \"horizon\" or \"drain\", got \"%s\"", stop);
+    if (sc->sample_us == 0) {
+        /* about 500 bins over the horizon, rounded to a whole minute */
+        int64_t s = sc->horizon_us / 500 / (60 * SIM_US_PER_S) * (60 * SIM_US_PER_S);
+        sc->sample_us = s > 0 ? s : 60 * SIM_US_PER_S;
+    }
+    if (sc->horizon_us / sc->sample_us > 10000000)
+        return fail(L, "sample", "more than 10 million time-series bins over the horizon");
+    if ((rc = load_types(L, member(root, "gpu_types"))))
+        return rc;
+    const cJSON *fleet = member(root, "fleet");
+    if (!fleet)
+        return fail(L, "fleet", "required: the fleet");
+    if ((rc = load_fleet(L, fleet)))
+        return rc;
+    const cJSON *w = member(root, "workload");
+    if (!w)
+        return fail(L, "workload", "required: the workload");
+    if ((rc = load_workload(L, w)) || (rc = load_policy(L, member(root, "policy"))) ||
+        (rc = check_policy(L)))
+        return rc;
+    return TM_OK;
+}
+
+int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const char *name,
+                           tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    tm_diag_clear(diag);
+    loader L = {name ? name : "(scenario)", "", diag, sc};
+    const char *slash = name ? strrchr(name, '/') : NULL;
+    if (slash && (size_t)(slash - name) < sizeof L.dir)
+        snprintf(L.dir, sizeof L.dir, "%.*s", (int)(slash - name), name);
+    snprintf(sc->source, sizeof sc->source, "%s", L.file);
+    if (len > SCENARIO_MAX_BYTES)
+        return tm_diag_set(diag, TM_ERR_SCENARIO, L.file, "larger than %u MiB",
+                           SCENARIO_MAX_BYTES >> 20);
+    sc->json_given = malloc(len + 1);
+    if (!sc->json_given)
+        return tm_diag_set(diag, TM_ERR_NOMEM, L.file, "out of memory");
+    memcpy(sc->json_given, text, len);
+    sc->json_given[len] = '\0';
+    if (memchr(text, '\0', len))
+        return tm_diag_set(diag, TM_ERR_JSON, L.file, "contains a NUL byte: not a JSON text");
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(sc->json_given, len, &end, 1);
+    if (!root) {
+        int line, col;
+        const char *at = end ? end : cJSON_GetErrorPtr();
+        if (!at)
+            at = sc->json_given + len;
+        line_col(sc->json_given, at, &line, &col);
+        char where[600];
+        snprintf(where, sizeof where, "%s:%d:%d", L.file, line, col);
+        int rc = tm_diag_set(diag, TM_ERR_JSON, where,
+                             "malformed JSON near \"%.20s\" (a syntax error, or nesting deeper "
+                             "than %d levels)",
+                             at, CJSON_NESTING_LIMIT);
+        sim_scenario_fini(sc);
+        return rc;
+    }
+    int rc = load_tree(&L, root);
+    cJSON_Delete(root);
+    if (rc != TM_OK) {
+        char keep[sizeof sc->source];
+        snprintf(keep, sizeof keep, "%s", sc->source);
+        sim_scenario_fini(sc);
+        snprintf(sc->source, sizeof sc->source, "%s", keep);
+    }
+    return rc;
+}
+
+int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
+                           "cannot open: %s", strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int rc = TM_OK;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            if (cap > SCENARIO_MAX_BYTES + 1) {
+                rc = tm_diag_set(diag, TM_ERR_SCENARIO, path, "larger than %u MiB",
+                                 SCENARIO_MAX_BYTES >> 20);
+                break;
+            }
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+                break;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = tm_diag_set(diag, TM_ERR_IO, path, "read error: %s", strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc == TM_OK)
+        rc = sim_scenario_load_text(sc, buf ? buf : "", len, path, diag);
+    free(buf);
+    return rc;
+}
+
+int sim_scenario_load_default(sim_scenario *sc, tm_diag *diag)
+{
+    int rc = sim_scenario_load_text(sc, sim__default_scenario, sim__default_scenario_len,
+                                    "(embedded default)", diag);
+    return rc;
+}
+
+void sim_scenario_fini(sim_scenario *sc)
+{
+    if (!sc)
+        return;
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        trace_dist_fini(&sc->classes[c].gpus);
+        trace_dist_fini(&sc->classes[c].duration_s);
+    }
+    free(sc->classes);
+    free(sc->pools);
+    free(sc->types);
+    free(sc->json_given);
+    memset(sc, 0, sizeof *sc);
+}
+
+const char *sim_lib_version_cjson(void)
+{
+    return cJSON_Version();
+}
+
+/* ------------------------------------------------------------------------- */
+/* the resolved scenario, as JSON                                             */
+
+static cJSON *num_or_null(double x)
+{
+    return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+static const char *dist_name(trace_dist_kind k)
+{
+    static const char *const names[] = {"constant", "exponential", "lognormal", "weibull",
+                                        "pareto",   "uniform",     "discrete",  "empirical"};
+    return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "unknown";
+}
+
+static cJSON *dist_json(const trace_dist *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "dist", dist_name(d->kind));
+    switch (d->kind) {
+    case TRACE_DIST_CONSTANT:
+        cJSON_AddNumberToObject(o, "value", d->p[0]);
+        break;
+    case TRACE_DIST_EXPONENTIAL:
+        cJSON_AddNumberToObject(o, "mean", d->p[0]);
+        break;
+    case TRACE_DIST_LOGNORMAL:
+        cJSON_AddNumberToObject(o, "mu", d->p[0]);
+        cJSON_AddNumberToObject(o, "sigma", d->p[1]);
+        break;
+    case TRACE_DIST_WEIBULL:
+        cJSON_AddNumberToObject(o, "scale", d->p[0]);
+        cJSON_AddNumberToObject(o, "shape", d->p[1]);
+        break;
+    case TRACE_DIST_PARETO:
+        cJSON_AddNumberToObject(o, "scale", d->p[0]);
+        cJSON_AddNumberToObject(o, "alpha", d->p[1]);
+        break;
+    case TRACE_DIST_UNIFORM:
+        cJSON_AddNumberToObject(o, "low", d->p[0]);
+        cJSON_AddNumberToObject(o, "high", d->p[1]);
+        break;
+    case TRACE_DIST_DISCRETE:
+        cJSON_AddItemToObject(o, "values", cJSON_CreateDoubleArray(d->values, (int)d->n));
+        cJSON_AddItemToObject(o, "weights", cJSON_CreateDoubleArray(d->weights, (int)d->n));
+        break;
+    case TRACE_DIST_EMPIRICAL:
+        cJSON_AddNumberToObject(o, "n_values", (double)d->n);
+        break;
+    }
+    cJSON_AddItemToObject(o, "mean", num_or_null(trace_dist_mean(d)));
+    cJSON_AddNumberToObject(o, "min", d->min);
+    cJSON_AddItemToObject(o, "max", num_or_null(d->max));
+    return o;
+}
+
+char *sim_scenario_resolved_json(const sim_scenario *sc)
+{
+    static const char *const own[] = {"owned", "reserved", "on-demand"};
+    cJSON *r = cJSON_CreateObject();
+    if (!r)
+        return NULL;
+    cJSON_AddStringToObject(r, "name", sc->name);
+    cJSON_AddNumberToObject(r, "seed", (double)sc->seed);
+    cJSON_AddNumberToObject(r, "horizon_s", (double)sc->horizon_us / SIM_US_PER_S);
+    cJSON_AddStringToObject(r, "stop", sc->stop == SIM_STOP_DRAIN ? "drain" : "horizon");
+    cJSON_AddNumberToObject(r, "sample_s", (double)sc->sample_us / SIM_US_PER_S);
+    cJSON_AddStringToObject(r, "policy", sc->policy);
+    cJSON *types = cJSON_AddArrayToObject(r, "gpu_types");
+    for (size_t t = 0; t < sc->n_types; t++) {
+        const sim_gpu_type *g = &sc->types[t];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", g->name);
+        cJSON_AddNumberToObject(o, "mem_gib", g->mem_mib / 1024.0);
+        cJSON_AddItemToObject(o, "bf16_tflops", num_or_null(g->bf16_tflops));
+        cJSON_AddItemToObject(o, "mem_bw_gbs", num_or_null(g->mem_bw_gbs));
+        cJSON_AddItemToObject(o, "power_idle_w", num_or_null(g->power_idle_w));
+        cJSON_AddItemToObject(o, "power_peak_w", num_or_null(g->power_peak_w));
+        cJSON_AddItemToObject(o, "purchase_usd", num_or_null(g->purchase_usd));
+        cJSON_AddItemToObject(o, "ondemand_usd_per_h", num_or_null(g->ondemand_usd_per_h));
+        cJSON_AddItemToObject(o, "reserved_usd_per_h", num_or_null(g->reserved_usd_per_h));
+        cJSON_AddNumberToObject(o, "partition_slices", g->partition_slices);
+        cJSON_AddItemToArray(types, o);
+    }
+    cJSON *pools = cJSON_AddArrayToObject(cJSON_AddObjectToObject(r, "fleet"), "pools");
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        const sim_pool_cfg *pc = &sc->pools[p];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", pc->name);
+        cJSON_AddStringToObject(o, "gpu_type", sc->types[pc->type].name);
+        cJSON_AddNumberToObject(o, "nodes", pc->nodes);
+        cJSON_AddNumberToObject(o, "gpus_per_node", pc->gpus_per_node);
+        if (pc->cpu_milli < INT64_MAX / 4)
+            cJSON_AddNumberToObject(o, "cpu_cores", (double)pc->cpu_milli / 1000.0);
+        if (pc->mem_mib < INT64_MAX / 4)
+            cJSON_AddNumberToObject(o, "host_mem_gib", (double)pc->mem_mib / 1024.0);
+        cJSON_AddStringToObject(o, "ownership", own[pc->ownership]);
+        cJSON_AddNumberToObject(o, "delivered_s", (double)pc->delivered_us / SIM_US_PER_S);
+        if (pc->retired_us >= 0)
+            cJSON_AddNumberToObject(o, "retired_s", (double)pc->retired_us / SIM_US_PER_S);
+        cJSON_AddItemToArray(pools, o);
+    }
+    cJSON *classes = cJSON_AddArrayToObject(cJSON_AddObjectToObject(r, "workload"), "classes");
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        const sim_class_cfg *cc = &sc->classes[c];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", cc->name);
+        cJSON *a = cJSON_AddObjectToObject(o, "arrival");
+        cJSON_AddStringToObject(a, "process", "poisson");
+        cJSON_AddNumberToObject(a, "rate_per_s", cc->arrival.rate_per_s);
+        cJSON_AddItemToObject(a, "daily", cJSON_CreateDoubleArray(cc->arrival.daily, 24));
+        cJSON_AddItemToObject(a, "weekly", cJSON_CreateDoubleArray(cc->arrival.weekly, 7));
+        cJSON_AddNumberToObject(a, "growth_per_month", cc->arrival.growth_per_month);
+        cJSON_AddNumberToObject(a, "start_offset_s", cc->arrival.t0_offset_s);
+        if (cc->arrival.mmpp_states > 1) {
+            cJSON *m = cJSON_AddObjectToObject(a, "mmpp");
+            cJSON_AddItemToObject(m, "multipliers",
+                                  cJSON_CreateDoubleArray(cc->arrival.mmpp_mult,
+                                                          (int)cc->arrival.mmpp_states));
+            cJSON_AddItemToObject(m, "sojourn_s",
+                                  cJSON_CreateDoubleArray(cc->arrival.mmpp_sojourn_s,
+                                                          (int)cc->arrival.mmpp_states));
+        }
+        cJSON_AddItemToObject(o, "gpus", dist_json(&cc->gpus));
+        cJSON_AddItemToObject(o, "duration_s", dist_json(&cc->duration_s));
+        cJSON_AddNumberToObject(o, "gpu_mem_gib", cc->gpu_mem_mib / 1024.0);
+        cJSON *tl = cJSON_AddArrayToObject(o, "gpu_types");
+        for (size_t t = 0; t < sc->n_types; t++)
+            if ((cc->type_mask >> t) & 1u)
+                cJSON_AddItemToArray(tl, cJSON_CreateString(sc->types[t].name));
+        cJSON_AddBoolToObject(o, "can_span", (cc->flags & TRACE_JOB_CAN_SPAN) != 0);
+        cJSON_AddNumberToObject(o, "priority", cc->priority);
+        cJSON_AddNumberToObject(o, "max_jobs", (double)cc->max_jobs);
+        cJSON_AddItemToArray(classes, o);
+    }
+    char *s = cJSON_Print(r);
+    cJSON_Delete(r);
+    return s;
+}

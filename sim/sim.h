@@ -1,0 +1,257 @@
+/*
+ * sim.h — the public header of sim/: scenarios, the GPU catalog, one run of the
+ * engine, and its results.
+ *
+ * A run takes a resolved scenario (sim_scenario, from the loader or built in
+ * code), streams jobs from its sources through the event engine and the
+ * placement core, and reports per-job rows and time-series bins to a sink as
+ * they happen (so memory does not grow with finished jobs), then fills a
+ * sim_result with the summary. The HDF5 report (report.c) is one sink; tests
+ * use their own.
+ */
+#ifndef TARMAC_SIM_H
+#define TARMAC_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "place.h"
+#include "status.h"
+#include "trace.h"
+
+#define SIM_US_PER_S 1000000ll
+#define SIM_NAME_MAX 64
+
+/* ------------------------------------------------------------------------- */
+/* GPU catalog                                                                */
+
+/* One GPU type. Figures and their sources: docs/catalog.md. */
+typedef struct sim_gpu_type {
+    char name[SIM_NAME_MAX];
+    uint32_t mem_mib;            /* GPU memory */
+    double bf16_tflops;          /* dense BF16 (FP16 for types without BF16) */
+    double mem_bw_gbs;           /* memory bandwidth, GB/s */
+    double power_idle_w, power_peak_w;
+    double purchase_usd;         /* per GPU */
+    double ondemand_usd_per_h;   /* cloud on-demand, per GPU-hour */
+    double reserved_usd_per_h;   /* cloud 1-year reserved, per GPU-hour */
+    uint32_t partition_slices;   /* MIG-style slices per GPU; 0 = not partitionable */
+} sim_gpu_type;
+
+/* The built-in catalog: *n gets the number of types. */
+const sim_gpu_type *sim_catalog_builtin(size_t *n);
+/* Index of `name` (case-insensitive) in types[0..n), or -1. */
+int sim_catalog_find(const sim_gpu_type *types, size_t n, const char *name);
+
+/* ------------------------------------------------------------------------- */
+/* Scenario                                                                   */
+
+typedef enum sim_ownership {
+    SIM_OWNED = 0,
+    SIM_RESERVED = 1,
+    SIM_ONDEMAND = 2,
+} sim_ownership;
+
+/* A pool of identical nodes. */
+typedef struct sim_pool_cfg {
+    char name[SIM_NAME_MAX];
+    uint32_t type;             /* index into sim_scenario.types */
+    uint32_t nodes;
+    uint32_t gpus_per_node;    /* 1..64 */
+    int64_t cpu_milli;         /* host CPU per node */
+    int64_t mem_mib;           /* host memory per node */
+    sim_ownership ownership;
+    int64_t delivered_us;      /* in service from (0 = from the start) */
+    int64_t retired_us;        /* out of service from (-1 = never) */
+} sim_pool_cfg;
+
+/* A workload class of batch-like jobs, synthesized. */
+typedef struct sim_class_cfg {
+    char name[SIM_NAME_MAX];
+    trace_arrival_cfg arrival;
+    trace_dist gpus;           /* GPUs per job (rounded to an integer >= 1) */
+    trace_dist duration_s;     /* run time at reference speed, seconds */
+    uint32_t gpu_mem_mib;      /* per GPU */
+    uint64_t type_mask;        /* allowed GPU types (bits of sim_scenario.types); 0 = any */
+    uint32_t flags;            /* trace_job_flags */
+    int32_t priority;
+    uint64_t max_jobs;         /* stop generating after this many (0 = no limit) */
+} sim_class_cfg;
+
+typedef enum sim_stop {
+    SIM_STOP_HORIZON = 0, /* stop at the horizon; report what is still queued or running */
+    SIM_STOP_DRAIN = 1,   /* arrivals stop at the horizon; run until every job is done */
+} sim_stop;
+
+typedef struct sim_scenario {
+    char name[128];
+    char source[512];          /* file the scenario came from, or "(embedded default)" */
+    uint64_t seed;
+    int64_t horizon_us;
+    sim_stop stop;
+    int64_t sample_us;         /* time-series bin width */
+    char policy[256];          /* placement-core specification */
+
+    sim_gpu_type *types;
+    size_t n_types;
+    sim_pool_cfg *pools;
+    size_t n_pools;
+    sim_class_cfg *classes;
+    size_t n_classes;
+
+    char *json_given;          /* the scenario text as given */
+} sim_scenario;
+
+/* Load a scenario from a file (path) or from text (text != NULL, path names
+ * it in messages). Unknown keys and wrong types are errors naming the JSON
+ * path. The result is resolved: every default filled in. */
+int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag);
+int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const char *name,
+                           tm_diag *diag);
+/* The embedded default scenario. */
+int sim_scenario_load_default(sim_scenario *sc, tm_diag *diag);
+void sim_scenario_fini(sim_scenario *sc);
+/* The resolved scenario as JSON text (malloc'd; NULL on out of memory). */
+char *sim_scenario_resolved_json(const sim_scenario *sc);
+
+/* ------------------------------------------------------------------------- */
+/* Running                                                                    */
+
+typedef enum sim_job_state {
+    SIM_JOB_QUEUED = 0,
+    SIM_JOB_RUNNING = 1,
+    SIM_JOB_COMPLETED = 2,
+    SIM_JOB_REJECTED = 3,
+} sim_job_state;
+
+/* Why a job can never run on the fleet (reported, never silently dropped). */
+#define SIM_REJECT_REASONS(X)                                                                      \
+    X(SIM_REJECT_NONE, 0, "none")                                                                  \
+    X(SIM_REJECT_GANG, 1, "needs more GPUs on one node than any allowed node has")                 \
+    X(SIM_REJECT_TYPE, 2, "no GPU type it allows is in the fleet")                                 \
+    X(SIM_REJECT_MEMORY, 3, "needs more GPU memory than any allowed type has")                     \
+    X(SIM_REJECT_HOST, 4, "needs more host CPU or memory than any node has")                       \
+    X(SIM_REJECT_TOTAL, 5, "needs more GPUs than the fleet has")
+
+typedef enum sim_reject_reason {
+#define SIM_REJECT_ENUM_(name, value, msg) name = value,
+    SIM_REJECT_REASONS(SIM_REJECT_ENUM_)
+#undef SIM_REJECT_ENUM_
+} sim_reject_reason;
+const char *sim_reject_reason_str(int reason);
+
+/* One finished (or, at the end, unfinished) job. Times in microseconds; -1
+ * where the job never got there. */
+typedef struct sim_job_row {
+    uint64_t id;        /* arrival sequence, from 1 */
+    uint64_t trace_id;  /* the source's id */
+    uint32_t cls;
+    uint32_t gpus;
+    uint32_t gpu_milli;
+    int32_t state;      /* sim_job_state */
+    int32_t reject_reason;
+    int32_t gpu_type;   /* type it ran on; -1 if it never started */
+    uint32_t first_node;
+    uint32_t n_nodes;   /* nodes of its placement */
+    int64_t submit_us, start_us, end_us;
+    int64_t wait_us;    /* start - submit, or horizon - submit if still queued */
+    int64_t run_us;     /* end - start */
+} sim_job_row;
+
+/* One time-series bin: time averages over [t0_us, t1_us). */
+typedef struct sim_bin_row {
+    int64_t t0_us, t1_us;
+    double gpus_up;         /* GPUs in service */
+    double gpus_alloc;      /* GPUs allocated (shares count their fraction) */
+    double queue_len;       /* jobs waiting */
+    double running;         /* jobs running */
+    uint64_t arrivals, starts, completions;
+} sim_bin_row;
+
+typedef struct sim_sink {
+    int (*job)(void *ud, const sim_job_row *row, tm_diag *diag);
+    int (*bin)(void *ud, const sim_bin_row *row, tm_diag *diag);
+    void *ud;
+} sim_sink;
+
+/* Streaming quantiles with bounded relative error: a log-bucketed histogram
+ * (DDSketch-style) of non-negative values in microseconds. */
+typedef struct sim_quantiles {
+    uint64_t n, zeros;
+    uint64_t *counts; /* SIM_QUANT_BUCKETS */
+    double sum;
+    int64_t max;
+} sim_quantiles;
+#define SIM_QUANT_REL_ERR 0.005
+
+/* Totals per class (and, at index n_classes, over all classes). */
+typedef struct sim_class_result {
+    uint64_t arrived, started, completed, rejected, queued_end, running_end;
+    double wait_sum_s;       /* over started jobs */
+    double wait_mean_s, wait_p50_s, wait_p95_s, wait_p99_s, wait_max_s;
+    double slowdown_mean;    /* bounded slowdown, completed jobs, tau = 10 s */
+    double gpu_s_alloc;      /* GPU-seconds allocated to the class's jobs */
+} sim_class_result;
+
+typedef struct sim_result {
+    int64_t t_end_us;          /* simulated time the run stopped at */
+    uint64_t events;
+    uint64_t passes;           /* scheduling passes */
+    uint64_t policy_errors;    /* invalid decisions refused */
+    double gpu_s_up;           /* GPU-seconds in service */
+    double gpu_s_alloc;        /* GPU-seconds allocated */
+    double alloc_util;         /* gpu_s_alloc / gpu_s_up */
+    double queue_len_mean;     /* time average */
+    double running_mean;
+    size_t n_classes;
+    sim_class_result *classes; /* n_classes + 1 entries, the last is the total */
+    double wall_s;             /* wall-clock time of the run (not written to results) */
+} sim_result;
+
+void sim_result_fini(sim_result *r);
+
+typedef struct sim_run_opts {
+    uint32_t replication;      /* selects independent random streams */
+    int check_invariants;      /* tests: check the fleet and queue after every event */
+    volatile int *stop_flag;   /* set by a signal handler to stop the run */
+} sim_run_opts;
+
+/* Run a scenario. Job rows and bins go to sink (may be NULL); the summary to
+ * *res (sim_result_fini frees it). */
+int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink,
+            sim_result *res, tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Random streams (documented in docs/rng.md)                                 */
+
+/* Purposes of random streams; a new use of randomness gets a new purpose so
+ * that existing results stay reproducible. */
+typedef enum sim_stream_purpose {
+    SIM_STREAM_ARRIVALS = 1, /* index = class */
+    SIM_STREAM_GPUS = 2,     /* index = class */
+    SIM_STREAM_DURATION = 3, /* index = class */
+    SIM_STREAM_POLICY = 4,   /* index 0 */
+} sim_stream_purpose;
+
+/* The 32-bit seed of stream (purpose, index) of replication `rep` of a run
+ * with scenario seed `seed` (never 0; see docs/rng.md). */
+unsigned long sim_rng_seed(uint64_t seed, uint32_t rep, uint32_t purpose, uint32_t index);
+/* A new mt19937 generator seeded for that stream; NULL on out of memory. */
+gsl_rng *sim_rng_new(uint64_t seed, uint32_t rep, uint32_t purpose, uint32_t index);
+
+/* ------------------------------------------------------------------------- */
+/* Reporting                                                                  */
+
+/* Run a scenario and write its results to an HDF5 file at `path` (atomically:
+ * written under a temporary name and renamed when complete). */
+int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
+                   sim_result *res, tm_diag *diag);
+
+/* Versions of the libraries tarmac runs with, for provenance. */
+const char *sim_lib_version_gsl(void);
+const char *sim_lib_version_cjson(void);
+
+/* The command-line interface: returns the process exit code. */
+int sim_cli_main(int argc, char **argv);
+
+#endif

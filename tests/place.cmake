@@ -1,0 +1,8 @@
+# The placement core: unit tests against hand-built clusters, and the proof that
+# policies/ compiles and links on the C standard library alone.
+tarmac_test(test_place SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_place.c
+            LIBS tarmac_place LABELS unit)
+tarmac_script_test(test_place_alone
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/place_alone.sh ${CMAKE_C_COMPILER}
+          ${CMAKE_SOURCE_DIR}/policies ${CMAKE_CURRENT_BINARY_DIR}/place_alone
+  LABELS unit)

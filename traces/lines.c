@@ -1,0 +1,159 @@
+/*
+ * lines.c — lines of a text file that may be gzip-compressed.
+ *
+ * zlib's gzread reads plain files unchanged and gzip files decompressed, so
+ * one reader serves .swf and .swf.gz alike. The buffer grows to the longest
+ * line seen (up to TRACE_MAX_LINE) and is reused: constant memory in the
+ * number of lines. A NUL byte inside a line is an error (a binary file read
+ * by mistake), as is a corrupt gzip stream; both name path:line.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+struct trace_lines {
+    gzFile gz;
+    char *path;
+    char *buf;    /* the current line */
+    size_t cap;
+    char *in;     /* raw read buffer */
+    size_t in_len, in_pos;
+    uint64_t line;
+    int eof;
+};
+
+#define IN_SIZE (256u * 1024u)
+
+const char *trace_zlib_version(void)
+{
+    return zlibVersion();
+}
+
+int trace_lines_open(trace_lines **out, const char *path, tm_diag *diag)
+{
+    *out = NULL;
+    trace_lines *tl = calloc(1, sizeof *tl);
+    if (!tl)
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    tl->path = malloc(strlen(path) + 1);
+    tl->in = malloc(IN_SIZE);
+    tl->cap = 4096;
+    tl->buf = malloc(tl->cap);
+    if (!tl->path || !tl->in || !tl->buf) {
+        trace_lines_close(tl);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    }
+    strcpy(tl->path, path);
+    errno = 0;
+    tl->gz = gzopen(path, "rb");
+    if (!tl->gz) {
+        int e = errno;
+        trace_lines_close(tl);
+        return tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
+                           "cannot open: %s", e ? strerror(e) : "out of memory");
+    }
+    gzbuffer(tl->gz, IN_SIZE);
+    *out = tl;
+    return TM_OK;
+}
+
+static int refill(trace_lines *tl, tm_diag *diag)
+{
+    int n = gzread(tl->gz, tl->in, IN_SIZE);
+    if (n < 0) {
+        int err;
+        const char *msg = gzerror(tl->gz, &err);
+        char where[600];
+        snprintf(where, sizeof where, "%s:%llu", tl->path, (unsigned long long)tl->line + 1);
+        return tm_diag_set(diag, err == Z_ERRNO ? TM_ERR_IO : TM_ERR_TRACE, where,
+                           "read error: %s", err == Z_ERRNO ? strerror(errno) : msg);
+    }
+    tl->in_len = (size_t)n;
+    tl->in_pos = 0;
+    if (n == 0)
+        tl->eof = 1;
+    return TM_OK;
+}
+
+int trace_lines_next(trace_lines *tl, char **line, size_t *len, tm_diag *diag)
+{
+    size_t n = 0;
+    int any = 0;
+    for (;;) {
+        if (tl->in_pos == tl->in_len) {
+            if (tl->eof)
+                break;
+            int rc = refill(tl, diag);
+            if (rc != TM_OK)
+                return rc;
+            if (tl->eof)
+                break;
+        }
+        any = 1;
+        char *start = tl->in + tl->in_pos;
+        size_t avail = tl->in_len - tl->in_pos;
+        char *nl = memchr(start, '\n', avail);
+        size_t take = nl ? (size_t)(nl - start) : avail;
+        if (n + take + 1 > tl->cap) {
+            if (n + take + 1 > TRACE_MAX_LINE) {
+                char where[600];
+                snprintf(where, sizeof where, "%s:%llu", tl->path,
+                         (unsigned long long)tl->line + 1);
+                return tm_diag_set(diag, TM_ERR_TRACE, where, "line longer than %u bytes",
+                                   TRACE_MAX_LINE);
+            }
+            size_t cap = tl->cap;
+            while (cap < n + take + 1)
+                cap *= 2;
+            char *b = realloc(tl->buf, cap);
+            if (!b)
+                return tm_diag_set(diag, TM_ERR_NOMEM, tl->path, "out of memory");
+            tl->buf = b;
+            tl->cap = cap;
+        }
+        memcpy(tl->buf + n, start, take);
+        n += take;
+        tl->in_pos += take + (nl ? 1 : 0);
+        if (nl)
+            break;
+    }
+    if (!any && n == 0)
+        return TRACE_END;
+    tl->line++;
+    if (n > 0 && tl->buf[n - 1] == '\r')
+        n--;
+    tl->buf[n] = '\0';
+    if (memchr(tl->buf, '\0', n)) {
+        char where[600];
+        snprintf(where, sizeof where, "%s:%llu", tl->path, (unsigned long long)tl->line);
+        return tm_diag_set(diag, TM_ERR_TRACE, where, "NUL byte in a text line (a binary file?)");
+    }
+    *line = tl->buf;
+    *len = n;
+    return TM_OK;
+}
+
+uint64_t trace_lines_number(const trace_lines *tl)
+{
+    return tl->line;
+}
+
+const char *trace_lines_path(const trace_lines *tl)
+{
+    return tl->path;
+}
+
+void trace_lines_close(trace_lines *tl)
+{
+    if (!tl)
+        return;
+    if (tl->gz)
+        gzclose(tl->gz);
+    free(tl->path);
+    free(tl->buf);
+    free(tl->in);
+    free(tl);
+}

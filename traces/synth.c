@@ -1,0 +1,91 @@
+/*
+ * synth.c — the synthesizer: one workload class as a stream of jobs.
+ *
+ * Arrivals come from the class's arrival process, GPU counts and durations
+ * from its distributions, each with its own generator (borrowed from the
+ * caller) so that changing one never shifts the others' draws: two runs that
+ * differ only in the duration distribution see the same arrival times and
+ * gang sizes (common random numbers). Jobs stop at t_end_s or after max_jobs.
+ */
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void trace_job_defaults(trace_job *j)
+{
+    memset(j, 0, sizeof *j);
+    j->estimate_us = -1;
+    j->deadline_us = -1;
+    j->gpus = 1;
+    j->gpu_milli = PLACE_MILLI_WHOLE;
+    j->value = 1.0;
+}
+
+typedef struct synth {
+    trace_synth_cfg cfg;
+    trace_arrival arrival;
+    uint64_t count;
+} synth;
+
+/* Round a sampled time (s) to microseconds once; clamp to int64. */
+static int64_t to_us(double s)
+{
+    double us = s * 1e6;
+    if (!(us < 9.2e18))
+        return INT64_MAX;
+    return us <= 0 ? 0 : (int64_t)llround(us);
+}
+
+static int synth_next(void *ud, trace_job *job, tm_diag *diag)
+{
+    synth *s = ud;
+    (void)diag;
+    if (s->cfg.max_jobs && s->count >= s->cfg.max_jobs)
+        return TRACE_END;
+    double t = trace_arrival_next(&s->arrival, s->cfg.r_arrival);
+    if (!(t <= s->cfg.t_end_s))
+        return TRACE_END;
+    trace_job_defaults(job);
+    s->count++;
+    job->id = s->count;
+    job->submit_us = to_us(t);
+    double g = trace_dist_sample(s->cfg.gpus, s->cfg.r_gpus);
+    double gr = floor(g + 0.5);
+    job->gpus = gr < 1 ? 1u : (gr > PLACE_MAX_GPUS_PER_NODE * 4096.0 ? 4096u * 64u : (uint32_t)gr);
+    double d = trace_dist_sample(s->cfg.duration_s, s->cfg.r_duration);
+    job->duration_us = to_us(d);
+    job->cls = s->cfg.cls;
+    job->gpu_mem_mib = s->cfg.gpu_mem_mib;
+    job->type_mask = s->cfg.type_mask;
+    job->flags = s->cfg.flags;
+    job->priority = s->cfg.priority;
+    return TM_OK;
+}
+
+static void synth_close(void *ud)
+{
+    free(ud);
+}
+
+int trace_synth_open(trace_source *src, const trace_synth_cfg *cfg, tm_diag *diag)
+{
+    memset(src, 0, sizeof *src);
+    if (!cfg || !cfg->arrival || !cfg->gpus || !cfg->duration_s || !cfg->r_arrival ||
+        !cfg->r_gpus || !cfg->r_duration)
+        return tm_diag_set(diag, TM_ERR_INVAL, "synth", "incomplete synthesizer configuration");
+    synth *s = calloc(1, sizeof *s);
+    if (!s)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "synth", "out of memory");
+    s->cfg = *cfg;
+    int rc = trace_arrival_init(&s->arrival, cfg->arrival, 0.0, diag);
+    if (rc != TM_OK) {
+        free(s);
+        return rc;
+    }
+    src->next = synth_next;
+    src->close = synth_close;
+    src->ud = s;
+    return TM_OK;
+}
