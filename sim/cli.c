@@ -246,7 +246,9 @@ static int cmd_run(int argc, char **argv)
     if (have_seed)
         sc.seed = seed;
     install_signals();
-    sim_run_opts opts = {(uint32_t)rep, check, &stop_requested};
+    sim_run_opts opts = {.replication = (uint32_t)rep,
+                         .check_invariants = check,
+                         .stop_flag = &stop_requested};
     sim_result res;
     rc = sim_report_run(&sc, &opts, out, &res, &d);
     if (rc != TM_OK) {

@@ -61,6 +61,7 @@ typedef struct job {
 
 typedef struct source {
     trace_source src;
+    int owned; /* close it at the end (the engine opened it) */
     trace_job next;
     int has_next;
     int64_t last_submit_us;
@@ -735,6 +736,19 @@ static int build_fleet(engine *e)
 static int build_sources(engine *e)
 {
     const sim_scenario *sc = e->sc;
+    if (e->opts && e->opts->sources) {
+        e->n_sources = e->opts->n_sources;
+        e->sources = calloc(e->n_sources ? e->n_sources : 1, sizeof *e->sources);
+        if (!e->sources)
+            return nomem(e);
+        for (size_t s = 0; s < e->n_sources; s++) {
+            e->sources[s].src = e->opts->sources[s];
+            int rc = source_pull(e, (uint32_t)s);
+            if (rc != TM_OK)
+                return rc;
+        }
+        return TM_OK;
+    }
     e->n_sources = sc->n_classes;
     e->sources = calloc(e->n_sources ? e->n_sources : 1, sizeof *e->sources);
     if (!e->sources)
@@ -765,6 +779,7 @@ static int build_sources(engine *e)
         int rc = trace_synth_open(&s->src, &cfg, e->diag);
         if (rc != TM_OK)
             return rc;
+        s->owned = 1;
         rc = source_pull(e, (uint32_t)c);
         if (rc != TM_OK)
             return rc;
@@ -775,7 +790,7 @@ static int build_sources(engine *e)
 static void engine_fini(engine *e)
 {
     for (size_t s = 0; s < e->n_sources; s++) {
-        if (e->sources[s].src.close)
+        if (e->sources[s].owned && e->sources[s].src.close)
             e->sources[s].src.close(e->sources[s].src.ud);
         for (int k = 0; k < 3; k++)
             if (e->sources[s].r[k])

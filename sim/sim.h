@@ -212,6 +212,11 @@ void sim_result_fini(sim_result *r);
 
 typedef struct sim_run_opts {
     uint32_t replication;      /* selects independent random streams */
+    /* Job sources to use instead of the scenario's synthesized classes (trace
+     * replay, tests): borrowed, not closed by the run. Jobs' cls must index
+     * the scenario's classes. */
+    const trace_source *sources;
+    size_t n_sources;
     int check_invariants;      /* tests: check the fleet and queue after every event */
     volatile int *stop_flag;   /* set by a signal handler to stop the run */
 } sim_run_opts;
