@@ -1671,3 +1671,12 @@ int sim__h5r_attr_str(sim__h5r *r, const char *obj_path, const char *name, char 
         return tm_diag_set(diag, TM_ERR_INVAL, obj_path, "no attribute name");
     return r_string(r, obj_path, name, v, diag);
 }
+
+/* ------------------------------------------------------------------------- */
+/* Checking                                                                   */
+
+long sim__h5_open_ids(void)
+{
+    h5_init();
+    return (long)H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+}

@@ -205,4 +205,12 @@ int sim__h5r_attr_i64(sim__h5r *r, const char *obj_path, const char *name, int64
 int sim__h5r_array_f64(sim__h5r *r, const char *path, double **v, size_t *n, tm_diag *diag);
 int sim__h5r_array_i64(sim__h5r *r, const char *path, int64_t **v, size_t *n, tm_diag *diag);
 
+/* ------------------------------------------------------------------------- */
+/* Checking                                                                   */
+
+/* Files, groups, datasets, named types and attributes open in HDF5 right
+ * now, over all files: 0 whenever no writer, table or reader is open. Tests
+ * assert it to catch a leaked handle or a file that failed to close. */
+long sim__h5_open_ids(void);
+
 #endif
