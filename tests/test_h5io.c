@@ -654,12 +654,45 @@ static uint64_t splitmix(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* A file-size limit that bites once: the first write past it fails with
+ * EFBIG, and the SIGXFSZ it raises lifts the limit, so that the clean-up
+ * afterwards (diverted to shared memory) can write, as on a full disk. */
+static struct rlimit fsize_saved;
+static volatile sig_atomic_t fsize_hit;
+
+static void fsize_lift(int sig)
+{
+    (void)sig;
+    fsize_hit = 1;
+    setrlimit(RLIMIT_FSIZE, &fsize_saved); /* a bare system call on Linux */
+}
+
+static void fsize_limit_once(rlim_t bytes, struct sigaction *prev)
+{
+    struct sigaction sa;
+    struct rlimit lim;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fsize_lift;
+    sigemptyset(&sa.sa_mask);
+    CHECK_EQ_INT(getrlimit(RLIMIT_FSIZE, &fsize_saved), 0);
+    CHECK_EQ_INT(sigaction(SIGXFSZ, &sa, prev), 0);
+    lim = fsize_saved;
+    lim.rlim_cur = bytes;
+    fsize_hit = 0;
+    CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+}
+
+static void fsize_restore(const struct sigaction *prev)
+{
+    CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &fsize_saved), 0);
+    CHECK_EQ_INT(sigaction(SIGXFSZ, prev, NULL), 0);
+    CHECK_EQ_INT(fsize_hit, 1);
+}
+
 /* Write a large incompressible table, going on after the first failure
  * (errors are sticky), then commit: the write that hit the limit and the
- * commit must fail with `want_errno`, and nothing may be left at `path`.
- * `lift` (if not NULL) is the resource limit to restore after the first
- * failure, so that the clean-up runs as it would on a full disk. */
-static void fill_and_fail(const char *path, int want_errno, const struct rlimit *lift)
+ * commit must fail with `want_errno`, and nothing may be left at `path`. */
+static void fill_and_fail(const char *path, int want_errno)
 {
     tm_diag dg = {0};
     sim__h5w *w = NULL;
@@ -677,11 +710,8 @@ static void fill_and_fail(const char *path, int want_errno, const struct rlimit 
         sim__h5t_put_f64(t, 0, (double)(splitmix(&seed) >> 11) * 0x1p-53);
         sim__h5t_put_i64(t, 1, (int64_t)splitmix(&seed));
         rc = sim__h5t_row_end(t, &dg);
-        if (rc && !first_fail) {
+        if (rc && !first_fail)
             first_fail = rc;
-            if (lift)
-                CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, lift), 0);
-        }
     }
     rc = sim__h5w_commit(w, &dg);
     CHECK_EQ_INT(rc, TM_ERR_IO);
@@ -696,21 +726,52 @@ static void test_file_size_limit(void)
 {
     char *dir = make_tmpdir();
     char path[1024], first[256];
-    struct rlimit old, lim;
+    struct sigaction prev;
     join(path, sizeof path, dir, "out.h5");
-    CHECK_EQ_INT(getrlimit(RLIMIT_FSIZE, &old), 0);
-    lim = old;
-    lim.rlim_cur = 64 * 1024;
-    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN); /* write() then fails with EFBIG */
-    CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
-    fill_and_fail(path, EFBIG, &old);
-    CHECK_EQ_INT(setrlimit(RLIMIT_FSIZE, &old), 0); /* if it never failed */
-    signal(SIGXFSZ, prev);
+    fsize_limit_once(64 * 1024, &prev);
+    fill_and_fail(path, EFBIG);
+    fsize_restore(&prev);
     CHECK_EQ_INT(count_entries(dir, first, sizeof first), 0);
     if (first[0])
         fprintf(stderr, "  left behind: %s\n", first);
     rm_tree(dir);
     free(dir);
+}
+
+/* The disk fills during commit: with a table still open, when its last
+ * partial chunk is written; with none, when HDF5 flushes the metadata it held
+ * back. Commit fails, cleans up and leaves no open file. */
+static void test_commit_flush_fails(void)
+{
+    for (int with_table = 1; with_table >= 0; with_table--) {
+        char *dir = make_tmpdir();
+        char path[1024], tmp[1024], first[256];
+        tm_diag dg = {0};
+        sim__h5w *w = NULL;
+        struct stat st;
+        struct sigaction prev;
+        join(path, sizeof path, dir, "out.h5");
+        CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_OK);
+        if (with_table) {
+            CHECK_EQ_INT(write_sample(w, 0, &dg), TM_OK);
+        } else {
+            CHECK_EQ_INT(sim__h5w_scalar_f64(w, "/a/b", 1.0, "1", "d", &dg), TM_OK);
+            CHECK_EQ_INT(sim__h5w_attr_str(w, "/a", "k", "v", &dg), TM_OK);
+        }
+        CHECK_EQ_INT(count_entries(dir, first, sizeof first), 1);
+        join(tmp, sizeof tmp, dir, first);
+        CHECK_EQ_INT(stat(tmp, &st), 0);
+        fsize_limit_once((rlim_t)st.st_size, &prev); /* not one byte more */
+        int rc = sim__h5w_commit(w, &dg);
+        fsize_restore(&prev);
+        CHECK_EQ_INT(rc, TM_ERR_IO);
+        CHECK_DIAG_HAS(dg, strerror(EFBIG));
+        printf("  expected failure: %s: %s\n", dg.where, dg.msg);
+        CHECK_EQ_INT(count_entries(dir, first, sizeof first), 0);
+        CHECK_EQ_INT(sim__h5_open_ids(), 0);
+        rm_tree(dir);
+        free(dir);
+    }
 }
 
 /* ------------------------------------------------------------------------- */
@@ -941,7 +1002,7 @@ static int mode_enospc(const char *path)
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
-    fill_and_fail(path, ENOSPC, NULL);
+    fill_and_fail(path, ENOSPC);
     CHECK_EQ_INT(count_entries(dir, first, sizeof first), 0);
     if (first[0])
         fprintf(stderr, "  left behind: %s\n", first);
@@ -977,9 +1038,9 @@ int main(int argc, char **argv)
     }
     /* After each, every HDF5 handle must be closed, the files included: a
      * file whose close failed would still count. */
-    static void (*const tests[])(void) = {test_roundtrip,      test_abort,  test_bad_dir,
-                                          test_commit_fails,   test_misuse, test_reader_errors,
-                                          test_file_size_limit};
+    static void (*const tests[])(void) = {
+        test_roundtrip, test_abort,         test_bad_dir,         test_commit_fails,
+        test_misuse,    test_reader_errors, test_file_size_limit, test_commit_flush_fails};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         tests[i]();
         CHECK_EQ_INT(sim__h5_open_ids(), 0);
