@@ -3,10 +3,15 @@
  *
  * How it works. The writer creates "<final>.tmp.<pid>.<n>" itself with
  * O_EXCL (so the name is ours and a missing or read-only directory gives a
- * plain errno), then lets HDF5 truncate and fill it. Commit closes everything,
+ * plain errno), then lets HDF5 truncate and fill it. Commit flushes, closes,
  * fsyncs the file, renames it over the final name and fsyncs the directory;
- * abort closes and unlinks. Nothing ever writes under the final name, so the
+ * abort unlinks and closes. Nothing ever writes under the final name, so the
  * final name only ever holds a complete file.
+ *
+ * Closing must not fail: HDF5 before 1.14.1 frees a file whose H5Fclose failed
+ * but keeps its ID, and crashes on it later. So commit flushes first (a full
+ * disk fails there, with the file still open), and a file being discarded has
+ * its descriptor swapped for shared memory before the close (divert_fd).
  *
  * Errors. HDF5's automatic printing is off. HDF5 clears its error stack at
  * the start of every API call, so each call is checked by H5CHK, which walks
