@@ -1,0 +1,216 @@
+/*
+ * h5io_int.h — writing and reading tarmac's HDF5 files (internal to sim/).
+ *
+ * h5io.c is the only file of the project that includes hdf5.h; everything else
+ * goes through these opaque handles. docs/hdf5-io.md describes the layout.
+ *
+ * Writer. sim__h5w_open creates "<final>.tmp.<pid>.<n>" next to the final
+ * name; sim__h5w_commit flushes, fsyncs and renames it into place, so a file
+ * under the final name is always complete. Paths are absolute HDF5 paths
+ * ("/summary/wait_p99_us"); missing parent groups are created on the way.
+ * Every numeric dataset and table column carries a `units` and a
+ * `description` string attribute, and both are required: units follow
+ * UDUNITS spelling ("s", "us", "W", "USD", "USD/h", "GPU", "1" for a
+ * dimensionless ratio or a count).
+ *
+ * Errors are sticky: once a call on a writer fails, every later call on it
+ * (its tables included) returns the same status and diag, and commit fails
+ * too, so a forgotten check can never produce a file. After a failure, call
+ * sim__h5w_abort (commit, when it fails, cleans up by itself).
+ *
+ * Tables. A table is a group whose members are one 1-D dataset per column,
+ * all of the same length, chunked SIM__H5_CHUNK_ROWS rows at a time, shuffled
+ * and deflated. Rows are buffered one chunk per column, so the table costs
+ * ncols * SIM__H5_CHUNK_ROWS values of memory however long it grows, and there
+ * is one HDF5 write per chunk per column.
+ *
+ * Reader. Reads whole scalars, attributes and 1-D datasets into malloc'd
+ * memory the caller frees with free().
+ *
+ * Status codes: TM_ERR_INVAL (misuse: bad path, missing units, wrong column
+ * type, name already taken), TM_ERR_IO (a system call failed: no space,
+ * read-only file system, missing directory; msg carries strerror), TM_ERR_HDF5
+ * (any other HDF5 failure; msg carries HDF5's innermost message),
+ * TM_ERR_NOTFOUND (reader: no such file, object or attribute), TM_ERR_NOMEM.
+ * diag->where is "file:/object/path" (attributes "file:/object/path@name").
+ */
+#ifndef TARMAC_H5IO_INT_H
+#define TARMAC_H5IO_INT_H
+
+#include "status.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Rows per chunk of a table column (and of a large fixed array): 128 KiB of
+ * doubles, inside HDF5's recommended 10 KiB .. 1 MiB. */
+#define SIM__H5_CHUNK_ROWS 16384
+/* gzip level of chunked datasets (h5py's default). */
+#define SIM__H5_DEFLATE_LEVEL 4
+
+typedef struct sim__h5w sim__h5w; /* a file being written */
+typedef struct sim__h5t sim__h5t; /* a table of a writer, appended row by row */
+typedef struct sim__h5r sim__h5r; /* a file open for reading */
+
+/* Element types. Stored little-endian: f64 IEEE double, i64/i32 signed, u8. */
+typedef enum sim__h5_type {
+    SIM__H5_F64 = 0,
+    SIM__H5_I64,
+    SIM__H5_I32,
+    SIM__H5_U8,
+    SIM__H5_STR,  /* reader only (sim__h5r_info) */
+    SIM__H5_OTHER /* reader only: compound, enum, ... */
+} sim__h5_type;
+
+/* One column of a table. The strings are copied; none may be NULL. */
+typedef struct sim__h5_col {
+    const char *name;  /* a single link name: no '/', not "." or ".." */
+    sim__h5_type type; /* F64, I64, I32 or U8 */
+    const char *units;
+    const char *description;
+} sim__h5_col;
+
+/* ------------------------------------------------------------------------- */
+/* Writer                                                                     */
+
+/* Create the temporary file for `final_path` (its directory must exist and be
+ * writable). On success *w is the writer; on failure *w is NULL, nothing is
+ * left on disk and diag says why (TM_ERR_IO with strerror for a missing or
+ * read-only directory). The final name is not touched until commit. */
+int sim__h5w_open(sim__h5w **w, const char *final_path, tm_diag *diag);
+
+/* Flush every table, close, fsync the file, rename it to the final name
+ * (replacing any file there) and fsync the directory. Always consumes w: on
+ * failure the temporary file is removed, any older file under the final name
+ * is left as it was, and diag says why. */
+int sim__h5w_commit(sim__h5w *w, tm_diag *diag);
+
+/* Close and remove the temporary file and free w and its tables. NULL is a
+ * no-op. Never touches the final name. */
+void sim__h5w_abort(sim__h5w *w);
+
+/* Create the group at `path` and its parents; an existing group is fine. */
+int sim__h5w_group(sim__h5w *w, const char *path, tm_diag *diag);
+
+/* Scalar datasets. The name must be new. */
+int sim__h5w_scalar_f64(sim__h5w *w, const char *path, double v, const char *units,
+                        const char *description, tm_diag *diag);
+int sim__h5w_scalar_i64(sim__h5w *w, const char *path, int64_t v, const char *units,
+                        const char *description, tm_diag *diag);
+/* A UTF-8 string (variable length, as h5py writes a str); no units. */
+int sim__h5w_scalar_str(sim__h5w *w, const char *path, const char *v, const char *description,
+                        tm_diag *diag);
+
+/* 1-D datasets of n values written at once (n may be 0; v may then be NULL).
+ * Above SIM__H5_CHUNK_ROWS values they are chunked and compressed like table
+ * columns, below they are contiguous. */
+int sim__h5w_array_f64(sim__h5w *w, const char *path, const double *v, size_t n, const char *units,
+                       const char *description, tm_diag *diag);
+int sim__h5w_array_i64(sim__h5w *w, const char *path, const int64_t *v, size_t n, const char *units,
+                       const char *description, tm_diag *diag);
+
+/* Attributes on an existing group or dataset ("/" is the root group). An
+ * attribute of the same name is replaced. */
+int sim__h5w_attr_str(sim__h5w *w, const char *obj_path, const char *name, const char *v,
+                      tm_diag *diag);
+int sim__h5w_attr_f64(sim__h5w *w, const char *obj_path, const char *name, double v, tm_diag *diag);
+int sim__h5w_attr_i64(sim__h5w *w, const char *obj_path, const char *name, int64_t v,
+                      tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Tables                                                                     */
+
+/* Create the table group at `path` (new; parents on demand) with a
+ * `description` and a `columns` attribute (the column names in order, an
+ * array of strings), and one empty column dataset per entry of cols[0..ncols).
+ * The writer owns the table: commit or abort closes it, or close it earlier
+ * with sim__h5t_close. *t is NULL on failure. */
+int sim__h5t_create(sim__h5t **t, sim__h5w *w, const char *path, const char *description,
+                    const sim__h5_col *cols, size_t ncols, tm_diag *diag);
+
+/* One row: put every column exactly once, in any order, then end the row.
+ * A put of the wrong type, to a column out of range or twice in a row is
+ * recorded and reported by row_end (and by commit); the row is dropped. */
+void sim__h5t_put_f64(sim__h5t *t, size_t col, double v);
+void sim__h5t_put_i64(sim__h5t *t, size_t col, int64_t v);
+void sim__h5t_put_i32(sim__h5t *t, size_t col, int32_t v);
+void sim__h5t_put_u8(sim__h5t *t, size_t col, uint8_t v);
+/* End the row; writes a chunk when one is full. Fails if a column was not put. */
+int sim__h5t_row_end(sim__h5t *t, tm_diag *diag);
+
+/* Append nrows rows at once: cols[i] points at nrows values of column i's
+ * type (double, int64_t, int32_t or uint8_t). Not in the middle of a row. */
+int sim__h5t_append(sim__h5t *t, const void *const *cols, size_t nrows, tm_diag *diag);
+
+/* Rows ended or appended so far. */
+uint64_t sim__h5t_rows(const sim__h5t *t);
+
+/* Write what is buffered, close the table and free it (t is invalid after,
+ * even on failure). Optional: commit does it for tables still open. */
+int sim__h5t_close(sim__h5t *t, tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Reader                                                                     */
+
+typedef enum sim__h5_order {
+    SIM__H5_ORDER_NAME = 0, /* byte order of the names (strcmp) */
+    SIM__H5_ORDER_CREATION  /* the order the writer created them (tarmac files track it) */
+} sim__h5_order;
+
+typedef enum sim__h5_kind { SIM__H5_GROUP = 0, SIM__H5_DATASET, SIM__H5_KIND_OTHER } sim__h5_kind;
+
+typedef struct sim__h5_info {
+    sim__h5_kind kind;
+    /* datasets only: the narrowest of F64 (any float), I64 (i64, u32, u64),
+     * I32 (i8, i16, i32, u16), U8, STR, OTHER that holds the stored type */
+    sim__h5_type type;
+    int rank;     /* 0 for a scalar */
+    uint64_t len; /* number of elements (1 for a scalar) */
+} sim__h5_info;
+
+/* Open an existing file read-only. TM_ERR_NOTFOUND if it does not exist,
+ * TM_ERR_HDF5 if it is not an HDF5 file. *r is NULL on failure. */
+int sim__h5r_open(sim__h5r **r, const char *path, tm_diag *diag);
+/* NULL is a no-op. */
+void sim__h5r_close(sim__h5r *r);
+
+/* 1 if a group or dataset exists at `path`, 0 otherwise (or for a bad path). */
+int sim__h5r_exists(sim__h5r *r, const char *path);
+/* What is at `path`. */
+int sim__h5r_info(sim__h5r *r, const char *path, sim__h5_info *info, tm_diag *diag);
+
+/* The member names of a group, in name or creation order. *names is one
+ * malloc'd block (the pointer array followed by the strings): free(*names)
+ * frees all of it. Never NULL on success, even for an empty group. */
+int sim__h5r_list(sim__h5r *r, const char *group_path, sim__h5_order order, char ***names,
+                  size_t *n, tm_diag *diag);
+
+/* Scalars (or 1-D datasets of exactly one element). f64 reads any integer or
+ * float type; i64 refuses floats (TM_ERR_INVAL). A string is malloc'd. */
+int sim__h5r_scalar_f64(sim__h5r *r, const char *path, double *v, tm_diag *diag);
+int sim__h5r_scalar_i64(sim__h5r *r, const char *path, int64_t *v, tm_diag *diag);
+int sim__h5r_scalar_str(sim__h5r *r, const char *path, char **v, tm_diag *diag);
+
+/* Attributes of a group or dataset; TM_ERR_NOTFOUND if absent. */
+int sim__h5r_attr_str(sim__h5r *r, const char *obj_path, const char *name, char **v, tm_diag *diag);
+int sim__h5r_attr_f64(sim__h5r *r, const char *obj_path, const char *name, double *v,
+                      tm_diag *diag);
+int sim__h5r_attr_i64(sim__h5r *r, const char *obj_path, const char *name, int64_t *v,
+                      tm_diag *diag);
+
+/* A whole scalar or 1-D numeric dataset (a table column, say) as *n values in
+ * a malloc'd array, never NULL on success (even for n == 0). f64 converts any
+ * integer or float type (integers beyond 2^53 round); i64 reads integer types
+ * only (u64 beyond INT64_MAX clips). */
+int sim__h5r_array_f64(sim__h5r *r, const char *path, double **v, size_t *n, tm_diag *diag);
+int sim__h5r_array_i64(sim__h5r *r, const char *path, int64_t **v, size_t *n, tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Checking                                                                   */
+
+/* Files, groups, datasets, named types and attributes open in HDF5 right
+ * now, over all files: 0 whenever no writer, table or reader is open. Tests
+ * assert it to catch a leaked handle or a file that failed to close. */
+long sim__h5_open_ids(void);
+
+#endif

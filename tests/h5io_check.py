@@ -1,0 +1,167 @@
+"""h5io_check.py — read tarmac's HDF5 output with real external readers.
+
+Usage: /usr/bin/python3 h5io_check.py TEST_H5IO_BINARY
+
+Runs `test_h5io --write` and `test_h5io --write-bad` into a fresh temporary
+folder, checks the good file with h5py (names, dtypes, shapes, chunking and
+compression, values, units and description attributes, column order) and
+with `h5dump -H`, then checks that the same checks reject the bad file (one
+value and one unit changed), so this test can fail. Exit 0 when all holds.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+NROWS = 100003
+CHUNK = 16384
+NBIG = 40000
+BAD_ROW = 77777
+
+
+def check_file(path):
+    """All the problems found in `path`, as 'what: got X, want Y' strings."""
+    bad = []
+
+    def want(what, got, exp):
+        if got != exp:
+            bad.append(f"{what}: got {got!r}, want {exp!r}")
+
+    def dataset(f, name, dtype, shape, units):
+        if name not in f:
+            bad.append(f"{name}: missing")
+            return None
+        d = f[name]
+        name = d.name  # the full path, in messages
+        want(f"{name} dtype", d.dtype, np.dtype(dtype))
+        want(f"{name} shape", d.shape, shape)
+        want(f"{name} units", d.attrs.get("units"), units)
+        desc = d.attrs.get("description")
+        if not isinstance(desc, str) or not desc:
+            bad.append(f"{name} description: got {desc!r}, want a non-empty str")
+        return d
+
+    with h5py.File(path, "r") as f:
+        want("/ title", f.attrs.get("title"), "tarmac h5io test")
+        want("/ schema_version", int(f.attrs.get("schema_version", -1)), 1)
+        want("root members", sorted(f.keys()), ["arrays", "jobs", "provenance", "summary", "tables"])
+
+        # scalars
+        d = dataset(f, "/summary/wait_mean_s", "<f8", (), "s")
+        if d is not None:
+            want("/summary/wait_mean_s", float(d[()]), 12.5)
+            want("/summary/wait_mean_s method", d.attrs.get("method"), "arithmetic mean")
+        d = dataset(f, "/summary/jobs", "<i8", (), "1")
+        if d is not None:
+            want("/summary/jobs", int(d[()]), NROWS)
+        d = dataset(f, "/summary/min_i64", "<i8", (), "1")
+        if d is not None:
+            want("/summary/min_i64", int(d[()]), -(2**63))
+        want("/summary horizon_s", float(f["/summary"].attrs.get("horizon_s", -1)), 3600.0)
+        v = f["/provenance/version"]
+        want("/provenance/version", v.asstr()[()], "0.1.0-test")
+        want("/provenance/version units", "units" in v.attrs, False)
+        want("/provenance/libraries/hdf5", f["/provenance/libraries/hdf5"].asstr()[()], "1.10")
+        want("/provenance/empty note", f["/provenance/empty"].attrs.get("note"), "caf\u00e9 \u00b5s")
+
+        # fixed arrays
+        d = dataset(f, "/arrays/edges_s", "<f8", (5,), "s")
+        if d is not None:
+            want("/arrays/edges_s", d[()].tolist(), [0.0, 1.5, 60.0, 3600.0, 86400.25])
+        d = dataset(f, "/arrays/empty_i64", "<i8", (0,), "1")
+        d = dataset(f, "/arrays/big", "<f8", (NBIG,), "s")
+        if d is not None:
+            want("/arrays/big chunks", d.chunks, (CHUNK,))
+            want("/arrays/big compression", d.compression, "gzip")
+            if not np.array_equal(d[()], np.arange(NBIG) * 0.25):
+                bad.append("/arrays/big: values differ from i * 0.25")
+
+        # the table
+        jobs = f["/jobs"]
+        want("/jobs columns", [str(c) for c in jobs.attrs.get("columns", [])],
+             ["t_s", "id", "gpus", "flag"])
+        want("/jobs description", jobs.attrs.get("description"), "one row per job")
+        i = np.arange(NROWS, dtype=np.int64)
+        expect = {
+            "t_s": ("<f8", "s", i * 0.5),
+            "id": ("<i8", "1", 3 * i - 7),
+            "gpus": ("<i4", "GPU", (i % 17) - 8),
+            "flag": ("|u1", "1", (i * 7) % 251),
+        }
+        for name, (dtype, units, values) in expect.items():
+            d = dataset(jobs, name, dtype, (NROWS,), units)
+            if d is None:
+                continue
+            want(f"/jobs/{name} chunks", d.chunks, (CHUNK,))
+            want(f"/jobs/{name} maxshape", d.maxshape, (None,))
+            want(f"/jobs/{name} compression", d.compression, "gzip")
+            want(f"/jobs/{name} shuffle", d.shuffle, True)
+            got = d[()]
+            want(f"/jobs/{name} sum", int(np.sum(got, dtype=np.float64 if dtype == "<f8" else np.int64)),
+                 int(np.sum(values)))
+            if not np.array_equal(got, values):
+                k = int(np.flatnonzero(got != values)[0])
+                bad.append(f"/jobs/{name}[{k}]: got {got[k]!r}, want {values[k]!r}")
+
+        # the empty table
+        e = f["/tables/empty"]
+        want("/tables/empty columns", [str(c) for c in e.attrs.get("columns", [])], ["x", "n"])
+        dataset(e, "x", "<f8", (0,), "s")
+        dataset(e, "n", "<i8", (0,), "1")
+        if "x" in e:
+            want("/tables/empty/x maxshape", e["x"].maxshape, (None,))
+    return bad
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    writer = sys.argv[1]
+    tmp = tempfile.mkdtemp(prefix="tarmac-h5io-py.")
+    good, badf = os.path.join(tmp, "good.h5"), os.path.join(tmp, "bad.h5")
+    failures = []
+    for flag, path in (("--write", good), ("--write-bad", badf)):
+        r = subprocess.run([writer, flag, path], capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append(f"{writer} {flag} {path}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+    if not failures:
+        failures += check_file(good)
+
+        h5dump = shutil.which("h5dump")
+        if not h5dump:
+            failures.append("h5dump not found (Debian package hdf5-tools)")
+        else:
+            r = subprocess.run([h5dump, "-H", good], capture_output=True, text=True)
+            if r.returncode != 0:
+                failures.append(f"h5dump -H {good}: exit {r.returncode}: {r.stderr.strip()}")
+            for s in ('DATASET "t_s"', 'ATTRIBUTE "units"', "H5T_STD_U8LE", "H5T_STD_I32LE"):
+                if s not in r.stdout:
+                    failures.append(f"h5dump -H {good}: no {s!r} in its output")
+
+        # The checks must catch a wrong value and a wrong unit.
+        caught = check_file(badf)
+        print("on the perturbed file the checks report (expected):")
+        for c in caught:
+            print("   ", c)
+        if not any(c.startswith("/jobs/id[") for c in caught):
+            failures.append(f"bad file: the wrong /jobs/id[{BAD_ROW}] went unnoticed")
+        if not any(c.startswith("/jobs/t_s units") for c in caught):
+            failures.append("bad file: the wrong /jobs/t_s units went unnoticed")
+
+    if failures:
+        for m in failures:
+            print("FAIL:", m, file=sys.stderr)
+        print(f"files kept in {tmp}", file=sys.stderr)
+        return 1
+    shutil.rmtree(tmp)
+    print("h5io_check: all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
