@@ -1685,3 +1685,12 @@ long sim__h5_open_ids(void)
     h5_init();
     return (long)H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
 }
+
+void sim__h5_version(char *buf, size_t n)
+{
+    unsigned maj = 0, min = 0, rel = 0;
+    if (H5get_libversion(&maj, &min, &rel) < 0)
+        snprintf(buf, n, "unknown");
+    else
+        snprintf(buf, n, "%u.%u.%u", maj, min, rel);
+}

@@ -45,8 +45,9 @@
 /* Rows per chunk of a table column (and of a large fixed array): 128 KiB of
  * doubles, inside HDF5's recommended 10 KiB .. 1 MiB. */
 #define SIM__H5_CHUNK_ROWS 16384
-/* gzip level of chunked datasets (h5py's default). */
-#define SIM__H5_DEFLATE_LEVEL 4
+/* gzip level of chunked datasets: 1, because on a million-job table level 4
+ * costs a third more time for 2 % smaller files (bench/README.md). */
+#define SIM__H5_DEFLATE_LEVEL 1
 
 typedef struct sim__h5w sim__h5w; /* a file being written */
 typedef struct sim__h5t sim__h5t; /* a table of a writer, appended row by row */
@@ -212,5 +213,8 @@ int sim__h5r_array_i64(sim__h5r *r, const char *path, int64_t **v, size_t *n, tm
  * now, over all files: 0 whenever no writer, table or reader is open. Tests
  * assert it to catch a leaked handle or a file that failed to close. */
 long sim__h5_open_ids(void);
+
+/* The HDF5 library version ("1.10.8") into buf, for provenance. */
+void sim__h5_version(char *buf, size_t n);
 
 #endif

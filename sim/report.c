@@ -232,7 +232,6 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
         {"t_end_s", (double)r->t_end_us / SIM_US_PER_S, "s", "simulated time at the end"},
         {"alloc_util", r->alloc_util, "1", "GPU-time allocated / GPU-time in service"},
         {"gpu_hours_up", r->gpu_s_up / 3600, "GPU h", "GPU-hours in service"},
-        {"gpu_hours_alloc", r->gpu_s_alloc / 3600, "GPU h", "GPU-hours allocated to jobs"},
         {"queue_len_mean", r->queue_len_mean, "1", "time-average number of jobs waiting"},
         {"running_mean", r->running_mean, "1", "time-average number of jobs running"},
     };

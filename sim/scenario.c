@@ -588,16 +588,18 @@ static int load_dist(loader *L, const cJSON *v, const char *p, int kind, trace_d
         int k = 0;
         rc = TM_OK;
         for (const cJSON *e = vals->child; e && rc == TM_OK; e = e->next, k++) {
-            char r[PATH_MAX_LEN];
-            snprintf(r, sizeof r, "%s.values[%d]", p, k);
+            char r[PATH_MAX_LEN], vp[PATH_MAX_LEN];
+            child(vp, p, "values");
+            element(r, vp, k);
             rc = value_of(L, e, r, kind, &xv[k]);
             wv[k] = 1.0;
         }
         k = 0;
         for (const cJSON *e = w ? w->child : NULL; e && rc == TM_OK; e = e->next, k++) {
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
-                char r[PATH_MAX_LEN];
-                snprintf(r, sizeof r, "%s.weights[%d]", p, k);
+                char r[PATH_MAX_LEN], wp[PATH_MAX_LEN];
+                child(wp, p, "weights");
+                element(r, wp, k);
                 rc = fail(L, r, "expected a weight >= 0, got %s", kind_of(e));
             } else {
                 wv[k] = e->valuedouble;
@@ -739,15 +741,16 @@ static int load_arrival(loader *L, const cJSON *o, const char *p, trace_arrival_
         int i = 0;
         for (const cJSON *e = mult->child; e; e = e->next, i++) {
             char r2[PATH_MAX_LEN];
-            snprintf(r2, sizeof r2, "%s.multipliers[%d]", q, i);
+            element(r2, r1, i);
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
                 return fail(L, r2, "expected a multiplier >= 0, got %s", kind_of(e));
             a->mmpp_mult[i] = e->valuedouble;
         }
         i = 0;
+        child(r1, q, "sojourn");
         for (const cJSON *e = soj->child; e; e = e->next, i++) {
             char r2[PATH_MAX_LEN];
-            snprintf(r2, sizeof r2, "%s.sojourn[%d]", q, i);
+            element(r2, r1, i);
             double s;
             if ((rc = parse_duration_value(L, e, r2, &s)))
                 return rc;
@@ -1007,7 +1010,8 @@ int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const
     if (memchr(text, '\0', len))
         return tm_diag_set(diag, TM_ERR_JSON, L.file, "contains a NUL byte: not a JSON text");
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(sc->json_given, len, &end, 1);
+    /* the length includes the terminating NUL: cJSON checks for it after the value */
+    cJSON *root = cJSON_ParseWithLengthOpts(sc->json_given, len + 1, &end, 1);
     if (!root) {
         int line, col;
         const char *at = end ? end : cJSON_GetErrorPtr();
