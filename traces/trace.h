@@ -104,42 +104,66 @@ typedef enum trace_dist_kind {
 } trace_dist_kind;
 
 /* A distribution of a non-negative quantity (a duration in seconds, a GPU
- * count, ...). Samples are clamped to [min, max] when those are set
- * (min <= max; defaults 0 and +inf). The struct owns values/weights and its
- * GSL lookup table; trace_dist_fini frees them. */
+ * count, ...). Samples are clamped to [min, max] (defaults 0 and +inf; see
+ * trace_dist_set_clamp). The struct owns values/weights and its GSL lookup
+ * table; trace_dist_fini frees them. Every init zeroes the struct first and
+ * leaves it zeroed on failure, so trace_dist_fini is always safe. */
 typedef struct trace_dist {
     trace_dist_kind kind;
     double p[2];
     double min, max;
     size_t n;
-    double *values;
-    double *weights;
+    double *values;            /* DISCRETE: as given; EMPIRICAL: sorted ascending */
+    double *weights;           /* DISCRETE: normalised to probabilities (sum 1) */
     gsl_ran_discrete_t *table; /* DISCRETE: Walker alias table */
+    double mean;               /* set by init: what trace_dist_mean returns */
 } trace_dist;
 
 /* Parametric distributions (constant, exponential, lognormal, Weibull, Pareto,
- * uniform); parameters are checked (positive scale, sigma >= 0, ...). */
+ * uniform); parameters must be finite and describe a non-negative quantity:
+ * constant >= 0, exponential mean > 0, lognormal sigma >= 0, Weibull and
+ * Pareto scale and shape > 0, uniform 0 <= low <= high. DISCRETE and
+ * EMPIRICAL have their own init functions. TM_ERR_INVAL otherwise, with diag
+ * naming the parameter ("weibull.shape") and the value found. */
 int trace_dist_init(trace_dist *d, trace_dist_kind kind, double p0, double p1, tm_diag *diag);
 /* Lognormal from its mean and the sigma of log(x): mu = ln(mean) - sigma^2/2. */
 int trace_dist_init_lognormal_mean(trace_dist *d, double mean, double sigma, tm_diag *diag);
-/* Discrete over n values with non-negative weights (not all zero); copies both. */
+/* Discrete over n >= 1 finite values >= 0 with finite non-negative weights
+ * (not all zero); copies both. */
 int trace_dist_init_discrete(trace_dist *d, const double *values, const double *weights, size_t n,
                              tm_diag *diag);
-/* Empirical over n values; takes ownership of `values` (malloc'd). */
+/* Empirical over n >= 1 finite values >= 0; takes ownership of `values`
+ * (malloc'd) whatever the outcome (it is freed on failure) and sorts it. */
 int trace_dist_init_empirical(trace_dist *d, double *values, size_t n, tm_diag *diag);
+/* Clamp samples to [min, max] (not NaN, min <= max; either may be infinite).
+ * TM_ERR_INVAL otherwise, leaving the previous bounds. */
+int trace_dist_set_clamp(trace_dist *d, double min, double max, tm_diag *diag);
+/* Free what d owns and zero it; safe on a zeroed or failed struct, and twice. */
 void trace_dist_fini(trace_dist *d);
 
-/* One sample (one GSL call per sample, never two in one expression). */
+/* One sample, clamped (one GSL call per sample, never two in one expression;
+ * CONSTANT draws nothing). */
 double trace_dist_sample(const trace_dist *d, gsl_rng *r);
 /* The mean before clamping (analytic; the sample mean for EMPIRICAL; +inf
  * where it does not exist, e.g. Pareto with alpha <= 1). */
 double trace_dist_mean(const trace_dist *d);
-/* The CDF before clamping, for tests against theory. */
+/* The CDF before clamping, for tests against theory: analytic for the
+ * parametric kinds, the step function of the values for DISCRETE (O(n)) and
+ * EMPIRICAL (O(log n)). */
 double trace_dist_cdf(const trace_dist *d, double x);
 
 /* Read one numeric column of a CSV file with a header row (by column name),
- * streaming; *values (malloc'd, caller frees) gets the n values. Bad rows are
- * an error naming file:line. */
+ * streaming line by line (memory: the longest line plus the output).
+ * Header names are trimmed of blanks; fields may be double-quoted (RFC 4180
+ * quoting within one line; "" is a quote); a UTF-8 BOM and \r\n endings are
+ * accepted; blank lines are allowed only at the end of the file. Values are
+ * parsed with strtod (C locale assumed) and must be finite. On success
+ * *values (malloc'd, caller frees; NULL when n is 0) gets the n values in
+ * file order. Errors: TM_ERR_NOTFOUND (no such file) or TM_ERR_IO with
+ * strerror; TM_ERR_TRACE for an empty file, a missing or ambiguous column
+ * (the message lists the columns), a short row, an empty, non-numeric or
+ * non-finite value, with diag.where = "path:line". On error *values = NULL
+ * and *n = 0. */
 int trace_csv_column(const char *path, const char *column, double **values, size_t *n,
                      tm_diag *diag);
 
@@ -159,9 +183,9 @@ int trace_csv_column(const char *path, const char *column, double **values, size
  * a homogeneous Poisson process. The time-varying parts are sampled by
  * thinning (Lewis & Shedler 1979) against a piecewise bound. */
 typedef struct trace_arrival_cfg {
-    double rate_per_s; /* base rate */
-    double daily[24];  /* multipliers per hour of day (all 1 = flat) */
-    double weekly[7];  /* multipliers per day of week, Monday first */
+    double rate_per_s;       /* base rate */
+    double daily[24];        /* multipliers per hour of day (all 1 = flat) */
+    double weekly[7];        /* multipliers per day of week, Monday first */
     double growth_per_month; /* > -1 */
     double t0_offset_s;
     uint32_t mmpp_states; /* 1 = no modulation */
@@ -169,28 +193,55 @@ typedef struct trace_arrival_cfg {
     double mmpp_sojourn_s[TRACE_MMPP_MAX_STATES];
 } trace_arrival_cfg;
 
-/* Flat, no growth, one state, the given rate. */
+/* Flat, no growth, one state, the given rate. The unused MMPP sojourns are
+ * 0, so raising mmpp_states without setting them fails validation. */
 void trace_arrival_cfg_poisson(trace_arrival_cfg *cfg, double rate_per_s);
 
+/* The latest time the samplers produce: int64 microseconds end here
+ * (about 292,000 years). */
+#define TRACE_ARRIVAL_T_MAX_S 9.2e12
+
+/* The state of one arrival stream. Fields are set by init and next(); read
+ * them, do not write them. The MMPP starts in its stationary distribution
+ * (drawn from r at the first next()), so trace_arrival_expected holds from
+ * t_start_s on. */
 typedef struct trace_arrival {
     trace_arrival_cfg cfg;
-    double t_s;          /* time of the last arrival (or of the start) */
-    uint32_t state;      /* current MMPP state */
-    double state_end_s;  /* when the MMPP leaves the state */
-    int started;
+    double t_s;            /* time of the last arrival (or of the start); +inf when done */
+    uint32_t state;        /* current MMPP state */
+    double state_end_s;    /* when the MMPP leaves the state */
+    int started;           /* the MMPP state has been drawn */
+    double hpp_rate_per_s; /* >= 0: homogeneous, gaps are Exp(1 / this); < 0: thinning */
+    double env_rate_per_s; /* rate * max daily * max weekly * max mmpp_mult */
+    double log1p_growth;   /* ln(1 + growth_per_month) */
+    int64_t hour;          /* current hour window, counted from Monday 00:00 */
+    double hour_end_s;     /* when that window ends */
 } trace_arrival;
 
-/* Check cfg (rates >= 0, finite, growth > -1, sojourns > 0, ...) and start at
- * time t_start_s. */
+/* Check cfg and start at time t_start_s (finite, |t| <= TRACE_ARRIVAL_T_MAX_S).
+ * cfg must be finite with rate >= 0, multipliers >= 0, growth > -1,
+ * |t0_offset_s| <= TRACE_ARRIVAL_T_MAX_S, 1 <= mmpp_states <=
+ * TRACE_MMPP_MAX_STATES, sojourns > 0 (when there are several states) and,
+ * if rate > 0, at least one positive daily, weekly and MMPP multiplier.
+ * TM_ERR_INVAL otherwise, with diag naming the field ("arrival.daily[3]")
+ * and the value found. */
 int trace_arrival_init(trace_arrival *a, const trace_arrival_cfg *cfg, double t_start_s,
                        tm_diag *diag);
 /* The next arrival time (s) after the previous one; +inf if the rate is 0
- * for ever. Uses r for every draw (the MMPP's too). */
+ * for ever, after the last arrival of a declining process (growth < 0: the
+ * total is finite), and beyond TRACE_ARRIVAL_T_MAX_S (or where the intensity
+ * overflows a double); once +inf, always +inf. Uses r for every draw (the
+ * MMPP's too). Cost: O(1) per arrival for a homogeneous process; otherwise
+ * one step per hour window and one draw per MMPP state change passed. */
 double trace_arrival_next(trace_arrival *a, gsl_rng *r);
-/* The deterministic part of the intensity at t (the MMPP factor excluded). */
+/* The deterministic part of the intensity at t (the MMPP factor excluded);
+ * NaN for |t| > TRACE_ARRIVAL_T_MAX_S. */
 double trace_arrival_rate(const trace_arrival_cfg *cfg, double t_s);
 /* The expected number of arrivals in [t0, t1] with the MMPP at its stationary
- * mean (for tests and for offered-load figures). */
+ * mean (for tests and for offered-load figures), integrated exactly. t0 and a
+ * finite t1 must lie within +-TRACE_ARRIVAL_T_MAX_S; t1 may be +inf (then +inf
+ * unless the rate is 0 or growth < 0). 0 when t1 <= t0; NaN when cfg is
+ * invalid or a time is out of range. Cost: O(hours in two weeks). */
 double trace_arrival_expected(const trace_arrival_cfg *cfg, double t0_s, double t1_s);
 
 /* ------------------------------------------------------------------------- */

@@ -1,0 +1,269 @@
+/*
+ * csvcol.c — one numeric column of a CSV file, for empirical distributions.
+ *
+ * The file is read one line at a time with getline, so memory is the longest
+ * line plus the growing output array (doubling; amortised O(1) per value).
+ * A line is split in place: fields are separated by commas, a field may be
+ * double-quoted (a quote inside is written ""), and quotes do not span lines
+ * (numeric traces never need that; an unterminated quote is an error). The
+ * header gives the column index once; each later row only walks to that
+ * field. Blank lines are tolerated at the end of the file only: a blank line
+ * followed by data is a missing row, reported at the blank line.
+ */
+#include "trace.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+/* Trim blanks at both ends, in place; returns the new start. */
+static char *trim(char *s)
+{
+    while (is_blank(*s))
+        s++;
+    size_t len = strlen(s);
+    while (len > 0 && is_blank(s[len - 1]))
+        s[--len] = '\0';
+    return s;
+}
+
+/* Cut the next field off *cursor (NULL once the line is used up), unquote it
+ * in place and trim it. Returns the field, or NULL for an unterminated quote
+ * (then *cursor is unchanged). An empty line has one empty field. */
+static char *next_field(char **cursor)
+{
+    char *s = *cursor;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s == '"') {
+        char *out = s, *in = s + 1;
+        for (;;) {
+            if (*in == '\0')
+                return NULL;
+            if (*in == '"') {
+                if (in[1] == '"') {
+                    *out++ = '"';
+                    in += 2;
+                    continue;
+                }
+                in++;
+                break;
+            }
+            *out++ = *in++;
+        }
+        /* After the closing quote only blanks may come before the comma;
+         * anything else is kept (lenient) and makes a number invalid. */
+        char *rest = in;
+        while (*rest && *rest != ',')
+            *out++ = *rest++;
+        *out = '\0';
+        *cursor = *rest == ',' ? rest + 1 : NULL;
+        return trim(s);
+    }
+    char *comma = strchr(s, ',');
+    if (comma) {
+        *comma = '\0';
+        *cursor = comma + 1;
+    } else {
+        *cursor = NULL;
+    }
+    return trim(s);
+}
+
+/* Strip the line ending ("\n", "\r\n" or a lone "\r"); returns the length. */
+static size_t chomp(char *line, size_t len)
+{
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        line[--len] = '\0';
+    return len;
+}
+
+static int line_is_blank(const char *s)
+{
+    while (is_blank(*s))
+        s++;
+    return *s == '\0';
+}
+
+/* Append "name" to a list "a, b" in buf, truncating with "..." when full. */
+static void list_append(char *buf, size_t size, const char *name)
+{
+    size_t used = strlen(buf);
+    if (used + 4 >= size)
+        return;
+    int w = snprintf(buf + used, size - used, "%s\"%s\"", used ? ", " : "", name);
+    if (w < 0 || (size_t)w >= size - used)
+        snprintf(buf + (size - 4), 4, "...");
+}
+
+int trace_csv_column(const char *path, const char *column, double **values, size_t *n,
+                     tm_diag *diag)
+{
+    int rc = TM_OK;
+    FILE *f = NULL;
+    char *line = NULL;
+    size_t cap_line = 0;
+    double *out = NULL;
+    size_t count = 0, cap = 0;
+    char where[sizeof diag->where];
+    unsigned long lineno = 0, blank_at = 0;
+    size_t col = 0, nfields = 0;
+
+    *values = NULL;
+    *n = 0;
+    f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        rc = tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "cannot open: %s",
+                         strerror(e));
+        goto out;
+    }
+
+    /* The header. */
+    errno = 0;
+    ssize_t len = getline(&line, &cap_line, f);
+    lineno = 1;
+    snprintf(where, sizeof where, "%s:%lu", path, lineno);
+    if (len < 0) {
+        if (ferror(f))
+            rc = tm_diag_set(diag, TM_ERR_IO, where, "cannot read: %s", strerror(errno));
+        else
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                             "expected a header row naming the columns, got an empty file");
+        goto out;
+    }
+    if (strlen(line) != (size_t)len) {
+        rc = tm_diag_set(diag, TM_ERR_TRACE, where, "expected text, got a NUL byte");
+        goto out;
+    }
+    chomp(line, (size_t)len);
+    char *cursor = line;
+    if ((unsigned char)cursor[0] == 0xEF && (unsigned char)cursor[1] == 0xBB &&
+        (unsigned char)cursor[2] == 0xBF)
+        cursor += 3; /* UTF-8 byte-order mark */
+    int found = 0;
+    char names[400] = "";
+    while (cursor) {
+        char *name = next_field(&cursor);
+        if (!name) {
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                             "expected a closing quote in the header, got end of line");
+            goto out;
+        }
+        if (strcmp(name, column) == 0) {
+            if (found) {
+                rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                                 "expected one column named \"%s\", got fields %zu and %zu", column,
+                                 col + 1, nfields + 1);
+                goto out;
+            }
+            found = 1;
+            col = nfields;
+        }
+        list_append(names, sizeof names, name);
+        nfields++;
+    }
+    if (!found) {
+        rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                         "expected a column named \"%s\", got columns %s", column, names);
+        goto out;
+    }
+
+    /* The rows: O(col) per row to reach the field. */
+    for (;;) {
+        errno = 0;
+        len = getline(&line, &cap_line, f);
+        if (len < 0)
+            break;
+        lineno++;
+        snprintf(where, sizeof where, "%s:%lu", path, lineno);
+        if (strlen(line) != (size_t)len) {
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where, "expected text, got a NUL byte");
+            goto out;
+        }
+        chomp(line, (size_t)len);
+        if (line_is_blank(line)) {
+            if (!blank_at)
+                blank_at = lineno;
+            continue;
+        }
+        if (blank_at) {
+            snprintf(where, sizeof where, "%s:%lu", path, blank_at);
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                             "expected a row, got a blank line (data follows at line %lu)", lineno);
+            goto out;
+        }
+        cursor = line;
+        char *field = NULL;
+        size_t i = 0;
+        for (; cursor && i <= col; i++) {
+            field = next_field(&cursor);
+            if (!field) {
+                rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                                 "expected a closing quote in field %zu, got end of line", i + 1);
+                goto out;
+            }
+        }
+        if (i <= col) {
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                             "expected at least %zu fields (column \"%s\" is field %zu), got %zu",
+                             col + 1, column, col + 1, i);
+            goto out;
+        }
+        if (*field == '\0') {
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                             "expected a number in column \"%s\", got an empty field", column);
+            goto out;
+        }
+        char *end = NULL;
+        errno = 0;
+        double v = strtod(field, &end);
+        if (end == field || *end != '\0') {
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                             "expected a number in column \"%s\", got \"%.200s\"", column, field);
+            goto out;
+        }
+        if (!isfinite(v)) {
+            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                             "expected a finite number in column \"%s\", got \"%.200s\"", column,
+                             field);
+            goto out;
+        }
+        if (count == cap) {
+            size_t ncap = cap ? 2 * cap : 1024;
+            double *grown = realloc(out, ncap * sizeof *out);
+            if (!grown) {
+                rc = tm_diag_set(diag, TM_ERR_NOMEM, where, "cannot grow to %zu values", ncap);
+                goto out;
+            }
+            out = grown;
+            cap = ncap;
+        }
+        out[count++] = v;
+    }
+    if (ferror(f)) {
+        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot read after line %lu: %s", lineno,
+                         strerror(errno));
+        goto out;
+    }
+    if (count == 0) {
+        free(out);
+        out = NULL;
+    }
+    *values = out;
+    *n = count;
+    out = NULL;
+out:
+    free(out);
+    free(line);
+    if (f)
+        fclose(f);
+    return rc;
+}
