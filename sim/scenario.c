@@ -639,9 +639,7 @@ static int load_dist(loader *L, const cJSON *v, const char *p, int kind, trace_d
         return dist_diag(L, p, rc, &sub);
     if (lo > hi)
         return fail(L, p, "min (%g) is above max (%g)", lo, hi);
-    d->min = lo;
-    d->max = hi;
-    return TM_OK;
+    return dist_diag(L, p, trace_dist_set_clamp(d, lo, hi, &sub), &sub);
 }
 
 /* ------------------------------------------------------------------------- */
