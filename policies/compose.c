@@ -4,8 +4,8 @@
  *
  *     order=fifo placement=best-fit backfill=none
  *
- * begin() asks the order for a permutation of the queue; decide() walks it from
- * a cursor, asking the placement rule for parts for each waiting job. A job
+ * begin() asks the order for a permutation of the queue (none for arrival
+ * order); decide() walks it from a cursor, asking the placement rule for parts for each waiting job. A job
  * that fits is returned as a START; one that does not either ends the pass
  * (backfill=none) or is passed over (backfill=greedy). The cursor only moves
  * forward, so a pass costs O(queue) placement attempts at most, and O(1) when
@@ -108,6 +108,10 @@ static void compose_destroy(void *state)
 static int compose_begin(void *state, const place_view *v)
 {
     compose *s = state;
+    s->n = v->n_queue;
+    s->cursor = 0;
+    if (!s->order->sort)
+        return PLACE_OK; /* arrival order: the cursor indexes the queue itself */
     if (v->n_queue > s->cap) {
         uint32_t cap = s->cap ? s->cap : 64;
         while (cap < v->n_queue)
@@ -118,8 +122,6 @@ static int compose_begin(void *state, const place_view *v)
         s->perm = p;
         s->cap = cap;
     }
-    s->n = v->n_queue;
-    s->cursor = 0;
     for (uint32_t i = 0; i < s->n; i++)
         s->perm[i] = i;
     return s->order->sort(v, s->perm, s->n);
@@ -129,7 +131,7 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
 {
     compose *s = state;
     while (s->cursor < s->n) {
-        uint32_t i = s->perm[s->cursor];
+        uint32_t i = s->order->sort ? s->perm[s->cursor] : s->cursor;
         if (v->queue_state[i] != PLACE_Q_WAITING) {
             s->cursor++;
             continue;

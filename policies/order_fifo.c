@@ -2,20 +2,14 @@
  * order_fifo.c — first come, first served.
  *
  * The queue arrives in arrival order (ties broken by the host's sequence
- * number), so FIFO is the identity permutation and costs nothing.
+ * number), so FIFO is the identity: no sort function, no permutation, no cost.
+ * Source: the first-come-first-served discipline of queueing theory and of
+ * every batch scheduler.
  */
 #include "place_int.h"
-
-static int fifo_sort(const place_view *v, uint32_t *perm, uint32_t n)
-{
-    (void)v;
-    (void)perm;
-    (void)n;
-    return PLACE_OK;
-}
 
 const place_order place__order_fifo = {
     "fifo",
     "first come, first served (arrival order)",
-    fifo_sort,
+    NULL,
 };

@@ -39,7 +39,9 @@ void place__part_host_share(const place_job *j, const place_part *parts, uint32_
 /* Components of the composed policy                                          */
 
 /* Queue order: fill perm[0..n) with the queue indices in the order the policy
- * considers them. perm arrives holding 0..n-1. */
+ * considers them. perm arrives holding 0..n-1. sort == NULL means arrival order
+ * itself, and then no permutation is built at all (a pass stays O(1) when the
+ * head of a strict queue does not fit). */
 typedef struct place_order {
     const char *name;
     const char *summary;

@@ -121,6 +121,8 @@ typedef struct engine {
     sim_result *res;
     uint64_t gpus_busy_down; /* GPUs still in use on nodes out of service */
     int apply_rc;            /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
+    uint32_t pass_prefix;    /* queue entries from q_head started so far in this pass */
+    int pass_holes;          /* a job behind a waiting one started in this pass */
 } engine;
 
 /* ------------------------------------------------------------------------- */
@@ -522,6 +524,10 @@ static int apply_start(engine *e, place_view *v, place_decision *d)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                            "a checked decision failed to apply: %s", place_strerror(rc));
     e->q_state[qi] = PLACE_Q_STARTED;
+    if (d->index == e->pass_prefix)
+        e->pass_prefix++;
+    else
+        e->pass_holes = 1;
     j->state = SIM_JOB_RUNNING;
     j->start_us = e->now_us;
     int64_t run = run_time_us(e, j);
@@ -610,10 +616,19 @@ static void pool_set_up(engine *e, uint32_t pool, int up)
 /* ------------------------------------------------------------------------- */
 /* the pass                                                                   */
 
-static void queue_compact(engine *e)
+/* After a pass: drop started entries and clear SKIPPED marks. When only a
+ * prefix started (always so for a strict queue) this is O(started); a pass
+ * that started jobs behind waiting ones, or refused a decision, costs a sweep
+ * of the queue. */
+static void queue_compact(engine *e, int full)
 {
     while (e->q_head < e->q_tail && e->q_state[e->q_head] == PLACE_Q_STARTED)
         e->q_head++;
+    if (!full) {
+        if (e->q_head == e->q_tail)
+            e->q_head = e->q_tail = 0;
+        return;
+    }
     uint32_t w = e->q_head;
     int holes = 0;
     for (uint32_t i = e->q_head; i < e->q_tail; i++) {
@@ -651,6 +666,8 @@ static int schedule_pass(engine *e)
         .n_running = e->n_run,
     };
     place_pass_stats st;
+    e->pass_prefix = 0;
+    e->pass_holes = 0;
     int rc = place_pass_run(&e->policy, &v, e->q_state + e->q_head, e->scratch, e->scratch_cap,
                             apply, e, &st);
     e->res->policy_errors += st.invalid;
@@ -661,10 +678,8 @@ static int schedule_pass(engine *e)
     if (rc < 0)
         return tm_diag_set(e->diag, TM_ERR_POLICY, "policy", "policy '%s' failed: %s",
                            e->sc->policy, place_strerror(rc));
-    if (st.started)
-        queue_compact(e);
-    else if (st.invalid)
-        queue_compact(e); /* clear SKIPPED marks */
+    if (st.started || st.invalid)
+        queue_compact(e, e->pass_holes || st.invalid);
     return TM_OK;
 }
 
