@@ -198,8 +198,7 @@ static void index_fini(place_cluster *c)
         if (c->by_free[t]) {
             for (uint32_t f = 0; f <= PLACE_MAX_GPUS_PER_NODE; f++)
                 place__bits_fini(&c->by_free[t][f], &c->env);
-            place__free(&c->env, c->by_free[t],
-                        (PLACE_MAX_GPUS_PER_NODE + 1) * sizeof(place_bits));
+            place__free(&c->env, c->by_free[t], (PLACE_MAX_GPUS_PER_NODE + 1) * sizeof(place_bits));
             c->by_free[t] = NULL;
         }
         place__bits_fini(&c->any_share[t], &c->env);
@@ -288,8 +287,7 @@ static int index_reserve(place_cluster *c, uint32_t t, uint32_t nodes)
 int place_cluster_add_node(place_cluster *c, uint32_t type, uint32_t gpus, int64_t cpu_milli,
                            int64_t mem_mib, uint32_t *node_out)
 {
-    if (!c || type >= c->n_types || gpus > PLACE_MAX_GPUS_PER_NODE || cpu_milli < 0 ||
-        mem_mib < 0)
+    if (!c || type >= c->n_types || gpus > PLACE_MAX_GPUS_PER_NODE || cpu_milli < 0 || mem_mib < 0)
         return PLACE_ERR_INVAL;
     if (c->n_nodes == PLACE_NONE - 1 || c->n_gpus > UINT32_MAX - gpus)
         return PLACE_ERR_INVAL;

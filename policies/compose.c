@@ -5,8 +5,8 @@
  *     order=fifo placement=best-fit backfill=none
  *
  * begin() asks the order for a permutation of the queue (none for arrival
- * order); decide() walks it from a cursor, asking the placement rule for parts for each waiting job. A job
- * that fits is returned as a START; one that does not either ends the pass
+ * order); decide() walks it from a cursor, asking the placement rule for parts for each waiting
+ * job. A job that fits is returned as a START; one that does not either ends the pass
  * (backfill=none) or is passed over (backfill=greedy). The cursor only moves
  * forward, so a pass costs O(queue) placement attempts at most, and O(1) when
  * the head of a strict queue does not fit.
@@ -63,8 +63,7 @@ static int parse_spec(compose *s, const char *args, char *err, size_t err_len)
             found = (s->backfill = place__backfill_find(val)) != NULL;
         else {
             if (err && err_len)
-                snprintf(err, err_len, "unknown policy key '%s' (order, placement, backfill)",
-                         key);
+                snprintf(err, err_len, "unknown policy key '%s' (order, placement, backfill)", key);
             return PLACE_ERR_SPEC;
         }
         if (!found) {

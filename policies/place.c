@@ -149,8 +149,7 @@ void place_instance_fini(place_instance *pi)
 /* ------------------------------------------------------------------------- */
 /* the pass                                                                   */
 
-static int check_decision(const place_view *v, const uint8_t *queue_state,
-                          const place_decision *d)
+static int check_decision(const place_view *v, const uint8_t *queue_state, const place_decision *d)
 {
     switch (d->kind) {
     case PLACE_START:
@@ -170,9 +169,8 @@ static int check_decision(const place_view *v, const uint8_t *queue_state,
     }
 }
 
-int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state,
-                   place_part *parts, uint32_t cap_parts, place_apply_fn apply, void *host,
-                   place_pass_stats *stats)
+int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state, place_part *parts,
+                   uint32_t cap_parts, place_apply_fn apply, void *host, place_pass_stats *stats)
 {
     place_pass_stats local;
     if (!stats)

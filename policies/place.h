@@ -41,11 +41,11 @@ extern "C" {
 #define PLACE_ABI_VERSION 1u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
-#define PLACE_MAX_TYPES 64u
+#define PLACE_MAX_TYPES         64u
 #define PLACE_MAX_GPUS_PER_NODE 64u
-#define PLACE_MILLI_WHOLE 1000u /* a whole GPU, in milli-GPU */
-#define PLACE_GPU_ANY 0xffffu   /* place_part.gpu: "any fully free GPUs" */
-#define PLACE_NONE 0xffffffffu  /* "no node" / "no index" */
+#define PLACE_MILLI_WHOLE       1000u       /* a whole GPU, in milli-GPU */
+#define PLACE_GPU_ANY           0xffffu     /* place_part.gpu: "any fully free GPUs" */
+#define PLACE_NONE              0xffffffffu /* "no node" / "no index" */
 
 /* Status codes: 0 is success, everything else negative. One table gives the enum,
  * the name and the message (place_strerror). */
@@ -107,8 +107,8 @@ void *place_alloc_libc(void *ud, void *ptr, size_t old_size, size_t new_size);
  * whatever the size. */
 typedef struct place_bits {
     uint64_t *w0, *w1, *w2;
-    uint32_t n;             /* number of bits */
-    uint32_t n0, n1, n2;    /* words per level */
+    uint32_t n;          /* number of bits */
+    uint32_t n0, n1, n2; /* words per level */
 } place_bits;
 
 /* Index of the first set bit >= from, or PLACE_NONE. */
@@ -128,17 +128,17 @@ static inline int place_bits_test(const place_bits *b, uint32_t i)
 typedef struct place_cluster {
     /* GPU types */
     uint32_t n_types;
-    uint32_t type_mem_mib[PLACE_MAX_TYPES];   /* memory of one GPU of the type */
-    uint32_t type_max_gpus[PLACE_MAX_TYPES];  /* most GPUs on any node of the type */
+    uint32_t type_mem_mib[PLACE_MAX_TYPES];  /* memory of one GPU of the type */
+    uint32_t type_max_gpus[PLACE_MAX_TYPES]; /* most GPUs on any node of the type */
 
     /* nodes */
     uint32_t n_nodes, cap_nodes;
-    uint16_t *node_type;     /* GPU type index (0 for CPU-only nodes too; see node_gpus) */
-    uint8_t *node_gpus;      /* GPUs on the node (0..64) */
-    uint8_t *node_free;      /* fully free GPUs that are in service */
-    uint8_t *node_up;        /* 1 when the node is in service (delivered, not retired) */
-    uint32_t *node_gpu0;     /* index of the node's first GPU in the gpu_* arrays */
-    uint64_t *node_free_mask;/* bit g: GPU g of the node is fully free and in service */
+    uint16_t *node_type;      /* GPU type index (0 for CPU-only nodes too; see node_gpus) */
+    uint8_t *node_gpus;       /* GPUs on the node (0..64) */
+    uint8_t *node_free;       /* fully free GPUs that are in service */
+    uint8_t *node_up;         /* 1 when the node is in service (delivered, not retired) */
+    uint32_t *node_gpu0;      /* index of the node's first GPU in the gpu_* arrays */
+    uint64_t *node_free_mask; /* bit g: GPU g of the node is fully free and in service */
     int64_t *node_cpu_milli, *node_cpu_free_milli; /* host CPU, milli-cores */
     int64_t *node_mem_mib, *node_mem_free_mib;     /* host memory, MiB */
     uint32_t *node_milli_free; /* sum of gpu_free_milli over the node's GPUs in service */
@@ -224,7 +224,7 @@ typedef struct place_job {
     int64_t host_mem_mib;  /* host memory for the whole job */
     int32_t priority;      /* larger = more important */
     uint32_t tenant;
-    uint32_t cls;          /* workload class index */
+    uint32_t cls; /* workload class index */
 } place_job;
 
 /* One node's share of a placement. For whole GPUs, `gpus` of them, gpu ==
@@ -247,8 +247,7 @@ typedef struct place_part {
 int place_cluster_check(const place_cluster *c, const place_job *job, const place_part *parts,
                         uint32_t n_parts);
 /* Allocate a checked placement (fills parts[].mask). Cost O(parts). */
-int place_cluster_take(place_cluster *c, const place_job *job, place_part *parts,
-                       uint32_t n_parts);
+int place_cluster_take(place_cluster *c, const place_job *job, place_part *parts, uint32_t n_parts);
 /* Give back what place_cluster_take allocated. GPUs that went out of service
  * meanwhile stay out of service. */
 void place_cluster_give(place_cluster *c, const place_job *job, const place_part *parts,
@@ -257,9 +256,9 @@ void place_cluster_give(place_cluster *c, const place_job *job, const place_part
 /* A running job, for policies that preempt or reserve (EASY backfilling). */
 typedef struct place_running {
     place_job job;
-    int64_t start_us;          /* start of the current run */
-    int64_t end_estimate_us;   /* start + estimate on its placement; -1 unknown */
-    double lost_gpu_s;         /* GPU-seconds lost if preempted now (since checkpoint) */
+    int64_t start_us;        /* start of the current run */
+    int64_t end_estimate_us; /* start + estimate on its placement; -1 unknown */
+    double lost_gpu_s;       /* GPU-seconds lost if preempted now (since checkpoint) */
     const place_part *parts;
     uint32_t n_parts;
 } place_running;
@@ -274,8 +273,8 @@ enum place_queue_state {
 typedef struct place_view {
     int64_t now_us;
     const place_cluster *cluster;
-    const place_job *queue;       /* in arrival order (ties by the host's sequence) */
-    const uint8_t *queue_state;   /* place_queue_state per entry */
+    const place_job *queue;     /* in arrival order (ties by the host's sequence) */
+    const uint8_t *queue_state; /* place_queue_state per entry */
     uint32_t n_queue;
     const place_running *running;
     uint32_t n_running;
@@ -309,8 +308,7 @@ typedef struct place_policy {
     const char *summary;
     /* Build a policy state from an argument string (may be NULL or ""). On
      * failure, err (err_len bytes, may be 0) says which argument is wrong. */
-    int (*create)(const place_env *env, const char *args, void **state, char *err,
-                  size_t err_len);
+    int (*create)(const place_env *env, const char *args, void **state, char *err, size_t err_len);
     void (*destroy)(void *state);
     /* A pass starts: the view is what the policy will be asked about. */
     int (*begin)(void *state, const place_view *v);
@@ -356,7 +354,7 @@ typedef int (*place_apply_fn)(void *host, place_view *v, place_decision *d);
 
 typedef struct place_pass_stats {
     uint32_t started, preempted, invalid;
-    int last_invalid;   /* status of the last refused decision */
+    int last_invalid; /* status of the last refused decision */
 } place_pass_stats;
 
 /* Run one pass: begin, then decide/check/apply until the policy says DONE.
@@ -365,9 +363,8 @@ typedef struct place_pass_stats {
  * the pass goes on; a policy that keeps deciding beyond a bound proportional
  * to the queue and running set ends the pass with PLACE_ERR_LOOP. `parts` is
  * a scratch buffer of cap_parts entries for decisions. */
-int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state,
-                   place_part *parts, uint32_t cap_parts, place_apply_fn apply, void *host,
-                   place_pass_stats *stats);
+int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state, place_part *parts,
+                   uint32_t cap_parts, place_apply_fn apply, void *host, place_pass_stats *stats);
 
 #ifdef __cplusplus
 }

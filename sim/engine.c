@@ -38,23 +38,23 @@ enum {
     EV_ARRIVAL = 3,
 };
 
-#define PAGE_SHIFT 10u
-#define PAGE_JOBS (1u << PAGE_SHIFT)
-#define NO_SLOT UINT32_MAX
+#define PAGE_SHIFT      10u
+#define PAGE_JOBS       (1u << PAGE_SHIFT)
+#define NO_SLOT         UINT32_MAX
 #define SLOWDOWN_TAU_US (10 * SIM_US_PER_S)
 
 typedef struct job {
-    place_job pj;        /* what the policy sees; pj.id is the arrival sequence */
+    place_job pj; /* what the policy sees; pj.id is the arrival sequence */
     uint64_t trace_id;
     int64_t duration_us; /* at reference speed */
     int64_t start_us, end_us;
-    uint32_t state;      /* sim_job_state, or NO_SLOT on the free list */
-    uint32_t pos;        /* index in the queue or the running set */
+    uint32_t state; /* sim_job_state, or NO_SLOT on the free list */
+    uint32_t pos;   /* index in the queue or the running set */
     uint32_t next_free;
-    uint32_t gen;        /* bumped when the slot is reused */
-    uint64_t end_ev;     /* handle of the completion event */
-    place_part part0;    /* storage for a one-part placement */
-    place_part *parts;   /* &part0, or a pooled block for a gang that spans */
+    uint32_t gen;      /* bumped when the slot is reused */
+    uint64_t end_ev;   /* handle of the completion event */
+    place_part part0;  /* storage for a one-part placement */
+    place_part *parts; /* &part0, or a pooled block for a gang that spans */
     uint32_t n_parts, cap_parts;
     uint32_t gpus_on_down; /* GPUs in use on out-of-service nodes (for the GPU count) */
 } job;
@@ -122,7 +122,10 @@ typedef struct engine {
     uint64_t gpus_busy_down; /* GPUs still in use on nodes out of service */
     int apply_rc;            /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
     uint32_t pass_prefix;    /* queue entries from q_head started so far in this pass */
-    int pass_holes;          /* a job behind a waiting one started in this pass */
+    place_decision *hook_d;  /* decisions of the pass, for opts->pass_hook */
+    place_part *hook_parts;
+    size_t hook_n, hook_cap, hook_parts_n, hook_parts_cap;
+    int pass_holes; /* a job behind a waiting one started in this pass */
 } engine;
 
 /* ------------------------------------------------------------------------- */
@@ -495,11 +498,48 @@ static int apply_start(engine *e, place_view *v, place_decision *d);
 
 /* place_apply_fn: the library checked the decision; make it so. A failure
  * here is the engine's (memory, an internal error), kept in e->apply_rc. */
+static int hook_record(engine *e, const place_decision *d);
+
 static int apply(void *host, place_view *v, place_decision *d)
 {
     engine *e = host;
     e->apply_rc = apply_start(e, v, d);
+    if (e->apply_rc == TM_OK && e->opts && e->opts->pass_hook)
+        e->apply_rc = hook_record(e, d);
     return e->apply_rc == TM_OK ? PLACE_OK : PLACE_ERR_INVAL;
+}
+
+/* Keep a copy of an applied decision for the pass hook (parts with the GPU
+ * masks place_cluster_take chose). Only when a hook is set: never per event
+ * otherwise. */
+static int hook_record(engine *e, const place_decision *d)
+{
+    if (e->hook_n == e->hook_cap) {
+        size_t cap = e->hook_cap ? 2 * e->hook_cap : 64;
+        place_decision *p = realloc(e->hook_d, cap * sizeof *p);
+        if (!p)
+            return nomem(e);
+        e->hook_d = p;
+        e->hook_cap = cap;
+    }
+    if (e->hook_parts_n + d->n_parts > e->hook_parts_cap) {
+        size_t cap = e->hook_parts_cap ? 2 * e->hook_parts_cap : 256;
+        while (cap < e->hook_parts_n + d->n_parts)
+            cap *= 2;
+        place_part *p = realloc(e->hook_parts, cap * sizeof *p);
+        if (!p)
+            return nomem(e);
+        e->hook_parts = p;
+        e->hook_parts_cap = cap;
+    }
+    const job *j = slot_job(e, e->q_slot[e->q_head + d->index]);
+    memcpy(e->hook_parts + e->hook_parts_n, j->parts, d->n_parts * sizeof *j->parts);
+    place_decision *c = &e->hook_d[e->hook_n++];
+    *c = *d;
+    c->parts = NULL; /* pointers are set when the pass ends (the buffer may move) */
+    c->cap_parts = (uint32_t)e->hook_parts_n;
+    e->hook_parts_n += d->n_parts;
+    return TM_OK;
 }
 
 static int apply_start(engine *e, place_view *v, place_decision *d)
@@ -668,8 +708,21 @@ static int schedule_pass(engine *e)
     place_pass_stats st;
     e->pass_prefix = 0;
     e->pass_holes = 0;
+    const sim_pass_hook *hook = e->opts ? e->opts->pass_hook : NULL;
+    if (hook) {
+        e->hook_n = e->hook_parts_n = 0;
+        if (hook->before)
+            hook->before(hook->ud, &v);
+    }
     int rc = place_pass_run(&e->policy, &v, e->q_state + e->q_head, e->scratch, e->scratch_cap,
                             apply, e, &st);
+    if (hook && hook->after && rc >= 0 && e->apply_rc == TM_OK) {
+        for (size_t i = 0; i < e->hook_n; i++) {
+            e->hook_d[i].parts = e->hook_parts + e->hook_d[i].cap_parts;
+            e->hook_d[i].cap_parts = e->hook_d[i].n_parts;
+        }
+        hook->after(hook->ud, e->hook_d, e->hook_n);
+    }
     e->res->policy_errors += st.invalid;
     if (e->apply_rc != TM_OK)
         return e->apply_rc;
@@ -706,13 +759,13 @@ static int build_fleet(engine *e)
         const sim_pool_cfg *pc = &sc->pools[p];
         e->pool_first_node[p] = e->cluster.n_nodes;
         for (uint32_t k = 0; k < pc->nodes; k++) {
-            int rc = place_cluster_add_node(&e->cluster, pc->type, pc->gpus_per_node,
-                                            pc->cpu_milli, pc->mem_mib, NULL);
+            int rc = place_cluster_add_node(&e->cluster, pc->type, pc->gpus_per_node, pc->cpu_milli,
+                                            pc->mem_mib, NULL);
             if (rc != PLACE_OK)
-                return rc == PLACE_ERR_NOMEM ? nomem(e)
-                                             : tm_diag_set(e->diag, TM_ERR_SCENARIO, pc->name,
-                                                           "cannot add node: %s",
-                                                           place_strerror(rc));
+                return rc == PLACE_ERR_NOMEM
+                           ? nomem(e)
+                           : tm_diag_set(e->diag, TM_ERR_SCENARIO, pc->name, "cannot add node: %s",
+                                         place_strerror(rc));
         }
         uint32_t t = pc->type;
         if (pc->nodes == 0)
@@ -838,6 +891,8 @@ static void engine_fini(engine *e)
         gsl_rng_free(e->r_policy);
     place_cluster_fini(&e->cluster);
     sim__evq_fini(&e->evq);
+    free(e->hook_d);
+    free(e->hook_parts);
 }
 
 /* Rows for the jobs still in flight at the end, in arrival order within each
@@ -913,8 +968,8 @@ static void finish_results(engine *e)
 static int check_state(engine *e)
 {
     if (place_cluster_verify(&e->cluster) != PLACE_OK)
-        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "cluster invariant broken at %lld us",
-                           (long long)e->now_us);
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "cluster invariant broken at %lld us", (long long)e->now_us);
     int64_t milli = 0;
     for (uint32_t i = 0; i < e->n_run; i++) {
         const job *j = slot_job(e, e->r_slot[i]);
@@ -950,6 +1005,11 @@ static int run_loop(engine *e)
     const sim_scenario *sc = e->sc;
     int check = e->opts && e->opts->check_invariants;
     int rc = TM_OK;
+    uint64_t every = 0, next_progress = UINT64_MAX;
+    if (e->opts && e->opts->progress) {
+        every = e->opts->progress_every ? e->opts->progress_every : 65536;
+        next_progress = every;
+    }
     for (;;) {
         if (e->opts && e->opts->stop_flag && *e->opts->stop_flag)
             return tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
@@ -976,7 +1036,10 @@ static int run_loop(engine *e)
             e->now_us = ev.t_us;
         }
         sim__evq_pop(&e->evq, &ev);
-        e->res->events++;
+        if (++e->res->events >= next_progress) {
+            e->opts->progress(e->opts->progress_ud, e->now_us, e->res->events);
+            next_progress += every;
+        }
         switch (ev.kind) {
         case EV_JOB_END:
             rc = job_end(e, ev.a, ev.b);
@@ -1011,8 +1074,8 @@ static int run_loop(engine *e)
     return TM_OK;
 }
 
-int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink,
-            sim_result *res, tm_diag *diag)
+int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink, sim_result *res,
+            tm_diag *diag)
 {
     double t0 = wall_now();
     engine e;

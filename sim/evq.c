@@ -80,8 +80,7 @@ static inline int64_t key_time(sim__evq_key k)
 {
     uint64_t hi = (uint64_t)(k >> 64);
     /* Undo the bias without an implementation-defined conversion. */
-    return hi >= EVQ_TIME_BIAS ? (int64_t)(hi - EVQ_TIME_BIAS)
-                               : (int64_t)hi - INT64_MAX - 1;
+    return hi >= EVQ_TIME_BIAS ? (int64_t)(hi - EVQ_TIME_BIAS) : (int64_t)hi - INT64_MAX - 1;
 }
 
 static inline uint32_t key_kind(sim__evq_key k)

@@ -56,18 +56,18 @@ typedef struct sim__evq_slot {
 } sim__evq_slot;
 
 typedef struct sim__evq {
-    sim__evq_key *heap;    /* heap[0] is the minimum; heap[n..cap+3) are sentinels */
-    uint32_t *heap_slot;   /* heap_slot[i]: the slot of heap[i] */
-    uint32_t *slot_pos;    /* per slot: heap index while pending, next free slot when free */
-    sim__evq_slot *slots;  /* per slot: payload and generation */
-    uint32_t n;            /* pending events */
-    uint32_t cap;          /* heap entries and slots allocated */
-    uint32_t slots_used;   /* slots ever handed out: [0, slots_used) are initialised */
-    uint32_t free_head;    /* first free slot, or UINT32_MAX */
-    uint32_t retired;      /* slots whose generation ran out; never reused */
-    uint64_t next_seq;     /* sequence number of the next push */
-    void *heap_mem;        /* the allocation behind heap (heap is aligned inside it) */
-    size_t heap_mem_size;  /* its size, for the allocator */
+    sim__evq_key *heap;   /* heap[0] is the minimum; heap[n..cap+3) are sentinels */
+    uint32_t *heap_slot;  /* heap_slot[i]: the slot of heap[i] */
+    uint32_t *slot_pos;   /* per slot: heap index while pending, next free slot when free */
+    sim__evq_slot *slots; /* per slot: payload and generation */
+    uint32_t n;           /* pending events */
+    uint32_t cap;         /* heap entries and slots allocated */
+    uint32_t slots_used;  /* slots ever handed out: [0, slots_used) are initialised */
+    uint32_t free_head;   /* first free slot, or UINT32_MAX */
+    uint32_t retired;     /* slots whose generation ran out; never reused */
+    uint64_t next_seq;    /* sequence number of the next push */
+    void *heap_mem;       /* the allocation behind heap (heap is aligned inside it) */
+    size_t heap_mem_size; /* its size, for the allocator */
     sim__evq_alloc_fn alloc;
     void *alloc_ud;
 } sim__evq;

@@ -31,9 +31,9 @@ double sim__quant_get(const sim_quantiles *q, double quantile);
 typedef __int128 sim__area;
 
 typedef struct sim__series {
-    int64_t t_us;       /* time the current values hold from */
-    int64_t bin_t0_us;  /* start of the open bin */
-    int64_t bin_us;     /* bin width */
+    int64_t t_us;      /* time the current values hold from */
+    int64_t bin_t0_us; /* start of the open bin */
+    int64_t bin_us;    /* bin width */
     /* current values */
     int64_t up_milli, alloc_milli, queue_len, running;
     /* integrals since the start, and within the open bin */

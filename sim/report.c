@@ -241,8 +241,8 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
         if ((rc = sim__h5w_scalar_f64(w, p, f[i].v, f[i].units, f[i].desc, diag)))
             return rc;
     }
-    if ((rc = sim__h5w_scalar_i64(w, "/summary/events", (int64_t)r->events, "1",
-                                  "events processed", diag)) ||
+    if ((rc = sim__h5w_scalar_i64(w, "/summary/events", (int64_t)r->events, "1", "events processed",
+                                  diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/summary/passes", (int64_t)r->passes, "1",
                                   "scheduling passes run", diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/summary/policy_errors", (int64_t)r->policy_errors, "1",

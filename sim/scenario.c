@@ -226,7 +226,7 @@ static int parse_duration_value(loader *L, const cJSON *v, const char *p, double
     static const struct {
         const char *unit;
         double s;
-    } units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1},        {"m", 60},       {"min", 60},
+    } units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1},        {"m", 60}, {"min", 60},
                  {"h", 3600},  {"d", 86400}, {"w", 604800.0}, {"", 1}};
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
         if (strcmp(end, units[i].unit) == 0) {
@@ -265,10 +265,18 @@ static int get_duration(loader *L, const cJSON *o, const char *path, const char 
 /* ------------------------------------------------------------------------- */
 /* GPU types                                                                  */
 
-static const char *const type_keys[] = {
-    "name",         "base",         "mem_gib",           "bf16_tflops",
-    "mem_bw_gbs",   "power_idle_w", "power_peak_w",      "purchase_usd",
-    "ondemand_usd_per_h", "reserved_usd_per_h", "partition_slices", NULL};
+static const char *const type_keys[] = {"name",
+                                        "base",
+                                        "mem_gib",
+                                        "bf16_tflops",
+                                        "mem_bw_gbs",
+                                        "power_idle_w",
+                                        "power_peak_w",
+                                        "purchase_usd",
+                                        "ondemand_usd_per_h",
+                                        "reserved_usd_per_h",
+                                        "partition_slices",
+                                        NULL};
 
 static int load_types(loader *L, const cJSON *arr)
 {
@@ -344,8 +352,8 @@ static int find_type(loader *L, const char *p, const char *name, uint32_t *out)
 {
     int t = sim_catalog_find(L->sc->types, L->sc->n_types, name);
     if (t < 0)
-        return fail(L, p, "no GPU type named \"%s\" (see docs/catalog.md or add it under gpu_types)",
-                    name);
+        return fail(
+            L, p, "no GPU type named \"%s\" (see docs/catalog.md or add it under gpu_types)", name);
     *out = (uint32_t)t;
     return TM_OK;
 }
@@ -353,9 +361,9 @@ static int find_type(loader *L, const char *p, const char *name, uint32_t *out)
 /* ------------------------------------------------------------------------- */
 /* fleet                                                                      */
 
-static const char *const pool_keys[] = {"name",      "gpu_type",  "nodes",     "gpus_per_node",
-                                        "cpu_cores", "host_mem_gib", "ownership", "delivered",
-                                        "retired",   NULL};
+static const char *const pool_keys[] = {
+    "name",         "gpu_type",  "nodes",     "gpus_per_node", "cpu_cores",
+    "host_mem_gib", "ownership", "delivered", "retired",       NULL};
 
 static int load_fleet(loader *L, const cJSON *fleet)
 {
@@ -512,10 +520,9 @@ static int load_dist(loader *L, const cJSON *v, const char *p, int kind, trace_d
             return rc;
         return dist_diag(L, p, trace_dist_init(d, TRACE_DIST_CONSTANT, x, 0, &sub), &sub);
     }
-    static const char *const keys[] = {"dist",  "value", "mean",   "median",  "sigma",
-                                       "scale", "shape", "alpha",  "low",     "high",
-                                       "min",   "max",   "values", "weights", "file",
-                                       "column", "multiply", NULL};
+    static const char *const keys[] = {"dist",   "value",   "mean", "median", "sigma",    "scale",
+                                       "shape",  "alpha",   "low",  "high",   "min",      "max",
+                                       "values", "weights", "file", "column", "multiply", NULL};
     int rc = check_object(L, v, p, keys);
     if (rc)
         return rc;
@@ -670,10 +677,10 @@ static int load_profile(loader *L, const cJSON *o, const char *path, const char 
 static int load_arrival(loader *L, const cJSON *o, const char *p, trace_arrival_cfg *a,
                         double *offered_load)
 {
-    static const char *const keys[] = {"process",      "rate_per_s", "rate_per_hour",
-                                       "rate_per_day", "offered_load", "daily",
-                                       "weekly",       "growth_per_month", "start_offset",
-                                       "mmpp",         NULL};
+    static const char *const keys[] = {
+        "process", "rate_per_s", "rate_per_hour",    "rate_per_day", "offered_load",
+        "daily",   "weekly",     "growth_per_month", "start_offset", "mmpp",
+        NULL};
     int rc = check_object(L, o, p, keys);
     if (rc)
         return rc;
@@ -760,9 +767,9 @@ static int load_arrival(loader *L, const cJSON *o, const char *p, trace_arrival_
     return TM_OK;
 }
 
-static const char *const class_keys[] = {"name",      "arrival", "gpus",     "duration",
+static const char *const class_keys[] = {"name",        "arrival",   "gpus",     "duration",
                                          "gpu_mem_gib", "gpu_types", "can_span", "priority",
-                                         "max_jobs",  NULL};
+                                         "max_jobs",    NULL};
 
 static int load_class(loader *L, const cJSON *o, const char *p, sim_class_cfg *cc, int index)
 {
@@ -937,9 +944,9 @@ static void line_col(const char *text, const char *at, int *line, int *col)
 
 static int load_tree(loader *L, const cJSON *root)
 {
-    static const char *const keys[] = {"name",   "description", "seed",   "horizon", "stop",
-                                       "sample", "policy",      "gpu_types", "fleet", "workload",
-                                       NULL};
+    static const char *const keys[] = {"name",  "description", "seed",   "horizon",
+                                       "stop",  "sample",      "policy", "gpu_types",
+                                       "fleet", "workload",    NULL};
     int rc = check_object(L, root, "", keys);
     if (rc)
         return rc;
@@ -1219,12 +1226,12 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
         cJSON_AddNumberToObject(a, "start_offset_s", cc->arrival.t0_offset_s);
         if (cc->arrival.mmpp_states > 1) {
             cJSON *m = cJSON_AddObjectToObject(a, "mmpp");
-            cJSON_AddItemToObject(m, "multipliers",
-                                  cJSON_CreateDoubleArray(cc->arrival.mmpp_mult,
-                                                          (int)cc->arrival.mmpp_states));
-            cJSON_AddItemToObject(m, "sojourn_s",
-                                  cJSON_CreateDoubleArray(cc->arrival.mmpp_sojourn_s,
-                                                          (int)cc->arrival.mmpp_states));
+            cJSON_AddItemToObject(
+                m, "multipliers",
+                cJSON_CreateDoubleArray(cc->arrival.mmpp_mult, (int)cc->arrival.mmpp_states));
+            cJSON_AddItemToObject(
+                m, "sojourn_s",
+                cJSON_CreateDoubleArray(cc->arrival.mmpp_sojourn_s, (int)cc->arrival.mmpp_states));
         }
         cJSON_AddItemToObject(o, "gpus", dist_json(&cc->gpus));
         cJSON_AddItemToObject(o, "duration_s", dist_json(&cc->duration_s));

@@ -28,14 +28,14 @@
 /* One GPU type. Figures and their sources: docs/catalog.md. */
 typedef struct sim_gpu_type {
     char name[SIM_NAME_MAX];
-    uint32_t mem_mib;            /* GPU memory */
-    double bf16_tflops;          /* dense BF16 (FP16 for types without BF16) */
-    double mem_bw_gbs;           /* memory bandwidth, GB/s */
+    uint32_t mem_mib;   /* GPU memory */
+    double bf16_tflops; /* dense BF16 (FP16 for types without BF16) */
+    double mem_bw_gbs;  /* memory bandwidth, GB/s */
     double power_idle_w, power_peak_w;
-    double purchase_usd;         /* per GPU */
-    double ondemand_usd_per_h;   /* cloud on-demand, per GPU-hour */
-    double reserved_usd_per_h;   /* cloud 1-year reserved, per GPU-hour */
-    uint32_t partition_slices;   /* MIG-style slices per GPU; 0 = not partitionable */
+    double purchase_usd;       /* per GPU */
+    double ondemand_usd_per_h; /* cloud on-demand, per GPU-hour */
+    double reserved_usd_per_h; /* cloud 1-year reserved, per GPU-hour */
+    uint32_t partition_slices; /* MIG-style slices per GPU; 0 = not partitionable */
 } sim_gpu_type;
 
 /* The built-in catalog: *n gets the number of types. */
@@ -55,27 +55,27 @@ typedef enum sim_ownership {
 /* A pool of identical nodes. */
 typedef struct sim_pool_cfg {
     char name[SIM_NAME_MAX];
-    uint32_t type;             /* index into sim_scenario.types */
+    uint32_t type; /* index into sim_scenario.types */
     uint32_t nodes;
-    uint32_t gpus_per_node;    /* 1..64 */
-    int64_t cpu_milli;         /* host CPU per node */
-    int64_t mem_mib;           /* host memory per node */
+    uint32_t gpus_per_node; /* 1..64 */
+    int64_t cpu_milli;      /* host CPU per node */
+    int64_t mem_mib;        /* host memory per node */
     sim_ownership ownership;
-    int64_t delivered_us;      /* in service from (0 = from the start) */
-    int64_t retired_us;        /* out of service from (-1 = never) */
+    int64_t delivered_us; /* in service from (0 = from the start) */
+    int64_t retired_us;   /* out of service from (-1 = never) */
 } sim_pool_cfg;
 
 /* A workload class of batch-like jobs, synthesized. */
 typedef struct sim_class_cfg {
     char name[SIM_NAME_MAX];
     trace_arrival_cfg arrival;
-    trace_dist gpus;           /* GPUs per job (rounded to an integer >= 1) */
-    trace_dist duration_s;     /* run time at reference speed, seconds */
-    uint32_t gpu_mem_mib;      /* per GPU */
-    uint64_t type_mask;        /* allowed GPU types (bits of sim_scenario.types); 0 = any */
-    uint32_t flags;            /* trace_job_flags */
+    trace_dist gpus;       /* GPUs per job (rounded to an integer >= 1) */
+    trace_dist duration_s; /* run time at reference speed, seconds */
+    uint32_t gpu_mem_mib;  /* per GPU */
+    uint64_t type_mask;    /* allowed GPU types (bits of sim_scenario.types); 0 = any */
+    uint32_t flags;        /* trace_job_flags */
     int32_t priority;
-    uint64_t max_jobs;         /* stop generating after this many (0 = no limit) */
+    uint64_t max_jobs; /* stop generating after this many (0 = no limit) */
 } sim_class_cfg;
 
 typedef enum sim_stop {
@@ -85,12 +85,12 @@ typedef enum sim_stop {
 
 typedef struct sim_scenario {
     char name[128];
-    char source[512];          /* file the scenario came from, or "(embedded default)" */
+    char source[512]; /* file the scenario came from, or "(embedded default)" */
     uint64_t seed;
     int64_t horizon_us;
     sim_stop stop;
-    int64_t sample_us;         /* time-series bin width */
-    char policy[256];          /* placement-core specification */
+    int64_t sample_us; /* time-series bin width */
+    char policy[256];  /* placement-core specification */
 
     sim_gpu_type *types;
     size_t n_types;
@@ -99,7 +99,7 @@ typedef struct sim_scenario {
     sim_class_cfg *classes;
     size_t n_classes;
 
-    char *json_given;          /* the scenario text as given */
+    char *json_given; /* the scenario text as given */
 } sim_scenario;
 
 /* Load a scenario from a file (path) or from text (text != NULL, path names
@@ -143,28 +143,28 @@ const char *sim_reject_reason_str(int reason);
 /* One finished (or, at the end, unfinished) job. Times in microseconds; -1
  * where the job never got there. */
 typedef struct sim_job_row {
-    uint64_t id;        /* arrival sequence, from 1 */
-    uint64_t trace_id;  /* the source's id */
+    uint64_t id;       /* arrival sequence, from 1 */
+    uint64_t trace_id; /* the source's id */
     uint32_t cls;
     uint32_t gpus;
     uint32_t gpu_milli;
-    int32_t state;      /* sim_job_state */
+    int32_t state; /* sim_job_state */
     int32_t reject_reason;
-    int32_t gpu_type;   /* type it ran on; -1 if it never started */
+    int32_t gpu_type; /* type it ran on; -1 if it never started */
     uint32_t first_node;
-    uint32_t n_nodes;   /* nodes of its placement */
+    uint32_t n_nodes; /* nodes of its placement */
     int64_t submit_us, start_us, end_us;
-    int64_t wait_us;    /* start - submit, or horizon - submit if still queued */
-    int64_t run_us;     /* end - start */
+    int64_t wait_us; /* start - submit, or horizon - submit if still queued */
+    int64_t run_us;  /* end - start */
 } sim_job_row;
 
 /* One time-series bin: time averages over [t0_us, t1_us). */
 typedef struct sim_bin_row {
     int64_t t0_us, t1_us;
-    double gpus_up;         /* GPUs in service */
-    double gpus_alloc;      /* GPUs allocated (shares count their fraction) */
-    double queue_len;       /* jobs waiting */
-    double running;         /* jobs running */
+    double gpus_up;    /* GPUs in service */
+    double gpus_alloc; /* GPUs allocated (shares count their fraction) */
+    double queue_len;  /* jobs waiting */
+    double running;    /* jobs running */
     uint64_t arrivals, starts, completions;
 } sim_bin_row;
 
@@ -187,21 +187,21 @@ typedef struct sim_quantiles {
 /* Totals per class (and, at index n_classes, over all classes). */
 typedef struct sim_class_result {
     uint64_t arrived, started, completed, rejected, queued_end, running_end;
-    double wait_sum_s;       /* over started jobs */
+    double wait_sum_s; /* over started jobs */
     double wait_mean_s, wait_p50_s, wait_p95_s, wait_p99_s, wait_max_s;
-    double slowdown_mean;    /* bounded slowdown, completed jobs, tau = 10 s */
-    double gpu_s_alloc;      /* GPU-seconds allocated to the class's jobs */
+    double slowdown_mean; /* bounded slowdown, completed jobs, tau = 10 s */
+    double gpu_s_alloc;   /* GPU-seconds allocated to the class's jobs */
 } sim_class_result;
 
 typedef struct sim_result {
-    int64_t t_end_us;          /* simulated time the run stopped at */
+    int64_t t_end_us; /* simulated time the run stopped at */
     uint64_t events;
-    uint64_t passes;           /* scheduling passes */
-    uint64_t policy_errors;    /* invalid decisions refused */
-    double gpu_s_up;           /* GPU-seconds in service */
-    double gpu_s_alloc;        /* GPU-seconds allocated */
-    double alloc_util;         /* gpu_s_alloc / gpu_s_up */
-    double queue_len_mean;     /* time average */
+    uint64_t passes;        /* scheduling passes */
+    uint64_t policy_errors; /* invalid decisions refused */
+    double gpu_s_up;        /* GPU-seconds in service */
+    double gpu_s_alloc;     /* GPU-seconds allocated */
+    double alloc_util;      /* gpu_s_alloc / gpu_s_up */
+    double queue_len_mean;  /* time average */
     double running_mean;
     size_t n_classes;
     sim_class_result *classes; /* n_classes + 1 entries, the last is the total */
@@ -210,21 +210,36 @@ typedef struct sim_result {
 
 void sim_result_fini(sim_result *r);
 
+/* Called at the start of a scheduling pass with the view the policy is about to
+ * see, and after it with the decisions the engine applied (in order): the
+ * snapshots `tarmac place` is tested against. Either may be NULL. */
+typedef struct sim_pass_hook {
+    void (*before)(void *ud, const place_view *v);
+    void (*after)(void *ud, const place_decision *d, size_t n);
+    void *ud;
+} sim_pass_hook;
+
 typedef struct sim_run_opts {
-    uint32_t replication;      /* selects independent random streams */
+    uint32_t replication; /* selects independent random streams */
     /* Job sources to use instead of the scenario's synthesized classes (trace
      * replay, tests): borrowed, not closed by the run. Jobs' cls must index
      * the scenario's classes. */
     const trace_source *sources;
     size_t n_sources;
-    int check_invariants;      /* tests: check the fleet and queue after every event */
-    volatile int *stop_flag;   /* set by a signal handler to stop the run */
+    int check_invariants;    /* tests: check the fleet and queue after every event */
+    volatile int *stop_flag; /* set by a signal handler to stop the run */
+    /* progress(ud, now_us, events) about every progress_every events (default
+     * 65536 when progress is set); for progress bars. */
+    void (*progress)(void *ud, int64_t now_us, uint64_t events);
+    void *progress_ud;
+    uint64_t progress_every;
+    const sim_pass_hook *pass_hook;
 } sim_run_opts;
 
 /* Run a scenario. Job rows and bins go to sink (may be NULL); the summary to
  * *res (sim_result_fini frees it). */
-int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink,
-            sim_result *res, tm_diag *diag);
+int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink, sim_result *res,
+            tm_diag *diag);
 
 /* ------------------------------------------------------------------------- */
 /* Random streams (documented in docs/rng.md)                                 */

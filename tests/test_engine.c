@@ -31,7 +31,7 @@ typedef struct collect {
     int32_t *reason;
     size_t cap;
     size_t rows, bins;
-    double gpu_s; /* sum of GPUs x run over rows */
+    double gpu_s;  /* sum of GPUs x run over rows */
     uint64_t hash; /* FNV-1a over every row and bin */
 } collect;
 
@@ -141,10 +141,10 @@ static trace_job mk(uint64_t id, double submit_s, uint32_t gpus, double dur_s)
 }
 
 #define ONE_NODE_4                                                                                 \
-    "{\"name\":\"hand\",\"horizon\":\"1d\",\"stop\":\"drain\",\"sample\":\"1s\","            \
+    "{\"name\":\"hand\",\"horizon\":\"1d\",\"stop\":\"drain\",\"sample\":\"1s\","                  \
     "\"policy\":\"%s\","                                                                           \
-    "\"fleet\":{\"pools\":[{\"gpu_type\":\"H100\",\"nodes\":1,\"gpus_per_node\":4}]},"              \
-    "\"workload\":{\"classes\":[{\"name\":\"c\",\"arrival\":{\"rate_per_s\":0},"                  \
+    "\"fleet\":{\"pools\":[{\"gpu_type\":\"H100\",\"nodes\":1,\"gpus_per_node\":4}]},"             \
+    "\"workload\":{\"classes\":[{\"name\":\"c\",\"arrival\":{\"rate_per_s\":0},"                   \
     "\"duration\":1}]}}"
 
 static void test_fifo_by_hand(void)

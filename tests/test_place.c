@@ -340,8 +340,7 @@ static void test_index_random(void)
             if (rand() % 2)
                 place_cluster_set_node_up(&c, n, !c.node_up[n]);
             else
-                place_cluster_set_gpu_up(&c, n, (uint32_t)rand() % c.node_gpus[n],
-                                         rand() % 3 != 0);
+                place_cluster_set_gpu_up(&c, n, (uint32_t)rand() % c.node_gpus[n], rand() % 3 != 0);
         }
         if (place_cluster_verify(&c) != PLACE_OK) {
             CHECK_EQ_INT(place_cluster_verify(&c), PLACE_OK);
@@ -377,9 +376,15 @@ static int bad_decide(void *state, const place_view *v, place_decision *d)
     d->parts[0] = (place_part){0, 64, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 0};
     return PLACE_OK;
 }
-static const place_policy bad_policy = {
-    PLACE_ABI_VERSION, sizeof(place_policy), "bad", "always wrong", bad_create, bad_destroy,
-    NULL,              bad_decide,           NULL};
+static const place_policy bad_policy = {PLACE_ABI_VERSION,
+                                        sizeof(place_policy),
+                                        "bad",
+                                        "always wrong",
+                                        bad_create,
+                                        bad_destroy,
+                                        NULL,
+                                        bad_decide,
+                                        NULL};
 
 static int applied;
 static int count_apply(void *host, place_view *v, place_decision *d)

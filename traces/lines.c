@@ -17,9 +17,9 @@
 struct trace_lines {
     gzFile gz;
     char *path;
-    char *buf;    /* the current line */
+    char *buf; /* the current line */
     size_t cap;
-    char *in;     /* raw read buffer */
+    char *in; /* raw read buffer */
     size_t in_len, in_pos;
     uint64_t line;
     int eof;
@@ -52,8 +52,8 @@ int trace_lines_open(trace_lines **out, const char *path, tm_diag *diag)
     if (!tl->gz) {
         int e = errno;
         trace_lines_close(tl);
-        return tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
-                           "cannot open: %s", e ? strerror(e) : "out of memory");
+        return tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "cannot open: %s",
+                           e ? strerror(e) : "out of memory");
     }
     gzbuffer(tl->gz, IN_SIZE);
     *out = tl;
@@ -68,8 +68,8 @@ static int refill(trace_lines *tl, tm_diag *diag)
         const char *msg = gzerror(tl->gz, &err);
         char where[600];
         snprintf(where, sizeof where, "%s:%llu", tl->path, (unsigned long long)tl->line + 1);
-        return tm_diag_set(diag, err == Z_ERRNO ? TM_ERR_IO : TM_ERR_TRACE, where,
-                           "read error: %s", err == Z_ERRNO ? strerror(errno) : msg);
+        return tm_diag_set(diag, err == Z_ERRNO ? TM_ERR_IO : TM_ERR_TRACE, where, "read error: %s",
+                           err == Z_ERRNO ? strerror(errno) : msg);
     }
     tl->in_len = (size_t)n;
     tl->in_pos = 0;

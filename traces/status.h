@@ -17,22 +17,22 @@
 #include <stddef.h>
 
 /* name, value, process exit code, message */
-#define TM_ERRORS(X)                                                                              \
-    X(TM_OK, 0, 0, "ok")                                                                          \
-    X(TM_ERR_NOMEM, -1, 70, "out of memory")                                                      \
-    X(TM_ERR_INVAL, -2, 70, "invalid argument")                                                   \
-    X(TM_ERR_USAGE, -3, 64, "bad command line")                                                   \
-    X(TM_ERR_IO, -4, 74, "input/output error")                                                    \
-    X(TM_ERR_NOTFOUND, -5, 66, "file not found")                                                  \
-    X(TM_ERR_JSON, -6, 65, "malformed JSON")                                                      \
-    X(TM_ERR_SCENARIO, -7, 65, "invalid scenario")                                                \
-    X(TM_ERR_TRACE, -8, 65, "invalid trace")                                                      \
-    X(TM_ERR_POLICY, -9, 65, "policy error")                                                      \
-    X(TM_ERR_HDF5, -10, 74, "HDF5 error")                                                         \
-    X(TM_ERR_GSL, -11, 70, "GSL error")                                                           \
-    X(TM_ERR_STALE, -12, 70, "stale event handle")                                                \
-    X(TM_ERR_INTERRUPTED, -13, 130, "interrupted")                                                \
-    X(TM_ERR_LIMIT, -14, 65, "a limit was exceeded")                                              \
+#define TM_ERRORS(X)                                                                               \
+    X(TM_OK, 0, 0, "ok")                                                                           \
+    X(TM_ERR_NOMEM, -1, 70, "out of memory")                                                       \
+    X(TM_ERR_INVAL, -2, 70, "invalid argument")                                                    \
+    X(TM_ERR_USAGE, -3, 64, "bad command line")                                                    \
+    X(TM_ERR_IO, -4, 74, "input/output error")                                                     \
+    X(TM_ERR_NOTFOUND, -5, 66, "file not found")                                                   \
+    X(TM_ERR_JSON, -6, 65, "malformed JSON")                                                       \
+    X(TM_ERR_SCENARIO, -7, 65, "invalid scenario")                                                 \
+    X(TM_ERR_TRACE, -8, 65, "invalid trace")                                                       \
+    X(TM_ERR_POLICY, -9, 65, "policy error")                                                       \
+    X(TM_ERR_HDF5, -10, 74, "HDF5 error")                                                          \
+    X(TM_ERR_GSL, -11, 70, "GSL error")                                                            \
+    X(TM_ERR_STALE, -12, 70, "stale event handle")                                                 \
+    X(TM_ERR_INTERRUPTED, -13, 130, "interrupted")                                                 \
+    X(TM_ERR_LIMIT, -14, 65, "a limit was exceeded")                                               \
     X(TM_ERR_INTERNAL, -15, 70, "internal error")
 
 typedef enum tm_status {

@@ -49,8 +49,8 @@ typedef struct trace_job {
     uint32_t cls;         /* workload class index */
     uint32_t tenant;
     int32_t priority;
-    int32_t status;       /* trace's own status (SWF field 11); 0 when not given */
-    double value;         /* value weight for goodput accounting (default 1) */
+    int32_t status; /* trace's own status (SWF field 11); 0 when not given */
+    double value;   /* value weight for goodput accounting (default 1) */
 } trace_job;
 
 /* Fill a job with the defaults every reader starts from (milli 1000, no

@@ -1,0 +1,153 @@
+/*
+ * cmd_run.c — `tarmac run`: one scenario, a summary table, an HDF5 file.
+ */
+#include "cli_int.h"
+#include "version.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char run_help[] =
+    "Usage: tarmac run [SCENARIO] [-o FILE] [--seed N] [--replication R] [--quiet]\n"
+    "\n"
+    "Run SCENARIO (a JSON file; without one, the embedded default scenario) and\n"
+    "write the results to FILE (default tarmac-out.h5), atomically: the file\n"
+    "appears only when complete. Prints a summary table unless --quiet.\n"
+    "\n"
+    "  -o, --output FILE    HDF5 output file (docs/output.md describes its layout)\n"
+    "  --seed N             override the scenario's seed\n"
+    "  --replication R      use the independent random streams of replication R\n"
+    "  -q, --quiet          print nothing but errors\n"
+    "  --check              check engine invariants after every event (slow)\n";
+
+static void print_thousands(FILE *f, uint64_t v, int width)
+{
+    char raw[32], out[48];
+    snprintf(raw, sizeof raw, "%llu", (unsigned long long)v);
+    size_t n = strlen(raw), o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = raw[i];
+    }
+    out[o] = '\0';
+    fprintf(f, "%*s", width, out);
+}
+
+static void print_summary(const sim_scenario *sc, const sim_result *r, const char *out)
+{
+    char span[32];
+    sim__cli_fmt_duration(span, sizeof span, (double)r->t_end_us / SIM_US_PER_S);
+    printf("tarmac %s: scenario \"%s\" (%s), seed %llu\n", TARMAC_VERSION, sc->name, sc->source,
+           (unsigned long long)sc->seed);
+    printf("policy: %s\n", sc->policy);
+    printf("simulated %s in %.2f s of wall time: %llu events (%.2f million/s)\n\n", span, r->wall_s,
+           (unsigned long long)r->events,
+           r->wall_s > 0 ? (double)r->events / r->wall_s / 1e6 : 0.0);
+    double hours = (double)r->t_end_us / SIM_US_PER_S / 3600;
+    printf("fleet: %.1f GPUs in service on average, %.0f GPU-hours allocated of %.0f\n",
+           hours > 0 ? r->gpu_s_up / 3600 / hours : 0.0, r->gpu_s_alloc / 3600, r->gpu_s_up / 3600);
+    printf("allocation utilization %.1f %%, mean queue %.1f jobs, mean running %.1f jobs\n\n",
+           100 * r->alloc_util, r->queue_len_mean, r->running_mean);
+    int w = 12;
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        int l = (int)strlen(sc->classes[c].name);
+        if (l > w)
+            w = l;
+    }
+    printf("%-*s %9s %9s %9s %8s %8s %8s %9s %9s %9s %9s\n", w, "class", "arrived", "started",
+           "completed", "rejected", "queued", "running", "wait mean", "p50", "p95", "p99");
+    for (size_t c = 0; c <= sc->n_classes; c++) {
+        const sim_class_result *cr = &r->classes[c];
+        const char *name = c < sc->n_classes ? sc->classes[c].name : "all";
+        if (c == sc->n_classes && sc->n_classes == 1)
+            break;
+        char m[24], p50[24], p95[24], p99[24];
+        sim__cli_fmt_duration(m, sizeof m, cr->wait_mean_s);
+        sim__cli_fmt_duration(p50, sizeof p50, cr->wait_p50_s);
+        sim__cli_fmt_duration(p95, sizeof p95, cr->wait_p95_s);
+        sim__cli_fmt_duration(p99, sizeof p99, cr->wait_p99_s);
+        printf("%-*s ", w, name);
+        print_thousands(stdout, cr->arrived, 9);
+        putchar(' ');
+        print_thousands(stdout, cr->started, 9);
+        putchar(' ');
+        print_thousands(stdout, cr->completed, 9);
+        putchar(' ');
+        print_thousands(stdout, cr->rejected, 8);
+        putchar(' ');
+        print_thousands(stdout, cr->queued_end, 8);
+        putchar(' ');
+        print_thousands(stdout, cr->running_end, 8);
+        printf(" %9s %9s %9s %9s\n", m, p50, p95, p99);
+    }
+    if (r->policy_errors)
+        printf("\npolicy errors: %llu invalid decisions refused\n",
+               (unsigned long long)r->policy_errors);
+    if (out)
+        printf("\nwrote %s\n", out);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *path = NULL, *out = "tarmac-out.h5";
+    uint64_t seed = 0, rep = 0;
+    int have_seed = 0, quiet = 0, check = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(run_help, stdout);
+            return 0;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("run", "%s needs a file name", a);
+            out = argv[i];
+        } else if (strcmp(a, "--seed") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
+                return sim__cli_usage("run", "%s needs an integer in [0, 2^53)", a);
+            have_seed = 1;
+        } else if (strcmp(a, "--replication") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], UINT32_MAX, &rep))
+                return sim__cli_usage("run", "%s needs an integer in [0, 2^32)", a);
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--check") == 0) {
+            check = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("run", "unknown option '%s'", a);
+        } else if (!path) {
+            path = a;
+        } else {
+            return sim__cli_usage("run", "more than one scenario given ('%s')", a);
+        }
+    }
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim_scenario sc;
+    int rc = sim__cli_load_scenario(&sc, path, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    if (have_seed)
+        sc.seed = seed;
+    sim__cli_install_signals();
+    sim_run_opts opts = {
+        .replication = (uint32_t)rep, .check_invariants = check, .stop_flag = &sim__cli_stop};
+    sim_result res;
+    rc = sim_report_run(&sc, &opts, out, &res, &d);
+    if (rc != TM_OK) {
+        sim_scenario_fini(&sc);
+        return sim__cli_error(rc, &d);
+    }
+    if (!quiet)
+        print_summary(&sc, &res, out);
+    sim_result_fini(&res);
+    sim_scenario_fini(&sc);
+    return 0;
+}
+
+const sim__cli_command sim__cmd_run = {
+    "run",
+    cmd_run,
+    "run a scenario (the embedded default if none) and write HDF5",
+    run_help,
+};
