@@ -53,6 +53,18 @@ void *place_alloc_libc(void *ud, void *ptr, size_t old_size, size_t new_size)
     return realloc(ptr, new_size);
 }
 
+double place_running_lost_gpu_s(const place_running *r, int64_t now_us)
+{
+    if (r->lost_gpu_s >= 0)
+        return r->lost_gpu_s;
+    int64_t el = now_us > r->start_us ? now_us - r->start_us : 0;
+    int64_t ov = el < r->overhead_us ? el : r->overhead_us;
+    int64_t work = el - ov;
+    int64_t saved = r->checkpoint_us > 0 ? work / r->checkpoint_us * r->checkpoint_us : 0;
+    double gpus = (double)r->job.gpus * (double)r->job.gpu_milli / PLACE_MILLI_WHOLE;
+    return gpus * (double)(work - saved + ov) / 1e6;
+}
+
 int place_policy_check(const place_policy *p)
 {
     if (!p || p->abi != PLACE_ABI_VERSION || p->size != sizeof(place_policy))

@@ -258,10 +258,20 @@ typedef struct place_running {
     place_job job;
     int64_t start_us;        /* start of the current run */
     int64_t end_estimate_us; /* start + estimate on its placement; -1 unknown */
-    double lost_gpu_s;       /* GPU-seconds lost if preempted now (since checkpoint) */
+    int64_t overhead_us;     /* restart overhead at the head of the current run */
+    int64_t checkpoint_us;   /* checkpoint interval of its work; 0 = never */
+    /* GPU-seconds a preemption would lose, when the host knows it directly
+     * (tarmac place reads it from the snapshot); -1 when it is to be computed
+     * from the fields above: use place_running_lost_gpu_s. */
+    double lost_gpu_s;
     const place_part *parts;
     uint32_t n_parts;
 } place_running;
+
+/* GPU-seconds job r would lose if stopped at now_us: the work since its last
+ * checkpoint plus the restart overhead it paid in this run (lost_gpu_s itself
+ * when the host gave it). */
+double place_running_lost_gpu_s(const place_running *r, int64_t now_us);
 
 /* Per queue entry state, maintained by the host during a pass. */
 enum place_queue_state {
