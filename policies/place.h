@@ -214,7 +214,7 @@ typedef struct place_job {
     int64_t estimate_us;   /* run-time estimate (user's or trace's); -1 unknown */
     int64_t deadline_us;   /* -1 none */
     double attained_gpu_s; /* GPU-seconds of service received so far (for LAS orders) */
-    const float *speed;    /* relative speed per GPU type (n_types), NULL = 1 everywhere */
+    const double *speed;   /* relative speed per GPU type (n_types), NULL = 1 everywhere */
     uint64_t type_mask;    /* allowed GPU types (bit t); 0 = any type */
     uint32_t gpus;         /* gang size in GPUs; 0 = a CPU-only job */
     uint32_t gpu_milli;    /* share of each GPU, 1..1000; < 1000 only when gpus == 1 */

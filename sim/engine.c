@@ -55,9 +55,9 @@ enum {
     EV_ARRIVAL = 6,
 };
 
-#define PAGE_SHIFT 10u
-#define PAGE_JOBS (1u << PAGE_SHIFT)
-#define NO_SLOT UINT32_MAX
+#define PAGE_SHIFT      10u
+#define PAGE_JOBS       (1u << PAGE_SHIFT)
+#define NO_SLOT         UINT32_MAX
 #define SLOWDOWN_TAU_US (10 * SIM_US_PER_S)
 /* Slowdowns go into a quantile sketch of integers: micro-units. */
 #define SLOWDOWN_SCALE 1e6
@@ -67,24 +67,24 @@ enum {
 enum stop_cause { STOP_PREEMPT, STOP_FAILURE };
 
 typedef struct job {
-    place_job pj;             /* what the policy sees; pj.id is the arrival sequence */
+    place_job pj; /* what the policy sees; pj.id is the arrival sequence */
     uint64_t trace_id;
     int64_t remaining_ref_us; /* reference work still to do */
     int64_t first_start_us, end_us;
-    int64_t run_start_us;     /* start of the current run */
-    int64_t run_overhead_us;  /* restart overhead at the head of the current run */
-    double run_speed;         /* work per wall microsecond in the current run */
+    int64_t run_start_us;    /* start of the current run */
+    int64_t run_overhead_us; /* restart overhead at the head of the current run */
+    double run_speed;        /* work per wall microsecond in the current run */
     int64_t checkpoint_us, restart_us, deadline_us;
     double busy_gpu_s, lost_gpu_s, lost_work_gpu_s, value;
-    uint32_t state;           /* sim_job_state, or NO_SLOT on the free list */
-    uint32_t pos;             /* index in the queue or the running set */
+    uint32_t state; /* sim_job_state, or NO_SLOT on the free list */
+    uint32_t pos;   /* index in the queue or the running set */
     uint32_t next_free;
-    uint32_t gen;             /* bumped when the slot is reused */
+    uint32_t gen; /* bumped when the slot is reused */
     uint32_t interruptions;
-    int in_overhead;          /* the current run is still paying its restart overhead */
+    int in_overhead;              /* the current run is still paying its restart overhead */
     uint64_t end_ev, overhead_ev; /* event handles */
-    place_part part0;         /* storage for a one-part placement */
-    place_part *parts;        /* &part0, or a pooled block for a gang that spans */
+    place_part part0;             /* storage for a one-part placement */
+    place_part *parts;            /* &part0, or a pooled block for a gang that spans */
     uint32_t n_parts, cap_parts;
 } job;
 
@@ -161,9 +161,9 @@ typedef struct engine {
     sim__series series;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_result *res;
-    int apply_rc;         /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
-    uint32_t pass_prefix; /* queue entries from q_head started so far in this pass */
-    int pass_holes;       /* a job behind a waiting one started in this pass */
+    int apply_rc;           /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
+    uint32_t pass_prefix;   /* queue entries from q_head started so far in this pass */
+    int pass_holes;         /* a job behind a waiting one started in this pass */
     place_decision *hook_d; /* decisions of the pass, for opts->pass_hook */
     place_part *hook_parts;
     size_t hook_n, hook_cap, hook_parts_n, hook_parts_cap;
@@ -619,11 +619,10 @@ static int running_add(engine *e, uint32_t slot)
     place_running *r = &e->r_run[i];
     r->job = j->pj;
     r->start_us = j->run_start_us;
-    r->end_estimate_us =
-        j->pj.estimate_us >= 0
-            ? j->run_start_us + j->run_overhead_us +
-                  (int64_t)ceil((double)j->pj.estimate_us / j->run_speed)
-            : -1;
+    r->end_estimate_us = j->pj.estimate_us >= 0
+                             ? j->run_start_us + j->run_overhead_us +
+                                   (int64_t)ceil((double)j->pj.estimate_us / j->run_speed)
+                             : -1;
     r->overhead_us = j->run_overhead_us;
     r->checkpoint_us = j->checkpoint_us;
     r->lost_gpu_s = -1; /* place_running_lost_gpu_s computes it when a policy asks */
@@ -943,7 +942,10 @@ static int schedule_failure(engine *e, uint32_t t)
     if (!(dt < 9e18) || e->now_us + (int64_t)dt < e->now_us)
         return TM_OK;
     int64_t at = e->now_us + (int64_t)dt;
-    if (e->sc->stop == SIM_STOP_HORIZON && at > e->sc->horizon_us)
+    /* failures happen up to the horizon: in drain mode the run then finishes
+     * the work in flight on a fleet that no longer fails (a drain would never end
+     * otherwise) */
+    if (at > e->sc->horizon_us)
         return TM_OK;
     return sim__evq_push(&e->evq, at, EV_GPU_FAIL, t, 0, NULL) == TM_OK ? TM_OK : nomem(e);
 }
@@ -996,8 +998,8 @@ static int gpu_fail(engine *e, uint32_t t)
     place_cluster_set_gpu_up(c, node, g, 0);
     node_refresh_up(e, node);
     double rep = trace_dist_sample(&e->sc->failures.repair_s, tg->r_repair) * SIM_US_PER_S;
-    int64_t at = rep < 9e18 && e->now_us + (int64_t)rep >= e->now_us ? e->now_us + (int64_t)rep
-                                                                       : INT64_MAX;
+    int64_t at =
+        rep < 9e18 && e->now_us + (int64_t)rep >= e->now_us ? e->now_us + (int64_t)rep : INT64_MAX;
     e->dirty = 1;
     return sim__evq_push(&e->evq, at, EV_GPU_REPAIR, node, g, NULL) == TM_OK ? TM_OK : nomem(e);
 }
@@ -1218,13 +1220,13 @@ static int build_fleet(engine *e)
         e->pool_first_node[p] = e->cluster.n_nodes;
         for (uint32_t k = 0; k < pc->nodes; k++) {
             uint32_t node;
-            int rc = place_cluster_add_node(&e->cluster, pc->type, pc->gpus_per_node,
-                                            pc->cpu_milli, pc->mem_mib, &node);
+            int rc = place_cluster_add_node(&e->cluster, pc->type, pc->gpus_per_node, pc->cpu_milli,
+                                            pc->mem_mib, &node);
             if (rc != PLACE_OK)
-                return rc == PLACE_ERR_NOMEM ? nomem(e)
-                                             : tm_diag_set(e->diag, TM_ERR_SCENARIO, pc->name,
-                                                           "cannot add node: %s",
-                                                           place_strerror(rc));
+                return rc == PLACE_ERR_NOMEM
+                           ? nomem(e)
+                           : tm_diag_set(e->diag, TM_ERR_SCENARIO, pc->name, "cannot add node: %s",
+                                         place_strerror(rc));
             e->node_pool[node] = (uint32_t)p;
         }
         uint32_t t = pc->type;
@@ -1463,8 +1465,7 @@ static void finish_results(engine *e)
     r->goodput_util = up > 0 ? r->gpu_s_goodput / up : 0.0;
     double span = (double)e->now_us;
     r->queue_len_mean = span > 0 ? (double)sim__level_total(&e->series, SIM_LV_QUEUE) / span : 0.0;
-    r->running_mean =
-        span > 0 ? (double)sim__level_total(&e->series, SIM_LV_RUNNING) / span : 0.0;
+    r->running_mean = span > 0 ? (double)sim__level_total(&e->series, SIM_LV_RUNNING) / span : 0.0;
     for (size_t p = 0; p < sc->n_pools; p++) {
         r->pools[p].up = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_UP));
         r->pools[p].alloc = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_ALLOC));
@@ -1498,8 +1499,8 @@ static void finish_results(engine *e)
 static int check_state(engine *e)
 {
     if (place_cluster_verify(&e->cluster) != PLACE_OK)
-        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "cluster invariant broken at %lld us",
-                           (long long)e->now_us);
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "cluster invariant broken at %lld us", (long long)e->now_us);
     int64_t milli = 0, busy = 0;
     for (uint32_t i = 0; i < e->n_run; i++) {
         const job *j = slot_job(e, e->r_slot[i]);
@@ -1640,8 +1641,8 @@ static sim_quantiles *quant_new(size_t n)
     return q;
 }
 
-int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink,
-            sim_result *res, tm_diag *diag)
+int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink, sim_result *res,
+            tm_diag *diag)
 {
     double t0 = wall_now();
     engine e;
@@ -1679,7 +1680,21 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     }
     place_env env = {place_alloc_libc, NULL, policy_rand, e.r_policy};
     char perr[256];
-    int prc = place_instance_init(&e.policy, &env, sc->policy, perr, sizeof perr);
+    perr[0] = '\0';
+    int prc;
+    if (opts && opts->policy_table) {
+        prc = place_policy_check(opts->policy_table);
+        if (prc == PLACE_OK) {
+            e.policy.policy = opts->policy_table;
+            e.policy.env = env;
+            prc = opts->policy_table->create(&e.policy.env, opts->policy_args, &e.policy.state,
+                                             perr, sizeof perr);
+            if (prc != PLACE_OK)
+                e.policy.policy = NULL;
+        }
+    } else {
+        prc = place_instance_init(&e.policy, &env, sc->policy, perr, sizeof perr);
+    }
     if (prc != PLACE_OK) {
         rc = tm_diag_set(diag, TM_ERR_SCENARIO, "policy", "%s",
                          perr[0] ? perr : place_strerror(prc));

@@ -34,10 +34,10 @@ double sim__quant_get(const sim_quantiles *q, double quantile);
 typedef __int128 sim__area;
 
 typedef struct sim__level {
-    int64_t value;    /* current value (milli-GPU, or a count) */
-    int64_t t_us;     /* when the value was last changed (or the bin last closed) */
-    sim__area total;  /* integral from the start to t_us */
-    sim__area bin;    /* integral over the open bin up to t_us */
+    int64_t value;   /* current value (milli-GPU, or a count) */
+    int64_t t_us;    /* when the value was last changed (or the bin last closed) */
+    sim__area total; /* integral from the start to t_us */
+    sim__area bin;   /* integral over the open bin up to t_us */
 } sim__level;
 
 typedef struct sim__series {
@@ -45,11 +45,11 @@ typedef struct sim__series {
     int64_t bin_us;    /* bin width */
     size_t n;          /* levels (sim_level_count) */
     sim__level *lv;
-    double *avg;       /* scratch for a bin's averages */
+    double *avg; /* scratch for a bin's averages */
     /* events in the open bin */
     uint64_t b_arrivals, b_starts, b_completions, b_preemptions, b_failures;
-    sim__area b_lost;  /* milli-GPU x us of work lost in the open bin */
-    sim__area lost;    /* ... over the whole run */
+    sim__area b_lost; /* milli-GPU x us of work lost in the open bin */
+    sim__area lost;   /* ... over the whole run */
 } sim__series;
 
 int sim__series_init(sim__series *s, size_t n_levels, int64_t bin_us);

@@ -251,8 +251,9 @@ static int create_series(report *rp, tm_diag *diag)
         cols[T_BLOCKED + r] =
             (sim__h5_col){rp->block_names[r], SIM__H5_F64, "GPU", rp->block_desc[r]};
     }
-    int rc = sim__h5t_create(&rp->ts, rp->w, "/timeseries",
-                             "fixed-width bins of the fleet's state over time", cols, T_NCOLS, diag);
+    int rc =
+        sim__h5t_create(&rp->ts, rp->w, "/timeseries",
+                        "fixed-width bins of the fleet's state over time", cols, T_NCOLS, diag);
     if (rc)
         return rc;
     rp->pool_ts = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *rp->pool_ts);

@@ -773,7 +773,7 @@ static int load_arrival(loader *L, const cJSON *o, const char *p, trace_arrival_
 typedef struct kind_defaults {
     int n_gpus;
     double gpus[4], gpus_w[4];
-    int dur_exponential;       /* exponential of the mean instead of lognormal */
+    int dur_exponential; /* exponential of the mean instead of lognormal */
     double dur_mean_s, dur_sigma;
     double mem_gib;
     int preemptible;
@@ -783,24 +783,69 @@ typedef struct kind_defaults {
     double scaling;
     int can_span;
     double span_slowdown;
-    double deadline_s; /* < 0: none */
+    double deadline_s;  /* < 0: none */
     double share_milli; /* 0: whole GPUs */
 } kind_defaults;
 
 static const kind_defaults kind_table[SIM_KIND_COUNT] = {
     [SIM_KIND_GENERIC] = {1, {1}, {1}, 0, 0, 0, 0, 0, 0, 0, 0, SIM_SPEED_COMPUTE, 1, 0, 1, -1, 0},
-    [SIM_KIND_TRAINING] = {4, {8, 16, 32, 64}, {0.4, 0.3, 0.2, 0.1}, 0, 24 * 3600.0, 1.2, 40, 1,
-                           3600, 1200, 0, SIM_SPEED_COMPUTE, 0.95, 1, 1.1, -1, 0},
-    [SIM_KIND_FINE_TUNING] = {4, {1, 2, 4, 8}, {0.3, 0.3, 0.3, 0.1}, 0, 4 * 3600.0, 1.0, 24, 1, 1800,
-                              300, 1, SIM_SPEED_COMPUTE, 0.9, 0, 1, -1, 0},
-    [SIM_KIND_QUANTIZATION] = {1, {1}, {1}, 0, 1800, 0.7, 60, 0, 0, 0, 2, SIM_SPEED_MEMORY, 1, 0, 1,
-                               -1, 0},
-    [SIM_KIND_BATCH_INFERENCE] = {3, {1, 2, 4}, {0.6, 0.3, 0.1}, 0, 2 * 3600.0, 1.0, 20, 1, 900,
-                                  120, 1, SIM_SPEED_MEMORY, 0.95, 0, 1, 24 * 3600.0, 0},
-    [SIM_KIND_EMBEDDING] = {1, {1}, {1}, 0, 3600, 0.8, 8, 1, 600, 60, 0, SIM_SPEED_COMPUTE, 1, 0, 1,
-                            -1, 500},
-    [SIM_KIND_EVALUATION] = {1, {1}, {1}, 1, 1200, 0, 16, 0, 0, 0, 3, SIM_SPEED_COMPUTE, 1, 0, 1, -1,
-                             0},
+    [SIM_KIND_TRAINING] = {4,
+                           {8, 16, 32, 64},
+                           {0.4, 0.3, 0.2, 0.1},
+                           0,
+                           24 * 3600.0,
+                           1.2,
+                           40,
+                           1,
+                           3600,
+                           1200,
+                           0,
+                           SIM_SPEED_COMPUTE,
+                           0.95,
+                           1,
+                           1.1,
+                           -1,
+                           0},
+    [SIM_KIND_FINE_TUNING] = {4,
+                              {1, 2, 4, 8},
+                              {0.3, 0.3, 0.3, 0.1},
+                              0,
+                              4 * 3600.0,
+                              1.0,
+                              24,
+                              1,
+                              1800,
+                              300,
+                              1,
+                              SIM_SPEED_COMPUTE,
+                              0.9,
+                              0,
+                              1,
+                              -1,
+                              0},
+    [SIM_KIND_QUANTIZATION] =
+        {1, {1}, {1}, 0, 1800, 0.7, 60, 0, 0, 0, 2, SIM_SPEED_MEMORY, 1, 0, 1, -1, 0},
+    [SIM_KIND_BATCH_INFERENCE] = {3,
+                                  {1, 2, 4},
+                                  {0.6, 0.3, 0.1},
+                                  0,
+                                  2 * 3600.0,
+                                  1.0,
+                                  20,
+                                  1,
+                                  900,
+                                  120,
+                                  1,
+                                  SIM_SPEED_MEMORY,
+                                  0.95,
+                                  0,
+                                  1,
+                                  24 * 3600.0,
+                                  0},
+    [SIM_KIND_EMBEDDING] =
+        {1, {1}, {1}, 0, 3600, 0.8, 8, 1, 600, 60, 0, SIM_SPEED_COMPUTE, 1, 0, 1, -1, 500},
+    [SIM_KIND_EVALUATION] =
+        {1, {1}, {1}, 1, 1200, 0, 16, 0, 0, 0, 3, SIM_SPEED_COMPUTE, 1, 0, 1, -1, 0},
 };
 
 static const char *const kind_names[SIM_KIND_COUNT] = {
@@ -819,12 +864,31 @@ static int oom(loader *L)
     return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
 }
 
-static const char *const class_keys[] = {
-    "name",         "kind",      "arrival",       "gpus",        "duration",   "work_gpu_hours",
-    "scaling_per_doubling",      "gpu_milli",     "gpu_slices",  "gpu_mem_gib", "gpu_types",
-    "can_span",     "span_slowdown", "preemptible", "checkpoint", "restart_overhead",
-    "priority",     "value",     "deadline",      "estimate",    "tenants",    "speeds",
-    "speed_basis",  "max_jobs",  NULL};
+static const char *const class_keys[] = {"name",
+                                         "kind",
+                                         "arrival",
+                                         "gpus",
+                                         "duration",
+                                         "work_gpu_hours",
+                                         "scaling_per_doubling",
+                                         "gpu_milli",
+                                         "gpu_slices",
+                                         "gpu_mem_gib",
+                                         "gpu_types",
+                                         "can_span",
+                                         "span_slowdown",
+                                         "preemptible",
+                                         "checkpoint",
+                                         "restart_overhead",
+                                         "priority",
+                                         "value",
+                                         "deadline",
+                                         "estimate",
+                                         "tenants",
+                                         "speeds",
+                                         "speed_basis",
+                                         "max_jobs",
+                                         NULL};
 
 /* Mean GPU-time per job at reference speed, for offered_load. */
 static double mean_gpu_s(const sim_class_cfg *cc)
@@ -849,14 +913,14 @@ static double mean_gpu_s(const sim_class_cfg *cc)
 /* Relative speed of type t for a class: from the matrix if given, else the
  * catalog figure the class's basis names, relative to the reference type. A
  * type without the figure runs at speed 1. */
-static float derived_speed(const sim_scenario *sc, sim_speed_basis basis, uint32_t t)
+static double derived_speed(const sim_scenario *sc, sim_speed_basis basis, uint32_t t)
 {
     const sim_gpu_type *g = &sc->types[t], *r = &sc->types[sc->reference_type];
     double a = basis == SIM_SPEED_MEMORY ? g->mem_bw_gbs : g->bf16_tflops;
     double b = basis == SIM_SPEED_MEMORY ? r->mem_bw_gbs : r->bf16_tflops;
     if (!(a > 0) || !(b > 0) || !isfinite(a) || !isfinite(b))
-        return 1.0f;
-    return (float)(a / b);
+        return 1.0;
+    return a / b;
 }
 
 static int load_speeds(loader *L, const cJSON *o, const char *p, sim_class_cfg *cc)
@@ -879,7 +943,7 @@ static int load_speeds(loader *L, const cJSON *o, const char *p, sim_class_cfg *
             return rc;
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !(e->valuedouble > 0))
             return fail(L, r, "expected a speed > 0, got %s", kind_of(e));
-        cc->speed[t] = (float)e->valuedouble;
+        cc->speed[t] = e->valuedouble;
     }
     return TM_OK;
 }
@@ -1306,7 +1370,7 @@ static int load_tenants(loader *L, const cJSON *arr)
  * cost-figures.md §5, solid). Only H100s were measured: the same figure is
  * used for every type unless the scenario gives its own. The repair time is an
  * assumption (exponential, mean 8 h): no source gives one. */
-#define DEFAULT_MTBF_H 50700.0
+#define DEFAULT_MTBF_H   50700.0
 #define DEFAULT_REPAIR_S (8 * 3600.0)
 
 static int load_failures(loader *L, const cJSON *o)
@@ -1375,9 +1439,9 @@ static void line_col(const char *text, const char *at, int *line, int *col)
 
 static int load_tree(loader *L, const cJSON *root)
 {
-    static const char *const keys[] = {"name",  "description", "seed",   "horizon",
-                                       "stop",  "sample",      "policy", "gpu_types",
-                                       "fleet", "workload",    NULL};
+    static const char *const keys[] = {
+        "name",      "description",   "seed",    "horizon",  "stop",  "sample",   "policy",
+        "gpu_types", "reference_gpu", "tenants", "failures", "fleet", "workload", NULL};
     int rc = check_object(L, root, "", keys);
     if (rc)
         return rc;

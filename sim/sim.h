@@ -96,7 +96,7 @@ typedef struct sim_class_cfg {
     char name[SIM_NAME_MAX];
     sim_job_kind kind;
     trace_arrival_cfg arrival;
-    trace_dist gpus;       /* GPUs per job (rounded to an integer >= 1) */
+    trace_dist gpus; /* GPUs per job (rounded to an integer >= 1) */
     /* the size of a job: a run time on the reference GPU type (duration_s), or
      * work in reference GPU-seconds (work_gpu_s, when use_work) whose run time
      * also depends on the gang's scaling efficiency */
@@ -105,24 +105,24 @@ typedef struct sim_class_cfg {
     int use_work;
     double scaling_per_doubling; /* gang efficiency e(g) = this ^ log2(g) */
     int has_share;
-    trace_dist share_milli;      /* per-GPU share (1-GPU jobs), milli-GPU */
-    uint32_t slices;             /* partition slices per job (0 = whole GPUs or a share) */
+    trace_dist share_milli; /* per-GPU share (1-GPU jobs), milli-GPU */
+    uint32_t slices;        /* partition slices per job (0 = whole GPUs or a share) */
     int has_estimate;
-    trace_dist estimate_factor;  /* run-time estimate = run time x factor */
-    uint32_t gpu_mem_mib;        /* per GPU */
-    uint64_t type_mask;          /* allowed GPU types (bits of sim_scenario.types); 0 = any */
-    uint32_t flags;              /* trace_job_flags */
-    double span_slowdown;        /* run-time factor when a gang spans nodes (>= 1) */
+    trace_dist estimate_factor; /* run-time estimate = run time x factor */
+    uint32_t gpu_mem_mib;       /* per GPU */
+    uint64_t type_mask;         /* allowed GPU types (bits of sim_scenario.types); 0 = any */
+    uint32_t flags;             /* trace_job_flags */
+    double span_slowdown;       /* run-time factor when a gang spans nodes (>= 1) */
     int32_t priority;
-    double value;                /* goodput weight of its GPU-time */
-    int64_t deadline_us;         /* relative to arrival; -1 none */
-    int64_t checkpoint_us;       /* checkpoint interval of running jobs; 0 = never */
-    int64_t restart_us;          /* overhead of every restart after a preemption or failure */
+    double value;          /* goodput weight of its GPU-time */
+    int64_t deadline_us;   /* relative to arrival; -1 none */
+    int64_t checkpoint_us; /* checkpoint interval of running jobs; 0 = never */
+    int64_t restart_us;    /* overhead of every restart after a preemption or failure */
     int has_tenants;
-    trace_dist tenant;           /* tenant index per job */
+    trace_dist tenant; /* tenant index per job */
     sim_speed_basis speed_basis;
-    float speed[PLACE_MAX_TYPES]; /* resolved relative speed on each GPU type */
-    uint64_t max_jobs;           /* stop generating after this many (0 = no limit) */
+    double speed[PLACE_MAX_TYPES]; /* resolved relative speed on each GPU type */
+    uint64_t max_jobs;             /* stop generating after this many (0 = no limit) */
 } sim_class_cfg;
 
 /* GPU failures (DESIGN §4.4): each GPU of a type fails after an exponential
@@ -151,7 +151,7 @@ typedef struct sim_scenario {
 
     sim_gpu_type *types;
     size_t n_types;
-    uint32_t reference_type;   /* the GPU type of speed 1 (default H100) */
+    uint32_t reference_type; /* the GPU type of speed 1 (default H100) */
     sim_pool_cfg *pools;
     size_t n_pools;
     sim_class_cfg *classes;
@@ -213,7 +213,7 @@ const char *sim_reject_reason_str(int reason);
     X(SIM_BLOCK_MEMORY, 1, "memory", "the GPUs have too little memory for the waiting job")        \
     X(SIM_BLOCK_FRAGMENTATION, 2, "fragmentation",                                                 \
       "enough free GPUs of the type in all, but not on one node")                                  \
-    X(SIM_BLOCK_GANG, 3, "gang", "too few free GPUs of the type for the waiting gang")              \
+    X(SIM_BLOCK_GANG, 3, "gang", "too few free GPUs of the type for the waiting gang")             \
     X(SIM_BLOCK_HOST, 4, "host", "the nodes lack the host CPU or memory the job needs")            \
     X(SIM_BLOCK_ORDER, 5, "order", "a waiting job could use them; the policy did not start it")
 
@@ -232,12 +232,12 @@ const char *sim_block_reason_str(int reason);
  * pool and per GPU type (in service, allocated, busy), then two per class
  * (allocated, jobs waiting). */
 enum {
-    SIM_LV_UP = 0,   /* GPUs in service (plus GPUs still busy on nodes leaving service) */
-    SIM_LV_ALLOC,    /* GPUs allocated to jobs */
-    SIM_LV_BUSY,     /* GPUs doing work: allocated, minus restart overhead */
-    SIM_LV_QUEUE,    /* jobs waiting (a count) */
-    SIM_LV_RUNNING,  /* jobs running (a count) */
-    SIM_LV_BLOCKED,  /* + reason: GPUs shape-blocked idle */
+    SIM_LV_UP = 0,  /* GPUs in service (plus GPUs still busy on nodes leaving service) */
+    SIM_LV_ALLOC,   /* GPUs allocated to jobs */
+    SIM_LV_BUSY,    /* GPUs doing work: allocated, minus restart overhead */
+    SIM_LV_QUEUE,   /* jobs waiting (a count) */
+    SIM_LV_RUNNING, /* jobs running (a count) */
+    SIM_LV_BLOCKED, /* + reason: GPUs shape-blocked idle */
     SIM_LV_FIXED = SIM_LV_BLOCKED + SIM_BLOCK_COUNT
 };
 enum { SIM_LV_K_UP = 0, SIM_LV_K_ALLOC = 1, SIM_LV_K_BUSY = 2 };
@@ -246,24 +246,24 @@ enum { SIM_LV_C_ALLOC = 0, SIM_LV_C_QUEUE = 1 };
 /* One finished (or, at the end, unfinished) job. Times in microseconds; -1
  * where the job never got there. */
 typedef struct sim_job_row {
-    uint64_t id;        /* arrival sequence, from 1 */
-    uint64_t trace_id;  /* the source's id */
+    uint64_t id;       /* arrival sequence, from 1 */
+    uint64_t trace_id; /* the source's id */
     uint32_t cls;
     uint32_t tenant;
     uint32_t gpus;
     uint32_t gpu_milli;
-    int32_t state;      /* sim_job_state */
+    int32_t state; /* sim_job_state */
     int32_t reject_reason;
-    int32_t gpu_type;   /* type of its last placement; -1 if it never started */
+    int32_t gpu_type; /* type of its last placement; -1 if it never started */
     uint32_t first_node;
-    uint32_t n_nodes;   /* nodes of its last placement */
-    uint32_t interruptions; /* preemptions and failures that stopped it */
+    uint32_t n_nodes;                    /* nodes of its last placement */
+    uint32_t interruptions;              /* preemptions and failures that stopped it */
     int64_t submit_us, start_us, end_us; /* start: its first start */
-    int64_t wait_us;    /* first start - submit, or end of run - submit if it never started */
-    int64_t run_us;     /* end - first start (restarts included); to the end of run if running */
+    int64_t wait_us;     /* first start - submit, or end of run - submit if it never started */
+    int64_t run_us;      /* end - first start (restarts included); to the end of run if running */
     int64_t deadline_us; /* absolute; -1 none */
-    double busy_gpu_s;  /* GPU-seconds doing work (restart overhead excluded) */
-    double lost_gpu_s;  /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
+    double busy_gpu_s;   /* GPU-seconds doing work (restart overhead excluded) */
+    double lost_gpu_s; /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
     double value;
 } sim_job_row;
 
@@ -303,19 +303,19 @@ typedef struct sim_quantiles {
 /* Totals per class (and, at index n_classes, over all classes). */
 typedef struct sim_class_result {
     uint64_t arrived, started, completed, rejected, failed, queued_end, running_end;
-    uint64_t preemptions;    /* times a policy preempted one of its jobs */
-    uint64_t killed;         /* times a GPU failure stopped one of its jobs */
+    uint64_t preemptions;                   /* times a policy preempted one of its jobs */
+    uint64_t killed;                        /* times a GPU failure stopped one of its jobs */
     uint64_t deadline_met, deadline_missed; /* completed jobs with a deadline */
-    double wait_sum_s;       /* over started jobs */
+    double wait_sum_s;                      /* over started jobs */
     double wait_mean_s, wait_p50_s, wait_p95_s, wait_p99_s, wait_max_s;
     double completion_mean_s, completion_p50_s, completion_p95_s, completion_p99_s;
-    double slowdown_mean;    /* bounded slowdown, completed jobs, tau = 10 s */
+    double slowdown_mean; /* bounded slowdown, completed jobs, tau = 10 s */
     double slowdown_p50, slowdown_p95, slowdown_p99;
-    double gpu_s_alloc;      /* GPU-seconds allocated to the class's jobs */
-    double gpu_s_busy;       /* ... doing work */
-    double gpu_s_lost;       /* ... lost to preemption and failure (work and restart overhead) */
-    double gpu_s_goodput;    /* busy minus lost work */
-    double value_goodput;    /* goodput weighted by job value */
+    double gpu_s_alloc;   /* GPU-seconds allocated to the class's jobs */
+    double gpu_s_busy;    /* ... doing work */
+    double gpu_s_lost;    /* ... lost to preemption and failure (work and restart overhead) */
+    double gpu_s_goodput; /* busy minus lost work */
+    double value_goodput; /* goodput weighted by job value */
 } sim_class_result;
 
 /* GPU-seconds of one pool or GPU type. */
@@ -324,27 +324,27 @@ typedef struct sim_gpu_time {
 } sim_gpu_time;
 
 typedef struct sim_result {
-    int64_t t_end_us;          /* simulated time the run stopped at */
+    int64_t t_end_us; /* simulated time the run stopped at */
     uint64_t events;
-    uint64_t passes;           /* scheduling passes */
-    uint64_t policy_errors;    /* invalid decisions refused */
+    uint64_t passes;        /* scheduling passes */
+    uint64_t policy_errors; /* invalid decisions refused */
     uint64_t preemptions, failures, repairs;
-    double gpu_s_up;           /* GPU-seconds in service */
-    double gpu_s_alloc;        /* GPU-seconds allocated */
-    double gpu_s_busy;         /* GPU-seconds doing work */
-    double gpu_s_lost;         /* GPU-seconds of work lost (and restart overhead) */
-    double gpu_s_goodput;      /* busy - lost */
-    double gpu_s_idle;         /* up - alloc */
+    double gpu_s_up;                       /* GPU-seconds in service */
+    double gpu_s_alloc;                    /* GPU-seconds allocated */
+    double gpu_s_busy;                     /* GPU-seconds doing work */
+    double gpu_s_lost;                     /* GPU-seconds of work lost (and restart overhead) */
+    double gpu_s_goodput;                  /* busy - lost */
+    double gpu_s_idle;                     /* up - alloc */
     double gpu_s_blocked[SIM_BLOCK_COUNT]; /* shape-blocked idle, by reason */
     double alloc_util, busy_util, goodput_util; /* each / gpu_s_up */
-    double queue_len_mean;     /* time average */
+    double queue_len_mean;                      /* time average */
     double running_mean;
     size_t n_classes;
     sim_class_result *classes; /* n_classes + 1 entries, the last is the total */
     size_t n_pools, n_types;
-    sim_gpu_time *pools;       /* per pool */
-    sim_gpu_time *types;       /* per GPU type */
-    double wall_s;             /* wall-clock time of the run (not written to results) */
+    sim_gpu_time *pools; /* per pool */
+    sim_gpu_time *types; /* per GPU type */
+    double wall_s;       /* wall-clock time of the run (not written to results) */
 } sim_result;
 
 void sim_result_fini(sim_result *r);
@@ -373,6 +373,10 @@ typedef struct sim_run_opts {
     void *progress_ud;
     uint64_t progress_every;
     const sim_pass_hook *pass_hook;
+    /* A policy table to use instead of the scenario's specification (a policy
+     * written outside the registry), with its argument string. */
+    const place_policy *policy_table;
+    const char *policy_args;
 } sim_run_opts;
 
 /* Run a scenario. Job rows and bins go to sink (may be NULL); the summary to

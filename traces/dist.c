@@ -240,8 +240,7 @@ int trace_dist_set_clamp(trace_dist *d, double min, double max, tm_diag *diag)
 int trace_dist_scaled(trace_dist *d, const trace_dist *src, double c, tm_diag *diag)
 {
     if (!(c > 0) || !isfinite(c))
-        return tm_diag_set(diag, TM_ERR_INVAL, "dist.scale", "expected a factor > 0, got %.17g",
-                           c);
+        return tm_diag_set(diag, TM_ERR_INVAL, "dist.scale", "expected a factor > 0, got %.17g", c);
     int rc;
     switch (src->kind) {
     case TRACE_DIST_LOGNORMAL: /* c X is lognormal with mu + ln c */

@@ -53,7 +53,7 @@ typedef struct trace_job {
     double value;   /* value weight for goodput accounting (default 1) */
     /* relative speed per GPU type (the scenario's type indices), owned by the
      * source and valid for the run; NULL = the class's speeds */
-    const float *speed;
+    const double *speed;
 } trace_job;
 
 /* Fill a job with the defaults every reader starts from (milli 1000, no
