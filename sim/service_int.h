@@ -227,7 +227,7 @@ typedef struct sim__svc_pool {
 /* Build the pool from ready_by_type[0..n_types) (types with 0 are skipped; a
  * replica on a type cfg cannot use is TM_ERR_INVAL) and find lambda_max by
  * bisection on the utilisation to 1e-12 (the admitted fraction meeting the
- * SLO decreases in the load). Cost: O(60 x subpools x sqrt(servers)). No
+ * SLO decreases in the load). Cost: O(40 x subpools x sqrt(servers)). No
  * replicas is valid: capacity 0, everything overflows. */
 int sim__svc_pool_init(sim__svc_pool *pool, const sim__svc_cfg *cfg, const uint32_t *ready_by_type,
                        size_t n_types, tm_diag *diag);

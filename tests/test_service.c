@@ -148,8 +148,6 @@ static void test_erlang(void)
 /* ------------------------------------------------------------------------- */
 /* closed forms                                                               */
 
-static double sf_cb(double t, void *ud);
-
 typedef struct sf_ctx {
     const sim__svc_mmn *q;
     sim__svc_slo_kind kind;
