@@ -123,7 +123,14 @@ typedef struct sim_class_cfg {
     sim_speed_basis speed_basis;
     double speed[PLACE_MAX_TYPES]; /* resolved relative speed on each GPU type */
     uint64_t max_jobs;             /* stop generating after this many (0 = no limit) */
+    /* specialization: jobs arriving from special_at_us on take their size,
+     * shape and speeds from *special (the same arrivals); -1 never */
+    int64_t special_at_us;
+    struct sim_class_cfg *special;
 } sim_class_cfg;
+
+/* A real-time inference service (layout: service_int.h; model: docs/services.md). */
+typedef struct sim_service_spec sim_service_spec;
 
 /* GPU failures (DESIGN §4.4): each GPU of a type fails after an exponential
  * time of mean mtbf_h[type] while in service and is repaired after repair_s;
@@ -156,6 +163,8 @@ typedef struct sim_scenario {
     size_t n_pools;
     sim_class_cfg *classes;
     size_t n_classes;
+    sim_service_spec *services;
+    size_t n_services;
     char (*tenants)[SIM_NAME_MAX]; /* tenant names (at least one: "default") */
     double *tenant_share;          /* fair shares, summing to 1 */
     size_t n_tenants;
@@ -242,6 +251,22 @@ enum {
 };
 enum { SIM_LV_K_UP = 0, SIM_LV_K_ALLOC = 1, SIM_LV_K_BUSY = 2 };
 enum { SIM_LV_C_ALLOC = 0, SIM_LV_C_QUEUE = 1 };
+/* Per service (after the classes): replicas ready and loading (counts), GPUs
+ * allocated and busy (milli-GPU), and request rates in micro-requests/s:
+ * offered, served within the SLO, served late, unserved, sent to the API. */
+enum {
+    SIM_LV_S_READY = 0,
+    SIM_LV_S_LOADING,
+    SIM_LV_S_ALLOC,
+    SIM_LV_S_BUSY,
+    SIM_LV_S_OFFERED,
+    SIM_LV_S_SLO_OK,
+    SIM_LV_S_LATE,
+    SIM_LV_S_UNSERVED,
+    SIM_LV_S_API,
+    SIM_LV_S_COUNT
+};
+#define SIM_RATE_SCALE 1e6 /* service rate levels are micro-requests/s */
 
 /* One finished (or, at the end, unfinished) job. Times in microseconds; -1
  * where the job never got there. */
@@ -282,6 +307,7 @@ size_t sim_level_count(const sim_scenario *sc);
 size_t sim_level_pool(const sim_scenario *sc, size_t pool, int k);
 size_t sim_level_type(const sim_scenario *sc, size_t type, int k);
 size_t sim_level_class(const sim_scenario *sc, size_t cls, int k);
+size_t sim_level_service(const sim_scenario *sc, size_t svc, int k);
 
 /* Where a run's rows go as they are produced (both may be NULL). */
 typedef struct sim_sink {
@@ -318,6 +344,26 @@ typedef struct sim_class_result {
     double value_goodput; /* goodput weighted by job value */
 } sim_class_result;
 
+/* Totals of one service. Requests and tokens: demanded = served within the
+ * SLO + served late + unserved + sent to the API (docs/services.md §3). */
+typedef struct sim_service_result {
+    double req_demanded, req_slo_ok, req_late, req_unserved, req_api;
+    double tok_in_demanded, tok_out_demanded;
+    double tok_in_owned, tok_out_owned; /* served on owned replicas (in the SLO or late) */
+    double tok_in_api, tok_out_api;
+    double attainment; /* slo_ok / (demanded - api) */
+    double api_usd;    /* the API tokens at the service's API price */
+    double replica_hours_ready, replica_hours_loading;
+    double gpu_hours_alloc, gpu_hours_busy;
+    double ready_mean; /* time-average ready replicas */
+    uint32_t ready_max;
+    uint64_t replicas_started, replicas_lost;
+    /* specialization (NaN when none): mean GPUs of the service and of everything
+     * else (batch work, other services) before and after the switch */
+    double special_at_s;
+    double gpus_before, gpus_after, others_before, others_after;
+} sim_service_result;
+
 /* GPU-seconds of one pool or GPU type. */
 typedef struct sim_gpu_time {
     double up, alloc, busy;
@@ -341,10 +387,11 @@ typedef struct sim_result {
     double running_mean;
     size_t n_classes;
     sim_class_result *classes; /* n_classes + 1 entries, the last is the total */
-    size_t n_pools, n_types;
+    size_t n_pools, n_types, n_services;
     sim_gpu_time *pools; /* per pool */
     sim_gpu_time *types; /* per GPU type */
-    double wall_s;       /* wall-clock time of the run (not written to results) */
+    sim_service_result *services;
+    double wall_s; /* wall-clock time of the run (not written to results) */
 } sim_result;
 
 void sim_result_fini(sim_result *r);

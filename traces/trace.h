@@ -280,6 +280,12 @@ typedef struct trace_synth_cfg {
      * shifts another's draws; r_share, r_estimate, r_tenant may be NULL when
      * the matching distribution is */
     gsl_rng *r_arrival, *r_gpus, *r_duration, *r_share, *r_estimate, *r_tenant;
+    /* Specialization: jobs arriving at or after special_s take their GPU count,
+     * size, share, estimate, memory, types, flags and value from *special (its
+     * arrival process and generators are not used: the same arrivals and the
+     * same streams). NULL: none. */
+    const struct trace_synth_cfg *special;
+    double special_s;
 } trace_synth_cfg;
 
 int trace_synth_open(trace_source *src, const trace_synth_cfg *cfg, tm_diag *diag);
