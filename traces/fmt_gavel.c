@@ -349,8 +349,7 @@ static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
         j->gpus = (uint32_t)scale;
         j->cls = r->o.cls + (uint32_t)jt;
         j->value = prio;
-        if (scale > 8)
-            j->flags |= TRACE_JOB_CAN_SPAN;
+        j->flags = TRACE_JOB_CAN_SPAN; /* Gavel places GPUs, not nodes: gangs may span */
         r->st->records++;
         return TM_OK;
     }
