@@ -363,7 +363,7 @@ static int run_pack(rcfg *c, sim_scenario *sc, tm_diag *d)
         free(pods);
         return rc;
     }
-    sim_pack_cfg cfg = {c->target, c->step, c->seed, (uint32_t)c->seeds, c->policies, c->n_pol};
+    sim_pack_cfg cfg = {c->target, c->step, c->seed, (uint32_t)c->seeds, c->policies, c->n_pol, 0};
     sim_pack_result res;
     if ((rc = sim_pack_run(sc, pods, n, &cfg, &res, d))) {
         free(pods);

@@ -117,7 +117,8 @@ static int cmd_synth(int argc, char **argv)
     for (;;) {
         size_t best = sc.n_classes;
         for (size_t c = 0; c < sc.n_classes; c++)
-            if (cs[c].has && (best == sc.n_classes || cs[c].next.submit_us < cs[best].next.submit_us))
+            if (cs[c].has &&
+                (best == sc.n_classes || cs[c].next.submit_us < cs[best].next.submit_us))
                 best = c;
         if (best == sc.n_classes)
             break;

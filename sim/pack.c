@@ -203,8 +203,7 @@ static uint64_t pack_rand(void *ud)
     return (hi << 32) | lo;
 }
 
-static int build_cluster(place_cluster *c, const sim_scenario *sc, double *cap_milli,
-                         tm_diag *diag)
+static int build_cluster(place_cluster *c, const sim_scenario *sc, double *cap_milli, tm_diag *diag)
 {
     uint32_t mem[PLACE_MAX_TYPES];
     for (size_t t = 0; t < sc->n_types; t++)
@@ -237,8 +236,8 @@ static double demand(const trace_job *j)
 
 double sim_pack_value(const sim_pack_result *r, size_t policy, size_t seed, int metric, size_t k)
 {
-    return r->v[((policy * r->n_seeds + seed) * SIM_PACK_METRICS + (size_t)metric) * r->n_points +
-                k];
+    return r
+        ->v[((policy * r->n_seeds + seed) * SIM_PACK_METRICS + (size_t)metric) * r->n_points + k];
 }
 
 void sim_pack_stats(const sim_pack_result *r, size_t policy, int metric, size_t k, double *mean,
@@ -312,13 +311,13 @@ static int pack_one(const sim_scenario *sc, const frag_model *fm, const trace_jo
         list[n_list++] = &pods[i];
         total += demand(&pods[i]);
     }
-    for (size_t i = n_list; i > 1; i--) {
+    for (size_t i = n_list; !cfg->keep_order && i > 1; i--) {
         size_t k = (size_t)gsl_rng_uniform_int(r_order, (unsigned long)i);
         const trace_job *t = list[i - 1];
         list[i - 1] = list[k];
         list[k] = t;
     }
-    while (n_pods > 0) {
+    while (n_pods > 0 && !cfg->keep_order) {
         size_t k = (size_t)gsl_rng_uniform_int(r_order, (unsigned long)n_pods);
         if (total + demand(&pods[k]) > target)
             break;
@@ -442,8 +441,8 @@ int sim_pack_run(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
     res->n_points = (size_t)floor(cfg->target_pct / cfg->grid_step_pct + 1e-9) + 1;
     res->n_classes = fm.n;
     res->arrived_pct = malloc(res->n_points * sizeof *res->arrived_pct);
-    res->v = malloc(res->n_policies * res->n_seeds * SIM_PACK_METRICS * res->n_points *
-                    sizeof *res->v);
+    res->v =
+        malloc(res->n_policies * res->n_seeds * SIM_PACK_METRICS * res->n_points * sizeof *res->v);
     res->pods = calloc(res->n_policies * res->n_seeds, sizeof *res->pods);
     res->failed = calloc(res->n_policies * res->n_seeds, sizeof *res->failed);
     int rc = TM_OK;

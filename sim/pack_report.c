@@ -43,15 +43,14 @@ int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const c
         (rc = sim__h5w_attr_str(w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
         (rc = sim__h5w_attr_str(w, "/", "layout", "docs/output.md#packing-experiment", diag)) ||
         (rc = sim__h5w_attr_str(w, "/", "kind", "openb-packing", diag)) ||
-        (rc = sim__h5w_array_f64(w, "/packing/arrived_pct", r->arrived_pct, r->n_points,
-                                 "percent", "GPU requested by the pods so far / GPU capacity",
-                                 diag)) ||
+        (rc = sim__h5w_array_f64(w, "/packing/arrived_pct", r->arrived_pct, r->n_points, "percent",
+                                 "GPU requested by the pods so far / GPU capacity", diag)) ||
         (rc = sim__h5w_scalar_f64(w, "/packing/config/target_pct", cfg->target_pct, "percent",
                                   "copies are appended until the requested GPU would exceed "
                                   "this share of the capacity",
                                   diag)) ||
-        (rc = sim__h5w_scalar_f64(w, "/packing/config/grid_step_pct", cfg->grid_step_pct,
-                                  "percent", "spacing of the arrived_pct grid", diag)) ||
+        (rc = sim__h5w_scalar_f64(w, "/packing/config/grid_step_pct", cfg->grid_step_pct, "percent",
+                                  "spacing of the arrived_pct grid", diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/packing/config/seed", (int64_t)cfg->seed, "1",
                                   "base seed; seed k of a policy is replication k (docs/rng.md)",
                                   diag)) ||
@@ -59,8 +58,7 @@ int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const c
                                   "seeds per policy", diag)) ||
         (rc = sim__h5w_scalar_f64(w, "/packing/config/capacity_gpus", r->capacity_gpus, "GPU",
                                   "GPUs of the cluster", diag)) ||
-        (rc = sim__h5w_scalar_i64(w, "/packing/config/workload_shapes", (int64_t)r->n_classes,
-                                  "1",
+        (rc = sim__h5w_scalar_i64(w, "/packing/config/workload_shapes", (int64_t)r->n_classes, "1",
                                   "pod shapes of the target workload of the fragmentation "
                                   "measure",
                                   diag)) ||

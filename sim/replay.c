@@ -122,8 +122,9 @@ int sim_scenario_add_nodes(sim_scenario *sc, trace_node_source *nodes, uint64_t 
             return tm_diag_set(diag, TM_ERR_TRACE, nd.name,
                                "GPU model \"%s\" maps to type \"%s\", which is not in the catalog",
                                nd.model, nd.type_name);
-        if ((rc = add_pool(sc, (uint32_t)t, nd.gpus, nd.cpu_milli > 0 ? nd.cpu_milli : INT64_MAX / 4,
-                           nd.mem_mib > 0 ? nd.mem_mib : INT64_MAX / 4, diag)))
+        if ((rc =
+                 add_pool(sc, (uint32_t)t, nd.gpus, nd.cpu_milli > 0 ? nd.cpu_milli : INT64_MAX / 4,
+                          nd.mem_mib > 0 ? nd.mem_mib : INT64_MAX / 4, diag)))
             return rc;
     }
     return rc == TRACE_END ? TM_OK : rc;
@@ -147,7 +148,8 @@ int sim_scenario_add_swf_machine(sim_scenario *sc, const trace_swf_info *info, t
         t = (int)sc->n_types++;
     }
     for (uint32_t k = 0; k < info->nodes; k++) {
-        int rc = add_pool(sc, (uint32_t)t, info->procs_per_node, INT64_MAX / 4, INT64_MAX / 4, diag);
+        int rc =
+            add_pool(sc, (uint32_t)t, info->procs_per_node, INT64_MAX / 4, INT64_MAX / 4, diag);
         if (rc)
             return rc;
     }

@@ -345,6 +345,7 @@ typedef struct sim_pack_cfg {
     uint32_t n_seeds;
     const char *const *policies; /* placement-core specifications */
     size_t n_policies;
+    int keep_order; /* 1: the pods in list order, no shuffle and no copies (tests, "as listed") */
 } sim_pack_cfg;
 
 enum sim_pack_metric {

@@ -150,8 +150,8 @@ int trace_load_profile_build(trace_load_profile *p, trace_request_source *src, d
         double b = floor((double)q.arrival_us / 1e6 / bin_s);
         if (b > 1e8) {
             trace_load_profile_fini(p);
-            return tm_diag_set(diag, TM_ERR_LIMIT, "load profile",
-                               "more than 10^8 bins of %g s", bin_s);
+            return tm_diag_set(diag, TM_ERR_LIMIT, "load profile", "more than 10^8 bins of %g s",
+                               bin_s);
         }
         size_t bin = (size_t)b;
         if (bin >= cap) {

@@ -4,9 +4,9 @@
  *
  * The matrix is JSON: {worker: {"('Job type', scale)": {"null": tput,
  * "('Other', s)": [a, b], ...}}}. Only the isolated throughputs ("null") are
- * kept: a flat table of (worker, job type, scale, steps/s), small (hundreds
- * of entries) and searched linearly once per job. The file is read with the
- * streaming tokenizer of reader.c (cJSON stays the scenario loader's).
+ * kept (0, "cannot run there", is kept as no entry): a flat table of (worker, job type, scale,
+ * steps/s), small (hundreds of entries) and searched linearly once per job. The file is read with
+ * the streaming tokenizer of reader.c (cJSON stays the scenario loader's).
  *
  * Traces are tab-separated, one job per line:
  *   msr (7 fields):       job_type, command, num_steps_arg, needs_data_dir,
@@ -174,10 +174,12 @@ int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag 
                         goto out;
                     continue;
                 }
-                if (tok != TRACE__J_NUMBER || !(js.num > 0)) {
-                    rc = trace__json_error(&js, diag, "expected a throughput > 0 for \"null\"");
+                if (tok != TRACE__J_NUMBER || !(js.num >= 0)) {
+                    rc = trace__json_error(&js, diag, "expected a throughput >= 0 for \"null\"");
                     goto out;
                 }
+                if (js.num == 0)
+                    continue; /* 0: the job cannot run on this worker (no entry) */
                 if (m->n == m->cap) {
                     size_t cap = m->cap ? 2 * m->cap : 256;
                     entry *e = realloc(m->e, cap * sizeof *e);

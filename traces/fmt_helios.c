@@ -19,8 +19,8 @@
 #include <string.h>
 
 enum { H_ID, H_USER, H_GPU, H_CPU, H_NODE, H_STATE, H_SUBMIT, H_DURATION, H_N };
-static const char *const cols[H_N] = {"job_id",  "user",        "gpu_num",  "cpu_num",
-                                      "node_num", "state",      "submit_time", "duration"};
+static const char *const cols[H_N] = {"job_id",   "user",  "gpu_num",     "cpu_num",
+                                      "node_num", "state", "submit_time", "duration"};
 #define MAX_COLS 32
 
 typedef struct helios_rd {
@@ -121,8 +121,7 @@ static void helios_close(void *ud)
     free(s);
 }
 
-int trace_helios_open(trace_source *src, const char *path, const trace_read_opts *o,
-                      tm_diag *diag)
+int trace_helios_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
     helios_rd *s = calloc(1, sizeof *s);

@@ -18,7 +18,7 @@
 static const struct {
     const char *model, *type;
 } model_map[] = {
-    {"P100", "P100"},        {"T4", "T4"}, {"A10", "A10"}, {"V100M16", "V100"},
+    {"P100", "P100"},         {"T4", "T4"}, {"A10", "A10"}, {"V100M16", "V100"},
     {"V100M32", "V100-32GB"}, {"G1", "G1"}, {"G2", "G2"},   {"G3", "G3"},
 };
 
@@ -40,7 +40,8 @@ static int header_cols(trace__rd *r, const char *const *names, int n, int *col, 
     size_t len;
     int rc = trace__rd_line(r, &line, &len, diag);
     if (rc == TRACE_END)
-        return tm_diag_set(diag, TM_ERR_TRACE, r->where, "expected a header row, got an empty file");
+        return tm_diag_set(diag, TM_ERR_TRACE, r->where,
+                           "expected a header row, got an empty file");
     if (rc != TM_OK)
         return rc;
     if ((unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
@@ -288,7 +289,7 @@ static int pods_next(void *ud, trace_job *j, tm_diag *diag)
                 continue;
             }
             double start = ss[0] ? sc : c;
-            if (ds[0] && (d < start || sc < c)) {
+            if ((ds[0] && d < start) || (ss[0] && sc < c)) {
                 if ((rc = trace__rd_bad(r, diag,
                                         "expected creation <= scheduled <= deletion, got %.0f, "
                                         "%s, %.0f",

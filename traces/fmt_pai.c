@@ -135,9 +135,9 @@ int trace_pai_machines_open(trace_node_source *src, const char *path, const trac
 
 typedef struct tasks_rd {
     trace__rd rd;
-    trace_job tmpl;      /* the current row's instance */
-    uint64_t left;       /* instances of it still to hand out */
-    uint64_t seq;        /* jobs handed out */
+    trace_job tmpl; /* the current row's instance */
+    uint64_t left;  /* instances of it still to hand out */
+    uint64_t seq;   /* jobs handed out */
 } tasks_rd;
 
 static int tasks_row(tasks_rd *s, char *line, int *skip, tm_diag *diag)
@@ -219,8 +219,8 @@ static int tasks_next(void *ud, trace_job *job, tm_diag *diag)
             return rc;
         if (len == 0)
             continue;
-        if (s->rd.st->lines == 1 &&
-            strncmp(line, "job_name,task_name,inst_num", strlen("job_name,task_name,inst_num")) == 0)
+        if (s->rd.st->lines == 1 && strncmp(line, "job_name,task_name,inst_num",
+                                            strlen("job_name,task_name,inst_num")) == 0)
             continue;
         int skip;
         rc = tasks_row(s, line, &skip, diag);

@@ -267,7 +267,8 @@ static int philly_next(void *ud, trace_job *job, tm_diag *diag)
         }
         int bad = 0;
         if (a.submit < r->o.origin_s)
-            rc = trace__rd_bad(r, diag, "expected a submitted_time at or after the origin"), bad = 1;
+            rc = trace__rd_bad(r, diag, "expected a submitted_time at or after the origin"),
+            bad = 1;
         else
             rc = trace__rd_order(r, (a.submit - r->o.origin_s) * 1000000, &bad, diag);
         snprintf(r->where, sizeof r->where, "%s", here);
@@ -303,8 +304,7 @@ static void philly_close(void *ud)
     free(s);
 }
 
-int trace_philly_open(trace_source *src, const char *path, const trace_read_opts *o,
-                      tm_diag *diag)
+int trace_philly_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
     philly_rd *s = calloc(1, sizeof *s);

@@ -110,8 +110,7 @@ static int parse_row(swf_rd *s, char *line, trace_job *j, int *skip, tm_diag *di
     if (submit < 0)
         return trace__rd_bad(r, diag, "expected a submit time >= 0 in field 2, got %.0f", submit);
     if (run < -1)
-        return trace__rd_bad(r, diag, "expected a run time >= 0 (or -1) in field 4, got %.0f",
-                             run);
+        return trace__rd_bad(r, diag, "expected a run time >= 0 (or -1) in field 4, got %.0f", run);
     if (alloc < -1 || alloc == 0 || req < -1)
         return trace__rd_bad(r, diag,
                              "expected a processor count >= 1 (or -1) in fields 5 and 8, got %.0f "

@@ -38,9 +38,9 @@ enum {
 };
 
 static const char *const col_names[C_N] = {
-    "id",        "submit_us",    "duration_us", "estimate_us", "deadline_us", "gpus",
-    "gpu_milli", "gpu_mem_mib",  "flags",       "cpu_milli",   "host_mem_mib", "type_mask",
-    "cls",       "tenant",       "priority",    "status",      "value"};
+    "id",        "submit_us",   "duration_us", "estimate_us", "deadline_us",  "gpus",
+    "gpu_milli", "gpu_mem_mib", "flags",       "cpu_milli",   "host_mem_mib", "type_mask",
+    "cls",       "tenant",      "priority",    "status",      "value"};
 
 static const char header[] = "id,submit_us,duration_us,estimate_us,deadline_us,gpus,gpu_milli,"
                              "gpu_mem_mib,flags,cpu_milli,host_mem_mib,type_mask,cls,tenant,"
@@ -106,8 +106,7 @@ static int parse_row(tarmac_rd *t, char **f, trace_job *j, int *bad, tm_diag *di
     do {                                                                                           \
         if (t->col[c] >= 0) {                                                                      \
             if (v[c] < (lo) || v[c] > (hi))                                                        \
-                return trace__rd_bad(r, diag,                                                      \
-                                     "expected column \"%s\" in [%lld, %lld], got %lld",           \
+                return trace__rd_bad(r, diag, "expected column \"%s\" in [%lld, %lld], got %lld",  \
                                      col_names[c], (long long)(lo), (long long)(hi),               \
                                      (long long)v[c]);                                             \
             j->field = (type)v[c];                                                                 \
@@ -187,8 +186,7 @@ static void tarmac_close(void *ud)
     free(t);
 }
 
-int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts *o,
-                      tm_diag *diag)
+int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
     tarmac_rd *t = calloc(1, sizeof *t);

@@ -325,8 +325,7 @@ int trace_type_index(const trace_read_opts *o, const char *name);
 /* Read a tarmac trace (CSV with a header; plain or gzip). Lossless for every
  * field of trace_job. Columns are found by name; submit_us and duration_us
  * are required, the others default as trace_job_defaults says. */
-int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts *o,
-                      tm_diag *diag);
+int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag);
 
 typedef struct trace_tarmac_writer trace_tarmac_writer;
 /* Create (replace) a tarmac trace at path; gzip-compressed when the name ends
@@ -343,11 +342,11 @@ const char *trace_tarmac_header(void);
 
 /* The machine an SWF header describes. */
 typedef struct trace_swf_info {
-    int64_t max_nodes;      /* MaxNodes, -1 absent */
-    int64_t max_procs;      /* MaxProcs, -1 absent */
-    int64_t max_jobs;       /* MaxJobs, -1 absent */
-    int64_t unix_start_s;   /* UnixStartTime, -1 absent */
-    uint32_t nodes;         /* the machine: MaxNodes, else MaxProcs */
+    int64_t max_nodes;       /* MaxNodes, -1 absent */
+    int64_t max_procs;       /* MaxProcs, -1 absent */
+    int64_t max_jobs;        /* MaxJobs, -1 absent */
+    int64_t unix_start_s;    /* UnixStartTime, -1 absent */
+    uint32_t nodes;          /* the machine: MaxNodes, else MaxProcs */
     uint32_t procs_per_node; /* MaxProcs / MaxNodes when it divides, else 1 */
 } trace_swf_info;
 
@@ -414,14 +413,12 @@ int trace_pai_tasks_open(trace_source *src, const char *path, const trace_read_o
 
 /* Helios (SenseTime, SC'21) cluster_log.csv: job_id,user,vc,gpu_num,cpu_num,
  * node_num,state,submit_time,start_time,end_time,duration,queue. */
-int trace_helios_open(trace_source *src, const char *path, const trace_read_opts *o,
-                      tm_diag *diag);
+int trace_helios_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag);
 
 /* Philly (Microsoft, ATC'19) cluster_job_log: a JSON array of jobs
  * {status, vc, jobid, attempts[{start_time, end_time, detail[{ip, gpus[]}]}],
  * submitted_time, user}, read as a stream (constant memory). */
-int trace_philly_open(trace_source *src, const char *path, const trace_read_opts *o,
-                      tm_diag *diag);
+int trace_philly_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag);
 
 /* ---- Gavel (OSDI'20): throughput matrix and traces ---- */
 
@@ -454,8 +451,8 @@ int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matr
 /* ---- Request-level load: the Azure LLM inference trace 2023 ---- */
 
 typedef struct trace_request {
-    uint64_t id;         /* row number from 1 */
-    int64_t arrival_us;  /* from the first request */
+    uint64_t id;        /* row number from 1 */
+    int64_t arrival_us; /* from the first request */
     uint32_t prompt_tokens;
     uint32_t output_tokens;
 } trace_request;
@@ -493,16 +490,15 @@ void trace_load_profile_fini(trace_load_profile *p);
 /* From a CSV of (duration_s, num_gpus) pairs (gavel/philly_job_distribution.csv):
  * the run times as an empirical distribution and the GPU counts as a discrete
  * one (the marginals; the pairing is not kept). Either output may be NULL. */
-int trace_philly_dists(const char *path, trace_dist *duration_s, trace_dist *gpus,
-                       tm_diag *diag);
+int trace_philly_dists(const char *path, trace_dist *duration_s, trace_dist *gpus, tm_diag *diag);
 
 /* ---- Sources over sources ---- */
 
 /* Jobs [first, first + count) of `in` (count 0 = to the end), with submit
  * times shifted so that the first job arrives at 0 when shift is set. Takes
  * ownership of `in` (closes it, even on failure). */
-int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64_t count,
-                      int shift, tm_diag *diag);
+int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64_t count, int shift,
+                      tm_diag *diag);
 
 /* Seconds since 1970-01-01 of "YYYY-MM-DD HH:MM:SS" (no time zone); 0 on
  * success, -1 if malformed. */

@@ -49,8 +49,8 @@ static void window_close(void *ud)
     free(w);
 }
 
-int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64_t count,
-                      int shift, tm_diag *diag)
+int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64_t count, int shift,
+                      tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
     window *w = calloc(1, sizeof *w);
