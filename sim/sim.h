@@ -317,10 +317,10 @@ typedef struct sim_window_result {
     uint64_t first, count; /* as asked */
     uint64_t jobs;         /* jobs that arrived (fewer than count at the end of a trace) */
     uint64_t completed, rejected;
-    double wait_mean_s;  /* mean wait of started jobs */
-    double bsld_mean;    /* mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) */
-    double util;         /* GPU-time allocated / GPU-time available, first submit .. last end */
-    double makespan_s;   /* first submit .. last completion */
+    double wait_mean_s; /* mean wait of started jobs */
+    double bsld_mean;   /* mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) */
+    double util;        /* GPU-time allocated / GPU-time available, first submit .. last end */
+    double makespan_s;  /* first submit .. last completion */
     uint64_t policy_errors;
 } sim_window_result;
 
@@ -349,22 +349,22 @@ typedef struct sim_pack_cfg {
 } sim_pack_cfg;
 
 enum sim_pack_metric {
-    SIM_PACK_ALLOC = 0,   /* allocated GPU / capacity, percent */
-    SIM_PACK_FRAG,        /* fragmented GPU / idle GPU, percent (the FGD simulator's ratio) */
-    SIM_PACK_FRAG_CAP,    /* fragmented GPU / capacity, percent */
-    SIM_PACK_FAILED,      /* pods failed so far */
-    SIM_PACK_FAILED_GPU,  /* GPU requested by failed pods / capacity, percent */
+    SIM_PACK_ALLOC = 0,  /* allocated GPU / capacity, percent */
+    SIM_PACK_FRAG,       /* fragmented GPU / idle GPU, percent (the FGD simulator's ratio) */
+    SIM_PACK_FRAG_CAP,   /* fragmented GPU / capacity, percent */
+    SIM_PACK_FAILED,     /* pods failed so far */
+    SIM_PACK_FAILED_GPU, /* GPU requested by failed pods / capacity, percent */
     SIM_PACK_METRICS
 };
 
 typedef struct sim_pack_result {
     size_t n_policies, n_seeds, n_points;
-    double *arrived_pct;   /* n_points grid values */
-    double *v;             /* [policy][seed][metric][point] */
-    uint64_t *pods;        /* [policy][seed] pods placed or failed */
-    uint64_t *failed;      /* [policy][seed] */
+    double *arrived_pct; /* n_points grid values */
+    double *v;           /* [policy][seed][metric][point] */
+    uint64_t *pods;      /* [policy][seed] pods placed or failed */
+    uint64_t *failed;    /* [policy][seed] */
     double capacity_gpus;
-    size_t n_classes;      /* pod shapes of the target workload of the fragmentation measure */
+    size_t n_classes; /* pod shapes of the target workload of the fragmentation measure */
 } sim_pack_result;
 
 /* The value of a metric at grid point k for (policy, seed). */
