@@ -101,11 +101,9 @@ typedef struct job {
 
 typedef struct source {
     trace_source src;
-    trace_synth_cfg special; /* a class's specialization, for its synthesizer */
-    int owned;               /* close it at the end (the engine opened it) */
+    int owned; /* close it at the end (the engine opened it) */
     trace_job next;
     int64_t last_submit_us;
-    gsl_rng *r[6];
 } source;
 
 /* Free lists of part blocks by power-of-two size class: spanning gangs are
@@ -666,9 +664,8 @@ static int source_pull(engine *e, uint32_t s)
                            "job %llu asks for %u GPUs at %u milli-GPU each: a share below 1000 "
                            "needs exactly one GPU",
                            (unsigned long long)tj->id, tj->gpus, tj->gpu_milli);
-    if (tj->tenant >= e->sc->n_tenants)
-        return tm_diag_set(e->diag, TM_ERR_TRACE, "source", "job %llu has tenant %u of %zu",
-                           (unsigned long long)tj->id, tj->tenant, e->sc->n_tenants);
+    /* tenants: the scenario's list names those of synthesized jobs; a trace may
+     * carry its own ids (SWF user numbers), which pass through unnamed */
     src->last_submit_us = tj->submit_us;
     if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us)
         return TM_OK; /* nothing after the horizon can matter */
@@ -1799,62 +1796,11 @@ static int build_sources(engine *e)
         return nomem(e);
     uint32_t rep = e->opts ? e->opts->replication : 0;
     for (size_t c = 0; c < sc->n_classes; c++) {
-        source *s = &e->sources[c];
-        const sim_class_cfg *cc = &sc->classes[c];
-        static const uint32_t purpose[6] = {SIM_STREAM_ARRIVALS, SIM_STREAM_GPUS,
-                                            SIM_STREAM_DURATION, SIM_STREAM_SHARE,
-                                            SIM_STREAM_ESTIMATE, SIM_STREAM_TENANT};
-        for (int k = 0; k < 6; k++)
-            if (!(s->r[k] = sim_rng_new(sc->seed, rep, purpose[k], (uint32_t)c)))
-                return nomem(e);
-        trace_synth_cfg cfg = {
-            .cls = (uint32_t)c,
-            .arrival = &cc->arrival,
-            .gpus = &cc->gpus,
-            .duration_s = cc->use_work ? NULL : &cc->duration_s,
-            .work_gpu_s = cc->use_work ? &cc->work_gpu_s : NULL,
-            .scaling_per_doubling = cc->scaling_per_doubling,
-            .share_milli = cc->has_share ? &cc->share_milli : NULL,
-            .estimate_factor = cc->has_estimate ? &cc->estimate_factor : NULL,
-            .tenant = cc->has_tenants ? &cc->tenant : NULL,
-            .gpu_mem_mib = cc->gpu_mem_mib,
-            .flags = cc->flags,
-            .type_mask = cc->type_mask,
-            .priority = cc->priority,
-            .deadline_us = cc->deadline_us,
-            .value = cc->value,
-            .t_end_s = (double)sc->horizon_us / SIM_US_PER_S,
-            .max_jobs = cc->max_jobs,
-            .r_arrival = s->r[0],
-            .r_gpus = s->r[1],
-            .r_duration = s->r[2],
-            .r_share = s->r[3],
-            .r_estimate = s->r[4],
-            .r_tenant = s->r[5],
-        };
-        if (cc->special) {
-            const sim_class_cfg *sp = cc->special;
-            s->special = cfg;
-            s->special.gpus = &sp->gpus;
-            s->special.duration_s = sp->use_work ? NULL : &sp->duration_s;
-            s->special.work_gpu_s = sp->use_work ? &sp->work_gpu_s : NULL;
-            s->special.scaling_per_doubling = sp->scaling_per_doubling;
-            s->special.share_milli = sp->has_share ? &sp->share_milli : NULL;
-            s->special.estimate_factor = sp->has_estimate ? &sp->estimate_factor : NULL;
-            s->special.gpu_mem_mib = sp->gpu_mem_mib;
-            s->special.flags = sp->flags;
-            s->special.type_mask = sp->type_mask;
-            s->special.deadline_us = sp->deadline_us;
-            s->special.value = sp->value;
-            cfg.special = &s->special;
-            cfg.special_s = (double)cc->special_at_us / SIM_US_PER_S;
-        }
-        int rc = trace_synth_open(&s->src, &cfg, e->diag);
+        int rc = sim_class_source_open(sc, c, rep, &e->sources[c].src, e->diag);
         if (rc != TM_OK)
             return rc;
-        s->owned = 1;
-        rc = source_pull(e, (uint32_t)c);
-        if (rc != TM_OK)
+        e->sources[c].owned = 1;
+        if ((rc = source_pull(e, (uint32_t)c)) != TM_OK)
             return rc;
     }
     return TM_OK;
@@ -1874,9 +1820,6 @@ static void engine_fini(engine *e)
     for (size_t s = 0; s < e->n_sources; s++) {
         if (e->sources[s].owned && e->sources[s].src.close)
             e->sources[s].src.close(e->sources[s].src.ud);
-        for (int k = 0; k < 6; k++)
-            if (e->sources[s].r[k])
-                gsl_rng_free(e->sources[s].r[k]);
     }
     free(e->sources);
     for (uint32_t p = 0; p < e->n_pages; p++) {

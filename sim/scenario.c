@@ -1989,6 +1989,47 @@ void sim_scenario_fini(sim_scenario *sc)
     memset(sc, 0, sizeof *sc);
 }
 
+/* ------------------------------------------------------------------------- */
+/* scenarios built in code (trace replay)                                     */
+
+void sim_scenario_class_defaults(const sim_scenario *sc, sim_class_cfg *cc, const char *name)
+{
+    memset(cc, 0, sizeof *cc);
+    snprintf(cc->name, sizeof cc->name, "%s", name);
+    cc->kind = SIM_KIND_GENERIC;
+    trace_arrival_cfg_poisson(&cc->arrival, 0.0);
+    cc->scaling_per_doubling = 1.0;
+    cc->span_slowdown = 1.0;
+    cc->value = 1.0;
+    cc->deadline_us = -1;
+    cc->special_at_us = -1;
+    cc->speed_basis = SIM_SPEED_COMPUTE;
+    for (size_t t = 0; t < sc->n_types; t++)
+        cc->speed[t] = derived_speed(sc, cc->speed_basis, (uint32_t)t);
+}
+
+int sim_scenario_init_code(sim_scenario *sc, const char *name, tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    loader L = {"(scenario)", "", diag, sc};
+    snprintf(sc->name, sizeof sc->name, "%s", name ? name : "unnamed");
+    snprintf(sc->source, sizeof sc->source, "(built in code)");
+    sc->seed = 1;
+    sc->horizon_us = 30 * 86400 * SIM_US_PER_S;
+    sc->sample_us = 3600 * SIM_US_PER_S;
+    snprintf(sc->policy, sizeof sc->policy, "order=fifo placement=first-fit backfill=none");
+    int rc = load_types(&L, NULL);
+    if (rc == TM_OK)
+        rc = find_type(&L, "reference_gpu", "H100", &sc->reference_type);
+    if (rc == TM_OK)
+        rc = load_tenants(&L, NULL);
+    if (rc == TM_OK)
+        rc = load_failures(&L, NULL);
+    if (rc != TM_OK)
+        sim_scenario_fini(sc);
+    return rc;
+}
+
 const char *sim_lib_version_cjson(void)
 {
     return cJSON_Version();
@@ -2132,4 +2173,90 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
     char *s = cJSON_Print(r);
     cJSON_Delete(r);
     return s;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Fleet-only files, for `tarmac replay --fleet` (declared at the end of
+ * sim.h). The file is parsed once here to see what it holds; a bare
+ * {"pools": [...]} is wrapped as a fleet, and a missing workload gets one
+ * placeholder class, then the text goes through the full loader above, so
+ * every check and message is the loader's own. */
+
+int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
+                           "cannot open: %s", strerror(errno));
+    char *given = NULL;
+    size_t len = 0, cap = 0;
+    int rc = TM_OK;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *nb = cap <= SCENARIO_MAX_BYTES + 1 ? realloc(given, cap + 1) : NULL;
+            if (!nb) {
+                rc = tm_diag_set(diag, TM_ERR_SCENARIO, path, "larger than %u MiB or out of memory",
+                                 SCENARIO_MAX_BYTES >> 20);
+                break;
+            }
+            given = nb;
+        }
+        size_t got = fread(given + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = tm_diag_set(diag, TM_ERR_IO, path, "read error: %s", strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc != TM_OK) {
+        free(given);
+        return rc;
+    }
+    if (!given && !(given = malloc(1)))
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    given[len] = '\0';
+    cJSON *root = cJSON_ParseWithLength(given, len + 1);
+    if (!root || !cJSON_IsObject(root) ||
+        (cJSON_GetObjectItemCaseSensitive(root, "workload") &&
+         cJSON_GetObjectItemCaseSensitive(root, "fleet"))) {
+        /* a whole scenario, or not an object: the loader says what is wrong */
+        cJSON_Delete(root);
+        rc = sim_scenario_load_text(sc, given, len, path, diag);
+        free(given);
+        return rc;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(root, "pools") &&
+        !cJSON_GetObjectItemCaseSensitive(root, "fleet")) {
+        cJSON *pools = cJSON_DetachItemFromObjectCaseSensitive(root, "pools");
+        cJSON *fleet = cJSON_AddObjectToObject(root, "fleet");
+        cJSON_AddItemToObject(fleet, "pools", pools);
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(root, "workload")) {
+        cJSON *w = cJSON_AddObjectToObject(root, "workload");
+        cJSON *cls = cJSON_CreateObject();
+        cJSON_AddStringToObject(cls, "name", "trace");
+        cJSON *a = cJSON_AddObjectToObject(cls, "arrival");
+        cJSON_AddNumberToObject(a, "rate_per_s", 0);
+        cJSON_AddNumberToObject(cls, "duration", 0);
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(w, "classes"), cls);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!text) {
+        free(given);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    }
+    rc = sim_scenario_load_text(sc, text, strlen(text), path, diag);
+    free(text);
+    if (rc == TM_OK) {
+        free(sc->json_given); /* keep the file as given, not the wrapped text */
+        sc->json_given = given;
+    } else {
+        free(given);
+    }
+    return rc;
 }
