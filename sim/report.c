@@ -277,6 +277,8 @@ static int write_provenance(report *rp, const sim_scenario *sc, const sim_run_op
         return rc;
     if ((rc = sim__h5w_scalar_str(w, "/provenance/scenario_source", sc->source,
                                   "file the scenario came from", diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
+                                  diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",
                                   "scenario seed (random streams: docs/rng.md)", diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/provenance/replication",
