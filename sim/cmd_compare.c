@@ -206,8 +206,8 @@ static void print_table(const sim_scenario *sc, const sim__cmp_policy *pol,
     char ci_head[32], dci_head[40];
     snprintf(ci_head, sizeof ci_head, "%g %% CI", 100 * res->confidence);
     snprintf(dci_head, sizeof dci_head, "%g %% CI of diff", 100 * res->confidence);
-    printf("%-*s  %-*s %10s  %-22s %10s  %-22s\n", wm, "metric", wp, "policy", "mean", ci_head,
-           "diff", dci_head);
+    printf("%-*s  %-*s %10s  %-22s %10s  %s\n", wm, "metric", wp, "policy", "mean", ci_head, "diff",
+           dci_head);
     int starred = 0;
     for (size_t m = 0; m < SIM__CMP_N_METRICS; m++) {
         show s = choose_show(&mt[m], m, res);
@@ -223,7 +223,8 @@ static void print_table(const sim_scenario *sc, const sim__cmp_policy *pol,
             fmt_num(lo, sizeof lo, st->ci_lo, &s, 0);
             fmt_num(hi, sizeof hi, st->ci_hi, &s, 0);
             snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-            printf("%-*s  %-*s %10s  %-22s", wm, p == 0 ? head : "", wp, pol[p].label, mean, ci);
+            printf("%-*s  %-*s %10s  %-*s", wm, p == 0 ? head : "", wp, pol[p].label, mean,
+                   p > 0 ? 22 : 0, ci);
             if (p > 0) {
                 char d[32], dlo[32], dhi[32], dci[72];
                 fmt_num(d, sizeof d, st->d_mean, &s, 1);

@@ -88,6 +88,42 @@ static int read_metric(sim__plot_ctx *c, const char *name, cmp_metric *m, tm_dia
     return TM_OK;
 }
 
+/* The y range of a panel from its values and intervals, padded, with about
+ * five ticks at 1, 2 or 5 times a power of ten; a panel whose values are all
+ * equal (a difference of exactly 0) gets a range around them. */
+static void panel_range(FILE *g, const cmp_metric *m, size_t first, int diff)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t p = first; p < m->n; p++) {
+        const double v[] = {diff ? m->dmean[p] : m->mean[p], diff ? m->dlo[p] : m->lo[p],
+                            diff ? m->dhi[p] : m->hi[p], diff ? 0 : m->mean[p]};
+        for (size_t k = 0; k < 4; k++)
+            if (isfinite(v[k])) {
+                lo = v[k] * m->scale < lo ? v[k] * m->scale : lo;
+                hi = v[k] * m->scale > hi ? v[k] * m->scale : hi;
+            }
+    }
+    if (!(lo <= hi))
+        return; /* nothing finite: leave it to gnuplot */
+    double span = hi - lo;
+    if (span <= 1e-12 * (fabs(hi) + 1)) {
+        double pad = fabs(hi) > 0 ? fabs(hi) * 0.1 : 1;
+        lo -= pad;
+        hi += pad;
+        span = hi - lo;
+    }
+    double raw = span / 4, mag = pow(10, floor(log10(raw))), step = mag;
+    if (raw / mag > 5)
+        step = 10 * mag;
+    else if (raw / mag > 2)
+        step = 5 * mag;
+    else if (raw / mag > 1)
+        step = 2 * mag;
+    lo = floor((lo - 0.08 * span) / step) * step;
+    hi = ceil((hi + 0.08 * span) / step) * step;
+    fprintf(g, "set yrange [%.9g:%.9g]\nset ytics %.9g\n", lo, hi, step);
+}
+
 /* A multiplot grid of one panel per metric; diff = 0 the means, 1 the paired
  * differences (policies 1..n-1). */
 static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t n_m, size_t n_pol,
@@ -108,7 +144,7 @@ static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t
         sim__plot_str(g, letters ? l : pol[p]);
         fprintf(g, " %zu", p);
     }
-    fputs(")\nset offsets 0, 0, graph 0.12, graph 0.12\nset key off\nset grid ytics\n", g);
+    fputs(")\nset key off\nset grid ytics\n", g);
     fputs("set bars 2\nset pointsize 1.4\n", g);
     for (size_t m = 0; m < n_m; m++) {
         char t[200];
@@ -119,6 +155,7 @@ static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t
         fputs("set title ", g);
         sim__plot_str(g, t);
         fputs(" font ',12'\n", g);
+        panel_range(g, &mt[m], first, diff);
         if (diff)
             fprintf(g,
                     "plot 0 with lines ls 9 lw 1.5, '%s.dat' index %zu every ::1 using "
@@ -129,6 +166,8 @@ static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t
                     "plot '%s.dat' index %zu using 1:2:3:4:($1+1) with yerrorbars lc variable "
                     "lw 2 pt 7\n",
                     stem, m);
+        if (m == 0 && letters)
+            fputs("unset label # the legend of the letters: drawn once\n", g);
     }
     fputs("unset multiplot\n", g);
 }
@@ -140,7 +179,7 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
     for (size_t p = 0; p < n_pol; p++)
         letters |= strlen(pol[p]) > 16;
     int cols = n_m <= 4 ? 2 : 3, rows = (int)((n_m + (size_t)cols - 1) / (size_t)cols);
-    int height = 90 + 250 * rows + (letters ? 30 * (int)n_pol : 0);
+    int height = 90 + 250 * rows + (letters ? 24 * (int)n_pol + 40 : 0);
     sim__plot_fig f;
     int rc = sim__plot_begin(c, &f, stem, 1200, height, diag);
     if (rc)
@@ -187,7 +226,7 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
             y += 24.0 / height;
         }
     }
-    double bottom = (letters ? 24.0 * (double)n_pol + 40 : 40) / height;
+    double bottom = (letters ? 24.0 * (double)n_pol + 75 : 40) / height;
     write_panels(g, stem, mt, n_m, n_pol, pol, letters, diff, title, rows, cols, bottom);
     return sim__plot_end(c, &f, diag);
 }
