@@ -390,6 +390,12 @@ static int cmd_compare(int argc, char **argv)
         return sim__cli_error(rc, &d);
     if (have_seed)
         sc.seed = seed;
+    if (warm_us >= sc.horizon_us) {
+        char h[32];
+        sim__cli_fmt_duration(h, sizeof h, (double)sc.horizon_us / SIM_US_PER_S);
+        sim_scenario_fini(&sc);
+        return sim__cli_usage("compare", "--warmup must be shorter than the horizon (%s)", h);
+    }
     sim__cli_install_signals();
     prog_adapter pa;
     memset(&pa, 0, sizeof pa);
