@@ -179,21 +179,29 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
           "set yrange [0:119]\nset ytics 0,20,100\n"
           "set key top left horizontal samplen 2\n",
           g);
+    if (isfinite(mean))
+        fputs("set label 1 sprintf('- - -  mean allocated %.1f %%', MEAN) at graph 0.99, "
+              "graph 0.935 right tc rgb '#333333'\n",
+              g);
     fputs("plot 'utilization.dat' using 1:2 with lines ls 1 title 'allocated'", g);
     if (busy)
         fputs(", '' using 1:3 with lines ls 2 title 'busy'", g);
     if (good)
         fputs(", '' using 1:4 with lines ls 3 title 'goodput'", g);
     if (isfinite(mean))
-        fputs(", MEAN with lines ls 9 title sprintf('mean allocated %.1f %%', MEAN)", g);
+        fputs(", MEAN with lines ls 9 lw 1.5 notitle", g);
     fputs("\n# lower panel: queue length\n"
           "set tmargin at screen 0.40\nset bmargin at screen 0.10\n"
           "set format x '%g'\n",
           g);
     fprintf(g, "set xlabel 'simulated time (%s)'\n", unit);
-    fputs("set ylabel 'jobs waiting'\nset yrange [0:*]\nset ytics autofreq\n"
-          "set key top left\n",
-          g);
+    /* head room above the highest bin for the key */
+    double qmax = 0;
+    for (size_t i = 0; i < n; i++)
+        qmax = queue[i] > qmax ? queue[i] : qmax;
+    fprintf(g, "set ylabel 'jobs waiting'\nset yrange [0:%.9g]\nset ytics autofreq\n",
+            qmax > 0 ? qmax * 1.3 : 1.0);
+    fputs("unset label 1\nset key top left opaque\n", g);
     fprintf(g,
             "plot 'utilization.dat' using 1:5 with filledcurves y=0 fs solid 0.3 noborder ls 2 "
             "title 'queue length (time average over bins of %s)', '' using 1:5 with lines ls 2 "

@@ -8,3 +8,18 @@ tarmac_test(test_compare SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_compare.c LIBS
             LABELS unit)
 add_test(NAME test_compare_coverage COMMAND test_compare coverage)
 set_tests_properties(test_compare_coverage PROPERTIES LABELS "validation;slow" TIMEOUT 1500)
+#   test_plot               unit: the plot writer on a file built in the test
+#                           (today's datasets and the proposed ones), one PNG
+#                           checked byte by byte, a hostile scenario name,
+#                           no gnuplot in PATH
+#   test_plot_cli           integration: `tarmac plot` on real run and compare
+#                           files, PNG and SVG, scripts re-run by gnuplot,
+#                           missing and failing gnuplot, exit codes
+#   test_compare_cli        integration: `tarmac compare` against `tarmac run`
+#                           recomputed in Python, identical policies, CLI errors
+tarmac_test(test_plot SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_plot.c LIBS tarmac_sim
+            LABELS unit)
+tarmac_script_test(test_plot_cli COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/plot_check.py
+                   LABELS integration)
+tarmac_script_test(test_compare_cli
+  COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/compare_check.py LABELS integration)

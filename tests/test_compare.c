@@ -268,8 +268,8 @@ static void test_coverage(uint64_t seed0)
         double se = sqrt((grand2[k] / nv - m * m) / (nv - 1));
         printf("M/M/1 rho=%.2f %-14s: %d of %d intervals cover %.4f (plausible %d..%d); "
                "grand mean %.5f, bias %+.5f = %+.2f SE (seeds %llu..%llu, %d replications)\n",
-               rho, want[k].name, covered[k], N_SEEDS, want[k].truth, lo, hi, m,
-               m - want[k].truth, (m - want[k].truth) / se, (unsigned long long)seed0,
+               rho, want[k].name, covered[k], N_SEEDS, want[k].truth, lo, hi, m, m - want[k].truth,
+               (m - want[k].truth) / se, (unsigned long long)seed0,
                (unsigned long long)(seed0 + N_SEEDS - 1), REPS);
         CHECK(covered[k] >= lo && covered[k] <= hi);
         CHECK_NEAR(m, want[k].truth, 4 * se);
