@@ -23,3 +23,11 @@ tarmac_script_test(test_plot_cli COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR
                    LABELS integration)
 tarmac_script_test(test_compare_cli
   COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/compare_check.py LABELS integration)
+#   test_export             integration: CSV round trip of jobs, timeseries,
+#                           compare tables, labels, errors
+#   test_progress           integration: the bar on a pseudo-terminal only,
+#                           --quiet, --json against the HDF5 file
+tarmac_script_test(test_export COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/export_check.py
+                   LABELS integration)
+tarmac_script_test(test_progress
+  COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/progress_check.py LABELS integration)
