@@ -31,3 +31,14 @@ tarmac_script_test(test_export COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/
                    LABELS integration)
 tarmac_script_test(test_progress
   COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/progress_check.py LABELS integration)
+#   test_docs               integration: docs/output.md against real files (both
+#                           ways), the generated tarmac-output(5) and tarmac(1)
+#                           against the files and --help, output.md's snippets run
+#   test_python_example     integration: docs/examples/read_results.py (h5py +
+#                           pandas) on a fresh result
+tarmac_script_test(test_docs
+  COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/docs_check.py
+          $<TARGET_FILE_DIR:tarmac>/tarmac-output.5
+  LABELS integration)
+tarmac_script_test(test_python_example
+  COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/python_example.py LABELS integration)
