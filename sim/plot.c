@@ -210,7 +210,7 @@ int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int wi
             "# Redraw with `gnuplot %s.gp` in this folder; the data is in %s.dat.\n"
             "# Restyle freely: for another format, change the two lines below, e.g.\n"
             "#   set terminal svg size %d,%d dynamic font 'DejaVu Sans,12'\n"
-            "#   set terminal pdfcairo size %.1fin,%.1fin font 'DejaVu Sans,9'\n",
+            "#   set terminal pdfcairo size %.1fin,%.1fin font 'DejaVu Sans,12'\n",
             stem, TARMAC_VERSION, src, stem, stem, width, height, width / 150.0, height / 150.0);
     switch (c->format) {
     case SIM__PLOT_SVG:
@@ -221,7 +221,7 @@ int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int wi
         break;
     case SIM__PLOT_PDF:
         fprintf(g,
-                "set terminal pdfcairo size %.2fin,%.2fin font 'DejaVu Sans,9' linewidth 1.2 "
+                "set terminal pdfcairo size %.2fin,%.2fin font 'DejaVu Sans,12' linewidth 1.2 "
                 "noenhanced\n",
                 width / 150.0, height / 150.0);
         break;
@@ -318,7 +318,12 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, i
 {
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     msg[0] = '\0';
-    if (pipe(out) || pipe(err)) {
+    /* nothing but the dup2'd ends reaches gnuplot; err[1] closing on exec
+     * tells the parent the exec worked */
+    int ok = pipe(out) == 0 && pipe(err) == 0 && fcntl(out[0], F_SETFD, FD_CLOEXEC) == 0 &&
+             fcntl(out[1], F_SETFD, FD_CLOEXEC) == 0 && fcntl(err[0], F_SETFD, FD_CLOEXEC) == 0 &&
+             fcntl(err[1], F_SETFD, FD_CLOEXEC) == 0;
+    if (!ok) {
         int e = errno;
         for (int i = 0; i < 2; i++) {
             if (out[i] >= 0)
@@ -328,12 +333,6 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, i
         }
         return tm_diag_set(diag, TM_ERR_IO, "gnuplot", "pipe: %s", strerror(e));
     }
-    /* nothing but the dup2'd ends reaches gnuplot; err[1] closing on exec
-     * tells the parent the exec worked */
-    fcntl(out[0], F_SETFD, FD_CLOEXEC);
-    fcntl(out[1], F_SETFD, FD_CLOEXEC);
-    fcntl(err[0], F_SETFD, FD_CLOEXEC);
-    fcntl(err[1], F_SETFD, FD_CLOEXEC);
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {

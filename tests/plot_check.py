@@ -110,6 +110,14 @@ with tempfile.TemporaryDirectory() as d:
                 with open(pic, "rb") as f:
                     check(f.read() == first, f"{pic}: redrawn from its script, it differs")
 
+    # PDF: the same figures, as PDF files
+    out = os.path.join(d, "run-pdf")
+    tarmac("plot", run, "-o", out, "--format", "pdf", "-q")
+    for n in want[run]:
+        with open(os.path.join(out, f"{n}.pdf"), "rb") as f:
+            data = f.read()
+        check(data.startswith(b"%PDF-") and b"%%EOF" in data[-1024:] and len(data) > 5000, f"{n}.pdf")
+
     # the titles name the scenario; the utilization script plots the queue
     with open(os.path.join(d, "run-png", "utilization.gp")) as f:
         gp = f.read()
