@@ -75,7 +75,10 @@ def table(rows):
            "@".join("\\fB" + inline(c) + "\\fR" for c in head)]
     for r in body:
         r = (r + [""] * n)[:n]
-        out.append("@".join("T{\n" + line_safe(inline(c)) + "\nT}" for c in r))
+        # a text block wraps; short cells outside the last column size their
+        # column instead (a text block there gets a narrow default width)
+        out.append("@".join("T{\n" + line_safe(inline(c)) + "\nT}" if k == n - 1 or len(c) > 40
+                            else inline(c) for k, c in enumerate(r)))
     out += [".TE", ".sp"]
     return out
 
@@ -85,7 +88,7 @@ def convert(md, name, section, version, description):
     out = ["'\\\" t", f".\\\" {name}({section}): generated from docs/output.md by scripts/md2man.py.",
            ".\\\" Edit the Markdown, not this file.",
            f'.TH {name.upper()} {section} 2025 "tarmac {version}" "File Formats"',
-           ".ad l", ".SH NAME",
+           ".ad l", ".nh", ".SH NAME",
            f"{name} \\- {esc(description)}"]
     i, para = 0, []
 

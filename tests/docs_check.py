@@ -66,11 +66,12 @@ def datasets_in(path):
 
 
 def render(page):
-    p = subprocess.run(["man", "-l", "-E", "UTF-8", page], capture_output=True, text=True,
-                       env=dict(os.environ, MANWIDTH="120", MAN_KEEP_FORMATTING="0"))
-    check(p.returncode == 0, f"man -l {page}: exit {p.returncode}")
+    """The page as text, through groff (groff-base, which man-db needs)."""
     g = subprocess.run(["groff", "-man", "-t", "-k", "-z", "-Tutf8", page], capture_output=True, text=True)
-    check(g.stderr == "", f"{page}: groff warnings: {g.stderr}")
+    check(g.returncode == 0 and g.stderr == "", f"{page}: groff warnings: {g.stderr}")
+    p = subprocess.run(["groff", "-man", "-t", "-k", "-Tutf8", "-rLL=120n", "-P-c", page],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"groff {page}: exit {p.returncode}")
     return re.sub(r".\x08", "", p.stdout)  # no overstrike
 
 
