@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -131,12 +132,22 @@ void sim__cli_json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+void sim__cli_fmt_double(char *buf, size_t n, double v)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (prec == 17 || strtod(buf, NULL) == v)
+            return;
+    }
+}
+
 void sim__cli_json_num(FILE *f, double v)
 {
-    if (!isfinite(v))
+    char buf[32];
+    if (!isfinite(v)) {
         fputs("null", f);
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
-        fprintf(f, "%.0f", v);
-    else
-        fprintf(f, "%.17g", v);
+        return;
+    }
+    sim__cli_fmt_double(buf, sizeof buf, v);
+    fputs(buf, f);
 }

@@ -6,8 +6,8 @@
  * columns come out in the order they were written, with a header line.
  * Columns are read one at a time through the HDF5 reader (each whole, so
  * memory is the table's size in 8-byte values), then rows are written.
- * Integers are printed as integers, floats with 17 significant digits (they
- * read back to the same double) and NaN as an empty cell. With --labels, a
+ * Integers are printed as integers, floats with the fewest digits (15 to 17)
+ * that read back to the same double, and NaN as an empty cell. With --labels, a
  * column carrying a `labels` attribute (class, state, reject_reason,
  * gpu_type, policy) is written as its label text instead of its code. A file
  * given with -o appears only when complete (written under a temporary name
@@ -173,7 +173,9 @@ static int write_csv(FILE *f, const col *cols, size_t ncols, size_t rows, int la
                 else
                     fprintf(f, "%lld", (long long)v);
             } else if (!isnan(k->f[i])) {
-                fprintf(f, "%.17g", k->f[i]);
+                char buf[32];
+                sim__cli_fmt_double(buf, sizeof buf, k->f[i]);
+                fputs(buf, f);
             }
         }
         fputc('\n', f);
