@@ -267,8 +267,8 @@ static int bench_one(uint32_t n_pending, uint64_t holds, int reps)
         fprintf(stderr, "bench_evq: N = %u: tarmac and the floor disagree\n", n_pending);
     } else {
         double mt = median(ns_tarmac, reps);
-        printf("%9u %10llu %14.1f %14.1f %7.2f %14.1f\n", n_pending, (unsigned long long)holds,
-               mt, median(ns_floor, reps), median(ratio, reps), 1e3 / mt);
+        printf("%9u %10llu %14.1f %14.1f %7.2f %14.1f\n", n_pending, (unsigned long long)holds, mt,
+               median(ns_floor, reps), median(ratio, reps), 1e3 / mt);
     }
     sim__evq_fini(&q);
     free(f.mem);
@@ -283,8 +283,7 @@ int main(int argc, char **argv)
     uint64_t holds_arg = argc > 1 ? strtoull(argv[1], NULL, 10) : 0;
     int reps = argc > 2 ? atoi(argv[2]) : 5;
     if (reps < 1 || reps > REPS_MAX) {
-        fprintf(stderr, "usage: bench_evq [holds-per-measurement [repetitions 1..%d]]\n",
-                REPS_MAX);
+        fprintf(stderr, "usage: bench_evq [holds-per-measurement [repetitions 1..%d]]\n", REPS_MAX);
         return 2;
     }
     inc_fill(20240611);
