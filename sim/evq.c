@@ -11,21 +11,22 @@
  *
  *     bits 127..64  t_us ^ 2^63   signed time, biased so that unsigned order works
  *     bits  63..56  kind          priority at equal time
- *     bits  55..28  rank          insertion order among the pending events
- *     bits  27..0   slot          where the payload is; never decides the order
+ *     bits  55..26  rank          insertion order among the pending events
+ *     bits  25..0   slot          where the payload is; never decides the order
  *
  * The slot number is in the key because a sift moves a key and must then write
  * its new index into slot_pos[its slot]; a key that carries its slot needs no
  * second array moved in step with the heap (measured: 1.7x the bare heap at
  * 10^6 pending instead of 2.3x with a parallel heap_slot[] array). That leaves
- * 28 bits for the sequence, too few for a counter that must never wrap, so the
+ * 30 bits for the sequence, too few for a counter that must never wrap, so the
  * key holds a rank instead: the true 64-bit sequence number lives in the slot
  * (it is what sim__event.seq reports), and ranks are handed out in push order
- * from rank_next. When rank_next reaches rank_limit (2^28), the pending keys are
- * renumbered 0..n-1 in rank order (a sort and a heapify, O(n log n), no memory):
- * that keeps every comparison between pending events as it was, and there are
- * then at least 2^28 - SIM__EVQ_CAP_MAX = 2^27 pushes before the next one. Ranks
- * of pending events are distinct, so the slot bits never decide the order.
+ * from rank_next. When rank_next reaches rank_limit (2^30), the pending keys are
+ * renumbered 0..n-1 in rank order (a sort and a heapify, O(n log n), no memory;
+ * about 0.3 s for 10^6 pending events): that keeps every comparison between
+ * pending events as it was, and leaves at least 2^30 - SIM__EVQ_CAP_MAX (about
+ * 10^9) pushes before the next one. Ranks of pending events are distinct, so the
+ * slot bits never decide the order.
  *
  * The all-ones key is above every real one (its slot field is no slot): it is
  * the sentinel that fills the heap after its last entry, so all four children
@@ -66,9 +67,9 @@
 #define EVQ_CAP_DEFAULT 64u
 #define EVQ_SENTINEL    (~(sim__evq_key)0)
 #define EVQ_TIME_BIAS   (UINT64_C(1) << 63)
-#define EVQ_SLOT_BITS   28
+#define EVQ_SLOT_BITS   26
 #define EVQ_SLOT_MASK   ((UINT32_C(1) << EVQ_SLOT_BITS) - 1)
-#define EVQ_RANK_BITS   28
+#define EVQ_RANK_BITS   30
 #define EVQ_RANK_LIMIT  (UINT32_C(1) << EVQ_RANK_BITS)
 #define EVQ_RANK_MASK   (EVQ_RANK_LIMIT - 1)
 /* Entries before heap[0] that put heap[1] on a line boundary, and sentinels
@@ -237,22 +238,48 @@ static inline void heap_remove(sim__evq *q, size_t i)
         heap_sift_down(q, i, x);
 }
 
-static int rank_cmp(const void *pa, const void *pb)
+/* Heapsort h[0..n) by rank, in place (qsort may allocate, and this must not).
+ * A binary max-heap on ranks, distinct, so the result is fully determined. */
+static void rank_sift(sim__evq_key *h, size_t i, size_t n)
 {
-    uint32_t a = key_rank(*(const sim__evq_key *)pa), b = key_rank(*(const sim__evq_key *)pb);
-    return (a > b) - (a < b);
+    sim__evq_key x = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && key_rank(h[c + 1]) > key_rank(h[c]))
+            c++;
+        if (key_rank(h[c]) < key_rank(x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+static void rank_sort(sim__evq_key *h, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        rank_sift(h, i, n);
+    for (size_t m = n; m-- > 1;) {
+        sim__evq_key top = h[0];
+        h[0] = h[m];
+        h[m] = top;
+        rank_sift(h, 0, m);
+    }
 }
 
 /* Give the pending keys the ranks 0..n-1 in the order of their ranks, which
- * changes no comparison between them, and make room for 2^27 more pushes.
+ * changes no comparison between them, and make room for 2^30 - n more pushes.
  * Sorting by rank scrambles heap order, so the heap is rebuilt (Floyd, O(n))
- * and every position written again. Cold: once per 2^27 pushes or more. */
+ * and every position written again. O(n log n), no memory; cold: once per
+ * 2^30 - 2^25 pushes or more. */
 __attribute__((noinline, cold)) static void evq_renumber(sim__evq *q)
 {
     sim__evq_key *h = q->heap;
     size_t n = q->n;
     const sim__evq_key rank_field = (sim__evq_key)EVQ_RANK_MASK << EVQ_SLOT_BITS;
-    qsort(h, n, sizeof *h, rank_cmp);
+    rank_sort(h, n);
     for (size_t i = 0; i < n; i++)
         h[i] = (h[i] & ~rank_field) | (sim__evq_key)i << EVQ_SLOT_BITS;
     for (size_t i = n >= 2 ? (n - 2) / 4 + 1 : 0; i-- > 0;)

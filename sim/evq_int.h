@@ -23,8 +23,8 @@
 
 /* A kind is 0..SIM__EVQ_KIND_MAX; its value is its priority at equal time. */
 #define SIM__EVQ_KIND_MAX 255u
-/* The most events that can be pending at once (2^27, about 134 million). */
-#define SIM__EVQ_CAP_MAX (UINT32_C(1) << 27)
+/* The most events that can be pending at once (2^25, about 33 million). */
+#define SIM__EVQ_CAP_MAX (UINT32_C(1) << 25)
 /* sim__evq_pop / sim__evq_peek: the queue is empty (not an error). */
 #define SIM__EVQ_EMPTY 1
 /* A handle that never names an event (generations of pending events are odd). */
