@@ -7,11 +7,15 @@
  * and the times keep the shape a simulation gives them. Time is in integer
  * microseconds with a mean increment of 1e6 us.
  *
- * The floor is a bare 4-ary heap of the same 16-byte keys (time, kind, seq) with
- * the same layout and sift code, but no slots, no handles and no generations:
- * what an event queue costs before it can cancel anything. Both draw the same
- * pre-generated increments, so they build the same heap and pop the same times
- * (checked: the program fails if the sums of the popped times differ).
+ * The floor is a bare 4-ary heap of 16-byte keys ordered the same way (time,
+ * kind, then a 56-bit insertion counter where evq.c has rank and slot), with the
+ * same layout and sift code (heap_sift_down of evq.c, copied), but no slots, no
+ * positions, no handles, no generations: what a heap of these keys costs before
+ * it can cancel anything or carry a payload. Both draw the same pre-generated
+ * increments, so they build the same heap and pop the same times (checked: the
+ * program fails if the sums of the popped times differ). tarmac's side goes
+ * through the real API, one call to sim__evq_pop and one to sim__evq_push per
+ * hold, keeping the handle as the engine would.
  *
  * Each measurement is repeated (default 5), floor and tarmac back to back, and
  * the medians are printed; the ratio is the median of the per-repetition
