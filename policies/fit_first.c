@@ -50,10 +50,8 @@ static int first_fit(const place_view *v, const place_job *j, place_decision *d,
         place__decide_share(d, j, best, best_gpu);
         return PLACE_OK;
     }
-    for (uint32_t t = 0; t < c->n_types; t++) {
-        if (!place__type_ok(c, j, t) || c->type_max_gpus[t] < j->gpus ||
-            c->type_gpus_free[t] < j->gpus)
-            continue;
+    for (uint64_t m = place__gang_types(c, j); m; m &= m - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(m);
         uint32_t n = place_cluster_next_free(c, t, j->gpus, 0);
         while (n != PLACE_NONE && n < best && !host_ok(c, n, j))
             n = place_cluster_next_free(c, t, j->gpus, n + 1);

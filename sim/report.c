@@ -428,7 +428,7 @@ static int write_class(sim__h5w *w, const char *group, const sim_class_result *c
         {"deadline_missed", (double)c->deadline_missed, "count",
          "completed jobs with a deadline that missed it"},
         {"wait_mean_s", c->wait_mean_s, "s", "mean wait (first start - arrival) of started jobs"},
-        {"wait_p50_s", c->wait_p50_s, "s", "median wait of started jobs (0.5 % relative error)"},
+        {"wait_p50_s", c->wait_p50_s, "s", "median wait of started jobs (0.4 % relative error)"},
         {"wait_p95_s", c->wait_p95_s, "s", "95th percentile wait of started jobs"},
         {"wait_p99_s", c->wait_p99_s, "s", "99th percentile wait of started jobs"},
         {"wait_max_s", c->wait_max_s, "s", "largest wait of a started job"},
