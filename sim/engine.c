@@ -191,8 +191,10 @@ typedef struct engine {
     size_t n_svcs;
 
     int64_t now_us;
-    uint64_t arrivals; /* batch jobs */
-    uint64_t seq;      /* queue order of every job, replicas included */
+    uint32_t arrivals_pending; /* sources with an ARRIVAL in the event queue */
+    uint64_t batch_in_flight;  /* batch jobs queued or running */
+    uint64_t arrivals;         /* batch jobs */
+    uint64_t seq;              /* queue order of every job, replicas included */
     int dirty;
     sim__series series;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
@@ -636,6 +638,7 @@ static int admit(engine *e, const trace_job *tj)
         slot_free(e, slot);
         return rc;
     }
+    e->batch_in_flight++;
     return queue_insert(e, slot);
 }
 
@@ -670,7 +673,10 @@ static int source_pull(engine *e, uint32_t s)
     if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us)
         return TM_OK; /* nothing after the horizon can matter */
     rc = sim__evq_push(&e->evq, tj->submit_us, EV_ARRIVAL, s, 0, NULL);
-    return rc == TM_OK ? TM_OK : nomem(e);
+    if (rc != TM_OK)
+        return nomem(e);
+    e->arrivals_pending++;
+    return TM_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1405,6 +1411,7 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
         ar->deadline_missed += (uint64_t)!met;
     }
     job_close(e, j);
+    e->batch_in_flight--;
     int rc = emit_row(e, j, SIM_JOB_COMPLETED, SIM_REJECT_NONE);
     slot_free(e, slot);
     e->dirty = 1;
@@ -1503,6 +1510,7 @@ static int gpu_fail(engine *e, uint32_t t)
             ar->failed++;
             j->end_us = e->now_us;
             job_close(e, j);
+            e->batch_in_flight--;
             rc = emit_row(e, j, SIM_JOB_FAILED, SIM_REJECT_NONE);
             slot_free(e, slot);
             if (rc != TM_OK)
@@ -2060,6 +2068,13 @@ static int run_loop(engine *e)
                 break;
             if (sc->stop == SIM_STOP_HORIZON && ev.t_us > sc->horizon_us)
                 break;
+            /* a drain ends when the batch work is done and no more arrives: the
+             * events left (failures, service ticks) would otherwise run on to a
+             * horizon that may be unbounded (trace replay); a scenario of
+             * services alone runs to its horizon */
+            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 && e->batch_in_flight == 0 &&
+                (e->arrivals > 0 || e->n_svcs == 0))
+                break;
             rc = sim__series_advance(&e->series, ev.t_us, e->sink, e->diag);
             if (rc != TM_OK)
                 return rc;
@@ -2097,6 +2112,7 @@ static int run_loop(engine *e)
             break;
         case EV_ARRIVAL: {
             source *s = &e->sources[ev.a];
+            e->arrivals_pending--;
             rc = admit(e, &s->next);
             if (rc == TM_OK)
                 rc = source_pull(e, ev.a);

@@ -71,14 +71,14 @@ with tempfile.TemporaryDirectory() as d:
         check(abs(ts["t_end_s"][-1] - s["t_end_s"]) < 1e-9, "time series ends at t_end")
         labels = f["jobs"]["class"].attrs["labels"]
         labels = labels.decode() if isinstance(labels, bytes) else labels
-        check(labels.split("\n") == ["training", "fine-tuning", "evaluation"], f"class labels {labels!r}")
+        check(labels.split("\n") == ["training", "fine-tuning", "quantization", "batch-inference", "embedding", "evaluation"], f"class labels {labels!r}")
         # units and descriptions on every dataset
         def has_attrs(name, obj):
             if isinstance(obj, h5py.Dataset) and obj.dtype.kind in "iuf":
                 check("units" in obj.attrs and "description" in obj.attrs, f"{name} lacks units/description")
         f.visititems(has_attrs)
         # the printed table: class rows "name arrived started completed rejected queued running ..."
-        for i, name in enumerate(["training", "fine-tuning", "evaluation"]):
+        for i, name in enumerate(["training", "fine-tuning", "quantization", "batch-inference", "embedding", "evaluation"]):
             m = re.search(rf"^{re.escape(name)}\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)", text, re.M)
             check(m is not None, f"printed row for {name}")
             if m:
