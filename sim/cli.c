@@ -23,6 +23,7 @@
 static const sim__cli_command *const commands[] = {
     &sim__cmd_run,
     &sim__cmd_validate,
+    &sim__cmd_place,
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

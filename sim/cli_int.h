@@ -32,5 +32,6 @@ typedef struct sim__cli_command {
 } sim__cli_command;
 
 extern const sim__cli_command sim__cmd_run, sim__cmd_validate;
+extern const sim__cli_command sim__cmd_place;
 
 #endif
