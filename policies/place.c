@@ -11,6 +11,7 @@
 #include "place.h"
 #include "place_int.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,38 @@ void *place_alloc_libc(void *ud, void *ptr, size_t old_size, size_t new_size)
         return NULL;
     }
     return realloc(ptr, new_size);
+}
+
+double place_running_lost_gpu_s(const place_running *r, int64_t now_us)
+{
+    if (r->lost_gpu_s >= 0)
+        return r->lost_gpu_s;
+    int64_t el = now_us > r->start_us ? now_us - r->start_us : 0;
+    int64_t ov = el < r->overhead_us ? el : r->overhead_us;
+    int64_t work = el - ov;
+    int64_t saved = r->checkpoint_us > 0 ? work / r->checkpoint_us * r->checkpoint_us : 0;
+    double gpus = (double)r->job.gpus * (double)r->job.gpu_milli / PLACE_MILLI_WHOLE;
+    return gpus * (double)(work - saved + ov) / 1e6;
+}
+
+int64_t place_end_estimate(const place_cluster *c, const place_job *j, const place_part *parts,
+                           uint32_t n_parts, int64_t now_us)
+{
+    if (j->estimate_us < 0)
+        return -1;
+    double speed = 1.0;
+    if (j->speed && n_parts > 0 && parts[0].node < c->n_nodes)
+        speed = j->speed[c->node_type[parts[0].node]];
+    if (!(speed > 0))
+        speed = 1.0;
+    if (n_parts > 1 && j->span_slowdown > 1)
+        speed /= j->span_slowdown;
+    double run = ceil((double)j->estimate_us / speed);
+    int64_t r = run < 9.2e18 ? (int64_t)run : INT64_MAX / 4;
+    int64_t ov = j->restart_us > 0 ? j->restart_us : 0;
+    if (r > INT64_MAX / 2 - ov || now_us > INT64_MAX / 2 - r - ov)
+        return INT64_MAX / 2;
+    return now_us + ov + r;
 }
 
 int place_policy_check(const place_policy *p)

@@ -251,7 +251,7 @@ typedef struct place_job {
     /* Relative speed per GPU type (n_types entries), NULL = 1 everywhere. For a
      * service replica: its throughput at the latency SLO on that type relative
      * to the reference, 0 where the type cannot meet the SLO at all. */
-    const float *speed;
+    const double *speed;
     uint64_t type_mask;   /* allowed GPU types (bit t); 0 = any type */
     uint32_t gpus;        /* gang size in GPUs; 0 = a CPU-only job */
     uint32_t gpu_milli;   /* share of each GPU, 1..1000; < 1000 only when gpus == 1 */
@@ -263,6 +263,12 @@ typedef struct place_job {
     uint32_t tenant;
     uint32_t cls;   /* workload class index */
     uint32_t group; /* replicas of one service (or members of one group) share it; 0 = none */
+    /* What a host needs to record a started job's end estimate the same way
+     * as every other host (place_end_estimate): the restart overhead its next
+     * run pays before doing work (0 for a job that never ran), and its
+     * run-time factor when a gang spans nodes (0 or 1: none). */
+    int64_t restart_us;
+    double span_slowdown;
 } place_job;
 
 /* One node's share of a placement. For whole GPUs, `gpus` of them, gpu ==
@@ -303,10 +309,29 @@ typedef struct place_running {
     place_job job;
     int64_t start_us;        /* start of the current run */
     int64_t end_estimate_us; /* start + estimate on its placement; -1 unknown */
-    double lost_gpu_s;       /* GPU-seconds lost if preempted now (since checkpoint) */
+    int64_t overhead_us;     /* restart overhead at the head of the current run */
+    int64_t checkpoint_us;   /* checkpoint interval of its work; 0 = never */
+    /* GPU-seconds a preemption would lose, when the host knows it directly
+     * (tarmac place reads it from the snapshot); -1 when it is to be computed
+     * from the fields above: use place_running_lost_gpu_s. */
+    double lost_gpu_s;
     const place_part *parts;
     uint32_t n_parts;
 } place_running;
+
+/* GPU-seconds job r would lose if stopped at now_us: the work since its last
+ * checkpoint plus the restart overhead it paid in this run (lost_gpu_s itself
+ * when the host gave it). */
+double place_running_lost_gpu_s(const place_running *r, int64_t now_us);
+
+/* The end estimate a host records for job j started at now_us on parts
+ * (PLACE_START): now + restart_us + estimate / speed, where speed is
+ * j->speed[t] of the parts' type t (1 when absent or not positive), divided by
+ * span_slowdown when the job spans nodes; rounded up to a microsecond. -1 when
+ * the estimate is unknown. Both hosts (the engine and `tarmac place`) must use
+ * it, so that a backfilling rule sees the same running set in both. */
+int64_t place_end_estimate(const place_cluster *c, const place_job *j, const place_part *parts,
+                           uint32_t n_parts, int64_t now_us);
 
 /* Per queue entry state, maintained by the host during a pass. */
 enum place_queue_state {
@@ -335,9 +360,9 @@ typedef struct place_view {
  *  PLACE_START      start view->queue[index] on parts[0..n_parts). The host
  *                   allocates (place_cluster_take fills each part's mask), marks
  *                   the entry PLACE_Q_STARTED, and appends the job to
- *                   view->running (start_us = now, end_estimate_us = now +
- *                   estimate, or -1 when the estimate is unknown) before the
- *                   next decide().
+ *                   view->running (start_us = now, end_estimate_us =
+ *                   place_end_estimate(), overhead_us = job.restart_us) before
+ *                   the next decide().
  *  PLACE_PREEMPT    stop view->running[index] now. The host gives its capacity
  *                   back (place_cluster_give) and removes it from view->running
  *                   by swap-remove before the next decide(), so that START

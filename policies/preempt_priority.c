@@ -6,8 +6,9 @@
  * of strictly lower priority, and started before this instant (a job started
  * in this very pass has done no work, and stopping it only churns). For each
  * node the job could use, the candidate victims on it are taken in order of
- * place_running.lost_gpu_s (the GPU-seconds since their last checkpoint, which
- * a host may raise by the restart cost), then lower priority, then lower id,
+ * the work they would lose (place_running_lost_gpu_s: the GPU-seconds since
+ * their last checkpoint plus the restart overhead paid in this run, or what
+ * the host gave in lost_gpu_s), then lower priority, then lower id,
  * until the node holds the job; then every victim that turns out not to be
  * needed is put back (latest first), so the set is minimal. The node whose
  * set loses the least work wins; ties go to fewer victims, then the lower
@@ -152,12 +153,13 @@ static int pre_plan(void *state, const place_view *v, uint32_t i, uint32_t *vict
         if (!(rj->job.flags & PLACE_JOB_PREEMPTIBLE) || rj->job.priority >= j->priority ||
             rj->start_us >= v->now_us)
             continue;
+        double lost = place_running_lost_gpu_s(rj, v->now_us);
         for (uint32_t p = 0; p < rj->n_parts; p++) {
             if (rj->parts[p].node >= cl->n_nodes)
                 continue;
             if (place__grow(&s->env, (void **)&s->c, &s->cap, m + 1, sizeof *s->c))
                 return PLACE_ERR_NOMEM;
-            s->c[m++] = (cand){rj->parts[p].node, r, rj->lost_gpu_s, rj->job.priority, rj->job.id};
+            s->c[m++] = (cand){rj->parts[p].node, r, lost, rj->job.priority, rj->job.id};
         }
     }
     if (m == 0)

@@ -179,9 +179,9 @@ int place__service_slo_place(void *state, const place_view *v, uint32_t i, place
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t) || c->type_max_gpus[t] < j->gpus)
             continue;
-        float sp = j->speed ? j->speed[t] : 1.0f;
+        double sp = j->speed ? j->speed[t] : 1.0;
         uint32_t k = n++;
-        while (k > 0 && (j->speed ? j->speed[order[k - 1]] : 1.0f) < sp) {
+        while (k > 0 && (j->speed ? j->speed[order[k - 1]] : 1.0) < sp) {
             order[k] = order[k - 1];
             k--;
         }

@@ -155,10 +155,12 @@ static int apply(void *ud, place_view *v, place_decision *d)
             return rc;
         h->qstate[d->index] = PLACE_Q_STARTED;
         place_running *r = &h->run[h->n_run++];
+        memset(r, 0, sizeof *r);
         r->job = *j;
         r->start_us = h->s->now_us;
-        r->end_estimate_us = j->estimate_us >= 0 ? h->s->now_us + j->estimate_us : -1;
-        r->lost_gpu_s = 0;
+        r->end_estimate_us = place_end_estimate(&h->c, j, p, d->n_parts, h->s->now_us);
+        r->overhead_us = j->restart_us;
+        r->lost_gpu_s = -1; /* computed from the run so far, as the engine does */
         r->parts = p;
         r->n_parts = d->n_parts;
         lg->id = j->id;

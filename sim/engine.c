@@ -2,23 +2,37 @@
  * engine.c — one simulated run: events, job lifecycle, scheduling passes.
  *
  * The loop pops events in (time, kind, sequence) order. Kinds are ordered so
- * that at equal times completions run first (their GPUs are free for the
- * jobs that arrive at the same instant), then fleet changes, then arrivals.
- * After all events of one instant, if anything changed, the engine runs one
- * scheduling pass through the placement core (place_pass_run): the same loop
- * `tarmac place` runs. The policy decides; the library checks; apply() here
- * allocates, starts the job and schedules its completion.
+ * that at equal times completions run first (their GPUs are free for the jobs
+ * that arrive at the same instant), then the end of restart overheads, repairs,
+ * fleet changes and failures, then arrivals. After all events of one instant, if
+ * anything changed, the engine runs one scheduling pass through the placement
+ * core (place_pass_run): the same loop `tarmac place` runs. The policy decides;
+ * the library checks; apply() here allocates, starts the job and schedules its
+ * completion, or preempts a victim.
+ *
+ * A job's size is reference work (run time at speed 1 on the reference GPU
+ * type). A run on type t takes work / speed[t] (slower by the class's span
+ * slowdown when the gang spans nodes), after a restart overhead if the job was
+ * interrupted before. Preemption and GPU failures stop a run: the work since
+ * its last checkpoint (checkpoints every `checkpoint` of work-time) is lost, the
+ * rest is kept, and the job waits again in its arrival position (or fails, for
+ * failures when the scenario asks so). Busy GPU-time excludes restart overhead;
+ * goodput is busy time minus the work that was lost.
  *
  * Jobs live in a slot table of fixed pages (addresses never move, so the
  * running set can point at a job's parts) recycled through a free list: the
  * table holds jobs in flight only. The queue is an array of place_job in
- * arrival order, [q_head, q_tail) live, compacted after a pass that started a
- * job behind the head; the running set is a dense array with swap-remove.
- * Sources are pulled one job ahead: each has at most one pending ARRIVAL.
+ * arrival order, [q_head, q_tail) live; the running set is a dense array with
+ * swap-remove. Sources are pulled one job ahead: each has at most one pending
+ * ARRIVAL. Memory grows with the jobs in flight, never with finished ones.
  *
- * Costs per event: O(log pending events) for the queue, O(1) bookkeeping, and
- * the policy's own cost for a pass (O(1) for a strict FIFO whose head does not
- * fit; first-fit and best-fit answer from the cluster's index).
+ * Costs per event: O(log pending events) for the event queue, O(1) for the
+ * metrics (each level integrates itself, metrics_int.h), O(parts) to allocate,
+ * and the policy's own cost for a pass (O(1) for a strict FIFO whose head does
+ * not fit; first-fit and best-fit answer from the cluster's index). A pass also
+ * classifies idle GPUs (shape-blocked idle): O(GPU types with free GPUs x a few
+ * waiting jobs). Rare events cost more: a failure scans the running set, a
+ * requeue shifts the queue.
  */
 #include "sim.h"
 
@@ -33,39 +47,53 @@
 /* Event kinds; the value is the priority at equal time (lower first). */
 enum {
     EV_JOB_END = 0,
-    EV_POOL_RETIRE = 1,
-    EV_POOL_DELIVER = 2,
-    EV_ARRIVAL = 3,
+    EV_OVERHEAD_END = 1,
+    EV_GPU_REPAIR = 2,
+    EV_POOL_RETIRE = 3,
+    EV_POOL_DELIVER = 4,
+    EV_GPU_FAIL = 5,
+    EV_ARRIVAL = 6,
 };
 
 #define PAGE_SHIFT      10u
 #define PAGE_JOBS       (1u << PAGE_SHIFT)
 #define NO_SLOT         UINT32_MAX
 #define SLOWDOWN_TAU_US (10 * SIM_US_PER_S)
+/* Slowdowns go into a quantile sketch of integers: micro-units. */
+#define SLOWDOWN_SCALE 1e6
+/* Waiting jobs looked at when judging why idle GPUs are idle. */
+#define BLOCK_LOOKAHEAD 4u
+
+enum stop_cause { STOP_PREEMPT, STOP_FAILURE };
 
 typedef struct job {
     place_job pj; /* what the policy sees; pj.id is the arrival sequence */
     uint64_t trace_id;
-    int64_t duration_us; /* at reference speed */
-    int64_t start_us, end_us;
+    int64_t remaining_ref_us; /* reference work still to do */
+    int64_t first_start_us, end_us;
+    int64_t run_start_us;    /* start of the current run */
+    int64_t run_overhead_us; /* restart overhead at the head of the current run */
+    double run_speed;        /* work per wall microsecond in the current run */
+    int64_t checkpoint_us, restart_us, deadline_us;
+    double busy_gpu_s, lost_gpu_s, lost_work_gpu_s, value;
     uint32_t state; /* sim_job_state, or NO_SLOT on the free list */
     uint32_t pos;   /* index in the queue or the running set */
     uint32_t next_free;
-    uint32_t gen;      /* bumped when the slot is reused */
-    uint64_t end_ev;   /* handle of the completion event */
-    place_part part0;  /* storage for a one-part placement */
-    place_part *parts; /* &part0, or a pooled block for a gang that spans */
+    uint32_t gen; /* bumped when the slot is reused */
+    uint32_t interruptions;
+    int in_overhead;              /* the current run is still paying its restart overhead */
+    uint64_t end_ev, overhead_ev; /* event handles */
+    place_part part0;             /* storage for a one-part placement */
+    place_part *parts;            /* &part0, or a pooled block for a gang that spans */
     uint32_t n_parts, cap_parts;
-    uint32_t gpus_on_down; /* GPUs in use on out-of-service nodes (for the GPU count) */
 } job;
 
 typedef struct source {
     trace_source src;
     int owned; /* close it at the end (the engine opened it) */
     trace_job next;
-    int has_next;
     int64_t last_submit_us;
-    gsl_rng *r[3];
+    gsl_rng *r[6];
 } source;
 
 /* Free lists of part blocks by power-of-two size class: spanning gangs are
@@ -74,6 +102,14 @@ typedef struct source {
 typedef struct part_pool {
     void *free[PART_CLASSES];
 } part_pool;
+
+/* The GPUs of one type, for drawing which one fails. */
+typedef struct type_gpus {
+    uint32_t *node;
+    uint8_t *gpu;
+    uint32_t n;
+    gsl_rng *r_fail, *r_repair;
+} type_gpus;
 
 typedef struct engine {
     const sim_scenario *sc;
@@ -101,6 +137,9 @@ typedef struct engine {
     uint32_t *r_slot;
     uint32_t n_run, r_cap;
 
+    uint32_t *requeue; /* jobs preempted in the current pass, back in the queue after it */
+    uint32_t n_requeue, requeue_cap;
+
     place_part *scratch;
     uint32_t scratch_cap;
     part_pool parts;
@@ -112,20 +151,22 @@ typedef struct engine {
     int64_t max_cpu, max_mem;
     uint64_t fleet_types; /* bit t: the fleet has type t */
     uint32_t *pool_first_node;
+    uint32_t *node_pool;
+    uint8_t *node_up_gpus; /* GPUs node n adds to the in-service levels */
+    type_gpus tgpus[PLACE_MAX_TYPES];
 
     int64_t now_us;
     uint64_t arrivals;
     int dirty;
     sim__series series;
-    sim_quantiles *quant; /* n_classes + 1 */
+    sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_result *res;
-    uint64_t gpus_busy_down; /* GPUs still in use on nodes out of service */
-    int apply_rc;            /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
-    uint32_t pass_prefix;    /* queue entries from q_head started so far in this pass */
-    place_decision *hook_d;  /* decisions of the pass, for opts->pass_hook */
+    int apply_rc;           /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
+    uint32_t pass_prefix;   /* queue entries from q_head started so far in this pass */
+    int pass_holes;         /* a job behind a waiting one started in this pass */
+    place_decision *hook_d; /* decisions of the pass, for opts->pass_hook */
     place_part *hook_parts;
     size_t hook_n, hook_cap, hook_parts_n, hook_parts_cap;
-    int pass_holes; /* a job behind a waiting one started in this pass */
 } engine;
 
 /* ------------------------------------------------------------------------- */
@@ -162,6 +203,98 @@ static uint64_t policy_rand(void *ud)
     uint64_t hi = gsl_rng_get(r) & 0xffffffffu;
     uint64_t lo = gsl_rng_get(r) & 0xffffffffu;
     return (hi << 32) | lo;
+}
+
+static const sim_class_cfg *job_class(const engine *e, const job *j)
+{
+    return &e->sc->classes[j->pj.cls];
+}
+
+static sim_class_result *cls_res(engine *e, uint32_t cls)
+{
+    return &e->res->classes[cls];
+}
+
+static sim_class_result *all_res(engine *e)
+{
+    return &e->res->classes[e->res->n_classes];
+}
+
+/* Milli-GPU a part of a job holds. */
+static int64_t part_milli(const job *j, const place_part *p)
+{
+    return (int64_t)p->gpus * j->pj.gpu_milli;
+}
+
+/* Milli-GPU a job holds. */
+static int64_t job_milli(const job *j)
+{
+    return (int64_t)j->pj.gpus * j->pj.gpu_milli;
+}
+
+static double gpu_s(int64_t milli, int64_t us)
+{
+    return (double)milli / PLACE_MILLI_WHOLE * (double)us / SIM_US_PER_S;
+}
+
+/* ------------------------------------------------------------------------- */
+/* levels: what a job's allocation and work add to the time series            */
+
+static void levels_alloc(engine *e, const job *j, int sign)
+{
+    const sim_scenario *sc = e->sc;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        int64_t m = sign * part_milli(j, p);
+        uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
+        sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_ALLOC), e->now_us, m);
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
+    }
+    int64_t m = sign * job_milli(j);
+    sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
+    sim__level_add(&e->series, sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC), e->now_us, m);
+}
+
+static void levels_busy(engine *e, const job *j, int sign)
+{
+    const sim_scenario *sc = e->sc;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        int64_t m = sign * part_milli(j, p);
+        uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
+        sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
+    }
+    sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, sign * job_milli(j));
+}
+
+static void levels_queue(engine *e, uint32_t cls, int delta)
+{
+    sim__level_add(&e->series, SIM_LV_QUEUE, e->now_us, delta);
+    sim__level_add(&e->series, sim_level_class(e->sc, cls, SIM_LV_C_QUEUE), e->now_us, delta);
+}
+
+/* GPUs node n counts as in service: its GPUs in service while the node is, and
+ * while it is out of service, those still holding work (a retiring node's GPUs
+ * count until its jobs leave). Recomputed whenever the node changes. */
+static void node_refresh_up(engine *e, uint32_t n)
+{
+    const place_cluster *c = &e->cluster;
+    uint32_t k = 0, g0 = c->node_gpu0[n];
+    for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+        if (c->node_up[n])
+            k += c->gpu_up[g0 + g];
+        else
+            k += c->gpu_free_milli[g0 + g] < PLACE_MILLI_WHOLE;
+    }
+    int64_t d = ((int64_t)k - e->node_up_gpus[n]) * PLACE_MILLI_WHOLE;
+    if (d == 0)
+        return;
+    e->node_up_gpus[n] = (uint8_t)k;
+    const sim_scenario *sc = e->sc;
+    sim__level_add(&e->series, SIM_LV_UP, e->now_us, d);
+    sim__level_add(&e->series, sim_level_pool(sc, e->node_pool[n], SIM_LV_K_UP), e->now_us, d);
+    sim__level_add(&e->series, sim_level_type(sc, c->node_type[n], SIM_LV_K_UP), e->now_us, d);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -256,50 +389,37 @@ static void slot_free(engine *e, uint32_t s)
 /* ------------------------------------------------------------------------- */
 /* rows and statistics                                                        */
 
-static int type_of_node(const engine *e, uint32_t node)
-{
-    return node == PLACE_NONE ? -1 : (int)e->cluster.node_type[node];
-}
-
 static int emit_row(engine *e, const job *j, int state, int reason)
 {
     if (!e->sink || !e->sink->job)
         return TM_OK;
-    int started = j->start_us >= 0;
+    int started = j->first_start_us >= 0;
+    int placed = started && j->n_parts > 0;
+    int64_t end = j->end_us >= 0 ? j->end_us : e->now_us;
     sim_job_row row = {
         .id = j->pj.id,
         .trace_id = j->trace_id,
         .cls = j->pj.cls,
+        .tenant = j->pj.tenant,
         .gpus = j->pj.gpus,
         .gpu_milli = j->pj.gpu_milli,
         .state = state,
         .reject_reason = reason,
-        .gpu_type = started ? type_of_node(e, j->parts[0].node) : -1,
-        .first_node = started ? j->parts[0].node : PLACE_NONE,
-        .n_nodes = started ? j->n_parts : 0,
+        .gpu_type = placed ? (int32_t)e->cluster.node_type[j->parts[0].node] : -1,
+        .first_node = placed ? j->parts[0].node : PLACE_NONE,
+        .n_nodes = placed ? j->n_parts : 0,
+        .interruptions = j->interruptions,
         .submit_us = j->pj.submit_us,
-        .start_us = j->start_us,
-        .end_us = j->end_us,
-        .wait_us = started ? j->start_us - j->pj.submit_us : e->now_us - j->pj.submit_us,
-        .run_us = started ? (j->end_us >= 0 ? j->end_us : e->now_us) - j->start_us : -1,
+        .start_us = j->first_start_us,
+        .end_us = state == SIM_JOB_COMPLETED || state == SIM_JOB_FAILED ? j->end_us : -1,
+        .wait_us = started ? j->first_start_us - j->pj.submit_us : e->now_us - j->pj.submit_us,
+        .run_us = started ? end - j->first_start_us : -1,
+        .deadline_us = j->deadline_us,
+        .busy_gpu_s = j->busy_gpu_s,
+        .lost_gpu_s = j->lost_gpu_s,
+        .value = j->value,
     };
     return e->sink->job(e->sink->ud, &row, e->diag);
-}
-
-static sim_class_result *cls_res(engine *e, uint32_t cls)
-{
-    return &e->res->classes[cls];
-}
-
-static sim_class_result *all_res(engine *e)
-{
-    return &e->res->classes[e->res->n_classes];
-}
-
-/* GPUs a job holds, in milli-GPU. */
-static int64_t job_milli(const job *j)
-{
-    return (int64_t)j->pj.gpus * j->pj.gpu_milli;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -334,33 +454,71 @@ static int reject_reason(const engine *e, const place_job *pj)
     return mem_ok ? reason : SIM_REJECT_MEMORY;
 }
 
-static int queue_push(engine *e, uint32_t slot)
+static int queue_reserve(engine *e, uint32_t need)
 {
-    if (e->q_tail == e->q_cap && e->q_head > 0) {
-        /* slide the live part down: amortised O(1) per job */
-        uint32_t n = e->q_tail - e->q_head;
-        memmove(e->q_jobs, e->q_jobs + e->q_head, n * sizeof *e->q_jobs);
-        memmove(e->q_slot, e->q_slot + e->q_head, n * sizeof *e->q_slot);
-        memmove(e->q_state, e->q_state + e->q_head, n * sizeof *e->q_state);
-        for (uint32_t i = 0; i < n; i++)
-            slot_job(e, e->q_slot[i])->pos = i;
-        e->q_head = 0;
-        e->q_tail = n;
-    }
     uint32_t cap = e->q_cap;
-    if (grow((void **)&e->q_jobs, &cap, e->q_tail + 1, sizeof *e->q_jobs, 256) ||
-        (cap = e->q_cap, grow((void **)&e->q_slot, &cap, e->q_tail + 1, sizeof *e->q_slot, 256)) ||
-        (cap = e->q_cap, grow((void **)&e->q_state, &cap, e->q_tail + 1, sizeof *e->q_state, 256)))
+    if (grow((void **)&e->q_jobs, &cap, need, sizeof *e->q_jobs, 256) ||
+        (cap = e->q_cap, grow((void **)&e->q_slot, &cap, need, sizeof *e->q_slot, 256)) ||
+        (cap = e->q_cap, grow((void **)&e->q_state, &cap, need, sizeof *e->q_state, 256)))
         return nomem(e);
     e->q_cap = cap;
+    return TM_OK;
+}
+
+/* Slide the live part of the queue to the front: amortised O(1) per job. */
+static void queue_slide(engine *e)
+{
+    uint32_t n = e->q_tail - e->q_head;
+    memmove(e->q_jobs, e->q_jobs + e->q_head, n * sizeof *e->q_jobs);
+    memmove(e->q_slot, e->q_slot + e->q_head, n * sizeof *e->q_slot);
+    memmove(e->q_state, e->q_state + e->q_head, n * sizeof *e->q_state);
+    for (uint32_t i = 0; i < n; i++)
+        slot_job(e, e->q_slot[i])->pos = i;
+    e->q_head = 0;
+    e->q_tail = n;
+}
+
+static void queue_set(engine *e, uint32_t i, uint32_t slot)
+{
     job *j = slot_job(e, slot);
-    uint32_t i = e->q_tail++;
     e->q_jobs[i] = j->pj;
     e->q_slot[i] = slot;
     e->q_state[i] = PLACE_Q_WAITING;
-    j->state = SIM_JOB_QUEUED;
     j->pos = i;
-    e->series.queue_len++;
+}
+
+/* Put a job into the queue at its arrival position (by id). New arrivals go
+ * to the end in O(1); a job coming back after an interruption is inserted,
+ * shifting the entries behind it. */
+static int queue_insert(engine *e, uint32_t slot)
+{
+    if (e->q_tail == e->q_cap && e->q_head > 0)
+        queue_slide(e);
+    int rc = queue_reserve(e, e->q_tail + 1);
+    if (rc != TM_OK)
+        return rc;
+    job *j = slot_job(e, slot);
+    uint32_t lo = e->q_head, hi = e->q_tail;
+    while (lo < hi) { /* first entry with a larger id */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e->q_jobs[mid].id < j->pj.id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t n = e->q_tail - lo;
+    if (n) {
+        memmove(e->q_jobs + lo + 1, e->q_jobs + lo, n * sizeof *e->q_jobs);
+        memmove(e->q_slot + lo + 1, e->q_slot + lo, n * sizeof *e->q_slot);
+        memmove(e->q_state + lo + 1, e->q_state + lo, n * sizeof *e->q_state);
+        for (uint32_t i = lo + 1; i <= e->q_tail; i++)
+            slot_job(e, e->q_slot[i])->pos = i;
+    }
+    e->q_tail++;
+    queue_set(e, lo, slot);
+    j->state = SIM_JOB_QUEUED;
+    levels_queue(e, j->pj.cls, 1);
+    e->dirty = 1;
     return TM_OK;
 }
 
@@ -371,11 +529,13 @@ static int admit(engine *e, const trace_job *tj)
     if (rc != TM_OK)
         return rc;
     job *j = slot_job(e, slot);
+    const sim_class_cfg *cc = &e->sc->classes[tj->cls];
     e->arrivals++;
     j->pj.id = e->arrivals;
     j->pj.submit_us = tj->submit_us;
     j->pj.estimate_us = tj->estimate_us;
     j->pj.deadline_us = tj->deadline_us;
+    j->pj.speed = tj->speed ? tj->speed : cc->speed;
     j->pj.type_mask = tj->type_mask;
     j->pj.gpus = tj->gpus;
     j->pj.gpu_milli = tj->gpu_milli;
@@ -387,9 +547,13 @@ static int admit(engine *e, const trace_job *tj)
     j->pj.tenant = tj->tenant;
     j->pj.cls = tj->cls;
     j->trace_id = tj->id;
-    j->duration_us = tj->duration_us;
-    j->start_us = -1;
+    j->remaining_ref_us = tj->duration_us;
+    j->first_start_us = -1;
     j->end_us = -1;
+    j->checkpoint_us = cc->checkpoint_us;
+    j->restart_us = cc->restart_us;
+    j->deadline_us = tj->deadline_us;
+    j->value = tj->value;
     cls_res(e, tj->cls)->arrived++;
     all_res(e)->arrived++;
     e->series.b_arrivals++;
@@ -402,8 +566,7 @@ static int admit(engine *e, const trace_job *tj)
         slot_free(e, slot);
         return rc;
     }
-    e->dirty = 1;
-    return queue_push(e, slot);
+    return queue_insert(e, slot);
 }
 
 /* Pull the next job of source s and schedule its arrival. */
@@ -411,10 +574,8 @@ static int source_pull(engine *e, uint32_t s)
 {
     source *src = &e->sources[s];
     int rc = src->src.next(src->src.ud, &src->next, e->diag);
-    if (rc == TRACE_END) {
-        src->has_next = 0;
+    if (rc == TRACE_END)
         return TM_OK;
-    }
     if (rc != TM_OK)
         return rc;
     trace_job *tj = &src->next;
@@ -433,35 +594,18 @@ static int source_pull(engine *e, uint32_t s)
                            "job %llu asks for %u GPUs at %u milli-GPU each: a share below 1000 "
                            "needs exactly one GPU",
                            (unsigned long long)tj->id, tj->gpus, tj->gpu_milli);
+    if (tj->tenant >= e->sc->n_tenants)
+        return tm_diag_set(e->diag, TM_ERR_TRACE, "source", "job %llu has tenant %u of %zu",
+                           (unsigned long long)tj->id, tj->tenant, e->sc->n_tenants);
     src->last_submit_us = tj->submit_us;
-    src->has_next = 1;
-    if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us) {
-        src->has_next = 0; /* nothing after the horizon can matter */
-        return TM_OK;
-    }
+    if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us)
+        return TM_OK; /* nothing after the horizon can matter */
     rc = sim__evq_push(&e->evq, tj->submit_us, EV_ARRIVAL, s, 0, NULL);
     return rc == TM_OK ? TM_OK : nomem(e);
 }
 
 /* ------------------------------------------------------------------------- */
-/* starting and ending                                                        */
-
-/* GPUs of node n holding some allocation (for nodes out of service). */
-static uint32_t node_gpus_in_use(const place_cluster *c, uint32_t n)
-{
-    uint32_t k = 0, g0 = c->node_gpu0[n];
-    for (uint32_t g = 0; g < c->node_gpus[n]; g++)
-        k += c->gpu_free_milli[g0 + g] < PLACE_MILLI_WHOLE;
-    return k;
-}
-
-/* Run time of a job on its placement. The reference speed is 1 everywhere
- * until per-type speeds are modelled. */
-static int64_t run_time_us(const engine *e, const job *j)
-{
-    (void)e;
-    return j->duration_us;
-}
+/* running                                                                    */
 
 static int running_add(engine *e, uint32_t slot)
 {
@@ -474,9 +618,14 @@ static int running_add(engine *e, uint32_t slot)
     uint32_t i = e->n_run++;
     place_running *r = &e->r_run[i];
     r->job = j->pj;
-    r->start_us = j->start_us;
-    r->end_estimate_us = j->pj.estimate_us >= 0 ? j->start_us + j->pj.estimate_us : -1;
-    r->lost_gpu_s = 0;
+    r->start_us = j->run_start_us;
+    r->end_estimate_us = j->pj.estimate_us >= 0
+                             ? j->run_start_us + j->run_overhead_us +
+                                   (int64_t)ceil((double)j->pj.estimate_us / j->run_speed)
+                             : -1;
+    r->overhead_us = j->run_overhead_us;
+    r->checkpoint_us = j->checkpoint_us;
+    r->lost_gpu_s = -1; /* place_running_lost_gpu_s computes it when a policy asks */
     r->parts = j->parts;
     r->n_parts = j->n_parts;
     e->r_slot[i] = slot;
@@ -494,62 +643,72 @@ static void running_remove(engine *e, job *j)
     }
 }
 
-static int apply_start(engine *e, place_view *v, place_decision *d);
-
-/* place_apply_fn: the library checked the decision; make it so. A failure
- * here is the engine's (memory, an internal error), kept in e->apply_rc. */
-static int hook_record(engine *e, const place_decision *d);
-
-static int apply(void *host, place_view *v, place_decision *d)
+/* Start a run of job j (placed: parts filled) at now. */
+static int run_begin(engine *e, uint32_t slot)
 {
-    engine *e = host;
-    e->apply_rc = apply_start(e, v, d);
-    if (e->apply_rc == TM_OK && e->opts && e->opts->pass_hook)
-        e->apply_rc = hook_record(e, d);
-    return e->apply_rc == TM_OK ? PLACE_OK : PLACE_ERR_INVAL;
+    job *j = slot_job(e, slot);
+    const sim_class_cfg *cc = job_class(e, j);
+    uint32_t t = e->cluster.node_type[j->parts[0].node];
+    double speed = j->pj.speed ? j->pj.speed[t] : 1.0;
+    if (!(speed > 0))
+        speed = 1.0;
+    if (j->n_parts > 1 && cc->span_slowdown > 1)
+        speed /= cc->span_slowdown;
+    j->run_speed = speed;
+    j->run_start_us = e->now_us;
+    j->run_overhead_us = j->interruptions ? j->restart_us : 0;
+    double wall = ceil((double)j->remaining_ref_us / speed);
+    int64_t run = j->run_overhead_us + (wall < 9.2e18 ? (int64_t)wall : INT64_MAX / 4);
+    j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
+    if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
+        return nomem(e);
+    levels_alloc(e, j, 1);
+    if (j->run_overhead_us > 0) {
+        j->in_overhead = 1;
+        if (sim__evq_push(&e->evq, e->now_us + j->run_overhead_us, EV_OVERHEAD_END, slot, j->gen,
+                          &j->overhead_ev) != TM_OK)
+            return nomem(e);
+    } else {
+        j->in_overhead = 0;
+        levels_busy(e, j, 1);
+    }
+    if (j->first_start_us < 0) {
+        j->first_start_us = e->now_us;
+        int64_t wait = j->first_start_us - j->pj.submit_us;
+        sim__quant_add(&e->q_wait[j->pj.cls], wait);
+        sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
+        cls_res(e, j->pj.cls)->started++;
+        all_res(e)->started++;
+        cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
+        all_res(e)->wait_sum_s += (double)wait / SIM_US_PER_S;
+    }
+    j->state = SIM_JOB_RUNNING;
+    e->series.b_starts++;
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, 1);
+    return running_add(e, slot);
 }
 
-/* Keep a copy of an applied decision for the pass hook (parts with the GPU
- * masks place_cluster_take chose). Only when a hook is set: never per event
- * otherwise. */
-static int hook_record(engine *e, const place_decision *d)
+/* Give back a job's GPUs and take it off the running set. */
+static void run_release(engine *e, job *j)
 {
-    if (e->hook_n == e->hook_cap) {
-        size_t cap = e->hook_cap ? 2 * e->hook_cap : 64;
-        place_decision *p = realloc(e->hook_d, cap * sizeof *p);
-        if (!p)
-            return nomem(e);
-        e->hook_d = p;
-        e->hook_cap = cap;
-    }
-    if (e->hook_parts_n + d->n_parts > e->hook_parts_cap) {
-        size_t cap = e->hook_parts_cap ? 2 * e->hook_parts_cap : 256;
-        while (cap < e->hook_parts_n + d->n_parts)
-            cap *= 2;
-        place_part *p = realloc(e->hook_parts, cap * sizeof *p);
-        if (!p)
-            return nomem(e);
-        e->hook_parts = p;
-        e->hook_parts_cap = cap;
-    }
-    const job *j = slot_job(e, e->q_slot[e->q_head + d->index]);
-    memcpy(e->hook_parts + e->hook_parts_n, j->parts, d->n_parts * sizeof *j->parts);
-    place_decision *c = &e->hook_d[e->hook_n++];
-    *c = *d;
-    c->parts = NULL; /* pointers are set when the pass ends (the buffer may move) */
-    c->cap_parts = (uint32_t)e->hook_parts_n;
-    e->hook_parts_n += d->n_parts;
-    return TM_OK;
+    place_cluster_give(&e->cluster, &j->pj, j->parts, j->n_parts);
+    for (uint32_t k = 0; k < j->n_parts; k++)
+        if (!e->cluster.node_up[j->parts[k].node])
+            node_refresh_up(e, j->parts[k].node);
+    if (!j->in_overhead)
+        levels_busy(e, j, -1);
+    levels_alloc(e, j, -1);
+    running_remove(e, j);
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
 }
 
 static int apply_start(engine *e, place_view *v, place_decision *d)
 {
-    if (d->kind != PLACE_START)
-        return tm_diag_set(e->diag, TM_ERR_POLICY, "policy",
-                           "preemption is not modelled yet; decision kind %u refused", d->kind);
     uint32_t qi = e->q_head + d->index, slot = e->q_slot[qi];
     job *j = slot_job(e, slot);
     if (d->n_parts > 1) {
+        if (j->parts != &j->part0)
+            parts_put(e, j->parts, j->cap_parts);
         uint32_t cap;
         place_part *p = parts_get(e, d->n_parts, &cap);
         if (!p)
@@ -568,29 +727,133 @@ static int apply_start(engine *e, place_view *v, place_decision *d)
         e->pass_prefix++;
     else
         e->pass_holes = 1;
-    j->state = SIM_JOB_RUNNING;
-    j->start_us = e->now_us;
-    int64_t run = run_time_us(e, j);
-    j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
-    rc = sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev);
-    if (rc != TM_OK)
-        return nomem(e);
-    rc = running_add(e, slot);
-    if (rc != TM_OK)
+    levels_queue(e, j->pj.cls, -1);
+    if ((rc = run_begin(e, slot)) != TM_OK)
         return rc;
-    int64_t wait = j->start_us - j->pj.submit_us;
-    sim__quant_add(&e->quant[j->pj.cls], wait);
-    sim__quant_add(&e->quant[e->sc->n_classes], wait);
-    cls_res(e, j->pj.cls)->started++;
-    all_res(e)->started++;
-    cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
-    all_res(e)->wait_sum_s += (double)wait / SIM_US_PER_S;
-    e->series.queue_len--;
-    e->series.running++;
-    e->series.alloc_milli += job_milli(j);
-    e->series.b_starts++;
     v->running = e->r_run;
     v->n_running = e->n_run;
+    return TM_OK;
+}
+
+/* Stop the current run of a running job at now: keep the work up to its last
+ * checkpoint, lose the rest (and the restart overhead paid), give back its
+ * GPUs. The caller decides what happens to it next. */
+static void run_stop(engine *e, uint32_t slot, int cause)
+{
+    job *j = slot_job(e, slot);
+    int64_t el = e->now_us - j->run_start_us;
+    int64_t ov = el < j->run_overhead_us ? el : j->run_overhead_us;
+    int64_t work = el - ov;
+    int64_t saved = j->checkpoint_us > 0 ? work / j->checkpoint_us * j->checkpoint_us : 0;
+    int64_t saved_ref = (int64_t)((double)saved * j->run_speed);
+    j->remaining_ref_us = saved_ref < j->remaining_ref_us ? j->remaining_ref_us - saved_ref : 0;
+    int64_t milli = job_milli(j);
+    double lost_work = gpu_s(milli, work - saved), lost = gpu_s(milli, work - saved + ov);
+    j->busy_gpu_s += gpu_s(milli, work);
+    j->lost_work_gpu_s += lost_work;
+    j->lost_gpu_s += lost;
+    sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+    cr->gpu_s_lost += lost;
+    ar->gpu_s_lost += lost;
+    cr->gpu_s_alloc += gpu_s(milli, el);
+    ar->gpu_s_alloc += gpu_s(milli, el);
+    sim__area lw = (sim__area)milli * (work - saved);
+    e->series.b_lost += lw;
+    e->series.lost += lw;
+    e->res->gpu_s_lost += lost;
+    if (cause == STOP_PREEMPT) {
+        cr->preemptions++;
+        ar->preemptions++;
+        e->res->preemptions++;
+        e->series.b_preemptions++;
+    } else {
+        cr->killed++;
+        ar->killed++;
+    }
+    sim__evq_cancel(&e->evq, j->end_ev);
+    if (j->in_overhead)
+        sim__evq_cancel(&e->evq, j->overhead_ev);
+    run_release(e, j);
+    j->in_overhead = 0;
+    j->interruptions++;
+    j->end_us = -1;
+    e->dirty = 1;
+}
+
+/* A job's lifetime totals, when it leaves for good. */
+static void job_close(engine *e, job *j)
+{
+    sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+    double good = j->busy_gpu_s - j->lost_work_gpu_s;
+    cr->gpu_s_busy += j->busy_gpu_s;
+    ar->gpu_s_busy += j->busy_gpu_s;
+    cr->gpu_s_goodput += good;
+    ar->gpu_s_goodput += good;
+    cr->value_goodput += good * j->value;
+    ar->value_goodput += good * j->value;
+}
+
+static int apply_preempt(engine *e, place_view *v, place_decision *d)
+{
+    uint32_t slot = e->r_slot[d->index];
+    uint32_t need = e->n_requeue + 1;
+    if (grow((void **)&e->requeue, &e->requeue_cap, need, sizeof *e->requeue, 16))
+        return nomem(e);
+    run_stop(e, slot, STOP_PREEMPT);
+    slot_job(e, slot)->state = SIM_JOB_QUEUED;
+    e->requeue[e->n_requeue++] = slot;
+    v->running = e->r_run;
+    v->n_running = e->n_run;
+    return TM_OK;
+}
+
+static int hook_record(engine *e, const place_decision *d);
+
+/* place_apply_fn: the library checked the decision; make it so. A failure
+ * here is the engine's (memory, an internal error), kept in e->apply_rc. */
+static int apply(void *host, place_view *v, place_decision *d)
+{
+    engine *e = host;
+    e->apply_rc = d->kind == PLACE_START ? apply_start(e, v, d) : apply_preempt(e, v, d);
+    if (e->apply_rc == TM_OK && e->opts && e->opts->pass_hook)
+        e->apply_rc = hook_record(e, d);
+    return e->apply_rc == TM_OK ? PLACE_OK : PLACE_ERR_INVAL;
+}
+
+/* Keep a copy of an applied decision for the pass hook (a START's parts with
+ * the GPU masks place_cluster_take chose). Only when a hook is set: never per
+ * event otherwise. */
+static int hook_record(engine *e, const place_decision *d)
+{
+    if (e->hook_n == e->hook_cap) {
+        size_t cap = e->hook_cap ? 2 * e->hook_cap : 64;
+        place_decision *p = realloc(e->hook_d, cap * sizeof *p);
+        if (!p)
+            return nomem(e);
+        e->hook_d = p;
+        e->hook_cap = cap;
+    }
+    uint32_t np = d->kind == PLACE_START ? d->n_parts : 0;
+    if (e->hook_parts_n + np > e->hook_parts_cap) {
+        size_t cap = e->hook_parts_cap ? 2 * e->hook_parts_cap : 256;
+        while (cap < e->hook_parts_n + np)
+            cap *= 2;
+        place_part *p = realloc(e->hook_parts, cap * sizeof *p);
+        if (!p)
+            return nomem(e);
+        e->hook_parts = p;
+        e->hook_parts_cap = cap;
+    }
+    if (np) {
+        const job *j = slot_job(e, e->q_slot[e->q_head + d->index]);
+        memcpy(e->hook_parts + e->hook_parts_n, j->parts, np * sizeof *j->parts);
+    }
+    place_decision *c = &e->hook_d[e->hook_n++];
+    *c = *d;
+    c->n_parts = np;
+    c->parts = NULL; /* pointers are set when the pass ends (the buffer may move) */
+    c->cap_parts = (uint32_t)e->hook_parts_n;
+    e->hook_parts_n += np;
     return TM_OK;
 }
 
@@ -599,58 +862,219 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     job *j = slot_job(e, slot);
     if (j->state != SIM_JOB_RUNNING || j->gen != gen)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "completion of a job not running");
-    /* GPUs on out-of-service nodes stop counting when the job leaves them */
-    uint32_t before = 0, after = 0;
-    for (uint32_t k = 0; k < j->n_parts; k++)
-        if (!e->cluster.node_up[j->parts[k].node])
-            before += node_gpus_in_use(&e->cluster, j->parts[k].node);
-    place_cluster_give(&e->cluster, &j->pj, j->parts, j->n_parts);
-    for (uint32_t k = 0; k < j->n_parts; k++)
-        if (!e->cluster.node_up[j->parts[k].node])
-            after += node_gpus_in_use(&e->cluster, j->parts[k].node);
-    e->gpus_busy_down -= before - after;
-    e->series.up_milli = (int64_t)(e->cluster.gpus_up + e->gpus_busy_down) * PLACE_MILLI_WHOLE;
-    running_remove(e, j);
-    e->series.running--;
-    e->series.alloc_milli -= job_milli(j);
+    int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
+    j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
+    j->lost_gpu_s += gpu_s(milli, j->run_overhead_us); /* the last restart's overhead */
+    j->remaining_ref_us = 0;
+    run_release(e, j);
     e->series.b_completions++;
-    int64_t run = j->end_us - j->start_us, wait = j->start_us - j->pj.submit_us;
-    double gpu_s = (double)job_milli(j) / PLACE_MILLI_WHOLE * (double)run / SIM_US_PER_S;
-    int64_t denom = run > SLOWDOWN_TAU_US ? run : SLOWDOWN_TAU_US;
-    double slow = (double)(wait + run) / (double)denom;
+    sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+    cr->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
+    ar->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
+    e->res->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
+    cr->gpu_s_alloc += gpu_s(milli, el);
+    ar->gpu_s_alloc += gpu_s(milli, el);
+    int64_t total = j->end_us - j->first_start_us, wait = j->first_start_us - j->pj.submit_us;
+    int64_t denom = total > SLOWDOWN_TAU_US ? total : SLOWDOWN_TAU_US;
+    double slow = (double)(wait + total) / (double)denom;
     if (slow < 1)
         slow = 1;
-    sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+    int64_t completion = j->end_us - j->pj.submit_us;
+    int64_t slow_q = (int64_t)llround(slow * SLOWDOWN_SCALE);
+    sim__quant_add(&e->q_completion[j->pj.cls], completion);
+    sim__quant_add(&e->q_completion[e->sc->n_classes], completion);
+    sim__quant_add(&e->q_slowdown[j->pj.cls], slow_q);
+    sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
     cr->completed++;
     ar->completed++;
-    cr->slowdown_mean += slow; /* a sum until the end */
+    cr->slowdown_mean += slow; /* sums until the end */
     ar->slowdown_mean += slow;
-    cr->gpu_s_alloc += gpu_s;
-    ar->gpu_s_alloc += gpu_s;
+    cr->completion_mean_s += (double)completion / SIM_US_PER_S;
+    ar->completion_mean_s += (double)completion / SIM_US_PER_S;
+    if (j->deadline_us >= 0) {
+        int met = j->end_us <= j->deadline_us;
+        cr->deadline_met += (uint64_t)met;
+        ar->deadline_met += (uint64_t)met;
+        cr->deadline_missed += (uint64_t)!met;
+        ar->deadline_missed += (uint64_t)!met;
+    }
+    job_close(e, j);
     int rc = emit_row(e, j, SIM_JOB_COMPLETED, SIM_REJECT_NONE);
     slot_free(e, slot);
     e->dirty = 1;
     return rc;
 }
 
+static int overhead_end(engine *e, uint32_t slot, uint64_t gen)
+{
+    job *j = slot_job(e, slot);
+    if (j->state != SIM_JOB_RUNNING || j->gen != gen || !j->in_overhead)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "overhead end of a job not loading");
+    j->in_overhead = 0;
+    levels_busy(e, j, 1);
+    return TM_OK;
+}
+
 /* ------------------------------------------------------------------------- */
-/* fleet changes                                                              */
+/* fleet changes and failures                                                 */
 
 static void pool_set_up(engine *e, uint32_t pool, int up)
 {
     const sim_pool_cfg *p = &e->sc->pools[pool];
     for (uint32_t k = 0; k < p->nodes; k++) {
         uint32_t n = e->pool_first_node[pool] + k;
-        if (e->cluster.node_up[n] == (up ? 1 : 0))
-            continue;
-        if (!up)
-            e->gpus_busy_down += node_gpus_in_use(&e->cluster, n);
-        else
-            e->gpus_busy_down -= node_gpus_in_use(&e->cluster, n);
         place_cluster_set_node_up(&e->cluster, n, up);
+        node_refresh_up(e, n);
     }
-    e->series.up_milli = (int64_t)(e->cluster.gpus_up + e->gpus_busy_down) * PLACE_MILLI_WHOLE;
     e->dirty = 1;
+}
+
+static double exp_us(gsl_rng *r, double mean_us)
+{
+    return gsl_ran_exponential(r, mean_us);
+}
+
+static int schedule_failure(engine *e, uint32_t t)
+{
+    type_gpus *tg = &e->tgpus[t];
+    double mean_us = e->sc->failures.mtbf_h[t] * 3600.0 * SIM_US_PER_S / (double)tg->n;
+    double dt = exp_us(tg->r_fail, mean_us);
+    if (!(dt < 9e18) || e->now_us + (int64_t)dt < e->now_us)
+        return TM_OK;
+    int64_t at = e->now_us + (int64_t)dt;
+    /* failures happen up to the horizon: in drain mode the run then finishes
+     * the work in flight on a fleet that no longer fails (a drain would never end
+     * otherwise) */
+    if (at > e->sc->horizon_us)
+        return TM_OK;
+    return sim__evq_push(&e->evq, at, EV_GPU_FAIL, t, 0, NULL) == TM_OK ? TM_OK : nomem(e);
+}
+
+/* GPU `gpu` of `node` fails: the jobs on it stop, it leaves service until
+ * repaired. The failure draws a GPU of the type uniformly; one out of
+ * service cannot fail, so the rate is GPUs in service / MTBF, as it should be. */
+static int gpu_fail(engine *e, uint32_t t)
+{
+    type_gpus *tg = &e->tgpus[t];
+    size_t k = gsl_rng_uniform_int(tg->r_fail, tg->n);
+    uint32_t node = tg->node[k], g = tg->gpu[k];
+    place_cluster *c = &e->cluster;
+    int rc = schedule_failure(e, t);
+    if (rc != TM_OK)
+        return rc;
+    if (!c->node_up[node] || !c->gpu_up[c->node_gpu0[node] + g])
+        return TM_OK;
+    e->res->failures++;
+    e->series.b_failures++;
+    /* the running jobs on that GPU: a scan, failures being rare */
+    for (uint32_t i = 0; i < e->n_run;) {
+        const place_running *r = &e->r_run[i];
+        int hit = 0;
+        for (uint32_t p = 0; p < r->n_parts; p++)
+            if (r->parts[p].node == node && ((r->parts[p].mask >> g) & 1u))
+                hit = 1;
+        if (!hit) {
+            i++;
+            continue;
+        }
+        uint32_t slot = e->r_slot[i];
+        run_stop(e, slot, STOP_FAILURE); /* swap-remove: entry i is another job now */
+        job *j = slot_job(e, slot);
+        if (e->sc->failures.restart) {
+            if ((rc = queue_insert(e, slot)) != TM_OK)
+                return rc;
+        } else {
+            sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+            cr->failed++;
+            ar->failed++;
+            j->end_us = e->now_us;
+            job_close(e, j);
+            rc = emit_row(e, j, SIM_JOB_FAILED, SIM_REJECT_NONE);
+            slot_free(e, slot);
+            if (rc != TM_OK)
+                return rc;
+        }
+    }
+    place_cluster_set_gpu_up(c, node, g, 0);
+    node_refresh_up(e, node);
+    double rep = trace_dist_sample(&e->sc->failures.repair_s, tg->r_repair) * SIM_US_PER_S;
+    int64_t at =
+        rep < 9e18 && e->now_us + (int64_t)rep >= e->now_us ? e->now_us + (int64_t)rep : INT64_MAX;
+    e->dirty = 1;
+    return sim__evq_push(&e->evq, at, EV_GPU_REPAIR, node, g, NULL) == TM_OK ? TM_OK : nomem(e);
+}
+
+static void gpu_repair(engine *e, uint32_t node, uint32_t g)
+{
+    place_cluster_set_gpu_up(&e->cluster, node, g, 1);
+    node_refresh_up(e, node);
+    e->res->repairs++;
+    e->dirty = 1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* shape-blocked idle                                                         */
+
+static int host_fits(const place_cluster *c, uint32_t n, const place_job *j)
+{
+    return c->node_cpu_free_milli[n] >= j->cpu_milli && c->node_mem_free_mib[n] >= j->host_mem_mib;
+}
+
+/* Could job j start on free GPUs of type t right now? SIM_BLOCK_COUNT if yes,
+ * else the reason it cannot. Looks at a few candidate nodes only: cost
+ * O(buckets + a few host checks). */
+static int why_not_on_type(const place_cluster *c, const place_job *j, uint32_t t)
+{
+    if (j->gpus == 0)
+        return SIM_BLOCK_HOST;
+    if (j->type_mask && !((j->type_mask >> t) & 1u))
+        return SIM_BLOCK_TYPE;
+    if (j->gpu_mem_mib > c->type_mem_mib[t])
+        return SIM_BLOCK_MEMORY;
+    uint32_t need = j->gpu_milli < PLACE_MILLI_WHOLE ? 1 : j->gpus;
+    uint32_t n = place_cluster_next_free(c, t, need, 0);
+    for (int tries = 0; n != PLACE_NONE && tries < 4; tries++) {
+        if (host_fits(c, n, j))
+            return SIM_BLOCK_COUNT;
+        n = place_cluster_next_free(c, t, need, n + 1);
+    }
+    if (n != PLACE_NONE || place_cluster_next_free(c, t, need, 0) != PLACE_NONE)
+        return SIM_BLOCK_HOST;
+    if (c->type_gpus_free[t] >= need)
+        return (j->flags & PLACE_JOB_CAN_SPAN) ? SIM_BLOCK_COUNT : SIM_BLOCK_FRAGMENTATION;
+    return SIM_BLOCK_GANG;
+}
+
+/* After a pass: classify the whole free GPUs of each type (DESIGN §5). */
+static void update_blocked(engine *e)
+{
+    int64_t blocked[SIM_BLOCK_COUNT] = {0};
+    const place_cluster *c = &e->cluster;
+    if (e->q_head < e->q_tail && c->gpus_free > 0) {
+        for (uint32_t t = 0; t < c->n_types; t++) {
+            if (!c->type_gpus_free[t])
+                continue;
+            int reason = SIM_BLOCK_COUNT, first = SIM_BLOCK_COUNT;
+            uint32_t seen = 0;
+            for (uint32_t i = e->q_head; i < e->q_tail && seen < BLOCK_LOOKAHEAD; i++) {
+                if (e->q_state[i] != PLACE_Q_WAITING)
+                    continue;
+                int r = why_not_on_type(c, &e->q_jobs[i], t);
+                if (seen == 0)
+                    first = r;
+                seen++;
+                if (r == SIM_BLOCK_COUNT) {
+                    reason = SIM_BLOCK_ORDER;
+                    break;
+                }
+            }
+            if (reason == SIM_BLOCK_COUNT)
+                reason = first == SIM_BLOCK_COUNT ? SIM_BLOCK_ORDER : first;
+            blocked[reason] += (int64_t)c->type_gpus_free[t] * PLACE_MILLI_WHOLE;
+        }
+    }
+    for (int r = 0; r < SIM_BLOCK_COUNT; r++)
+        sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -664,28 +1088,21 @@ static void queue_compact(engine *e, int full)
 {
     while (e->q_head < e->q_tail && e->q_state[e->q_head] == PLACE_Q_STARTED)
         e->q_head++;
-    if (!full) {
-        if (e->q_head == e->q_tail)
-            e->q_head = e->q_tail = 0;
-        return;
-    }
-    uint32_t w = e->q_head;
-    int holes = 0;
-    for (uint32_t i = e->q_head; i < e->q_tail; i++) {
-        if (e->q_state[i] == PLACE_Q_STARTED) {
-            holes = 1;
-            continue;
+    if (full) {
+        uint32_t w = e->q_head;
+        for (uint32_t i = e->q_head; i < e->q_tail; i++) {
+            if (e->q_state[i] == PLACE_Q_STARTED)
+                continue;
+            if (w != i) {
+                e->q_jobs[w] = e->q_jobs[i];
+                e->q_slot[w] = e->q_slot[i];
+                slot_job(e, e->q_slot[w])->pos = w;
+            }
+            e->q_state[w] = PLACE_Q_WAITING; /* SKIPPED lasts one pass */
+            w++;
         }
-        e->q_state[i] = PLACE_Q_WAITING; /* SKIPPED lasts one pass */
-        if (holes) {
-            e->q_jobs[w] = e->q_jobs[i];
-            e->q_slot[w] = e->q_slot[i];
-            e->q_state[w] = PLACE_Q_WAITING;
-            slot_job(e, e->q_slot[w])->pos = w;
-        }
-        w++;
+        e->q_tail = w;
     }
-    e->q_tail = w;
     if (e->q_head == e->q_tail)
         e->q_head = e->q_tail = 0;
 }
@@ -693,8 +1110,10 @@ static void queue_compact(engine *e, int full)
 static int schedule_pass(engine *e)
 {
     e->dirty = 0;
-    if (e->q_head == e->q_tail)
+    if (e->q_head == e->q_tail) {
+        update_blocked(e);
         return TM_OK;
+    }
     e->res->passes++;
     place_view v = {
         .now_us = e->now_us,
@@ -708,6 +1127,7 @@ static int schedule_pass(engine *e)
     place_pass_stats st;
     e->pass_prefix = 0;
     e->pass_holes = 0;
+    e->n_requeue = 0;
     const sim_pass_hook *hook = e->opts ? e->opts->pass_hook : NULL;
     if (hook) {
         e->hook_n = e->hook_parts_n = 0;
@@ -733,11 +1153,47 @@ static int schedule_pass(engine *e)
                            e->sc->policy, place_strerror(rc));
     if (st.started || st.invalid)
         queue_compact(e, e->pass_holes || st.invalid);
+    for (uint32_t i = 0; i < e->n_requeue; i++)
+        if ((rc = queue_insert(e, e->requeue[i])) != TM_OK)
+            return rc;
+    update_blocked(e);
     return TM_OK;
 }
 
 /* ------------------------------------------------------------------------- */
 /* set-up and tear-down                                                       */
+
+static int build_failures(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    const place_cluster *c = &e->cluster;
+    uint32_t rep = e->opts ? e->opts->replication : 0;
+    for (uint32_t t = 0; t < c->n_types; t++) {
+        type_gpus *tg = &e->tgpus[t];
+        uint32_t n = 0;
+        for (uint32_t node = 0; node < c->n_nodes; node++)
+            if (c->node_type[node] == t)
+                n += c->node_gpus[node];
+        if (!n)
+            continue;
+        tg->node = malloc(n * sizeof *tg->node);
+        tg->gpu = malloc(n * sizeof *tg->gpu);
+        tg->r_fail = sim_rng_new(sc->seed, rep, SIM_STREAM_FAILURES, t);
+        tg->r_repair = sim_rng_new(sc->seed, rep, SIM_STREAM_REPAIR, t);
+        if (!tg->node || !tg->gpu || !tg->r_fail || !tg->r_repair)
+            return nomem(e);
+        for (uint32_t node = 0; node < c->n_nodes; node++)
+            if (c->node_type[node] == t)
+                for (uint32_t g = 0; g < c->node_gpus[node]; g++) {
+                    tg->node[tg->n] = node;
+                    tg->gpu[tg->n++] = (uint8_t)g;
+                }
+        int rc = schedule_failure(e, t);
+        if (rc != TM_OK)
+            return rc;
+    }
+    return TM_OK;
+}
 
 static int build_fleet(engine *e)
 {
@@ -752,20 +1208,26 @@ static int build_fleet(engine *e)
     if (place_cluster_init(&e->cluster, &env, (uint32_t)sc->n_types, mem) != PLACE_OK)
         return nomem(e);
     e->pool_first_node = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *e->pool_first_node);
-    if (!e->pool_first_node)
+    uint64_t nodes = 0;
+    for (size_t p = 0; p < sc->n_pools; p++)
+        nodes += sc->pools[p].nodes;
+    e->node_pool = calloc(nodes ? nodes : 1, sizeof *e->node_pool);
+    e->node_up_gpus = calloc(nodes ? nodes : 1, sizeof *e->node_up_gpus);
+    if (!e->pool_first_node || !e->node_pool || !e->node_up_gpus)
         return nomem(e);
-    uint32_t max_gpn = 1;
     for (size_t p = 0; p < sc->n_pools; p++) {
         const sim_pool_cfg *pc = &sc->pools[p];
         e->pool_first_node[p] = e->cluster.n_nodes;
         for (uint32_t k = 0; k < pc->nodes; k++) {
+            uint32_t node;
             int rc = place_cluster_add_node(&e->cluster, pc->type, pc->gpus_per_node, pc->cpu_milli,
-                                            pc->mem_mib, NULL);
+                                            pc->mem_mib, &node);
             if (rc != PLACE_OK)
                 return rc == PLACE_ERR_NOMEM
                            ? nomem(e)
                            : tm_diag_set(e->diag, TM_ERR_SCENARIO, pc->name, "cannot add node: %s",
                                          place_strerror(rc));
+            e->node_pool[node] = (uint32_t)p;
         }
         uint32_t t = pc->type;
         if (pc->nodes == 0)
@@ -782,8 +1244,6 @@ static int build_fleet(engine *e)
             e->max_cpu = pc->cpu_milli;
         if (pc->mem_mib > e->max_mem)
             e->max_mem = pc->mem_mib;
-        if (pc->gpus_per_node > max_gpn)
-            max_gpn = pc->gpus_per_node;
         if (pc->delivered_us <= 0)
             pool_set_up(e, (uint32_t)p, 1);
         else if (sim__evq_push(&e->evq, pc->delivered_us, EV_POOL_DELIVER, (uint32_t)p, 0, NULL))
@@ -792,13 +1252,13 @@ static int build_fleet(engine *e)
             sim__evq_push(&e->evq, pc->retired_us, EV_POOL_RETIRE, (uint32_t)p, 0, NULL))
             return nomem(e);
     }
-    /* a decision has at most one part per node of the largest type */
+    /* a decision has at most one part per node */
     uint64_t cap = e->cluster.n_nodes ? e->cluster.n_nodes : 1;
     e->scratch_cap = (uint32_t)(cap < 65536 ? cap : 65536);
     e->scratch = calloc(e->scratch_cap, sizeof *e->scratch);
     if (!e->scratch)
         return nomem(e);
-    return TM_OK;
+    return sc->failures.enabled ? build_failures(e) : TM_OK;
 }
 
 static int build_sources(engine *e)
@@ -825,24 +1285,36 @@ static int build_sources(engine *e)
     for (size_t c = 0; c < sc->n_classes; c++) {
         source *s = &e->sources[c];
         const sim_class_cfg *cc = &sc->classes[c];
-        uint32_t purpose[3] = {SIM_STREAM_ARRIVALS, SIM_STREAM_GPUS, SIM_STREAM_DURATION};
-        for (int k = 0; k < 3; k++)
+        static const uint32_t purpose[6] = {SIM_STREAM_ARRIVALS, SIM_STREAM_GPUS,
+                                            SIM_STREAM_DURATION, SIM_STREAM_SHARE,
+                                            SIM_STREAM_ESTIMATE, SIM_STREAM_TENANT};
+        for (int k = 0; k < 6; k++)
             if (!(s->r[k] = sim_rng_new(sc->seed, rep, purpose[k], (uint32_t)c)))
                 return nomem(e);
         trace_synth_cfg cfg = {
             .cls = (uint32_t)c,
             .arrival = &cc->arrival,
             .gpus = &cc->gpus,
-            .duration_s = &cc->duration_s,
+            .duration_s = cc->use_work ? NULL : &cc->duration_s,
+            .work_gpu_s = cc->use_work ? &cc->work_gpu_s : NULL,
+            .scaling_per_doubling = cc->scaling_per_doubling,
+            .share_milli = cc->has_share ? &cc->share_milli : NULL,
+            .estimate_factor = cc->has_estimate ? &cc->estimate_factor : NULL,
+            .tenant = cc->has_tenants ? &cc->tenant : NULL,
             .gpu_mem_mib = cc->gpu_mem_mib,
             .flags = cc->flags,
             .type_mask = cc->type_mask,
             .priority = cc->priority,
+            .deadline_us = cc->deadline_us,
+            .value = cc->value,
             .t_end_s = (double)sc->horizon_us / SIM_US_PER_S,
             .max_jobs = cc->max_jobs,
             .r_arrival = s->r[0],
             .r_gpus = s->r[1],
             .r_duration = s->r[2],
+            .r_share = s->r[3],
+            .r_estimate = s->r[4],
+            .r_tenant = s->r[5],
         };
         int rc = trace_synth_open(&s->src, &cfg, e->diag);
         if (rc != TM_OK)
@@ -855,12 +1327,21 @@ static int build_sources(engine *e)
     return TM_OK;
 }
 
+static void quant_free(sim_quantiles *q, size_t n)
+{
+    if (!q)
+        return;
+    for (size_t c = 0; c < n; c++)
+        sim__quant_fini(&q[c]);
+    free(q);
+}
+
 static void engine_fini(engine *e)
 {
     for (size_t s = 0; s < e->n_sources; s++) {
         if (e->sources[s].owned && e->sources[s].src.close)
             e->sources[s].src.close(e->sources[s].src.ud);
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 6; k++)
             if (e->sources[s].r[k])
                 gsl_rng_free(e->sources[s].r[k]);
     }
@@ -880,12 +1361,24 @@ static void engine_fini(engine *e)
     free(e->q_state);
     free(e->r_run);
     free(e->r_slot);
+    free(e->requeue);
     free(e->scratch);
     free(e->pool_first_node);
-    if (e->quant)
-        for (size_t c = 0; c <= e->sc->n_classes; c++)
-            sim__quant_fini(&e->quant[c]);
-    free(e->quant);
+    free(e->node_pool);
+    free(e->node_up_gpus);
+    for (uint32_t t = 0; t < PLACE_MAX_TYPES; t++) {
+        free(e->tgpus[t].node);
+        free(e->tgpus[t].gpu);
+        if (e->tgpus[t].r_fail)
+            gsl_rng_free(e->tgpus[t].r_fail);
+        if (e->tgpus[t].r_repair)
+            gsl_rng_free(e->tgpus[t].r_repair);
+    }
+    size_t nq = e->sc->n_classes + 1;
+    quant_free(e->q_wait, nq);
+    quant_free(e->q_completion, nq);
+    quant_free(e->q_slowdown, nq);
+    sim__series_fini(&e->series);
     place_instance_fini(&e->policy);
     if (e->r_policy)
         gsl_rng_free(e->r_policy);
@@ -895,26 +1388,25 @@ static void engine_fini(engine *e)
     free(e->hook_parts);
 }
 
-/* Rows for the jobs still in flight at the end, in arrival order within each
- * state (queue order, then running by id) so that output is deterministic. */
+/* Rows for the jobs still in flight at the end: the queue in arrival order,
+ * then the running jobs by id, so that output is deterministic. */
 static int emit_unfinished(engine *e)
 {
     for (uint32_t i = e->q_head; i < e->q_tail; i++) {
         job *j = slot_job(e, e->q_slot[i]);
         cls_res(e, j->pj.cls)->queued_end++;
         all_res(e)->queued_end++;
+        job_close(e, j);
         int rc = emit_row(e, j, SIM_JOB_QUEUED, SIM_REJECT_NONE);
         if (rc != TM_OK)
             return rc;
     }
-    /* the running set is in swap-remove order; sort its slots by job id */
     uint32_t n = e->n_run;
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order)
         return nomem(e);
     memcpy(order, e->r_slot, n * sizeof *order);
-    /* insertion sort is O(n^2) only on the unfinished set, run once; use a
-     * heap sort would matter only for huge end states */
+    /* insertion sort by id: the running set at the end is small next to the run */
     for (uint32_t i = 1; i < n; i++) {
         uint32_t s = order[i], k = i;
         uint64_t id = slot_job(e, s)->pj.id;
@@ -927,13 +1419,20 @@ static int emit_unfinished(engine *e)
     int rc = TM_OK;
     for (uint32_t i = 0; i < n && rc == TM_OK; i++) {
         job *j = slot_job(e, order[i]);
-        cls_res(e, j->pj.cls)->running_end++;
-        all_res(e)->running_end++;
-        /* accounted up to the end of the run */
-        double gpu_s = (double)job_milli(j) / PLACE_MILLI_WHOLE *
-                       (double)(e->now_us - j->start_us) / SIM_US_PER_S;
-        cls_res(e, j->pj.cls)->gpu_s_alloc += gpu_s;
-        all_res(e)->gpu_s_alloc += gpu_s;
+        sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+        cr->running_end++;
+        ar->running_end++;
+        /* accounted up to the end of the run, as if it stopped there */
+        int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
+        int64_t ov = el < j->run_overhead_us ? el : j->run_overhead_us;
+        j->busy_gpu_s += gpu_s(milli, el - ov);
+        j->lost_gpu_s += gpu_s(milli, ov);
+        cr->gpu_s_alloc += gpu_s(milli, el);
+        ar->gpu_s_alloc += gpu_s(milli, el);
+        cr->gpu_s_lost += gpu_s(milli, ov);
+        ar->gpu_s_lost += gpu_s(milli, ov);
+        e->res->gpu_s_lost += gpu_s(milli, ov);
+        job_close(e, j);
         int64_t end = j->end_us;
         j->end_us = -1;
         rc = emit_row(e, j, SIM_JOB_RUNNING, SIM_REJECT_NONE);
@@ -943,25 +1442,57 @@ static int emit_unfinished(engine *e)
     return rc;
 }
 
+static double level_gpu_s(const engine *e, size_t i)
+{
+    return (double)sim__level_total(&e->series, i) / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+}
+
 static void finish_results(engine *e)
 {
     sim_result *r = e->res;
+    const sim_scenario *sc = e->sc;
     r->t_end_us = e->now_us;
-    r->gpu_s_up = (double)e->series.up_area / 1000.0 / SIM_US_PER_S;
-    r->gpu_s_alloc = (double)e->series.alloc_area / 1000.0 / SIM_US_PER_S;
-    r->alloc_util = r->gpu_s_up > 0 ? r->gpu_s_alloc / r->gpu_s_up : 0.0;
+    r->gpu_s_up = level_gpu_s(e, SIM_LV_UP);
+    r->gpu_s_alloc = level_gpu_s(e, SIM_LV_ALLOC);
+    r->gpu_s_busy = level_gpu_s(e, SIM_LV_BUSY);
+    r->gpu_s_goodput = r->gpu_s_busy - (double)e->series.lost / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+    r->gpu_s_idle = r->gpu_s_up - r->gpu_s_alloc;
+    for (int k = 0; k < SIM_BLOCK_COUNT; k++)
+        r->gpu_s_blocked[k] = level_gpu_s(e, (size_t)(SIM_LV_BLOCKED + k));
+    double up = r->gpu_s_up;
+    r->alloc_util = up > 0 ? r->gpu_s_alloc / up : 0.0;
+    r->busy_util = up > 0 ? r->gpu_s_busy / up : 0.0;
+    r->goodput_util = up > 0 ? r->gpu_s_goodput / up : 0.0;
     double span = (double)e->now_us;
-    r->queue_len_mean = span > 0 ? (double)e->series.queue_area / span : 0.0;
-    r->running_mean = span > 0 ? (double)e->series.running_area / span : 0.0;
+    r->queue_len_mean = span > 0 ? (double)sim__level_total(&e->series, SIM_LV_QUEUE) / span : 0.0;
+    r->running_mean = span > 0 ? (double)sim__level_total(&e->series, SIM_LV_RUNNING) / span : 0.0;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        r->pools[p].up = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_UP));
+        r->pools[p].alloc = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_ALLOC));
+        r->pools[p].busy = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_BUSY));
+    }
+    for (size_t t = 0; t < sc->n_types; t++) {
+        r->types[t].up = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_UP));
+        r->types[t].alloc = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_ALLOC));
+        r->types[t].busy = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_BUSY));
+    }
     for (size_t c = 0; c <= r->n_classes; c++) {
         sim_class_result *cr = &r->classes[c];
-        const sim_quantiles *q = &e->quant[c];
+        const double us = SIM_US_PER_S;
         cr->wait_mean_s = cr->started ? cr->wait_sum_s / (double)cr->started : 0.0;
-        cr->wait_p50_s = sim__quant_get(q, 0.50) / SIM_US_PER_S;
-        cr->wait_p95_s = sim__quant_get(q, 0.95) / SIM_US_PER_S;
-        cr->wait_p99_s = sim__quant_get(q, 0.99) / SIM_US_PER_S;
-        cr->wait_max_s = (double)q->max / SIM_US_PER_S;
-        cr->slowdown_mean = cr->completed ? cr->slowdown_mean / (double)cr->completed : 0.0;
+        cr->wait_p50_s = sim__quant_get(&e->q_wait[c], 0.50) / us;
+        cr->wait_p95_s = sim__quant_get(&e->q_wait[c], 0.95) / us;
+        cr->wait_p99_s = sim__quant_get(&e->q_wait[c], 0.99) / us;
+        cr->wait_max_s = (double)e->q_wait[c].max / us;
+        double done = cr->completed ? (double)cr->completed : 1.0;
+        cr->slowdown_mean /= done;
+        cr->completion_mean_s /= done;
+        cr->completion_p50_s = sim__quant_get(&e->q_completion[c], 0.50) / us;
+        cr->completion_p95_s = sim__quant_get(&e->q_completion[c], 0.95) / us;
+        cr->completion_p99_s = sim__quant_get(&e->q_completion[c], 0.99) / us;
+        cr->slowdown_p50 = sim__quant_get(&e->q_slowdown[c], 0.50) / SLOWDOWN_SCALE;
+        cr->slowdown_p95 = sim__quant_get(&e->q_slowdown[c], 0.95) / SLOWDOWN_SCALE;
+        cr->slowdown_p99 = sim__quant_get(&e->q_slowdown[c], 0.99) / SLOWDOWN_SCALE;
     }
 }
 
@@ -970,21 +1501,37 @@ static int check_state(engine *e)
     if (place_cluster_verify(&e->cluster) != PLACE_OK)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                            "cluster invariant broken at %lld us", (long long)e->now_us);
-    int64_t milli = 0;
+    int64_t milli = 0, busy = 0;
     for (uint32_t i = 0; i < e->n_run; i++) {
         const job *j = slot_job(e, e->r_slot[i]);
         if (j->state != SIM_JOB_RUNNING || j->pos != i)
             return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "running set broken");
         milli += job_milli(j);
+        busy += j->in_overhead ? 0 : job_milli(j);
     }
-    if (milli != e->series.alloc_milli || e->series.running != (int64_t)e->n_run ||
-        e->series.queue_len != (int64_t)(e->q_tail - e->q_head))
+    for (uint32_t i = e->q_head; i < e->q_tail; i++) {
+        const job *j = slot_job(e, e->q_slot[i]);
+        if (j->state != SIM_JOB_QUEUED || j->pos != i ||
+            (i > e->q_head && e->q_jobs[i - 1].id >= e->q_jobs[i].id))
+            return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "queue broken at %u", i);
+    }
+    /* GPU-time conservation: the allocated level is what the running jobs hold,
+     * and the cluster agrees on how much is taken */
+    uint64_t up_gpus = 0;
+    for (uint32_t n = 0; n < e->cluster.n_nodes; n++)
+        up_gpus += e->node_up_gpus[n];
+    const sim__level *lv = e->series.lv;
+    if (milli != lv[SIM_LV_ALLOC].value || busy != lv[SIM_LV_BUSY].value ||
+        lv[SIM_LV_RUNNING].value != (int64_t)e->n_run ||
+        lv[SIM_LV_QUEUE].value != (int64_t)(e->q_tail - e->q_head) ||
+        lv[SIM_LV_UP].value != (int64_t)up_gpus * PLACE_MILLI_WHOLE)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
-                           "counters broken: alloc %lld milli-GPU vs %lld, running %lld vs %u, "
-                           "queue %lld vs %u",
-                           (long long)e->series.alloc_milli, (long long)milli,
-                           (long long)e->series.running, e->n_run, (long long)e->series.queue_len,
-                           e->q_tail - e->q_head);
+                           "counters broken at %lld us: alloc %lld vs %lld milli-GPU, busy %lld vs "
+                           "%lld, running %lld vs %u, queue %lld vs %u",
+                           (long long)e->now_us, (long long)lv[SIM_LV_ALLOC].value,
+                           (long long)milli, (long long)lv[SIM_LV_BUSY].value, (long long)busy,
+                           (long long)lv[SIM_LV_RUNNING].value, e->n_run,
+                           (long long)lv[SIM_LV_QUEUE].value, e->q_tail - e->q_head);
     if (sim__evq_check(&e->evq) != TM_OK)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "event queue invariant broken");
     return TM_OK;
@@ -1044,11 +1591,20 @@ static int run_loop(engine *e)
         case EV_JOB_END:
             rc = job_end(e, ev.a, ev.b);
             break;
+        case EV_OVERHEAD_END:
+            rc = overhead_end(e, ev.a, ev.b);
+            break;
+        case EV_GPU_REPAIR:
+            gpu_repair(e, ev.a, (uint32_t)ev.b);
+            break;
         case EV_POOL_RETIRE:
             pool_set_up(e, ev.a, 0);
             break;
         case EV_POOL_DELIVER:
             pool_set_up(e, ev.a, 1);
+            break;
+        case EV_GPU_FAIL:
+            rc = gpu_fail(e, ev.a);
             break;
         case EV_ARRIVAL: {
             source *s = &e->sources[ev.a];
@@ -1074,6 +1630,17 @@ static int run_loop(engine *e)
     return TM_OK;
 }
 
+static sim_quantiles *quant_new(size_t n)
+{
+    sim_quantiles *q = calloc(n, sizeof *q);
+    for (size_t c = 0; q && c < n; c++)
+        if (sim__quant_init(&q[c]) != TM_OK) {
+            quant_free(q, n);
+            return NULL;
+        }
+    return q;
+}
+
 int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink, sim_result *res,
             tm_diag *diag)
 {
@@ -1089,23 +1656,22 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     e.free_head = NO_SLOT;
     tm_diag_clear(diag);
     int rc = TM_OK;
+    size_t nq = sc->n_classes + 1;
     res->n_classes = sc->n_classes;
-    res->classes = calloc(sc->n_classes + 1, sizeof *res->classes);
-    e.quant = calloc(sc->n_classes + 1, sizeof *e.quant);
-    if (!res->classes || !e.quant) {
+    res->n_pools = sc->n_pools;
+    res->n_types = sc->n_types;
+    res->classes = calloc(nq, sizeof *res->classes);
+    res->pools = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *res->pools);
+    res->types = calloc(sc->n_types ? sc->n_types : 1, sizeof *res->types);
+    e.q_wait = quant_new(nq);
+    e.q_completion = quant_new(nq);
+    e.q_slowdown = quant_new(nq);
+    if (!res->classes || !res->pools || !res->types || !e.q_wait || !e.q_completion ||
+        !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
+        sim__series_init(&e.series, sim_level_count(sc), sc->sample_us) != TM_OK) {
         rc = nomem(&e);
         goto out;
     }
-    for (size_t c = 0; c <= sc->n_classes; c++)
-        if (sim__quant_init(&e.quant[c]) != TM_OK) {
-            rc = nomem(&e);
-            goto out;
-        }
-    if (sim__evq_init(&e.evq, 1024) != TM_OK) {
-        rc = nomem(&e);
-        goto out;
-    }
-    sim__series_init(&e.series, sc->sample_us);
     uint32_t rep = opts ? opts->replication : 0;
     e.r_policy = sim_rng_new(sc->seed, rep, SIM_STREAM_POLICY, 0);
     if (!e.r_policy) {
@@ -1114,7 +1680,21 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     }
     place_env env = {place_alloc_libc, NULL, policy_rand, e.r_policy};
     char perr[256];
-    int prc = place_instance_init(&e.policy, &env, sc->policy, perr, sizeof perr);
+    perr[0] = '\0';
+    int prc;
+    if (opts && opts->policy_table) {
+        prc = place_policy_check(opts->policy_table);
+        if (prc == PLACE_OK) {
+            e.policy.policy = opts->policy_table;
+            e.policy.env = env;
+            prc = opts->policy_table->create(&e.policy.env, opts->policy_args, &e.policy.state,
+                                             perr, sizeof perr);
+            if (prc != PLACE_OK)
+                e.policy.policy = NULL;
+        }
+    } else {
+        prc = place_instance_init(&e.policy, &env, sc->policy, perr, sizeof perr);
+    }
     if (prc != PLACE_OK) {
         rc = tm_diag_set(diag, TM_ERR_SCENARIO, "policy", "%s",
                          perr[0] ? perr : place_strerror(prc));
@@ -1142,8 +1722,15 @@ void sim_result_fini(sim_result *r)
     if (!r)
         return;
     free(r->classes);
+    free(r->pools);
+    free(r->types);
     r->classes = NULL;
+    r->pools = NULL;
+    r->types = NULL;
 }
+
+/* ------------------------------------------------------------------------- */
+/* names and layouts                                                          */
 
 const char *sim_reject_reason_str(int reason)
 {
@@ -1156,4 +1743,51 @@ const char *sim_reject_reason_str(int reason)
     default:
         return "unknown";
     }
+}
+
+const char *sim_block_reason_key(int reason)
+{
+    switch (reason) {
+#define SIM_BLOCK_KEY_(name, value, key, msg)                                                      \
+    case value:                                                                                    \
+        return key;
+        SIM_BLOCK_REASONS(SIM_BLOCK_KEY_)
+#undef SIM_BLOCK_KEY_
+    default:
+        return "unknown";
+    }
+}
+
+const char *sim_block_reason_str(int reason)
+{
+    switch (reason) {
+#define SIM_BLOCK_STR_(name, value, key, msg)                                                      \
+    case value:                                                                                    \
+        return msg;
+        SIM_BLOCK_REASONS(SIM_BLOCK_STR_)
+#undef SIM_BLOCK_STR_
+    default:
+        return "unknown";
+    }
+}
+
+size_t sim_level_pool(const sim_scenario *sc, size_t pool, int k)
+{
+    (void)sc;
+    return SIM_LV_FIXED + 3 * pool + (size_t)k;
+}
+
+size_t sim_level_type(const sim_scenario *sc, size_t type, int k)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * type + (size_t)k;
+}
+
+size_t sim_level_class(const sim_scenario *sc, size_t cls, int k)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * cls + (size_t)k;
+}
+
+size_t sim_level_count(const sim_scenario *sc)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * sc->n_classes;
 }

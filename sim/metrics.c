@@ -8,9 +8,10 @@
  * of every value in the bucket (DDSketch, Masson et al., VLDB 2019). 4096
  * buckets at a = 0.5 % cover 1 us to beyond 10^17 us.
  *
- * Series: between events the state is constant, so its integral is a sum of
- * value x duration over the intervals between changes; the engine calls
- * advance() before each change. Bins are fixed-width windows [t0, t0 + w);
+ * Series: between events a level is constant, so its integral is a sum of
+ * value x duration over the intervals between its changes; each level adds
+ * its own piece when it changes (sim__level_add), and closing a bin brings
+ * every level up to the bin's edge. Bins are fixed-width windows [t0, t0 + w);
  * a bin's averages are its integrals divided by its width (the last bin by
  * its actual length).
  */
@@ -80,63 +81,64 @@ double sim__quant_get(const sim_quantiles *q, double quantile)
     return (double)q->max;
 }
 
-void sim__series_init(sim__series *s, int64_t bin_us)
+int sim__series_init(sim__series *s, size_t n_levels, int64_t bin_us)
 {
     memset(s, 0, sizeof *s);
     s->bin_us = bin_us > 0 ? bin_us : 1;
+    s->n = n_levels;
+    s->lv = calloc(n_levels ? n_levels : 1, sizeof *s->lv);
+    s->avg = calloc(n_levels ? n_levels : 1, sizeof *s->avg);
+    return s->lv && s->avg ? TM_OK : TM_ERR_NOMEM;
 }
 
-static void accumulate(sim__series *s, int64_t dt)
+void sim__series_fini(sim__series *s)
 {
-    sim__area d = dt;
-    s->up_area += d * s->up_milli;
-    s->alloc_area += d * s->alloc_milli;
-    s->queue_area += d * s->queue_len;
-    s->running_area += d * s->running;
-    s->b_up += d * s->up_milli;
-    s->b_alloc += d * s->alloc_milli;
-    s->b_queue += d * s->queue_len;
-    s->b_running += d * s->running;
+    if (!s)
+        return;
+    free(s->lv);
+    free(s->avg);
+    memset(s, 0, sizeof *s);
 }
 
-static int emit_bin(sim__series *s, int64_t t1, const sim_sink *sink, tm_diag *diag)
+/* Bring every level to `edge`, emit the bin [bin_t0, edge) and open the next. */
+static int close_bin(sim__series *s, int64_t edge, const sim_sink *sink, tm_diag *diag)
 {
+    int64_t w = edge - s->bin_t0_us;
+    double dw = w > 0 ? (double)w : 1.0;
+    for (size_t i = 0; i < s->n; i++) {
+        sim__level_add(s, i, edge, 0);
+        s->avg[i] = (double)s->lv[i].bin / dw;
+        s->lv[i].bin = 0;
+    }
     int rc = TM_OK;
-    int64_t w = t1 - s->bin_t0_us;
     if (sink && sink->bin && w > 0) {
-        double dw = (double)w;
         sim_bin_row row = {
             .t0_us = s->bin_t0_us,
-            .t1_us = t1,
-            .gpus_up = (double)s->b_up / dw / 1000.0,
-            .gpus_alloc = (double)s->b_alloc / dw / 1000.0,
-            .queue_len = (double)s->b_queue / dw,
-            .running = (double)s->b_running / dw,
+            .t1_us = edge,
+            .avg = s->avg,
+            .n_avg = s->n,
             .arrivals = s->b_arrivals,
             .starts = s->b_starts,
             .completions = s->b_completions,
+            .preemptions = s->b_preemptions,
+            .failures = s->b_failures,
+            .lost_gpu_s = (double)s->b_lost / 1000.0 / SIM_US_PER_S,
         };
         rc = sink->bin(sink->ud, &row, diag);
     }
-    s->b_up = s->b_alloc = s->b_queue = s->b_running = 0;
-    s->b_arrivals = s->b_starts = s->b_completions = 0;
-    s->bin_t0_us = t1;
+    s->b_arrivals = s->b_starts = s->b_completions = s->b_preemptions = s->b_failures = 0;
+    s->b_lost = 0;
+    s->bin_t0_us = edge;
     return rc;
 }
 
 int sim__series_advance(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag)
 {
-    /* cost: O(1) plus one step per bin boundary crossed */
     while (t_us >= s->bin_t0_us + s->bin_us) {
-        int64_t edge = s->bin_t0_us + s->bin_us;
-        accumulate(s, edge - s->t_us);
-        s->t_us = edge;
-        int rc = emit_bin(s, edge, sink, diag);
+        int rc = close_bin(s, s->bin_t0_us + s->bin_us, sink, diag);
         if (rc != TM_OK)
             return rc;
     }
-    accumulate(s, t_us - s->t_us);
-    s->t_us = t_us;
     return TM_OK;
 }
 
@@ -144,6 +146,13 @@ int sim__series_finish(sim__series *s, int64_t t_us, const sim_sink *sink, tm_di
 {
     int rc = sim__series_advance(s, t_us, sink, diag);
     if (rc == TM_OK && t_us > s->bin_t0_us)
-        rc = emit_bin(s, t_us, sink, diag);
+        rc = close_bin(s, t_us, sink, diag);
+    for (size_t i = 0; i < s->n; i++)
+        sim__level_add(s, i, t_us, 0);
     return rc;
+}
+
+sim__area sim__level_total(const sim__series *s, size_t i)
+{
+    return s->lv[i].total;
 }

@@ -24,6 +24,7 @@ enum {
     J_ID,
     J_TRACE_ID,
     J_CLASS,
+    J_TENANT,
     J_STATE,
     J_REJECT,
     J_GPUS,
@@ -31,11 +32,16 @@ enum {
     J_GPU_TYPE,
     J_FIRST_NODE,
     J_N_NODES,
+    J_INTERRUPTIONS,
     J_SUBMIT,
     J_START,
     J_END,
     J_WAIT,
     J_RUN,
+    J_DEADLINE,
+    J_BUSY,
+    J_LOST,
+    J_VALUE,
     J_NCOLS
 };
 
@@ -43,22 +49,32 @@ static const sim__h5_col job_cols[J_NCOLS] = {
     {"id", SIM__H5_I64, "1", "job number in arrival order, from 1"},
     {"trace_id", SIM__H5_I64, "1", "the job's id in its source (trace or synthesizer)"},
     {"class", SIM__H5_I32, "1", "workload class index (labels: attribute 'labels')"},
+    {"tenant", SIM__H5_I32, "1", "tenant index (labels: attribute 'labels')"},
     {"state", SIM__H5_U8, "1",
-     "state at the end: 0 queued, 1 running, 2 completed, 3 rejected (attribute 'labels')"},
+     "state at the end: 0 queued, 1 running, 2 completed, 3 rejected, 4 failed (attribute "
+     "'labels')"},
     {"reject_reason", SIM__H5_U8, "1", "why a rejected job can never run (attribute 'labels')"},
     {"gpus", SIM__H5_I32, "GPU", "GPUs requested (gang size)"},
     {"gpu_milli", SIM__H5_I32, "1", "share of each GPU in milli-GPU (1000 = whole GPU)"},
     {"gpu_type", SIM__H5_I32, "1",
-     "GPU type it ran on (index into /provenance gpu types, attribute 'labels'); -1 never started"},
-    {"first_node", SIM__H5_I64, "1", "first node of its placement; -1 never started"},
-    {"n_nodes", SIM__H5_I32, "1", "nodes its placement spans; 0 never started"},
+     "GPU type of its last placement (attribute 'labels'); -1 never started"},
+    {"first_node", SIM__H5_I64, "1", "first node of its last placement; -1 never started"},
+    {"n_nodes", SIM__H5_I32, "1", "nodes its last placement spans; 0 never started"},
+    {"interruptions", SIM__H5_I32, "1", "preemptions and GPU failures that stopped it"},
     {"submit_s", SIM__H5_F64, "s", "arrival time"},
-    {"start_s", SIM__H5_F64, "s", "start time; NaN if it never started"},
-    {"end_s", SIM__H5_F64, "s", "completion time; NaN if it did not complete"},
+    {"start_s", SIM__H5_F64, "s", "first start; NaN if it never started"},
+    {"end_s", SIM__H5_F64, "s", "completion (or failure) time; NaN if it did not finish"},
     {"wait_s", SIM__H5_F64, "s",
-     "start - submit; for a job still queued at the end, end of run - submit"},
+     "first start - submit; for a job that never started, end of run - submit"},
     {"run_s", SIM__H5_F64, "s",
-     "end - start; for a job still running at the end, end of run - start; NaN never started"},
+     "end - first start, restarts included; to the end of run if still running; NaN never "
+     "started"},
+    {"deadline_s", SIM__H5_F64, "s", "absolute deadline; NaN none"},
+    {"busy_gpu_s", SIM__H5_F64, "GPU s", "GPU-time doing work (restart overhead excluded)"},
+    {"lost_gpu_s", SIM__H5_F64, "GPU s",
+     "GPU-time lost to preemption and failure: work since the last checkpoint and restart "
+     "overhead"},
+    {"value", SIM__H5_F64, "1", "value weight of its GPU-time (goodput accounting)"},
 };
 
 enum {
@@ -66,32 +82,62 @@ enum {
     T_T1,
     T_UP,
     T_ALLOC,
+    T_BUSY,
+    T_GOOD,
     T_UTIL,
+    T_BUSY_UTIL,
+    T_GOOD_UTIL,
     T_QUEUE,
     T_RUNNING,
     T_ARRIVALS,
     T_STARTS,
     T_COMPLETIONS,
-    T_NCOLS
+    T_PREEMPTIONS,
+    T_FAILURES,
+    T_LOST,
+    T_BLOCKED, /* + reason */
+    T_NCOLS = T_BLOCKED + SIM_BLOCK_COUNT
 };
 
-static const sim__h5_col ts_cols[T_NCOLS] = {
+static const sim__h5_col ts_fixed_cols[T_BLOCKED] = {
     {"t_s", SIM__H5_F64, "s", "start of the bin"},
     {"t_end_s", SIM__H5_F64, "s", "end of the bin (the last bin may be shorter)"},
     {"gpus_up", SIM__H5_F64, "GPU", "GPUs in service, time average over the bin"},
     {"gpus_alloc", SIM__H5_F64, "GPU",
      "GPUs allocated to jobs, time average over the bin (shares count their fraction)"},
+    {"gpus_busy", SIM__H5_F64, "GPU", "GPUs doing work (allocated minus restart overhead)"},
+    {"gpus_goodput", SIM__H5_F64, "GPU",
+     "busy GPUs minus the work lost in the bin (lost work is counted in the bin it is lost in)"},
     {"alloc_util", SIM__H5_F64, "1", "gpus_alloc / gpus_up (0 when no GPU is in service)"},
+    {"busy_util", SIM__H5_F64, "1", "gpus_busy / gpus_up"},
+    {"goodput_util", SIM__H5_F64, "1", "gpus_goodput / gpus_up"},
     {"queue_len", SIM__H5_F64, "1", "jobs waiting, time average over the bin"},
     {"running", SIM__H5_F64, "1", "jobs running, time average over the bin"},
     {"arrivals", SIM__H5_I64, "1", "jobs that arrived in the bin"},
-    {"starts", SIM__H5_I64, "1", "jobs that started in the bin"},
+    {"starts", SIM__H5_I64, "1", "runs that started in the bin (restarts included)"},
     {"completions", SIM__H5_I64, "1", "jobs that completed in the bin"},
+    {"preemptions", SIM__H5_I64, "1", "runs preempted by the policy in the bin"},
+    {"failures", SIM__H5_I64, "1", "GPU failures in the bin"},
+    {"lost_gpu_hours", SIM__H5_F64, "GPU h", "work lost to preemption and failure in the bin"},
+};
+
+/* per pool and per GPU type: in service, allocated, busy; per class: allocated, waiting */
+static const sim__h5_col fleet_cols[3] = {
+    {"gpus_up", SIM__H5_F64, "GPU", "GPUs in service, time average over the bin"},
+    {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs allocated, time average over the bin"},
+    {"gpus_busy", SIM__H5_F64, "GPU", "GPUs doing work, time average over the bin"},
+};
+static const sim__h5_col class_cols[2] = {
+    {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs allocated to the class's jobs, time average"},
+    {"queue_len", SIM__H5_F64, "1", "the class's jobs waiting, time average"},
 };
 
 typedef struct report {
+    const sim_scenario *sc;
     sim__h5w *w;
     sim__h5t *jobs, *ts;
+    sim__h5t **pool_ts, **type_ts, **class_ts; /* NULL entries for types not in the fleet */
+    char block_names[SIM_BLOCK_COUNT][48], block_desc[SIM_BLOCK_COUNT][160];
 } report;
 
 static double us_to_s(int64_t us)
@@ -106,6 +152,7 @@ static int sink_job(void *ud, const sim_job_row *r, tm_diag *diag)
     sim__h5t_put_i64(t, J_ID, (int64_t)r->id);
     sim__h5t_put_i64(t, J_TRACE_ID, (int64_t)r->trace_id);
     sim__h5t_put_i32(t, J_CLASS, (int32_t)r->cls);
+    sim__h5t_put_i32(t, J_TENANT, (int32_t)r->tenant);
     sim__h5t_put_u8(t, J_STATE, (uint8_t)r->state);
     sim__h5t_put_u8(t, J_REJECT, (uint8_t)r->reject_reason);
     sim__h5t_put_i32(t, J_GPUS, (int32_t)r->gpus);
@@ -113,29 +160,132 @@ static int sink_job(void *ud, const sim_job_row *r, tm_diag *diag)
     sim__h5t_put_i32(t, J_GPU_TYPE, r->gpu_type);
     sim__h5t_put_i64(t, J_FIRST_NODE, r->first_node == PLACE_NONE ? -1 : (int64_t)r->first_node);
     sim__h5t_put_i32(t, J_N_NODES, (int32_t)r->n_nodes);
+    sim__h5t_put_i32(t, J_INTERRUPTIONS, (int32_t)r->interruptions);
     sim__h5t_put_f64(t, J_SUBMIT, us_to_s(r->submit_us));
     sim__h5t_put_f64(t, J_START, us_to_s(r->start_us));
     sim__h5t_put_f64(t, J_END, us_to_s(r->end_us));
     sim__h5t_put_f64(t, J_WAIT, us_to_s(r->wait_us));
     sim__h5t_put_f64(t, J_RUN, us_to_s(r->run_us));
+    sim__h5t_put_f64(t, J_DEADLINE, us_to_s(r->deadline_us));
+    sim__h5t_put_f64(t, J_BUSY, r->busy_gpu_s);
+    sim__h5t_put_f64(t, J_LOST, r->lost_gpu_s);
+    sim__h5t_put_f64(t, J_VALUE, r->value);
     return sim__h5t_row_end(t, diag);
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? a / b : 0.0;
 }
 
 static int sink_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
 {
     report *rp = ud;
+    const sim_scenario *sc = rp->sc;
+    const double *a = b->avg;
+    const double k = PLACE_MILLI_WHOLE;
+    double w = (double)(b->t1_us - b->t0_us) / SIM_US_PER_S;
+    double up = a[SIM_LV_UP] / k, alloc = a[SIM_LV_ALLOC] / k, busy = a[SIM_LV_BUSY] / k;
+    double good = busy - (w > 0 ? b->lost_gpu_s / w : 0.0);
     sim__h5t *t = rp->ts;
     sim__h5t_put_f64(t, T_T0, us_to_s(b->t0_us));
     sim__h5t_put_f64(t, T_T1, us_to_s(b->t1_us));
-    sim__h5t_put_f64(t, T_UP, b->gpus_up);
-    sim__h5t_put_f64(t, T_ALLOC, b->gpus_alloc);
-    sim__h5t_put_f64(t, T_UTIL, b->gpus_up > 0 ? b->gpus_alloc / b->gpus_up : 0.0);
-    sim__h5t_put_f64(t, T_QUEUE, b->queue_len);
-    sim__h5t_put_f64(t, T_RUNNING, b->running);
+    sim__h5t_put_f64(t, T_UP, up);
+    sim__h5t_put_f64(t, T_ALLOC, alloc);
+    sim__h5t_put_f64(t, T_BUSY, busy);
+    sim__h5t_put_f64(t, T_GOOD, good);
+    sim__h5t_put_f64(t, T_UTIL, ratio(alloc, up));
+    sim__h5t_put_f64(t, T_BUSY_UTIL, ratio(busy, up));
+    sim__h5t_put_f64(t, T_GOOD_UTIL, ratio(good, up));
+    sim__h5t_put_f64(t, T_QUEUE, a[SIM_LV_QUEUE]);
+    sim__h5t_put_f64(t, T_RUNNING, a[SIM_LV_RUNNING]);
     sim__h5t_put_i64(t, T_ARRIVALS, (int64_t)b->arrivals);
     sim__h5t_put_i64(t, T_STARTS, (int64_t)b->starts);
     sim__h5t_put_i64(t, T_COMPLETIONS, (int64_t)b->completions);
-    return sim__h5t_row_end(t, diag);
+    sim__h5t_put_i64(t, T_PREEMPTIONS, (int64_t)b->preemptions);
+    sim__h5t_put_i64(t, T_FAILURES, (int64_t)b->failures);
+    sim__h5t_put_f64(t, T_LOST, b->lost_gpu_s / 3600);
+    for (int r = 0; r < SIM_BLOCK_COUNT; r++)
+        sim__h5t_put_f64(t, (size_t)(T_BLOCKED + r), a[SIM_LV_BLOCKED + r] / k);
+    int rc = sim__h5t_row_end(t, diag);
+    for (size_t p = 0; rc == TM_OK && p < sc->n_pools; p++) {
+        for (int i = 0; i < 3; i++)
+            sim__h5t_put_f64(rp->pool_ts[p], (size_t)i, a[sim_level_pool(sc, p, i)] / k);
+        rc = sim__h5t_row_end(rp->pool_ts[p], diag);
+    }
+    for (size_t ty = 0; rc == TM_OK && ty < sc->n_types; ty++) {
+        if (!rp->type_ts[ty])
+            continue;
+        for (int i = 0; i < 3; i++)
+            sim__h5t_put_f64(rp->type_ts[ty], (size_t)i, a[sim_level_type(sc, ty, i)] / k);
+        rc = sim__h5t_row_end(rp->type_ts[ty], diag);
+    }
+    for (size_t c = 0; rc == TM_OK && c < sc->n_classes; c++) {
+        sim__h5t_put_f64(rp->class_ts[c], 0, a[sim_level_class(sc, c, SIM_LV_C_ALLOC)] / k);
+        sim__h5t_put_f64(rp->class_ts[c], 1, a[sim_level_class(sc, c, SIM_LV_C_QUEUE)]);
+        rc = sim__h5t_row_end(rp->class_ts[c], diag);
+    }
+    return rc;
+}
+
+/* Does the fleet have GPUs of type t? */
+static int fleet_has_type(const sim_scenario *sc, size_t t)
+{
+    for (size_t p = 0; p < sc->n_pools; p++)
+        if (sc->pools[p].type == t && sc->pools[p].nodes > 0)
+            return 1;
+    return 0;
+}
+
+/* The time-series tables: totals, then one per pool, fleet GPU type and class. */
+static int create_series(report *rp, tm_diag *diag)
+{
+    const sim_scenario *sc = rp->sc;
+    sim__h5_col cols[T_NCOLS];
+    memcpy(cols, ts_fixed_cols, sizeof ts_fixed_cols);
+    for (int r = 0; r < SIM_BLOCK_COUNT; r++) {
+        snprintf(rp->block_names[r], sizeof rp->block_names[r], "blocked_%s",
+                 sim_block_reason_key(r));
+        snprintf(rp->block_desc[r], sizeof rp->block_desc[r],
+                 "GPUs idle while jobs wait, shape-blocked: %s", sim_block_reason_str(r));
+        cols[T_BLOCKED + r] =
+            (sim__h5_col){rp->block_names[r], SIM__H5_F64, "GPU", rp->block_desc[r]};
+    }
+    int rc =
+        sim__h5t_create(&rp->ts, rp->w, "/timeseries",
+                        "fixed-width bins of the fleet's state over time", cols, T_NCOLS, diag);
+    if (rc)
+        return rc;
+    rp->pool_ts = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *rp->pool_ts);
+    rp->type_ts = calloc(sc->n_types ? sc->n_types : 1, sizeof *rp->type_ts);
+    rp->class_ts = calloc(sc->n_classes ? sc->n_classes : 1, sizeof *rp->class_ts);
+    if (!rp->pool_ts || !rp->type_ts || !rp->class_ts)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
+    char path[160];
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        snprintf(path, sizeof path, "/timeseries_pool/%s", sc->pools[p].name);
+        if ((rc = sim__h5t_create(&rp->pool_ts[p], rp->w, path,
+                                  "the pool's GPUs over time, bins as /timeseries", fleet_cols, 3,
+                                  diag)))
+            return rc;
+    }
+    for (size_t t = 0; t < sc->n_types; t++) {
+        if (!fleet_has_type(sc, t))
+            continue;
+        snprintf(path, sizeof path, "/timeseries_type/%s", sc->types[t].name);
+        if ((rc = sim__h5t_create(&rp->type_ts[t], rp->w, path,
+                                  "the GPU type's GPUs over time, bins as /timeseries", fleet_cols,
+                                  3, diag)))
+            return rc;
+    }
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        snprintf(path, sizeof path, "/timeseries_class/%s", sc->classes[c].name);
+        if ((rc = sim__h5t_create(&rp->class_ts[c], rp->w, path,
+                                  "the class's GPUs and queue over time, bins as /timeseries",
+                                  class_cols, 2, diag)))
+            return rc;
+    }
+    return TM_OK;
 }
 
 /* A list of labels as one attribute: the labels joined by newlines (h5io
@@ -160,8 +310,13 @@ static int write_labels(report *rp, const sim_scenario *sc, tm_diag *diag)
         names[c] = sc->classes[c].name;
     if ((rc = attr_labels(rp->w, "/jobs/class", names, n, diag)))
         return rc;
-    static const char *const states[] = {"queued", "running", "completed", "rejected"};
-    if ((rc = attr_labels(rp->w, "/jobs/state", states, 4, diag)))
+    static const char *const states[] = {"queued", "running", "completed", "rejected", "failed"};
+    if ((rc = attr_labels(rp->w, "/jobs/state", states, 5, diag)))
+        return rc;
+    size_t nt = sc->n_tenants < 256 ? sc->n_tenants : 256;
+    for (size_t k = 0; k < nt; k++)
+        names[k] = sc->tenants[k];
+    if ((rc = attr_labels(rp->w, "/jobs/tenant", names, nt, diag)))
         return rc;
     const char *reasons[8];
     for (int k = 0; k <= SIM_REJECT_TOTAL; k++)
@@ -173,49 +328,84 @@ static int write_labels(report *rp, const sim_scenario *sc, tm_diag *diag)
     return attr_labels(rp->w, "/jobs/gpu_type", names, sc->n_types, diag);
 }
 
+/* Scalars under `group`, from a table of {name, value, units, description}. */
+typedef struct scalar {
+    const char *name;
+    double v;
+    const char *units, *desc;
+} scalar;
+
+static int write_scalars(sim__h5w *w, const char *group, const scalar *f, size_t n, tm_diag *diag)
+{
+    char p[256];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s", group, f[i].name);
+        int rc = strcmp(f[i].units, "count") == 0
+                     ? sim__h5w_scalar_i64(w, p, (int64_t)f[i].v, "1", f[i].desc, diag)
+                     : sim__h5w_scalar_f64(w, p, f[i].v, f[i].units, f[i].desc, diag);
+        if (rc)
+            return rc;
+    }
+    return TM_OK;
+}
+
+#define N_(a) (sizeof(a) / sizeof((a)[0]))
+
 /* The metrics of one class (or of all) under `group`. */
 static int write_class(sim__h5w *w, const char *group, const sim_class_result *c, tm_diag *diag)
 {
-    char p[256];
-    struct {
-        const char *name;
-        double v;
-        const char *units, *desc;
-    } f[] = {
+    const scalar f[] = {
+        {"jobs_arrived", (double)c->arrived, "count", "jobs that arrived"},
+        {"jobs_started", (double)c->started, "count", "jobs that started"},
+        {"jobs_completed", (double)c->completed, "count", "jobs that completed"},
+        {"jobs_rejected", (double)c->rejected, "count",
+         "jobs rejected because they can never fit the fleet"},
+        {"jobs_failed", (double)c->failed, "count", "jobs killed by a GPU failure, not restarted"},
+        {"jobs_queued_end", (double)c->queued_end, "count", "jobs still waiting at the end"},
+        {"jobs_running_end", (double)c->running_end, "count", "jobs still running at the end"},
+        {"preemptions", (double)c->preemptions, "count", "runs preempted by the policy"},
+        {"failure_interruptions", (double)c->killed, "count", "runs stopped by a GPU failure"},
+        {"deadline_met", (double)c->deadline_met, "count",
+         "completed jobs with a deadline that met it"},
+        {"deadline_missed", (double)c->deadline_missed, "count",
+         "completed jobs with a deadline that missed it"},
         {"wait_mean_s", c->wait_mean_s, "s", "mean wait (first start - arrival) of started jobs"},
         {"wait_p50_s", c->wait_p50_s, "s", "median wait of started jobs (0.5 % relative error)"},
         {"wait_p95_s", c->wait_p95_s, "s", "95th percentile wait of started jobs"},
         {"wait_p99_s", c->wait_p99_s, "s", "99th percentile wait of started jobs"},
         {"wait_max_s", c->wait_max_s, "s", "largest wait of a started job"},
+        {"completion_mean_s", c->completion_mean_s, "s",
+         "mean completion time (end - arrival) of completed jobs"},
+        {"completion_p50_s", c->completion_p50_s, "s", "median completion time"},
+        {"completion_p95_s", c->completion_p95_s, "s", "95th percentile completion time"},
+        {"completion_p99_s", c->completion_p99_s, "s", "99th percentile completion time"},
         {"slowdown_mean", c->slowdown_mean, "1",
          "mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) of completed jobs"},
+        {"slowdown_p50", c->slowdown_p50, "1", "median bounded slowdown"},
+        {"slowdown_p95", c->slowdown_p95, "1", "95th percentile bounded slowdown"},
+        {"slowdown_p99", c->slowdown_p99, "1", "99th percentile bounded slowdown"},
         {"gpu_hours_alloc", c->gpu_s_alloc / 3600, "GPU h", "GPU-hours allocated to the jobs"},
+        {"gpu_hours_busy", c->gpu_s_busy / 3600, "GPU h",
+         "GPU-hours doing work (restart overhead excluded)"},
+        {"gpu_hours_lost", c->gpu_s_lost / 3600, "GPU h",
+         "GPU-hours lost to preemption and failure (work and restart overhead)"},
+        {"gpu_hours_goodput", c->gpu_s_goodput / 3600, "GPU h",
+         "busy GPU-hours whose work survived"},
+        {"value_goodput", c->value_goodput / 3600, "GPU h", "goodput weighted by job value"},
     };
-    struct {
-        const char *name;
-        uint64_t v;
-        const char *desc;
-    } k[] = {
-        {"jobs_arrived", c->arrived, "jobs that arrived"},
-        {"jobs_started", c->started, "jobs that started"},
-        {"jobs_completed", c->completed, "jobs that completed"},
-        {"jobs_rejected", c->rejected, "jobs rejected because they can never fit the fleet"},
-        {"jobs_queued_end", c->queued_end, "jobs still waiting at the end"},
-        {"jobs_running_end", c->running_end, "jobs still running at the end"},
+    return write_scalars(w, group, f, N_(f), diag);
+}
+
+static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g, tm_diag *diag)
+{
+    const scalar f[] = {
+        {"gpu_hours_up", g->up / 3600, "GPU h", "GPU-hours in service"},
+        {"gpu_hours_alloc", g->alloc / 3600, "GPU h", "GPU-hours allocated"},
+        {"gpu_hours_busy", g->busy / 3600, "GPU h", "GPU-hours doing work"},
+        {"alloc_util", ratio(g->alloc, g->up), "1", "allocated / in service"},
+        {"busy_util", ratio(g->busy, g->up), "1", "busy / in service"},
     };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", group, f[i].name);
-        int rc = sim__h5w_scalar_f64(w, p, f[i].v, f[i].units, f[i].desc, diag);
-        if (rc)
-            return rc;
-    }
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        snprintf(p, sizeof p, "%s/%s", group, k[i].name);
-        int rc = sim__h5w_scalar_i64(w, p, (int64_t)k[i].v, "1", k[i].desc, diag);
-        if (rc)
-            return rc;
-    }
-    return TM_OK;
+    return write_scalars(w, group, f, N_(f), diag);
 }
 
 static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r, tm_diag *diag)
@@ -224,36 +414,50 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
     int rc;
     if ((rc = write_class(w, "/summary", &r->classes[r->n_classes], diag)))
         return rc;
-    struct {
-        const char *name;
-        double v;
-        const char *units, *desc;
-    } f[] = {
+    const scalar f[] = {
         {"t_end_s", (double)r->t_end_us / SIM_US_PER_S, "s", "simulated time at the end"},
         {"alloc_util", r->alloc_util, "1", "GPU-time allocated / GPU-time in service"},
+        {"busy_util", r->busy_util, "1", "GPU-time doing work / GPU-time in service"},
+        {"goodput_util", r->goodput_util, "1",
+         "GPU-time whose work survived / GPU-time in service"},
         {"gpu_hours_up", r->gpu_s_up / 3600, "GPU h", "GPU-hours in service"},
+        {"gpu_hours_idle", r->gpu_s_idle / 3600, "GPU h", "GPU-hours in service, not allocated"},
         {"queue_len_mean", r->queue_len_mean, "1", "time-average number of jobs waiting"},
         {"running_mean", r->running_mean, "1", "time-average number of jobs running"},
+        {"events", (double)r->events, "count", "events processed"},
+        {"passes", (double)r->passes, "count", "scheduling passes run"},
+        {"policy_errors", (double)r->policy_errors, "count",
+         "invalid policy decisions refused by the engine"},
+        {"gpu_failures", (double)r->failures, "count", "GPU failures"},
+        {"gpu_repairs", (double)r->repairs, "count", "GPU repairs"},
     };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        char p[128];
-        snprintf(p, sizeof p, "/summary/%s", f[i].name);
-        if ((rc = sim__h5w_scalar_f64(w, p, f[i].v, f[i].units, f[i].desc, diag)))
+    if ((rc = write_scalars(w, "/summary", f, N_(f), diag)))
+        return rc;
+    for (int k = 0; k < SIM_BLOCK_COUNT; k++) {
+        char p[128], d[256];
+        snprintf(p, sizeof p, "/summary/shape_blocked/%s_gpu_hours", sim_block_reason_key(k));
+        snprintf(d, sizeof d, "GPU-hours idle while jobs waited: %s", sim_block_reason_str(k));
+        if ((rc = sim__h5w_scalar_f64(w, p, r->gpu_s_blocked[k] / 3600, "GPU h", d, diag)))
             return rc;
     }
-    if ((rc = sim__h5w_scalar_i64(w, "/summary/events", (int64_t)r->events, "1", "events processed",
-                                  diag)) ||
-        (rc = sim__h5w_scalar_i64(w, "/summary/passes", (int64_t)r->passes, "1",
-                                  "scheduling passes run", diag)) ||
-        (rc = sim__h5w_scalar_i64(w, "/summary/policy_errors", (int64_t)r->policy_errors, "1",
-                                  "invalid policy decisions refused by the engine", diag)))
-        return rc;
+    char g[160];
     for (size_t c = 0; c < sc->n_classes; c++) {
-        char g[160];
         snprintf(g, sizeof g, "/summary/classes/%s", sc->classes[c].name);
-        if ((rc = write_class(w, g, &r->classes[c], diag)))
+        if ((rc = write_class(w, g, &r->classes[c], diag)) ||
+            (rc = sim__h5w_attr_i64(w, g, "index", (int64_t)c, diag)) ||
+            (rc = sim__h5w_attr_str(w, g, "kind", sim_kind_name(sc->classes[c].kind), diag)))
             return rc;
-        if ((rc = sim__h5w_attr_i64(w, g, "index", (int64_t)c, diag)))
+    }
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        snprintf(g, sizeof g, "/summary/pools/%s", sc->pools[p].name);
+        if ((rc = write_gpu_time(w, g, &r->pools[p], diag)))
+            return rc;
+    }
+    for (size_t t = 0; t < sc->n_types; t++) {
+        if (!fleet_has_type(sc, t))
+            continue;
+        snprintf(g, sizeof g, "/summary/types/%s", sc->types[t].name);
+        if ((rc = write_gpu_time(w, g, &r->types[t], diag)))
             return rc;
     }
     return TM_OK;
@@ -310,10 +514,19 @@ static int write_provenance(report *rp, const sim_scenario *sc, const sim_run_op
     return TM_OK;
 }
 
+static void report_free(report *rp)
+{
+    free(rp->pool_ts);
+    free(rp->type_ts);
+    free(rp->class_ts);
+}
+
 int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
                    sim_result *res, tm_diag *diag)
 {
-    report rp = {NULL, NULL, NULL};
+    report rp;
+    memset(&rp, 0, sizeof rp);
+    rp.sc = sc;
     memset(res, 0, sizeof *res);
     int rc = sim__h5w_open(&rp.w, path, diag);
     if (rc != TM_OK)
@@ -323,9 +536,7 @@ int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char 
         (rc = sim__h5w_attr_str(rp.w, "/", "layout", "docs/output.md", diag)) ||
         (rc = sim__h5t_create(&rp.jobs, rp.w, "/jobs", "one row per job (finished or not)",
                               job_cols, J_NCOLS, diag)) ||
-        (rc = sim__h5t_create(&rp.ts, rp.w, "/timeseries",
-                              "fixed-width bins of the fleet's state over time", ts_cols, T_NCOLS,
-                              diag)))
+        (rc = create_series(&rp, diag)))
         goto fail;
     sim_sink sink = {sink_job, sink_bin, &rp};
     if ((rc = sim_run(sc, opts, &sink, res, diag)) != TM_OK)
@@ -336,9 +547,11 @@ int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char 
     rc = sim__h5w_commit(rp.w, diag);
     if (rc != TM_OK)
         sim_result_fini(res);
+    report_free(&rp);
     return rc;
 fail:
     sim__h5w_abort(rp.w);
     sim_result_fini(res);
+    report_free(&rp);
     return rc;
 }

@@ -65,18 +65,75 @@ typedef struct sim_pool_cfg {
     int64_t retired_us;   /* out of service from (-1 = never) */
 } sim_pool_cfg;
 
+/* The kinds of batch-like work (DESIGN §4.3); each has defaults a class can
+ * override (scenarios/SCHEMA.md). Real-time inference is a service, not a
+ * class of jobs. */
+#define SIM_KINDS(X)                                                                               \
+    X(SIM_KIND_GENERIC, "generic")                                                                 \
+    X(SIM_KIND_TRAINING, "training")                                                               \
+    X(SIM_KIND_FINE_TUNING, "fine-tuning")                                                         \
+    X(SIM_KIND_QUANTIZATION, "quantization")                                                       \
+    X(SIM_KIND_BATCH_INFERENCE, "batch-inference")                                                 \
+    X(SIM_KIND_EMBEDDING, "embedding")                                                             \
+    X(SIM_KIND_EVALUATION, "evaluation")
+
+typedef enum sim_job_kind {
+#define SIM_KIND_ENUM_(name, str) name,
+    SIM_KINDS(SIM_KIND_ENUM_)
+#undef SIM_KIND_ENUM_
+        SIM_KIND_COUNT
+} sim_job_kind;
+const char *sim_kind_name(int kind);
+
+/* What a class's speed on a GPU type follows when no matrix gives it. */
+typedef enum sim_speed_basis {
+    SIM_SPEED_COMPUTE = 0, /* dense BF16 TFLOPS (training, fine-tuning, embedding, evaluation) */
+    SIM_SPEED_MEMORY = 1,  /* memory bandwidth (decode-bound inference, quantization) */
+} sim_speed_basis;
+
 /* A workload class of batch-like jobs, synthesized. */
 typedef struct sim_class_cfg {
     char name[SIM_NAME_MAX];
+    sim_job_kind kind;
     trace_arrival_cfg arrival;
-    trace_dist gpus;       /* GPUs per job (rounded to an integer >= 1) */
-    trace_dist duration_s; /* run time at reference speed, seconds */
-    uint32_t gpu_mem_mib;  /* per GPU */
-    uint64_t type_mask;    /* allowed GPU types (bits of sim_scenario.types); 0 = any */
-    uint32_t flags;        /* trace_job_flags */
+    trace_dist gpus; /* GPUs per job (rounded to an integer >= 1) */
+    /* the size of a job: a run time on the reference GPU type (duration_s), or
+     * work in reference GPU-seconds (work_gpu_s, when use_work) whose run time
+     * also depends on the gang's scaling efficiency */
+    trace_dist duration_s;
+    trace_dist work_gpu_s;
+    int use_work;
+    double scaling_per_doubling; /* gang efficiency e(g) = this ^ log2(g) */
+    int has_share;
+    trace_dist share_milli; /* per-GPU share (1-GPU jobs), milli-GPU */
+    uint32_t slices;        /* partition slices per job (0 = whole GPUs or a share) */
+    int has_estimate;
+    trace_dist estimate_factor; /* run-time estimate = run time x factor */
+    uint32_t gpu_mem_mib;       /* per GPU */
+    uint64_t type_mask;         /* allowed GPU types (bits of sim_scenario.types); 0 = any */
+    uint32_t flags;             /* trace_job_flags */
+    double span_slowdown;       /* run-time factor when a gang spans nodes (>= 1) */
     int32_t priority;
-    uint64_t max_jobs; /* stop generating after this many (0 = no limit) */
+    double value;          /* goodput weight of its GPU-time */
+    int64_t deadline_us;   /* relative to arrival; -1 none */
+    int64_t checkpoint_us; /* checkpoint interval of running jobs; 0 = never */
+    int64_t restart_us;    /* overhead of every restart after a preemption or failure */
+    int has_tenants;
+    trace_dist tenant; /* tenant index per job */
+    sim_speed_basis speed_basis;
+    double speed[PLACE_MAX_TYPES]; /* resolved relative speed on each GPU type */
+    uint64_t max_jobs;             /* stop generating after this many (0 = no limit) */
 } sim_class_cfg;
+
+/* GPU failures (DESIGN §4.4): each GPU of a type fails after an exponential
+ * time of mean mtbf_h[type] while in service and is repaired after repair_s;
+ * the jobs on it lose their work since their last checkpoint. */
+typedef struct sim_failure_cfg {
+    int enabled;
+    double mtbf_h[PLACE_MAX_TYPES]; /* per-GPU mean time between job-interrupting failures */
+    trace_dist repair_s;            /* time out of service */
+    int restart;                    /* 1: a killed job goes back to the queue; 0: it fails */
+} sim_failure_cfg;
 
 typedef enum sim_stop {
     SIM_STOP_HORIZON = 0, /* stop at the horizon; report what is still queued or running */
@@ -94,10 +151,15 @@ typedef struct sim_scenario {
 
     sim_gpu_type *types;
     size_t n_types;
+    uint32_t reference_type; /* the GPU type of speed 1 (default H100) */
     sim_pool_cfg *pools;
     size_t n_pools;
     sim_class_cfg *classes;
     size_t n_classes;
+    char (*tenants)[SIM_NAME_MAX]; /* tenant names (at least one: "default") */
+    double *tenant_share;          /* fair shares, summing to 1 */
+    size_t n_tenants;
+    sim_failure_cfg failures;
 
     char *json_given; /* the scenario text as given */
 } sim_scenario;
@@ -122,6 +184,7 @@ typedef enum sim_job_state {
     SIM_JOB_RUNNING = 1,
     SIM_JOB_COMPLETED = 2,
     SIM_JOB_REJECTED = 3,
+    SIM_JOB_FAILED = 4, /* killed by a GPU failure with failures.restart off */
 } sim_job_state;
 
 /* Why a job can never run on the fleet (reported, never silently dropped). */
@@ -140,34 +203,87 @@ typedef enum sim_reject_reason {
 } sim_reject_reason;
 const char *sim_reject_reason_str(int reason);
 
+/* Why idle GPUs sit idle while jobs wait (shape-blocked idle, DESIGN §5),
+ * judged after each scheduling pass for the whole free GPUs of each type:
+ * ORDER when some waiting job could use them now but the policy did not start
+ * it (strict order, a reservation); otherwise the reason the first waiting
+ * job (in arrival order) cannot use them. */
+#define SIM_BLOCK_REASONS(X)                                                                       \
+    X(SIM_BLOCK_TYPE, 0, "type", "the waiting job does not allow this GPU type")                   \
+    X(SIM_BLOCK_MEMORY, 1, "memory", "the GPUs have too little memory for the waiting job")        \
+    X(SIM_BLOCK_FRAGMENTATION, 2, "fragmentation",                                                 \
+      "enough free GPUs of the type in all, but not on one node")                                  \
+    X(SIM_BLOCK_GANG, 3, "gang", "too few free GPUs of the type for the waiting gang")             \
+    X(SIM_BLOCK_HOST, 4, "host", "the nodes lack the host CPU or memory the job needs")            \
+    X(SIM_BLOCK_ORDER, 5, "order", "a waiting job could use them; the policy did not start it")
+
+typedef enum sim_block_reason {
+#define SIM_BLOCK_ENUM_(name, value, key, msg) name = value,
+    SIM_BLOCK_REASONS(SIM_BLOCK_ENUM_)
+#undef SIM_BLOCK_ENUM_
+        SIM_BLOCK_COUNT
+} sim_block_reason;
+const char *sim_block_reason_key(int reason);
+const char *sim_block_reason_str(int reason);
+
+/* The levels of the time series (sim_bin_row.avg): time averages over a bin.
+ * GPU levels are in milli-GPU (a share counts its fraction). In order:
+ * the fleet's totals, shape-blocked idle GPUs by reason, then three levels per
+ * pool and per GPU type (in service, allocated, busy), then two per class
+ * (allocated, jobs waiting). */
+enum {
+    SIM_LV_UP = 0,  /* GPUs in service (plus GPUs still busy on nodes leaving service) */
+    SIM_LV_ALLOC,   /* GPUs allocated to jobs */
+    SIM_LV_BUSY,    /* GPUs doing work: allocated, minus restart overhead */
+    SIM_LV_QUEUE,   /* jobs waiting (a count) */
+    SIM_LV_RUNNING, /* jobs running (a count) */
+    SIM_LV_BLOCKED, /* + reason: GPUs shape-blocked idle */
+    SIM_LV_FIXED = SIM_LV_BLOCKED + SIM_BLOCK_COUNT
+};
+enum { SIM_LV_K_UP = 0, SIM_LV_K_ALLOC = 1, SIM_LV_K_BUSY = 2 };
+enum { SIM_LV_C_ALLOC = 0, SIM_LV_C_QUEUE = 1 };
+
 /* One finished (or, at the end, unfinished) job. Times in microseconds; -1
  * where the job never got there. */
 typedef struct sim_job_row {
     uint64_t id;       /* arrival sequence, from 1 */
     uint64_t trace_id; /* the source's id */
     uint32_t cls;
+    uint32_t tenant;
     uint32_t gpus;
     uint32_t gpu_milli;
     int32_t state; /* sim_job_state */
     int32_t reject_reason;
-    int32_t gpu_type; /* type it ran on; -1 if it never started */
+    int32_t gpu_type; /* type of its last placement; -1 if it never started */
     uint32_t first_node;
-    uint32_t n_nodes; /* nodes of its placement */
-    int64_t submit_us, start_us, end_us;
-    int64_t wait_us; /* start - submit, or horizon - submit if still queued */
-    int64_t run_us;  /* end - start */
+    uint32_t n_nodes;                    /* nodes of its last placement */
+    uint32_t interruptions;              /* preemptions and failures that stopped it */
+    int64_t submit_us, start_us, end_us; /* start: its first start */
+    int64_t wait_us;     /* first start - submit, or end of run - submit if it never started */
+    int64_t run_us;      /* end - first start (restarts included); to the end of run if running */
+    int64_t deadline_us; /* absolute; -1 none */
+    double busy_gpu_s;   /* GPU-seconds doing work (restart overhead excluded) */
+    double lost_gpu_s; /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
+    double value;
 } sim_job_row;
 
-/* One time-series bin: time averages over [t0_us, t1_us). */
+/* One time-series bin [t0_us, t1_us). */
 typedef struct sim_bin_row {
     int64_t t0_us, t1_us;
-    double gpus_up;    /* GPUs in service */
-    double gpus_alloc; /* GPUs allocated (shares count their fraction) */
-    double queue_len;  /* jobs waiting */
-    double running;    /* jobs running */
-    uint64_t arrivals, starts, completions;
+    const double *avg; /* n_avg time averages, laid out as the SIM_LV_* levels */
+    size_t n_avg;
+    uint64_t arrivals, starts, completions, preemptions, failures;
+    double lost_gpu_s; /* work lost in the bin, GPU-seconds */
 } sim_bin_row;
 
+/* Number of levels of a scenario's time series, and where a pool's, type's or
+ * class's levels are. */
+size_t sim_level_count(const sim_scenario *sc);
+size_t sim_level_pool(const sim_scenario *sc, size_t pool, int k);
+size_t sim_level_type(const sim_scenario *sc, size_t type, int k);
+size_t sim_level_class(const sim_scenario *sc, size_t cls, int k);
+
+/* Where a run's rows go as they are produced (both may be NULL). */
 typedef struct sim_sink {
     int (*job)(void *ud, const sim_job_row *row, tm_diag *diag);
     int (*bin)(void *ud, const sim_bin_row *row, tm_diag *diag);
@@ -186,26 +302,49 @@ typedef struct sim_quantiles {
 
 /* Totals per class (and, at index n_classes, over all classes). */
 typedef struct sim_class_result {
-    uint64_t arrived, started, completed, rejected, queued_end, running_end;
-    double wait_sum_s; /* over started jobs */
+    uint64_t arrived, started, completed, rejected, failed, queued_end, running_end;
+    uint64_t preemptions;                   /* times a policy preempted one of its jobs */
+    uint64_t killed;                        /* times a GPU failure stopped one of its jobs */
+    uint64_t deadline_met, deadline_missed; /* completed jobs with a deadline */
+    double wait_sum_s;                      /* over started jobs */
     double wait_mean_s, wait_p50_s, wait_p95_s, wait_p99_s, wait_max_s;
+    double completion_mean_s, completion_p50_s, completion_p95_s, completion_p99_s;
     double slowdown_mean; /* bounded slowdown, completed jobs, tau = 10 s */
+    double slowdown_p50, slowdown_p95, slowdown_p99;
     double gpu_s_alloc;   /* GPU-seconds allocated to the class's jobs */
+    double gpu_s_busy;    /* ... doing work */
+    double gpu_s_lost;    /* ... lost to preemption and failure (work and restart overhead) */
+    double gpu_s_goodput; /* busy minus lost work */
+    double value_goodput; /* goodput weighted by job value */
 } sim_class_result;
+
+/* GPU-seconds of one pool or GPU type. */
+typedef struct sim_gpu_time {
+    double up, alloc, busy;
+} sim_gpu_time;
 
 typedef struct sim_result {
     int64_t t_end_us; /* simulated time the run stopped at */
     uint64_t events;
     uint64_t passes;        /* scheduling passes */
     uint64_t policy_errors; /* invalid decisions refused */
-    double gpu_s_up;        /* GPU-seconds in service */
-    double gpu_s_alloc;     /* GPU-seconds allocated */
-    double alloc_util;      /* gpu_s_alloc / gpu_s_up */
-    double queue_len_mean;  /* time average */
+    uint64_t preemptions, failures, repairs;
+    double gpu_s_up;                       /* GPU-seconds in service */
+    double gpu_s_alloc;                    /* GPU-seconds allocated */
+    double gpu_s_busy;                     /* GPU-seconds doing work */
+    double gpu_s_lost;                     /* GPU-seconds of work lost (and restart overhead) */
+    double gpu_s_goodput;                  /* busy - lost */
+    double gpu_s_idle;                     /* up - alloc */
+    double gpu_s_blocked[SIM_BLOCK_COUNT]; /* shape-blocked idle, by reason */
+    double alloc_util, busy_util, goodput_util; /* each / gpu_s_up */
+    double queue_len_mean;                      /* time average */
     double running_mean;
     size_t n_classes;
     sim_class_result *classes; /* n_classes + 1 entries, the last is the total */
-    double wall_s;             /* wall-clock time of the run (not written to results) */
+    size_t n_pools, n_types;
+    sim_gpu_time *pools; /* per pool */
+    sim_gpu_time *types; /* per GPU type */
+    double wall_s;       /* wall-clock time of the run (not written to results) */
 } sim_result;
 
 void sim_result_fini(sim_result *r);
@@ -234,6 +373,10 @@ typedef struct sim_run_opts {
     void *progress_ud;
     uint64_t progress_every;
     const sim_pass_hook *pass_hook;
+    /* A policy table to use instead of the scenario's specification (a policy
+     * written outside the registry), with its argument string. */
+    const place_policy *policy_table;
+    const char *policy_args;
 } sim_run_opts;
 
 /* Run a scenario. Job rows and bins go to sink (may be NULL); the summary to
@@ -251,6 +394,11 @@ typedef enum sim_stream_purpose {
     SIM_STREAM_GPUS = 2,     /* index = class */
     SIM_STREAM_DURATION = 3, /* index = class */
     SIM_STREAM_POLICY = 4,   /* index 0 */
+    SIM_STREAM_SHARE = 5,    /* index = class */
+    SIM_STREAM_ESTIMATE = 6, /* index = class */
+    SIM_STREAM_TENANT = 7,   /* index = class */
+    SIM_STREAM_FAILURES = 8, /* index = GPU type */
+    SIM_STREAM_REPAIR = 9,   /* index = GPU type */
 } sim_stream_purpose;
 
 /* The 32-bit seed of stream (purpose, index) of replication `rep` of a run
@@ -305,7 +453,7 @@ typedef struct sim_snapshot {
     uint32_t n_queue;
     place_part *parts;
     size_t n_parts, cap_parts;
-    float *speeds;
+    double *speeds;
     size_t n_speeds, cap_speeds;
 } sim_snapshot;
 

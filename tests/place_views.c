@@ -61,6 +61,7 @@ uint32_t pv_running(pv_host *h, place_job j, const place_part *parts, uint32_t n
                    : place_cluster_take(&h->c, &j, h->run_parts[i], n_parts);
     CHECK_EQ_INT(rc, PLACE_OK);
     place_running *r = &h->run[i];
+    memset(r, 0, sizeof *r);
     r->job = j;
     r->start_us = start_us;
     r->end_estimate_us = end_estimate_us;
@@ -107,10 +108,12 @@ static int apply(void *host, place_view *v, place_decision *d)
             return rc;
         h->qstate[d->index] = PLACE_Q_STARTED;
         place_running *r = &h->run[i];
+        memset(r, 0, sizeof *r);
         r->job = *j;
         r->start_us = h->now_us;
-        r->end_estimate_us = j->estimate_us >= 0 ? h->now_us + j->estimate_us : -1;
-        r->lost_gpu_s = 0;
+        r->end_estimate_us = place_end_estimate(&h->c, j, h->run_parts[i], d->n_parts, h->now_us);
+        r->overhead_us = j->restart_us;
+        r->lost_gpu_s = -1;
         r->parts = h->run_parts[i];
         r->n_parts = d->n_parts;
         h->n_run++;

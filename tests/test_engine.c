@@ -49,7 +49,28 @@ static int collect_job(void *ud, const sim_job_row *r, tm_diag *diag)
     (void)diag;
     collect *c = ud;
     c->rows++;
-    hash_bytes(&c->hash, r, sizeof *r);
+    /* field by field: the struct has padding */
+    uint64_t u[] = {r->id,
+                    r->trace_id,
+                    r->cls,
+                    r->tenant,
+                    r->gpus,
+                    r->gpu_milli,
+                    (uint64_t)r->state,
+                    (uint64_t)r->reject_reason,
+                    (uint64_t)r->gpu_type,
+                    r->first_node,
+                    r->n_nodes,
+                    r->interruptions,
+                    (uint64_t)r->submit_us,
+                    (uint64_t)r->start_us,
+                    (uint64_t)r->end_us,
+                    (uint64_t)r->wait_us,
+                    (uint64_t)r->run_us,
+                    (uint64_t)r->deadline_us};
+    hash_bytes(&c->hash, u, sizeof u);
+    double d[] = {r->busy_gpu_s, r->lost_gpu_s, r->value};
+    hash_bytes(&c->hash, d, sizeof d);
     if (r->run_us > 0)
         c->gpu_s += (double)r->gpus * r->gpu_milli / 1000.0 * (double)r->run_us / 1e6;
     if (r->id >= 1 && r->id <= c->cap) {
@@ -66,7 +87,16 @@ static int collect_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
     (void)diag;
     collect *c = ud;
     c->bins++;
-    hash_bytes(&c->hash, b, sizeof *b);
+    int64_t t[] = {b->t0_us,
+                   b->t1_us,
+                   (int64_t)b->arrivals,
+                   (int64_t)b->starts,
+                   (int64_t)b->completions,
+                   (int64_t)b->preemptions,
+                   (int64_t)b->failures};
+    hash_bytes(&c->hash, t, sizeof t);
+    hash_bytes(&c->hash, b->avg, b->n_avg * sizeof *b->avg);
+    hash_bytes(&c->hash, &b->lost_gpu_s, sizeof b->lost_gpu_s);
     return TM_OK;
 }
 

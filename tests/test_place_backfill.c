@@ -135,7 +135,10 @@ static void test_example1_conservative_reservations(void)
     place_part jp = one;
     CHECK_EQ_INT(place_cluster_take(&H.c, &H.queue[1], &jp, 1), PLACE_OK);
     H.qstate[1] = PLACE_Q_STARTED;
-    H.run[H.n_run] = (place_running){H.queue[1], 0, 10 * S, 0, &H.run_parts[H.n_run][0], 1};
+    H.run[H.n_run] = (place_running){.job = H.queue[1],
+                                     .end_estimate_us = 10 * S,
+                                     .parts = &H.run_parts[H.n_run][0],
+                                     .n_parts = 1};
     H.run_parts[H.n_run][0] = jp;
     H.n_run++;
     v = pv_view(&H);

@@ -169,7 +169,7 @@ static void test_hetero(void)
      * means "cannot run there". */
     uint32_t types[3] = {0, 1, 2}, g[3] = {8, 8, 8};
     pv_init(&H, 3, NULL, types, g, 3);
-    float speed[3] = {1.0f, 2.5f, 2.5f};
+    double speed[3] = {1.0, 2.5, 2.5};
     place_job j = pv_job(1, 4);
     j.speed = speed;
     CHECK_EQ_INT(place1("hetero", j, NULL, NULL), 1);

@@ -168,7 +168,7 @@ static void test_share_victims(void)
 /* ------------------------------------------------------------------------- */
 /* services                                                                   */
 
-static float SPEED[3] = {0.0f, 1.0f, 2.0f};
+static double SPEED[3] = {0.0, 1.0, 2.0};
 
 static place_job replica(uint64_t id, uint32_t group, uint32_t gpus)
 {

@@ -237,6 +237,48 @@ int trace_dist_set_clamp(trace_dist *d, double min, double max, tm_diag *diag)
     return TM_OK;
 }
 
+int trace_dist_scaled(trace_dist *d, const trace_dist *src, double c, tm_diag *diag)
+{
+    if (!(c > 0) || !isfinite(c))
+        return tm_diag_set(diag, TM_ERR_INVAL, "dist.scale", "expected a factor > 0, got %.17g", c);
+    int rc;
+    switch (src->kind) {
+    case TRACE_DIST_LOGNORMAL: /* c X is lognormal with mu + ln c */
+        rc = trace_dist_init(d, src->kind, src->p[0] + log(c), src->p[1], diag);
+        break;
+    case TRACE_DIST_WEIBULL: /* the scale scales, the shape does not */
+    case TRACE_DIST_PARETO:
+        rc = trace_dist_init(d, src->kind, src->p[0] * c, src->p[1], diag);
+        break;
+    case TRACE_DIST_CONSTANT:
+    case TRACE_DIST_EXPONENTIAL:
+    case TRACE_DIST_UNIFORM:
+        rc = trace_dist_init(d, src->kind, src->p[0] * c, src->p[1] * c, diag);
+        break;
+    case TRACE_DIST_DISCRETE:
+    case TRACE_DIST_EMPIRICAL: {
+        double *v = malloc(src->n * sizeof *v);
+        if (!v)
+            return tm_diag_set(diag, TM_ERR_NOMEM, "dist", "out of memory");
+        for (size_t i = 0; i < src->n; i++)
+            v[i] = src->values[i] * c;
+        if (src->kind == TRACE_DIST_DISCRETE) {
+            rc = trace_dist_init_discrete(d, v, src->weights, src->n, diag);
+            free(v);
+        } else {
+            rc = trace_dist_init_empirical(d, v, src->n, diag); /* takes v */
+        }
+        break;
+    }
+    default:
+        return tm_diag_set(diag, TM_ERR_INVAL, "dist.scale", "unknown distribution kind %d",
+                           (int)src->kind);
+    }
+    if (rc != TM_OK)
+        return rc;
+    return trace_dist_set_clamp(d, src->min * c, src->max * c, diag);
+}
+
 void trace_dist_fini(trace_dist *d)
 {
     if (!d)

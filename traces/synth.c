@@ -1,11 +1,13 @@
 /*
  * synth.c — the synthesizer: one workload class as a stream of jobs.
  *
- * Arrivals come from the class's arrival process, GPU counts and durations
- * from its distributions, each with its own generator (borrowed from the
- * caller) so that changing one never shifts the others' draws: two runs that
- * differ only in the duration distribution see the same arrival times and
- * gang sizes (common random numbers). Jobs stop at t_end_s or after max_jobs.
+ * Arrivals come from the class's arrival process; GPU counts, durations (or
+ * work), GPU shares, estimates and tenants from their distributions, each
+ * with its own generator (borrowed from the caller) so that changing one
+ * never shifts the others' draws: two runs that differ only in the duration
+ * distribution see the same arrival times and gang sizes (common random
+ * numbers). Each job draws exactly one value from each stream it uses, in a
+ * fixed order. Jobs stop at t_end_s or after max_jobs.
  */
 #include "trace.h"
 
@@ -54,8 +56,30 @@ static int synth_next(void *ud, trace_job *job, tm_diag *diag)
     double g = trace_dist_sample(s->cfg.gpus, s->cfg.r_gpus);
     double gr = floor(g + 0.5);
     job->gpus = gr < 1 ? 1u : (gr > PLACE_MAX_GPUS_PER_NODE * 4096.0 ? 4096u * 64u : (uint32_t)gr);
-    double d = trace_dist_sample(s->cfg.duration_s, s->cfg.r_duration);
+    double d;
+    if (s->cfg.work_gpu_s) {
+        double w = trace_dist_sample(s->cfg.work_gpu_s, s->cfg.r_duration);
+        double eff = pow(s->cfg.scaling_per_doubling, log2((double)job->gpus));
+        d = w / ((double)job->gpus * eff);
+    } else {
+        d = trace_dist_sample(s->cfg.duration_s, s->cfg.r_duration);
+    }
     job->duration_us = to_us(d);
+    if (s->cfg.share_milli && job->gpus == 1) {
+        double m = floor(trace_dist_sample(s->cfg.share_milli, s->cfg.r_share) + 0.5);
+        job->gpu_milli = m < 1 ? 1u : (m > PLACE_MILLI_WHOLE ? PLACE_MILLI_WHOLE : (uint32_t)m);
+    }
+    if (s->cfg.estimate_factor) {
+        double f = trace_dist_sample(s->cfg.estimate_factor, s->cfg.r_estimate);
+        job->estimate_us = to_us(d * f);
+    }
+    if (s->cfg.tenant) {
+        double k = trace_dist_sample(s->cfg.tenant, s->cfg.r_tenant);
+        job->tenant = k < 0 ? 0u : (uint32_t)k;
+    }
+    if (s->cfg.deadline_us >= 0)
+        job->deadline_us = job->submit_us + s->cfg.deadline_us;
+    job->value = s->cfg.value;
     job->cls = s->cfg.cls;
     job->gpu_mem_mib = s->cfg.gpu_mem_mib;
     job->type_mask = s->cfg.type_mask;
@@ -72,8 +96,10 @@ static void synth_close(void *ud)
 int trace_synth_open(trace_source *src, const trace_synth_cfg *cfg, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    if (!cfg || !cfg->arrival || !cfg->gpus || !cfg->duration_s || !cfg->r_arrival ||
-        !cfg->r_gpus || !cfg->r_duration)
+    if (!cfg || !cfg->arrival || !cfg->gpus || !(cfg->duration_s || cfg->work_gpu_s) ||
+        !cfg->r_arrival || !cfg->r_gpus || !cfg->r_duration ||
+        (cfg->share_milli && !cfg->r_share) || (cfg->estimate_factor && !cfg->r_estimate) ||
+        (cfg->tenant && !cfg->r_tenant) || (cfg->work_gpu_s && !(cfg->scaling_per_doubling > 0)))
         return tm_diag_set(diag, TM_ERR_INVAL, "synth", "incomplete synthesizer configuration");
     synth *s = calloc(1, sizeof *s);
     if (!s)

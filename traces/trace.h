@@ -51,6 +51,9 @@ typedef struct trace_job {
     int32_t priority;
     int32_t status; /* trace's own status (SWF field 11); 0 when not given */
     double value;   /* value weight for goodput accounting (default 1) */
+    /* relative speed per GPU type (the scenario's type indices), owned by the
+     * source and valid for the run; NULL = the class's speeds */
+    const double *speed;
 } trace_job;
 
 /* Fill a job with the defaults every reader starts from (milli 1000, no
@@ -140,6 +143,9 @@ int trace_dist_init_empirical(trace_dist *d, double *values, size_t n, tm_diag *
 int trace_dist_set_clamp(trace_dist *d, double min, double max, tm_diag *diag);
 /* Free what d owns and zero it; safe on a zeroed or failed struct, and twice. */
 void trace_dist_fini(trace_dist *d);
+/* *d = src with every value multiplied by c > 0 (parameters, values and the
+ * clamp bounds): the distribution of c X. d must not be src. */
+int trace_dist_scaled(trace_dist *d, const trace_dist *src, double c, tm_diag *diag);
 
 /* One sample, clamped (one GSL call per sample, never two in one expression;
  * CONSTANT draws nothing). */
@@ -252,15 +258,28 @@ double trace_arrival_expected(const trace_arrival_cfg *cfg, double t0_s, double 
 typedef struct trace_synth_cfg {
     uint32_t cls;
     const trace_arrival_cfg *arrival;
-    const trace_dist *gpus;       /* GPUs per job, rounded to an integer >= 1 */
-    const trace_dist *duration_s; /* run time at reference speed, seconds */
+    const trace_dist *gpus; /* GPUs per job, rounded to an integer >= 1 */
+    /* Either duration_s: run time at reference speed, seconds; or work_gpu_s:
+     * reference GPU-seconds, run time = work / (gpus x e(gpus)) with the gang's
+     * scaling efficiency e(g) = scaling_per_doubling ^ log2(g). */
+    const trace_dist *duration_s;
+    const trace_dist *work_gpu_s;
+    double scaling_per_doubling;
+    const trace_dist *share_milli;     /* per-GPU share of 1-GPU jobs; NULL = whole GPUs */
+    const trace_dist *estimate_factor; /* estimate = run time x sample; NULL = no estimate */
+    const trace_dist *tenant;          /* tenant index; NULL = tenant 0 */
     uint32_t gpu_mem_mib;
     uint32_t flags;
     uint64_t type_mask;
     int32_t priority;
+    int64_t deadline_us; /* relative to arrival; -1 none */
+    double value;
     double t_end_s;    /* no arrivals after this time */
     uint64_t max_jobs; /* 0 = no limit */
-    gsl_rng *r_arrival, *r_gpus, *r_duration;
+    /* one generator per quantity, so that changing one distribution never
+     * shifts another's draws; r_share, r_estimate, r_tenant may be NULL when
+     * the matching distribution is */
+    gsl_rng *r_arrival, *r_gpus, *r_duration, *r_share, *r_estimate, *r_tenant;
 } trace_synth_cfg;
 
 int trace_synth_open(trace_source *src, const trace_synth_cfg *cfg, tm_diag *diag);
