@@ -89,6 +89,12 @@ struct place__profile {
     uint32_t cap_cnodes;
     int64_t *gtimes; /* scratch: when GPUs of unreserved nodes are free (spanning search) */
     uint32_t cap_gtimes;
+    /* per GPU, per node: the node's free_at sorted (NEVER last), valid when
+     * sorted_ok[n]: an unreserved node's earliest start is then one lookup */
+    int64_t *sorted;
+    uint32_t cap_sorted;
+    uint8_t *sorted_ok;
+    uint32_t cap_sorted_ok;
 };
 
 static int64_t add_sat(int64_t a, int64_t b)
@@ -126,6 +132,8 @@ void place__profile_destroy(place__profile *p)
     place__free(&p->env, p->hhead, p->cap_hhead * sizeof *p->hhead);
     place__free(&p->env, p->rhead, p->cap_rhead * sizeof *p->rhead);
     place__free(&p->env, p->gtimes, p->cap_gtimes * sizeof *p->gtimes);
+    place__free(&p->env, p->sorted, p->cap_sorted * sizeof *p->sorted);
+    place__free(&p->env, p->sorted_ok, p->cap_sorted_ok);
     place__free(&p->env, p->hev, p->cap_hev * sizeof *p->hev);
     place__free(&p->env, p->rs, p->cap_rs * sizeof *p->rs);
     place__free(&p->env, p->cand, p->cap_cand * sizeof *p->cand);
@@ -191,6 +199,7 @@ static int add_running(place__profile *p, const place_cluster *c, const place_ru
         const place_part *pt = &r->parts[k];
         if (pt->node >= c->n_nodes)
             continue;
+        p->sorted_ok[pt->node] = 0;
         uint32_t g0 = c->node_gpu0[pt->node];
         for (uint64_t m = pt->mask; m; m &= m - 1) {
             uint32_t x = g0 + (uint32_t)__builtin_ctzll(m);
@@ -213,8 +222,13 @@ static int build(place__profile *p, const place_view *v)
     const place_cluster *c = v->cluster;
     if (nodes_reserve(p, c->n_nodes) != PLACE_OK ||
         place__grow(&p->env, (void **)&p->free_at, &p->cap_gpus, c->n_gpus ? c->n_gpus : 1,
-                    sizeof *p->free_at) != PLACE_OK)
+                    sizeof *p->free_at) != PLACE_OK ||
+        place__grow(&p->env, (void **)&p->sorted, &p->cap_sorted, c->n_gpus ? c->n_gpus : 1,
+                    sizeof *p->sorted) != PLACE_OK ||
+        place__grow(&p->env, (void **)&p->sorted_ok, &p->cap_sorted_ok, c->n_nodes ? c->n_nodes : 1,
+                    1) != PLACE_OK)
         return PLACE_ERR_NOMEM;
+    memset(p->sorted_ok, 0, c->n_nodes);
     p->n_nodes = c->n_nodes;
     p->n_hev = 0;
     for (uint32_t n = 0; n < c->n_nodes; n++) {
@@ -323,10 +337,65 @@ static uint32_t node_breaks(place__profile *p, const place_cluster *c, uint32_t 
     return m;
 }
 
+/* The same for a node without reservations, where every dimension only grows
+ * with time: the latest of the times each dimension first suffices. The
+ * node's GPU free times are sorted once per pass (and again after a job
+ * starts on it), so this is O(1) plus the node's host releases when host
+ * resources are short now. */
+static int64_t free_earliest(const place__profile *p, const place_cluster *c, uint32_t n, int64_t k,
+                             int64_t cpu, int64_t mem)
+{
+    int64_t t = p->now;
+    if (k > 0) {
+        uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n];
+        int64_t *a = p->sorted + g0;
+        if (!p->sorted_ok[n]) {
+            for (uint32_t g = 0; g < ng; g++) { /* insertion sort: a node's few GPUs */
+                int64_t f = p->free_at[g0 + g];
+                uint32_t i = g;
+                for (; i > 0 && a[i - 1] > f; i--)
+                    a[i] = a[i - 1];
+                a[i] = f;
+            }
+            p->sorted_ok[n] = 1;
+        }
+        if ((uint32_t)k > ng || a[k - 1] == PLACE_T_NEVER)
+            return PLACE_T_NEVER;
+        if (a[k - 1] > t)
+            t = a[k - 1];
+    }
+    int64_t cp = c->node_cpu_free_milli[n], me = c->node_mem_free_mib[n];
+    if (cp < cpu || me < mem) {
+        /* host short now: walk the releases in time order (few per node) */
+        int64_t last = p->now;
+        for (;;) {
+            int64_t next = PLACE_T_NEVER;
+            for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
+                if (p->hev[h].t > last && p->hev[h].t < next)
+                    next = p->hev[h].t;
+            if (next == PLACE_T_NEVER)
+                return PLACE_T_NEVER;
+            for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
+                if (p->hev[h].t == next) {
+                    cp += p->hev[h].cpu;
+                    me += p->hev[h].mem;
+                }
+            last = next;
+            if (cp >= cpu && me >= mem)
+                break;
+        }
+        if (last > t)
+            t = last;
+    }
+    return t;
+}
+
 /* Earliest start >= now at which node n holds (k, cpu, mem) for d; PLACE_T_NEVER if none. */
 static int64_t node_earliest(place__profile *p, const place_cluster *c, uint32_t n, int64_t k,
                              int64_t cpu, int64_t mem, int64_t d, int *nomem)
 {
+    if (p->rhead[n] == PLACE_NONE)
+        return free_earliest(p, c, n, k, cpu, mem);
     if (holds(p, c, n, p->now, add_sat(p->now, d), k, cpu, mem))
         return p->now;
     uint32_t m = node_breaks(p, c, n, 0);

@@ -32,8 +32,10 @@
  * reproduces it.
  *
  * FGD must score every candidate node: cost O(candidate nodes x GPUs per node
- * x typical pods) per decision (PLACE_FIT_SCANS). A gang that fits no single
- * node spans nodes first-fit if the job allows it.
+ * x typical pods) per decision (PLACE_FIT_SCANS). The fragmentation after a
+ * candidate is derived from per-pod sums of the node (usable GPUs, unusable
+ * share), so a share's candidate GPUs cost O(pods) each, not O(pods x GPUs). A gang that fits no
+ * single node spans nodes first-fit if the job allows it.
  */
 #include "place_int.h"
 
@@ -51,6 +53,19 @@ typedef struct pod {
     int64_t w;
 } pod;
 
+/* What FGD keeps of a node for each typical pod m, so that the fragmentation
+ * after a candidate placement costs O(pods), not O(pods x GPUs):
+ *   access   m may use the node's type (and needs GPUs at all);
+ *   usable   GPUs in service that can host m (share and GPU memory);
+ *   unusable the free share of the GPUs in service that cannot.
+ * F_n(m) = unusable when access, host room for m and usable >= m's GPUs;
+ * otherwise the node's whole free share. */
+typedef struct podsum {
+    int access;
+    uint32_t usable;
+    int64_t unusable;
+} podsum;
+
 typedef struct fgd {
     place_env env;
     int learn;
@@ -59,6 +74,8 @@ typedef struct fgd {
     uint32_t n_given;
     pod *pods; /* this pass's distribution */
     uint32_t n_pods, cap_pods;
+    podsum *scratch; /* per-pod sums of a node, before and after */
+    uint32_t cap_scratch;
 } fgd;
 
 static int bad_args(char *err, size_t err_len, const char *args)
@@ -155,6 +172,7 @@ static void fgd_destroy(void *state)
     if (!s)
         return;
     place__free(&s->env, s->pods, s->cap_pods * sizeof *s->pods);
+    place__free(&s->env, s->scratch, s->cap_scratch * sizeof *s->scratch);
     place_env env = s->env;
     place__free(&env, s, sizeof *s);
 }
@@ -221,84 +239,6 @@ static int fgd_begin(void *state, const place_view *v)
     return PLACE_OK;
 }
 
-/* A node's state as FGD reads it: per-GPU free share and memory, host room. */
-typedef struct nstate {
-    uint32_t n, ng, type;
-    int up[PLACE_MAX_GPUS_PER_NODE];
-    uint32_t milli[PLACE_MAX_GPUS_PER_NODE], mem[PLACE_MAX_GPUS_PER_NODE];
-    int64_t cpu, hmem;
-} nstate;
-
-static void load(const place_cluster *c, uint32_t n, nstate *ns)
-{
-    uint32_t g0 = c->node_gpu0[n];
-    ns->n = n;
-    ns->ng = c->node_gpus[n];
-    ns->type = c->node_type[n];
-    for (uint32_t g = 0; g < ns->ng; g++) {
-        ns->up[g] = c->gpu_up[g0 + g];
-        ns->milli[g] = c->gpu_free_milli[g0 + g];
-        ns->mem[g] = c->gpu_free_mem_mib[g0 + g];
-    }
-    ns->cpu = c->node_cpu_free_milli[n];
-    ns->hmem = c->node_mem_free_mib[n];
-}
-
-/* F_n(M), in milli-GPU x weight. */
-static int64_t frag(const fgd *s, const place_cluster *c, const nstate *ns)
-{
-    int64_t total = 0;
-    for (uint32_t g = 0; g < ns->ng; g++)
-        if (ns->up[g])
-            total += ns->milli[g];
-    if (total == 0)
-        return 0;
-    int64_t sum = 0;
-    for (uint32_t k = 0; k < s->n_pods; k++) {
-        const pod *m = &s->pods[k];
-        int64_t f = total;
-        int access = m->gpus > 0 && (!m->type_mask || ((m->type_mask >> ns->type) & 1u)) &&
-                     m->gpu_mem <= c->type_mem_mib[ns->type];
-        if (access && ns->cpu >= m->cpu && ns->hmem >= m->mem) {
-            uint32_t usable = 0;
-            int64_t unusable = 0;
-            for (uint32_t g = 0; g < ns->ng; g++) {
-                if (!ns->up[g])
-                    continue;
-                if (ns->milli[g] >= m->milli && ns->mem[g] >= m->gpu_mem)
-                    usable++;
-                else
-                    unusable += ns->milli[g];
-            }
-            if (usable >= m->gpus)
-                f = unusable;
-        }
-        sum += m->w * f;
-    }
-    return sum;
-}
-
-/* Place job j on ns (whole GPUs: the lowest fully free, as take would). */
-static void apply_job(nstate *ns, const place_job *j, uint32_t gpu)
-{
-    ns->cpu -= j->cpu_milli;
-    ns->hmem -= j->host_mem_mib;
-    if (j->gpus == 0)
-        return;
-    if (j->gpu_milli < PLACE_MILLI_WHOLE) {
-        ns->milli[gpu] -= j->gpu_milli;
-        ns->mem[gpu] -= j->gpu_mem_mib;
-        return;
-    }
-    uint32_t left = j->gpus;
-    for (uint32_t g = 0; g < ns->ng && left > 0; g++)
-        if (ns->up[g] && ns->milli[g] == PLACE_MILLI_WHOLE) {
-            ns->milli[g] = 0;
-            ns->mem[g] = 0;
-            left--;
-        }
-}
-
 typedef struct best {
     int64_t delta;
     uint32_t node, gpu;
@@ -314,42 +254,109 @@ static void consider(best *b, int64_t delta, uint32_t node, uint32_t gpu)
     }
 }
 
-/* Score node n for job j: every GPU a share could take, or the whole gang. */
+typedef struct nsum {
+    int64_t total, cpu, mem; /* free share of GPUs in service; host room */
+} nsum;
+
+static int64_t frag_of(const fgd *s, const nsum *ns, const podsum *ps)
+{
+    if (ns->total == 0)
+        return 0;
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < s->n_pods; k++) {
+        const pod *m = &s->pods[k];
+        int fits =
+            ps[k].access && ns->cpu >= m->cpu && ns->mem >= m->mem && ps[k].usable >= m->gpus;
+        sum += m->w * (fits ? ps[k].unusable : ns->total);
+    }
+    return sum;
+}
+
+static int gpu_hosts(const pod *m, uint32_t milli, uint32_t mem)
+{
+    return milli >= m->milli && mem >= m->gpu_mem;
+}
+
+/* Score node n for job j: every GPU a share could take, or the whole gang.
+ * ps and after are scratch of s->n_pods entries. */
 static void score_node(const fgd *s, const place_view *v, const place_job *j, uint32_t n,
-                       const place_fit_ctx *ctx, best *b)
+                       const place_fit_ctx *ctx, podsum *ps, podsum *after, best *b)
 {
     const place_cluster *c = v->cluster;
-    nstate before, after;
-    load(c, n, &before);
-    int64_t f0 = frag(s, c, &before);
+    uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n], t = c->node_type[n];
+    nsum ns = {0, c->node_cpu_free_milli[n], c->node_mem_free_mib[n]};
+    for (uint32_t g = 0; g < ng; g++)
+        if (c->gpu_up[g0 + g])
+            ns.total += c->gpu_free_milli[g0 + g];
+    for (uint32_t k = 0; k < s->n_pods; k++) {
+        const pod *m = &s->pods[k];
+        ps[k].access = m->gpus > 0 && (!m->type_mask || ((m->type_mask >> t) & 1u)) &&
+                       m->gpu_mem <= c->type_mem_mib[t];
+        ps[k].usable = 0;
+        ps[k].unusable = 0;
+        for (uint32_t g = 0; g < ng; g++) {
+            uint32_t x = g0 + g;
+            if (!c->gpu_up[x])
+                continue;
+            if (gpu_hosts(m, c->gpu_free_milli[x], c->gpu_free_mem_mib[x]))
+                ps[k].usable++;
+            else
+                ps[k].unusable += c->gpu_free_milli[x];
+        }
+    }
+    int64_t f0 = frag_of(s, &ns, ps);
+    nsum na = ns;
+    na.cpu -= j->cpu_milli;
+    na.mem -= j->host_mem_mib;
     if (j->gpus > 0 && j->gpu_milli < PLACE_MILLI_WHOLE) {
-        for (uint32_t g = 0; g < before.ng; g++) {
+        na.total -= j->gpu_milli;
+        for (uint32_t g = 0; g < ng; g++) {
             if (!place__share_ok(v, j, n, g, ctx))
                 continue;
-            after = before;
-            apply_job(&after, j, g);
-            consider(b, frag(s, c, &after) - f0, n, g);
+            uint32_t x = g0 + g, mi = c->gpu_free_milli[x], me = c->gpu_free_mem_mib[x];
+            uint32_t mi2 = mi - j->gpu_milli, me2 = me - j->gpu_mem_mib;
+            for (uint32_t k = 0; k < s->n_pods; k++) {
+                const pod *m = &s->pods[k];
+                int ub = gpu_hosts(m, mi, me), ua = gpu_hosts(m, mi2, me2);
+                after[k] = ps[k];
+                after[k].usable = after[k].usable - (uint32_t)ub + (uint32_t)ua;
+                after[k].unusable += (ub ? 0 : -(int64_t)mi) + (ua ? 0 : (int64_t)mi2);
+            }
+            consider(b, frag_of(s, &na, after) - f0, n, g);
         }
         return;
     }
-    after = before;
-    apply_job(&after, j, 0);
-    consider(b, frag(s, c, &after) - f0, n, 0);
+    /* whole GPUs (or none): the gang takes fully free GPUs, which host every
+     * pod whose GPU memory fits the type, and leaves them at 0 */
+    na.total -= (int64_t)j->gpus * PLACE_MILLI_WHOLE;
+    for (uint32_t k = 0; k < s->n_pods; k++) {
+        const pod *m = &s->pods[k];
+        after[k] = ps[k];
+        if (gpu_hosts(m, PLACE_MILLI_WHOLE, c->type_mem_mib[t]))
+            after[k].usable -= j->gpus;
+        else
+            after[k].unusable -= (int64_t)j->gpus * PLACE_MILLI_WHOLE;
+    }
+    consider(b, frag_of(s, &na, after) - f0, n, 0);
 }
 
 static int fgd_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
                    const place_fit_ctx *ctx)
 {
-    const fgd *s = state;
+    fgd *s = state;
     const place_cluster *c = v->cluster;
     best b = {0, PLACE_NONE, 0};
+    if (place__grow(&s->env, (void **)&s->scratch, &s->cap_scratch, 2 * (s->n_pods + 1),
+                    sizeof *s->scratch) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
+    podsum *ps = s->scratch, *after = s->scratch + s->n_pods + 1;
     if (j->gpus == 0) {
         for (uint32_t n = 0; n < c->n_nodes; n++) {
             if (!c->node_up[n] || !place_host_ok(c, n, j))
                 continue;
             place_part p = {n, 0, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 0};
             if (place_fit_allowed(ctx, v, j, &p))
-                score_node(s, v, j, n, ctx, &b);
+                score_node(s, v, j, n, ctx, ps, after, &b);
         }
         if (b.node == PLACE_NONE)
             return PLACE_ERR_NOFIT;
@@ -364,14 +371,14 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
             for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
                  n = place_bits_next(&c->any_share[t], n + 1))
                 if (place_host_ok(c, n, j) && c->node_milli_free[n] >= j->gpu_milli)
-                    score_node(s, v, j, n, ctx, &b);
+                    score_node(s, v, j, n, ctx, ps, after, &b);
             continue;
         }
         for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++)
             for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE;
                  n = place_bits_next(&c->by_free[t][f], n + 1))
                 if (place__whole_ok(v, j, n, ctx))
-                    score_node(s, v, j, n, ctx, &b);
+                    score_node(s, v, j, n, ctx, ps, after, &b);
     }
     if (b.node != PLACE_NONE) {
         if (j->gpu_milli < PLACE_MILLI_WHOLE)

@@ -411,6 +411,107 @@ static void test_random(void)
     pv_fini(&H);
 }
 
+/* FGD against a brute force written from the paper's definitions: for every
+ * candidate (node, GPU), copy the node, apply the job, compute F_n(M) before
+ * and after pod by pod and GPU by GPU; the chosen candidate must have the
+ * smallest increase (ties: lowest node, then GPU). Random fragmented states. */
+typedef struct bf_pod {
+    uint32_t gpus, milli;
+    int64_t w;
+} bf_pod;
+
+static int64_t bf_frag(const uint32_t *milli, uint32_t ng, const bf_pod *m, uint32_t nm)
+{
+    int64_t total = 0, f = 0;
+    for (uint32_t g = 0; g < ng; g++)
+        total += milli[g];
+    for (uint32_t k = 0; k < nm; k++) {
+        uint32_t usable = 0;
+        int64_t frag = 0;
+        for (uint32_t g = 0; g < ng; g++) {
+            if (milli[g] >= m[k].milli)
+                usable++;
+            else
+                frag += milli[g];
+        }
+        f += m[k].w * (usable >= m[k].gpus ? frag : total);
+    }
+    return f;
+}
+
+static void test_fgd_brute_force(void)
+{
+    uint64_t seed = check_seed(31);
+    sm_state = seed;
+    const bf_pod pods[5] = {
+        {1, 250, 1000}, {1, 500, 2000}, {1, 1000, 3000}, {2, 1000, 1000}, {4, 1000, 1000}};
+    const char *spec = "fgd:0.25@1,0.5@2,1@3,2@1,4@1";
+    for (int round = 0; round < 200 && !check_failures; round++) {
+        uint32_t g[6];
+        for (int k = 0; k < 6; k++)
+            g[k] = 2 + (uint32_t)(splitmix(NULL) % 4) * 2;
+        pv_init(&H, 1, NULL, NULL, g, 6);
+        uint64_t id = 1000;
+        /* each GPU: free, held whole, or holding a 0.25 or 0.5 share */
+        for (uint32_t n = 0; n < 6; n++)
+            for (uint32_t q = 0; q < g[n]; q++) {
+                uint64_t r = splitmix(NULL) % 6;
+                if (r < 2)
+                    continue;
+                if (r < 4) {
+                    place_part p = {n, 1, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 1ull << q};
+                    pv_running(&H, pv_job(id++, 1), &p, 1, 0, -1, 0);
+                } else {
+                    run_share(id++, n, q, r == 4 ? 250 : 500);
+                }
+            }
+        int share_job = splitmix(NULL) % 2 == 0;
+        place_job j = share_job ? share(1, splitmix(NULL) % 2 ? 250 : 500, 0)
+                                : pv_job(1, 1 + (uint32_t)(splitmix(NULL) % 2));
+        /* brute force */
+        int64_t best = 0;
+        uint32_t bn = PLACE_NONE, bg = 0;
+        for (uint32_t n = 0; n < 6; n++) {
+            uint32_t m[64], ng = H.c.node_gpus[n], g0 = H.c.node_gpu0[n];
+            for (uint32_t x = 0; x < ng; x++)
+                m[x] = H.c.gpu_free_milli[g0 + x];
+            int64_t f0 = bf_frag(m, ng, pods, 5);
+            for (uint32_t x = 0; x < ng; x++) {
+                uint32_t a[64];
+                memcpy(a, m, ng * sizeof *a);
+                if (share_job) {
+                    if (m[x] < j.gpu_milli)
+                        continue;
+                    a[x] -= j.gpu_milli;
+                } else {
+                    if (x > 0)
+                        break; /* a gang: one candidate per node */
+                    uint32_t left = j.gpus;
+                    for (uint32_t y = 0; y < ng && left; y++)
+                        if (a[y] == PLACE_MILLI_WHOLE) {
+                            a[y] = 0;
+                            left--;
+                        }
+                    if (left)
+                        continue;
+                }
+                int64_t dlt = bf_frag(a, ng, pods, 5) - f0;
+                if (bn == PLACE_NONE || dlt < best) {
+                    best = dlt;
+                    bn = n;
+                    bg = x;
+                }
+            }
+        }
+        uint32_t gpu = 99, got = place1(spec, j, &gpu, NULL);
+        if (got != bn || (share_job && bn != PLACE_NONE && gpu != bg))
+            check_fail(__FILE__, __LINE__,
+                       "round %d: fgd chose node %u GPU %u, brute force node %u GPU %u (seed %llu)",
+                       round, got, gpu, bn, bg, (unsigned long long)seed);
+        pv_fini(&H);
+    }
+}
+
 /* Every fit, on a random cluster: whatever it answers is a valid placement,
  * and it answers whenever first-fit does (same feasibility). */
 static void test_all_fits_valid(void)
@@ -459,6 +560,7 @@ int main(void)
     test_gpu_packing();
     test_gpu_clustering();
     test_random();
+    test_fgd_brute_force();
     test_all_fits_valid();
     return check_finish("test_place_fits");
 }
