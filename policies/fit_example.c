@@ -32,18 +32,17 @@ static int node_ok(const place_view *v, const place_job *j, uint32_t n, const pl
 static int smallest_type_fit(void *state, const place_view *v, const place_job *j,
                              place_decision *d, const place_fit_ctx *ctx)
 {
-    (void)state; /* no state: create is NULL in the table */
+    (void)state; /* a rule without state: create is NULL below */
     const place_cluster *c = v->cluster;
-    if (j->gpus == 0 || j->gpu_milli < PLACE_MILLI_WHOLE)
+    if (j->gpus == 0 || j->gpu_milli < PLACE_MILLI_WHOLE) /* shares: first-fit */
         return place_fit_find("first-fit")->fit(NULL, v, j, d, ctx);
     uint32_t best_node = PLACE_NONE, best_mem = 0;
     for (uint32_t t = 0; t < c->n_types; t++) {
-        if (!place_type_ok(c, j, t) || c->type_max_gpus[t] < j->gpus ||
-            c->type_gpus_free[t] < j->gpus)
-            continue; /* the per-type totals refuse a type without a walk */
+        if (!place_type_ok(c, j, t) || c->type_gpus_free[t] < j->gpus)
+            continue;
         if (best_node != PLACE_NONE && c->type_mem_mib[t] >= best_mem)
             continue; /* not smaller than the type already found */
-        /* best-fit within type t: the first non-empty bucket from j->gpus up */
+        /* best-fit within t: the first non-empty free-count bucket from j->gpus up */
         for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++) {
             uint32_t n = place_bits_next(&c->by_free[t][f], 0);
             while (n != PLACE_NONE && !node_ok(v, j, n, ctx))
@@ -55,20 +54,18 @@ static int smallest_type_fit(void *state, const place_view *v, const place_job *
             }
         }
     }
-    if (best_node != PLACE_NONE) {
-        place_decide_whole(d, j, best_node);
-        return PLACE_OK;
-    }
-    if (j->flags & PLACE_JOB_CAN_SPAN)
-        return place_fit_span_first(v, j, d, ctx);
-    return PLACE_ERR_NOFIT;
+    if (best_node == PLACE_NONE)
+        return (j->flags & PLACE_JOB_CAN_SPAN) ? place_fit_span_first(v, j, d, ctx)
+                                               : PLACE_ERR_NOFIT;
+    place_decide_whole(d, j, best_node);
+    return PLACE_OK;
 }
 
 const place_fit place__fit_example = {
     "smallest-type",
-    "the allowed GPU type with the least memory that holds the job, best-fit on it",
-    0,    /* flags: answers from the index, scores no node */
-    NULL, /* create: no state, no arguments */
+    "the allowed GPU type with the least memory that holds the job",
+    0,    /* flags: PLACE_FIT_SCANS if it scored every node */
+    NULL, /* create: no state, no arguments (a rule with state allocates it here) */
     NULL, /* destroy */
     NULL, /* begin: nothing to prepare per pass */
     smallest_type_fit,
