@@ -333,7 +333,8 @@ static uint32_t node_breaks(place__profile *p, const place_cluster *c, uint32_t 
     for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next)
         if (cand_push(p, &m, p->rs[r].b))
             return PLACE_NONE;
-    qsort(p->cand + first, m - first, sizeof *p->cand, cmp_i64);
+    if (m - first > 1)
+        qsort(p->cand + first, m - first, sizeof *p->cand, cmp_i64);
     return m;
 }
 
@@ -487,8 +488,10 @@ static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t
             p->gtimes[ng++] = f > p->now ? f : p->now;
         }
     }
-    qsort(p->cand, m, sizeof *p->cand, cmp_i64);
-    qsort(p->gtimes, ng, sizeof *p->gtimes, cmp_i64);
+    if (m > 1)
+        qsort(p->cand, m, sizeof *p->cand, cmp_i64);
+    if (ng > 1)
+        qsort(p->gtimes, ng, sizeof *p->gtimes, cmp_i64);
     /* walk the candidate times (now, GPUs of unreserved nodes, breakpoints of
      * reserved ones) in order; unreserved nodes give what is free by then */
     uint32_t ia = 0, ib = 0;

@@ -1773,6 +1773,23 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
 #define SNAP_MAX_ITEMS 10000000
 #define SNAP_MAX_PARTS 4096
 
+/* snap_child() and snap_element() for the snapshot reader: a path longer than the
+ * buffer ends in "..." (the result of snprintf is checked, not ignored). */
+static void snap_child(char *out, const char *path, const char *key)
+{
+    int n = path[0] ? snprintf(out, PATH_MAX_LEN, "%s.%s", path, key)
+                    : snprintf(out, PATH_MAX_LEN, "%s", key);
+    if (n < 0 || n >= PATH_MAX_LEN)
+        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+}
+
+static void snap_element(char *out, const char *path, int i)
+{
+    int n = snprintf(out, PATH_MAX_LEN, "%s[%d]", path, i);
+    if (n < 0 || n >= PATH_MAX_LEN)
+        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+}
+
 /* The keys of a job; the ones from "start_us" on belong to running jobs only. */
 static const char *const snap_job_keys[] = {"id",
                                             "submit_us",
@@ -1807,7 +1824,7 @@ static int snap_array(loader *L, const cJSON *o, const char *path, const char *k
                       int max, const cJSON **arr, int *n)
 {
     char p[PATH_MAX_LEN];
-    child(p, path, key);
+    snap_child(p, path, key);
     const cJSON *v = member(o, key);
     *arr = NULL;
     *n = 0;
@@ -1856,7 +1873,7 @@ static int snap_job(loader *L, sim_snapshot *s, const cJSON *o, const char *p, p
         for (const char *const *k = snap_job_keys + SNAP_RUNNING_KEYS; *k; k++)
             if (member(o, *k)) {
                 char q[PATH_MAX_LEN];
-                child(q, p, *k);
+                snap_child(q, p, *k);
                 return fail(L, q, "only a running job has this key");
             }
     memset(j, 0, sizeof *j);
@@ -1882,7 +1899,7 @@ static int snap_job(loader *L, sim_snapshot *s, const cJSON *o, const char *p, p
         return rc;
     char q[PATH_MAX_LEN];
     if (milli < PLACE_MILLI_WHOLE && gpus != 1) {
-        child(q, p, "gpu_milli");
+        snap_child(q, p, "gpu_milli");
         return fail(L, q, "a share below 1000 milli-GPU needs \"gpus\": 1, got %lld GPUs",
                     (long long)gpus);
     }
@@ -1909,8 +1926,8 @@ static int snap_job(loader *L, sim_snapshot *s, const cJSON *o, const char *p, p
     int i = 0;
     for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next, i++) {
         char e[PATH_MAX_LEN];
-        child(q, p, "gpu_types");
-        element(e, q, i);
+        snap_child(q, p, "gpu_types");
+        snap_element(e, q, i);
         uint32_t t;
         if ((rc = snap_type_index(L, s, v, e, &t)))
             return rc;
@@ -1928,8 +1945,8 @@ static int snap_job(loader *L, sim_snapshot *s, const cJSON *o, const char *p, p
     i = 0;
     for (const cJSON *v = arr ? arr->child : NULL; v; v = v->next, i++) {
         char e[PATH_MAX_LEN];
-        child(q, p, "flags");
-        element(e, q, i);
+        snap_child(q, p, "flags");
+        snap_element(e, q, i);
         size_t f;
         for (f = 0; f < sizeof flags / sizeof flags[0]; f++)
             if (cJSON_IsString(v) && strcmp(v->valuestring, flags[f].name) == 0)
@@ -1941,7 +1958,7 @@ static int snap_job(loader *L, sim_snapshot *s, const cJSON *o, const char *p, p
     if ((rc = snap_array(L, o, p, "speed", 0, PLACE_MAX_TYPES, &arr, &n)))
         return rc;
     if (arr) {
-        child(q, p, "speed");
+        snap_child(q, p, "speed");
         if ((uint32_t)n != s->n_types)
             return fail(L, q, "expected one speed per GPU type (%u), got %d", s->n_types, n);
         if (s->n_speeds + s->n_types > s->cap_speeds)
@@ -1952,7 +1969,7 @@ static int snap_job(loader *L, sim_snapshot *s, const cJSON *o, const char *p, p
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
                 v->valuedouble > 1e6) {
                 char e[PATH_MAX_LEN];
-                element(e, q, i);
+                snap_element(e, q, i);
                 return fail(L, e, "expected a speed in [0, 1e6], got %s", kind_of(v));
             }
             sp[i] = v->valuedouble;
@@ -1972,7 +1989,7 @@ static int snap_parts(loader *L, sim_snapshot *s, const cJSON *o, const char *p,
     if ((rc = snap_array(L, o, p, "parts", 1, SNAP_MAX_PARTS, &arr, &n)))
         return rc;
     char q[PATH_MAX_LEN];
-    child(q, p, "parts");
+    snap_child(q, p, "parts");
     if (n < 1)
         return fail(L, q, "a running job needs at least one part");
     if (s->n_parts + (size_t)n > s->cap_parts)
@@ -1981,7 +1998,7 @@ static int snap_parts(loader *L, sim_snapshot *s, const cJSON *o, const char *p,
     int i = 0;
     for (const cJSON *v = arr->child; v; v = v->next, i++) {
         char e[PATH_MAX_LEN];
-        element(e, q, i);
+        snap_element(e, q, i);
         if ((rc = check_object(L, v, e, part_keys)))
             return rc;
         int64_t node = 0, gpus = 0, milli = r->job.gpu_milli, mem = r->job.gpu_mem_mib;
@@ -2012,8 +2029,8 @@ static int snap_parts(loader *L, sim_snapshot *s, const cJSON *o, const char *p,
         for (const cJSON *id = ids->child; id; id = id->next, k++) {
             double y = cJSON_IsNumber(id) ? id->valuedouble : -1;
             char f[PATH_MAX_LEN], h[PATH_MAX_LEN];
-            child(f, e, "gpu_ids");
-            element(h, f, k);
+            snap_child(f, e, "gpu_ids");
+            snap_element(h, f, k);
             if (!cJSON_IsNumber(id) || y != floor(y) || y < 0 || y >= PLACE_MAX_GPUS_PER_NODE)
                 return fail(L, h, "expected a GPU index in [0, %u)", PLACE_MAX_GPUS_PER_NODE);
             uint64_t bit = 1ull << (uint32_t)y;
@@ -2055,7 +2072,7 @@ static int snap_tree(loader *L, sim_snapshot *s, const cJSON *root)
     int i = 0;
     for (const cJSON *o = types->child; o; o = o->next, i++) {
         char p[PATH_MAX_LEN];
-        element(p, "gpu_types", i);
+        snap_element(p, "gpu_types", i);
         int64_t mem = 0;
         if ((rc = check_object(L, o, p, type_keys_snap)) ||
             (rc = get_string(L, o, p, "name", s->type_name[i], SIM_NAME_MAX, NULL)) ||
@@ -2088,7 +2105,7 @@ static int snap_tree(loader *L, sim_snapshot *s, const cJSON *root)
     i = 0;
     for (const cJSON *o = nodes->child; o; o = o->next, i++) {
         char p[PATH_MAX_LEN], q[PATH_MAX_LEN];
-        element(p, "nodes", i);
+        snap_element(p, "nodes", i);
         if ((rc = check_object(L, o, p, node_keys)))
             return rc;
         sim_snapshot_node *nd = &s->nodes[i];
@@ -2096,7 +2113,7 @@ static int snap_tree(loader *L, sim_snapshot *s, const cJSON *root)
         nd->cpu_milli = INT64_MAX / 4; /* absent: no limit, as in a scenario */
         nd->mem_mib = INT64_MAX / 4;
         nd->up = 1;
-        child(q, p, "type");
+        snap_child(q, p, "type");
         const cJSON *tv = member(o, "type");
         if (!tv)
             return fail(L, q, "required: a GPU type name or index");
@@ -2115,8 +2132,8 @@ static int snap_tree(loader *L, sim_snapshot *s, const cJSON *root)
         for (const cJSON *v = down ? down->child : NULL; v; v = v->next, k++) {
             double y = cJSON_IsNumber(v) ? v->valuedouble : -1;
             char e[PATH_MAX_LEN];
-            child(q, p, "gpus_down");
-            element(e, q, k);
+            snap_child(q, p, "gpus_down");
+            snap_element(e, q, k);
             if (!cJSON_IsNumber(v) || y != floor(y) || y < 0 || y >= (double)nd->gpus)
                 return fail(L, e, "expected a GPU index below the node's %u GPUs", nd->gpus);
             nd->gpus_down |= 1ull << (uint32_t)y;
@@ -2126,7 +2143,7 @@ static int snap_tree(loader *L, sim_snapshot *s, const cJSON *root)
     i = 0;
     for (const cJSON *o = running ? running->child : NULL; o; o = o->next, i++) {
         char p[PATH_MAX_LEN];
-        element(p, "running", i);
+        snap_element(p, "running", i);
         place_running *r = &s->running[i];
         int64_t start = 0, end = -1, overhead = 0, checkpoint = 0;
         double lost = -1;
@@ -2148,7 +2165,7 @@ static int snap_tree(loader *L, sim_snapshot *s, const cJSON *root)
     i = 0;
     for (const cJSON *o = queue ? queue->child : NULL; o; o = o->next, i++) {
         char p[PATH_MAX_LEN];
-        element(p, "queue", i);
+        snap_element(p, "queue", i);
         if ((rc = snap_job(L, s, o, p, &s->queue[i], 0)))
             return rc;
         s->n_queue++;

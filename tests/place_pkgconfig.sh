@@ -1,5 +1,5 @@
 #!/bin/sh
-# place_pkgconfig.sh CC BUILD_DIR WORK_DIR — the installed placement core is
+# place_pkgconfig.sh CC BUILD_DIR WORK_DIR [CFLAGS] — the installed placement core is
 # usable by a scheduler that knows nothing of tarmac but pkg-config: install
 # into a temporary prefix, compile and link a program with
 # `pkg-config --cflags --libs tarmac-place` (the installed header and static
@@ -8,6 +8,7 @@ set -eu
 CC=$1
 BUILD=$2
 WORK=$3
+EXTRA=${4:-}
 rm -rf "$WORK"
 mkdir -p "$WORK"
 cmake --install "$BUILD" --prefix "$WORK/prefix" > "$WORK/install.log"
@@ -60,6 +61,7 @@ int main(void)
 }
 C
 # shellcheck disable=SC2046
-"$CC" -std=c17 -Wall -Wextra -Werror -o "$WORK/sched" "$WORK/sched.c" \
+# shellcheck disable=SC2086
+"$CC" -std=c17 -Wall -Wextra -Werror $EXTRA -o "$WORK/sched" "$WORK/sched.c" \
     $(pkg-config --cflags --libs --static tarmac-place)
 "$WORK/sched"
