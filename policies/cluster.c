@@ -535,24 +535,26 @@ uint32_t place_cluster_next_free(const place_cluster *c, uint32_t t, uint32_t gp
 void place__part_host_share(const place_job *j, const place_part *parts, uint32_t n_parts,
                             uint32_t k, int64_t *cpu_milli, int64_t *mem_mib)
 {
-    if (n_parts <= 1 || j->gpus == 0) {
+    if (n_parts <= 1 || j->gpus == 0 || (j->cpu_milli == 0 && j->host_mem_mib == 0)) {
         *cpu_milli = k == 0 ? j->cpu_milli : 0;
         *mem_mib = k == 0 ? j->host_mem_mib : 0;
         return;
     }
-    /* proportional to GPUs; the remainder of the integer division goes to part 0 */
-    int64_t cpu = 0, mem = 0;
-    for (uint32_t i = 1; i < n_parts; i++) {
-        int64_t pc = j->cpu_milli * parts[i].gpus / (int64_t)j->gpus;
-        int64_t pm = j->host_mem_mib * parts[i].gpus / (int64_t)j->gpus;
-        if (i == k) {
-            *cpu_milli = pc;
-            *mem_mib = pm;
-            return;
-        }
-        cpu += pc;
-        mem += pm;
+    /* proportional to GPUs; the remainder of the integer division goes to part 0.
+     * A part k >= 1 needs only its own GPUs (O(1)); part 0 sums the others
+     * (O(parts)), so a walk over all parts stays O(parts), not O(parts^2): SWF
+     * gangs span up to a thousand single-GPU nodes. */
+    if (k > 0) {
+        *cpu_milli = j->cpu_milli * parts[k].gpus / (int64_t)j->gpus;
+        *mem_mib = j->host_mem_mib * parts[k].gpus / (int64_t)j->gpus;
+        return;
     }
+    int64_t cpu = 0, mem = 0;
+    if (j->cpu_milli != 0 || j->host_mem_mib != 0)
+        for (uint32_t i = 1; i < n_parts; i++) {
+            cpu += j->cpu_milli * parts[i].gpus / (int64_t)j->gpus;
+            mem += j->host_mem_mib * parts[i].gpus / (int64_t)j->gpus;
+        }
     *cpu_milli = j->cpu_milli - cpu;
     *mem_mib = j->host_mem_mib - mem;
 }
@@ -569,13 +571,19 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
         return PLACE_ERR_SPAN;
     uint32_t type = PLACE_NONE;
     uint64_t sum = 0;
+    int increasing = 1;
     for (uint32_t k = 0; k < n_parts; k++) {
         const place_part *p = &parts[k];
         if (p->node >= c->n_nodes)
             return PLACE_ERR_INVAL;
-        for (uint32_t i = 0; i < k; i++) /* O(parts^2); gangs span few nodes */
-            if (parts[i].node == p->node)
-                return PLACE_ERR_SPAN;
+        /* Parts in increasing node order (what the fits produce) cannot repeat
+         * a node: O(1). Otherwise compare with every earlier part: O(parts^2). */
+        if (k > 0 && !(increasing && p->node > parts[k - 1].node)) {
+            increasing = 0;
+            for (uint32_t i = 0; i < k; i++)
+                if (parts[i].node == p->node)
+                    return PLACE_ERR_SPAN;
+        }
         uint32_t t = c->node_type[p->node];
         if (!c->node_up[p->node])
             return PLACE_ERR_DOWN;

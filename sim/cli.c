@@ -23,6 +23,8 @@
 static const sim__cli_command *const commands[] = {
     &sim__cmd_run,
     &sim__cmd_validate,
+    &sim__cmd_replay,
+    &sim__cmd_synth,
     &sim__cmd_place,
 };
 

@@ -32,6 +32,7 @@ typedef struct sim__cli_command {
 } sim__cli_command;
 
 extern const sim__cli_command sim__cmd_run, sim__cmd_validate;
+extern const sim__cli_command sim__cmd_replay, sim__cmd_synth;
 extern const sim__cli_command sim__cmd_place;
 
 #endif

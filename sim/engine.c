@@ -38,6 +38,7 @@
 
 #include "evq_int.h"
 #include "metrics_int.h"
+#include "service_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,13 +48,18 @@
 /* Event kinds; the value is the priority at equal time (lower first). */
 enum {
     EV_JOB_END = 0,
-    EV_OVERHEAD_END = 1,
+    EV_OVERHEAD_END = 1, /* also: a service replica finished loading */
     EV_GPU_REPAIR = 2,
     EV_POOL_RETIRE = 3,
     EV_POOL_DELIVER = 4,
     EV_GPU_FAIL = 5,
-    EV_ARRIVAL = 6,
+    EV_SVC_SPECIAL = 6,
+    EV_SVC_TICK = 7,
+    EV_ARRIVAL = 8,
 };
+
+/* A service replica's state. */
+enum { REP_NONE = 0, REP_QUEUED, REP_LOADING, REP_READY };
 
 #define PAGE_SHIFT      10u
 #define PAGE_JOBS       (1u << PAGE_SHIFT)
@@ -82,6 +88,11 @@ typedef struct job {
     uint32_t gen; /* bumped when the slot is reused */
     uint32_t interruptions;
     int in_overhead;              /* the current run is still paying its restart overhead */
+    int64_t busy_milli;           /* what it adds to the busy levels now */
+    uint32_t svc;                 /* 0: a batch job; s + 1: a replica of service s */
+    uint32_t rep_state;           /* REP_* for a replica */
+    int warm;                     /* a replica of the start: ready when placed at t = 0 */
+    uint64_t num;                 /* batch jobs: job number for the rows (from 1) */
     uint64_t end_ev, overhead_ev; /* event handles */
     place_part part0;             /* storage for a one-part placement */
     place_part *parts;            /* &part0, or a pooled block for a gang that spans */
@@ -93,7 +104,6 @@ typedef struct source {
     int owned; /* close it at the end (the engine opened it) */
     trace_job next;
     int64_t last_submit_us;
-    gsl_rng *r[6];
 } source;
 
 /* Free lists of part blocks by power-of-two size class: spanning gangs are
@@ -110,6 +120,28 @@ typedef struct type_gpus {
     uint32_t n;
     gsl_rng *r_fail, *r_repair;
 } type_gpus;
+
+/* A service: its model state, its replicas, and what it has served. */
+typedef struct svc {
+    const sim_service_spec *spec;
+    const sim__svc_cfg *cfg; /* spec->cfg, or spec->special after the switch */
+    sim__svc_scaler scaler;
+    sim__svc_pool pool;
+    sim__svc_acct acct;
+    uint32_t ready_by_type[PLACE_MAX_TYPES];
+    int64_t t_acct_us; /* acct covers [0, t_acct_us) */
+    double util;       /* busy fraction of the ready replicas in the current piece */
+    uint32_t *rep;     /* replica job slots, any state */
+    uint32_t n_rep, cap_rep;
+    uint64_t tick_ev;
+    int64_t tick_at_us; /* pending tick (INT64_MAX none) */
+    double loading_s;   /* replica-seconds spent loading */
+    uint32_t ready_max;
+    uint64_t started, lost;
+    /* specialization snapshots: level integrals at the switch */
+    int64_t special_t_us;
+    sim__area snap_svc_alloc, snap_alloc;
+} svc;
 
 typedef struct engine {
     const sim_scenario *sc;
@@ -155,8 +187,12 @@ typedef struct engine {
     uint8_t *node_up_gpus; /* GPUs node n adds to the in-service levels */
     type_gpus tgpus[PLACE_MAX_TYPES];
 
+    svc *svcs;
+    size_t n_svcs;
+
     int64_t now_us;
-    uint64_t arrivals;
+    uint64_t arrivals; /* batch jobs */
+    uint64_t seq;      /* queue order of every job, replicas included */
     int dirty;
     sim__series series;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
@@ -252,26 +288,40 @@ static void levels_alloc(engine *e, const job *j, int sign)
     }
     int64_t m = sign * job_milli(j);
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
-    sim__level_add(&e->series, sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC), e->now_us, m);
+    size_t own = j->svc ? sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC)
+                        : sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC);
+    sim__level_add(&e->series, own, e->now_us, m);
 }
 
-static void levels_busy(engine *e, const job *j, int sign)
+/* Set what a job adds to the busy levels: all of its GPUs for a batch job at
+ * work, none while it pays a restart overhead, the service's utilisation of
+ * them for a ready replica (a replica is on one node). */
+static void levels_busy_set(engine *e, job *j, int64_t milli)
 {
     const sim_scenario *sc = e->sc;
+    int64_t delta = milli - j->busy_milli;
+    if (delta == 0)
+        return;
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
-        int64_t m = sign * part_milli(j, p);
+        int64_t m = j->n_parts == 1 ? delta : (delta > 0 ? 1 : -1) * part_milli(j, p);
         uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
         sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
         sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
     }
-    sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, sign * job_milli(j));
+    sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, delta);
+    if (j->svc)
+        sim__level_add(&e->series, sim_level_service(sc, j->svc - 1, SIM_LV_S_BUSY), e->now_us,
+                       delta);
+    j->busy_milli = milli;
 }
 
-static void levels_queue(engine *e, uint32_t cls, int delta)
+static void levels_queue(engine *e, const job *j, int delta)
 {
     sim__level_add(&e->series, SIM_LV_QUEUE, e->now_us, delta);
-    sim__level_add(&e->series, sim_level_class(e->sc, cls, SIM_LV_C_QUEUE), e->now_us, delta);
+    if (!j->svc)
+        sim__level_add(&e->series, sim_level_class(e->sc, j->pj.cls, SIM_LV_C_QUEUE), e->now_us,
+                       delta);
 }
 
 /* GPUs node n counts as in service: its GPUs in service while the node is, and
@@ -391,13 +441,13 @@ static void slot_free(engine *e, uint32_t s)
 
 static int emit_row(engine *e, const job *j, int state, int reason)
 {
-    if (!e->sink || !e->sink->job)
+    if (!e->sink || !e->sink->job || j->svc)
         return TM_OK;
     int started = j->first_start_us >= 0;
     int placed = started && j->n_parts > 0;
     int64_t end = j->end_us >= 0 ? j->end_us : e->now_us;
     sim_job_row row = {
-        .id = j->pj.id,
+        .id = j->num,
         .trace_id = j->trace_id,
         .cls = j->pj.cls,
         .tenant = j->pj.tenant,
@@ -517,9 +567,27 @@ static int queue_insert(engine *e, uint32_t slot)
     e->q_tail++;
     queue_set(e, lo, slot);
     j->state = SIM_JOB_QUEUED;
-    levels_queue(e, j->pj.cls, 1);
+    if (j->svc)
+        j->rep_state = REP_QUEUED;
+    levels_queue(e, j, 1);
     e->dirty = 1;
     return TM_OK;
+}
+
+/* Take queue entry i out (a replica request the autoscaler cancelled). */
+static void queue_remove(engine *e, uint32_t i)
+{
+    job *j = slot_job(e, e->q_slot[i]);
+    uint32_t n = e->q_tail - i - 1;
+    memmove(e->q_jobs + i, e->q_jobs + i + 1, n * sizeof *e->q_jobs);
+    memmove(e->q_slot + i, e->q_slot + i + 1, n * sizeof *e->q_slot);
+    memmove(e->q_state + i, e->q_state + i + 1, n * sizeof *e->q_state);
+    e->q_tail--;
+    for (uint32_t k = i; k < e->q_tail; k++)
+        slot_job(e, e->q_slot[k])->pos = k;
+    if (e->q_head == e->q_tail)
+        e->q_head = e->q_tail = 0;
+    levels_queue(e, j, -1);
 }
 
 static int admit(engine *e, const trace_job *tj)
@@ -530,8 +598,10 @@ static int admit(engine *e, const trace_job *tj)
         return rc;
     job *j = slot_job(e, slot);
     const sim_class_cfg *cc = &e->sc->classes[tj->cls];
-    e->arrivals++;
-    j->pj.id = e->arrivals;
+    if (cc->special && tj->submit_us >= cc->special_at_us)
+        cc = cc->special; /* its speeds, checkpoints and restart overhead */
+    j->num = ++e->arrivals;
+    j->pj.id = ++e->seq;
     j->pj.submit_us = tj->submit_us;
     j->pj.estimate_us = tj->estimate_us;
     j->pj.deadline_us = tj->deadline_us;
@@ -594,9 +664,8 @@ static int source_pull(engine *e, uint32_t s)
                            "job %llu asks for %u GPUs at %u milli-GPU each: a share below 1000 "
                            "needs exactly one GPU",
                            (unsigned long long)tj->id, tj->gpus, tj->gpu_milli);
-    if (tj->tenant >= e->sc->n_tenants)
-        return tm_diag_set(e->diag, TM_ERR_TRACE, "source", "job %llu has tenant %u of %zu",
-                           (unsigned long long)tj->id, tj->tenant, e->sc->n_tenants);
+    /* tenants: the scenario's list names those of synthesized jobs; a trace may
+     * carry its own ids (SWF user numbers), which pass through unnamed */
     src->last_submit_us = tj->submit_us;
     if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us)
         return TM_OK; /* nothing after the horizon can matter */
@@ -644,9 +713,15 @@ static void running_remove(engine *e, job *j)
 }
 
 /* Start a run of job j (placed: parts filled) at now. */
+static int svc_replica_begin(engine *e, uint32_t slot);
+static int svc_replica_ready(engine *e, uint32_t slot);
+static double level_gpu_s(const engine *e, size_t i);
+
 static int run_begin(engine *e, uint32_t slot)
 {
     job *j = slot_job(e, slot);
+    if (j->svc)
+        return svc_replica_begin(e, slot);
     const sim_class_cfg *cc = job_class(e, j);
     uint32_t t = e->cluster.node_type[j->parts[0].node];
     double speed = j->pj.speed ? j->pj.speed[t] : 1.0;
@@ -670,7 +745,7 @@ static int run_begin(engine *e, uint32_t slot)
             return nomem(e);
     } else {
         j->in_overhead = 0;
-        levels_busy(e, j, 1);
+        levels_busy_set(e, j, job_milli(j));
     }
     if (j->first_start_us < 0) {
         j->first_start_us = e->now_us;
@@ -695,8 +770,7 @@ static void run_release(engine *e, job *j)
     for (uint32_t k = 0; k < j->n_parts; k++)
         if (!e->cluster.node_up[j->parts[k].node])
             node_refresh_up(e, j->parts[k].node);
-    if (!j->in_overhead)
-        levels_busy(e, j, -1);
+    levels_busy_set(e, j, 0);
     levels_alloc(e, j, -1);
     running_remove(e, j);
     sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
@@ -727,7 +801,7 @@ static int apply_start(engine *e, place_view *v, place_decision *d)
         e->pass_prefix++;
     else
         e->pass_holes = 1;
-    levels_queue(e, j->pj.cls, -1);
+    levels_queue(e, j, -1);
     if ((rc = run_begin(e, slot)) != TM_OK)
         return rc;
     v->running = e->r_run;
@@ -793,9 +867,440 @@ static void job_close(engine *e, job *j)
     ar->value_goodput += good * j->value;
 }
 
+/* ------------------------------------------------------------------------- */
+/* services (docs/services.md §8 is the contract with the model)              */
+
+static int svc_err(engine *e, const svc *v, const tm_diag *sub)
+{
+    return tm_diag_set(e->diag, TM_ERR_INTERNAL, v->cfg->name, "service model: %s: %s", sub->where,
+                       sub->msg);
+}
+
+/* Account [t_acct, now) at the ready replicas of the piece that ends now. */
+static int svc_account(engine *e, svc *v)
+{
+    if (e->now_us <= v->t_acct_us)
+        return TM_OK;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_interval(&v->pool, v->t_acct_us, e->now_us, &v->acct, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    v->t_acct_us = e->now_us;
+    return TM_OK;
+}
+
+static int svc_rebuild(engine *e, svc *v)
+{
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_pool_init(&v->pool, v->cfg, v->ready_by_type, e->sc->n_types, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    if (v->pool.replicas > v->ready_max)
+        v->ready_max = v->pool.replicas;
+    return TM_OK;
+}
+
+static void svc_levels_counts(engine *e, svc *v)
+{
+    size_t si = (size_t)(v - e->svcs);
+    sim__level_set(&e->series, sim_level_service(e->sc, si, SIM_LV_S_READY), e->now_us,
+                   v->scaler.ready);
+    sim__level_set(&e->series, sim_level_service(e->sc, si, SIM_LV_S_LOADING), e->now_us,
+                   v->scaler.loading);
+}
+
+/* The steady state of the piece that starts now: request rates and the busy
+ * fraction of the ready replicas, into the levels. */
+static int svc_apply_perf(engine *e, svc *v)
+{
+    size_t si = (size_t)(v - e->svcs);
+    int64_t next = sim__svc_next_change_us(v->cfg, e->now_us);
+    double load = sim__svc_load_mean(v->cfg, e->now_us, next == INT64_MAX ? e->now_us : next);
+    sim__svc_perf perf;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_perf_eval(&v->pool, load, &perf, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    v->util = isfinite(perf.util) ? perf.util : 0.0;
+    const double rates[5] = {perf.offered, perf.slo_ok, perf.late, perf.unserved, perf.api};
+    for (int k = 0; k < 5; k++)
+        sim__level_set(&e->series, sim_level_service(e->sc, si, SIM_LV_S_OFFERED + k), e->now_us,
+                       (int64_t)llround(rates[k] * SIM_RATE_SCALE));
+    for (uint32_t i = 0; i < v->n_rep; i++) {
+        job *j = slot_job(e, v->rep[i]);
+        if (j->rep_state == REP_READY)
+            levels_busy_set(e, j, (int64_t)llround(v->util * (double)job_milli(j)));
+    }
+    svc_levels_counts(e, v);
+    return TM_OK;
+}
+
+/* Work tokens/s the autoscaler assumes per replica: the mean of the ready
+ * ones, or the best type the service may use in the fleet before any is. */
+static double svc_replica_tps(const engine *e, const svc *v)
+{
+    if (v->pool.replicas > 0) {
+        double sum = 0;
+        for (size_t k = 0; k < v->pool.n_sub; k++)
+            sum += v->pool.sub[k].replicas * v->cfg->tokens_per_s[v->pool.sub[k].type];
+        return sum / v->pool.replicas;
+    }
+    double best = 0;
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        if (((e->fleet_types >> t) & 1u) && sim__svc_type_ok(v->cfg, t) &&
+            v->cfg->tokens_per_s[t] > best)
+            best = v->cfg->tokens_per_s[t];
+    return best > 0 ? best : 1.0;
+}
+
+static int svc_request(engine *e, svc *v, uint32_t k)
+{
+    size_t si = (size_t)(v - e->svcs);
+    uint64_t mask = 0;
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        if (sim__svc_type_ok(v->cfg, t))
+            mask |= 1ull << t;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t slot;
+        int rc = slot_alloc(e, &slot);
+        if (rc != TM_OK)
+            return rc;
+        if (grow((void **)&v->rep, &v->cap_rep, v->n_rep + 1, sizeof *v->rep, 16))
+            return nomem(e);
+        job *j = slot_job(e, slot);
+        j->pj.id = ++e->seq;
+        j->pj.submit_us = e->now_us;
+        j->pj.estimate_us = -1;
+        j->pj.deadline_us = -1;
+        j->pj.type_mask = mask;
+        j->pj.gpus = v->cfg->replica_gpus;
+        j->pj.gpu_milli = PLACE_MILLI_WHOLE;
+        j->pj.gpu_mem_mib = v->cfg->gpu_mem_mib;
+        j->pj.flags = PLACE_JOB_SERVICE;
+        j->pj.priority = v->spec->priority;
+        j->pj.cls = (uint32_t)(e->sc->n_classes + si); /* classes, then services */
+        j->svc = (uint32_t)si + 1;
+        j->warm = e->now_us == 0; /* a run starts with its services warm */
+        j->first_start_us = -1;
+        j->end_us = -1;
+        v->rep[v->n_rep++] = slot;
+        if ((rc = queue_insert(e, slot)) != TM_OK)
+            return rc;
+    }
+    return TM_OK;
+}
+
+static void svc_rep_forget(engine *e, svc *v, uint32_t slot)
+{
+    for (uint32_t i = 0; i < v->n_rep; i++)
+        if (v->rep[i] == slot) {
+            v->rep[i] = v->rep[--v->n_rep];
+            break;
+        }
+    slot_free(e, slot);
+}
+
+/* Take replica `slot` away for good, whatever its state (placed ones give
+ * their GPUs back). The caller accounts before and tells the scaler. */
+static void svc_rep_drop(engine *e, svc *v, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    if (j->rep_state == REP_QUEUED) {
+        queue_remove(e, j->pos);
+    } else {
+        if (j->rep_state == REP_LOADING) {
+            v->loading_s += (double)(e->now_us - j->run_start_us) / SIM_US_PER_S;
+            if (j->in_overhead)
+                sim__evq_cancel(&e->evq, j->overhead_ev);
+        } else {
+            v->ready_by_type[e->cluster.node_type[j->parts[0].node]]--;
+        }
+        run_release(e, j);
+    }
+    svc_rep_forget(e, v, slot);
+    e->dirty = 1;
+}
+
+/* Release what the autoscaler asked: loading replicas (those still waiting for
+ * GPUs first, newest first), then ready ones (newest first). */
+static int svc_release(engine *e, svc *v, uint32_t loading, uint32_t ready)
+{
+    for (int pass = 0; pass < 2 && loading > 0; pass++) {
+        uint32_t want = pass == 0 ? REP_QUEUED : REP_LOADING;
+        for (uint32_t i = v->n_rep; i-- > 0 && loading > 0;)
+            if (slot_job(e, v->rep[i])->rep_state == want) {
+                svc_rep_drop(e, v, v->rep[i]);
+                loading--;
+            }
+    }
+    int any = ready > 0;
+    for (uint32_t i = v->n_rep; i-- > 0 && ready > 0;)
+        if (slot_job(e, v->rep[i])->rep_state == REP_READY) {
+            svc_rep_drop(e, v, v->rep[i]);
+            ready--;
+        }
+    if (loading || ready)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, v->cfg->name,
+                           "the autoscaler released replicas the service does not have");
+    return any ? svc_rebuild(e, v) : TM_OK;
+}
+
+static int svc_schedule_tick(engine *e, svc *v, int64_t at)
+{
+    if (at > e->sc->horizon_us)
+        at = e->sc->horizon_us; /* services stop at the horizon */
+    if (at < e->now_us || (v->tick_at_us <= at && v->tick_at_us >= e->now_us))
+        return TM_OK;
+    if (v->tick_at_us != INT64_MAX)
+        sim__evq_cancel(&e->evq, v->tick_ev);
+    v->tick_at_us = at;
+    if (sim__evq_push(&e->evq, at, EV_SVC_TICK, (uint32_t)(v - e->svcs), 0, &v->tick_ev))
+        return nomem(e);
+    return TM_OK;
+}
+
+/* One autoscaler decision at now, carried out. */
+static int svc_step(engine *e, svc *v)
+{
+    int64_t next = sim__svc_next_change_us(v->cfg, e->now_us);
+    double load = sim__svc_load_mean(v->cfg, e->now_us, next == INT64_MAX ? e->now_us : next);
+    sim__svc_action act;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_scaler_step(&v->scaler, v->cfg, e->now_us, load, svc_replica_tps(e, v), &act,
+                             &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    int rc = svc_release(e, v, act.release_loading, act.release_ready);
+    if (rc == TM_OK)
+        rc = svc_request(e, v, act.request);
+    if (rc == TM_OK)
+        rc = svc_schedule_tick(e, v, next < act.next_eval_us ? next : act.next_eval_us);
+    return rc;
+}
+
+static int svc_tick(engine *e, svc *v)
+{
+    v->tick_at_us = INT64_MAX;
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    if (e->now_us >= e->sc->horizon_us) {
+        /* the horizon: the service stops, its GPUs go back (a drain run then
+         * finishes the batch work alone) */
+        while (v->n_rep)
+            svc_rep_drop(e, v, v->rep[v->n_rep - 1]);
+        sim__svc_scaler_init(&v->scaler, 0);
+        if ((rc = svc_rebuild(e, v)) != TM_OK)
+            return rc;
+    } else if ((rc = svc_step(e, v)) != TM_OK) {
+        return rc;
+    }
+    return svc_apply_perf(e, v);
+}
+
+static int svc_replica_begin(engine *e, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    svc *v = &e->svcs[j->svc - 1];
+    j->state = SIM_JOB_RUNNING;
+    j->rep_state = REP_LOADING;
+    j->run_start_us = e->now_us;
+    j->run_speed = 1.0;
+    j->run_overhead_us =
+        j->warm && e->now_us == 0 ? 0 : (int64_t)llround(v->cfg->scale_up_delay_s * SIM_US_PER_S);
+    if (j->first_start_us < 0)
+        j->first_start_us = e->now_us;
+    v->started++;
+    levels_alloc(e, j, 1);
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, 1);
+    int rc = running_add(e, slot);
+    if (rc != TM_OK)
+        return rc;
+    if (j->run_overhead_us == 0)
+        return svc_replica_ready(e, slot);
+    j->in_overhead = 1;
+    if (sim__evq_push(&e->evq, e->now_us + j->run_overhead_us, EV_OVERHEAD_END, slot, j->gen,
+                      &j->overhead_ev) != TM_OK)
+        return nomem(e);
+    return TM_OK;
+}
+
+static int svc_replica_ready(engine *e, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    svc *v = &e->svcs[j->svc - 1];
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_scaler_ready(&v->scaler, 1, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    v->loading_s += (double)(e->now_us - j->run_start_us) / SIM_US_PER_S;
+    j->in_overhead = 0;
+    j->rep_state = REP_READY;
+    v->ready_by_type[e->cluster.node_type[j->parts[0].node]]++;
+    if ((rc = svc_rebuild(e, v)) != TM_OK)
+        return rc;
+    return svc_apply_perf(e, v);
+}
+
+/* A placed replica went away without the autoscaler asking (a GPU failure, a
+ * preemption): account, forget it, and let the autoscaler replace it. */
+static int svc_replica_lost(engine *e, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    svc *v = &e->svcs[j->svc - 1];
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    int was_ready = j->rep_state == REP_READY;
+    svc_rep_drop(e, v, slot);
+    v->lost++;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_scaler_lost(&v->scaler, was_ready ? 1u : 0u, was_ready ? 0u : 1u, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    if ((was_ready && (rc = svc_rebuild(e, v)) != TM_OK) || (rc = svc_step(e, v)) != TM_OK)
+        return rc;
+    return svc_apply_perf(e, v);
+}
+
+/* The integral of level i from the start to now. */
+static sim__area level_integral_now(const engine *e, size_t i)
+{
+    const sim__level *l = &e->series.lv[i];
+    return l->total + (sim__area)l->value * (e->now_us - l->t_us);
+}
+
+/* The switch to the specialized model: the old replicas go, the new model's
+ * are requested (they load before they serve). */
+static int svc_specialize(engine *e, svc *v)
+{
+    size_t si = (size_t)(v - e->svcs);
+    v->special_t_us = e->now_us;
+    v->snap_svc_alloc = level_integral_now(e, sim_level_service(e->sc, si, SIM_LV_S_ALLOC));
+    v->snap_alloc = level_integral_now(e, SIM_LV_ALLOC);
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    while (v->n_rep)
+        svc_rep_drop(e, v, v->rep[v->n_rep - 1]);
+    v->cfg = &v->spec->special;
+    sim__svc_scaler_init(&v->scaler, 0);
+    if ((rc = svc_rebuild(e, v)) != TM_OK || (rc = svc_step(e, v)) != TM_OK)
+        return rc;
+    return svc_apply_perf(e, v);
+}
+
+static int build_services(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    e->n_svcs = sc->n_services;
+    if (!e->n_svcs)
+        return TM_OK;
+    e->svcs = calloc(e->n_svcs, sizeof *e->svcs);
+    if (!e->svcs)
+        return nomem(e);
+    for (size_t i = 0; i < e->n_svcs; i++) {
+        svc *v = &e->svcs[i];
+        v->spec = &sc->services[i];
+        v->cfg = &v->spec->cfg;
+        v->tick_at_us = INT64_MAX;
+        v->special_t_us = -1;
+        sim__svc_scaler_init(&v->scaler, 0);
+        int rc = svc_rebuild(e, v);
+        if (rc == TM_OK)
+            rc = svc_step(e, v);
+        if (rc == TM_OK)
+            rc = svc_apply_perf(e, v);
+        if (rc != TM_OK)
+            return rc;
+        if (v->spec->special_at_us >= 0 && v->spec->special_at_us <= sc->horizon_us &&
+            sim__evq_push(&e->evq, v->spec->special_at_us, EV_SVC_SPECIAL, (uint32_t)i, 0, NULL))
+            return nomem(e);
+    }
+    return TM_OK;
+}
+
+static void svc_results(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    for (size_t i = 0; i < e->n_svcs; i++) {
+        svc *v = &e->svcs[i];
+        sim_service_result *r = &e->res->services[i];
+        const sim__svc_acct *a = &v->acct;
+        r->req_demanded = a->demanded.req;
+        r->req_slo_ok = a->slo_ok.req;
+        r->req_late = a->late.req;
+        r->req_unserved = a->unserved.req;
+        r->req_api = a->api.req;
+        r->tok_in_demanded = a->demanded.tok_in;
+        r->tok_out_demanded = a->demanded.tok_out;
+        sim__svc_vol owned = sim__svc_acct_owned(a);
+        r->tok_in_owned = owned.tok_in;
+        r->tok_out_owned = owned.tok_out;
+        r->tok_in_api = a->api.tok_in;
+        r->tok_out_api = a->api.tok_out;
+        r->attainment = sim__svc_acct_attainment(a);
+        r->api_usd = a->api.tok_in / 1e6 * v->spec->api_in_usd_per_mtok +
+                     a->api.tok_out / 1e6 * v->spec->api_out_usd_per_mtok;
+        double loading = v->loading_s;
+        for (uint32_t k = 0; k < v->n_rep; k++) {
+            const job *j = slot_job(e, v->rep[k]);
+            if (j->rep_state == REP_LOADING)
+                loading += (double)(e->now_us - j->run_start_us) / SIM_US_PER_S;
+        }
+        r->replica_hours_ready = a->replica_s / 3600;
+        r->replica_hours_loading = loading / 3600;
+        r->gpu_hours_alloc = level_gpu_s(e, sim_level_service(sc, i, SIM_LV_S_ALLOC)) / 3600;
+        r->gpu_hours_busy = level_gpu_s(e, sim_level_service(sc, i, SIM_LV_S_BUSY)) / 3600;
+        double span = (double)e->now_us;
+        r->ready_mean =
+            span > 0
+                ? (double)sim__level_total(&e->series, sim_level_service(sc, i, SIM_LV_S_READY)) /
+                      span
+                : 0.0;
+        r->ready_max = v->ready_max;
+        r->replicas_started = v->started;
+        r->replicas_lost = v->lost;
+        r->special_at_s = r->gpus_before = r->gpus_after = r->others_before = r->others_after = NAN;
+        if (v->special_t_us >= 0) {
+            double t0 = (double)v->special_t_us, t1 = (double)e->now_us - t0;
+            double k = PLACE_MILLI_WHOLE;
+            sim__area svc_all =
+                sim__level_total(&e->series, sim_level_service(sc, i, SIM_LV_S_ALLOC));
+            sim__area all = sim__level_total(&e->series, SIM_LV_ALLOC);
+            r->special_at_s = t0 / SIM_US_PER_S;
+            r->gpus_before = t0 > 0 ? (double)v->snap_svc_alloc / t0 / k : NAN;
+            r->others_before = t0 > 0 ? (double)(v->snap_alloc - v->snap_svc_alloc) / t0 / k : NAN;
+            r->gpus_after = t1 > 0 ? (double)(svc_all - v->snap_svc_alloc) / t1 / k : NAN;
+            r->others_after =
+                t1 > 0 ? (double)((all - v->snap_alloc) - (svc_all - v->snap_svc_alloc)) / t1 / k
+                       : NAN;
+        }
+    }
+}
+
+static void svcs_fini(engine *e)
+{
+    for (size_t i = 0; i < e->n_svcs; i++)
+        free(e->svcs[i].rep);
+    free(e->svcs);
+}
+
 static int apply_preempt(engine *e, place_view *v, place_decision *d)
 {
     uint32_t slot = e->r_slot[d->index];
+    if (slot_job(e, slot)->svc) {
+        /* a preempted replica is gone; its service asks for another */
+        e->res->preemptions++;
+        e->series.b_preemptions++;
+        int rc = svc_replica_lost(e, slot);
+        v->running = e->r_run;
+        v->n_running = e->n_run;
+        return rc;
+    }
     uint32_t need = e->n_requeue + 1;
     if (grow((void **)&e->requeue, &e->requeue_cap, need, sizeof *e->requeue, 16))
         return nomem(e);
@@ -911,7 +1416,9 @@ static int overhead_end(engine *e, uint32_t slot, uint64_t gen)
     if (j->state != SIM_JOB_RUNNING || j->gen != gen || !j->in_overhead)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "overhead end of a job not loading");
     j->in_overhead = 0;
-    levels_busy(e, j, 1);
+    if (j->svc)
+        return svc_replica_ready(e, slot);
+    levels_busy_set(e, j, job_milli(j));
     return TM_OK;
 }
 
@@ -978,6 +1485,12 @@ static int gpu_fail(engine *e, uint32_t t)
             continue;
         }
         uint32_t slot = e->r_slot[i];
+        if (slot_job(e, slot)->svc) {
+            if ((rc = svc_replica_lost(e, slot)) != TM_OK)
+                return rc;
+            i = 0; /* its service may have released others too: scan again */
+            continue;
+        }
         run_stop(e, slot, STOP_FAILURE); /* swap-remove: entry i is another job now */
         job *j = slot_job(e, slot);
         if (e->sc->failures.restart) {
@@ -1283,45 +1796,11 @@ static int build_sources(engine *e)
         return nomem(e);
     uint32_t rep = e->opts ? e->opts->replication : 0;
     for (size_t c = 0; c < sc->n_classes; c++) {
-        source *s = &e->sources[c];
-        const sim_class_cfg *cc = &sc->classes[c];
-        static const uint32_t purpose[6] = {SIM_STREAM_ARRIVALS, SIM_STREAM_GPUS,
-                                            SIM_STREAM_DURATION, SIM_STREAM_SHARE,
-                                            SIM_STREAM_ESTIMATE, SIM_STREAM_TENANT};
-        for (int k = 0; k < 6; k++)
-            if (!(s->r[k] = sim_rng_new(sc->seed, rep, purpose[k], (uint32_t)c)))
-                return nomem(e);
-        trace_synth_cfg cfg = {
-            .cls = (uint32_t)c,
-            .arrival = &cc->arrival,
-            .gpus = &cc->gpus,
-            .duration_s = cc->use_work ? NULL : &cc->duration_s,
-            .work_gpu_s = cc->use_work ? &cc->work_gpu_s : NULL,
-            .scaling_per_doubling = cc->scaling_per_doubling,
-            .share_milli = cc->has_share ? &cc->share_milli : NULL,
-            .estimate_factor = cc->has_estimate ? &cc->estimate_factor : NULL,
-            .tenant = cc->has_tenants ? &cc->tenant : NULL,
-            .gpu_mem_mib = cc->gpu_mem_mib,
-            .flags = cc->flags,
-            .type_mask = cc->type_mask,
-            .priority = cc->priority,
-            .deadline_us = cc->deadline_us,
-            .value = cc->value,
-            .t_end_s = (double)sc->horizon_us / SIM_US_PER_S,
-            .max_jobs = cc->max_jobs,
-            .r_arrival = s->r[0],
-            .r_gpus = s->r[1],
-            .r_duration = s->r[2],
-            .r_share = s->r[3],
-            .r_estimate = s->r[4],
-            .r_tenant = s->r[5],
-        };
-        int rc = trace_synth_open(&s->src, &cfg, e->diag);
+        int rc = sim_class_source_open(sc, c, rep, &e->sources[c].src, e->diag);
         if (rc != TM_OK)
             return rc;
-        s->owned = 1;
-        rc = source_pull(e, (uint32_t)c);
-        if (rc != TM_OK)
+        e->sources[c].owned = 1;
+        if ((rc = source_pull(e, (uint32_t)c)) != TM_OK)
             return rc;
     }
     return TM_OK;
@@ -1341,9 +1820,6 @@ static void engine_fini(engine *e)
     for (size_t s = 0; s < e->n_sources; s++) {
         if (e->sources[s].owned && e->sources[s].src.close)
             e->sources[s].src.close(e->sources[s].src.ud);
-        for (int k = 0; k < 6; k++)
-            if (e->sources[s].r[k])
-                gsl_rng_free(e->sources[s].r[k]);
     }
     free(e->sources);
     for (uint32_t p = 0; p < e->n_pages; p++) {
@@ -1386,6 +1862,7 @@ static void engine_fini(engine *e)
     sim__evq_fini(&e->evq);
     free(e->hook_d);
     free(e->hook_parts);
+    svcs_fini(e);
 }
 
 /* Rows for the jobs still in flight at the end: the queue in arrival order,
@@ -1394,6 +1871,8 @@ static int emit_unfinished(engine *e)
 {
     for (uint32_t i = e->q_head; i < e->q_tail; i++) {
         job *j = slot_job(e, e->q_slot[i]);
+        if (j->svc)
+            continue;
         cls_res(e, j->pj.cls)->queued_end++;
         all_res(e)->queued_end++;
         job_close(e, j);
@@ -1419,6 +1898,8 @@ static int emit_unfinished(engine *e)
     int rc = TM_OK;
     for (uint32_t i = 0; i < n && rc == TM_OK; i++) {
         job *j = slot_job(e, order[i]);
+        if (j->svc)
+            continue;
         sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
         cr->running_end++;
         ar->running_end++;
@@ -1507,7 +1988,7 @@ static int check_state(engine *e)
         if (j->state != SIM_JOB_RUNNING || j->pos != i)
             return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "running set broken");
         milli += job_milli(j);
-        busy += j->in_overhead ? 0 : job_milli(j);
+        busy += j->busy_milli;
     }
     for (uint32_t i = e->q_head; i < e->q_tail; i++) {
         const job *j = slot_job(e, e->q_slot[i]);
@@ -1606,6 +2087,12 @@ static int run_loop(engine *e)
         case EV_GPU_FAIL:
             rc = gpu_fail(e, ev.a);
             break;
+        case EV_SVC_TICK:
+            rc = svc_tick(e, &e->svcs[ev.a]);
+            break;
+        case EV_SVC_SPECIAL:
+            rc = svc_specialize(e, &e->svcs[ev.a]);
+            break;
         case EV_ARRIVAL: {
             source *s = &e->sources[ev.a];
             rc = admit(e, &s->next);
@@ -1660,14 +2147,16 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     res->n_classes = sc->n_classes;
     res->n_pools = sc->n_pools;
     res->n_types = sc->n_types;
+    res->n_services = sc->n_services;
+    res->services = calloc(sc->n_services ? sc->n_services : 1, sizeof *res->services);
     res->classes = calloc(nq, sizeof *res->classes);
     res->pools = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *res->pools);
     res->types = calloc(sc->n_types ? sc->n_types : 1, sizeof *res->types);
     e.q_wait = quant_new(nq);
     e.q_completion = quant_new(nq);
     e.q_slowdown = quant_new(nq);
-    if (!res->classes || !res->pools || !res->types || !e.q_wait || !e.q_completion ||
-        !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
+    if (!res->classes || !res->pools || !res->types || !res->services || !e.q_wait ||
+        !e.q_completion || !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
         sim__series_init(&e.series, sim_level_count(sc), sc->sample_us) != TM_OK) {
         rc = nomem(&e);
         goto out;
@@ -1700,7 +2189,8 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
                          perr[0] ? perr : place_strerror(prc));
         goto out;
     }
-    if ((rc = build_fleet(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)
+    if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
+        (rc = build_sources(&e)) != TM_OK)
         goto out;
     if ((rc = run_loop(&e)) != TM_OK)
         goto out;
@@ -1708,7 +2198,11 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         goto out;
     if ((rc = emit_unfinished(&e)) != TM_OK)
         goto out;
+    for (size_t i = 0; i < e.n_svcs; i++)
+        if ((rc = svc_account(&e, &e.svcs[i])) != TM_OK)
+            goto out;
     finish_results(&e);
+    svc_results(&e);
 out:
     engine_fini(&e);
     res->wall_s = wall_now() - t0;
@@ -1724,6 +2218,8 @@ void sim_result_fini(sim_result *r)
     free(r->classes);
     free(r->pools);
     free(r->types);
+    free(r->services);
+    r->services = NULL;
     r->classes = NULL;
     r->pools = NULL;
     r->types = NULL;
@@ -1787,7 +2283,14 @@ size_t sim_level_class(const sim_scenario *sc, size_t cls, int k)
     return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * cls + (size_t)k;
 }
 
+size_t sim_level_service(const sim_scenario *sc, size_t svc_index, int k)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * sc->n_classes +
+           SIM_LV_S_COUNT * svc_index + (size_t)k;
+}
+
 size_t sim_level_count(const sim_scenario *sc)
 {
-    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * sc->n_classes;
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * sc->n_classes +
+           SIM_LV_S_COUNT * sc->n_services;
 }

@@ -18,6 +18,8 @@
  */
 #include "sim.h"
 
+#include "service_int.h"
+
 #include <cjson/cJSON.h>
 
 #include <ctype.h>
@@ -1249,19 +1251,398 @@ static int load_class(loader *L, const cJSON *o, const char *p, sim_class_cfg *c
     return TM_OK;
 }
 
-static int load_workload(loader *L, const cJSON *w)
+/* A copy of object `base` with the members of `over` (but `skip`) replacing
+ * its own, and without `drop`. Used for specializations, which are the class
+ * or service they specialize with some fields replaced. NULL on out of memory. */
+static cJSON *merged_object(const cJSON *base, const cJSON *over, const char *skip,
+                            const char *drop)
 {
-    static const char *const keys[] = {"classes", NULL};
-    int rc = check_object(L, w, "workload", keys);
+    cJSON *m = cJSON_Duplicate(base, 1);
+    if (!m)
+        return NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(m, drop);
+    for (const cJSON *e = over->child; e; e = e->next) {
+        if (strcmp(e->string, skip) == 0)
+            continue;
+        cJSON *d = cJSON_Duplicate(e, 1);
+        if (!d) {
+            cJSON_Delete(m);
+            return NULL;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(m, e->string))
+            cJSON_ReplaceItemInObjectCaseSensitive(m, e->string, d);
+        else
+            cJSON_AddItemToObject(m, e->string, d);
+    }
+    return m;
+}
+
+/* Keys of `over` that replace one of a pair in the base (a class gives
+ * duration or work, a share or slices): the other goes. */
+static void drop_rivals(cJSON *m, const cJSON *over, const char *a, const char *b)
+{
+    if (member(over, a))
+        cJSON_DeleteItemFromObjectCaseSensitive(m, b);
+    if (member(over, b))
+        cJSON_DeleteItemFromObjectCaseSensitive(m, a);
+}
+
+static void class_fini(sim_class_cfg *cc);
+
+static int load_class_special(loader *L, const cJSON *o, const char *p, sim_class_cfg *cc,
+                              int index)
+{
+    cc->special_at_us = -1;
+    const cJSON *sp = member(o, "specialize");
+    if (!sp)
+        return TM_OK;
+    char q[PATH_MAX_LEN];
+    child(q, p, "specialize");
+    static const char *const keys[] = {"at",
+                                       "gpus",
+                                       "duration",
+                                       "work_gpu_hours",
+                                       "scaling_per_doubling",
+                                       "gpu_milli",
+                                       "gpu_slices",
+                                       "gpu_mem_gib",
+                                       "gpu_types",
+                                       "can_span",
+                                       "span_slowdown",
+                                       "speeds",
+                                       "speed_basis",
+                                       "estimate",
+                                       "value",
+                                       NULL};
+    int rc = check_object(L, sp, q, keys);
+    if (rc || (rc = get_duration(L, sp, q, "at", &cc->special_at_us, 1)))
+        return rc;
+    cJSON *m = merged_object(o, sp, "at", "specialize");
+    if (!m)
+        return oom(L);
+    drop_rivals(m, sp, "duration", "work_gpu_hours");
+    drop_rivals(m, sp, "gpu_milli", "gpu_slices");
+    cc->special = calloc(1, sizeof *cc->special);
+    if (!cc->special) {
+        cJSON_Delete(m);
+        return oom(L);
+    }
+    rc = load_class(L, m, q, cc->special, index);
+    cJSON_Delete(m);
     if (rc)
         return rc;
+    /* the same arrivals: a specialization changes what the jobs are, not when
+     * they come (offered_load would otherwise rescale the rate) */
+    cc->special->arrival = cc->arrival;
+    return TM_OK;
+}
+
+static void class_fini(sim_class_cfg *cc)
+{
+    trace_dist_fini(&cc->gpus);
+    trace_dist_fini(&cc->duration_s);
+    trace_dist_fini(&cc->work_gpu_s);
+    trace_dist_fini(&cc->share_milli);
+    trace_dist_fini(&cc->estimate_factor);
+    trace_dist_fini(&cc->tenant);
+    if (cc->special) {
+        class_fini(cc->special);
+        free(cc->special);
+        cc->special = NULL;
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* services                                                                   */
+
+static const char *const service_keys[] = {"name",
+                                           "preset",
+                                           "model",
+                                           "replica_gpus",
+                                           "gpu_mem_gib",
+                                           "gpu_types",
+                                           "tokens_per_s",
+                                           "concurrency",
+                                           "tokens_in",
+                                           "tokens_out",
+                                           "prefill_weight",
+                                           "load",
+                                           "slo",
+                                           "overflow",
+                                           "autoscale",
+                                           "priority",
+                                           "api_price",
+                                           "specialize",
+                                           NULL};
+
+/* The shape and throughput of a service's model (also what a specialization
+ * may change). */
+static int load_service_model(loader *L, const cJSON *o, const char *p, sim__svc_cfg *cfg,
+                              sim_service_spec *spec)
+{
+    char q[PATH_MAX_LEN], preset[SIM_NAME_MAX];
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    int rc = get_string(L, o, p, "preset", preset, sizeof preset, "");
+    if (rc)
+        return rc;
+    if (preset[0]) {
+        child(q, p, "preset");
+        const sim__svc_preset *ps = sim__svc_preset_find(preset);
+        if (!ps) {
+            size_t n;
+            const sim__svc_preset *all = sim__svc_presets(&n);
+            char list[300] = "";
+            size_t len = 0;
+            for (size_t i = 0; i < n && len < sizeof list - 60; i++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "",
+                                        all[i].name);
+            return fail(L, q, "no service preset \"%s\" (%s)", preset, list);
+        }
+        if (sim__svc_cfg_apply_preset(cfg, ps, L->sc->types, L->sc->n_types, &sub) != TM_OK)
+            return fail(L, q, "%s", sub.msg);
+    }
+    int64_t rg = cfg->replica_gpus;
+    double mem = cfg->gpu_mem_mib / 1024.0;
+    if ((rc = get_string(L, o, p, "model", cfg->model, sizeof cfg->model, cfg->model)) ||
+        (rc = get_int(L, o, p, "replica_gpus", &rg, 1, PLACE_MAX_GPUS_PER_NODE, 0)) ||
+        (rc = get_number(L, o, p, "gpu_mem_gib", &mem, 0, 65536, 0)) ||
+        (rc = get_number(L, o, p, "tokens_in", &cfg->tokens_in_per_req, 0, 1e9, 0)) ||
+        (rc = get_number(L, o, p, "tokens_out", &cfg->tokens_out_per_req, 0, 1e9, 0)) ||
+        (rc = get_number(L, o, p, "prefill_weight", &cfg->prefill_weight, 0, 1e3, 0)))
+        return rc;
+    cfg->replica_gpus = (uint32_t)rg;
+    cfg->gpu_mem_mib = (uint32_t)llround(mem * 1024);
+    const cJSON *tps = member(o, "tokens_per_s");
+    if (tps) {
+        child(q, p, "tokens_per_s");
+        if (!cJSON_IsObject(tps))
+            return fail(L, q, "expected {\"GPU type\": tokens/s of one replica at the SLO}, got %s",
+                        kind_of(tps));
+        for (const cJSON *e = tps->child; e; e = e->next) {
+            char r[PATH_MAX_LEN];
+            child(r, q, e->string);
+            uint32_t t;
+            if ((rc = find_type(L, r, e->string, &t)))
+                return rc;
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
+                return fail(L, r, "expected tokens/s >= 0, got %s", kind_of(e));
+            cfg->tokens_per_s[t] = e->valuedouble;
+            if (e->valuedouble > 0 && cfg->type_mask)
+                cfg->type_mask |= 1ull << t;
+        }
+    }
+    const cJSON *conc = member(o, "concurrency");
+    if (cJSON_IsNumber(conc)) {
+        int64_t c;
+        if ((rc = get_int(L, o, p, "concurrency", &c, 1, 1 << 20, 1)))
+            return rc;
+        for (size_t t = 0; t < PLACE_MAX_TYPES; t++)
+            cfg->concurrency[t] = (uint32_t)c;
+    } else if (conc) {
+        child(q, p, "concurrency");
+        if (!cJSON_IsObject(conc))
+            return fail(L, q, "expected a number or {\"GPU type\": slots}, got %s", kind_of(conc));
+        for (const cJSON *e = conc->child; e; e = e->next) {
+            char r[PATH_MAX_LEN];
+            child(r, q, e->string);
+            uint32_t t;
+            if ((rc = find_type(L, r, e->string, &t)))
+                return rc;
+            if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > (1 << 20) ||
+                e->valuedouble != floor(e->valuedouble))
+                return fail(L, r, "expected an integer number of slots >= 1, got %s", kind_of(e));
+            cfg->concurrency[t] = (uint32_t)e->valuedouble;
+        }
+    }
+    const cJSON *types = member(o, "gpu_types");
+    if (types) {
+        child(q, p, "gpu_types");
+        if (!cJSON_IsArray(types) || cJSON_GetArraySize(types) < 1)
+            return fail(L, q, "expected a non-empty array of GPU type names, got %s",
+                        kind_of(types));
+        uint64_t mask = 0;
+        int i = 0;
+        for (const cJSON *e = types->child; e; e = e->next, i++) {
+            char r[PATH_MAX_LEN];
+            element(r, q, i);
+            uint32_t t;
+            if (!cJSON_IsString(e))
+                return fail(L, r, "expected a GPU type name, got %s", kind_of(e));
+            if ((rc = find_type(L, r, e->valuestring, &t)))
+                return rc;
+            mask |= 1ull << t;
+        }
+        cfg->type_mask = mask;
+    }
+    const cJSON *api = member(o, "api_price");
+    if (api) {
+        child(q, p, "api_price");
+        static const char *const keys[] = {"input_usd_per_mtok", "output_usd_per_mtok", NULL};
+        if ((rc = check_object(L, api, q, keys)) ||
+            (rc = get_number(L, api, q, "input_usd_per_mtok", &spec->api_in_usd_per_mtok, 0, 1e6,
+                             1)) ||
+            (rc = get_number(L, api, q, "output_usd_per_mtok", &spec->api_out_usd_per_mtok, 0, 1e6,
+                             1)))
+            return rc;
+    }
+    return TM_OK;
+}
+
+static int load_service(loader *L, const cJSON *o, const char *p, sim_service_spec *spec, int index)
+{
+    int rc = check_object(L, o, p, service_keys);
+    if (rc)
+        return rc;
+    sim__svc_cfg *cfg = &spec->cfg;
+    sim__svc_cfg_defaults(cfg);
+    spec->priority = 100;
+    spec->special_at_us = -1;
+    char defname[SIM_NAME_MAX], q[PATH_MAX_LEN];
+    snprintf(defname, sizeof defname, "service%d", index);
+    if ((rc = get_string(L, o, p, "name", cfg->name, sizeof cfg->name, defname)) ||
+        (rc = load_service_model(L, o, p, cfg, spec)))
+        return rc;
+    child(q, p, "load");
+    const cJSON *ld = member(o, "load");
+    if (!ld)
+        return fail(L, q, "required: the request load (requests/s, with its profile)");
+    double offered;
+    if ((rc = load_arrival(L, ld, q, &cfg->load, &offered)))
+        return rc;
+    if (!isnan(offered))
+        return fail(L, q, "a service's load is a request rate (rate_per_s, ...), not offered_load");
+    const cJSON *slo = member(o, "slo");
+    if (slo) {
+        child(q, p, "slo");
+        static const char *const keys[] = {"latency", "kind", "target", NULL};
+        int64_t lat_us = (int64_t)(cfg->slo_s * SIM_US_PER_S);
+        char kind[16];
+        if ((rc = check_object(L, slo, q, keys)) ||
+            (rc = get_duration(L, slo, q, "latency", &lat_us, 0)) ||
+            (rc = get_string(L, slo, q, "kind", kind, sizeof kind, "wait")) ||
+            (rc = get_number(L, slo, q, "target", &cfg->slo_target, 1e-6, 0.999999, 0)))
+            return rc;
+        cfg->slo_s = (double)lat_us / SIM_US_PER_S;
+        if (strcmp(kind, "wait") == 0)
+            cfg->slo_kind = SIM__SVC_SLO_WAIT;
+        else if (strcmp(kind, "response") == 0)
+            cfg->slo_kind = SIM__SVC_SLO_RESPONSE;
+        else {
+            char r[PATH_MAX_LEN];
+            child(r, q, "kind");
+            return fail(L, r, "expected \"wait\" (time to first token) or \"response\", got \"%s\"",
+                        kind);
+        }
+    }
+    char ov[16];
+    if ((rc = get_string(L, o, p, "overflow", ov, sizeof ov, "miss")))
+        return rc;
+    if (strcmp(ov, "miss") == 0)
+        cfg->overflow = SIM__SVC_OVERFLOW_MISS;
+    else if (strcmp(ov, "api") == 0)
+        cfg->overflow = SIM__SVC_OVERFLOW_API;
+    else {
+        child(q, p, "overflow");
+        return fail(L, q, "expected \"miss\" or \"api\", got \"%s\"", ov);
+    }
+    const cJSON *as = member(o, "autoscale");
+    if (as) {
+        child(q, p, "autoscale");
+        static const char *const keys[] = {
+            "min", "max", "target_util", "scale_up_delay", "scale_down_window", NULL};
+        int64_t mn = cfg->min_replicas, mx = cfg->max_replicas;
+        int64_t up = (int64_t)(cfg->scale_up_delay_s * SIM_US_PER_S);
+        int64_t down = (int64_t)(cfg->scale_down_window_s * SIM_US_PER_S);
+        if ((rc = check_object(L, as, q, keys)) ||
+            (rc = get_int(L, as, q, "min", &mn, 0, 1000000, 0)) ||
+            (rc = get_int(L, as, q, "max", &mx, 1, 1000000, 0)) ||
+            (rc = get_number(L, as, q, "target_util", &cfg->target_util, 0.01, 1, 0)) ||
+            (rc = get_duration(L, as, q, "scale_up_delay", &up, 0)) ||
+            (rc = get_duration(L, as, q, "scale_down_window", &down, 0)))
+            return rc;
+        if (mn > mx)
+            return fail(L, q, "min (%lld) is above max (%lld)", (long long)mn, (long long)mx);
+        cfg->min_replicas = (uint32_t)mn;
+        cfg->max_replicas = (uint32_t)mx;
+        cfg->scale_up_delay_s = (double)up / SIM_US_PER_S;
+        cfg->scale_down_window_s = (double)down / SIM_US_PER_S;
+    }
+    int64_t prio = spec->priority;
+    if ((rc = get_int(L, o, p, "priority", &prio, -1000000, 1000000, 0)))
+        return rc;
+    spec->priority = (int32_t)prio;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_cfg_check(cfg, L->sc->n_types, &sub) != TM_OK)
+        return fail(L, p, "%s: %s", sub.where, sub.msg);
+    const cJSON *sp = member(o, "specialize");
+    if (sp) {
+        child(q, p, "specialize");
+        static const char *const keys[] = {
+            "at",          "preset",     "model",          "replica_gpus",
+            "gpu_mem_gib", "gpu_types",  "tokens_per_s",   "concurrency",
+            "tokens_in",   "tokens_out", "prefill_weight", "api_price",
+            NULL};
+        if ((rc = check_object(L, sp, q, keys)) ||
+            (rc = get_duration(L, sp, q, "at", &spec->special_at_us, 1)))
+            return rc;
+        /* the same service from the same defaults, its model fields replaced */
+        spec->special = *cfg;
+        if (member(sp, "preset") || member(sp, "tokens_per_s")) {
+            memset(spec->special.tokens_per_s, 0, sizeof spec->special.tokens_per_s);
+            memset(spec->special.concurrency, 0, sizeof spec->special.concurrency);
+            spec->special.type_mask = 0;
+        }
+        if ((rc = load_service_model(L, sp, q, &spec->special, spec)))
+            return rc;
+        if (sim__svc_cfg_check(&spec->special, L->sc->n_types, &sub) != TM_OK)
+            return fail(L, q, "%s: %s", sub.where, sub.msg);
+    }
+    return TM_OK;
+}
+
+static int load_services(loader *L, const cJSON *arr)
+{
+    sim_scenario *sc = L->sc;
+    if (!arr)
+        return TM_OK;
+    if (!cJSON_IsArray(arr))
+        return fail(L, "workload.services", "expected an array of services, got %s", kind_of(arr));
+    int n = cJSON_GetArraySize(arr);
+    sc->services = calloc(n ? (size_t)n : 1, sizeof *sc->services);
+    if (!sc->services)
+        return oom(L);
+    int i = 0;
+    for (const cJSON *o = arr->child; o; o = o->next, i++) {
+        char p[PATH_MAX_LEN];
+        element(p, "workload.services", i);
+        sc->n_services = (size_t)i + 1;
+        int rc = load_service(L, o, p, &sc->services[i], i);
+        if (rc)
+            return rc;
+        for (int k = 0; k < i; k++)
+            if (strcmp(sc->services[k].cfg.name, sc->services[i].cfg.name) == 0)
+                return fail(L, p, "service name \"%s\" used twice", sc->services[i].cfg.name);
+    }
+    return TM_OK;
+}
+
+static int load_workload(loader *L, const cJSON *w)
+{
+    static const char *const keys[] = {"classes", "services", NULL};
+    int rc = check_object(L, w, "workload", keys);
+    if (rc || (rc = load_services(L, member(w, "services"))))
+        return rc;
     const cJSON *arr = member(w, "classes");
-    if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) < 1)
+    sim_scenario *sc = L->sc;
+    if (!arr && sc->n_services > 0)
+        return TM_OK;
+    if (!cJSON_IsArray(arr) || (cJSON_GetArraySize(arr) < 1 && sc->n_services == 0))
         return fail(L, "workload.classes", "expected a non-empty array of classes, got %s",
                     kind_of(arr));
     int n = cJSON_GetArraySize(arr);
-    sim_scenario *sc = L->sc;
-    sc->classes = calloc((size_t)n, sizeof *sc->classes);
+    sc->classes = calloc(n ? (size_t)n : 1, sizeof *sc->classes);
     if (!sc->classes)
         return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
     int i = 0;
@@ -1269,7 +1650,8 @@ static int load_workload(loader *L, const cJSON *w)
         char p[PATH_MAX_LEN];
         element(p, "workload.classes", i);
         sc->n_classes = (size_t)i + 1; /* so that fini frees what was loaded */
-        if ((rc = load_class(L, o, p, &sc->classes[i], i)))
+        if ((rc = load_class(L, o, p, &sc->classes[i], i)) ||
+            (rc = load_class_special(L, o, p, &sc->classes[i], i)))
             return rc;
         for (int k = 0; k < i; k++)
             if (strcmp(sc->classes[k].name, sc->classes[i].name) == 0) {
@@ -1594,16 +1976,10 @@ void sim_scenario_fini(sim_scenario *sc)
 {
     if (!sc)
         return;
-    for (size_t c = 0; c < sc->n_classes; c++) {
-        sim_class_cfg *cc = &sc->classes[c];
-        trace_dist_fini(&cc->gpus);
-        trace_dist_fini(&cc->duration_s);
-        trace_dist_fini(&cc->work_gpu_s);
-        trace_dist_fini(&cc->share_milli);
-        trace_dist_fini(&cc->estimate_factor);
-        trace_dist_fini(&cc->tenant);
-    }
+    for (size_t c = 0; c < sc->n_classes; c++)
+        class_fini(&sc->classes[c]);
     free(sc->classes);
+    free(sc->services);
     free(sc->tenants);
     free(sc->tenant_share);
     trace_dist_fini(&sc->failures.repair_s);
@@ -1611,6 +1987,47 @@ void sim_scenario_fini(sim_scenario *sc)
     free(sc->types);
     free(sc->json_given);
     memset(sc, 0, sizeof *sc);
+}
+
+/* ------------------------------------------------------------------------- */
+/* scenarios built in code (trace replay)                                     */
+
+void sim_scenario_class_defaults(const sim_scenario *sc, sim_class_cfg *cc, const char *name)
+{
+    memset(cc, 0, sizeof *cc);
+    snprintf(cc->name, sizeof cc->name, "%s", name);
+    cc->kind = SIM_KIND_GENERIC;
+    trace_arrival_cfg_poisson(&cc->arrival, 0.0);
+    cc->scaling_per_doubling = 1.0;
+    cc->span_slowdown = 1.0;
+    cc->value = 1.0;
+    cc->deadline_us = -1;
+    cc->special_at_us = -1;
+    cc->speed_basis = SIM_SPEED_COMPUTE;
+    for (size_t t = 0; t < sc->n_types; t++)
+        cc->speed[t] = derived_speed(sc, cc->speed_basis, (uint32_t)t);
+}
+
+int sim_scenario_init_code(sim_scenario *sc, const char *name, tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    loader L = {"(scenario)", "", diag, sc};
+    snprintf(sc->name, sizeof sc->name, "%s", name ? name : "unnamed");
+    snprintf(sc->source, sizeof sc->source, "(built in code)");
+    sc->seed = 1;
+    sc->horizon_us = 30 * 86400 * SIM_US_PER_S;
+    sc->sample_us = 3600 * SIM_US_PER_S;
+    snprintf(sc->policy, sizeof sc->policy, "order=fifo placement=first-fit backfill=none");
+    int rc = load_types(&L, NULL);
+    if (rc == TM_OK)
+        rc = find_type(&L, "reference_gpu", "H100", &sc->reference_type);
+    if (rc == TM_OK)
+        rc = load_tenants(&L, NULL);
+    if (rc == TM_OK)
+        rc = load_failures(&L, NULL);
+    if (rc != TM_OK)
+        sim_scenario_fini(sc);
+    return rc;
 }
 
 const char *sim_lib_version_cjson(void)
@@ -1756,6 +2173,92 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
     char *s = cJSON_Print(r);
     cJSON_Delete(r);
     return s;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Fleet-only files, for `tarmac replay --fleet` (declared at the end of
+ * sim.h). The file is parsed once here to see what it holds; a bare
+ * {"pools": [...]} is wrapped as a fleet, and a missing workload gets one
+ * placeholder class, then the text goes through the full loader above, so
+ * every check and message is the loader's own. */
+
+int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
+                           "cannot open: %s", strerror(errno));
+    char *given = NULL;
+    size_t len = 0, cap = 0;
+    int rc = TM_OK;
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *nb = cap <= SCENARIO_MAX_BYTES + 1 ? realloc(given, cap + 1) : NULL;
+            if (!nb) {
+                rc = tm_diag_set(diag, TM_ERR_SCENARIO, path, "larger than %u MiB or out of memory",
+                                 SCENARIO_MAX_BYTES >> 20);
+                break;
+            }
+            given = nb;
+        }
+        size_t got = fread(given + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = tm_diag_set(diag, TM_ERR_IO, path, "read error: %s", strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc != TM_OK) {
+        free(given);
+        return rc;
+    }
+    if (!given && !(given = malloc(1)))
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    given[len] = '\0';
+    cJSON *root = cJSON_ParseWithLength(given, len + 1);
+    if (!root || !cJSON_IsObject(root) ||
+        (cJSON_GetObjectItemCaseSensitive(root, "workload") &&
+         cJSON_GetObjectItemCaseSensitive(root, "fleet"))) {
+        /* a whole scenario, or not an object: the loader says what is wrong */
+        cJSON_Delete(root);
+        rc = sim_scenario_load_text(sc, given, len, path, diag);
+        free(given);
+        return rc;
+    }
+    if (cJSON_GetObjectItemCaseSensitive(root, "pools") &&
+        !cJSON_GetObjectItemCaseSensitive(root, "fleet")) {
+        cJSON *pools = cJSON_DetachItemFromObjectCaseSensitive(root, "pools");
+        cJSON *fleet = cJSON_AddObjectToObject(root, "fleet");
+        cJSON_AddItemToObject(fleet, "pools", pools);
+    }
+    if (!cJSON_GetObjectItemCaseSensitive(root, "workload")) {
+        cJSON *w = cJSON_AddObjectToObject(root, "workload");
+        cJSON *cls = cJSON_CreateObject();
+        cJSON_AddStringToObject(cls, "name", "trace");
+        cJSON *a = cJSON_AddObjectToObject(cls, "arrival");
+        cJSON_AddNumberToObject(a, "rate_per_s", 0);
+        cJSON_AddNumberToObject(cls, "duration", 0);
+        cJSON_AddItemToArray(cJSON_AddArrayToObject(w, "classes"), cls);
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!text) {
+        free(given);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    }
+    rc = sim_scenario_load_text(sc, text, strlen(text), path, diag);
+    free(text);
+    if (rc == TM_OK) {
+        free(sc->json_given); /* keep the file as given, not the wrapped text */
+        sc->json_given = given;
+    } else {
+        free(given);
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------------------- */

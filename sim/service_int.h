@@ -387,4 +387,18 @@ typedef struct sim__svc_reqsim_result {
 int sim__svc_reqsim_run(const sim__svc_pool *pool, const sim__svc_reqsim_opts *opts,
                         sim__svc_reqsim_result *res, tm_diag *diag);
 
+/* ------------------------------------------------------------------------- */
+/* A service as a scenario gives it (what the engine runs)                    */
+
+struct sim_service_spec {
+    sim__svc_cfg cfg;
+    int32_t priority;            /* of its replicas, for the placement policy */
+    double api_in_usd_per_mtok;  /* price of input tokens sent to the API */
+    double api_out_usd_per_mtok; /* price of output tokens sent to the API */
+    /* specialization: from special_at_us on, the service runs `special` (another
+     * model: replica shape, throughput); -1 never */
+    int64_t special_at_us;
+    sim__svc_cfg special;
+};
+
 #endif

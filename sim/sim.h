@@ -123,7 +123,14 @@ typedef struct sim_class_cfg {
     sim_speed_basis speed_basis;
     double speed[PLACE_MAX_TYPES]; /* resolved relative speed on each GPU type */
     uint64_t max_jobs;             /* stop generating after this many (0 = no limit) */
+    /* specialization: jobs arriving from special_at_us on take their size,
+     * shape and speeds from *special (the same arrivals); -1 never */
+    int64_t special_at_us;
+    struct sim_class_cfg *special;
 } sim_class_cfg;
+
+/* A real-time inference service (layout: service_int.h; model: docs/services.md). */
+typedef struct sim_service_spec sim_service_spec;
 
 /* GPU failures (DESIGN §4.4): each GPU of a type fails after an exponential
  * time of mean mtbf_h[type] while in service and is repaired after repair_s;
@@ -156,6 +163,8 @@ typedef struct sim_scenario {
     size_t n_pools;
     sim_class_cfg *classes;
     size_t n_classes;
+    sim_service_spec *services;
+    size_t n_services;
     char (*tenants)[SIM_NAME_MAX]; /* tenant names (at least one: "default") */
     double *tenant_share;          /* fair shares, summing to 1 */
     size_t n_tenants;
@@ -173,6 +182,12 @@ int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const
 /* The embedded default scenario. */
 int sim_scenario_load_default(sim_scenario *sc, tm_diag *diag);
 void sim_scenario_fini(sim_scenario *sc);
+/* A scenario to fill in code (trace replay): the catalog, the H100 reference,
+ * one default tenant, no failures, no pools, no classes. */
+int sim_scenario_init_code(sim_scenario *sc, const char *name, tm_diag *diag);
+/* A class with every default the loader would give it (generic kind, speeds
+ * derived from the scenario's types), no arrivals. */
+void sim_scenario_class_defaults(const sim_scenario *sc, sim_class_cfg *cc, const char *name);
 /* The resolved scenario as JSON text (malloc'd; NULL on out of memory). */
 char *sim_scenario_resolved_json(const sim_scenario *sc);
 
@@ -242,6 +257,22 @@ enum {
 };
 enum { SIM_LV_K_UP = 0, SIM_LV_K_ALLOC = 1, SIM_LV_K_BUSY = 2 };
 enum { SIM_LV_C_ALLOC = 0, SIM_LV_C_QUEUE = 1 };
+/* Per service (after the classes): replicas ready and loading (counts), GPUs
+ * allocated and busy (milli-GPU), and request rates in micro-requests/s:
+ * offered, served within the SLO, served late, unserved, sent to the API. */
+enum {
+    SIM_LV_S_READY = 0,
+    SIM_LV_S_LOADING,
+    SIM_LV_S_ALLOC,
+    SIM_LV_S_BUSY,
+    SIM_LV_S_OFFERED,
+    SIM_LV_S_SLO_OK,
+    SIM_LV_S_LATE,
+    SIM_LV_S_UNSERVED,
+    SIM_LV_S_API,
+    SIM_LV_S_COUNT
+};
+#define SIM_RATE_SCALE 1e6 /* service rate levels are micro-requests/s */
 
 /* One finished (or, at the end, unfinished) job. Times in microseconds; -1
  * where the job never got there. */
@@ -282,6 +313,7 @@ size_t sim_level_count(const sim_scenario *sc);
 size_t sim_level_pool(const sim_scenario *sc, size_t pool, int k);
 size_t sim_level_type(const sim_scenario *sc, size_t type, int k);
 size_t sim_level_class(const sim_scenario *sc, size_t cls, int k);
+size_t sim_level_service(const sim_scenario *sc, size_t svc, int k);
 
 /* Where a run's rows go as they are produced (both may be NULL). */
 typedef struct sim_sink {
@@ -318,6 +350,26 @@ typedef struct sim_class_result {
     double value_goodput; /* goodput weighted by job value */
 } sim_class_result;
 
+/* Totals of one service. Requests and tokens: demanded = served within the
+ * SLO + served late + unserved + sent to the API (docs/services.md §3). */
+typedef struct sim_service_result {
+    double req_demanded, req_slo_ok, req_late, req_unserved, req_api;
+    double tok_in_demanded, tok_out_demanded;
+    double tok_in_owned, tok_out_owned; /* served on owned replicas (in the SLO or late) */
+    double tok_in_api, tok_out_api;
+    double attainment; /* slo_ok / (demanded - api) */
+    double api_usd;    /* the API tokens at the service's API price */
+    double replica_hours_ready, replica_hours_loading;
+    double gpu_hours_alloc, gpu_hours_busy;
+    double ready_mean; /* time-average ready replicas */
+    uint32_t ready_max;
+    uint64_t replicas_started, replicas_lost;
+    /* specialization (NaN when none): mean GPUs of the service and of everything
+     * else (batch work, other services) before and after the switch */
+    double special_at_s;
+    double gpus_before, gpus_after, others_before, others_after;
+} sim_service_result;
+
 /* GPU-seconds of one pool or GPU type. */
 typedef struct sim_gpu_time {
     double up, alloc, busy;
@@ -341,10 +393,11 @@ typedef struct sim_result {
     double running_mean;
     size_t n_classes;
     sim_class_result *classes; /* n_classes + 1 entries, the last is the total */
-    size_t n_pools, n_types;
+    size_t n_pools, n_types, n_services;
     sim_gpu_time *pools; /* per pool */
     sim_gpu_time *types; /* per GPU type */
-    double wall_s;       /* wall-clock time of the run (not written to results) */
+    sim_service_result *services;
+    double wall_s; /* wall-clock time of the run (not written to results) */
 } sim_result;
 
 void sim_result_fini(sim_result *r);
@@ -378,6 +431,12 @@ typedef struct sim_run_opts {
     const place_policy *policy_table;
     const char *policy_args;
 } sim_run_opts;
+
+/* Class `cls` of a scenario as a stream of synthesized jobs, with the class's
+ * random streams of replication `rep` (what a run would generate). Close with
+ * out->close(out->ud). */
+int sim_class_source_open(const sim_scenario *sc, size_t cls, uint32_t rep, trace_source *out,
+                          tm_diag *diag);
 
 /* Run a scenario. Job rows and bins go to sink (may be NULL); the summary to
  * *res (sim_result_fini frees it). */
@@ -421,6 +480,116 @@ const char *sim_lib_version_cjson(void);
 
 /* The command-line interface: returns the process exit code. */
 int sim_cli_main(int argc, char **argv);
+
+/* ------------------------------------------------------------------------- */
+/* Trace replay (sim/replay.c, sim/pack.c; docs/traces.md)                    */
+
+/* Random streams of the replay protocols (a new purpose each, so existing
+ * results stay reproducible). */
+#define SIM_STREAM_PACK_ORDER 5 /* packing experiment: shuffle and copies; index 0 */
+
+/* Load the fleet (and policy, types) of a scenario file, or of a fleet-only
+ * file: {"pools": [...]} or {"fleet": {...}, "gpu_types": [...], "policy": ...}
+ * without a workload. A missing workload becomes one placeholder class
+ * "trace" (rate 0) that replay replaces. (sim/scenario.c) */
+int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *diag);
+
+/* An empty scenario for replay built in code: the built-in catalog, no pools,
+ * one class "trace", policy FCFS first-fit, stop = drain, seed 1. */
+int sim_scenario_init_replay(sim_scenario *sc, const char *name, tm_diag *diag);
+/* Add pools from a node list (consecutive identical nodes share a pool, so
+ * node order is kept; CPU-only nodes are skipped and counted in *cpu_only).
+ * Consumes the source (does not close it). */
+int sim_scenario_add_nodes(sim_scenario *sc, trace_node_source *nodes, uint64_t *cpu_only,
+                           tm_diag *diag);
+/* Add the machine of an SWF header: info->nodes nodes of procs_per_node
+ * processors, each processor a GPU of the type "SWF-PROC" (added to the
+ * scenario's types; no GPU memory, no prices). */
+int sim_scenario_add_swf_machine(sim_scenario *sc, const trace_swf_info *info, tm_diag *diag);
+/* Replace the scenario's classes by n named classes (trace jobs carry class
+ * indices 0..n-1). */
+int sim_scenario_set_classes(sim_scenario *sc, const char *const *names, size_t n, tm_diag *diag);
+/* The scenario's type names in type order into names[PLACE_MAX_TYPES]; returns
+ * n_types. For trace_read_opts.type_names. */
+size_t sim_scenario_type_names(const sim_scenario *sc, const char **names);
+
+/* SWF window protocol: replay `count` consecutive jobs from job index
+ * `first` (0-based, counting jobs the reader hands out), the machine empty at
+ * the first job's submit time (times shifted to 0), until every job is done. */
+typedef struct sim_window {
+    uint64_t first, count;
+} sim_window;
+
+typedef struct sim_window_result {
+    uint64_t first, count; /* as asked */
+    uint64_t jobs;         /* jobs that arrived (fewer than count at the end of a trace) */
+    uint64_t completed, rejected;
+    double wait_mean_s; /* mean wait of started jobs */
+    double bsld_mean;   /* mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) */
+    double util;        /* GPU-time allocated / GPU-time available, first submit .. last end */
+    double makespan_s;  /* first submit .. last completion */
+    uint64_t policy_errors;
+} sim_window_result;
+
+/* Opens a fresh source over the trace (called once per window). */
+typedef int (*sim_source_open_fn)(void *ud, trace_source *src, tm_diag *diag);
+
+/* Run n windows with the scenario's fleet and policy (stop is forced to
+ * drain); out[i] for w[i]. */
+int sim_window_replay(const sim_scenario *sc, sim_source_open_fn open, void *ud,
+                      const sim_window *w, size_t n, sim_window_result *out, tm_diag *diag);
+
+/* The packing experiment of the FGD paper (Weng et al., ATC'23). The cluster
+ * is the scenario's nodes; per seed the pods are shuffled, random copies
+ * (uniform, with replacement) appended while the requested GPU stays within
+ * target_pct of capacity, and placed one by one through the placement core;
+ * pods never leave and a pod that fits nowhere fails. Curves over arrived
+ * demand (requested GPU so far / capacity, percent) on a grid. */
+typedef struct sim_pack_cfg {
+    double target_pct;    /* e.g. 130 */
+    double grid_step_pct; /* curve resolution, e.g. 1 */
+    uint64_t seed;        /* base seed; seed k uses replication k */
+    uint32_t n_seeds;
+    const char *const *policies; /* placement-core specifications */
+    size_t n_policies;
+    int keep_order; /* 1: the pods in list order, no shuffle and no copies (tests, "as listed") */
+} sim_pack_cfg;
+
+enum sim_pack_metric {
+    SIM_PACK_ALLOC = 0,  /* allocated GPU / capacity, percent */
+    SIM_PACK_FRAG,       /* fragmented GPU / idle GPU, percent (the FGD simulator's ratio) */
+    SIM_PACK_FRAG_CAP,   /* fragmented GPU / capacity, percent */
+    SIM_PACK_FAILED,     /* pods failed so far */
+    SIM_PACK_FAILED_GPU, /* GPU requested by failed pods / capacity, percent */
+    SIM_PACK_METRICS
+};
+
+typedef struct sim_pack_result {
+    size_t n_policies, n_seeds, n_points;
+    double *arrived_pct; /* n_points grid values */
+    double *v;           /* [policy][seed][metric][point] */
+    uint64_t *pods;      /* [policy][seed] pods placed or failed */
+    uint64_t *failed;    /* [policy][seed] */
+    double capacity_gpus;
+    size_t n_classes; /* pod shapes of the target workload of the fragmentation measure */
+} sim_pack_result;
+
+/* The value of a metric at grid point k for (policy, seed). */
+double sim_pack_value(const sim_pack_result *r, size_t policy, size_t seed, int metric, size_t k);
+/* Mean, standard deviation (n - 1), min and max over seeds. */
+void sim_pack_stats(const sim_pack_result *r, size_t policy, int metric, size_t k, double *mean,
+                    double *sd, double *min, double *max);
+
+int sim_pack_run(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
+                 const sim_pack_cfg *cfg, sim_pack_result *res, tm_diag *diag);
+void sim_pack_result_fini(sim_pack_result *r);
+/* The curves as HDF5 (layout: docs/output.md, "Packing experiment"). */
+int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *pods_path,
+                      const char *path, tm_diag *diag);
+/* The curves as a whitespace table for plotting: one block per policy
+ * (gnuplot `index`), columns arrived_pct then mean and sd of each metric. */
+int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *path,
+                       tm_diag *diag);
 
 /* ------------------------------------------------------------------------- */
 /* Cluster snapshots for `tarmac place` (docs/place-json.md)                  */

@@ -17,6 +17,7 @@
  * Every run checks the engine's invariants after each event.
  */
 #include "check.h"
+#include "service_int.h"
 #include "sim.h"
 
 #include <math.h>
@@ -304,6 +305,47 @@ static const place_policy preempt_policy = {PLACE_ABI_VERSION,
                                             pp_decide,
                                             NULL};
 
+/* Priority, then arrival order; first fit; a job that does not fit is passed
+ * over (no reservation). */
+static int prio_decide(void *state, const place_view *v, place_decision *d)
+{
+    (void)state;
+    const place_cluster *c = v->cluster;
+    uint32_t best = PLACE_NONE, node = PLACE_NONE;
+    for (uint32_t i = 0; i < v->n_queue; i++) {
+        const place_job *j = &v->queue[i];
+        if (v->queue_state[i] != PLACE_Q_WAITING ||
+            (best != PLACE_NONE && j->priority <= v->queue[best].priority))
+            continue;
+        for (uint32_t t = 0; t < c->n_types; t++) {
+            uint32_t n = place_cluster_next_free(c, t, j->gpus, 0);
+            if (n != PLACE_NONE && (!j->type_mask || ((j->type_mask >> t) & 1u))) {
+                best = i;
+                node = n;
+                break;
+            }
+        }
+    }
+    if (best == PLACE_NONE)
+        return PLACE_DONE;
+    d->kind = PLACE_START;
+    d->index = best;
+    d->n_parts = 1;
+    d->parts[0] =
+        (place_part){node, (uint16_t)v->queue[best].gpus, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 0};
+    return PLACE_OK;
+}
+
+static const place_policy prio_policy = {PLACE_ABI_VERSION,
+                                         sizeof(place_policy),
+                                         "test-priority-greedy",
+                                         "for tests",
+                                         pp_create,
+                                         pp_destroy,
+                                         NULL,
+                                         prio_decide,
+                                         NULL};
+
 static void test_preemption(void)
 {
     /* One node of 8 GPUs. A: 8 GPUs, priority 0, preemptible, 10 h of work,
@@ -485,6 +527,141 @@ static void test_conservation(void)
     sim_scenario_fini(&sc);
 }
 
+/* bins of one service's levels */
+typedef struct svc_bins {
+    const sim_scenario *sc;
+    double ready[64 * 60];
+    size_t n;
+} svc_bins;
+
+static int keep_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
+{
+    (void)diag;
+    svc_bins *k = ud;
+    if (k->n < sizeof k->ready / sizeof k->ready[0])
+        k->ready[k->n++] = b->avg[sim_level_service(k->sc, 0, SIM_LV_S_READY)];
+    return TM_OK;
+}
+
+static void test_service_step(void)
+{
+    /* A Llama 3.1 8B service on one 8-GPU H100 node (preset: 3,400 output tokens/s
+     * per 1-GPU replica at the SLO), 200 output tokens per request, target
+     * utilisation 0.7, loading 5 min. The load is 10 req/s for hours 0-11 of each
+     * day and 40 req/s for hours 12-23 (a daily profile of 1 and 4).
+     * Desired replicas: ceil(10 x 200 / (0.7 x 3400)) = 1, ceil(40 x 200 / 2380) = 4.
+     * At 12:00 three more are requested, placed at once (GPUs are free), ready at
+     * 12:05: until then the one replica's SLO capacity lambda_max(1) is all there
+     * is, so (40 - lambda_max(1)) x 300 s requests go to the API, and nothing else
+     * ever does. The run starts warm: the first replica is ready at t = 0. */
+    const char *json =
+        "{\"name\":\"svc\",\"horizon\":\"1d\",\"sample\":\"1m\","
+        "\"fleet\":{\"pools\":[{\"gpu_type\":\"H100\",\"nodes\":1}]},"
+        "\"workload\":{\"services\":[{\"name\":\"chat\",\"preset\":\"llama-3.1-8b-fp8\","
+        "\"tokens_in\":1000,\"tokens_out\":200,\"overflow\":\"api\","
+        "\"api_price\":{\"input_usd_per_mtok\":0.18,\"output_usd_per_mtok\":0.18},"
+        "\"autoscale\":{\"min\":1,\"max\":8,\"target_util\":0.7,\"scale_up_delay\":\"5m\"},"
+        "\"load\":{\"rate_per_s\":10,\"daily\":[1,1,1,1,1,1,1,1,1,1,1,1,4,4,4,4,4,4,4,4,4,4,4,4]}"
+        "}]}}";
+    sim_scenario sc;
+    if (load(&sc, json))
+        return;
+    svc_bins bins;
+    memset(&bins, 0, sizeof bins);
+    bins.sc = &sc;
+    sim_sink sink = {NULL, keep_bin, &bins};
+    sim_run_opts opts = {.check_invariants = 1};
+    sim_result res;
+    tm_diag d;
+    int rc = sim_run(&sc, &opts, &sink, &res, &d);
+    if (rc != TM_OK)
+        fprintf(stderr, "run: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc != TM_OK) {
+        sim_scenario_fini(&sc);
+        return;
+    }
+    const sim_service_result *r = &res.services[0];
+    /* one ready replica until 12:05 (bins of 1 min: index 724 is 12:04-12:05), four after */
+    CHECK_NEAR(bins.ready[0], 1, 1e-9);
+    CHECK_NEAR(bins.ready[719], 1, 1e-9);
+    CHECK_NEAR(bins.ready[724], 1, 1e-9);
+    CHECK_NEAR(bins.ready[725], 4, 1e-9);
+    CHECK_NEAR(bins.ready[1439], 4, 1e-9);
+    CHECK_EQ_INT(r->ready_max, 4);
+    CHECK_EQ_U64(r->replicas_started, 4);
+    /* demand: 12 h at 10/s + 12 h at 40/s, exactly (expected counts) */
+    CHECK_NEAR(r->req_demanded, 12 * 3600.0 * 10 + 12 * 3600.0 * 40, 1e-6);
+    CHECK_NEAR(r->req_demanded, r->req_slo_ok + r->req_late + r->req_unserved + r->req_api, 1e-6);
+    /* the API got exactly the excess over one replica's SLO capacity while loading */
+    sim__svc_pool one;
+    uint32_t ready[PLACE_MAX_TYPES] = {0};
+    ready[sim_catalog_find(sc.types, sc.n_types, "H100")] = 1;
+    CHECK_EQ_INT(sim__svc_pool_init(&one, &sc.services[0].cfg, ready, sc.n_types, &d), TM_OK);
+    double want_api = (40 - one.slo_cap_req_per_s) * 300;
+    printf("service: one replica serves %.3f req/s within the SLO; %.1f requests to the API, "
+           "want %.1f; attainment %.6f\n",
+           one.slo_cap_req_per_s, r->req_api, want_api, r->attainment);
+    CHECK(one.slo_cap_req_per_s > 10 && one.slo_cap_req_per_s < 40);
+    CHECK_NEAR(r->req_api, want_api, 1e-6 * want_api);
+    CHECK_NEAR(r->tok_out_api, 200 * r->req_api, 1e-6 * r->tok_out_api);
+    CHECK_NEAR(r->api_usd, (r->tok_in_api + r->tok_out_api) / 1e6 * 0.18, 1e-9);
+    /* replica-hours: 1 replica for 24 h, 3 more from 12:05 (ready) */
+    CHECK_NEAR(r->replica_hours_ready, 24 + 3 * (12 - 5.0 / 60), 1e-9);
+    CHECK_NEAR(r->replica_hours_loading, 3 * 5.0 / 60, 1e-9); /* the first is warm at t = 0 */
+    /* busy GPU-time is the utilisation of the ready replicas, below allocation */
+    CHECK(r->gpu_hours_busy > 0 && r->gpu_hours_busy < r->gpu_hours_alloc);
+    sim_result_fini(&res);
+    sim_scenario_fini(&sc);
+}
+
+static void test_specialization(void)
+{
+    /* A 70B service on 2-GPU replicas (preset tp2: 1,728 tokens/s per replica on
+     * H100) switches at 12 h to an 8B model on 1 GPU (3,400 tokens/s). At 20 req/s
+     * of 200 output tokens: ceil(4000 / (0.7 x 1728)) = 4 replicas x 2 GPUs = 8
+     * GPUs before; ceil(4000 / 2380) = 2 replicas x 1 GPU = 2 GPUs after. A batch
+     * class that always has work waiting (1-GPU jobs of 10 min at 0.05/s: twice the fleet)
+     * takes the freed GPUs: the others' mean allocation rises by the GPUs freed.
+     * The policy puts the replicas (priority 100) ahead of the batch jobs: under
+     * plain FIFO the new model's replicas would wait behind every queued job. */
+    const char *json =
+        "{\"name\":\"spec\",\"horizon\":\"1d\",\"seed\":3,"
+        "\"fleet\":{\"pools\":[{\"gpu_type\":\"H100\",\"nodes\":2}]},"
+        "\"workload\":{\"classes\":[{\"name\":\"batch\",\"arrival\":{\"rate_per_s\":0.05},"
+        "\"duration\":\"10m\"}],"
+        "\"services\":[{\"name\":\"chat\",\"preset\":\"llama-3.1-70b-fp8-tp2\","
+        "\"tokens_out\":200,\"autoscale\":{\"scale_up_delay\":0},\"priority\":100,"
+        "\"load\":{\"rate_per_s\":20},"
+        "\"specialize\":{\"at\":\"12h\",\"preset\":\"llama-3.1-8b-fp8\"}}]}}";
+    sim_scenario sc;
+    if (load(&sc, json))
+        return;
+    CHECK_EQ_INT(sc.services[0].cfg.replica_gpus, 2);
+    CHECK_EQ_INT(sc.services[0].special.replica_gpus, 1);
+    sim_run_opts opts = {.policy_table = &prio_policy};
+    sim_result res;
+    tm_diag d;
+    int rc = sim_run(&sc, &opts, NULL, &res, &d);
+    if (rc != TM_OK)
+        fprintf(stderr, "run: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc == TM_OK) {
+        const sim_service_result *r = &res.services[0];
+        printf("specialization: service %.2f -> %.2f GPUs, others %.2f -> %.2f GPUs\n",
+               r->gpus_before, r->gpus_after, r->others_before, r->others_after);
+        CHECK_NEAR(r->special_at_s, 12 * 3600, 1e-9);
+        /* the service's replicas are placed before batch jobs (priority) */
+        CHECK_NEAR(r->gpus_before, 8, 0.01);
+        CHECK_NEAR(r->gpus_after, 2, 0.01);
+        /* the fleet is full of batch work the whole time: it reclaims the 6 GPUs */
+        CHECK_NEAR(r->others_before, 16 - 8, 0.05);
+        CHECK_NEAR(r->others_after, 16 - 2, 0.05);
+        sim_result_fini(&res);
+    }
+    sim_scenario_fini(&sc);
+}
+
 int main(void)
 {
     check_seed(1);
@@ -495,5 +672,7 @@ int main(void)
     test_failures();
     test_pools_over_time();
     test_conservation();
+    test_service_step();
+    test_specialization();
     return check_finish("test_model");
 }

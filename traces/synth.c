@@ -53,38 +53,41 @@ static int synth_next(void *ud, trace_job *job, tm_diag *diag)
     s->count++;
     job->id = s->count;
     job->submit_us = to_us(t);
-    double g = trace_dist_sample(s->cfg.gpus, s->cfg.r_gpus);
+    /* what the job is: the class, or its specialization from special_s on;
+     * the draws come from the class's own generators either way */
+    const trace_synth_cfg *k = s->cfg.special && t >= s->cfg.special_s ? s->cfg.special : &s->cfg;
+    double g = trace_dist_sample(k->gpus, s->cfg.r_gpus);
     double gr = floor(g + 0.5);
     job->gpus = gr < 1 ? 1u : (gr > PLACE_MAX_GPUS_PER_NODE * 4096.0 ? 4096u * 64u : (uint32_t)gr);
     double d;
-    if (s->cfg.work_gpu_s) {
-        double w = trace_dist_sample(s->cfg.work_gpu_s, s->cfg.r_duration);
-        double eff = pow(s->cfg.scaling_per_doubling, log2((double)job->gpus));
+    if (k->work_gpu_s) {
+        double w = trace_dist_sample(k->work_gpu_s, s->cfg.r_duration);
+        double eff = pow(k->scaling_per_doubling, log2((double)job->gpus));
         d = w / ((double)job->gpus * eff);
     } else {
-        d = trace_dist_sample(s->cfg.duration_s, s->cfg.r_duration);
+        d = trace_dist_sample(k->duration_s, s->cfg.r_duration);
     }
     job->duration_us = to_us(d);
-    if (s->cfg.share_milli && job->gpus == 1) {
-        double m = floor(trace_dist_sample(s->cfg.share_milli, s->cfg.r_share) + 0.5);
+    if (k->share_milli && job->gpus == 1 && s->cfg.r_share) {
+        double m = floor(trace_dist_sample(k->share_milli, s->cfg.r_share) + 0.5);
         job->gpu_milli = m < 1 ? 1u : (m > PLACE_MILLI_WHOLE ? PLACE_MILLI_WHOLE : (uint32_t)m);
     }
-    if (s->cfg.estimate_factor) {
-        double f = trace_dist_sample(s->cfg.estimate_factor, s->cfg.r_estimate);
+    if (k->estimate_factor && s->cfg.r_estimate) {
+        double f = trace_dist_sample(k->estimate_factor, s->cfg.r_estimate);
         job->estimate_us = to_us(d * f);
     }
     if (s->cfg.tenant) {
-        double k = trace_dist_sample(s->cfg.tenant, s->cfg.r_tenant);
-        job->tenant = k < 0 ? 0u : (uint32_t)k;
+        double kt = trace_dist_sample(s->cfg.tenant, s->cfg.r_tenant);
+        job->tenant = kt < 0 ? 0u : (uint32_t)kt;
     }
-    if (s->cfg.deadline_us >= 0)
-        job->deadline_us = job->submit_us + s->cfg.deadline_us;
-    job->value = s->cfg.value;
+    if (k->deadline_us >= 0)
+        job->deadline_us = job->submit_us + k->deadline_us;
+    job->value = k->value;
     job->cls = s->cfg.cls;
-    job->gpu_mem_mib = s->cfg.gpu_mem_mib;
-    job->type_mask = s->cfg.type_mask;
-    job->flags = s->cfg.flags;
-    job->priority = s->cfg.priority;
+    job->gpu_mem_mib = k->gpu_mem_mib;
+    job->type_mask = k->type_mask;
+    job->flags = k->flags;
+    job->priority = k->priority;
     return TM_OK;
 }
 

@@ -280,8 +280,253 @@ typedef struct trace_synth_cfg {
      * shifts another's draws; r_share, r_estimate, r_tenant may be NULL when
      * the matching distribution is */
     gsl_rng *r_arrival, *r_gpus, *r_duration, *r_share, *r_estimate, *r_tenant;
+    /* Specialization: jobs arriving at or after special_s take their GPU count,
+     * size, share, estimate, memory, types, flags and value from *special (its
+     * arrival process and generators are not used: the same arrivals and the
+     * same streams). NULL: none. */
+    const struct trace_synth_cfg *special;
+    double special_s;
 } trace_synth_cfg;
 
 int trace_synth_open(trace_source *src, const trace_synth_cfg *cfg, tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Trace readers (docs/traces.md lists the formats and their edge cases)      */
+
+/* What a reader does with a malformed row: stop there (strict, the default),
+ * or skip it, count it and report it (lenient). A row that is well formed but
+ * that the format's documented rules do not replay (an SWF job of unknown
+ * size, an openb pod with no deletion time, ...) is "dropped" in both modes:
+ * counted, never an error. */
+typedef enum trace_mode {
+    TRACE_STRICT = 0,
+    TRACE_LENIENT = 1,
+} trace_mode;
+
+/* Counters a reader keeps while it reads (caller-owned; see trace_read_opts). */
+typedef struct trace_read_stats {
+    uint64_t lines;    /* lines read, header and comments included */
+    uint64_t rows;     /* data rows (or JSON records) seen */
+    uint64_t records;  /* records handed out (jobs, nodes or requests) */
+    uint64_t bad;      /* malformed rows skipped (lenient mode) */
+    uint64_t dropped;  /* well-formed rows not replayed, by the format's rules */
+    tm_diag first_bad; /* the first malformed row ("file:line", what was wrong) */
+} trace_read_stats;
+
+/* Options every reader takes. trace_read_opts_init sets the defaults. */
+typedef struct trace_read_opts {
+    trace_mode mode;
+    /* lenient: called for every malformed row skipped (may be NULL) */
+    void (*on_bad)(void *ud, const tm_diag *d);
+    void *on_bad_ud;
+    trace_read_stats *stats; /* updated as rows are read (may be NULL) */
+    uint32_t cls;            /* workload class index of every job */
+    /* GPU type names, in the order of the bits of trace_job.type_mask (the
+     * scenario's types). Formats that name GPU models map them onto these
+     * through their documented model table; NULL = no type constraints. */
+    const char *const *type_names;
+    size_t n_types;
+    /* Formats with calendar timestamps (Helios, Philly): the time that is 0,
+     * as seconds since 1970-01-01 00:00:00 of the trace's own clock;
+     * has_origin 0 = the first record's submit time. */
+    int64_t origin_s;
+    int has_origin;
+    /* SWF: 1 drops cancelled jobs (status 5) even when they ran (default 0:
+     * a cancelled job that ran replays as it ran; one that never ran is
+     * dropped). */
+    int swf_drop_cancelled;
+    /* 1: rows need not be in submit order (a reader used as a list, e.g. by
+     * the packing experiment); 0 (default): a row out of order is malformed. */
+    int any_order;
+} trace_read_opts;
+
+void trace_read_opts_init(trace_read_opts *o);
+
+/* Index of `name` in o->type_names (case-insensitive), or -1. */
+int trace_type_index(const trace_read_opts *o, const char *name);
+
+/* ---- tarmac's own format (traces/FORMAT.md) ---- */
+
+/* Read a tarmac trace (CSV with a header; plain or gzip). Lossless for every
+ * field of trace_job. Columns are found by name; submit_us and duration_us
+ * are required, the others default as trace_job_defaults says. */
+int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag);
+
+typedef struct trace_tarmac_writer trace_tarmac_writer;
+/* Create (replace) a tarmac trace at path; gzip-compressed when the name ends
+ * in ".gz". The header is written at once. */
+int trace_tarmac_writer_open(trace_tarmac_writer **w, const char *path, tm_diag *diag);
+/* One job (any order is written; readers for the engine need submit order). */
+int trace_tarmac_write(trace_tarmac_writer *w, const trace_job *j, tm_diag *diag);
+/* Flush and close; reports a failed write. Always frees w (NULL is a no-op). */
+int trace_tarmac_writer_close(trace_tarmac_writer *w, tm_diag *diag);
+/* The header line of the format (no newline). */
+const char *trace_tarmac_header(void);
+
+/* ---- Standard Workload Format (Parallel Workloads Archive) ---- */
+
+/* The machine an SWF header describes. */
+typedef struct trace_swf_info {
+    int64_t max_nodes;       /* MaxNodes, -1 absent */
+    int64_t max_procs;       /* MaxProcs, -1 absent */
+    int64_t max_jobs;        /* MaxJobs, -1 absent */
+    int64_t unix_start_s;    /* UnixStartTime, -1 absent */
+    uint32_t nodes;          /* the machine: MaxNodes, else MaxProcs */
+    uint32_t procs_per_node; /* MaxProcs / MaxNodes when it divides, else 1 */
+} trace_swf_info;
+
+/* Open an SWF log (plain or gzip) and read its header into *info (may be
+ * NULL). Jobs: id = field 1, submit = field 2, duration = field 4 (run time),
+ * GPUs = field 5 (allocated processors; field 8 when -1) rounded up to whole
+ * nodes, estimate = field 9, status = field 11, tenant = field 12, and
+ * TRACE_JOB_CAN_SPAN (a job takes whole nodes of one processor-"GPU" each, or
+ * procs_per_node). docs/traces.md: -1 fields, run times <= 0, cancelled jobs. */
+int trace_swf_open(trace_source *src, const char *path, const trace_read_opts *o,
+                   trace_swf_info *info, tm_diag *diag);
+
+/* ---- Fleets: node lists ---- */
+
+/* One node of a fleet a trace describes. */
+typedef struct trace_node {
+    char name[64];
+    char model[32];     /* the trace's GPU model; "" for a CPU-only node */
+    char type_name[32]; /* the tarmac catalog type it maps to; "" CPU-only */
+    uint32_t gpus;
+    int64_t cpu_milli;
+    int64_t mem_mib;
+} trace_node;
+
+typedef struct trace_node_source {
+    int (*next)(void *ud, trace_node *node, tm_diag *diag); /* TM_OK, TRACE_END or error */
+    void (*close)(void *ud);
+    void *ud;
+} trace_node_source;
+
+/* Alibaba GPU v2023 (openb) node list: sn,cpu_milli,memory_mib,gpu,model.
+ * Models map to catalog types: P100, T4, A10 as named, V100M16 -> V100,
+ * V100M32 -> V100-32GB, G1/G2/G3 -> the catalog's undisclosed "G1".."G3". */
+int trace_openb_nodes_open(trace_node_source *src, const char *path, const trace_read_opts *o,
+                           tm_diag *diag);
+/* The catalog type an openb model name maps to, or NULL when unknown. */
+const char *trace_openb_model_type(const char *model);
+
+/* Alibaba PAI 2020 machine table (no header):
+ * machine,gpu_type,cap_cpu,cap_mem,cap_gpu (cores, GB, GPUs). gpu_type
+ * CPU -> CPU-only node, MISC -> K80 (the older K40m/K80/M60 mix, documented),
+ * P100, T4, V100 -> V100, V100M32 -> V100-32GB. */
+int trace_pai_machines_open(trace_node_source *src, const char *path, const trace_read_opts *o,
+                            tm_diag *diag);
+const char *trace_pai_gpu_type(const char *gpu_type);
+
+/* ---- Jobs from GPU-cluster traces ---- */
+
+/* Alibaba GPU v2023 (openb) pod list, the 11-column or the 5-column form.
+ * One pod = one job: cpu_milli, memory_mib, num_gpu (0 = CPU-only),
+ * gpu_milli (per-GPU share), gpu_spec (models, '|'-separated) -> type_mask,
+ * submit = creation_time, duration = deletion_time - scheduled_time (or
+ * - creation_time when never scheduled). The 5-column form has no times: its
+ * pods all arrive at 0 with duration 0 (packing experiments only). */
+int trace_openb_pods_open(trace_source *src, const char *path, const trace_read_opts *o,
+                          tm_diag *diag);
+
+/* Alibaba PAI 2020 task table (no header):
+ * job_name,task_name,inst_num,status,start_time,end_time,plan_cpu,plan_mem,
+ * plan_gpu,gpu_type. One job per instance (inst_num of them per row), rows
+ * in start_time order. plan_cpu and plan_gpu are percent, plan_mem GB. */
+int trace_pai_tasks_open(trace_source *src, const char *path, const trace_read_opts *o,
+                         tm_diag *diag);
+
+/* Helios (SenseTime, SC'21) cluster_log.csv: job_id,user,vc,gpu_num,cpu_num,
+ * node_num,state,submit_time,start_time,end_time,duration,queue. */
+int trace_helios_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag);
+
+/* Philly (Microsoft, ATC'19) cluster_job_log: a JSON array of jobs
+ * {status, vc, jobid, attempts[{start_time, end_time, detail[{ip, gpus[]}]}],
+ * submitted_time, user}, read as a stream (constant memory). */
+int trace_philly_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag);
+
+/* ---- Gavel (OSDI'20): throughput matrix and traces ---- */
+
+typedef struct trace_gavel_matrix trace_gavel_matrix;
+
+/* Load a throughput matrix ({worker: {"('type', scale)": {"null": tput, ...}}}).
+ * Only the isolated throughputs ("null") are kept. */
+int trace_gavel_matrix_load(trace_gavel_matrix **m, const char *path, tm_diag *diag);
+void trace_gavel_matrix_free(trace_gavel_matrix *m);
+/* Worker types ("k80", "p100", "v100", ...) and job types, in first-seen order. */
+size_t trace_gavel_matrix_workers(const trace_gavel_matrix *m, const char *const **names);
+size_t trace_gavel_matrix_job_types(const trace_gavel_matrix *m, const char *const **names);
+/* Index of a job type, or -1. */
+int trace_gavel_matrix_job_type(const trace_gavel_matrix *m, const char *job_type);
+/* Isolated throughput (steps/s) of (job type, scale factor) on a worker type;
+ * NAN when the matrix has no entry. */
+double trace_gavel_matrix_tput(const trace_gavel_matrix *m, const char *worker,
+                               const char *job_type, uint32_t scale);
+
+/* A Gavel trace, the 7-column msr form or the 10-column physical-cluster form
+ * (told apart by the number of tab-separated fields). duration = total_steps /
+ * throughput on ref_worker; gpus = scale_factor; cls = o->cls + the job
+ * type's index in m (one class per job type). A scale missing from the matrix
+ * uses the largest scale of that job type below it, the throughput scaled by
+ * scale / that scale (counted in *approximated when not NULL). */
+int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matrix *m,
+                     const char *ref_worker, const trace_read_opts *o, uint64_t *approximated,
+                     tm_diag *diag);
+
+/* ---- Request-level load: the Azure LLM inference trace 2023 ---- */
+
+typedef struct trace_request {
+    uint64_t id;        /* row number from 1 */
+    int64_t arrival_us; /* from the first request */
+    uint32_t prompt_tokens;
+    uint32_t output_tokens;
+} trace_request;
+
+typedef struct trace_request_source {
+    int (*next)(void *ud, trace_request *req, tm_diag *diag); /* TM_OK, TRACE_END or error */
+    void (*close)(void *ud);
+    void *ud;
+} trace_request_source;
+
+/* arrived_at (s, non-decreasing), num_prefill_tokens, num_decode_tokens. */
+int trace_azure_llm_open(trace_request_source *src, const char *path, const trace_read_opts *o,
+                         tm_diag *diag);
+
+/* A load profile: per bin of bin_s seconds from 0, the requests and tokens
+ * that arrived in it, as rates. Arrays are malloc'd (trace_load_profile_fini). */
+typedef struct trace_load_profile {
+    double bin_s;
+    size_t n_bins;
+    double *requests_per_s;
+    double *prompt_tokens_per_s;
+    double *output_tokens_per_s;
+    uint64_t requests;
+    double prompt_tokens, output_tokens;
+} trace_load_profile;
+
+/* Aggregate a request stream into bins (consumes the stream; does not close
+ * it). Memory: the bins, not the requests. */
+int trace_load_profile_build(trace_load_profile *p, trace_request_source *src, double bin_s,
+                             tm_diag *diag);
+void trace_load_profile_fini(trace_load_profile *p);
+
+/* ---- Philly-derived empirical distributions ---- */
+
+/* From a CSV of (duration_s, num_gpus) pairs (gavel/philly_job_distribution.csv):
+ * the run times as an empirical distribution and the GPU counts as a discrete
+ * one (the marginals; the pairing is not kept). Either output may be NULL. */
+int trace_philly_dists(const char *path, trace_dist *duration_s, trace_dist *gpus, tm_diag *diag);
+
+/* ---- Sources over sources ---- */
+
+/* Jobs [first, first + count) of `in` (count 0 = to the end), with submit
+ * times shifted so that the first job arrives at 0 when shift is set. Takes
+ * ownership of `in` (closes it, even on failure). */
+int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64_t count, int shift,
+                      tm_diag *diag);
+
+/* Seconds since 1970-01-01 of "YYYY-MM-DD HH:MM:SS" (no time zone); 0 on
+ * success, -1 if malformed. */
+int trace_parse_datetime(const char *s, int64_t *out_s);
 
 #endif

@@ -1,0 +1,7 @@
+# Replay protocols on hand-worked cases (SWF windows, FGD packing), fleet
+# builders, fleet-only files, synth -> tarmac trace -> replay equivalence;
+# and the replay / synth commands end to end on the real traces.
+tarmac_test(test_replay SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_replay.c
+            LIBS tarmac_sim LABELS integration)
+tarmac_script_test(test_replay_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/replay_cli.sh
+                   LABELS integration)

@@ -1,0 +1,101 @@
+#!/bin/sh
+# replay_cli.sh — `tarmac synth` and `tarmac replay` end to end: synth -> replay
+# of the tarmac trace, every real trace format of ../shared/data through its
+# protocol (the HDF5 files read back with h5py), and bad input with file:line.
+set -u
+BIN=${TARMAC_BIN:?}
+PY=${TARMAC_PY:-/usr/bin/python3}
+D=${TARMAC_DATA_DIR:-}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# synth writes a trace that replays against the scenario's own fleet
+"$BIN" synth -o "$W/default.csv" -q || fail "synth"
+n=$(($(wc -l <"$W/default.csv") - 1))
+[ "$n" -gt 100 ] || fail "synth wrote $n jobs"
+"$BIN" run -q -o "$W/run.h5" || fail "run"
+SRC=${TARMAC_SRC:?}
+"$BIN" replay "$W/default.csv" --format tarmac --fleet "$SRC/scenarios/default.json" \
+    -o "$W/replay.h5" -q || fail "replay of the synth trace"
+# the replay saw the synthesized jobs up to the horizon; the run stopped at it
+"$PY" - "$W/run.h5" "$W/replay.h5" "$n" <<'PYEOF' || fail "synth/replay HDF5 check"
+import sys, h5py
+run, rep, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with h5py.File(rep) as f:
+    a = int(f["summary/jobs_arrived"][()])
+    assert a == n, (a, n)
+    assert set(f["summary/classes"].keys()) == {"training", "fine-tuning", "evaluation"}
+with h5py.File(run) as g:
+    assert int(g["summary/jobs_arrived"][()]) == n
+print("ok: synth -> replay:", n, "jobs")
+PYEOF
+
+# bad input: file:line and exit 65
+printf 'id,submit_us,duration_us\n1,0,5\n2,x,5\n' >"$W/bad.csv"
+"$BIN" replay "$W/bad.csv" --format tarmac --fleet "$SRC/scenarios/default.json" \
+    -o "$W/bad.h5" 2>"$W/err"
+code=$?
+[ "$code" -eq 65 ] || fail "bad trace: exit $code, want 65"
+grep -q "bad.csv:3" "$W/err" || fail "bad trace: message lacks bad.csv:3: $(cat "$W/err")"
+[ ! -e "$W/bad.h5" ] || fail "bad trace left an output file"
+"$BIN" replay "$W/bad.csv" --format tarmac --fleet "$SRC/scenarios/default.json" --lenient \
+    -o "$W/ok.h5" >"$W/out" 2>"$W/err" || fail "lenient replay"
+grep -q "1 malformed skipped" "$W/out" || fail "lenient count: $(cat "$W/out")"
+grep -q "skipped .*bad.csv:3" "$W/err" || fail "lenient report: $(cat "$W/err")"
+
+if [ -z "$D" ] || [ ! -d "$D" ]; then
+    if [ "${CI:-}" = true ]; then fail "TARMAC_DATA_DIR missing under CI"; exit 1; fi
+    echo "SKIPPED: real traces (TARMAC_DATA_DIR not found)"
+    [ "$fails" -eq 0 ] && exit 77
+    exit 1
+fi
+OB=$D/alibaba-gpu-v2023-openb
+"$BIN" replay "$D/pwa-swf-logs/NASA-iPSC-1993-3.1-cln.swf.gz" --format swf --protocol window \
+    --window 0:2000 --window 2000:2000 >"$W/win" || fail "swf window"
+grep -q "mean" "$W/win" || fail "swf window output: $(cat "$W/win")"
+"$BIN" replay "$D/rlscheduler-lublin-swf/lublin_256.swf" --format swf -o "$W/lublin.h5" -q ||
+    fail "swf time replay"
+"$BIN" replay "$OB/openb_pod_list_default.csv" --format openb --protocol pack \
+    --nodes "$OB/openb_node_list_gpu_node.csv" --seeds 2 --step 5 -o "$W/pack.h5" \
+    --dat "$W/pack.dat" -q || fail "openb pack"
+"$BIN" replay "$OB/openb_pod_list_gpuspec10.csv" --format openb \
+    --nodes "$OB/openb_node_list_all_node.csv" -o "$W/openb.h5" -q || fail "openb time replay"
+"$BIN" replay "$D/alibaba-gpu-v2023-openb/openb_pod_list_gpushare40.csv" --format openb \
+    --nodes "$OB/openb_node_list_gpu_node.csv" -o "$W/x.h5" 2>"$W/err"
+grep -q "openb_pod_list_gpushare40.csv:[0-9]*: expected rows in non-decreasing submit order" \
+    "$W/err" || fail "unsorted pod list: $(cat "$W/err")"
+"$BIN" replay "$D/gavel/traces/msr/seed=0/0e4a51.trace" --format gavel \
+    --throughputs "$D/gavel/simulation_throughputs.json" --gavel-cluster 64:64:64 \
+    -o "$W/gavel.h5" -q || fail "gavel replay"
+"$BIN" replay "$D/azure-llm-inference-2023/splitwise_code.csv" --format azure-llm --bin 60 \
+    -o "$W/profile.csv" -q || fail "azure profile"
+[ "$(wc -l <"$W/profile.csv")" -eq 59 ] || fail "azure profile rows: $(wc -l <"$W/profile.csv")"
+"$PY" - "$W" <<'PYEOF' || fail "HDF5 read-back"
+import sys, h5py, numpy as np
+w = sys.argv[1]
+with h5py.File(w + "/pack.h5") as f:
+    x = f["packing/arrived_pct"][()]
+    assert x[0] == 0 and abs(x[-1] - 130) < 1e-9, x
+    for p in ("p00", "p01"):
+        g = f["packing/policies/" + p]
+        assert "placement=" in g.attrs["spec"]
+        a = g["alloc_pct_mean"][()]
+        assert len(a) == len(x) and np.all(np.diff(a) >= -1e-9) and a[-1] <= 100
+        assert g["failed_pods_mean"][-1] > 0
+        assert g["frag_pct_mean"].attrs["units"] == "percent"
+        assert len(g["pods"][()]) == 2
+        assert np.allclose(g["seeds/s00/alloc_pct"][()] + 0, g["seeds/s00/alloc_pct"][()])
+with h5py.File(w + "/openb.h5") as f:
+    assert int(f["summary/jobs_arrived"][()]) == 8152
+with h5py.File(w + "/gavel.h5") as f:
+    assert int(f["summary/jobs_arrived"][()]) == 1181
+    assert len(f["summary/classes"].keys()) == 26
+with h5py.File(w + "/lublin.h5") as f:
+    assert int(f["summary/jobs_completed"][()]) == 10000
+print("ok: HDF5 read back")
+PYEOF
+if [ "$fails" -eq 0 ]; then echo "replay_cli: all checks passed"; exit 0; fi
+echo "replay_cli: $fails check(s) failed"
+exit 1
