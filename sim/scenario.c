@@ -2579,7 +2579,7 @@ static int snap_tree(loader *L, sim_snapshot *s, const cJSON *root)
         int64_t mem = 0;
         if ((rc = check_object(L, o, p, type_keys_snap)) ||
             (rc = get_string(L, o, p, "name", s->type_name[i], SIM_NAME_MAX, NULL)) ||
-            (rc = get_int(L, o, p, "mem_mib", &mem, 1, UINT32_MAX, 1)))
+            (rc = get_int(L, o, p, "mem_mib", &mem, 0, UINT32_MAX, 1)))
             return rc;
         for (int k = 0; k < i; k++)
             if (strcmp(s->type_name[k], s->type_name[i]) == 0)
