@@ -173,7 +173,7 @@ static void snapshot_of(text *t, const place_view *v)
 /* ------------------------------------------------------------------------- */
 /* the hook: sampled passes, their snapshots and decisions                    */
 
-#define MAX_SAMPLES 30
+#define MAX_SAMPLES 20
 
 typedef struct sample {
     text snap, want; /* want: the decision lines, one per line, no trailing commas */
@@ -181,6 +181,7 @@ typedef struct sample {
 
 typedef struct recorder {
     int count_only;    /* first run: count the passes that decide something */
+    int taking;        /* the pass in progress was serialised */
     uint64_t passes;   /* passes seen */
     uint64_t deciding; /* passes with decisions seen */
     uint64_t stride;   /* keep every stride-th deciding pass */
@@ -198,7 +199,11 @@ static void hook_before(void *ud, const place_view *v)
 {
     recorder *r = ud;
     r->passes++;
-    if (r->count_only || r->n == MAX_SAMPLES)
+    /* serialise only a pass that may be kept: the next deciding one of the
+     * stride, or one of the few empty ones */
+    r->taking = !r->count_only && r->n < MAX_SAMPLES &&
+                (r->deciding % r->stride == 0 || (r->n_empty < 4 && r->passes % 101 == 0));
+    if (!r->taking)
         return;
     for (uint32_t i = 0; i < v->n_queue; i++)
         if (v->queue_state[i] != PLACE_Q_WAITING)
@@ -229,7 +234,7 @@ static void hook_after(void *ud, const place_decision *d, size_t n)
     recorder *r = ud;
     if (n > 0)
         r->deciding++;
-    if (r->count_only || r->n == MAX_SAMPLES)
+    if (!r->taking)
         return;
     if (n == 0) {
         /* keep a few passes that decide nothing (a blocked head must block in
@@ -400,6 +405,7 @@ static void compare_policy(const char *bin, const char *spec, uint64_t seed)
         trace_source src = {gen_next, NULL, &g};
         sim_run_opts opts = {.sources = &src, .n_sources = 1, .pass_hook = &hook};
         rec.count_only = pass == 0;
+        rec.stride = 1;
         if (pass == 1) {
             rec.stride = rec.deciding / (MAX_SAMPLES - 4);
             if (rec.stride == 0)
