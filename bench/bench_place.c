@@ -297,14 +297,18 @@ static double time_pass(const char *spec, uint32_t nodes, uint32_t n_queue, uint
     return median(r, RUNS);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* --backfill: only the backfilling passes (for profiling) */
+    int only_backfill = argc > 1 && strcmp(argv[1], "--backfill") == 0;
     static const uint32_t sizes[3] = {100, 1000, 10000};
     place_job whole[3] = {mkjob(1, 1, PLACE_MILLI_WHOLE), mkjob(2, 2, PLACE_MILLI_WHOLE),
                           mkjob(3, 4, PLACE_MILLI_WHOLE)};
     place_job share[1] = {mkjob(4, 1, 500)};
     size_t nf;
     const place_fit *const *fits = place_fit_list(&nf);
+    if (only_backfill)
+        nf = 0;
     printf("### One placement decision (median of %d runs)\n\n", RUNS);
     printf("Nodes of 8 GPUs, ~70 %% allocated and fragmented. \"gang\": whole-GPU jobs "
            "of 1, 2 and 4 GPUs in turn; \"share\": a 0.5-GPU job. Scans = the rule scores "
@@ -318,7 +322,7 @@ int main(void)
     printf("\n");
     state st[3];
     for (int k = 0; k < 3; k++)
-        build(&st[k], sizes[k], 42 + (uint64_t)k, 70);
+        build(&st[k], only_backfill ? 8 : sizes[k], 42 + (uint64_t)k, 70);
     for (size_t i = 0; i < nf; i++) {
         printf("| %s | %s |", fits[i]->name, (fits[i]->flags & PLACE_FIT_SCANS) ? "yes" : "no");
         for (int k = 0; k < 3; k++) {

@@ -65,6 +65,10 @@ typedef struct hev { /* host CPU and memory that return to a node at t */
     uint32_t next;
 } hev;
 
+typedef struct seg { /* the profile's value from t until the next segment (or a change) */
+    int64_t t, g, cpu, mem;
+} seg;
+
 typedef struct resv { /* capacity held on a node over [a, b) for queue entry qi */
     int64_t a, b, cpu, mem;
     uint32_t node, gpus, qi, next;
@@ -93,6 +97,14 @@ struct place__profile {
      * sorted_ok[n]: an unreserved node's earliest start is then one lookup */
     int64_t *sorted;
     uint32_t cap_sorted;
+    struct seg *segs, *evs; /* scratch: a reserved node's profile as segments */
+    uint32_t cap_segs, cap_evs;
+    /* reserved nodes' timelines, kept until the node changes: pool[off..off+len) */
+    struct seg *pool;
+    uint32_t n_pool, cap_pool;
+    uint32_t *tl_off, *tl_len;
+    uint8_t *tl_ok;
+    uint32_t cap_tl_off, cap_tl_len, cap_tl_ok;
     uint8_t *sorted_ok;
     uint32_t cap_sorted_ok;
 };
@@ -133,6 +145,12 @@ void place__profile_destroy(place__profile *p)
     place__free(&p->env, p->rhead, p->cap_rhead * sizeof *p->rhead);
     place__free(&p->env, p->gtimes, p->cap_gtimes * sizeof *p->gtimes);
     place__free(&p->env, p->sorted, p->cap_sorted * sizeof *p->sorted);
+    place__free(&p->env, p->segs, p->cap_segs * sizeof *p->segs);
+    place__free(&p->env, p->evs, p->cap_evs * sizeof *p->evs);
+    place__free(&p->env, p->pool, p->cap_pool * sizeof *p->pool);
+    place__free(&p->env, p->tl_off, p->cap_tl_off * sizeof *p->tl_off);
+    place__free(&p->env, p->tl_len, p->cap_tl_len * sizeof *p->tl_len);
+    place__free(&p->env, p->tl_ok, p->cap_tl_ok);
     place__free(&p->env, p->sorted_ok, p->cap_sorted_ok);
     place__free(&p->env, p->hev, p->cap_hev * sizeof *p->hev);
     place__free(&p->env, p->rs, p->cap_rs * sizeof *p->rs);
@@ -200,6 +218,7 @@ static int add_running(place__profile *p, const place_cluster *c, const place_ru
         if (pt->node >= c->n_nodes)
             continue;
         p->sorted_ok[pt->node] = 0;
+        p->tl_ok[pt->node] = 0;
         uint32_t g0 = c->node_gpu0[pt->node];
         for (uint64_t m = pt->mask; m; m &= m - 1) {
             uint32_t x = g0 + (uint32_t)__builtin_ctzll(m);
@@ -226,9 +245,17 @@ static int build(place__profile *p, const place_view *v)
         place__grow(&p->env, (void **)&p->sorted, &p->cap_sorted, c->n_gpus ? c->n_gpus : 1,
                     sizeof *p->sorted) != PLACE_OK ||
         place__grow(&p->env, (void **)&p->sorted_ok, &p->cap_sorted_ok, c->n_nodes ? c->n_nodes : 1,
-                    1) != PLACE_OK)
+                    1) != PLACE_OK ||
+        place__grow(&p->env, (void **)&p->tl_ok, &p->cap_tl_ok, c->n_nodes ? c->n_nodes : 1, 1) !=
+            PLACE_OK ||
+        place__grow(&p->env, (void **)&p->tl_off, &p->cap_tl_off, c->n_nodes ? c->n_nodes : 1,
+                    sizeof *p->tl_off) != PLACE_OK ||
+        place__grow(&p->env, (void **)&p->tl_len, &p->cap_tl_len, c->n_nodes ? c->n_nodes : 1,
+                    sizeof *p->tl_len) != PLACE_OK)
         return PLACE_ERR_NOMEM;
     memset(p->sorted_ok, 0, c->n_nodes);
+    memset(p->tl_ok, 0, c->n_nodes);
+    p->n_pool = 0;
     p->n_nodes = c->n_nodes;
     p->n_hev = 0;
     for (uint32_t n = 0; n < c->n_nodes; n++) {
@@ -283,26 +310,6 @@ static void eval(const place__profile *p, const place_cluster *c, uint32_t n, in
     *mem = me;
 }
 
-/* Does node n hold (k, cpu, mem) over all of [t, end)? The profile only drops
- * where a reservation starts, so it is enough to look at t and at those. */
-static int holds(const place__profile *p, const place_cluster *c, uint32_t n, int64_t t,
-                 int64_t end, int64_t k, int64_t cpu, int64_t mem)
-{
-    int64_t g, cp, me;
-    eval(p, c, n, t, &g, &cp, &me);
-    if (g < k || cp < cpu || me < mem)
-        return 0;
-    for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next) {
-        int64_t a = p->rs[r].a;
-        if (a <= t || a >= end)
-            continue;
-        eval(p, c, n, a, &g, &cp, &me);
-        if (g < k || cp < cpu || me < mem)
-            return 0;
-    }
-    return 1;
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -336,6 +343,93 @@ static uint32_t node_breaks(place__profile *p, const place_cluster *c, uint32_t 
     if (m - first > 1)
         qsort(p->cand + first, m - first, sizeof *p->cand, cmp_i64);
     return m;
+}
+
+static int cmp_seg(const void *a, const void *b)
+{
+    int64_t x = ((const seg *)a)->t, y = ((const seg *)b)->t;
+    return x < y ? -1 : x > y;
+}
+
+static int push_ev(place__profile *p, uint32_t *m, int64_t t, int64_t g, int64_t cpu, int64_t mem)
+{
+    if (place__grow(&p->env, (void **)&p->evs, &p->cap_evs, *m + 1, sizeof *p->evs))
+        return PLACE_ERR_NOMEM;
+    p->evs[(*m)++] = (seg){t, g, cpu, mem};
+    return PLACE_OK;
+}
+
+/* Node n's profile from now on as segments p->segs[0..*count): segment i holds
+ * from segs[i].t until segs[i + 1].t (the last one forever). O(b log b) for
+ * b breakpoints (GPU free times, host releases, reservation ends). */
+static int timeline(place__profile *p, const place_cluster *c, uint32_t n, uint32_t *count)
+{
+    seg cur = {p->now, 0, c->node_cpu_free_milli[n], c->node_mem_free_mib[n]};
+    uint32_t m = 0, g0 = c->node_gpu0[n];
+    for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+        int64_t f = p->free_at[g0 + g];
+        if (f <= p->now)
+            cur.g++;
+        else if (f != PLACE_T_NEVER && push_ev(p, &m, f, 1, 0, 0))
+            return PLACE_ERR_NOMEM;
+    }
+    for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
+        if (push_ev(p, &m, p->hev[h].t, 0, p->hev[h].cpu, p->hev[h].mem))
+            return PLACE_ERR_NOMEM;
+    for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next) {
+        const resv *x = &p->rs[r];
+        if (x->b <= p->now)
+            continue;
+        if (x->a <= p->now) {
+            cur.g -= x->gpus;
+            cur.cpu -= x->cpu;
+            cur.mem -= x->mem;
+        } else if (push_ev(p, &m, x->a, -(int64_t)x->gpus, -x->cpu, -x->mem)) {
+            return PLACE_ERR_NOMEM;
+        }
+        if (x->b != PLACE_T_NEVER && push_ev(p, &m, x->b, x->gpus, x->cpu, x->mem))
+            return PLACE_ERR_NOMEM;
+    }
+    if (m > 1)
+        qsort(p->evs, m, sizeof *p->evs, cmp_seg);
+    if (place__grow(&p->env, (void **)&p->segs, &p->cap_segs, m + 1, sizeof *p->segs))
+        return PLACE_ERR_NOMEM;
+    uint32_t k = 0;
+    p->segs[k++] = cur;
+    for (uint32_t i = 0; i < m; i++) {
+        cur.t = p->evs[i].t;
+        cur.g += p->evs[i].g;
+        cur.cpu += p->evs[i].cpu;
+        cur.mem += p->evs[i].mem;
+        if (p->segs[k - 1].t == cur.t)
+            p->segs[k - 1] = cur;
+        else
+            p->segs[k++] = cur;
+    }
+    *count = k;
+    return PLACE_OK;
+}
+
+/* Node n's timeline, built once and kept until the node changes (a
+ * reservation on it, or a job started on it). The pointer is good until the
+ * next call. */
+static const seg *timeline_of(place__profile *p, const place_cluster *c, uint32_t n,
+                              uint32_t *count)
+{
+    if (!p->tl_ok[n]) {
+        uint32_t k;
+        if (timeline(p, c, n, &k) != PLACE_OK ||
+            place__grow(&p->env, (void **)&p->pool, &p->cap_pool, p->n_pool + k, sizeof *p->pool) !=
+                PLACE_OK)
+            return NULL;
+        memcpy(p->pool + p->n_pool, p->segs, k * sizeof *p->segs);
+        p->tl_off[n] = p->n_pool;
+        p->tl_len[n] = k;
+        p->n_pool += k;
+        p->tl_ok[n] = 1;
+    }
+    *count = p->tl_len[n];
+    return p->pool + p->tl_off[n];
 }
 
 /* The same for a node without reservations, where every dimension only grows
@@ -397,19 +491,27 @@ static int64_t node_earliest(place__profile *p, const place_cluster *c, uint32_t
 {
     if (p->rhead[n] == PLACE_NONE)
         return free_earliest(p, c, n, k, cpu, mem);
-    if (holds(p, c, n, p->now, add_sat(p->now, d), k, cpu, mem))
-        return p->now;
-    uint32_t m = node_breaks(p, c, n, 0);
-    if (m == PLACE_NONE) {
+    uint32_t ns;
+    const seg *sg = timeline_of(p, c, n, &ns);
+    if (!sg) {
         *nomem = 1;
         return PLACE_T_NEVER;
     }
-    for (uint32_t i = 0; i < m; i++) {
-        int64_t t = p->cand[i];
-        if (i > 0 && t == p->cand[i - 1])
+    /* a start is a segment start; from a feasible segment, extend while the
+     * segments are feasible; an infeasible one inside the run rules out every
+     * start up to it */
+    for (uint32_t i = 0; i < ns;) {
+        if (sg[i].g < k || sg[i].cpu < cpu || sg[i].mem < mem) {
+            i++;
             continue;
-        if (holds(p, c, n, t, add_sat(t, d), k, cpu, mem))
-            return t;
+        }
+        int64_t end = add_sat(sg[i].t, d);
+        uint32_t j = i + 1;
+        while (j < ns && sg[j].t < end && sg[j].g >= k && sg[j].cpu >= cpu && sg[j].mem >= mem)
+            j++;
+        if (j == ns || sg[j].t >= end)
+            return sg[i].t;
+        i = j + 1;
     }
     return PLACE_T_NEVER;
 }
@@ -429,6 +531,7 @@ static int add_resv(place__profile *p, uint32_t node, int64_t a, int64_t b, uint
     r->qi = qi;
     r->next = p->rhead[node];
     p->rhead[node] = p->n_rs++;
+    p->tl_ok[node] = 0;
     return PLACE_OK;
 }
 
@@ -614,24 +717,15 @@ int place__profile_allow(place__profile *p, const place_view *v, const place_job
         cpu = j->cpu_milli * part->gpus / (int64_t)j->gpus;
         mem = j->host_mem_mib * part->gpus / (int64_t)j->gpus;
     }
-    /* the minimum of profile - occupation over [now, end) is at now, at the
-     * occupation's GPU start, or where a reservation starts */
-    int64_t pts[2] = {p->now, from};
-    for (int q = 0; q < 2; q++) {
-        int64_t g, cp, me;
-        eval(p, c, n, pts[q], &g, &cp, &me);
-        if (g - (pts[q] >= from ? k : 0) < 0 || cp - cpu < 0 || me - mem < 0)
+    /* profile - occupation must stay >= 0 on every segment before the end; a
+     * partly used GPU's free time is a segment start, so `from` is one too */
+    uint32_t ns;
+    const seg *sg = timeline_of(p, c, n, &ns);
+    if (!sg)
+        return 0;
+    for (uint32_t i = 0; i < ns && sg[i].t < end; i++)
+        if (sg[i].g - (sg[i].t >= from ? k : 0) < 0 || sg[i].cpu < cpu || sg[i].mem < mem)
             return 0;
-    }
-    for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next) {
-        int64_t a = p->rs[r].a;
-        if (a <= p->now || a >= end)
-            continue;
-        int64_t g, cp, me;
-        eval(p, c, n, a, &g, &cp, &me);
-        if (g - (a >= from ? k : 0) < 0 || cp - cpu < 0 || me - mem < 0)
-            return 0;
-    }
     return 1;
 }
 
