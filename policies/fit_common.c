@@ -10,8 +10,6 @@ int place_type_ok(const place_cluster *c, const place_job *j, uint32_t t)
 {
     if (j->type_mask != 0 && !((j->type_mask >> t) & 1u))
         return 0;
-    if (j->speed && !(j->speed[t] > 0.0))
-        return 0;
     return j->gpu_mem_mib <= c->type_mem_mib[t];
 }
 

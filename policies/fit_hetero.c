@@ -5,11 +5,10 @@
  * place_job.speed[t] is the job's throughput on type t relative to the
  * reference (Gavel's "effective throughput" per GPU; for a gang the same
  * factor applies to all its GPUs, so comparing speed[t] compares the gang's
- * throughput). Types are tried from the fastest down (ties: lower type
- * index); on the first type with room, the node is chosen best-fit (fewest
- * free GPUs, then lowest index), and a gang that may span does so within
- * that type. Without speeds every type is as good as another and the rule is
- * best-fit over all types.
+ * throughput); a speed <= 0 is unknown and counts as 1, as the engine runs it. Types are tried from
+ * the fastest down (ties: lower type index); on the first type with room, the node is chosen
+ * best-fit (fewest free GPUs, then lowest index), and a gang that may span does so within that
+ * type. Without speeds every type is as good as another and the rule is best-fit over all types.
  * Gavel itself solves an allocation LP over time shares per round; this is
  * its placement-time greedy counterpart: each job, when placed, gets the
  * accelerator on which its effective throughput is highest.
@@ -32,11 +31,13 @@ static int hetero_fit(void *state, const place_view *v, const place_job *j, plac
     /* types by speed, descending, lower index first among equals (insertion
      * sort: at most 64 types) */
     uint32_t order[PLACE_MAX_TYPES], n = 0;
+    double sp[PLACE_MAX_TYPES];
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t))
             continue;
+        sp[t] = j->speed[t] > 0 ? j->speed[t] : 1.0;
         uint32_t k = n++;
-        while (k > 0 && j->speed[order[k - 1]] < j->speed[t]) {
+        while (k > 0 && sp[order[k - 1]] < sp[t]) {
             order[k] = order[k - 1];
             k--;
         }

@@ -248,9 +248,12 @@ typedef struct place_job {
     int64_t estimate_us;   /* run-time estimate (user's or trace's); -1 unknown */
     int64_t deadline_us;   /* -1 none */
     double attained_gpu_s; /* GPU-seconds of service received so far (for LAS orders) */
-    /* Relative speed per GPU type (n_types entries), NULL = 1 everywhere. For a
-     * service replica: its throughput at the latency SLO on that type relative
-     * to the reference, 0 where the type cannot meet the SLO at all. */
+    /* Relative speed per GPU type (n_types entries), NULL = 1 everywhere; a
+     * value <= 0 means "not known" and counts as 1 (as the engine runs it). For
+     * a service replica: its throughput at the latency SLO on that type
+     * relative to the reference, and <= 0 where the type cannot meet the SLO
+     * (the service rules skip such types; hosts also leave them out of
+     * type_mask). */
     const double *speed;
     uint64_t type_mask;   /* allowed GPU types (bit t); 0 = any type */
     uint32_t gpus;        /* gang size in GPUs; 0 = a CPU-only job */
@@ -589,8 +592,8 @@ const place_preempt *const *place_preempt_list(size_t *n);
 const place_service *const *place_service_list(size_t *n);
 
 /* Helpers for writing fits (fit_common.c). */
-/* Could a GPU of type t ever serve the job's per-GPU request (type allowed,
- * memory, and for a job with speeds, a speed above 0)? */
+/* Could a GPU of type t ever serve the job's per-GPU request (type allowed
+ * and enough memory)? */
 int place_type_ok(const place_cluster *c, const place_job *j, uint32_t t);
 /* Host CPU and memory of node n suffice for the job (whole job on one node). */
 int place_host_ok(const place_cluster *c, uint32_t n, const place_job *j);

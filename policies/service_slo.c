@@ -9,7 +9,8 @@
  * queueing model of the service and the type's per-replica throughput).
  *
  * The rule, for each waiting replica:
- *   1. only types that meet the SLO (speed > 0, allowed, enough GPU memory);
+ *   1. only types that meet the SLO (allowed by type_mask, enough GPU memory,
+ *      and, when speeds are given, a speed above 0);
  *   2. the type with the highest throughput at the SLO first (fewer replicas
  *      carry the load; ties: lower type index);
  *   3. on that type, the node that hosts the fewest replicas of the same
@@ -179,6 +180,8 @@ int place__service_slo_place(void *state, const place_view *v, uint32_t i, place
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t) || c->type_max_gpus[t] < j->gpus)
             continue;
+        if (j->speed && !(j->speed[t] > 0))
+            continue; /* the type cannot meet the SLO */
         double sp = j->speed ? j->speed[t] : 1.0;
         uint32_t k = n++;
         while (k > 0 && (j->speed ? j->speed[order[k - 1]] : 1.0) < sp) {

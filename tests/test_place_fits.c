@@ -165,8 +165,8 @@ static void test_topology(void)
 static void test_hetero(void)
 {
     /* types 0, 1, 2 on nodes 0, 1, 2 (8 GPUs each); the job runs 1.0x, 2.5x,
-     * 2.5x on them: type 1 (the tie with 2 goes to the lower type). Speed 0
-     * means "cannot run there". */
+     * 2.5x on them: type 1 (the tie with 2 goes to the lower type). A speed
+     * of 0 is "not known" and counts as 1, as the engine runs it. */
     uint32_t types[3] = {0, 1, 2}, g[3] = {8, 8, 8};
     pv_init(&H, 3, NULL, types, g, 3);
     double speed[3] = {1.0, 2.5, 2.5};
@@ -179,9 +179,16 @@ static void test_hetero(void)
     /* types 1 and 2 full: back to the slow type 0 */
     pv_running_whole(&H, 101, 2, 6, -1);
     CHECK_EQ_INT(place1("hetero", j, NULL, NULL), 0);
-    /* a speed of 0 on type 0: nowhere */
+    /* a speed of 0 on type 0 is unknown, not forbidden: type 0 still takes it;
+     * and with speeds 0 (counts as 1), 0.5, 0.5 the unknown type is first */
     speed[0] = 0;
-    CHECK_EQ_INT(place1("hetero", j, NULL, NULL), PLACE_NONE);
+    CHECK_EQ_INT(place1("hetero", j, NULL, NULL), 0);
+    pv_fini(&H);
+    pv_init(&H, 3, NULL, types, g, 3);
+    speed[1] = speed[2] = 0.5;
+    CHECK_EQ_INT(place1("hetero", j, NULL, NULL), 0);
+    speed[0] = 0.25;
+    CHECK_EQ_INT(place1("hetero", j, NULL, NULL), 1);
     /* no speeds: best-fit over all types (node 1 and 2 have 2 free, too few
      * for 4; node 0 has 8) */
     j.speed = NULL;
