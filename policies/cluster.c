@@ -387,6 +387,7 @@ int place_cluster_add_node(place_cluster *c, uint32_t type, uint32_t gpus, int64
     c->n_gpus += gpus;
     if (gpus > c->type_max_gpus[type])
         c->type_max_gpus[type] = gpus;
+    c->types_present |= 1ull << type;
     if (node_out)
         *node_out = n;
     return PLACE_OK;
@@ -631,11 +632,36 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
     return PLACE_OK;
 }
 
-int place_cluster_take(place_cluster *c, const place_job *j, place_part *parts, uint32_t n_parts)
+/* Whole GPUs `mask` of node n leave (sign -1) or rejoin (+1) the fully free
+ * set: the node's derived fields and its index bucket change without a scan
+ * of its GPUs. Only for GPUs in service on a node in service. */
+static void node_whole(place_cluster *c, uint32_t n, uint64_t mask, int sign)
 {
-    int rc = place_cluster_check(c, j, parts, n_parts);
-    if (rc != PLACE_OK)
-        return rc;
+    uint32_t t = c->node_type[n], k = (uint32_t)__builtin_popcountll(mask);
+    place__bits_clear(&c->by_free[t][c->node_free[n]], n);
+    if (sign < 0) {
+        c->node_free_mask[n] &= ~mask;
+        c->node_free[n] = (uint8_t)(c->node_free[n] - k);
+        c->node_milli_free[n] -= k * PLACE_MILLI_WHOLE;
+        c->gpus_free -= k;
+        c->type_gpus_free[t] -= k;
+    } else {
+        c->node_free_mask[n] |= mask;
+        c->node_free[n] = (uint8_t)(c->node_free[n] + k);
+        c->node_milli_free[n] += k * PLACE_MILLI_WHOLE;
+        c->gpus_free += k;
+        c->type_gpus_free[t] += k;
+    }
+    place__bits_set(&c->by_free[t][c->node_free[n]], n);
+    if (c->node_milli_free[n] > 0)
+        place__bits_set(&c->any_share[t], n);
+    else
+        place__bits_clear(&c->any_share[t], n);
+}
+
+int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part *parts,
+                               uint32_t n_parts)
+{
     for (uint32_t k = 0; k < n_parts; k++) {
         place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
@@ -646,12 +672,14 @@ int place_cluster_take(place_cluster *c, const place_job *j, place_part *parts, 
         p->mask = 0;
         if (p->gpus == 0)
             continue;
-        index_remove(c, n);
         if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+            index_remove(c, n);
             c->gpu_free_milli[g0 + p->gpu] = (uint16_t)(c->gpu_free_milli[g0 + p->gpu] - p->milli);
             c->gpu_free_mem_mib[g0 + p->gpu] -= j->gpu_mem_mib;
             p->mask = 1ull << p->gpu;
+            node_refresh(c, n);
         } else {
+            /* the lowest-index fully free GPUs */
             uint64_t m = c->node_free_mask[n];
             for (uint32_t i = 0; i < p->gpus; i++) {
                 uint32_t g = (uint32_t)__builtin_ctzll(m);
@@ -660,10 +688,16 @@ int place_cluster_take(place_cluster *c, const place_job *j, place_part *parts, 
                 c->gpu_free_milli[g0 + g] = 0;
                 c->gpu_free_mem_mib[g0 + g] = 0;
             }
+            node_whole(c, n, p->mask, -1);
         }
-        node_refresh(c, n);
     }
     return PLACE_OK;
+}
+
+int place_cluster_take(place_cluster *c, const place_job *j, place_part *parts, uint32_t n_parts)
+{
+    int rc = place_cluster_check(c, j, parts, n_parts);
+    return rc == PLACE_OK ? place_cluster_take_checked(c, j, parts, n_parts) : rc;
 }
 
 int place_cluster_take_exact(place_cluster *c, const place_job *j, const place_part *parts,
@@ -728,18 +762,28 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
         c->node_mem_free_mib[n] += mem;
         if (p->gpus == 0)
             continue;
+        uint32_t tmem = c->type_mem_mib[c->node_type[n]];
+        if (j->gpu_milli >= PLACE_MILLI_WHOLE) {
+            /* whole GPUs come back fully free; those out of service meanwhile do
+             * not rejoin the free set (they still count as free when repaired) */
+            uint64_t back = 0;
+            for (uint64_t m = p->mask; m; m &= m - 1) {
+                uint32_t g = (uint32_t)__builtin_ctzll(m);
+                c->gpu_free_milli[g0 + g] = PLACE_MILLI_WHOLE;
+                c->gpu_free_mem_mib[g0 + g] = tmem;
+                if (c->gpu_up[g0 + g])
+                    back |= 1ull << g;
+            }
+            if (c->node_up[n] && back)
+                node_whole(c, n, back, +1);
+            continue;
+        }
         if (c->node_up[n])
             index_remove(c, n);
-        uint32_t tmem = c->type_mem_mib[c->node_type[n]];
         for (uint64_t m = p->mask; m; m &= m - 1) {
             uint32_t g = g0 + (uint32_t)__builtin_ctzll(m);
-            if (j->gpu_milli < PLACE_MILLI_WHOLE) {
-                c->gpu_free_milli[g] = (uint16_t)(c->gpu_free_milli[g] + p->milli);
-                c->gpu_free_mem_mib[g] += j->gpu_mem_mib;
-            } else {
-                c->gpu_free_milli[g] = PLACE_MILLI_WHOLE;
-                c->gpu_free_mem_mib[g] = tmem;
-            }
+            c->gpu_free_milli[g] = (uint16_t)(c->gpu_free_milli[g] + p->milli);
+            c->gpu_free_mem_mib[g] += j->gpu_mem_mib;
         }
         node_refresh(c, n);
     }

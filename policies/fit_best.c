@@ -55,14 +55,18 @@ static int best_fit(void *state, const place_view *v, const place_job *j, place_
         return place_fit_cpu_only(v, j, d, ctx);
     if (j->gpu_milli < PLACE_MILLI_WHOLE)
         return best_share(v, j, d, ctx);
+    uint64_t types = place__gang_types(c, j);
     uint32_t max_f = 0;
-    for (uint32_t t = 0; t < c->n_types; t++)
-        if (place_type_ok(c, j, t) && c->type_max_gpus[t] > max_f)
+    for (uint64_t m = types; m; m &= m - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(m);
+        if (c->type_max_gpus[t] > max_f)
             max_f = c->type_max_gpus[t];
+    }
     for (uint32_t f = j->gpus; f <= max_f; f++) {
         uint32_t best = PLACE_NONE;
-        for (uint32_t t = 0; t < c->n_types; t++) {
-            if (f > c->type_max_gpus[t] || !place_type_ok(c, j, t))
+        for (uint64_t m = types; m; m &= m - 1) {
+            uint32_t t = (uint32_t)__builtin_ctzll(m);
+            if (f > c->type_max_gpus[t])
                 continue;
             for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE && n < best;
                  n = place_bits_next(&c->by_free[t][f], n + 1))

@@ -53,10 +53,8 @@ static int first_fit(void *state, const place_view *v, const place_job *j, place
     if (j->gpu_milli < PLACE_MILLI_WHOLE)
         return first_share(v, j, d, ctx);
     uint32_t best = PLACE_NONE;
-    for (uint32_t t = 0; t < c->n_types; t++) {
-        if (!place_type_ok(c, j, t) || c->type_max_gpus[t] < j->gpus ||
-            c->type_gpus_free[t] < j->gpus)
-            continue;
+    for (uint64_t m = place__gang_types(c, j); m; m &= m - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(m);
         uint32_t n = place_cluster_next_free(c, t, j->gpus, 0);
         while (n != PLACE_NONE && n < best && !place__whole_ok(v, j, n, ctx))
             n = place_cluster_next_free(c, t, j->gpus, n + 1);

@@ -158,7 +158,8 @@ static inline int place_bits_test(const place_bits *b, uint32_t i)
 typedef struct place_cluster {
     /* GPU types */
     uint32_t n_types;
-    uint32_t type_mem_mib[PLACE_MAX_TYPES];  /* memory of one GPU of the type */
+    uint32_t type_mem_mib[PLACE_MAX_TYPES]; /* memory of one GPU of the type */
+    uint64_t types_present; /* bit t: the cluster has a node of type t (fits loop over these) */
     uint32_t type_max_gpus[PLACE_MAX_TYPES]; /* most GPUs on any node of the type */
 
     /* nodes */
@@ -295,6 +296,11 @@ int place_cluster_check(const place_cluster *c, const place_job *job, const plac
                         uint32_t n_parts);
 /* Allocate a checked placement (fills parts[].mask). Cost O(parts). */
 int place_cluster_take(place_cluster *c, const place_job *job, place_part *parts, uint32_t n_parts);
+/* The same for a placement place_cluster_check accepted with no change to the
+ * cluster since (a host applying a decision of place_pass_run, which checked
+ * it): saves the second check. */
+int place_cluster_take_checked(place_cluster *c, const place_job *job, place_part *parts,
+                               uint32_t n_parts);
 /* Allocate exactly the GPUs named by parts[].mask (for whole GPUs, popcount
  * equal to gpus, every GPU fully free; for a share, the single bit of `gpu`).
  * For hosts that rebuild a cluster from a snapshot of its allocations

@@ -24,6 +24,21 @@ int place__bits_resize(place_bits *b, const place_env *env, uint32_t n);
 void place__bits_set(place_bits *b, uint32_t i);
 void place__bits_clear(place_bits *b, uint32_t i);
 
+/* The GPU types a whole-GPU gang of j could start on now without spanning: in
+ * the cluster, allowed, with the memory, nodes big enough and enough free
+ * GPUs in all. Fits loop over its bits instead of every type. */
+static inline uint64_t place__gang_types(const place_cluster *c, const place_job *j)
+{
+    uint64_t m = c->types_present & (j->type_mask ? j->type_mask : ~0ull), ok = 0;
+    for (; m; m &= m - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(m);
+        if (j->gpu_mem_mib <= c->type_mem_mib[t] && c->type_max_gpus[t] >= j->gpus &&
+            c->type_gpus_free[t] >= j->gpus)
+            ok |= 1ull << t;
+    }
+    return ok;
+}
+
 /* Host CPU and memory a part takes: a job's totals split by GPUs across the parts
  * of a spanning gang (the first part takes the remainder), all of it on the
  * single part otherwise. */

@@ -12,6 +12,7 @@
 #include "version.h"
 
 #include <errno.h>
+#include <math.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,10 +22,8 @@
 
 /* The commands, in the order --help lists them. */
 static const sim__cli_command *const commands[] = {
-    &sim__cmd_run,
-    &sim__cmd_validate,
-    &sim__cmd_replay,
-    &sim__cmd_synth,
+    &sim__cmd_run,     &sim__cmd_validate, &sim__cmd_replay, &sim__cmd_synth,
+    &sim__cmd_compare, &sim__cmd_plot,     &sim__cmd_export,
     &sim__cmd_place,
 };
 
@@ -81,6 +80,34 @@ int sim__cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
     return 0;
 }
 
+int sim__cli_parse_duration(const char *s, int64_t *us)
+{
+    /* the units of scenario durations (scenarios/SCHEMA.md) */
+    static const struct {
+        const char *unit;
+        double s;
+    } units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1},        {"m", 60}, {"min", 60},
+                 {"h", 3600},  {"d", 86400}, {"w", 604800.0}, {"", 1}};
+    if (!s || !*s || *s == '-')
+        return -1;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno || !(x >= 0))
+        return -1;
+    while (*end == ' ')
+        end++;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            double v = x * units[i].s * 1e6;
+            if (!(v < 9.2e18))
+                return -1;
+            *us = (int64_t)llround(v);
+            return 0;
+        }
+    return -1;
+}
+
 int sim__cli_load_scenario(sim_scenario *sc, const char *path, tm_diag *d)
 {
     if (path)
@@ -111,8 +138,8 @@ static void main_help(FILE *f)
         fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
     fputs("  help COMMAND help for a command\n\n"
           "Options: --help, --version\n"
-          "Exit codes: 0 ok, 64 usage, 65 bad input, 66 file not found, 70 internal error,\n"
-          "            74 I/O error, 130 interrupted. See docs/cli.md.\n",
+          "Exit codes: 0 ok, 64 usage, 65 bad input, 66 file not found, 69 gnuplot missing,\n"
+          "            70 internal error, 74 I/O error, 130 interrupted. See docs/cli.md.\n",
           f);
 }
 

@@ -8,16 +8,18 @@
 #include <string.h>
 
 static const char run_help[] =
-    "Usage: tarmac run [SCENARIO] [-o FILE] [--seed N] [--replication R] [--quiet]\n"
+    "Usage: tarmac run [SCENARIO] [-o FILE] [--seed N] [--replication R] [--quiet] [--json]\n"
     "\n"
     "Run SCENARIO (a JSON file; without one, the embedded default scenario) and\n"
     "write the results to FILE (default tarmac-out.h5), atomically: the file\n"
-    "appears only when complete. Prints a summary table unless --quiet.\n"
+    "appears only when complete. Prints a summary table unless --quiet, and a\n"
+    "progress bar on stderr when it is a terminal.\n"
     "\n"
     "  -o, --output FILE    HDF5 output file (docs/output.md describes its layout)\n"
     "  --seed N             override the scenario's seed\n"
     "  --replication R      use the independent random streams of replication R\n"
-    "  -q, --quiet          print nothing but errors\n"
+    "  -q, --quiet          print nothing but errors (no table, no progress bar)\n"
+    "  --json               print a JSON summary on stdout instead of the table\n"
     "  --check              check engine invariants after every event (slow)\n";
 
 static void print_thousands(FILE *f, uint64_t v, int width)
@@ -88,11 +90,74 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
         printf("\nwrote %s\n", out);
 }
 
+/* --json: the summary for scripts (docs/cli.md). */
+static void print_json(const sim_scenario *sc, const sim_result *r, const char *out, uint64_t rep)
+{
+    FILE *f = stdout;
+    fputs("{\"command\": \"run\", \"tarmac_version\": ", f);
+    sim__cli_json_str(f, TARMAC_VERSION);
+    fputs(", \"scenario\": ", f);
+    sim__cli_json_str(f, sc->name);
+    fputs(", \"source\": ", f);
+    sim__cli_json_str(f, sc->source);
+    fprintf(f,
+            ", \"seed\": %llu, \"replication\": %llu, \"policy\": ", (unsigned long long)sc->seed,
+            (unsigned long long)rep);
+    sim__cli_json_str(f, sc->policy);
+    fputs(", \"output\": ", f);
+    sim__cli_json_str(f, out);
+    fprintf(f, ",\n \"events\": %llu, \"passes\": %llu, \"policy_errors\": %llu",
+            (unsigned long long)r->events, (unsigned long long)r->passes,
+            (unsigned long long)r->policy_errors);
+    const struct {
+        const char *k;
+        double v;
+    } run[] = {{"t_end_s", (double)r->t_end_us / SIM_US_PER_S},
+               {"wall_s", r->wall_s},
+               {"alloc_util", r->alloc_util},
+               {"gpu_hours_up", r->gpu_s_up / 3600},
+               {"gpu_hours_alloc", r->gpu_s_alloc / 3600},
+               {"queue_len_mean", r->queue_len_mean},
+               {"running_mean", r->running_mean}};
+    for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {
+        fprintf(f, ", \"%s\": ", run[i].k);
+        sim__cli_json_num(f, run[i].v);
+    }
+    fputs(",\n \"classes\": [", f);
+    for (size_t c = 0; c <= sc->n_classes; c++) {
+        const sim_class_result *cr = &r->classes[c];
+        fputs(c ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        sim__cli_json_str(f, c < sc->n_classes ? sc->classes[c].name : "all");
+        fprintf(f,
+                ", \"jobs_arrived\": %llu, \"jobs_started\": %llu, \"jobs_completed\": %llu, "
+                "\"jobs_rejected\": %llu, \"jobs_queued_end\": %llu, \"jobs_running_end\": %llu",
+                (unsigned long long)cr->arrived, (unsigned long long)cr->started,
+                (unsigned long long)cr->completed, (unsigned long long)cr->rejected,
+                (unsigned long long)cr->queued_end, (unsigned long long)cr->running_end);
+        const struct {
+            const char *k;
+            double v;
+        } m[] = {{"wait_mean_s", cr->wait_mean_s},
+                 {"wait_p50_s", cr->wait_p50_s},
+                 {"wait_p95_s", cr->wait_p95_s},
+                 {"wait_p99_s", cr->wait_p99_s},
+                 {"wait_max_s", cr->wait_max_s},
+                 {"slowdown_mean", cr->slowdown_mean},
+                 {"gpu_hours_alloc", cr->gpu_s_alloc / 3600}};
+        for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+            fprintf(f, ", \"%s\": ", m[i].k);
+            sim__cli_json_num(f, m[i].v);
+        }
+        fputc('}', f);
+    }
+    fputs("\n ]\n}\n", f);
+}
+
 static int cmd_run(int argc, char **argv)
 {
     const char *path = NULL, *out = "tarmac-out.h5";
     uint64_t seed = 0, rep = 0;
-    int have_seed = 0, quiet = 0, check = 0;
+    int have_seed = 0, quiet = 0, check = 0, json = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -111,6 +176,8 @@ static int cmd_run(int argc, char **argv)
                 return sim__cli_usage("run", "%s needs an integer in [0, 2^32)", a);
         } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
         } else if (strcmp(a, "--check") == 0) {
             check = 1;
         } else if (a[0] == '-' && a[1]) {
@@ -132,13 +199,23 @@ static int cmd_run(int argc, char **argv)
     sim__cli_install_signals();
     sim_run_opts opts = {
         .replication = (uint32_t)rep, .check_invariants = check, .stop_flag = &sim__cli_stop};
+    sim__cli_progress bar;
+    sim__cli_progress_init(&bar, !quiet && sim__cli_stderr_is_tty(), sc.horizon_us, 1);
+    if (bar.enabled) {
+        opts.progress = sim__cli_progress_cb;
+        opts.progress_ud = &bar;
+        opts.progress_every = 4096;
+    }
     sim_result res;
     rc = sim_report_run(&sc, &opts, out, &res, &d);
+    sim__cli_progress_end(&bar);
     if (rc != TM_OK) {
         sim_scenario_fini(&sc);
         return sim__cli_error(rc, &d);
     }
-    if (!quiet)
+    if (json)
+        print_json(&sc, &res, out, rep);
+    else if (!quiet)
         print_summary(&sc, &res, out);
     sim_result_fini(&res);
     sim_scenario_fini(&sc);

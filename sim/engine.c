@@ -792,7 +792,8 @@ static int apply_start(engine *e, place_view *v, place_decision *d)
     }
     memcpy(j->parts, d->parts, d->n_parts * sizeof *d->parts);
     j->n_parts = d->n_parts;
-    int rc = place_cluster_take(&e->cluster, &j->pj, j->parts, j->n_parts);
+    /* place_pass_run checked the decision against this very state */
+    int rc = place_cluster_take_checked(&e->cluster, &j->pj, j->parts, j->n_parts);
     if (rc != PLACE_OK)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                            "a checked decision failed to apply: %s", place_strerror(rc));
@@ -1587,7 +1588,8 @@ static void update_blocked(engine *e)
         }
     }
     for (int r = 0; r < SIM_BLOCK_COUNT; r++)
-        sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
+        if (e->series.lv[SIM_LV_BLOCKED + r].value != blocked[r])
+            sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
 }
 
 /* ------------------------------------------------------------------------- */

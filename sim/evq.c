@@ -2,49 +2,59 @@
  * evq.c — the pending-event queue.
  *
  * A 4-ary min-heap of 16-byte keys; payloads stay in a pool of slots, so
- * sifting moves keys (and their slot numbers) only. Each slot records its heap
- * index, so cancelling is O(log n); a handle is (slot, generation), so a stale
- * handle is detected, never followed. Order is (time, kind, seq): total, hence
- * deterministic.
+ * sifting moves keys only. Each slot records its heap index, so cancelling is
+ * O(log n); a handle is (slot, generation), so a stale handle is detected,
+ * never followed. Order is (time, kind, seq): total, hence deterministic.
  *
  * The key is one unsigned 128-bit integer whose integer order is the event
- * order, so a comparison is a cmp and an sbb, with no branch:
+ * order, so that comparing two is a cmp and an sbb:
  *
- *     bits 127..64  t_us ^ 2^63   (signed time, biased so unsigned order works)
- *     bits  63..56  kind          (priority at equal time)
- *     bits  55..0   seq           (insertion counter; 2^56 pushes per queue)
+ *     bits 127..64  t_us ^ 2^63   signed time, biased so that unsigned order works
+ *     bits  63..56  kind          priority at equal time
+ *     bits  55..26  rank          insertion order among the pending events
+ *     bits  25..0   slot          where the payload is; never decides the order
  *
- * Keys are unique (seq is), and the all-ones key is above every real one: it
- * is the sentinel that fills the heap past its last entry, so a node's four
- * children can always be read, without a branch for a partial last group. The
- * slot number (4 bytes) would make a key 20 bytes, padded to 24; it lives
- * instead in heap_slot[], parallel to the heap. The comparisons that steer a
- * sift then read keys only, and with heap[1] placed on a 64-byte boundary the
- * four children of a node are exactly one cache line. A sift-down prefetches
- * the 16 grandchildren (four lines) while it compares the children, which takes
- * the cache misses of a large heap off the path of the comparisons.
+ * The slot number is in the key because a sift moves a key and must then write
+ * its new index into slot_pos[its slot]; a key that carries its slot needs no
+ * second array moved in step with the heap (bench_evq at 10^6 pending: 1.7x the
+ * bare heap, against 2.3x with a parallel heap_slot[] array). That leaves
+ * 30 bits for the sequence, too few for a counter that must never wrap, so the
+ * key holds a rank instead: the true 64-bit sequence number lives in the slot
+ * (it is what sim__event.seq reports), and ranks are handed out in push order
+ * from rank_next. When rank_next reaches rank_limit (2^30), the pending keys are
+ * renumbered 0..n-1 in rank order (a sort and a heapify, O(n log n), no memory;
+ * about 0.3 s for 10^6 pending events): that keeps every comparison between
+ * pending events as it was, and leaves at least 2^30 - SIM__EVQ_CAP_MAX (about
+ * 10^9) pushes before the next one. Ranks of pending events are distinct, so the
+ * slot bits never decide the order.
  *
- * Slots: slots[s] holds the payload (a, b) and a 32-bit generation, odd while
- * the slot holds a pending event; slot_pos[s] is its heap index while pending
- * and the next free slot while free (a LIFO free list, so a pop followed by a
- * push, the engine's common case, reuses a slot that is still in cache). A
- * handle is gen << 32 | s. It is good while slots[s].gen == gen and gen is odd;
- * popping or cancelling makes gen even, reusing the slot makes it a new odd
- * value. When a generation would wrap to 0, the slot is retired instead of
- * freed (24 bytes lost per 2^31 events through one slot), so an old handle can
- * never match again. Handle 0 (generation 0) never names an event.
+ * The all-ones key is above every real one (its slot field is no slot): it is
+ * the sentinel that fills the heap after its last entry, so all four children
+ * of a node can be read without a branch for a partial last group. heap[1] is
+ * on a 64-byte boundary, so the four children of a node are one cache line.
  *
- * Memory: one block holds the heap, heap_slot, slot_pos and slots; it doubles
- * when the slots run out (push then allocates once, out of line) and is never
- * shrunk. Growth builds the new block before it lets go of the old one, so a
- * failure leaves the queue as it was. Nothing else allocates.
+ * Slots: slots[s] holds the payload, the true sequence number and a 32-bit
+ * generation, odd while the slot holds a pending event; slot_pos[s] is its heap
+ * index while pending and the next free slot while free (a LIFO free list, so a
+ * pop followed by a push, the engine's common case, reuses a slot still in
+ * cache). A handle is gen << 32 | s; it is good while slots[s].gen == gen and
+ * gen is odd. Popping or cancelling makes gen even; reusing the slot makes it a
+ * new odd value. When a generation would wrap to 0 the slot is retired instead
+ * of freed (28 bytes lost per 2^31 events through one slot), so an old handle
+ * can never match again. Handle 0 (generation 0) never names an event.
+ *
+ * Memory: one block holds heap, slots and slot_pos. It doubles when the slots
+ * run out (push then allocates once, out of line) and never shrinks. Growth
+ * builds the new block before it frees the old one, so a failure leaves the
+ * queue as it was. Nothing else allocates.
  *
  * Invariants (sim__evq_check; tests run it after every step):
- *   heap[parent(i)] < heap[i] for 0 < i < n; heap[i] is the sentinel for
- *   n <= i < cap + 3; slot_pos[heap_slot[i]] == i and slots[heap_slot[i]].gen is
- *   odd for i < n, and exactly n slots have an odd generation; the free list
- *   holds every slot with an even non-zero generation, once; the retired slots
- *   are those with generation 0; every seq is below next_seq.
+ *   heap[parent(i)] < heap[i] for 0 < i < n, and heap[i] is the sentinel for
+ *   n <= i < cap + 3; for i < n, s = slot of heap[i] has an odd generation,
+ *   slot_pos[s] == i and slots[s].seq < seq_next, and heap[i]'s rank is below
+ *   rank_next; exactly n slots have an odd generation; the free list holds each
+ *   slot with an even non-zero generation once; generation 0 means retired.
+ *   (Ranks follow sequence numbers; tests check it through the pop order.)
  */
 #include "evq_int.h"
 
@@ -57,8 +67,13 @@
 #define EVQ_CAP_DEFAULT 64u
 #define EVQ_SENTINEL    (~(sim__evq_key)0)
 #define EVQ_TIME_BIAS   (UINT64_C(1) << 63)
-/* Entries before heap[0] that put heap[1] on a cache line, and sentinels after
- * the last possible entry: children of the last parent reach index cap + 2. */
+#define EVQ_SLOT_BITS   26
+#define EVQ_SLOT_MASK   ((UINT32_C(1) << EVQ_SLOT_BITS) - 1)
+#define EVQ_RANK_BITS   30
+#define EVQ_RANK_LIMIT  (UINT32_C(1) << EVQ_RANK_BITS)
+#define EVQ_RANK_MASK   (EVQ_RANK_LIMIT - 1)
+/* Entries before heap[0] that put heap[1] on a line boundary, and sentinels
+ * after the last possible entry: children of the last parent reach cap + 2. */
 #define EVQ_HEAP_FRONT 3u
 #define EVQ_HEAP_BACK  3u
 #define EVQ_LINE       64u
@@ -66,13 +81,17 @@
 #define EVQ_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define EVQ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+_Static_assert(SIM__EVQ_CAP_MAX <= EVQ_SLOT_MASK, "slot numbers must fit their field");
+_Static_assert(SIM__EVQ_CAP_MAX <= EVQ_RANK_LIMIT / 2, "renumbering must free half the ranks");
+_Static_assert(EVQ_SLOT_BITS + EVQ_RANK_BITS == 56, "kind, rank and slot fill the low word");
+
 /* ------------------------------------------------------------------------- */
 /* keys                                                                       */
 
-static inline sim__evq_key key_make(int64_t t_us, uint32_t kind, uint64_t seq)
+static inline sim__evq_key key_make(int64_t t_us, uint32_t kind, uint32_t rank, uint32_t slot)
 {
     uint64_t hi = (uint64_t)t_us ^ EVQ_TIME_BIAS;
-    uint64_t lo = (uint64_t)kind << 56 | seq;
+    uint64_t lo = (uint64_t)kind << 56 | (uint64_t)rank << EVQ_SLOT_BITS | slot;
     return (sim__evq_key)hi << 64 | lo;
 }
 
@@ -88,9 +107,14 @@ static inline uint32_t key_kind(sim__evq_key k)
     return (uint32_t)((uint64_t)k >> 56);
 }
 
-static inline uint64_t key_seq(sim__evq_key k)
+static inline uint32_t key_rank(sim__evq_key k)
 {
-    return (uint64_t)k & SIM__EVQ_SEQ_MAX;
+    return (uint32_t)((uint64_t)k >> EVQ_SLOT_BITS) & EVQ_RANK_MASK;
+}
+
+static inline uint32_t key_slot(sim__evq_key k)
+{
+    return (uint32_t)k & EVQ_SLOT_MASK;
 }
 
 static inline void event_fill(sim__event *out, sim__evq_key k, const sim__evq_slot *sl)
@@ -99,40 +123,37 @@ static inline void event_fill(sim__event *out, sim__evq_key k, const sim__evq_sl
     out->kind = key_kind(k);
     out->a = sl->a;
     out->b = sl->b;
-    out->seq = key_seq(k);
+    out->seq = sl->seq;
 }
 
 /* ------------------------------------------------------------------------- */
 /* heap                                                                       */
 
-/* Put key x of slot xs at index i, or above it, restoring heap order on the
- * path to the root. Costs one comparison per level climbed. */
-static inline void heap_sift_up(sim__evq *q, size_t i, sim__evq_key x, uint32_t xs)
+/* Put key x at index i or above it, restoring heap order on the path to the
+ * root. One comparison per level climbed; after a push that is usually none or
+ * one, as a new event tends to lie later than most pending ones. */
+static inline void heap_sift_up(sim__evq *q, size_t i, sim__evq_key x)
 {
     sim__evq_key *restrict h = q->heap;
-    uint32_t *restrict hs = q->heap_slot;
     uint32_t *restrict pos = q->slot_pos;
     while (i > 0) {
         size_t p = (i - 1) >> 2;
         sim__evq_key pk = h[p];
         if (!(x < pk))
             break;
-        uint32_t ps = hs[p];
         h[i] = pk;
-        hs[i] = ps;
-        pos[ps] = (uint32_t)i;
+        pos[key_slot(pk)] = (uint32_t)i;
         i = p;
     }
     h[i] = x;
-    hs[i] = xs;
-    pos[xs] = (uint32_t)i;
+    pos[key_slot(x)] = (uint32_t)i;
 }
 
 /* If k2 < *k, replace *k by k2 and *g by g2: two selects on one flag. Which
- * child is smallest is a coin toss that no predictor can learn, so a branch
- * here is mispredicted half the time; gcc turns the C version into one or into
- * cmovs depending on the code around it, so on x86-64 the selects are spelled
- * out (cmp+sbb is the 128-bit comparison, cmovc the selects). */
+ * child is the smallest is a coin toss no predictor can learn, so a branch here
+ * is mispredicted half the time; gcc makes the C version a branch or cmovs
+ * depending on the code around it, so on x86-64 the selects are spelled out
+ * (cmp and sbb are the 128-bit comparison, cmovc the selects). */
 static inline void key_min_step(sim__evq_key *k, uintptr_t *g, sim__evq_key k2, uintptr_t g2)
 {
 #if defined(__x86_64__) && !defined(EVQ_PORTABLE)
@@ -157,28 +178,27 @@ static inline void key_min_step(sim__evq_key *k, uintptr_t *g, sim__evq_key k2, 
 #endif
 }
 
-/* Put key x of slot xs at index i, or below it. Per level: three comparisons
- * (a tournament among the four children), no branch but the loop's, which is
- * predictable.
+/* Put key x at index i or below it. Per level: a tournament of three
+ * comparisons among the four children, with no branch but the loop's, which
+ * is predictable.
  *
- * The loop is built around the latency of one level, which is what a sift-down
- * costs: the next level's loads wait for this level's choice. So it carries the
- * address of the current children as an integer `ch` and the choice selects,
- * alongside the smallest key, the address of that child's own children
- * (g..g+192, one cache line each, prefetched before the comparisons), rather
- * than an index to be turned back into an address. Addresses are integers here
- * because the grandchildren of the last parents lie past the block: they are
- * only prefetched, which never faults, and never turned into pointers. */
-static inline void heap_sift_down(sim__evq *q, size_t i, sim__evq_key x, uint32_t xs)
+ * A sift-down costs the latency of a level times the levels, since the next
+ * level's loads wait for this level's choice; the loop is built to shorten
+ * that path. It carries the address of the children as an integer `ch`, and
+ * the tournament selects, along with the smallest key, the address of that
+ * child's own children (g .. g + 192, one line each, prefetched before the
+ * comparisons) rather than an index that would have to become an address
+ * again. Addresses are integers here because the grandchildren of the last
+ * parents lie past the block: they are only prefetched, which never faults,
+ * and never become pointers. */
+static inline void heap_sift_down(sim__evq *q, size_t i, sim__evq_key x)
 {
     sim__evq_key *restrict h = q->heap;
-    uint32_t *restrict hs = q->heap_slot;
     uint32_t *restrict pos = q->slot_pos;
     const uintptr_t hb = (uintptr_t)h;
-    const uintptr_t hsb = (uintptr_t)hs;
-    const uintptr_t end = hb + q->n * sizeof *h;
-    /* children of heap[j] start at hb + 16 (4j + 1); for the group at ch,
-     * j = (ch - hb) / 16, so their children start at 4 ch - (3 hb - 16). */
+    const uintptr_t end = hb + (size_t)q->n * sizeof *h;
+    /* The children of heap[j] start at hb + 16 (4j + 1). For the group at ch,
+     * j = (ch - hb) / 16, so its first member's children are at 4 ch - gk. */
     const uintptr_t gk = 3 * hb - sizeof *h;
     uintptr_t ch = hb + (4 * i + 1) * sizeof *h;
     while (ch < end) {
@@ -187,7 +207,6 @@ static inline void heap_sift_down(sim__evq *q, size_t i, sim__evq_key x, uint32_
         __builtin_prefetch((const void *)(g + EVQ_LINE));
         __builtin_prefetch((const void *)(g + 2 * EVQ_LINE));
         __builtin_prefetch((const void *)(g + 3 * EVQ_LINE));
-        __builtin_prefetch((const void *)(hsb + (g - hb) / 4)); /* their heap_slot */
         const sim__evq_key *c = (const sim__evq_key *)ch;
         sim__evq_key k = c[0], k23 = c[2];
         uintptr_t gm = g, g23 = g + 2 * EVQ_LINE;
@@ -196,33 +215,79 @@ static inline void heap_sift_down(sim__evq *q, size_t i, sim__evq_key x, uint32_
         key_min_step(&k, &gm, k23, g23);
         if (!(k < x))
             break;
-        size_t m = (gm - hb) / EVQ_LINE; /* gm - hb == 64 m + 16 */
-        uint32_t ms = hs[m];
         h[i] = k;
-        hs[i] = ms;
-        pos[ms] = (uint32_t)i;
-        i = m;
+        pos[key_slot(k)] = (uint32_t)i;
+        i = (gm - hb) / EVQ_LINE; /* the child's index m: gm - hb == 64 m + 16 */
         ch = gm;
     }
     h[i] = x;
-    hs[i] = xs;
-    pos[xs] = (uint32_t)i;
+    pos[key_slot(x)] = (uint32_t)i;
 }
 
-/* Take the last entry out of the heap and use it to fill the hole at index i
- * (n has not been decremented yet). */
+/* Take the last entry out of the heap and use it to fill the hole at index i. */
 static inline void heap_remove(sim__evq *q, size_t i)
 {
     size_t last = --q->n;
     sim__evq_key x = q->heap[last];
-    uint32_t xs = q->heap_slot[last];
     q->heap[last] = EVQ_SENTINEL;
     if (i == last)
         return;
     if (i > 0 && x < q->heap[(i - 1) >> 2])
-        heap_sift_up(q, i, x, xs);
+        heap_sift_up(q, i, x);
     else
-        heap_sift_down(q, i, x, xs);
+        heap_sift_down(q, i, x);
+}
+
+/* Heapsort h[0..n) by rank, in place (qsort may allocate, and this must not).
+ * A binary max-heap on ranks, distinct, so the result is fully determined. */
+static void rank_sift(sim__evq_key *h, size_t i, size_t n)
+{
+    sim__evq_key x = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && key_rank(h[c + 1]) > key_rank(h[c]))
+            c++;
+        if (key_rank(h[c]) < key_rank(x))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+static void rank_sort(sim__evq_key *h, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        rank_sift(h, i, n);
+    for (size_t m = n; m-- > 1;) {
+        sim__evq_key top = h[0];
+        h[0] = h[m];
+        h[m] = top;
+        rank_sift(h, 0, m);
+    }
+}
+
+/* Give the pending keys the ranks 0..n-1 in the order of their ranks, which
+ * changes no comparison between them, and make room for 2^30 - n more pushes.
+ * Sorting by rank scrambles heap order, so the heap is rebuilt (Floyd, O(n))
+ * and every position written again. O(n log n), no memory; cold: once per
+ * 2^30 - 2^25 pushes or more. */
+__attribute__((noinline, cold)) static void evq_renumber(sim__evq *q)
+{
+    sim__evq_key *h = q->heap;
+    size_t n = q->n;
+    const sim__evq_key rank_field = (sim__evq_key)EVQ_RANK_MASK << EVQ_SLOT_BITS;
+    rank_sort(h, n);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (h[i] & ~rank_field) | (sim__evq_key)i << EVQ_SLOT_BITS;
+    for (size_t i = n >= 2 ? (n - 2) / 4 + 1 : 0; i-- > 0;)
+        heap_sift_down(q, i, h[i]);
+    for (size_t i = 0; i < n; i++)
+        q->slot_pos[key_slot(h[i])] = (uint32_t)i;
+    q->rank_next = (uint32_t)n;
+    q->renumbers++;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -233,7 +298,7 @@ static inline void slot_release(sim__evq *q, uint32_t s)
     uint32_t gen = q->slots[s].gen + 1;
     q->slots[s].gen = gen;
     if (EVQ_UNLIKELY(gen == 0)) {
-        q->retired++; /* generations exhausted: see the top of the file */
+        q->retired++; /* generations ran out: see the top of the file */
         q->slot_pos[s] = EVQ_NONE;
         return;
     }
@@ -241,7 +306,7 @@ static inline void slot_release(sim__evq *q, uint32_t s)
     q->free_head = s;
 }
 
-/* The slot behind a handle, or EVQ_NONE when the handle is stale. */
+/* The slot a handle names, or EVQ_NONE when the handle is stale. */
 static inline uint32_t slot_of_handle(const sim__evq *q, uint64_t handle)
 {
     uint32_t s = (uint32_t)handle;
@@ -265,40 +330,27 @@ static void *evq_default_alloc(void *ud, void *p, size_t old_size, size_t new_si
     return realloc(p, new_size);
 }
 
-/* The block holds, in order: the heap, aligned so that heap[1] starts a cache
- * line (with the four children of a node on one line); the slots; heap_slot,
- * aligned so that heap_slot[5] starts a line (the slots of the 16 grandchildren
- * of a node, 16(i+1)+5 .. 16(i+1)+20, are then one line); slot_pos. The
- * allocator returns blocks aligned for any type, as malloc does, so each
- * alignment costs at most one line of slack. */
+/* The block holds the heap, placed so that heap[1] starts a cache line (one
+ * line of slack: malloc's alignment is at least 16), then slots, then slot_pos. */
 static size_t block_size(uint32_t cap)
 {
     size_t heap_n = (size_t)EVQ_HEAP_FRONT + cap + EVQ_HEAP_BACK;
     return EVQ_LINE + heap_n * sizeof(sim__evq_key) + (size_t)cap * sizeof(sim__evq_slot) +
-           2 * EVQ_LINE + 2 * (size_t)cap * sizeof(uint32_t);
+           (size_t)cap * sizeof(uint32_t);
 }
 
-static uintptr_t align_line(uintptr_t p)
-{
-    return (p + EVQ_LINE - 1) & ~(uintptr_t)(EVQ_LINE - 1);
-}
-
-/* Carve the block at mem into the four arrays of a queue of capacity cap. */
 static void evq_layout(sim__evq *q, void *mem, uint32_t cap)
 {
-    char *p = (char *)mem;
-    p += align_line((uintptr_t)p) - (uintptr_t)p;
+    uintptr_t m = (uintptr_t)mem;
+    char *p = (char *)mem + (((m + EVQ_LINE - 1) & ~(uintptr_t)(EVQ_LINE - 1)) - m);
     q->heap = (sim__evq_key *)(void *)p + EVQ_HEAP_FRONT;
     p += ((size_t)EVQ_HEAP_FRONT + cap + EVQ_HEAP_BACK) * sizeof(sim__evq_key);
     q->slots = (sim__evq_slot *)(void *)p;
     p += (size_t)cap * sizeof(sim__evq_slot);
-    p += align_line((uintptr_t)p) - (uintptr_t)p + EVQ_LINE - 5 * sizeof(uint32_t);
-    q->heap_slot = (uint32_t *)(void *)p;
-    p += (size_t)cap * sizeof(uint32_t);
     q->slot_pos = (uint32_t *)(void *)p;
 }
 
-/* Move the queue into a new block of capacity cap >= slots_used. Cold. */
+/* Move the queue into a new block for cap >= slots_used events. */
 static int evq_reserve(sim__evq *q, uint32_t cap)
 {
     size_t size = block_size(cap);
@@ -307,17 +359,16 @@ static int evq_reserve(sim__evq *q, uint32_t cap)
         return TM_ERR_NOMEM;
     sim__evq old = *q;
     evq_layout(q, mem, cap);
-    if (old.heap_mem) {
+    if (old.mem) {
         memcpy(q->heap, old.heap, (size_t)old.n * sizeof *q->heap);
-        memcpy(q->heap_slot, old.heap_slot, (size_t)old.n * sizeof *q->heap_slot);
-        memcpy(q->slot_pos, old.slot_pos, (size_t)old.slots_used * sizeof *q->slot_pos);
         memcpy(q->slots, old.slots, (size_t)old.slots_used * sizeof *q->slots);
-        q->alloc(q->alloc_ud, old.heap_mem, old.heap_mem_size, 0);
+        memcpy(q->slot_pos, old.slot_pos, (size_t)old.slots_used * sizeof *q->slot_pos);
+        q->alloc(q->alloc_ud, old.mem, old.mem_size, 0);
     }
     for (size_t i = q->n; i < (size_t)cap + EVQ_HEAP_BACK; i++)
         q->heap[i] = EVQ_SENTINEL;
-    q->heap_mem = mem;
-    q->heap_mem_size = size;
+    q->mem = mem;
+    q->mem_size = size;
     q->cap = cap;
     return TM_OK;
 }
@@ -327,8 +378,7 @@ __attribute__((noinline, cold)) static int evq_grow(sim__evq *q)
 {
     if (q->cap >= SIM__EVQ_CAP_MAX)
         return TM_ERR_LIMIT;
-    uint32_t cap = q->cap ? q->cap : EVQ_CAP_DEFAULT / 2;
-    cap = cap > SIM__EVQ_CAP_MAX / 2 ? SIM__EVQ_CAP_MAX : 2 * cap;
+    uint32_t cap = q->cap > SIM__EVQ_CAP_MAX / 2 ? SIM__EVQ_CAP_MAX : 2 * q->cap;
     return evq_reserve(q, cap);
 }
 
@@ -339,6 +389,7 @@ int sim__evq_init_alloc(sim__evq *q, uint32_t cap_hint, sim__evq_alloc_fn alloc,
 {
     memset(q, 0, sizeof *q);
     q->free_head = EVQ_NONE;
+    q->rank_limit = EVQ_RANK_LIMIT;
     q->alloc = alloc ? alloc : evq_default_alloc;
     q->alloc_ud = alloc ? ud : NULL;
     if (cap_hint > SIM__EVQ_CAP_MAX)
@@ -353,8 +404,8 @@ int sim__evq_init(sim__evq *q, uint32_t cap_hint)
 
 void sim__evq_fini(sim__evq *q)
 {
-    if (q->heap_mem)
-        q->alloc(q->alloc_ud, q->heap_mem, q->heap_mem_size, 0);
+    if (q->mem)
+        q->alloc(q->alloc_ud, q->mem, q->mem_size, 0);
     memset(q, 0, sizeof *q);
     q->free_head = EVQ_NONE;
 }
@@ -365,8 +416,8 @@ void sim__evq_fini(sim__evq *q)
 int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32_t a, uint64_t b,
                   uint64_t *handle)
 {
-    if (EVQ_UNLIKELY((kind > SIM__EVQ_KIND_MAX) | (q->next_seq > SIM__EVQ_SEQ_MAX)))
-        return kind > SIM__EVQ_KIND_MAX ? TM_ERR_INVAL : TM_ERR_LIMIT;
+    if (EVQ_UNLIKELY(kind > SIM__EVQ_KIND_MAX))
+        return TM_ERR_INVAL;
     uint32_t s = q->free_head;
     if (EVQ_LIKELY(s != EVQ_NONE)) {
         q->free_head = q->slot_pos[s];
@@ -379,12 +430,15 @@ int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32_t a, uint64_t
         s = q->slots_used++;
         q->slots[s].gen = 0;
     }
+    if (EVQ_UNLIKELY(q->rank_next >= q->rank_limit))
+        evq_renumber(q);
     sim__evq_slot *sl = &q->slots[s];
     uint32_t gen = sl->gen + 1;
     sl->gen = gen;
     sl->a = a;
     sl->b = b;
-    heap_sift_up(q, q->n++, key_make(t_us, kind, q->next_seq++), s);
+    sl->seq = q->seq_next++;
+    heap_sift_up(q, q->n++, key_make(t_us, kind, q->rank_next++, s));
     if (handle)
         *handle = (uint64_t)gen << 32 | s;
     return TM_OK;
@@ -394,11 +448,16 @@ int sim__evq_pop(sim__evq *q, sim__event *out)
 {
     if (q->n == 0)
         return SIM__EVQ_EMPTY;
-    uint32_t s = q->heap_slot[0];
+    sim__evq_key top = q->heap[0];
+    uint32_t s = key_slot(top);
     if (out)
-        event_fill(out, q->heap[0], &q->slots[s]);
+        event_fill(out, top, &q->slots[s]);
     slot_release(q, s);
     heap_remove(q, 0);
+    /* The next pop reads the new first event's slot, which in a large queue is
+     * a cache miss; start it now. */
+    if (q->n)
+        __builtin_prefetch(&q->slots[key_slot(q->heap[0])]);
     return TM_OK;
 }
 
@@ -407,7 +466,7 @@ int sim__evq_peek(const sim__evq *q, sim__event *out)
     if (q->n == 0)
         return SIM__EVQ_EMPTY;
     if (out)
-        event_fill(out, q->heap[0], &q->slots[q->heap_slot[0]]);
+        event_fill(out, q->heap[0], &q->slots[key_slot(q->heap[0])]);
     return TM_OK;
 }
 
@@ -442,24 +501,26 @@ size_t sim__evq_size(const sim__evq *q)
 
 int sim__evq_check(const sim__evq *q)
 {
-    if (!q->heap_mem)
+    if (!q->mem)
         return (q->n == 0 && q->cap == 0 && q->slots_used == 0) ? TM_OK : TM_ERR_INTERNAL;
     if (q->n > q->cap || q->slots_used > q->cap || q->retired > q->slots_used ||
         q->n > q->slots_used - q->retired || q->cap > SIM__EVQ_CAP_MAX ||
-        q->heap_mem_size != block_size(q->cap))
+        q->mem_size != block_size(q->cap) || q->rank_limit > EVQ_RANK_LIMIT ||
+        q->rank_next > EVQ_RANK_LIMIT)
         return TM_ERR_INTERNAL;
-    /* Heap order and the sentinels: O(cap). */
+    /* Heap order and the sentinels. */
     for (size_t i = 1; i < q->n; i++)
         if (!(q->heap[(i - 1) >> 2] < q->heap[i]))
             return TM_ERR_INTERNAL;
     for (size_t i = q->n; i < (size_t)q->cap + EVQ_HEAP_BACK; i++)
         if (q->heap[i] != EVQ_SENTINEL)
             return TM_ERR_INTERNAL;
-    /* Each entry names a distinct pending slot that points back at it. */
+    /* Each entry names a pending slot that points back at it; distinct entries
+     * therefore name distinct slots. */
     for (size_t i = 0; i < q->n; i++) {
-        uint32_t s = q->heap_slot[i];
+        uint32_t s = key_slot(q->heap[i]);
         if (s >= q->slots_used || (q->slots[s].gen & 1u) == 0 || q->slot_pos[s] != i ||
-            key_seq(q->heap[i]) >= q->next_seq)
+            q->slots[s].seq >= q->seq_next || key_rank(q->heap[i]) >= q->rank_next)
             return TM_ERR_INTERNAL;
     }
     /* Classify the slots by generation: odd pending, 0 retired, else free. */
@@ -475,8 +536,8 @@ int sim__evq_check(const sim__evq *q)
     }
     if (pending != q->n || retired != q->retired)
         return TM_ERR_INTERNAL;
-    /* The free list holds exactly the free slots; a cycle or a stray member
-     * makes the walk longer than free_n or lands on a slot that is not free. */
+    /* The free list holds exactly the free slots: a cycle or a stray member makes
+     * the walk longer than free_n or lands on a slot that is not free. */
     uint32_t walked = 0;
     for (uint32_t s = q->free_head; s != EVQ_NONE; s = q->slot_pos[s]) {
         if (s >= q->slots_used || walked == free_n)

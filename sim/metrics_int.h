@@ -18,7 +18,7 @@
 
 #include "sim.h"
 
-#define SIM_QUANT_BUCKETS 4096
+#define SIM_QUANT_BUCKETS (128 + 56 * 128) /* exact below 128; 128 per octave up to 2^63 */
 
 int sim__quant_init(sim_quantiles *q);
 void sim__quant_fini(sim_quantiles *q);
@@ -34,10 +34,10 @@ double sim__quant_get(const sim_quantiles *q, double quantile);
 typedef __int128 sim__area;
 
 typedef struct sim__level {
-    int64_t value;   /* current value (milli-GPU, or a count) */
-    int64_t t_us;    /* when the value was last changed (or the bin last closed) */
-    sim__area total; /* integral from the start to t_us */
-    sim__area bin;   /* integral over the open bin up to t_us */
+    int64_t value;       /* current value (milli-GPU, or a count) */
+    int64_t t_us;        /* when the value was last changed (or a bin last closed) */
+    sim__area total;     /* integral from the start to t_us */
+    sim__area bin_start; /* total when the open bin started */
 } sim__level;
 
 typedef struct sim__series {
@@ -59,9 +59,7 @@ void sim__series_fini(sim__series *s);
 static inline void sim__level_add(sim__series *s, size_t i, int64_t t_us, int64_t delta)
 {
     sim__level *l = &s->lv[i];
-    sim__area a = (sim__area)l->value * (t_us - l->t_us);
-    l->total += a;
-    l->bin += a;
+    l->total += (sim__area)l->value * (t_us - l->t_us);
     l->t_us = t_us;
     l->value += delta;
 }

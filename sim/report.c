@@ -11,6 +11,7 @@
 #include "sim.h"
 
 #include "h5io_int.h"
+#include "service_int.h"
 #include "version.h"
 
 #include <math.h>
@@ -127,6 +128,35 @@ static const sim__h5_col fleet_cols[3] = {
     {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs allocated, time average over the bin"},
     {"gpus_busy", SIM__H5_F64, "GPU", "GPUs doing work, time average over the bin"},
 };
+enum {
+    V_READY,
+    V_LOADING,
+    V_ALLOC,
+    V_BUSY,
+    V_OFFERED,
+    V_SLO_OK,
+    V_LATE,
+    V_UNSERVED,
+    V_API,
+    V_ATTAIN,
+    V_NCOLS
+};
+static const sim__h5_col service_cols[V_NCOLS] = {
+    {"replicas_ready", SIM__H5_F64, "1", "replicas serving, time average over the bin"},
+    {"replicas_loading", SIM__H5_F64, "1",
+     "replicas requested and not yet serving (waiting for GPUs or loading)"},
+    {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs held by the service's replicas"},
+    {"gpus_busy", SIM__H5_F64, "GPU", "GPUs busy serving (the replicas' utilisation)"},
+    {"offered_rps", SIM__H5_F64, "1/s", "requests offered per second"},
+    {"slo_ok_rps", SIM__H5_F64, "1/s", "requests per second served within the SLO"},
+    {"late_rps", SIM__H5_F64, "1/s", "requests per second served late (SLO missed)"},
+    {"unserved_rps", SIM__H5_F64, "1/s", "requests per second beyond the replicas' throughput"},
+    {"api_rps", SIM__H5_F64, "1/s", "requests per second sent to the API"},
+    {"slo_attainment", SIM__H5_F64, "1",
+     "slo_ok / (offered - api) in the bin: the share of requests kept on owned replicas that met "
+     "the SLO; NaN when none were"},
+};
+
 static const sim__h5_col class_cols[2] = {
     {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs allocated to the class's jobs, time average"},
     {"queue_len", SIM__H5_F64, "1", "the class's jobs waiting, time average"},
@@ -137,6 +167,7 @@ typedef struct report {
     sim__h5w *w;
     sim__h5t *jobs, *ts;
     sim__h5t **pool_ts, **type_ts, **class_ts; /* NULL entries for types not in the fleet */
+    sim__h5t **svc_ts;
     char block_names[SIM_BLOCK_COUNT][48], block_desc[SIM_BLOCK_COUNT][160];
 } report;
 
@@ -225,6 +256,24 @@ static int sink_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
         sim__h5t_put_f64(rp->class_ts[c], 1, a[sim_level_class(sc, c, SIM_LV_C_QUEUE)]);
         rc = sim__h5t_row_end(rp->class_ts[c], diag);
     }
+    for (size_t v = 0; rc == TM_OK && v < sc->n_services; v++) {
+        sim__h5t *t2 = rp->svc_ts[v];
+        const double r = SIM_RATE_SCALE;
+        double off = a[sim_level_service(sc, v, SIM_LV_S_OFFERED)] / r;
+        double ok = a[sim_level_service(sc, v, SIM_LV_S_SLO_OK)] / r;
+        double api = a[sim_level_service(sc, v, SIM_LV_S_API)] / r;
+        sim__h5t_put_f64(t2, V_READY, a[sim_level_service(sc, v, SIM_LV_S_READY)]);
+        sim__h5t_put_f64(t2, V_LOADING, a[sim_level_service(sc, v, SIM_LV_S_LOADING)]);
+        sim__h5t_put_f64(t2, V_ALLOC, a[sim_level_service(sc, v, SIM_LV_S_ALLOC)] / k);
+        sim__h5t_put_f64(t2, V_BUSY, a[sim_level_service(sc, v, SIM_LV_S_BUSY)] / k);
+        sim__h5t_put_f64(t2, V_OFFERED, off);
+        sim__h5t_put_f64(t2, V_SLO_OK, ok);
+        sim__h5t_put_f64(t2, V_LATE, a[sim_level_service(sc, v, SIM_LV_S_LATE)] / r);
+        sim__h5t_put_f64(t2, V_UNSERVED, a[sim_level_service(sc, v, SIM_LV_S_UNSERVED)] / r);
+        sim__h5t_put_f64(t2, V_API, api);
+        sim__h5t_put_f64(t2, V_ATTAIN, off - api > 0 ? ok / (off - api) : NAN);
+        rc = sim__h5t_row_end(t2, diag);
+    }
     return rc;
 }
 
@@ -259,7 +308,8 @@ static int create_series(report *rp, tm_diag *diag)
     rp->pool_ts = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *rp->pool_ts);
     rp->type_ts = calloc(sc->n_types ? sc->n_types : 1, sizeof *rp->type_ts);
     rp->class_ts = calloc(sc->n_classes ? sc->n_classes : 1, sizeof *rp->class_ts);
-    if (!rp->pool_ts || !rp->type_ts || !rp->class_ts)
+    rp->svc_ts = calloc(sc->n_services ? sc->n_services : 1, sizeof *rp->svc_ts);
+    if (!rp->pool_ts || !rp->type_ts || !rp->class_ts || !rp->svc_ts)
         return tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
     char path[160];
     for (size_t p = 0; p < sc->n_pools; p++) {
@@ -283,6 +333,14 @@ static int create_series(report *rp, tm_diag *diag)
         if ((rc = sim__h5t_create(&rp->class_ts[c], rp->w, path,
                                   "the class's GPUs and queue over time, bins as /timeseries",
                                   class_cols, 2, diag)))
+            return rc;
+    }
+    for (size_t v = 0; v < sc->n_services; v++) {
+        snprintf(path, sizeof path, "/timeseries_service/%s", sc->services[v].cfg.name);
+        if ((rc = sim__h5t_create(&rp->svc_ts[v], rp->w, path,
+                                  "the service's replicas and requests over time, bins as "
+                                  "/timeseries",
+                                  service_cols, V_NCOLS, diag)))
             return rc;
     }
     return TM_OK;
@@ -370,7 +428,7 @@ static int write_class(sim__h5w *w, const char *group, const sim_class_result *c
         {"deadline_missed", (double)c->deadline_missed, "count",
          "completed jobs with a deadline that missed it"},
         {"wait_mean_s", c->wait_mean_s, "s", "mean wait (first start - arrival) of started jobs"},
-        {"wait_p50_s", c->wait_p50_s, "s", "median wait of started jobs (0.5 % relative error)"},
+        {"wait_p50_s", c->wait_p50_s, "s", "median wait of started jobs (0.4 % relative error)"},
         {"wait_p95_s", c->wait_p95_s, "s", "95th percentile wait of started jobs"},
         {"wait_p99_s", c->wait_p99_s, "s", "99th percentile wait of started jobs"},
         {"wait_max_s", c->wait_max_s, "s", "largest wait of a started job"},
@@ -408,6 +466,48 @@ static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g,
     return write_scalars(w, group, f, N_(f), diag);
 }
 
+static int write_service(sim__h5w *w, const char *group, const sim_service_spec *spec,
+                         const sim_service_result *v, tm_diag *diag)
+{
+    const scalar f[] = {
+        {"requests_demanded", v->req_demanded, "1", "requests offered over the run"},
+        {"requests_slo_ok", v->req_slo_ok, "1", "requests served within the SLO"},
+        {"requests_late", v->req_late, "1", "requests served late (SLO missed)"},
+        {"requests_unserved", v->req_unserved, "1", "requests beyond the replicas' throughput"},
+        {"requests_api", v->req_api, "1", "requests sent to the API"},
+        {"tokens_in_demanded", v->tok_in_demanded, "1", "prompt tokens offered"},
+        {"tokens_out_demanded", v->tok_out_demanded, "1", "output tokens offered"},
+        {"tokens_in_owned", v->tok_in_owned, "1", "prompt tokens served on owned replicas"},
+        {"tokens_out_owned", v->tok_out_owned, "1", "output tokens served on owned replicas"},
+        {"tokens_in_api", v->tok_in_api, "1", "prompt tokens sent to the API"},
+        {"tokens_out_api", v->tok_out_api, "1", "output tokens sent to the API"},
+        {"slo_attainment", v->attainment, "1",
+         "requests within the SLO / requests kept on owned replicas"},
+        {"api_usd", v->api_usd, "USD", "the API tokens at the service's API price"},
+        {"replica_hours_ready", v->replica_hours_ready, "h", "replica-hours serving"},
+        {"replica_hours_loading", v->replica_hours_loading, "h",
+         "replica-hours placed but loading the model"},
+        {"gpu_hours_alloc", v->gpu_hours_alloc, "GPU h", "GPU-hours held by the replicas"},
+        {"gpu_hours_busy", v->gpu_hours_busy, "GPU h", "GPU-hours busy serving"},
+        {"replicas_ready_mean", v->ready_mean, "1", "time-average replicas serving"},
+        {"replicas_ready_max", (double)v->ready_max, "count", "most replicas serving at once"},
+        {"replicas_started", (double)v->replicas_started, "count", "replicas placed"},
+        {"replicas_lost", (double)v->replicas_lost, "count",
+         "replicas lost to GPU failures or preemption"},
+        {"specialized_at_s", v->special_at_s, "s", "time of the switch to the specialized model"},
+        {"gpus_before", v->gpus_before, "GPU", "mean GPUs of the service before the switch"},
+        {"gpus_after", v->gpus_after, "GPU", "mean GPUs of the service after the switch"},
+        {"others_gpus_before", v->others_before, "GPU",
+         "mean GPUs allocated to everything else before the switch"},
+        {"others_gpus_after", v->others_after, "GPU",
+         "mean GPUs allocated to everything else after it: freed capacity reclaimed, or not"},
+    };
+    int rc = write_scalars(w, group, f, N_(f), diag);
+    if (rc == TM_OK)
+        rc = sim__h5w_attr_str(w, group, "model", spec->cfg.model, diag);
+    return rc;
+}
+
 static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r, tm_diag *diag)
 {
     sim__h5w *w = rp->w;
@@ -422,6 +522,12 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
          "GPU-time whose work survived / GPU-time in service"},
         {"gpu_hours_up", r->gpu_s_up / 3600, "GPU h", "GPU-hours in service"},
         {"gpu_hours_idle", r->gpu_s_idle / 3600, "GPU h", "GPU-hours in service, not allocated"},
+        {"fleet_gpu_hours_alloc", r->gpu_s_alloc / 3600, "GPU h",
+         "GPU-hours allocated to jobs and service replicas"},
+        {"fleet_gpu_hours_busy", r->gpu_s_busy / 3600, "GPU h",
+         "GPU-hours doing work, jobs and service replicas"},
+        {"fleet_gpu_hours_goodput", r->gpu_s_goodput / 3600, "GPU h",
+         "busy GPU-hours whose work survived, jobs and service replicas"},
         {"queue_len_mean", r->queue_len_mean, "1", "time-average number of jobs waiting"},
         {"running_mean", r->running_mean, "1", "time-average number of jobs running"},
         {"events", (double)r->events, "count", "events processed"},
@@ -446,6 +552,11 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
         if ((rc = write_class(w, g, &r->classes[c], diag)) ||
             (rc = sim__h5w_attr_i64(w, g, "index", (int64_t)c, diag)) ||
             (rc = sim__h5w_attr_str(w, g, "kind", sim_kind_name(sc->classes[c].kind), diag)))
+            return rc;
+    }
+    for (size_t v = 0; v < sc->n_services; v++) {
+        snprintf(g, sizeof g, "/summary/services/%s", sc->services[v].cfg.name);
+        if ((rc = write_service(w, g, &sc->services[v], &r->services[v], diag)))
             return rc;
     }
     for (size_t p = 0; p < sc->n_pools; p++) {
@@ -481,6 +592,8 @@ static int write_provenance(report *rp, const sim_scenario *sc, const sim_run_op
         return rc;
     if ((rc = sim__h5w_scalar_str(w, "/provenance/scenario_source", sc->source,
                                   "file the scenario came from", diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
+                                  diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",
                                   "scenario seed (random streams: docs/rng.md)", diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/provenance/replication",
@@ -519,6 +632,7 @@ static void report_free(report *rp)
     free(rp->pool_ts);
     free(rp->type_ts);
     free(rp->class_ts);
+    free(rp->svc_ts);
 }
 
 int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,

@@ -58,17 +58,22 @@ static int fail(loader *L, const char *path, const char *fmt, ...)
     return TM_ERR_SCENARIO;
 }
 
+/* JSON paths are for messages: one that does not fit is cut short with "...". */
+static void path_cut(char *out, int written)
+{
+    if (written >= PATH_MAX_LEN)
+        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+}
+
 static void child(char *out, const char *path, const char *key)
 {
-    if (path[0])
-        snprintf(out, PATH_MAX_LEN, "%s.%s", path, key);
-    else
-        snprintf(out, PATH_MAX_LEN, "%s", key);
+    path_cut(out, path[0] ? snprintf(out, PATH_MAX_LEN, "%s.%s", path, key)
+                          : snprintf(out, PATH_MAX_LEN, "%s", key));
 }
 
 static void element(char *out, const char *path, int i)
 {
-    snprintf(out, PATH_MAX_LEN, "%s[%d]", path, i);
+    path_cut(out, snprintf(out, PATH_MAX_LEN, "%s[%d]", path, i));
 }
 
 /* A short description of a JSON value for "got ..." messages. */
@@ -939,7 +944,7 @@ static int load_speeds(loader *L, const cJSON *o, const char *p, sim_class_cfg *
     for (const cJSON *e = m->child; e; e = e->next) {
         char r[PATH_MAX_LEN];
         child(r, q, e->string);
-        uint32_t t;
+        uint32_t t = 0;
         int rc = find_type(L, r, e->string, &t);
         if (rc)
             return rc;
@@ -1173,7 +1178,7 @@ static int load_class(loader *L, const cJSON *o, const char *p, sim_class_cfg *c
             element(r, q, i);
             if (!cJSON_IsString(e))
                 return fail(L, r, "expected a GPU type name, got %s", kind_of(e));
-            uint32_t t;
+            uint32_t t = 0;
             if ((rc = find_type(L, r, e->valuestring, &t)))
                 return rc;
             cc->type_mask |= 1ull << t;
@@ -1422,7 +1427,7 @@ static int load_service_model(loader *L, const cJSON *o, const char *p, sim__svc
         for (const cJSON *e = tps->child; e; e = e->next) {
             char r[PATH_MAX_LEN];
             child(r, q, e->string);
-            uint32_t t;
+            uint32_t t = 0;
             if ((rc = find_type(L, r, e->string, &t)))
                 return rc;
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
@@ -1446,7 +1451,7 @@ static int load_service_model(loader *L, const cJSON *o, const char *p, sim__svc
         for (const cJSON *e = conc->child; e; e = e->next) {
             char r[PATH_MAX_LEN];
             child(r, q, e->string);
-            uint32_t t;
+            uint32_t t = 0;
             if ((rc = find_type(L, r, e->string, &t)))
                 return rc;
             if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > (1 << 20) ||
@@ -1466,7 +1471,7 @@ static int load_service_model(loader *L, const cJSON *o, const char *p, sim__svc
         for (const cJSON *e = types->child; e; e = e->next, i++) {
             char r[PATH_MAX_LEN];
             element(r, q, i);
-            uint32_t t;
+            uint32_t t = 0;
             if (!cJSON_IsString(e))
                 return fail(L, r, "expected a GPU type name, got %s", kind_of(e));
             if ((rc = find_type(L, r, e->valuestring, &t)))
@@ -1779,7 +1784,7 @@ static int load_failures(loader *L, const cJSON *o)
         for (const cJSON *e = m->child; e; e = e->next) {
             char p[PATH_MAX_LEN];
             child(p, "failures.mtbf_h", e->string);
-            uint32_t t;
+            uint32_t t = 0;
             if ((rc = find_type(L, p, e->string, &t)))
                 return rc;
             if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !(e->valuedouble > 0))

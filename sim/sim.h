@@ -322,15 +322,15 @@ typedef struct sim_sink {
     void *ud;
 } sim_sink;
 
-/* Streaming quantiles with bounded relative error: a log-bucketed histogram
- * (DDSketch-style) of non-negative values in microseconds. */
+/* Streaming quantiles with bounded relative error: a log-linear histogram of
+ * non-negative integer values (microseconds), metrics.c. */
 typedef struct sim_quantiles {
     uint64_t n, zeros;
     uint64_t *counts; /* SIM_QUANT_BUCKETS */
     double sum;
     int64_t max;
 } sim_quantiles;
-#define SIM_QUANT_REL_ERR 0.005
+#define SIM_QUANT_REL_ERR (1.0 / 256) /* metrics.c */
 
 /* Totals per class (and, at index n_classes, over all classes). */
 typedef struct sim_class_result {

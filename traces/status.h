@@ -33,7 +33,8 @@
     X(TM_ERR_STALE, -12, 70, "stale event handle")                                                 \
     X(TM_ERR_INTERRUPTED, -13, 130, "interrupted")                                                 \
     X(TM_ERR_LIMIT, -14, 65, "a limit was exceeded")                                               \
-    X(TM_ERR_INTERNAL, -15, 70, "internal error")
+    X(TM_ERR_INTERNAL, -15, 70, "internal error")                                                  \
+    X(TM_ERR_UNAVAILABLE, -16, 69, "a program tarmac runs is not installed")
 
 typedef enum tm_status {
 #define TM_ENUM_(name, value, exit_code, msg) name = value,

@@ -1,0 +1,122 @@
+/*
+ * plot_int.h — the plot writer (internal to sim/; docs/plots.md).
+ *
+ * `tarmac plot` reads a result file through the HDF5 reader and, for every
+ * entry of the plot table (plot.c) whose datasets are in the file, calls the
+ * entry's function. The function reads what it needs and writes one or more
+ * figures: for each, a data file STEM.dat and a gnuplot script STEM.gp into
+ * the output folder, through sim__plot_begin / sim__plot_end. When every
+ * function has run, plot.c runs gnuplot once per script, in the output
+ * folder, without a shell, and checks that each picture appeared.
+ *
+ * Scripts name their data and picture by file name only, so the folder can be
+ * moved and a script re-run by hand (`cd DIR && gnuplot STEM.gp`) after
+ * restyling it. plot.c is the only file that runs gnuplot; plot_*.c write
+ * data and scripts.
+ *
+ * Adding a plot: one function (in a plot_*.c file of its family) and one line
+ * in plot.c's table naming the datasets it needs.
+ */
+#ifndef TARMAC_PLOT_INT_H
+#define TARMAC_PLOT_INT_H
+
+#include "h5io_int.h"
+#include "sim.h"
+
+#include <stdio.h>
+
+typedef enum sim__plot_format { SIM__PLOT_PNG = 0, SIM__PLOT_SVG, SIM__PLOT_PDF } sim__plot_format;
+
+#define SIM__PLOT_MAX_FIGURES 64
+#define SIM__PLOT_STEM_MAX    64
+
+typedef struct sim__plot_opts {
+    const char *dir;         /* output folder; created (one level) if missing */
+    sim__plot_format format; /* of the pictures */
+    const char *only;        /* comma-separated plot names, or NULL for every plot */
+} sim__plot_opts;
+
+/* What a call of sim__plot_file did. */
+typedef struct sim__plot_report {
+    size_t n_figures; /* figures whose data and script were written */
+    size_t n_drawn;   /* pictures gnuplot drew */
+    char stems[SIM__PLOT_MAX_FIGURES][SIM__PLOT_STEM_MAX];
+    int gnuplot_missing; /* 1: no gnuplot in PATH (data and scripts written) */
+} sim__plot_report;
+
+/* Plot every figure of the result file at h5path into o->dir. Returns TM_OK
+ * when every picture was drawn; TM_ERR_UNAVAILABLE when gnuplot is not in PATH
+ * (the data and scripts are written all the same; diag says how to draw
+ * them); TM_ERR_NOTFOUND when the file has nothing tarmac plots (or no plot
+ * of o->only's names); TM_ERR_INTERNAL when gnuplot failed on a script (diag
+ * carries its message); TM_ERR_IO when the folder cannot be written. */
+int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report *rep,
+                   tm_diag *diag);
+
+/* The plot table, for `tarmac plot --list`: *n entries. */
+typedef struct sim__plot_ctx sim__plot_ctx;
+typedef struct sim__plot_def {
+    const char *name;    /* as --only names it; also the stem of its first figure */
+    const char *summary; /* one line */
+    /* datasets or groups that must all exist in the file; NULL-terminated */
+    const char *needs[6];
+    int (*fn)(sim__plot_ctx *c, tm_diag *diag);
+} sim__plot_def;
+const sim__plot_def *sim__plot_table(size_t *n);
+/* 1 when every dataset the entry needs is in the file. */
+int sim__plot_applies(const sim__plot_def *def, sim__h5r *r);
+
+/* ------------------------------------------------------------------------- */
+/* For plot functions                                                         */
+
+struct sim__plot_ctx {
+    sim__h5r *r;
+    const char *file;  /* the result file */
+    char subject[256]; /* what the file is, for titles: "default (fifo-best-fit)" */
+    const char *dir;   /* output folder */
+    sim__plot_format format;
+    sim__plot_report *rep;
+};
+
+/* One figure being written. */
+typedef struct sim__plot_fig {
+    FILE *dat, *gp;
+    char stem[SIM__PLOT_STEM_MAX];
+    char path_dat[1024], path_gp[1024];
+} sim__plot_fig;
+
+/* Start figure STEM of width x height pixels (SVG: the same; PDF: scaled to
+ * inches): opens STEM.dat and STEM.gp and writes the script's preamble
+ * (terminal, output file, fonts, line styles 1..8, grid, noenhanced text). */
+int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int width, int height,
+                    tm_diag *diag);
+/* Close both files (checking every write) and queue the script for gnuplot.
+ * On failure the figure's files are removed. */
+int sim__plot_end(sim__plot_ctx *c, sim__plot_fig *f, tm_diag *diag);
+/* Close and remove a figure's files after a failure elsewhere. NULL-safe. */
+void sim__plot_abandon(sim__plot_fig *f);
+
+/* Write s as a gnuplot single-quoted string ('' for a quote; newlines become
+ * spaces), so no text from a file can leave the string. */
+void sim__plot_str(FILE *gp, const char *s);
+/* A value for a data file: %.9g, or NaN. */
+void sim__plot_num(FILE *dat, double v);
+
+/* Read a whole column or array (sim__h5r_array_f64), diag naming the file. */
+int sim__plot_read_f64(sim__plot_ctx *c, const char *path, double **v, size_t *n, tm_diag *diag);
+/* The "labels" attribute of obj split on newlines: *labels is one malloc'd
+ * block (free it); 0 labels when the attribute is absent. */
+int sim__plot_labels(sim__plot_ctx *c, const char *obj, char ***labels, size_t *n, tm_diag *diag);
+
+/* A time axis for simulated seconds: the unit ("min", "h" or "d") and its
+ * length in seconds, chosen from the span. */
+void sim__plot_time_unit(double span_s, const char **unit, double *unit_s);
+
+/* The plots, by family. */
+int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);
+
+#endif

@@ -1,0 +1,149 @@
+#!/usr/bin/python3
+"""docs_check.py — the docs and the man pages against real files and --help.
+
+    docs_check.py BUILT_MAN5     (the tarmac-output.5 the build generated)
+
+- Every dataset, group and attribute name that docs/output.md gives (in
+  `code`) exists in a real run or comparison file, and every dataset, column
+  and attribute of those files is named in docs/output.md.
+- The generated tarmac-output(5) renders without groff warnings and names
+  every dataset of those files.
+- tarmac(1) renders without warnings and has every command of `tarmac
+  --help` and every option of `tarmac help COMMAND`; docs/cli.md too.
+- The Python snippets of docs/output.md run on the real files.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+BIN = os.environ["TARMAC_BIN"]
+SRC = os.environ["TARMAC_SRC"]
+PY = os.environ.get("TARMAC_PY", sys.executable)
+SCEN = os.path.join(SRC, "tests", "analysis_small.json")
+MAN5 = sys.argv[1]
+failures = []
+
+# words in `code` in output.md that are not names in a file, and why
+NOT_NAMES = {
+    "s", "us", "h", "GPU", "1",  # units
+    "tarmac", "run", "h5dump",  # commands and tools
+    "stop", "horizon", "drain", "sample", "name",  # scenario keys and values
+    "test_compare_coverage",  # a test
+}
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def names_in(path):
+    """Leaf names of datasets and groups, and attribute names, of a file."""
+    found = set()
+
+    def visit(name, obj):
+        # class, pool, type and service names come from the scenario
+        # packing policies and seeds are numbered groups (pNN, sKK)
+        if not re.fullmatch(r"(summary/(classes|pools|types|services)|timeseries_(pool|type|class|service))/[^/]+", name) \
+                and not re.fullmatch(r"packing/policies/p\d+(/seeds/s\d+)?", name):
+            found.add(name.split("/")[-1])
+        found.update(obj.attrs.keys())
+
+    with h5py.File(path, "r") as f:
+        found.update(f.attrs.keys())
+        f.visititems(visit)
+    return found
+
+
+def datasets_in(path):
+    out = set()
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.add(n) if isinstance(o, h5py.Dataset) else None)
+    return out
+
+
+def render(page):
+    """The page as text, through groff (groff-base, which man-db needs)."""
+    g = subprocess.run(["groff", "-man", "-t", "-k", "-z", "-Tutf8", page], capture_output=True, text=True)
+    check(g.returncode == 0 and g.stderr == "", f"{page}: groff warnings: {g.stderr}")
+    p = subprocess.run(["groff", "-man", "-t", "-k", "-Tutf8", "-rLL=120n", "-P-c", page],
+                       capture_output=True, text=True)
+    check(p.returncode == 0, f"groff {page}: exit {p.returncode}")
+    return re.sub(r".\x08", "", p.stdout)  # no overstrike
+
+
+with tempfile.TemporaryDirectory() as d:
+    run, cmp = os.path.join(d, "tarmac-out.h5"), os.path.join(d, "tarmac-compare.h5")
+    subprocess.run([BIN, "run", SCEN, "-o", run, "-q"], check=True)
+    subprocess.run([BIN, "compare", SCEN, "--policies", "fifo-first-fit,fifo-best-fit",
+                    "--replications", "2", "-o", cmp, "-q"], check=True)
+    in_files = names_in(run) | names_in(cmp)
+    # the packing file needs the openb trace; without it its section is left out
+    data = os.environ.get("TARMAC_DATA_DIR", "")
+    openb = os.path.join(data, "alibaba-gpu-v2023-openb")
+    have_pack = os.path.isdir(openb)
+    if have_pack:
+        pack = os.path.join(d, "tarmac-pack.h5")
+        subprocess.run([BIN, "replay", os.path.join(openb, "openb_pod_list_default.csv"), "--format", "openb",
+                        "--protocol", "pack", "--nodes", os.path.join(openb, "openb_node_list_gpu_node.csv"),
+                        "--seeds", "1", "-o", pack, "-q"], check=True)
+        in_files |= names_in(pack)
+    elif os.environ.get("CI") == "true":
+        check(False, f"CI=true and the openb trace is missing ({openb})")
+    with open(os.path.join(SRC, "docs", "output.md"), encoding="utf-8") as f:
+        md = f.read()
+    prose = re.sub(r"```.*?```", "", md, flags=re.S)  # code blocks are examples, not names
+    if not have_pack:
+        prose = re.sub(r"## Packing experiment.*?(?=\n## )", "", prose, flags=re.S)
+    documented = set()
+    for tok in re.findall(r"`([^`]+)`", prose):
+        if tok.startswith(("tarmac ", "FILE", "<")) or re.search(r"[=:.]", tok):
+            continue  # command lines, placeholders, scenario snippets, file names
+        for part in re.split(r"[/,{}\s]+", tok):
+            if re.fullmatch(r"[a-z][a-z0-9_]*", part) and part not in NOT_NAMES:
+                documented.add(part)
+                check(part in in_files, f"docs/output.md names `{part}` (in `{tok}`), which no real file has")
+    missing = sorted(n for n in in_files if n not in documented)
+    check(not missing, f"in the files but not in docs/output.md: {missing}")
+
+    # the generated man page
+    text = render(MAN5)
+    for ds in sorted(datasets_in(run) | datasets_in(cmp)):
+        leaf = ds.split("/")[-1]
+        check(leaf in text, f"tarmac-output(5) lacks {leaf} (/{ds})")
+    check("Comparison files" in text and "gsl_cdf_tdist_Pinv" in text, "tarmac-output(5): compare section")
+
+    # tarmac(1) and docs/cli.md against --help
+    man1 = render(os.path.join(SRC, "docs", "man", "tarmac.1"))
+    with open(os.path.join(SRC, "docs", "cli.md"), encoding="utf-8") as f:
+        cli_md = f.read()
+    top = subprocess.run([BIN, "--help"], capture_output=True, text=True).stdout
+    commands = re.findall(r"^  (\w+)\s{2,}", top.split("Commands:")[1], re.M)
+    commands = [c for c in commands if c != "help"]
+    check({"run", "validate", "compare", "plot", "export"} <= set(commands), f"commands {commands}")
+    for c in commands:
+        check(re.search(rf"^\s+{c}\b", man1, re.M), f"tarmac(1) lacks the command {c}")
+        check(f"tarmac {c}" in cli_md, f"docs/cli.md lacks `tarmac {c}`")
+        h = subprocess.run([BIN, "help", c], capture_output=True, text=True).stdout
+        opts = re.findall(r"^  (?:(-\w), )?(--[a-z][a-z-]*)", h, re.M)
+        for opt in sorted({o for pair in opts for o in pair if o}):
+            check(opt in man1, f"tarmac(1) lacks {c} {opt}")
+            check(opt in cli_md, f"docs/cli.md lacks {c} {opt}")
+    for code in ("64", "65", "66", "69", "70", "74", "130"):
+        check(re.search(rf"^\s+{code}\b", man1, re.M), f"tarmac(1) lacks exit status {code}")
+
+    # the snippets of docs/output.md run on the files
+    for i, block in enumerate(re.findall(r"```python\n(.*?)```", md, re.S)):
+        p = subprocess.run([PY, "-c", block], cwd=d, capture_output=True, text=True)
+        check(p.returncode == 0, f"docs/output.md snippet {i + 1} failed: {p.stderr[-600:]}")
+
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("docs and man pages agree with the files and --help")
