@@ -294,7 +294,8 @@ typedef struct sim_job_row {
     int64_t run_us;      /* end - first start (restarts included); to the end of run if running */
     int64_t deadline_us; /* absolute; -1 none */
     double busy_gpu_s;   /* GPU-seconds doing work (restart overhead excluded) */
-    double lost_gpu_s; /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
+    double lost_gpu_s;  /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
+    double alloc_gpu_s; /* GPU-seconds it held, over all its runs (to the end of run if running) */
     double value;
 } sim_job_row;
 
