@@ -21,12 +21,40 @@
  * The writer records its first failure and returns it from every later call.
  *
  * Tables. A column is a 1-D dataset with an unlimited maximum length, chunked
- * SIM__H5_CHUNK_ROWS rows, shuffle + deflate. Each column has a buffer of one
- * chunk; when the rows fill it, every column is extended and written with one
- * H5Dwrite of exactly one chunk, chunk-aligned (the table starts at row 0 and
- * only the last chunk is partial). The datasets get a chunk cache of zero
- * bytes: a whole chunk is written (filtered) straight through, so HDF5 holds
- * no second copy and a full disk is reported by the write that hit it.
+ * SIM__H5_CHUNK_ROWS rows, shuffle + deflate. Rows go into a slot: one chunk
+ * buffer per column. A table has SIM__H5_PIPE_SLOTS slots used as a ring:
+ * when the filling one is full it is shipped (queued for compression) and
+ * the next one fills; when all are in flight the oldest is retired (written)
+ * first, so memory is bounded and a slow compressor holds the caller back.
+ * The datasets get a chunk cache of zero bytes: HDF5 holds no second copy
+ * and a full disk is reported by the write that hit it.
+ *
+ * Threads. HDF5 (serial, not thread-safe) is only ever called by the thread
+ * that calls this API, the owner. Each writer has one worker thread, started
+ * at the first full chunk, that does nothing but compress: it takes slots
+ * from the writer's queue, oldest first, applies the shuffle filter and
+ * zlib's compress2 at SIM__H5_DEFLATE_LEVEL exactly as HDF5's filters do
+ * (slot_compress), and marks them done. The owner writes a done slot with
+ * H5Dwrite_chunk (filter mask 0), so readers decompress it through the
+ * datasets' declared filters. The owner retires chunk k when it ships chunk
+ * k + SIM__H5_PIPE_SLOTS - 1, or when the table is finished: points fixed by
+ * the calls, not by the worker's speed, so the HDF5 calls and hence the
+ * file's bytes are the same on every run. When the slot to retire is not
+ * done, the owner compresses queued slots itself while it waits (so two
+ * cores share the work when the worker falls behind); with no thread
+ * (SIM__H5_PIPE_INLINE, or pthread_create failed) it compresses everything,
+ * into the same bytes. The mutex guards the queue and the slots' states; a
+ * slot's buffers belong to the owner when FREE or DONE, to no one when
+ * QUEUED and to its compressor when BUSY; the tables' layout is fixed before
+ * any slot is queued. A compression failure on the worker is posted to the pool
+ * (an atomic flag + message) and w_check, at the start of every call, makes
+ * it the writer's sticky failure, so it surfaces on the owner's next call.
+ * Commit retires every table, then joins the idle worker before flushing;
+ * abort joins it first (it finishes the chunk in hand and drops the queue),
+ * then frees the slots and discards the file (divert_fd). The worker blocks
+ * all signals, so SIGINT and the SIGXFSZ of a write reach the owner.
+ * SIM__H5_PIPE_FILTER keeps the old path (H5Dwrite through HDF5's filters,
+ * one slot) as the reference the tests compare bytes with.
  *
  * Reproducibility. Object modification times are off (H5Pset_obj_track_times)
  * so that the same run writes the same bytes. Groups track link creation order

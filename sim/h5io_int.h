@@ -20,9 +20,15 @@
  *
  * Tables. A table is a group whose members are one 1-D dataset per column,
  * all of the same length, chunked SIM__H5_CHUNK_ROWS rows at a time, shuffled
- * and deflated. Rows are buffered one chunk per column, so the table costs
- * ncols * SIM__H5_CHUNK_ROWS values of memory however long it grows, and there
- * is one HDF5 write per chunk per column.
+ * and deflated. Rows are buffered one chunk per column; a full chunk is
+ * compressed on the writer's worker thread while the next fills, and written
+ * later by the calling thread (the only one that calls HDF5), so a table costs
+ * at most SIM__H5_PIPE_SLOTS chunks per column, raw and compressed, however
+ * long it grows. The file's bytes do not depend on the thread's timing.
+ *
+ * Threads. A writer, its tables and readers are used from one thread at a
+ * time (as before), which is the thread that calls HDF5; the worker only
+ * compresses. A failure on the worker is returned by the next call.
  *
  * Reader. Reads whole scalars, attributes and 1-D datasets into malloc'd
  * memory the caller frees with free().
