@@ -245,6 +245,20 @@ fail:
     return rc;
 }
 
+/* The 1-minute load average (Linux), or -1: wall times mean little when the
+ * machine's cores are busy with other work. */
+static double loadavg1(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -302,8 +316,9 @@ int main(int argc, char **argv)
     char ver[32];
     sim__h5_version(ver, sizeof ver);
     printf("%zu rows x %d columns (%.1f MB raw), HDF5 %s, %ld ns of engine work a row, "
-           "median of %d runs, files in %s\n\n",
-           nrows, NCOLS, raw_mb, ver, work_ns, runs, dir);
+           "median of %d runs, files in %s, %ld cores, load average %.2f\n\n",
+           nrows, NCOLS, raw_mb, ver, work_ns, runs, dir, sysconf(_SC_NPROCESSORS_ONLN),
+           loadavg1());
     printf("| pipeline | wall s | caller CPU s | process CPU s | MB/s | commit ms | file MB |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|\n");
     int status = 0;
@@ -333,5 +348,6 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     rows_free(&r);
+    printf("\nload average at the end: %.2f\n", loadavg1());
     return status;
 }

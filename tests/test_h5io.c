@@ -1014,11 +1014,12 @@ static void test_pipes_same_bytes(void)
     free(dir);
 }
 
-/* Many small tables, some with zero rows, created and closed while a large
- * table keeps the worker busy; two tables stream side by side. */
+/* Many small tables (120; some with zero rows, three with a full chunk),
+ * created and closed, some left to commit, while two large tables stream
+ * side by side and keep the worker busy. */
 static void test_many_tables(void)
 {
-    enum { NSMALL = 300 };
+    enum { NSMALL = 120 };
     char *dir = make_tmpdir();
     char path[1024], p[64];
     tm_diag dg = {0};
@@ -1034,7 +1035,7 @@ static void test_many_tables(void)
         snprintf(p, sizeof p, "/small/t%03u", k);
         CHECK_EQ_INT(sim__h5t_create(&s, w, p, "small", J15_COLS, 1 + k % 15, &dg), TM_OK);
         /* k % 7 == 0: zero rows; some cross a chunk boundary */
-        uint64_t n = (k % 7 == 0) ? 0 : (k % 50 == 1) ? SIM__H5_CHUNK_ROWS + k : k;
+        uint64_t n = (k % 7 == 0) ? 0 : (k % 40 == 1) ? SIM__H5_CHUNK_ROWS + k : k;
         for (uint64_t i = 0; i < n; i++) {
             for (size_t c = 0; c < 1 + k % 15; c++) {
                 double v = j15_value(c, i, k);
@@ -1051,10 +1052,10 @@ static void test_many_tables(void)
         }
         if (k % 3 != 2) /* the others are left for commit to finish */
             CHECK_EQ_INT(sim__h5t_close(s, &dg), TM_OK);
-        CHECK_EQ_INT(j15_rows(big, nbig, 1000, 0, &dg), TM_OK);
-        nbig += 1000;
-        CHECK_EQ_INT(j15_rows(side, nside, 333, 7, &dg), TM_OK);
-        nside += 333;
+        CHECK_EQ_INT(j15_rows(big, nbig, 600, 0, &dg), TM_OK); /* 4 full chunks in all */
+        nbig += 600;
+        CHECK_EQ_INT(j15_rows(side, nside, 250, 7, &dg), TM_OK); /* 1 full chunk */
+        nside += 250;
     }
     CHECK_EQ_INT(sim__h5w_commit(w, &dg), TM_OK);
     CHECK_EQ_INT(sim__h5_open_ids(), 0);
@@ -1065,7 +1066,7 @@ static void test_many_tables(void)
         j15_check(r, "/jobs", nbig, 0);
         j15_check(r, "/side", nside, 7);
         for (unsigned k = 0; k < NSMALL; k++) {
-            uint64_t n = (k % 7 == 0) ? 0 : (k % 50 == 1) ? SIM__H5_CHUNK_ROWS + k : k;
+            uint64_t n = (k % 7 == 0) ? 0 : (k % 40 == 1) ? SIM__H5_CHUNK_ROWS + k : k;
             snprintf(p, sizeof p, "/small/t%03u/%s", k, J15_COLS[k % 15].name);
             double *v = NULL;
             size_t got = 0;
@@ -1093,7 +1094,7 @@ static void test_abort_in_flight(void)
     static const sim__h5_pipe pipes[] = {SIM__H5_PIPE_WORKER, SIM__H5_PIPE_INLINE,
                                          SIM__H5_PIPE_FILTER};
     static const uint64_t rows[] = {SIM__H5_CHUNK_ROWS, 2 * SIM__H5_CHUNK_ROWS + 5,
-                                    9 * SIM__H5_CHUNK_ROWS};
+                                    4 * SIM__H5_CHUNK_ROWS};
     char *dir = make_tmpdir();
     char path[1024], first[256];
     join(path, sizeof path, dir, "out.h5");
