@@ -257,8 +257,9 @@ int sim__h5r_array_i64(sim__h5r *r, const char *path, int64_t **v, size_t *n, tm
  * assert it to catch a leaked handle or a file that failed to close. */
 long sim__h5_open_ids(void);
 
-/* Test hook: the nth chunk compression from now on (of any writer, on any
- * thread) fails as if zlib ran out of memory; 0 disarms it. */
+/* Test hook: the nth column chunk compressed from now on (a table's chunk
+ * counts once per column; any writer, any thread) fails as if zlib ran out of
+ * memory; 0 disarms it. The failure is TM_ERR_NOMEM, like a real one. */
 void sim__h5_test_fail_compress(unsigned long nth);
 
 /* The HDF5 library version ("1.10.8") into buf, for provenance. */
