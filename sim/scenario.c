@@ -1681,17 +1681,26 @@ static int load_policy(loader *L, const cJSON *v)
         snprintf(sc->policy, sizeof sc->policy, "%s", v->valuestring);
         return TM_OK;
     }
-    static const char *const keys[] = {"order", "placement", "backfill", NULL};
+    static const char *const keys[] = {"order", "placement", "backfill", "preempt", "service",
+                                       NULL};
     int rc = check_object(L, v, "policy", keys);
     if (rc)
         return rc;
-    char order[64], placement[64], backfill[64];
+    char order[64], placement[64], backfill[64], preempt[64], service[64];
     if ((rc = get_string(L, v, "policy", "order", order, sizeof order, "fifo")) ||
         (rc = get_string(L, v, "policy", "placement", placement, sizeof placement, "first-fit")) ||
-        (rc = get_string(L, v, "policy", "backfill", backfill, sizeof backfill, "none")))
+        (rc = get_string(L, v, "policy", "backfill", backfill, sizeof backfill, "none")) ||
+        (rc = get_string(L, v, "policy", "preempt", preempt, sizeof preempt, "")) ||
+        (rc = get_string(L, v, "policy", "service", service, sizeof service, "")))
         return rc;
-    snprintf(sc->policy, sizeof sc->policy, "order=%s placement=%s backfill=%s", order, placement,
-             backfill);
+    int n = snprintf(sc->policy, sizeof sc->policy, "order=%s placement=%s backfill=%s", order,
+                     placement, backfill);
+    if (preempt[0] && n >= 0 && (size_t)n < sizeof sc->policy)
+        n += snprintf(sc->policy + n, sizeof sc->policy - (size_t)n, " preempt=%s", preempt);
+    if (service[0] && n >= 0 && (size_t)n < sizeof sc->policy)
+        n += snprintf(sc->policy + n, sizeof sc->policy - (size_t)n, " service=%s", service);
+    if (n < 0 || (size_t)n >= sizeof sc->policy)
+        return fail(L, "policy", "specification longer than %zu bytes", sizeof sc->policy - 1);
     return TM_OK;
 }
 
