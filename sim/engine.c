@@ -55,6 +55,9 @@ enum {
     EV_GPU_FAIL = 5,
     EV_SVC_SPECIAL = 6,
     EV_SVC_TICK = 7,
+    /* arrivals come last at equal times, after every event of the heap; they
+     * are not in the heap: each source's next arrival waits in the source, and
+     * the loop takes the earliest (sources are few) */
     EV_ARRIVAL = 8,
 };
 
@@ -101,7 +104,8 @@ typedef struct job {
 
 typedef struct source {
     trace_source src;
-    int owned; /* close it at the end (the engine opened it) */
+    int owned;    /* close it at the end (the engine opened it) */
+    int has_next; /* `next` is an arrival still to come */
     trace_job next;
     int64_t last_submit_us;
 } source;
@@ -194,7 +198,8 @@ typedef struct engine {
     size_t n_svcs;
 
     int64_t now_us;
-    uint32_t arrivals_pending; /* sources with an ARRIVAL in the event queue */
+    uint32_t arrivals_pending; /* sources with an arrival still to come */
+    uint32_t next_source;      /* the source whose arrival comes first (UINT32_MAX none) */
     uint64_t batch_in_flight;  /* batch jobs queued or running */
     uint64_t arrivals;         /* batch jobs */
     uint64_t seq;              /* queue order of every job, replicas included */
@@ -678,11 +683,21 @@ static int source_pull(engine *e, uint32_t s)
     src->last_submit_us = tj->submit_us;
     if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us)
         return TM_OK; /* nothing after the horizon can matter */
-    rc = sim__evq_push(&e->evq, tj->submit_us, EV_ARRIVAL, s, 0, NULL);
-    if (rc != TM_OK)
-        return nomem(e);
+    src->has_next = 1;
     e->arrivals_pending++;
     return TM_OK;
+}
+
+/* The source whose next arrival comes first (the lowest index among equal
+ * times), or UINT32_MAX. Cost O(sources). */
+static uint32_t source_first(const engine *e)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t s = 0; s < e->n_sources; s++)
+        if (e->sources[s].has_next &&
+            (best == UINT32_MAX || e->sources[s].next.submit_us < e->sources[best].next.submit_us))
+            best = s;
+    return best;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -2136,6 +2151,17 @@ static int run_loop(engine *e)
                                (double)e->now_us / SIM_US_PER_S);
         sim__event ev;
         int have = sim__evq_peek(&e->evq, &ev) == TM_OK;
+        /* the next arrival, when it comes before every heap event (at equal
+         * times the heap's events go first) */
+        uint32_t src = e->next_source;
+        if (src != UINT32_MAX && (!have || e->sources[src].next.submit_us < ev.t_us)) {
+            have = 1;
+            ev.t_us = e->sources[src].next.submit_us;
+            ev.kind = EV_ARRIVAL;
+            ev.a = src;
+        } else if (have) {
+            src = UINT32_MAX;
+        }
         if (!have || ev.t_us > e->now_us) {
             if (e->dirty) {
                 rc = schedule_pass(e);
@@ -2153,15 +2179,16 @@ static int run_loop(engine *e)
              * events left (failures, service ticks) would otherwise run on to a
              * horizon that may be unbounded (trace replay); a scenario of
              * services alone runs to its horizon */
-            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 && e->batch_in_flight == 0 &&
-                (e->arrivals > 0 || e->n_svcs == 0))
+            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 &&
+                e->batch_in_flight == 0 && (e->arrivals > 0 || e->n_svcs == 0))
                 break;
             rc = sim__series_advance(&e->series, ev.t_us, e->sink, e->diag);
             if (rc != TM_OK)
                 return rc;
             e->now_us = ev.t_us;
         }
-        sim__evq_pop(&e->evq, &ev);
+        if (src == UINT32_MAX)
+            sim__evq_pop(&e->evq, &ev);
         if (++e->res->events >= next_progress) {
             e->opts->progress(e->opts->progress_ud, e->now_us, e->res->events);
             next_progress += every;
@@ -2194,9 +2221,11 @@ static int run_loop(engine *e)
         case EV_ARRIVAL: {
             source *s = &e->sources[ev.a];
             e->arrivals_pending--;
+            s->has_next = 0;
             rc = admit(e, &s->next);
             if (rc == TM_OK)
                 rc = source_pull(e, ev.a);
+            e->next_source = source_first(e);
             break;
         }
         default:
@@ -2291,6 +2320,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
         (rc = build_sources(&e)) != TM_OK)
         goto out;
+    e.next_source = source_first(&e);
     if ((rc = run_loop(&e)) != TM_OK)
         goto out;
     if ((rc = sim__series_finish(&e.series, e.now_us, sink, diag)) != TM_OK)
