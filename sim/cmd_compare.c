@@ -365,6 +365,9 @@ static int cmd_compare(int argc, char **argv)
             if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
                 return sim__cli_usage("compare", "%s needs an integer in [0, 2^53)", a);
             have_seed = 1;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
+            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("compare", "-j needs a number of workers in [1, 4096]");
         } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
             if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
                 return sim__cli_usage("compare", "%s needs a number of workers in [1, 4096]", a);

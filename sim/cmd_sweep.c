@@ -332,6 +332,10 @@ static int cmd_sweep(int argc, char **argv)
             if (sim__cli_parse_u64(v, (uint64_t)1 << 40, &p))
                 return sim__cli_usage("sweep", "--point needs a point index, got '%s'", v);
             c.point = (long)p;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
+            if (sim__cli_parse_u64(a + 2, 4096, &c.jobs) || c.jobs == 0)
+                return sim__cli_usage("sweep", "-j needs a number of workers in [1, 4096]");
+            c.have_jobs = 1;
         } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
             NEED_();
             if (sim__cli_parse_u64(v, 4096, &c.jobs) || c.jobs == 0)

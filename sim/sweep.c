@@ -48,6 +48,17 @@ int sim__sweep_open(sim__sweep *sw, const char *path, const char *dir, tm_diag *
     size_t n = strlen(sw->dir);
     while (n > 1 && sw->dir[n - 1] == '/')
         sw->dir[--n] = '\0';
+    /* a parameter path the base does not have is the sweep file's mistake:
+     * found now, before any point runs (a bad value fails its points only) */
+    for (size_t c = 0; c < sw->spec.n_combos; c++) {
+        char *json = NULL;
+        rc = sim_sweep_apply(&sw->spec, c, &json, NULL, diag);
+        free(json);
+        if (rc) {
+            sim__sweep_close(sw);
+            return rc;
+        }
+    }
     return TM_OK;
 }
 
