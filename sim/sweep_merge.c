@@ -300,6 +300,14 @@ static size_t distinct_values(const sim_sweep_spec *s, size_t p, const char **te
 static int write_params(sim__h5w *w, const sim_sweep_spec *s, tm_diag *diag)
 {
     size_t np = s->n_params, nc = s->n_combos ? s->n_combos : 1;
+    if (np == 0) { /* one combination, nothing varied: a group without columns */
+        int rc;
+        if ((rc = sim__h5w_group(w, "/sweep/params", diag)) ||
+            (rc = sim__h5w_attr_str(w, "/sweep/params", "description",
+                                    "the sweep varies no parameter: no columns", diag)))
+            return rc;
+        return sim__h5w_attr_str(w, "/sweep/params", "paths", "", diag);
+    }
     sim__h5_col *cols = calloc(np ? np : 1, sizeof *cols);
     int *numeric = calloc(np ? np : 1, sizeof *numeric);
     char **desc = calloc(np ? np : 1, sizeof *desc);
