@@ -322,6 +322,24 @@ with tempfile.TemporaryDirectory() as w:
     for n in point_files(K):
         check(valid(os.path.join(K, n), kp[int(n[1:7])]["fingerprint"]), f"{n} valid after resume")
 
+    # ---- the examples of the docs plan as written
+    ex = plan(os.path.join(SRC, "docs", "examples", "sweep_fleet.json"))
+    check(ex.get("n_points") == 36, f"docs/examples/sweep_fleet.json: {ex.get('n_points')} points")
+    with open(os.path.join(SRC, "docs", "sweeps.md"), encoding="utf-8") as f:
+        blocks = re.findall(r"```json\n(.*?)```", f.read(), re.S)
+    check(len(blocks) >= 2, "docs/sweeps.md has its examples")
+    for k, b in enumerate(blocks):
+        doc = json.loads(b)
+        if isinstance(doc.get("scenario"), str):  # relative to docs/, where the text lives
+            doc["scenario"] = os.path.normpath(os.path.join(SRC, "docs", doc["scenario"]))
+        p = os.path.join(w, f"doc{k}.json")
+        write_json(p, doc)
+        want = doc.get("replications", 1)
+        for v in doc.get("grid", {}).values():
+            want *= len(v)
+        got = plan(p).get("n_points")
+        check(got == want, f"docs/sweeps.md example {k + 1}: {got} points, want {want}")
+
     # ---- usage errors
     for args, code in ((["sweep"], 64), (["sweep", "plan"], 64), (["sweep", "merge", sweep, "--shard", "0/2"], 64),
                        (["sweep", "run", sweep, "-j", "0"], 64), (["sweep", "plan", sweep, "--resume"], 64),
