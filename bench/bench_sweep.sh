@@ -3,8 +3,9 @@
 #
 #   bench_sweep [--policies "SPEC;SPEC;..." | --policies-file FILE] [--only 64|overhead|fgd]
 #
-# 1. a 64-point sweep of the embedded default scenario (30 days, 128 GPUs;
-#    2 policies x 4 loads x 8 replications): wall time and points/s with -j 1,
+# 1. a 64-point sweep of the embedded default scenario (enterprise.json: 30
+#    days, 512 GPUs, seven kinds of work and two services; 2 policies x 4
+#    training loads x 8 replications): wall time and points/s with -j 1,
 #    -j 2 and under mpirun at 2 ranks (rank 0 hands out, 1 worker) and 3 ranks
 #    (2 workers, oversubscribed on 2 cores), each as a ratio to -j 1;
 # 2. the overhead per point: 256 trivial points (1 h, no job arrives: the
@@ -14,7 +15,9 @@
 #    pod lists x 10 seeds, target 130 %) as one packing sweep with -j 2, and
 #    the merged file checked to hold every curve. The policies are an input:
 #    one placement-core specification per line of --policies-file, or
-#    separated by ';' in --policies (default: FIFO first-fit and best-fit).
+#    separated by ';' in --policies (default: the paper's six, FGD,
+#    dot-product, GPU-packing, GPU-clustering, best-fit and random, each with
+#    FIFO order and no backfilling).
 #
 # TARMAC: the tarmac binary (default: the build's); TARMAC_MPI: an MPI build's
 # (default SOURCE/build-mpi/sim/tarmac, skipped when absent); TARMAC_DATA_DIR: the public traces
@@ -31,7 +34,11 @@ case $SRC_DIR in @*) SRC_DIR=$here/.. BIN_DIR=$here/../build ;; esac
 TARMAC=${TARMAC:-$BIN_DIR/sim/tarmac}
 TARMAC_MPI=${TARMAC_MPI:-$SRC_DIR/build-mpi/sim/tarmac}
 DATA=${TARMAC_DATA_DIR:-../shared/data}
-POLICIES="order=fifo placement=first-fit backfill=none;order=fifo placement=best-fit backfill=none"
+# the six of the FGD paper's openb figures: FGD and its baselines
+POLICIES="order=fifo placement=fgd backfill=none;order=fifo placement=dotprod backfill=none"
+POLICIES="$POLICIES;order=fifo placement=gpu-packing backfill=none"
+POLICIES="$POLICIES;order=fifo placement=gpu-clustering backfill=none"
+POLICIES="$POLICIES;order=fifo placement=best-fit backfill=none;order=fifo placement=random backfill=none"
 ONLY=""
 while [ $# -gt 0 ]; do
     case $1 in
@@ -56,13 +63,13 @@ echo "bench_sweep: $("$TARMAC" --version), $(nproc) cores, load average $(cut -d
 if [ -z "$ONLY" ] || [ "$ONLY" = 64 ]; then
     cat >"$W/s64.json" <<'EOF'
 {"scenario": "SCEN", "replications": 8,
- "grid": {"policy": ["fifo-first-fit", "fifo-best-fit"],
-          "workload.classes[0].arrival.offered_load": [0.2, 0.3, 0.4, 0.5]}}
+ "grid": {"policy": ["fifo-best-fit", "easy"],
+          "workload.classes[0].arrival.offered_load": [0.16, 0.22, 0.28, 0.34]}}
 EOF
-    scen=$(cd "$SRC_DIR" && pwd)/scenarios/default.json # the embedded default, as a file
+    scen=$(cd "$SRC_DIR" && pwd)/scenarios/enterprise.json # the embedded default, as a file
     sed -i "s#SCEN#$scen#" "$W/s64.json"
     echo
-    echo "64-point sweep: default scenario, 2 policies x 4 training loads x 8 replications"
+    echo "64-point sweep: the embedded default (enterprise), 2 policies x 4 training loads x 8 replications"
     printf '%-34s %9s %9s %9s\n' "mode" "wall s" "points/s" "vs -j 1"
     t0=$(now); "$TARMAC" sweep run "$W/s64.json" -j 1 -o "$W/j1" -q; t1=$(now)
     base=$(elapsed "$t0" "$t1")

@@ -8,17 +8,39 @@
  *         one is tried; large jobs can starve (no reservation protects them).
  *         This is how the Kubernetes-style simulators of the openb experiments
  *         place pods.
+ * Source: FCFS and list scheduling (Graham, "Bounds for certain multiprocessing
+ * anomalies", Bell System Technical Journal 45(9), 1966).
  */
 #include "place_int.h"
 
+static int stop_blocked(void *state, const place_view *v, uint32_t i)
+{
+    (void)state;
+    (void)v;
+    (void)i;
+    return PLACE_BF_STOP;
+}
+
+static int skip_blocked(void *state, const place_view *v, uint32_t i)
+{
+    (void)state;
+    (void)v;
+    (void)i;
+    return PLACE_BF_SKIP;
+}
+
 const place_backfill place__backfill_none = {
-    "none",
-    "strict order: a job that does not fit blocks the jobs behind it",
-    PLACE_BF_STOP,
+    "none", "strict order: a job that does not fit blocks the jobs behind it",
+    NULL,   NULL,
+    NULL,   stop_blocked,
+    NULL,   NULL,
+    NULL,
 };
 
 const place_backfill place__backfill_greedy = {
-    "greedy",
-    "skip a job that does not fit and try the next (no reservation)",
-    PLACE_BF_SKIP,
+    "greedy", "skip a job that does not fit and try the next (no reservation)",
+    NULL,     NULL,
+    NULL,     skip_blocked,
+    NULL,     NULL,
+    NULL,
 };

@@ -38,6 +38,74 @@ void place__free(const place_env *env, void *p, size_t size)
         env->alloc(env->alloc_ud, p, size, 0);
 }
 
+int place__grow(const place_env *env, void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return PLACE_OK;
+    uint64_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    if (c > UINT32_MAX || c * elem / elem != c)
+        return PLACE_ERR_NOMEM;
+    void *q = place__realloc(env, *p, (size_t)*cap * elem, (size_t)c * elem);
+    if (!q)
+        return PLACE_ERR_NOMEM;
+    *p = q;
+    *cap = (uint32_t)c;
+    return PLACE_OK;
+}
+
+void *place_alloc(const place_env *env, size_t size)
+{
+    return size ? place__realloc(env, NULL, 0, size) : NULL;
+}
+
+int place_realloc(const place_env *env, void **p, size_t old_size, size_t new_size)
+{
+    if (new_size == 0) {
+        place__free(env, *p, old_size);
+        *p = NULL;
+        return PLACE_OK;
+    }
+    void *q = place__realloc(env, *p, old_size, new_size);
+    if (!q)
+        return PLACE_ERR_NOMEM;
+    *p = q;
+    return PLACE_OK;
+}
+
+void place_free(const place_env *env, void *p, size_t size)
+{
+    if (env && p)
+        place__free(env, p, size);
+}
+
+/* The 128-bit product of a and b as (hi, lo), in portable C. */
+static void mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t a0 = a & 0xffffffffu, a1 = a >> 32, b0 = b & 0xffffffffu, b1 = b >> 32;
+    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    *lo = (mid << 32) | (p00 & 0xffffffffu);
+    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+}
+
+/* Lemire's multiply-and-reject: the high half of x * n is uniform in [0, n)
+ * once the low half is outside the short range that would favour some values. */
+uint64_t place_rand_below(const place_env *env, uint64_t n)
+{
+    if (!env || !env->rand || n <= 1)
+        return 0;
+    uint64_t hi, lo;
+    mul_64x64(env->rand(env->rand_ud), n, &hi, &lo);
+    if (lo < n) {
+        uint64_t t = (0 - n) % n;
+        while (lo < t)
+            mul_64x64(env->rand(env->rand_ud), n, &hi, &lo);
+    }
+    return hi;
+}
+
 /* ------------------------------------------------------------------------- */
 /* bit sets                                                                   */
 
@@ -361,6 +429,12 @@ static void node_refresh(place_cluster *c, uint32_t n)
     }
 }
 
+/* A node's host capacity as it counts in the totals (see PLACE_HOST_CAP). */
+static uint64_t host_capped(int64_t v)
+{
+    return (uint64_t)(v < PLACE_HOST_CAP ? v : PLACE_HOST_CAP);
+}
+
 static uint32_t node_gpus_in_service(const place_cluster *c, uint32_t n)
 {
     uint32_t k = 0;
@@ -381,13 +455,18 @@ int place_cluster_set_node_up(place_cluster *c, uint32_t node, int up)
         index_remove(c, node);
     uint32_t in_service = node_gpus_in_service(c, node);
     c->node_up[node] = u;
+    uint64_t cpu = host_capped(c->node_cpu_milli[node]), mem = host_capped(c->node_mem_mib[node]);
     if (u) {
         c->gpus_up += in_service;
         c->type_gpus_up[t] += in_service;
+        c->cpu_up_milli += cpu;
+        c->mem_up_mib += mem;
         place__bits_set(&c->up[t], node);
     } else {
         c->gpus_up -= in_service;
         c->type_gpus_up[t] -= in_service;
+        c->cpu_up_milli -= cpu;
+        c->mem_up_mib -= mem;
         place__bits_clear(&c->up[t], node);
     }
     node_refresh(c, node);
@@ -621,6 +700,56 @@ int place_cluster_take(place_cluster *c, const place_job *j, place_part *parts, 
     return rc == PLACE_OK ? place_cluster_take_checked(c, j, parts, n_parts) : rc;
 }
 
+int place_cluster_take_exact(place_cluster *c, const place_job *j, const place_part *parts,
+                             uint32_t n_parts)
+{
+    int rc = place_cluster_check(c, j, parts, n_parts);
+    if (rc != PLACE_OK)
+        return rc;
+    /* the masks must name free GPUs of the right count; checked for every part
+     * before anything changes, so a refusal leaves the cluster as it was */
+    for (uint32_t k = 0; k < n_parts; k++) {
+        const place_part *p = &parts[k];
+        uint32_t ng = c->node_gpus[p->node];
+        uint64_t all = ng == 64 ? ~0ull : (1ull << ng) - 1;
+        if (p->mask & ~all)
+            return PLACE_ERR_INVAL;
+        if (p->gpus == 0) {
+            if (p->mask != 0)
+                return PLACE_ERR_INVAL;
+        } else if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+            if (p->mask != 1ull << p->gpu)
+                return PLACE_ERR_INVAL;
+        } else if ((uint32_t)__builtin_popcountll(p->mask) != p->gpus ||
+                   (p->mask & ~c->node_free_mask[p->node]) != 0) {
+            return PLACE_ERR_INVAL;
+        }
+    }
+    for (uint32_t k = 0; k < n_parts; k++) {
+        const place_part *p = &parts[k];
+        uint32_t n = p->node, g0 = c->node_gpu0[n];
+        int64_t cpu, mem;
+        place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
+        c->node_cpu_free_milli[n] -= cpu;
+        c->node_mem_free_mib[n] -= mem;
+        if (p->gpus == 0)
+            continue;
+        index_remove(c, n);
+        for (uint64_t m = p->mask; m; m &= m - 1) {
+            uint32_t g = g0 + (uint32_t)__builtin_ctzll(m);
+            if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+                c->gpu_free_milli[g] = (uint16_t)(c->gpu_free_milli[g] - p->milli);
+                c->gpu_free_mem_mib[g] -= j->gpu_mem_mib;
+            } else {
+                c->gpu_free_milli[g] = 0;
+                c->gpu_free_mem_mib[g] = 0;
+            }
+        }
+        node_refresh(c, n);
+    }
+    return PLACE_OK;
+}
+
 void place_cluster_give(place_cluster *c, const place_job *j, const place_part *parts,
                         uint32_t n_parts)
 {
@@ -666,6 +795,7 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
 int place_cluster_verify(const place_cluster *c)
 {
     uint64_t up = 0, free = 0, type_up[PLACE_MAX_TYPES] = {0}, type_free[PLACE_MAX_TYPES] = {0};
+    uint64_t cpu_up = 0, mem_up = 0;
     for (uint32_t n = 0; n < c->n_nodes; n++) {
         uint32_t t = c->node_type[n], g0 = c->node_gpu0[n];
         uint64_t mask = 0;
@@ -687,6 +817,8 @@ int place_cluster_verify(const place_cluster *c)
         } else {
             up += in_service;
             type_up[t] += in_service;
+            cpu_up += host_capped(c->node_cpu_milli[n]);
+            mem_up += host_capped(c->node_mem_mib[n]);
         }
         if (mask != c->node_free_mask[n] || c->node_free[n] != __builtin_popcountll(mask) ||
             milli != c->node_milli_free[n])
@@ -706,7 +838,8 @@ int place_cluster_verify(const place_cluster *c)
         if (place_bits_test(&c->any_share[t], n) != (c->node_up[n] && milli > 0))
             return PLACE_ERR_INVAL;
     }
-    if (up != c->gpus_up || free != c->gpus_free)
+    if (up != c->gpus_up || free != c->gpus_free || cpu_up != c->cpu_up_milli ||
+        mem_up != c->mem_up_mib)
         return PLACE_ERR_INVAL;
     for (uint32_t t = 0; t < c->n_types; t++)
         if (type_up[t] != c->type_gpus_up[t] || type_free[t] != c->type_gpus_free[t])

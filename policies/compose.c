@@ -1,35 +1,153 @@
 /*
- * compose.c — the composed policy: a queue order, a placement rule and a
- * backfilling rule, named in one specification:
+ * compose.c — the composed policy: a queue order, a placement rule, a
+ * backfilling rule, a preemption rule and a service rule, named in one
+ * specification:
  *
- *     order=fifo placement=best-fit backfill=none
+ *     order=fifo placement=best-fit backfill=easy preempt=none service=none
+ *
+ * Each value is a component name from registry.c, optionally followed by ':'
+ * and the component's own arguments ("placement=fgd:1@70,8@30").
  *
  * begin() asks the order for a permutation of the queue (none for arrival
- * order); decide() walks it from a cursor, asking the placement rule for parts for each waiting
- * job. A job that fits is returned as a START; one that does not either ends the pass
- * (backfill=none) or is passed over (backfill=greedy). The cursor only moves
- * forward, so a pass costs O(queue) placement attempts at most, and O(1) when
- * the head of a strict queue does not fit.
+ * order) and lets the other components set up for the pass; decide() walks
+ * the permutation from a cursor. A job that fits is returned as a START. One
+ * that does not is offered to the preemption rule (while the backfilling rule
+ * holds no reservation: a reservation protects a job ahead, and preempting
+ * for a job behind it would only reshuffle the order the reservation keeps);
+ * when victims are found, their PREEMPT decisions come one per call, and
+ * then the START on the capacity they freed. Otherwise the backfilling rule
+ * either ends the pass (strict order) or lets the cursor move on, after it
+ * may have made a reservation that later placements must respect (its
+ * allow() vetoes their parts). The cursor only moves forward, so a pass costs
+ * O(queue) placement attempts at most, and O(1) when the head of a strict
+ * queue does not fit.
+ *
+ * Victims are remembered by job id, not by running index: the host removes a
+ * preempted job by swap-remove, which moves another entry into its index.
  */
 #include "place.h"
 #include "place_int.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+typedef struct slot {
+    void *state;
+    void (*destroy)(void *state);
+} slot;
 
 typedef struct compose {
     place_env env;
     const place_order *order;
     const place_fit *fit;
     const place_backfill *backfill;
+    const place_preempt *preempt;
+    const place_service *service;
+    slot s_order, s_fit, s_backfill, s_preempt, s_service;
     uint32_t *perm;
     uint32_t cap, n, cursor;
+
+    /* a preemption in progress: victims by id, then the START of plan_queue */
+    int plan_active;
+    uint32_t plan_queue, plan_n, plan_next;
+    uint64_t *plan_ids;
+    uint32_t plan_ids_cap;
+    uint32_t *victims;
+    uint32_t victims_cap;
+    place_part *plan_parts;
+    uint32_t plan_parts_cap, plan_n_parts;
 } compose;
 
-/* Parse "key=value key=value" (separated by spaces or tabs) into the three
- * components. Keys and values are at most 63 bytes. */
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t err_len, const char *fmt, ...)
+{
+    if (!err || !err_len)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_len, fmt, ap);
+    va_end(ap);
+}
+
+/* Build the component named `val` ("name" or "name:args") of one kind. */
+static int make(compose *s, const char *key, const char *val, slot *sl, char *err, size_t err_len)
+{
+    char name[64];
+    const char *colon = strchr(val, ':');
+    size_t len = colon ? (size_t)(colon - val) : strlen(val);
+    const char *args = colon ? colon + 1 : "";
+    if (len >= sizeof name) {
+        set_err(err, err_len, "%s: component name too long: '%s'", key, val);
+        return PLACE_ERR_SPEC;
+    }
+    memcpy(name, val, len);
+    name[len] = '\0';
+    place_create_fn create = NULL;
+    void (*destroy)(void *) = NULL;
+    int found = 1;
+    if (strcmp(key, "order") == 0) {
+        found = (s->order = place_order_find(name)) != NULL;
+        if (found) {
+            create = s->order->create;
+            destroy = s->order->destroy;
+        }
+    } else if (strcmp(key, "placement") == 0) {
+        found = (s->fit = place_fit_find(name)) != NULL;
+        if (found) {
+            create = s->fit->create;
+            destroy = s->fit->destroy;
+        }
+    } else if (strcmp(key, "backfill") == 0) {
+        found = (s->backfill = place_backfill_find(name)) != NULL;
+        if (found) {
+            create = s->backfill->create;
+            destroy = s->backfill->destroy;
+        }
+    } else if (strcmp(key, "preempt") == 0) {
+        found = (s->preempt = place_preempt_find(name)) != NULL;
+        if (found) {
+            create = s->preempt->create;
+            destroy = s->preempt->destroy;
+        }
+    } else if (strcmp(key, "service") == 0) {
+        found = (s->service = place_service_find(name)) != NULL;
+        if (found) {
+            create = s->service->create;
+            destroy = s->service->destroy;
+        }
+    }
+    if (!found) {
+        set_err(err, err_len, "unknown %s '%s'", key, name);
+        return PLACE_ERR_NOTFOUND;
+    }
+    if (sl->destroy)
+        sl->destroy(sl->state);
+    sl->state = NULL;
+    sl->destroy = NULL;
+    if (!create) {
+        if (*args) {
+            set_err(err, err_len, "%s '%s' takes no arguments", key, name);
+            return PLACE_ERR_SPEC;
+        }
+        return PLACE_OK;
+    }
+    int rc = create(&s->env, args, &sl->state, err, err_len);
+    if (rc != PLACE_OK) {
+        sl->state = NULL;
+        return rc;
+    }
+    sl->destroy = destroy;
+    return PLACE_OK;
+}
+
+/* Parse "key=value key=value" (separated by spaces or tabs). */
 static int parse_spec(compose *s, const char *args, char *err, size_t err_len)
 {
+    static const char *const keys[] = {"order", "placement", "backfill", "preempt", "service"};
+    slot *slots[] = {&s->s_order, &s->s_fit, &s->s_backfill, &s->s_preempt, &s->s_service};
+    int seen[5] = {0};
     const char *p = args;
     for (;;) {
         while (*p == ' ' || *p == '\t')
@@ -37,10 +155,9 @@ static int parse_spec(compose *s, const char *args, char *err, size_t err_len)
         if (*p == '\0')
             return PLACE_OK;
         size_t len = strcspn(p, " \t");
-        char tok[128];
+        char tok[256];
         if (len >= sizeof tok) {
-            if (err && err_len)
-                snprintf(err, err_len, "policy token too long: '%.40s...'", p);
+            set_err(err, err_len, "policy token too long: '%.40s...'", p);
             return PLACE_ERR_SPEC;
         }
         memcpy(tok, p, len);
@@ -48,30 +165,44 @@ static int parse_spec(compose *s, const char *args, char *err, size_t err_len)
         p += len;
         char *eq = strchr(tok, '=');
         if (!eq) {
-            if (err && err_len)
-                snprintf(err, err_len, "expected key=value, got '%s'", tok);
+            set_err(err, err_len, "expected key=value, got '%s'", tok);
             return PLACE_ERR_SPEC;
         }
         *eq = '\0';
-        const char *key = tok, *val = eq + 1;
-        int found = 1;
-        if (strcmp(key, "order") == 0)
-            found = (s->order = place__order_find(val)) != NULL;
-        else if (strcmp(key, "placement") == 0)
-            found = (s->fit = place__fit_find(val)) != NULL;
-        else if (strcmp(key, "backfill") == 0)
-            found = (s->backfill = place__backfill_find(val)) != NULL;
-        else {
-            if (err && err_len)
-                snprintf(err, err_len, "unknown policy key '%s' (order, placement, backfill)", key);
+        int k;
+        for (k = 0; k < 5; k++)
+            if (strcmp(tok, keys[k]) == 0)
+                break;
+        if (k == 5) {
+            set_err(err, err_len,
+                    "unknown policy key '%s' (order, placement, backfill, preempt, service)", tok);
             return PLACE_ERR_SPEC;
         }
-        if (!found) {
-            if (err && err_len)
-                snprintf(err, err_len, "unknown %s '%s'", key, val);
-            return PLACE_ERR_NOTFOUND;
+        if (seen[k]++) {
+            set_err(err, err_len, "policy key '%s' given twice", tok);
+            return PLACE_ERR_SPEC;
         }
+        int rc = make(s, keys[k], eq + 1, slots[k], err, err_len);
+        if (rc != PLACE_OK)
+            return rc;
     }
+}
+
+static void compose_destroy(void *state)
+{
+    compose *s = state;
+    if (!s)
+        return;
+    slot *slots[] = {&s->s_order, &s->s_fit, &s->s_backfill, &s->s_preempt, &s->s_service};
+    for (int k = 0; k < 5; k++)
+        if (slots[k]->destroy)
+            slots[k]->destroy(slots[k]->state);
+    place__free(&s->env, s->perm, s->cap * sizeof *s->perm);
+    place__free(&s->env, s->plan_ids, s->plan_ids_cap * sizeof *s->plan_ids);
+    place__free(&s->env, s->victims, s->victims_cap * sizeof *s->victims);
+    place__free(&s->env, s->plan_parts, s->plan_parts_cap * sizeof *s->plan_parts);
+    place_env env = s->env;
+    place__free(&env, s, sizeof *s);
 }
 
 static int compose_create(const place_env *env, const char *args, void **state, char *err,
@@ -85,23 +216,15 @@ static int compose_create(const place_env *env, const char *args, void **state, 
     s->order = &place__order_fifo;
     s->fit = &place__fit_first;
     s->backfill = &place__backfill_none;
+    s->preempt = &place__preempt_none;
+    s->service = &place__service_none;
     int rc = parse_spec(s, args ? args : "", err, err_len);
     if (rc != PLACE_OK) {
-        place__free(env, s, sizeof *s);
+        compose_destroy(s);
         return rc;
     }
     *state = s;
     return PLACE_OK;
-}
-
-static void compose_destroy(void *state)
-{
-    compose *s = state;
-    if (!s)
-        return;
-    place__free(&s->env, s->perm, s->cap * sizeof *s->perm);
-    place_env env = s->env;
-    place__free(&env, s, sizeof *s);
 }
 
 static int compose_begin(void *state, const place_view *v)
@@ -109,33 +232,133 @@ static int compose_begin(void *state, const place_view *v)
     compose *s = state;
     s->n = v->n_queue;
     s->cursor = 0;
+    s->plan_active = 0;
+    int rc;
+    if (s->fit->begin && (rc = s->fit->begin(s->s_fit.state, v)) != PLACE_OK)
+        return rc;
+    if (s->backfill->begin && (rc = s->backfill->begin(s->s_backfill.state, v)) != PLACE_OK)
+        return rc;
     if (!s->order->sort)
         return PLACE_OK; /* arrival order: the cursor indexes the queue itself */
-    if (v->n_queue > s->cap) {
-        uint32_t cap = s->cap ? s->cap : 64;
-        while (cap < v->n_queue)
-            cap *= 2;
-        uint32_t *p = place__realloc(&s->env, s->perm, s->cap * sizeof *p, cap * sizeof *p);
-        if (!p)
-            return PLACE_ERR_NOMEM;
-        s->perm = p;
-        s->cap = cap;
-    }
+    rc = place__grow(&s->env, (void **)&s->perm, &s->cap, v->n_queue, sizeof *s->perm);
+    if (rc != PLACE_OK)
+        return rc;
     for (uint32_t i = 0; i < s->n; i++)
         s->perm[i] = i;
-    return s->order->sort(v, s->perm, s->n);
+    return s->order->sort(s->s_order.state, v, s->perm, s->n);
+}
+
+static uint32_t running_by_id(const place_view *v, uint64_t id)
+{
+    for (uint32_t k = 0; k < v->n_running; k++) /* O(running): once per victim */
+        if (v->running[k].job.id == id)
+            return k;
+    return PLACE_NONE;
+}
+
+/* Drop a preemption plan that cannot go on; its job stays queued. */
+static void plan_abort(compose *s)
+{
+    s->plan_active = 0;
+    s->cursor++;
+}
+
+/* The next decision of a preemption in progress, or PLACE_DONE when the plan
+ * had to be dropped (a victim vanished). */
+static int plan_next(compose *s, const place_view *v, place_decision *d)
+{
+    if (s->plan_next < s->plan_n) {
+        uint32_t k = running_by_id(v, s->plan_ids[s->plan_next]);
+        if (k == PLACE_NONE) {
+            plan_abort(s);
+            return PLACE_DONE;
+        }
+        s->plan_next++;
+        d->kind = PLACE_PREEMPT;
+        d->index = k;
+        d->n_parts = 0;
+        return PLACE_OK;
+    }
+    if (s->plan_n_parts > d->cap_parts) {
+        plan_abort(s);
+        return PLACE_DONE;
+    }
+    memcpy(d->parts, s->plan_parts, s->plan_n_parts * sizeof *d->parts);
+    d->n_parts = s->plan_n_parts;
+    d->kind = PLACE_START;
+    d->index = s->plan_queue;
+    s->plan_active = 0;
+    s->cursor++;
+    return PLACE_OK;
+}
+
+/* Ask the preemption rule for job i; PLACE_OK when a plan was made. */
+static int try_preempt(compose *s, const place_view *v, uint32_t i, place_decision *d)
+{
+    if (!s->preempt->plan || v->n_running == 0)
+        return PLACE_ERR_NOFIT;
+    if (s->backfill->reserving && s->backfill->reserving(s->s_backfill.state))
+        return PLACE_ERR_NOFIT;
+    int rc = place__grow(&s->env, (void **)&s->victims, &s->victims_cap, v->n_running,
+                         sizeof *s->victims);
+    if (rc != PLACE_OK)
+        return rc;
+    uint32_t nv = 0;
+    d->n_parts = 0;
+    rc = s->preempt->plan(s->s_preempt.state, v, i, s->victims, v->n_running, &nv, d);
+    if (rc != PLACE_OK)
+        return rc;
+    if (nv == 0 || nv > v->n_running || d->n_parts == 0 || d->n_parts > d->cap_parts)
+        return PLACE_ERR_NOFIT;
+    if ((rc = place__grow(&s->env, (void **)&s->plan_ids, &s->plan_ids_cap, nv,
+                          sizeof *s->plan_ids)) != PLACE_OK ||
+        (rc = place__grow(&s->env, (void **)&s->plan_parts, &s->plan_parts_cap, d->n_parts,
+                          sizeof *s->plan_parts)) != PLACE_OK)
+        return rc;
+    for (uint32_t k = 0; k < nv; k++) {
+        if (s->victims[k] >= v->n_running)
+            return PLACE_ERR_NOFIT;
+        s->plan_ids[k] = v->running[s->victims[k]].job.id;
+    }
+    memcpy(s->plan_parts, d->parts, d->n_parts * sizeof *d->parts);
+    s->plan_n_parts = d->n_parts;
+    s->plan_n = nv;
+    s->plan_next = 0;
+    s->plan_queue = i;
+    s->plan_active = 1;
+    return PLACE_OK;
 }
 
 static int compose_decide(void *state, const place_view *v, place_decision *d)
 {
     compose *s = state;
+    if (s->plan_active) {
+        int rc = plan_next(s, v, d);
+        if (rc != PLACE_DONE)
+            return rc;
+    }
+    place_fit_ctx ctx = {&s->env, s->backfill->allow ? s->backfill->allow : NULL,
+                         s->s_backfill.state};
     while (s->cursor < s->n) {
         uint32_t i = s->order->sort ? s->perm[s->cursor] : s->cursor;
         if (v->queue_state[i] != PLACE_Q_WAITING) {
             s->cursor++;
             continue;
         }
-        int rc = s->fit->fit(v, &v->queue[i], d, &s->env);
+        const place_job *j = &v->queue[i];
+        int rc;
+        if ((j->flags & PLACE_JOB_SERVICE) && s->service->place) {
+            rc = s->service->place(s->s_service.state, v, i, d, &ctx);
+            if (rc == PLACE_ROUTED) {
+                d->kind = PLACE_ROUTE_API;
+                d->index = i;
+                d->n_parts = 0;
+                s->cursor++;
+                return PLACE_OK;
+            }
+        } else {
+            rc = s->fit->fit(s->s_fit.state, v, j, d, &ctx);
+        }
         if (rc == PLACE_OK) {
             d->kind = PLACE_START;
             d->index = i;
@@ -144,7 +367,19 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
         }
         if (rc != PLACE_ERR_NOFIT)
             return rc;
-        if (s->backfill->mode == PLACE_BF_STOP) {
+        rc = try_preempt(s, v, i, d);
+        if (rc == PLACE_OK) {
+            rc = plan_next(s, v, d);
+            if (rc != PLACE_DONE)
+                return rc;
+            continue;
+        }
+        if (rc != PLACE_ERR_NOFIT)
+            return rc;
+        rc = s->backfill->blocked(s->s_backfill.state, v, i);
+        if (rc < 0)
+            return rc;
+        if (rc == PLACE_BF_STOP) {
             s->cursor = s->n;
             break;
         }
@@ -153,14 +388,27 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
     return PLACE_DONE;
 }
 
+static void compose_observe(void *state, const place_view *v, const place_decision *d, int status)
+{
+    compose *s = state;
+    if (status == PLACE_OK) {
+        if (s->backfill->observe)
+            s->backfill->observe(s->s_backfill.state, v, d);
+        return;
+    }
+    /* a refused step breaks a preemption in progress: its job stays queued */
+    if (s->plan_active)
+        plan_abort(s);
+}
+
 const place_policy place__policy_compose = {
     PLACE_ABI_VERSION,
     sizeof(place_policy),
     "compose",
-    "order=ORDER placement=FIT backfill=RULE, composed from the component registry",
+    "order=ORDER placement=FIT backfill=RULE preempt=RULE service=RULE, from the registry",
     compose_create,
     compose_destroy,
     compose_begin,
     compose_decide,
-    NULL,
+    compose_observe,
 };

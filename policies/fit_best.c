@@ -14,28 +14,25 @@
  */
 #include "place_int.h"
 
-static int host_ok(const place_cluster *c, uint32_t n, const place_job *j)
-{
-    return c->node_cpu_free_milli[n] >= j->cpu_milli && c->node_mem_free_mib[n] >= j->host_mem_mib;
-}
-
-static int best_share(const place_view *v, const place_job *j, place_decision *d)
+static int best_share(const place_view *v, const place_job *j, place_decision *d,
+                      const place_fit_ctx *ctx)
 {
     const place_cluster *c = v->cluster;
     uint32_t best = PLACE_NONE, best_gpu = 0, best_left = PLACE_MILLI_WHOLE + 1;
     for (uint32_t t = 0; t < c->n_types; t++) {
-        if (!place__type_ok(c, j, t))
+        if (!place_type_ok(c, j, t))
             continue;
         for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
              n = place_bits_next(&c->any_share[t], n + 1)) {
-            if (!host_ok(c, n, j) || c->node_milli_free[n] < j->gpu_milli)
+            if (!place_host_ok(c, n, j) || c->node_milli_free[n] < j->gpu_milli)
                 continue;
             uint32_t g0 = c->node_gpu0[n];
             for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
-                if (!place__gpu_share_fits(c, n, g, j))
+                if (!place_gpu_share_fits(c, n, g, j))
                     continue;
                 uint32_t left = c->gpu_free_milli[g0 + g] - j->gpu_milli;
-                if (left < best_left || (left == best_left && n < best)) {
+                if ((left < best_left || (left == best_left && n < best)) &&
+                    place__share_ok(v, j, n, g, ctx)) {
                     best_left = left;
                     best = n;
                     best_gpu = g;
@@ -45,19 +42,19 @@ static int best_share(const place_view *v, const place_job *j, place_decision *d
     }
     if (best == PLACE_NONE)
         return PLACE_ERR_NOFIT;
-    place__decide_share(d, j, best, best_gpu);
+    place_decide_share(d, j, best, best_gpu);
     return PLACE_OK;
 }
 
-static int best_fit(const place_view *v, const place_job *j, place_decision *d,
-                    const place_env *env)
+static int best_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
+                    const place_fit_ctx *ctx)
 {
-    (void)env;
+    (void)state;
     const place_cluster *c = v->cluster;
     if (j->gpus == 0)
-        return place__fit_cpu_only(v, j, d);
+        return place_fit_cpu_only(v, j, d, ctx);
     if (j->gpu_milli < PLACE_MILLI_WHOLE)
-        return best_share(v, j, d);
+        return best_share(v, j, d, ctx);
     uint64_t types = place__gang_types(c, j);
     uint32_t max_f = 0;
     for (uint64_t m = types; m; m &= m - 1) {
@@ -73,23 +70,24 @@ static int best_fit(const place_view *v, const place_job *j, place_decision *d,
                 continue;
             for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE && n < best;
                  n = place_bits_next(&c->by_free[t][f], n + 1))
-                if (host_ok(c, n, j)) {
+                if (place__whole_ok(v, j, n, ctx)) {
                     best = n;
                     break;
                 }
         }
         if (best != PLACE_NONE) {
-            place__decide_whole(d, j, best);
+            place_decide_whole(d, j, best);
             return PLACE_OK;
         }
     }
     if (j->flags & PLACE_JOB_CAN_SPAN)
-        return place__fit_span_first(v, j, d);
+        return place_fit_span_first(v, j, d, ctx);
     return PLACE_ERR_NOFIT;
 }
 
 const place_fit place__fit_best = {
-    "best-fit",
-    "node (or GPU) left with the least free capacity after placing the job",
+    "best-fit", "node (or GPU) left with the least free capacity after placing the job",
+    0,          NULL,
+    NULL,       NULL,
     best_fit,
 };

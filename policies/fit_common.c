@@ -1,10 +1,24 @@
 /*
- * fit_common.c — what placement rules share: CPU-only jobs, gangs that span
- * nodes, filling in a decision, and the share test of one GPU.
+ * fit_common.c — what placement rules share: the per-job tests (type, host,
+ * share of one GPU), filling in a decision, CPU-only jobs and gangs that span
+ * nodes. Public (place.h) so that a new rule in one file needs nothing else.
  */
+#include "place.h"
 #include "place_int.h"
 
-void place__decide_whole(place_decision *d, const place_job *j, uint32_t node)
+int place_type_ok(const place_cluster *c, const place_job *j, uint32_t t)
+{
+    if (j->type_mask != 0 && !((j->type_mask >> t) & 1u))
+        return 0;
+    return j->gpu_mem_mib <= c->type_mem_mib[t];
+}
+
+int place_host_ok(const place_cluster *c, uint32_t n, const place_job *j)
+{
+    return c->node_cpu_free_milli[n] >= j->cpu_milli && c->node_mem_free_mib[n] >= j->host_mem_mib;
+}
+
+void place_decide_whole(place_decision *d, const place_job *j, uint32_t node)
 {
     place_part *p = &d->parts[0];
     p->node = node;
@@ -16,7 +30,7 @@ void place__decide_whole(place_decision *d, const place_job *j, uint32_t node)
     d->n_parts = 1;
 }
 
-void place__decide_share(place_decision *d, const place_job *j, uint32_t node, uint32_t g)
+void place_decide_share(place_decision *d, const place_job *j, uint32_t node, uint32_t g)
 {
     place_part *p = &d->parts[0];
     p->node = node;
@@ -28,7 +42,7 @@ void place__decide_share(place_decision *d, const place_job *j, uint32_t node, u
     d->n_parts = 1;
 }
 
-int place__gpu_share_fits(const place_cluster *c, uint32_t node, uint32_t g, const place_job *j)
+int place_gpu_share_fits(const place_cluster *c, uint32_t node, uint32_t g, const place_job *j)
 {
     uint32_t k = c->node_gpu0[node] + g;
     return c->gpu_up[k] && c->gpu_free_milli[k] >= j->gpu_milli &&
@@ -37,22 +51,24 @@ int place__gpu_share_fits(const place_cluster *c, uint32_t node, uint32_t g, con
 
 /* Cost: O(nodes) in the worst case; CPU-only jobs are rare in GPU traces and
  * have no GPU index to use. */
-int place__fit_cpu_only(const place_view *v, const place_job *j, place_decision *d)
+int place_fit_cpu_only(const place_view *v, const place_job *j, place_decision *d,
+                       const place_fit_ctx *ctx)
 {
     const place_cluster *c = v->cluster;
     for (uint32_t n = 0; n < c->n_nodes; n++) {
-        if (c->node_up[n] && c->node_cpu_free_milli[n] >= j->cpu_milli &&
-            c->node_mem_free_mib[n] >= j->host_mem_mib) {
-            place_part *p = &d->parts[0];
-            p->node = n;
-            p->gpus = 0;
-            p->gpu = PLACE_GPU_ANY;
-            p->milli = PLACE_MILLI_WHOLE;
-            p->mem_mib = 0;
-            p->mask = 0;
-            d->n_parts = 1;
-            return PLACE_OK;
-        }
+        if (!c->node_up[n] || !place_host_ok(c, n, j))
+            continue;
+        place_part *p = &d->parts[0];
+        p->node = n;
+        p->gpus = 0;
+        p->gpu = PLACE_GPU_ANY;
+        p->milli = PLACE_MILLI_WHOLE;
+        p->mem_mib = 0;
+        p->mask = 0;
+        if (!place_fit_allowed(ctx, v, j, p))
+            continue;
+        d->n_parts = 1;
+        return PLACE_OK;
     }
     return PLACE_ERR_NOFIT;
 }
@@ -60,12 +76,14 @@ int place__fit_cpu_only(const place_view *v, const place_job *j, place_decision 
 /* A gang over several nodes of one type, lowest type index first, nodes in
  * index order, each giving all its free GPUs until the gang is complete. The
  * per-type free count refuses a gang that cannot fit without walking; when
- * it can, the walk visits at most `gpus` nodes that contribute. */
-int place__fit_span_first(const place_view *v, const place_job *j, place_decision *d)
+ * it can, the walk visits at most `gpus` nodes that contribute (plus those
+ * the backfilling rule vetoes). */
+int place_fit_span_first(const place_view *v, const place_job *j, place_decision *d,
+                         const place_fit_ctx *ctx)
 {
     const place_cluster *c = v->cluster;
     for (uint32_t t = 0; t < c->n_types; t++) {
-        if (!place__type_ok(c, j, t) || c->type_gpus_free[t] < j->gpus)
+        if (!place_type_ok(c, j, t) || c->type_gpus_free[t] < j->gpus)
             continue;
         uint32_t need = j->gpus, np = 0;
         for (uint32_t n = place_cluster_next_free(c, t, 1, 0); n != PLACE_NONE && need > 0;
@@ -73,13 +91,16 @@ int place__fit_span_first(const place_view *v, const place_job *j, place_decisio
             if (np == d->cap_parts)
                 break;
             uint32_t take = c->node_free[n] < need ? c->node_free[n] : need;
-            place_part *p = &d->parts[np++];
+            place_part *p = &d->parts[np];
             p->node = n;
             p->gpus = (uint16_t)take;
             p->gpu = PLACE_GPU_ANY;
             p->milli = PLACE_MILLI_WHOLE;
             p->mem_mib = j->gpu_mem_mib;
             p->mask = 0;
+            if (!place_fit_allowed(ctx, v, j, p))
+                continue;
+            np++;
             need -= take;
         }
         if (need == 0) {

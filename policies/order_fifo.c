@@ -9,7 +9,5 @@
 #include "place_int.h"
 
 const place_order place__order_fifo = {
-    "fifo",
-    "first come, first served (arrival order)",
-    NULL,
+    "fifo", "first come, first served (arrival order)", NULL, NULL, NULL,
 };

@@ -11,6 +11,7 @@
 #include "place.h"
 #include "place_int.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,26 @@ double place_running_lost_gpu_s(const place_running *r, int64_t now_us)
     return gpus * (double)(work - saved + ov) / 1e6;
 }
 
+int64_t place_end_estimate(const place_cluster *c, const place_job *j, const place_part *parts,
+                           uint32_t n_parts, int64_t now_us)
+{
+    if (j->estimate_us < 0)
+        return -1;
+    double speed = 1.0;
+    if (j->speed && n_parts > 0 && parts[0].node < c->n_nodes)
+        speed = j->speed[c->node_type[parts[0].node]];
+    if (!(speed > 0))
+        speed = 1.0;
+    if (n_parts > 1 && j->span_slowdown > 1)
+        speed /= j->span_slowdown;
+    double run = ceil((double)j->estimate_us / speed);
+    int64_t r = run < 9.2e18 ? (int64_t)run : INT64_MAX / 4;
+    int64_t ov = j->restart_us > 0 ? j->restart_us : 0;
+    if (r > INT64_MAX / 2 - ov || now_us > INT64_MAX / 2 - r - ov)
+        return INT64_MAX / 2;
+    return now_us + ov + r;
+}
+
 int place_policy_check(const place_policy *p)
 {
     if (!p || p->abi != PLACE_ABI_VERSION || p->size != sizeof(place_policy))
@@ -89,6 +110,30 @@ static void set_err(char *err, size_t err_len, const char *fmt, ...)
     va_end(ap);
 }
 
+int place_instance_init_policy(place_instance *pi, const place_env *env, const place_policy *p,
+                               const char *args, char *err, size_t err_len)
+{
+    memset(pi, 0, sizeof *pi);
+    if (err && err_len)
+        err[0] = '\0';
+    if (!env || !env->alloc)
+        return PLACE_ERR_INVAL;
+    int rc = place_policy_check(p);
+    if (rc != PLACE_OK) {
+        set_err(err, err_len, "policy '%s' was built for another ABI",
+                p && p->name ? p->name : "?");
+        return rc;
+    }
+    pi->env = *env;
+    rc = p->create(&pi->env, args ? args : "", &pi->state, err, err_len);
+    if (rc != PLACE_OK) {
+        pi->state = NULL;
+        return rc;
+    }
+    pi->policy = p;
+    return PLACE_OK;
+}
+
 int place_instance_init(place_instance *pi, const place_env *env, const char *spec, char *err,
                         size_t err_len)
 {
@@ -97,56 +142,38 @@ int place_instance_init(place_instance *pi, const place_env *env, const char *sp
         err[0] = '\0';
     if (!env || !env->alloc || !spec)
         return PLACE_ERR_INVAL;
-    pi->env = *env;
-    while (*spec == ' ')
+    while (*spec == ' ' || *spec == '\t')
         spec++;
     /* the first token names a policy unless it is already key=value */
-    size_t len = strcspn(spec, " ");
+    size_t len = strcspn(spec, " \t");
     const char *eq = memchr(spec, '=', len);
-    const place_policy *p;
-    const char *args;
+    if (eq || len == 0)
+        return place_instance_init_policy(pi, env, &place__policy_compose, spec, err, err_len);
     char name[64];
-    if (eq || len == 0) {
-        p = &place__policy_compose;
-        args = spec;
-    } else {
-        if (len >= sizeof name) {
-            set_err(err, err_len, "policy name too long: '%.40s...'", spec);
-            return PLACE_ERR_NOTFOUND;
-        }
-        memcpy(name, spec, len);
-        name[len] = '\0';
-        const char *preset = place__preset_find(name);
-        if (preset) {
-            /* a preset stands for a composed specification; no arguments of its own */
-            const char *rest = spec + len;
-            while (*rest == ' ')
-                rest++;
-            if (*rest) {
-                set_err(err, err_len, "preset '%s' takes no arguments", name);
-                return PLACE_ERR_SPEC;
-            }
-            return place_instance_init(pi, env, preset, err, err_len);
-        }
-        p = place_policy_find(name);
-        if (!p) {
-            set_err(err, err_len, "no such policy: '%s'", name);
-            return PLACE_ERR_NOTFOUND;
-        }
-        args = spec + len;
-        while (*args == ' ')
-            args++;
+    if (len >= sizeof name) {
+        set_err(err, err_len, "policy name too long: '%.40s...'", spec);
+        return PLACE_ERR_NOTFOUND;
     }
-    int rc = place_policy_check(p);
-    if (rc != PLACE_OK) {
-        set_err(err, err_len, "policy '%s' was built for another ABI", p->name ? p->name : "?");
-        return rc;
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    const char *rest = spec + len;
+    while (*rest == ' ' || *rest == '\t')
+        rest++;
+    const char *preset = place__preset_find(name);
+    if (preset) {
+        /* a preset stands for a composed specification; no arguments of its own */
+        if (*rest) {
+            set_err(err, err_len, "preset '%s' takes no arguments", name);
+            return PLACE_ERR_SPEC;
+        }
+        return place_instance_init(pi, env, preset, err, err_len);
     }
-    rc = p->create(&pi->env, args, &pi->state, err, err_len);
-    if (rc != PLACE_OK)
-        return rc;
-    pi->policy = p;
-    return PLACE_OK;
+    const place_policy *p = place_policy_find(name);
+    if (!p) {
+        set_err(err, err_len, "no such policy: '%s'", name);
+        return PLACE_ERR_NOTFOUND;
+    }
+    return place_instance_init_policy(pi, env, p, rest, err, err_len);
 }
 
 void place_instance_fini(place_instance *pi)
@@ -176,6 +203,14 @@ static int check_decision(const place_view *v, const uint8_t *queue_state, const
         if (!(v->running[d->index].job.flags & PLACE_JOB_PREEMPTIBLE))
             return PLACE_ERR_PREEMPT;
         return PLACE_OK;
+    case PLACE_ROUTE_API: {
+        if (d->index >= v->n_queue || queue_state[d->index] != PLACE_Q_WAITING)
+            return PLACE_ERR_STATE;
+        uint32_t need = PLACE_JOB_SERVICE | PLACE_JOB_API_OK;
+        if ((v->queue[d->index].flags & need) != need)
+            return PLACE_ERR_ROUTE;
+        return PLACE_OK;
+    }
     default:
         return PLACE_ERR_INVAL;
     }
@@ -211,7 +246,7 @@ int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state
         if (st != PLACE_OK) {
             stats->invalid++;
             stats->last_invalid = st;
-            if (d.kind == PLACE_START && d.index < v->n_queue &&
+            if ((d.kind == PLACE_START || d.kind == PLACE_ROUTE_API) && d.index < v->n_queue &&
                 queue_state[d.index] == PLACE_Q_WAITING)
                 queue_state[d.index] = PLACE_Q_SKIPPED;
             if (p->observe)
@@ -223,8 +258,10 @@ int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state
             return rc;
         if (d.kind == PLACE_START)
             stats->started++;
-        else
+        else if (d.kind == PLACE_PREEMPT)
             stats->preempted++;
+        else
+            stats->routed++;
         if (p->observe)
             p->observe(pi->state, v, &d, PLACE_OK);
     }

@@ -5,9 +5,11 @@
  * through exactly the same functions (../shared/DESIGN.md §6). It depends on
  * the C standard library only: no globals, no I/O, no clock, no abort. Memory
  * comes from an allocator the host hands in; randomness from a function the
- * host hands in.
+ * host hands in. Install it with `cmake --install` and find it with
+ * `pkg-config --cflags --libs tarmac-place`.
  *
- * The pieces:
+ * The pieces, in the order this header declares them:
+ *   place_env       the host's services: an allocator and a random source.
  *   place_cluster   free capacity per GPU, node and GPU type, as structure-of-
  *                   arrays plus an index (per type and free-GPU count) so that
  *                   first-fit and best-fit need no scan of all nodes. The host
@@ -17,8 +19,12 @@
  *   place_view      what a policy sees: the cluster, the queue in arrival order,
  *                   the running jobs, the current time. Read-only to policies.
  *   place_decision  what a policy answers: start queue entry i on these parts,
- *                   or preempt running entry k. One decision per call.
+ *                   preempt running entry k, or route a service replica to an
+ *                   API. One decision per call.
  *   place_policy    a table of function pointers with an ABI version and size.
+ *   components      the parts the composed policy is built from: a queue order,
+ *                   a placement rule ("fit"), a backfilling rule, a preemption
+ *                   rule and a service rule. Each is one table in one file.
  *   place_pass_run  the loop both hosts run: ask, validate, apply, repeat.
  *
  * Decisions are asked for one at a time and applied by the host before the next
@@ -26,6 +32,9 @@
  * the index answers every query. A policy that needs per-pass state (a sorted
  * queue, an EASY reservation) builds it in begin() and keeps it up to date
  * from observe(), which reports each decision's fate.
+ *
+ * Writing your own policy: see README.md "Write your own policy" and
+ * policies/fit_example.c, a complete placement rule in one file.
  */
 #ifndef TARMAC_PLACE_H
 #define TARMAC_PLACE_H
@@ -37,8 +46,10 @@
 extern "C" {
 #endif
 
-/* ABI version of the policy table and of the structs below; bumped on any change. */
-#define PLACE_ABI_VERSION 1u
+/* ABI version of the policy and component tables and of the structs below;
+ * bumped on any change of their layout or meaning. 2: components public, job
+ * groups, API routing, host totals in the cluster. */
+#define PLACE_ABI_VERSION 2u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u
@@ -46,12 +57,15 @@ extern "C" {
 #define PLACE_MILLI_WHOLE       1000u       /* a whole GPU, in milli-GPU */
 #define PLACE_GPU_ANY           0xffffu     /* place_part.gpu: "any fully free GPUs" */
 #define PLACE_NONE              0xffffffffu /* "no node" / "no index" */
+#define PLACE_T_NEVER           INT64_MAX   /* a time that never comes (unknown end) */
 
-/* Status codes: 0 is success, everything else negative. One table gives the enum,
- * the name and the message (place_strerror). */
+/* Status codes: 0 is success, everything else negative (PLACE_DONE and
+ * PLACE_ROUTED are positive answers of decide-like calls). One table gives the
+ * enum, the name and the message (place_strerror). */
 #define PLACE_ERRORS(X)                                                                            \
     X(PLACE_OK, 0, "ok")                                                                           \
     X(PLACE_DONE, 1, "no further decision")                                                        \
+    X(PLACE_ROUTED, 2, "service replica routed to an API")                                         \
     X(PLACE_ERR_NOMEM, -1, "out of memory")                                                        \
     X(PLACE_ERR_INVAL, -2, "invalid argument")                                                     \
     X(PLACE_ERR_ABI, -3, "policy table has an unsupported ABI version or size")                    \
@@ -66,7 +80,8 @@ extern "C" {
     X(PLACE_ERR_CAPACITY, -12, "decision exceeds free capacity")                                   \
     X(PLACE_ERR_DOWN, -13, "node or GPU out of service")                                           \
     X(PLACE_ERR_LOOP, -14, "policy exceeded the decision limit of one pass")                       \
-    X(PLACE_ERR_PREEMPT, -15, "job is not preemptible")
+    X(PLACE_ERR_PREEMPT, -15, "job is not preemptible")                                            \
+    X(PLACE_ERR_ROUTE, -16, "job is not a service replica that may be routed to an API")
 
 typedef enum place_status {
 #define PLACE_ENUM_(name, value, msg) name = value,
@@ -99,6 +114,16 @@ typedef struct place_env {
  * nothing else (tarmac place, tests). */
 void *place_alloc_libc(void *ud, void *ptr, size_t old_size, size_t new_size);
 
+/* Memory through env->alloc, for policies and components: place_alloc returns
+ * NULL on failure or for size 0; place_realloc keeps *p on failure; place_free
+ * accepts NULL. Sizes must be the ones the block was allocated with. */
+void *place_alloc(const place_env *env, size_t size);
+int place_realloc(const place_env *env, void **p, size_t old_size, size_t new_size);
+void place_free(const place_env *env, void *p, size_t size);
+/* A uniform integer in [0, n) from env->rand (n >= 1), without modulo bias;
+ * 0 when env->rand is NULL. One call of env->rand, rarely more. */
+uint64_t place_rand_below(const place_env *env, uint64_t n);
+
 /* ------------------------------------------------------------------------- */
 /* Hierarchical bit set: the building block of the free-capacity index.        */
 
@@ -120,6 +145,11 @@ static inline int place_bits_test(const place_bits *b, uint32_t i)
 
 /* ------------------------------------------------------------------------- */
 /* The cluster                                                                */
+
+/* Host CPU and memory of a node count at most this much in the cluster totals
+ * (cpu_up_milli, mem_up_mib), so that a node with "no limit" (a huge value)
+ * cannot overflow them. 2^32 milli-cores is four million cores. */
+#define PLACE_HOST_CAP (1ll << 32)
 
 /* Structure-of-arrays state of every node and GPU. Policies read these fields
  * directly (they are the view); only the place_cluster_* functions write them.
@@ -154,6 +184,9 @@ typedef struct place_cluster {
      * and per type (so a gang that cannot fit is refused without a walk) */
     uint64_t gpus_up, gpus_free;
     uint64_t type_gpus_up[PLACE_MAX_TYPES], type_gpus_free[PLACE_MAX_TYPES];
+    /* host capacity of the nodes in service, each node capped at PLACE_HOST_CAP
+     * (for fair-share orders, which need the cluster's size in every resource) */
+    uint64_t cpu_up_milli, mem_up_mib;
 
     /* index: by_free[t][f] = nodes of type t in service with exactly f fully free
      * GPUs; any_share[t] = nodes of type t in service with some GPU partly or
@@ -206,6 +239,7 @@ enum place_job_flags {
     PLACE_JOB_CAN_SPAN = 1u << 0,    /* a gang may span nodes (of one type) */
     PLACE_JOB_PREEMPTIBLE = 1u << 1, /* may be preempted (loses work since checkpoint) */
     PLACE_JOB_SERVICE = 1u << 2,     /* a replica of a real-time inference service */
+    PLACE_JOB_API_OK = 1u << 3,      /* a replica whose load the host can send to an API */
 };
 
 /* A job as a policy sees it. Times in microseconds of simulated (or wall) time. */
@@ -215,17 +249,30 @@ typedef struct place_job {
     int64_t estimate_us;   /* run-time estimate (user's or trace's); -1 unknown */
     int64_t deadline_us;   /* -1 none */
     double attained_gpu_s; /* GPU-seconds of service received so far (for LAS orders) */
-    const double *speed;   /* relative speed per GPU type (n_types), NULL = 1 everywhere */
-    uint64_t type_mask;    /* allowed GPU types (bit t); 0 = any type */
-    uint32_t gpus;         /* gang size in GPUs; 0 = a CPU-only job */
-    uint32_t gpu_milli;    /* share of each GPU, 1..1000; < 1000 only when gpus == 1 */
-    uint32_t gpu_mem_mib;  /* memory needed on each GPU */
-    uint32_t flags;        /* place_job_flags */
-    int64_t cpu_milli;     /* host CPU for the whole job */
-    int64_t host_mem_mib;  /* host memory for the whole job */
-    int32_t priority;      /* larger = more important */
+    /* Relative speed per GPU type (n_types entries), NULL = 1 everywhere; a
+     * value <= 0 means "not known" and counts as 1 (as the engine runs it). For
+     * a service replica: its throughput at the latency SLO on that type
+     * relative to the reference, and <= 0 where the type cannot meet the SLO
+     * (the service rules skip such types; hosts also leave them out of
+     * type_mask). */
+    const double *speed;
+    uint64_t type_mask;   /* allowed GPU types (bit t); 0 = any type */
+    uint32_t gpus;        /* gang size in GPUs; 0 = a CPU-only job */
+    uint32_t gpu_milli;   /* share of each GPU, 1..1000; < 1000 only when gpus == 1 */
+    uint32_t gpu_mem_mib; /* memory needed on each GPU */
+    uint32_t flags;       /* place_job_flags */
+    int64_t cpu_milli;    /* host CPU for the whole job */
+    int64_t host_mem_mib; /* host memory for the whole job */
+    int32_t priority;     /* larger = more important */
     uint32_t tenant;
-    uint32_t cls; /* workload class index */
+    uint32_t cls;   /* workload class index */
+    uint32_t group; /* replicas of one service (or members of one group) share it; 0 = none */
+    /* What a host needs to record a started job's end estimate the same way
+     * as every other host (place_end_estimate): the restart overhead its next
+     * run pays before doing work (0 for a job that never ran), and its
+     * run-time factor when a gang spans nodes (0 or 1: none). */
+    int64_t restart_us;
+    double span_slowdown;
 } place_job;
 
 /* One node's share of a placement. For whole GPUs, `gpus` of them, gpu ==
@@ -254,6 +301,13 @@ int place_cluster_take(place_cluster *c, const place_job *job, place_part *parts
  * it): saves the second check. */
 int place_cluster_take_checked(place_cluster *c, const place_job *job, place_part *parts,
                                uint32_t n_parts);
+/* Allocate exactly the GPUs named by parts[].mask (for whole GPUs, popcount
+ * equal to gpus, every GPU fully free; for a share, the single bit of `gpu`).
+ * For hosts that rebuild a cluster from a snapshot of its allocations
+ * (`tarmac place`), where the GPUs were chosen long ago. Checks as
+ * place_cluster_check and then the mask; PLACE_ERR_INVAL for a bad mask. */
+int place_cluster_take_exact(place_cluster *c, const place_job *job, const place_part *parts,
+                             uint32_t n_parts);
 /* Give back what place_cluster_take allocated. GPUs that went out of service
  * meanwhile stay out of service. */
 void place_cluster_give(place_cluster *c, const place_job *job, const place_part *parts,
@@ -279,13 +333,27 @@ typedef struct place_running {
  * when the host gave it). */
 double place_running_lost_gpu_s(const place_running *r, int64_t now_us);
 
+/* The end estimate a host records for job j started at now_us on parts
+ * (PLACE_START): now + restart_us + estimate / speed, where speed is
+ * j->speed[t] of the parts' type t (1 when absent or not positive), divided by
+ * span_slowdown when the job spans nodes; rounded up to a microsecond. -1 when
+ * the estimate is unknown. Both hosts (the engine and `tarmac place`) must use
+ * it, so that a backfilling rule sees the same running set in both. */
+int64_t place_end_estimate(const place_cluster *c, const place_job *j, const place_part *parts,
+                           uint32_t n_parts, int64_t now_us);
+
 /* Per queue entry state, maintained by the host during a pass. */
 enum place_queue_state {
     PLACE_Q_WAITING = 0,
     PLACE_Q_STARTED = 1, /* started during this pass */
     PLACE_Q_SKIPPED = 2, /* an invalid decision named it; not offered again this pass */
+    PLACE_Q_ROUTED = 3,  /* a service replica routed to an API during this pass */
 };
 
+/* What a policy sees. The host may change `running` and `n_running` during a
+ * pass (a START appends the new job, a PREEMPT removes the victim by
+ * swap-remove: the last entry moves into the victim's index), so a policy must
+ * not keep running indices across decisions; it keeps job ids instead. */
 typedef struct place_view {
     int64_t now_us;
     const place_cluster *cluster;
@@ -296,9 +364,36 @@ typedef struct place_view {
     uint32_t n_running;
 } place_view;
 
+/* The protocol of a pass, for hosts:
+ *
+ *  PLACE_START      start view->queue[index] on parts[0..n_parts). The host
+ *                   allocates (place_cluster_take fills each part's mask), marks
+ *                   the entry PLACE_Q_STARTED, and appends the job to
+ *                   view->running (start_us = now, end_estimate_us =
+ *                   place_end_estimate(), overhead_us = job.restart_us) before
+ *                   the next decide().
+ *  PLACE_PREEMPT    stop view->running[index] now. The host gives its capacity
+ *                   back (place_cluster_give) and removes it from view->running
+ *                   by swap-remove before the next decide(), so that START
+ *                   decisions later in the same pass can use what it freed.
+ *                   Only PLACE_JOB_PREEMPTIBLE jobs may be named. After the
+ *                   pass the host puts the victim back in its queue (with the
+ *                   work lost since its last checkpoint and its restart cost);
+ *                   it does not appear in this pass's queue again.
+ *  PLACE_ROUTE_API  serve view->queue[index], a replica of a service
+ *                   (PLACE_JOB_SERVICE and PLACE_JOB_API_OK), through an API
+ *                   instead of owned capacity. The host marks the entry
+ *                   PLACE_Q_ROUTED, takes it out of the queue after the pass
+ *                   and sends the load that replica would have served to the
+ *                   API (at the API's per-token price) until the service's
+ *                   autoscaler next changes the replica count.
+ *
+ * A policy returns PREEMPT decisions and then the START that uses the freed
+ * capacity, one per decide() call (the composed policy does exactly that). */
 enum place_decision_kind {
-    PLACE_START = 1,   /* start view->queue[index] on parts */
-    PLACE_PREEMPT = 2, /* preempt view->running[index] */
+    PLACE_START = 1,
+    PLACE_PREEMPT = 2,
+    PLACE_ROUTE_API = 3,
 };
 
 /* A decision. The host sets `parts` to a buffer of `cap_parts` entries before
@@ -326,9 +421,9 @@ typedef struct place_policy {
      * failure, err (err_len bytes, may be 0) says which argument is wrong. */
     int (*create)(const place_env *env, const char *args, void **state, char *err, size_t err_len);
     void (*destroy)(void *state);
-    /* A pass starts: the view is what the policy will be asked about. */
+    /* A pass starts: the view is what the policy will be asked about. May be NULL. */
     int (*begin)(void *state, const place_view *v);
-    /* The next decision, or PLACE_DONE. */
+    /* The next decision (PLACE_OK with *d filled), PLACE_DONE, or an error. */
     int (*decide)(void *state, const place_view *v, place_decision *d);
     /* The host applied (status PLACE_OK) or refused (a PLACE_ERR_*) decision d;
      * the view already reflects it. May be NULL. */
@@ -357,19 +452,184 @@ typedef struct place_instance {
 
 int place_instance_init(place_instance *pi, const place_env *env, const char *spec, char *err,
                         size_t err_len);
+/* The same for a policy table the host brings itself (not in the registry):
+ * a production scheduler's own policy runs through the same pass loop. */
+int place_instance_init_policy(place_instance *pi, const place_env *env, const place_policy *p,
+                               const char *args, char *err, size_t err_len);
 void place_instance_fini(place_instance *pi);
+
+/* ------------------------------------------------------------------------- */
+/* Components of the composed policy                                          */
+/*
+ * The composed policy ("compose", the default) reads a specification of
+ * key=value tokens:
+ *
+ *     order=ORDER placement=FIT backfill=RULE preempt=RULE service=RULE
+ *
+ * each value a component name, optionally followed by ':' and arguments that
+ * the component parses ("placement=fgd:0.5@30,1@50,8@20", "order=las:3600,36000").
+ * Missing keys take the defaults fifo, first-fit, none, none, none.
+ *
+ * A pass of the composed policy:
+ *   1. begin: every component's begin(); the order fills a permutation of the
+ *      queue (none is built for FIFO).
+ *   2. decide walks the permutation from a cursor. For each waiting job, the
+ *      service rule places it when it is a replica (PLACE_JOB_SERVICE) and a
+ *      service rule is set; otherwise the fit chooses parts. The backfilling
+ *      rule's allow() is consulted for every candidate part, so reservations
+ *      of jobs ahead are respected.
+ *   3. A job that does not fit is offered to the preemption rule while no
+ *      reservation is held: if it finds victims, decide returns their PREEMPT
+ *      decisions one per call and then the job's START on the freed capacity.
+ *      Otherwise the backfilling rule says whether the pass stops (strict
+ *      order) or goes on, after it may have made a reservation for the job.
+ *
+ * Writing a component is one file with its table and one line in registry.c.
+ * Components of ABI 2 are compiled with the library (they have no version of
+ * their own); a component that keeps state allocates it in create() through
+ * env and frees it in destroy(). A NULL create means "no state, no arguments".
+ */
+
+/* What a fit is given besides the view and the job. allow (may be NULL) is the
+ * backfilling rule's veto: a fit must not return a part for which it answers
+ * 0; place_fit_allowed() wraps the test. */
+typedef struct place_fit_ctx {
+    const place_env *env;
+    int (*allow)(void *ud, const place_view *v, const place_job *j, const place_part *p);
+    void *allow_ud;
+} place_fit_ctx;
+
+static inline int place_fit_allowed(const place_fit_ctx *x, const place_view *v, const place_job *j,
+                                    const place_part *p)
+{
+    return !x || !x->allow || x->allow(x->allow_ud, v, j, p);
+}
+
+/* Component constructor: build state from args (never NULL; "" when none).
+ * On a bad argument return PLACE_ERR_SPEC with a message in err. */
+typedef int (*place_create_fn)(const place_env *env, const char *args, void **state, char *err,
+                               size_t err_len);
+
+/* Queue order: fill perm[0..n) with the queue indices in the order the policy
+ * considers them. perm arrives holding 0..n-1. sort == NULL means arrival order
+ * itself, and then no permutation is built at all (a pass stays O(1) when the
+ * head of a strict queue does not fit). Ties must be broken deterministically
+ * (the composed policy's orders keep arrival order among equals). */
+typedef struct place_order {
+    const char *name;
+    const char *summary;
+    place_create_fn create; /* may be NULL */
+    void (*destroy)(void *state);
+    int (*sort)(void *state, const place_view *v, uint32_t *perm, uint32_t n);
+} place_order;
+
+/* Placement: choose parts for job j now (d->parts has d->cap_parts room).
+ * Returns PLACE_OK with d->n_parts set (kind and index are the caller's), or
+ * PLACE_ERR_NOFIT. PLACE_FIT_SCANS says the rule scores every candidate node,
+ * so its cost per decision is O(nodes), not an index lookup. */
+enum place_fit_flags { PLACE_FIT_SCANS = 1u << 0 };
+typedef struct place_fit {
+    const char *name;
+    const char *summary;
+    uint32_t flags;
+    place_create_fn create; /* may be NULL */
+    void (*destroy)(void *state);
+    int (*begin)(void *state, const place_view *v); /* may be NULL */
+    int (*fit)(void *state, const place_view *v, const place_job *j, place_decision *d,
+               const place_fit_ctx *ctx);
+} place_fit;
+
+/* Backfilling: what happens when the job at the cursor does not fit.
+ * blocked() answers PLACE_BF_STOP (strict order: the pass ends) or
+ * PLACE_BF_SKIP (go on with the next job), after it may have reserved capacity
+ * for the job; allow() then vetoes parts that would delay a reservation (NULL
+ * when the rule keeps none); observe() hears of every applied decision. */
+enum place_backfill_answer { PLACE_BF_STOP = 0, PLACE_BF_SKIP = 1 };
+typedef struct place_backfill {
+    const char *name;
+    const char *summary;
+    place_create_fn create; /* may be NULL */
+    void (*destroy)(void *state);
+    int (*begin)(void *state, const place_view *v); /* may be NULL */
+    int (*blocked)(void *state, const place_view *v, uint32_t i);
+    int (*allow)(void *state, const place_view *v, const place_job *j, const place_part *p);
+    void (*observe)(void *state, const place_view *v, const place_decision *d); /* may be NULL */
+    int (*reserving)(const void *state); /* holds a reservation now? NULL = never */
+} place_backfill;
+
+/* Preemption: queue entry i does not fit. Choose running jobs to stop so that
+ * it does: write their running indices to victims (room for cap_victims),
+ * their count to *n_victims (>= 1) and the job's placement on the capacity
+ * they free to d (d->n_parts, d->parts), and return PLACE_OK; or return
+ * PLACE_ERR_NOFIT. The rule must only name PLACE_JOB_PREEMPTIBLE jobs. */
+typedef struct place_preempt {
+    const char *name;
+    const char *summary;
+    place_create_fn create; /* may be NULL */
+    void (*destroy)(void *state);
+    int (*plan)(void *state, const place_view *v, uint32_t i, uint32_t *victims,
+                uint32_t cap_victims, uint32_t *n_victims, place_decision *d);
+} place_preempt;
+
+/* Service replicas (PLACE_JOB_SERVICE): place queue entry i. Returns PLACE_OK
+ * with d->n_parts and d->parts set (a START), PLACE_ROUTED when the replica
+ * should be served through an API instead (PLACE_ROUTE_API), or
+ * PLACE_ERR_NOFIT to leave it queued. */
+typedef struct place_service {
+    const char *name;
+    const char *summary;
+    place_create_fn create; /* may be NULL */
+    void (*destroy)(void *state);
+    int (*place)(void *state, const place_view *v, uint32_t i, place_decision *d,
+                 const place_fit_ctx *ctx);
+} place_service;
+
+/* The registries (registry.c): find a component by name, NULL when unknown;
+ * list all of a kind in registry order (*n gets the count). */
+const place_order *place_order_find(const char *name);
+const place_fit *place_fit_find(const char *name);
+const place_backfill *place_backfill_find(const char *name);
+const place_preempt *place_preempt_find(const char *name);
+const place_service *place_service_find(const char *name);
+const place_order *const *place_order_list(size_t *n);
+const place_fit *const *place_fit_list(size_t *n);
+const place_backfill *const *place_backfill_list(size_t *n);
+const place_preempt *const *place_preempt_list(size_t *n);
+const place_service *const *place_service_list(size_t *n);
+
+/* Helpers for writing fits (fit_common.c). */
+/* Could a GPU of type t ever serve the job's per-GPU request (type allowed
+ * and enough memory)? */
+int place_type_ok(const place_cluster *c, const place_job *j, uint32_t t);
+/* Host CPU and memory of node n suffice for the job (whole job on one node). */
+int place_host_ok(const place_cluster *c, uint32_t n, const place_job *j);
+/* Does GPU g (index within node) have room for the job's share and memory? */
+int place_gpu_share_fits(const place_cluster *c, uint32_t node, uint32_t g, const place_job *j);
+/* Fill d with a one-part whole-GPU placement on node (n_parts = 1). */
+void place_decide_whole(place_decision *d, const place_job *j, uint32_t node);
+/* Fill d with a one-part share placement on GPU g of node. */
+void place_decide_share(place_decision *d, const place_job *j, uint32_t node, uint32_t g);
+/* A CPU-only job (gpus == 0) on the first node in service with the host CPU
+ * and memory. Cost O(nodes) in the worst case. */
+int place_fit_cpu_only(const place_view *v, const place_job *j, place_decision *d,
+                       const place_fit_ctx *ctx);
+/* A gang over several nodes of one type, lowest type first, nodes in index
+ * order, each giving all its free GPUs, until the gang is complete. */
+int place_fit_span_first(const place_view *v, const place_job *j, place_decision *d,
+                         const place_fit_ctx *ctx);
 
 /* ------------------------------------------------------------------------- */
 /* The pass: the loop both the simulator and `tarmac place` run.              */
 
-/* The host applies a decision the library already checked: for START it calls
- * place_cluster_take and marks the queue entry STARTED; for PREEMPT it calls
- * place_cluster_give and removes the running entry. It returns PLACE_OK or an
- * error, which ends the pass with that error. */
+/* The host applies a decision the library already checked (see the protocol
+ * at place_decision_kind): START: place_cluster_take, mark the entry STARTED,
+ * append to running; PREEMPT: place_cluster_give, swap-remove from running;
+ * ROUTE_API: mark the entry ROUTED. It updates v->running and v->n_running.
+ * It returns PLACE_OK or an error, which ends the pass with that error. */
 typedef int (*place_apply_fn)(void *host, place_view *v, place_decision *d);
 
 typedef struct place_pass_stats {
-    uint32_t started, preempted, invalid;
+    uint32_t started, preempted, routed, invalid;
     int last_invalid; /* status of the last refused decision */
 } place_pass_stats;
 

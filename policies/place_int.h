@@ -1,9 +1,10 @@
 /*
  * place_int.h — what the files of policies/ share and nobody else sees.
  *
- * The composed policy (compose.c) is built from components: a queue order, a
- * placement rule (a "fit") and a backfilling rule. Each component is one file
- * with one table; registry.c lists them. Adding one is one file and one line.
+ * The component interfaces are public (place.h); this header holds the
+ * library's plumbing: memory, bit-set maintenance, the split of a job's host
+ * resources over its parts, the sort helper the orders share, the capacity
+ * profile the reserving backfill rules share, and the tables registry.c lists.
  */
 #ifndef TARMAC_PLACE_INT_H
 #define TARMAC_PLACE_INT_H
@@ -13,6 +14,8 @@
 /* Memory through the host's allocator. */
 void *place__realloc(const place_env *env, void *p, size_t old_size, size_t new_size);
 void place__free(const place_env *env, void *p, size_t size);
+/* Grow *p (elements of elem bytes) to hold at least `need`, doubling; PLACE_OK or NOMEM. */
+int place__grow(const place_env *env, void **p, uint32_t *cap, uint32_t need, size_t elem);
 
 /* Bit-set maintenance (cluster.c). */
 int place__bits_init(place_bits *b, const place_env *env, uint32_t n);
@@ -20,14 +23,6 @@ void place__bits_fini(place_bits *b, const place_env *env);
 int place__bits_resize(place_bits *b, const place_env *env, uint32_t n);
 void place__bits_set(place_bits *b, uint32_t i);
 void place__bits_clear(place_bits *b, uint32_t i);
-
-/* Can a GPU of type t ever serve the job's per-GPU request (type allowed and memory)? */
-static inline int place__type_ok(const place_cluster *c, const place_job *j, uint32_t t)
-{
-    if (j->type_mask != 0 && !((j->type_mask >> t) & 1u))
-        return 0;
-    return j->gpu_mem_mib <= c->type_mem_mib[t];
-}
 
 /* The GPU types a whole-GPU gang of j could start on now without spanning: in
  * the cluster, allowed, with the memory, nodes big enough and enough free
@@ -50,61 +45,129 @@ static inline uint64_t place__gang_types(const place_cluster *c, const place_job
 void place__part_host_share(const place_job *j, const place_part *parts, uint32_t n_parts,
                             uint32_t k, int64_t *cpu_milli, int64_t *mem_mib);
 
+/* The one part of a whole-GPU placement on node, or of a share on GPU g of it. */
+static inline place_part place__part_whole(const place_job *j, uint32_t node)
+{
+    place_part p = {node, (uint16_t)j->gpus, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, j->gpu_mem_mib, 0};
+    return p;
+}
+static inline place_part place__part_share(const place_job *j, uint32_t node, uint32_t g)
+{
+    place_part p = {node, 1, (uint16_t)g, j->gpu_milli, j->gpu_mem_mib, 0};
+    return p;
+}
+/* Node n can take the whole-GPU job now (enough free GPUs is the caller's
+ * business): host resources and the backfilling veto. */
+static inline int place__whole_ok(const place_view *v, const place_job *j, uint32_t n,
+                                  const place_fit_ctx *ctx)
+{
+    if (!place_host_ok(v->cluster, n, j))
+        return 0;
+    place_part p = place__part_whole(j, n);
+    return place_fit_allowed(ctx, v, j, &p);
+}
+/* GPU g of node n can take the share job now (host, room on the GPU, veto). */
+static inline int place__share_ok(const place_view *v, const place_job *j, uint32_t n, uint32_t g,
+                                  const place_fit_ctx *ctx)
+{
+    if (!place_gpu_share_fits(v->cluster, n, g, j))
+        return 0;
+    place_part p = place__part_share(j, n, g);
+    return place_fit_allowed(ctx, v, j, &p);
+}
+
 /* ------------------------------------------------------------------------- */
-/* Components of the composed policy                                          */
+/* Orders: sorting by a key (order_common.c)                                   */
 
-/* Queue order: fill perm[0..n) with the queue indices in the order the policy
- * considers them. perm arrives holding 0..n-1. sort == NULL means arrival order
- * itself, and then no permutation is built at all (a pass stays O(1) when the
- * head of a strict queue does not fit). */
-typedef struct place_order {
-    const char *name;
-    const char *summary;
-    int (*sort)(const place_view *v, uint32_t *perm, uint32_t n);
-} place_order;
+/* A reusable buffer of (key, index) pairs. Orders compute one 64-bit key per
+ * queue entry and sort by (key, index): index order is arrival order, so ties
+ * keep it, and the sort is deterministic whatever qsort does with equals. */
+typedef struct place__keysort {
+    place_env env;
+    struct place__key {
+        uint64_t key;
+        uint32_t idx;
+    } * k;
+    uint32_t cap;
+} place__keysort;
 
-/* Placement: choose parts for job j now (d->parts has d->cap_parts room).
- * Returns PLACE_OK with d->n_parts set, or PLACE_ERR_NOFIT. */
-typedef struct place_fit {
-    const char *name;
-    const char *summary;
-    int (*fit)(const place_view *v, const place_job *j, place_decision *d, const place_env *env);
-} place_fit;
+/* create/destroy for orders whose state is just a keysort (no arguments). */
+int place__keysort_create(const place_env *env, const char *args, void **state, char *err,
+                          size_t err_len);
+void place__keysort_destroy(void *state);
+int place__keysort_reserve(place__keysort *ks, uint32_t n);
+/* Sort ks->k[0..n) and write the indices to perm. */
+void place__keysort_run(place__keysort *ks, uint32_t *perm, uint32_t n);
+void place__keysort_fini(place__keysort *ks);
+/* Keys that order signed quantities: ascending a, descending a. */
+static inline uint64_t place__key_asc(int64_t a)
+{
+    return (uint64_t)a ^ (1ull << 63);
+}
+static inline uint64_t place__key_desc(int64_t a)
+{
+    return ~place__key_asc(a);
+}
 
-/* Backfilling: what happens when the job at the cursor does not fit.
- * PLACE_BF_STOP: strict order, the pass ends (head-of-line blocking).
- * PLACE_BF_SKIP: try the next job (list scheduling, no reservation). */
-enum place_backfill_mode { PLACE_BF_STOP = 0, PLACE_BF_SKIP = 1 };
-typedef struct place_backfill {
-    const char *name;
-    const char *summary;
-    int mode;
-} place_backfill;
+/* Parse a list of decimal numbers separated by commas ("3600,36000") into
+ * out[0..cap); *n gets the count. PLACE_ERR_SPEC on anything else. */
+int place__parse_numbers(const char *s, double *out, uint32_t cap, uint32_t *n);
+
+/* ------------------------------------------------------------------------- */
+/* The capacity profile of reserving backfill rules (backfill_profile.c)      */
+
+/* Per pass, per node: when each GPU becomes fully free (from the running jobs'
+ * end estimates), when host CPU and memory come back, and the reservations made
+ * for queued jobs. Counts of fully free GPUs, host CPU and memory over future
+ * time follow from those; a job's occupation is checked against them, and the
+ * earliest start of a blocked job is searched in them. See backfill_profile.c
+ * for the model and its generalisation from processors to GPU nodes. */
+typedef struct place__profile place__profile;
+
+/* max_resv: reservations kept (1 for EASY, UINT32_MAX for conservative). */
+int place__profile_create(const place_env *env, uint32_t max_resv, place__profile **out);
+void place__profile_destroy(place__profile *p);
+/* A new pass: forget everything (the profile is built lazily on first use). */
+void place__profile_begin(place__profile *p, const place_view *v);
+/* Queue entry i cannot start now: reserve its earliest start. PLACE_OK (a
+ * reservation was made, or none was possible), or PLACE_ERR_NOMEM. */
+int place__profile_reserve(place__profile *p, const place_view *v, uint32_t i);
+/* Would part p of job j, started now, delay any reservation? 1 = allowed. */
+int place__profile_allow(place__profile *p, const place_view *v, const place_job *j,
+                         const place_part *part);
+/* A START or PREEMPT was applied. */
+void place__profile_observe(place__profile *p, const place_view *v, const place_decision *d);
+/* Reservations held now. */
+uint32_t place__profile_n_resv(const place__profile *p);
+/* Reservation k: node, start, end (PLACE_T_NEVER = open-ended), GPUs, and the
+ * queue index it protects (for tests). */
+void place__profile_resv(const place__profile *p, uint32_t k, uint32_t *node, int64_t *start_us,
+                         int64_t *end_us, uint32_t *gpus, uint32_t *queue_index);
+
+/* ------------------------------------------------------------------------- */
+/* The SLO-aware replica placement both service rules use (service_slo.c)     */
+
+/* wait_us: how long a replica waits before the hybrid rule routes it. */
+int place__service_slo_create(const place_env *env, int64_t wait_us, void **state);
+void place__service_slo_destroy(void *state);
+int place__service_slo_place(void *state, const place_view *v, uint32_t i, place_decision *d,
+                             const place_fit_ctx *ctx);
+int64_t place__service_slo_wait(const void *state);
+
+/* ------------------------------------------------------------------------- */
+/* The registry                                                               */
 
 /* The specification a preset name stands for, or NULL. */
 const char *place__preset_find(const char *name);
-const place_order *place__order_find(const char *name);
-const place_fit *place__fit_find(const char *name);
-const place_backfill *place__backfill_find(const char *name);
 
-/* Shared helpers for fits (fit_common.c). */
-/* Place a CPU-only job on the first node in service with the host CPU/memory. */
-int place__fit_cpu_only(const place_view *v, const place_job *j, place_decision *d);
-/* Span a gang over nodes of one type, taking nodes in index order. */
-int place__fit_span_first(const place_view *v, const place_job *j, place_decision *d);
-/* Fill d with a one-part whole-GPU placement on node. */
-void place__decide_whole(place_decision *d, const place_job *j, uint32_t node);
-/* Fill d with a one-part share placement on GPU g of node. */
-void place__decide_share(place_decision *d, const place_job *j, uint32_t node, uint32_t g);
-/* Does GPU g (index within node) have room for the job's share? */
-int place__gpu_share_fits(const place_cluster *c, uint32_t node, uint32_t g, const place_job *j);
-
-/* The components and policies of registry.c. */
+/* The tables other files name directly (compose.c's defaults, and the fits
+ * that build on best-fit); registry.c declares every table from its lists. */
+extern const place_policy place__policy_compose;
 extern const place_order place__order_fifo;
 extern const place_fit place__fit_first;
 extern const place_fit place__fit_best;
 extern const place_backfill place__backfill_none;
-extern const place_backfill place__backfill_greedy;
-extern const place_policy place__policy_compose;
+extern const place_preempt place__preempt_none;
+extern const place_service place__service_none;
 
 #endif

@@ -21,66 +21,81 @@ static const struct {
 } presets[] = {
     {"fifo-first-fit", "order=fifo placement=first-fit backfill=none"},
     {"fifo-best-fit", "order=fifo placement=best-fit backfill=none"},
+    {"easy", "order=fifo placement=first-fit backfill=easy"},
+    {"conservative", "order=fifo placement=first-fit backfill=conservative"},
+    {"fgd", "order=fifo placement=fgd backfill=greedy"},
+    {"tiresias", "order=las placement=topology backfill=greedy"},
+    {"gavel", "order=fifo placement=hetero backfill=greedy"},
+    {"priority-preempt", "order=priority placement=best-fit backfill=greedy preempt=priority"},
 };
 
-static const place_order *const orders[] = {
-    &place__order_fifo,
-};
+/* The components, one line each: NAME stands for the table place__NAME that
+ * the component's file defines. Adding a component is adding its line. */
+#define ORDERS(X)                                                                                  \
+    X(order_fifo) X(order_priority) X(order_sjf) X(order_las) X(order_drf) X(order_edf)
+#define FITS(X)                                                                                    \
+    X(fit_first)                                                                                   \
+    X(fit_best)                                                                                    \
+    X(fit_worst)                                                                                   \
+    X(fit_topology)                                                                                \
+    X(fit_hetero)                                                                                  \
+    X(fit_fgd)                                                                                     \
+    X(fit_dotprod)                                                                                 \
+    X(fit_gpu_packing)                                                                             \
+    X(fit_gpu_clustering)                                                                          \
+    X(fit_random)                                                                                  \
+    X(fit_example)
+#define BACKFILLS(X) X(backfill_none) X(backfill_greedy) X(backfill_easy) X(backfill_conservative)
+#define PREEMPTS(X)  X(preempt_none) X(preempt_priority)
+#define SERVICES(X)  X(service_none) X(service_slo) X(service_hybrid)
 
-static const place_fit *const fits[] = {
-    &place__fit_first,
-    &place__fit_best,
-};
+#define DECLARE_(type)    extern const type
+#define DECL_ORDER_(n)    DECLARE_(place_order) place__##n;
+#define DECL_FIT_(n)      DECLARE_(place_fit) place__##n;
+#define DECL_BACKFILL_(n) DECLARE_(place_backfill) place__##n;
+#define DECL_PREEMPT_(n)  DECLARE_(place_preempt) place__##n;
+#define DECL_SERVICE_(n)  DECLARE_(place_service) place__##n;
+ORDERS(DECL_ORDER_)
+FITS(DECL_FIT_)
+BACKFILLS(DECL_BACKFILL_)
+PREEMPTS(DECL_PREEMPT_)
+SERVICES(DECL_SERVICE_)
 
-static const place_backfill *const backfills[] = {
-    &place__backfill_none,
-    &place__backfill_greedy,
-};
+#define ENTRY_(n) &place__##n,
+static const place_order *const orders[] = {ORDERS(ENTRY_)};
+static const place_fit *const fits[] = {FITS(ENTRY_)};
+static const place_backfill *const backfills[] = {BACKFILLS(ENTRY_)};
+static const place_preempt *const preempts[] = {PREEMPTS(ENTRY_)};
+static const place_service *const services[] = {SERVICES(ENTRY_)};
 
 #define COUNT_(a) (sizeof(a) / sizeof((a)[0]))
 
-const place_policy *place_policy_find(const char *name)
-{
-    for (size_t i = 0; name && i < COUNT_(policies); i++)
-        if (strcmp(policies[i]->name, name) == 0)
-            return policies[i];
-    return NULL;
-}
+/* find and list for one kind of table: one definition, five kinds */
+#define REGISTRY_(kind, list)                                                                      \
+    const place_##kind *place_##kind##_find(const char *name)                                      \
+    {                                                                                              \
+        for (size_t i = 0; name && i < COUNT_(list); i++)                                          \
+            if (strcmp(list[i]->name, name) == 0)                                                  \
+                return list[i];                                                                    \
+        return NULL;                                                                               \
+    }                                                                                              \
+    const place_##kind *const *place_##kind##_list(size_t *n)                                      \
+    {                                                                                              \
+        *n = COUNT_(list);                                                                         \
+        return list;                                                                               \
+    }
 
-const place_policy *const *place_policy_list(size_t *n)
-{
-    *n = COUNT_(policies);
-    return policies;
-}
+REGISTRY_(policy, policies)
+REGISTRY_(order, orders)
+REGISTRY_(fit, fits)
+REGISTRY_(backfill, backfills)
+REGISTRY_(preempt, preempts)
+REGISTRY_(service, services)
 
 const char *place__preset_find(const char *name)
 {
     for (size_t i = 0; name && i < COUNT_(presets); i++)
         if (strcmp(presets[i].name, name) == 0)
             return presets[i].spec;
-    return NULL;
-}
-
-const place_order *place__order_find(const char *name)
-{
-    for (size_t i = 0; i < COUNT_(orders); i++)
-        if (strcmp(orders[i]->name, name) == 0)
-            return orders[i];
-    return NULL;
-}
-
-const place_fit *place__fit_find(const char *name)
-{
-    for (size_t i = 0; i < COUNT_(fits); i++)
-        if (strcmp(fits[i]->name, name) == 0)
-            return fits[i];
-    return NULL;
-}
-
-const place_backfill *place__backfill_find(const char *name)
-{
-    for (size_t i = 0; i < COUNT_(backfills); i++)
-        if (strcmp(backfills[i]->name, name) == 0)
-            return backfills[i];
     return NULL;
 }

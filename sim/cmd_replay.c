@@ -172,6 +172,8 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
     if (c->fleet) {
         if ((rc = sim_scenario_load_fleet_file(sc, c->fleet, d)))
             return rc;
+        /* the trace is the workload: the scenario's services are not replayed */
+        sc->n_services = 0;
         sc->stop = SIM_STOP_DRAIN;
         sc->horizon_us = INT64_MAX / 4;
         if (sc->sample_us < 60 * SIM_US_PER_S)

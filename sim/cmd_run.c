@@ -2,6 +2,7 @@
  * cmd_run.c — `tarmac run`: one scenario, a summary table, an HDF5 file.
  */
 #include "cli_int.h"
+#include "service_int.h"
 #include "version.h"
 
 #include <stdio.h>
@@ -49,8 +50,32 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
     double hours = (double)r->t_end_us / SIM_US_PER_S / 3600;
     printf("fleet: %.1f GPUs in service on average, %.0f GPU-hours allocated of %.0f\n",
            hours > 0 ? r->gpu_s_up / 3600 / hours : 0.0, r->gpu_s_alloc / 3600, r->gpu_s_up / 3600);
-    printf("allocation utilization %.1f %%, mean queue %.1f jobs, mean running %.1f jobs\n\n",
-           100 * r->alloc_util, r->queue_len_mean, r->running_mean);
+    printf("utilization: allocated %.1f %%, busy %.1f %%, goodput %.1f %%; mean queue %.1f jobs, "
+           "mean running %.1f\n",
+           100 * r->alloc_util, 100 * r->busy_util, 100 * r->goodput_util, r->queue_len_mean,
+           r->running_mean);
+    double blocked = 0;
+    for (int k = 0; k < SIM_BLOCK_COUNT; k++)
+        blocked += r->gpu_s_blocked[k];
+    if (r->gpu_s_idle > 0) {
+        printf("idle: %.0f GPU-hours, %.0f of them shape-blocked while jobs waited",
+               r->gpu_s_idle / 3600, blocked / 3600);
+        const char *sep = " (";
+        for (int k = 0; k < SIM_BLOCK_COUNT; k++)
+            if (r->gpu_s_blocked[k] >= 0.5 * 3600) {
+                printf("%s%s %.0f", sep, sim_block_reason_key(k), r->gpu_s_blocked[k] / 3600);
+                sep = ", ";
+            }
+        printf("%s\n", sep[0] == ',' ? ")" : "");
+    }
+    const sim_class_result *all = &r->classes[r->n_classes];
+    if (r->failures || r->preemptions)
+        printf(
+            "interruptions: %llu GPU failures, %llu preemptions; %.0f GPU-hours lost (work since "
+            "the last checkpoint and restart overhead)\n",
+            (unsigned long long)r->failures, (unsigned long long)r->preemptions,
+            all->gpu_s_lost / 3600);
+    putchar('\n');
     int w = 12;
     for (size_t c = 0; c < sc->n_classes; c++) {
         int l = (int)strlen(sc->classes[c].name);
@@ -82,6 +107,24 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
         putchar(' ');
         print_thousands(stdout, cr->running_end, 8);
         printf(" %9s %9s %9s %9s\n", m, p50, p95, p99);
+    }
+    if (sc->n_services) {
+        int ws = 12;
+        for (size_t v = 0; v < sc->n_services; v++) {
+            int l = (int)strlen(sc->services[v].cfg.name);
+            if (l > ws)
+                ws = l;
+        }
+        printf("\n%-*s %12s %9s %9s %9s %9s %12s %12s\n", ws, "service", "requests", "SLO met",
+               "to API", "replicas", "max", "GPU-h busy", "API USD");
+        for (size_t v = 0; v < r->n_services; v++) {
+            const sim_service_result *sv = &r->services[v];
+            printf("%-*s ", ws, sc->services[v].cfg.name);
+            print_thousands(stdout, (uint64_t)(sv->req_demanded + 0.5), 12);
+            printf(" %8.3f%% %8.3f%% %9.1f %9u %12.0f %12.2f\n", 100 * sv->attainment,
+                   sv->req_demanded > 0 ? 100 * sv->req_api / sv->req_demanded : 0.0,
+                   sv->ready_mean, sv->ready_max, sv->gpu_hours_busy, sv->api_usd);
+        }
     }
     if (r->policy_errors)
         printf("\npolicy errors: %llu invalid decisions refused\n",

@@ -81,7 +81,7 @@ typedef struct job {
     int64_t run_overhead_us; /* restart overhead at the head of the current run */
     double run_speed;        /* work per wall microsecond in the current run */
     int64_t checkpoint_us, restart_us, deadline_us;
-    double busy_gpu_s, lost_gpu_s, lost_work_gpu_s, value;
+    double busy_gpu_s, lost_gpu_s, lost_work_gpu_s, alloc_gpu_s, value;
     uint32_t state; /* sim_job_state, or NO_SLOT on the free list */
     uint32_t pos;   /* index in the queue or the running set */
     uint32_t next_free;
@@ -123,6 +123,7 @@ typedef struct type_gpus {
 
 /* A service: its model state, its replicas, and what it has served. */
 typedef struct svc {
+    double speed[PLACE_MAX_TYPES]; /* replica throughput at the SLO per type / the reference's */
     const sim_service_spec *spec;
     const sim__svc_cfg *cfg; /* spec->cfg, or spec->special after the switch */
     sim__svc_scaler scaler;
@@ -171,6 +172,8 @@ typedef struct engine {
 
     uint32_t *requeue; /* jobs preempted in the current pass, back in the queue after it */
     uint32_t n_requeue, requeue_cap;
+    uint32_t *routed; /* replica requests routed to an API in the current pass */
+    uint32_t n_routed, routed_cap;
 
     place_part *scratch;
     uint32_t scratch_cap;
@@ -191,8 +194,10 @@ typedef struct engine {
     size_t n_svcs;
 
     int64_t now_us;
-    uint64_t arrivals; /* batch jobs */
-    uint64_t seq;      /* queue order of every job, replicas included */
+    uint32_t arrivals_pending; /* sources with an ARRIVAL in the event queue */
+    uint64_t batch_in_flight;  /* batch jobs queued or running */
+    uint64_t arrivals;         /* batch jobs */
+    uint64_t seq;              /* queue order of every job, replicas included */
     int dirty;
     sim__series series;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
@@ -467,6 +472,7 @@ static int emit_row(engine *e, const job *j, int state, int reason)
         .deadline_us = j->deadline_us,
         .busy_gpu_s = j->busy_gpu_s,
         .lost_gpu_s = j->lost_gpu_s,
+        .alloc_gpu_s = j->alloc_gpu_s,
         .value = j->value,
     };
     return e->sink->job(e->sink->ud, &row, e->diag);
@@ -616,6 +622,8 @@ static int admit(engine *e, const trace_job *tj)
     j->pj.priority = tj->priority;
     j->pj.tenant = tj->tenant;
     j->pj.cls = tj->cls;
+    j->pj.span_slowdown = cc->span_slowdown;
+    j->pj.restart_us = 0; /* the overhead of its next start: none until interrupted */
     j->trace_id = tj->id;
     j->remaining_ref_us = tj->duration_us;
     j->first_start_us = -1;
@@ -636,6 +644,7 @@ static int admit(engine *e, const trace_job *tj)
         slot_free(e, slot);
         return rc;
     }
+    e->batch_in_flight++;
     return queue_insert(e, slot);
 }
 
@@ -670,7 +679,10 @@ static int source_pull(engine *e, uint32_t s)
     if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us)
         return TM_OK; /* nothing after the horizon can matter */
     rc = sim__evq_push(&e->evq, tj->submit_us, EV_ARRIVAL, s, 0, NULL);
-    return rc == TM_OK ? TM_OK : nomem(e);
+    if (rc != TM_OK)
+        return nomem(e);
+    e->arrivals_pending++;
+    return TM_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -688,10 +700,9 @@ static int running_add(engine *e, uint32_t slot)
     place_running *r = &e->r_run[i];
     r->job = j->pj;
     r->start_us = j->run_start_us;
-    r->end_estimate_us = j->pj.estimate_us >= 0
-                             ? j->run_start_us + j->run_overhead_us +
-                                   (int64_t)ceil((double)j->pj.estimate_us / j->run_speed)
-                             : -1;
+    /* the same rule as every host, so that tarmac place sees what we see */
+    r->end_estimate_us =
+        place_end_estimate(&e->cluster, &j->pj, j->parts, j->n_parts, j->run_start_us);
     r->overhead_us = j->run_overhead_us;
     r->checkpoint_us = j->checkpoint_us;
     r->lost_gpu_s = -1; /* place_running_lost_gpu_s computes it when a policy asks */
@@ -832,6 +843,7 @@ static void run_stop(engine *e, uint32_t slot, int cause)
     ar->gpu_s_lost += lost;
     cr->gpu_s_alloc += gpu_s(milli, el);
     ar->gpu_s_alloc += gpu_s(milli, el);
+    j->alloc_gpu_s += gpu_s(milli, el);
     sim__area lw = (sim__area)milli * (work - saved);
     e->series.b_lost += lw;
     e->series.lost += lw;
@@ -851,6 +863,7 @@ static void run_stop(engine *e, uint32_t slot, int cause)
     run_release(e, j);
     j->in_overhead = 0;
     j->interruptions++;
+    j->pj.restart_us = j->restart_us;
     j->end_us = -1;
     e->dirty = 1;
 }
@@ -888,6 +901,20 @@ static int svc_account(engine *e, svc *v)
         return svc_err(e, v, &sub);
     v->t_acct_us = e->now_us;
     return TM_OK;
+}
+
+/* Per-type speed of the service's replicas for placement rules: throughput at
+ * the SLO relative to the reference type's (or to the best type when the
+ * reference cannot host it); 0 where the type cannot serve it. */
+static void svc_speeds(engine *e, svc *v)
+{
+    const sim__svc_cfg *cfg = v->cfg;
+    double ref = cfg->tokens_per_s[e->sc->reference_type];
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        if (!(ref > 0) && sim__svc_type_ok(cfg, t) && cfg->tokens_per_s[t] > ref)
+            ref = cfg->tokens_per_s[t];
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        v->speed[t] = sim__svc_type_ok(cfg, t) && ref > 0 ? cfg->tokens_per_s[t] / ref : 0.0;
 }
 
 static int svc_rebuild(engine *e, svc *v)
@@ -977,8 +1004,11 @@ static int svc_request(engine *e, svc *v, uint32_t k)
         j->pj.gpus = v->cfg->replica_gpus;
         j->pj.gpu_milli = PLACE_MILLI_WHOLE;
         j->pj.gpu_mem_mib = v->cfg->gpu_mem_mib;
-        j->pj.flags = PLACE_JOB_SERVICE;
+        j->pj.flags =
+            PLACE_JOB_SERVICE | (v->cfg->overflow == SIM__SVC_OVERFLOW_API ? PLACE_JOB_API_OK : 0u);
         j->pj.priority = v->spec->priority;
+        j->pj.group = (uint32_t)si + 1;
+        j->pj.speed = v->speed;
         j->pj.cls = (uint32_t)(e->sc->n_classes + si); /* classes, then services */
         j->svc = (uint32_t)si + 1;
         j->warm = e->now_us == 0; /* a run starts with its services warm */
@@ -1188,6 +1218,7 @@ static int svc_specialize(engine *e, svc *v)
     while (v->n_rep)
         svc_rep_drop(e, v, v->rep[v->n_rep - 1]);
     v->cfg = &v->spec->special;
+    svc_speeds(e, v);
     sim__svc_scaler_init(&v->scaler, 0);
     if ((rc = svc_rebuild(e, v)) != TM_OK || (rc = svc_step(e, v)) != TM_OK)
         return rc;
@@ -1209,6 +1240,7 @@ static int build_services(engine *e)
         v->cfg = &v->spec->cfg;
         v->tick_at_us = INT64_MAX;
         v->special_t_us = -1;
+        svc_speeds(e, v);
         sim__svc_scaler_init(&v->scaler, 0);
         int rc = svc_rebuild(e, v);
         if (rc == TM_OK)
@@ -1313,6 +1345,41 @@ static int apply_preempt(engine *e, place_view *v, place_decision *d)
     return TM_OK;
 }
 
+/* PLACE_ROUTE_API: the replica request is served through the API instead; it
+ * leaves the queue after the pass (marked ROUTED now). */
+static int apply_route(engine *e, place_decision *d)
+{
+    uint32_t qi = e->q_head + d->index;
+    if (!slot_job(e, e->q_slot[qi])->svc)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "a batch job routed to an API");
+    if (grow((void **)&e->routed, &e->routed_cap, e->n_routed + 1, sizeof *e->routed, 16))
+        return nomem(e);
+    e->q_state[qi] = PLACE_Q_ROUTED;
+    e->pass_holes = 1;
+    e->routed[e->n_routed++] = e->q_slot[qi];
+    return TM_OK;
+}
+
+/* After the pass: the routed requests are gone; their services serve the load
+ * they were for through the API (the model's overflow) until the autoscaler's
+ * next decision asks again. */
+static int routed_drop(engine *e)
+{
+    for (uint32_t i = 0; i < e->n_routed; i++) {
+        job *j = slot_job(e, e->routed[i]);
+        svc *v = &e->svcs[j->svc - 1];
+        levels_queue(e, j, -1);
+        svc_rep_forget(e, v, e->routed[i]);
+        tm_diag sub;
+        tm_diag_clear(&sub);
+        if (sim__svc_scaler_lost(&v->scaler, 0, 1, &sub) != TM_OK)
+            return svc_err(e, v, &sub);
+        svc_levels_counts(e, v);
+    }
+    e->n_routed = 0;
+    return TM_OK;
+}
+
 static int hook_record(engine *e, const place_decision *d);
 
 /* place_apply_fn: the library checked the decision; make it so. A failure
@@ -1320,7 +1387,20 @@ static int hook_record(engine *e, const place_decision *d);
 static int apply(void *host, place_view *v, place_decision *d)
 {
     engine *e = host;
-    e->apply_rc = d->kind == PLACE_START ? apply_start(e, v, d) : apply_preempt(e, v, d);
+    switch (d->kind) {
+    case PLACE_START:
+        e->apply_rc = apply_start(e, v, d);
+        break;
+    case PLACE_PREEMPT:
+        e->apply_rc = apply_preempt(e, v, d);
+        break;
+    case PLACE_ROUTE_API:
+        e->apply_rc = apply_route(e, d);
+        break;
+    default:
+        e->apply_rc =
+            tm_diag_set(e->diag, TM_ERR_POLICY, "policy", "unknown decision kind %u", d->kind);
+    }
     if (e->apply_rc == TM_OK && e->opts && e->opts->pass_hook)
         e->apply_rc = hook_record(e, d);
     return e->apply_rc == TM_OK ? PLACE_OK : PLACE_ERR_INVAL;
@@ -1380,6 +1460,7 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     e->res->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
     cr->gpu_s_alloc += gpu_s(milli, el);
     ar->gpu_s_alloc += gpu_s(milli, el);
+    j->alloc_gpu_s += gpu_s(milli, el);
     int64_t total = j->end_us - j->first_start_us, wait = j->first_start_us - j->pj.submit_us;
     int64_t denom = total > SLOWDOWN_TAU_US ? total : SLOWDOWN_TAU_US;
     double slow = (double)(wait + total) / (double)denom;
@@ -1405,6 +1486,7 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
         ar->deadline_missed += (uint64_t)!met;
     }
     job_close(e, j);
+    e->batch_in_flight--;
     int rc = emit_row(e, j, SIM_JOB_COMPLETED, SIM_REJECT_NONE);
     slot_free(e, slot);
     e->dirty = 1;
@@ -1503,6 +1585,7 @@ static int gpu_fail(engine *e, uint32_t t)
             ar->failed++;
             j->end_us = e->now_us;
             job_close(e, j);
+            e->batch_in_flight--;
             rc = emit_row(e, j, SIM_JOB_FAILED, SIM_REJECT_NONE);
             slot_free(e, slot);
             if (rc != TM_OK)
@@ -1601,12 +1684,13 @@ static void update_blocked(engine *e)
  * of the queue. */
 static void queue_compact(engine *e, int full)
 {
-    while (e->q_head < e->q_tail && e->q_state[e->q_head] == PLACE_Q_STARTED)
+    while (e->q_head < e->q_tail &&
+           (e->q_state[e->q_head] == PLACE_Q_STARTED || e->q_state[e->q_head] == PLACE_Q_ROUTED))
         e->q_head++;
     if (full) {
         uint32_t w = e->q_head;
         for (uint32_t i = e->q_head; i < e->q_tail; i++) {
-            if (e->q_state[i] == PLACE_Q_STARTED)
+            if (e->q_state[i] == PLACE_Q_STARTED || e->q_state[i] == PLACE_Q_ROUTED)
                 continue;
             if (w != i) {
                 e->q_jobs[w] = e->q_jobs[i];
@@ -1666,8 +1750,10 @@ static int schedule_pass(engine *e)
     if (rc < 0)
         return tm_diag_set(e->diag, TM_ERR_POLICY, "policy", "policy '%s' failed: %s",
                            e->sc->policy, place_strerror(rc));
-    if (st.started || st.invalid)
+    if (st.started || st.invalid || e->n_routed)
         queue_compact(e, e->pass_holes || st.invalid);
+    if ((rc = routed_drop(e)) != TM_OK)
+        return rc;
     for (uint32_t i = 0; i < e->n_requeue; i++)
         if ((rc = queue_insert(e, e->requeue[i])) != TM_OK)
             return rc;
@@ -1840,6 +1926,7 @@ static void engine_fini(engine *e)
     free(e->r_run);
     free(e->r_slot);
     free(e->requeue);
+    free(e->routed);
     free(e->scratch);
     free(e->pool_first_node);
     free(e->node_pool);
@@ -1886,7 +1973,8 @@ static int emit_unfinished(engine *e)
     uint32_t *order = malloc((n ? n : 1) * sizeof *order);
     if (!order)
         return nomem(e);
-    memcpy(order, e->r_slot, n * sizeof *order);
+    if (n)
+        memcpy(order, e->r_slot, n * sizeof *order);
     /* insertion sort by id: the running set at the end is small next to the run */
     for (uint32_t i = 1; i < n; i++) {
         uint32_t s = order[i], k = i;
@@ -1912,6 +2000,7 @@ static int emit_unfinished(engine *e)
         j->lost_gpu_s += gpu_s(milli, ov);
         cr->gpu_s_alloc += gpu_s(milli, el);
         ar->gpu_s_alloc += gpu_s(milli, el);
+        j->alloc_gpu_s += gpu_s(milli, el);
         cr->gpu_s_lost += gpu_s(milli, ov);
         ar->gpu_s_lost += gpu_s(milli, ov);
         e->res->gpu_s_lost += gpu_s(milli, ov);
@@ -2060,6 +2149,13 @@ static int run_loop(engine *e)
                 break;
             if (sc->stop == SIM_STOP_HORIZON && ev.t_us > sc->horizon_us)
                 break;
+            /* a drain ends when the batch work is done and no more arrives: the
+             * events left (failures, service ticks) would otherwise run on to a
+             * horizon that may be unbounded (trace replay); a scenario of
+             * services alone runs to its horizon */
+            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 && e->batch_in_flight == 0 &&
+                (e->arrivals > 0 || e->n_svcs == 0))
+                break;
             rc = sim__series_advance(&e->series, ev.t_us, e->sink, e->diag);
             if (rc != TM_OK)
                 return rc;
@@ -2097,6 +2193,7 @@ static int run_loop(engine *e)
             break;
         case EV_ARRIVAL: {
             source *s = &e->sources[ev.a];
+            e->arrivals_pending--;
             rc = admit(e, &s->next);
             if (rc == TM_OK)
                 rc = source_pull(e, ev.a);

@@ -21,12 +21,40 @@
  * The writer records its first failure and returns it from every later call.
  *
  * Tables. A column is a 1-D dataset with an unlimited maximum length, chunked
- * SIM__H5_CHUNK_ROWS rows, shuffle + deflate. Each column has a buffer of one
- * chunk; when the rows fill it, every column is extended and written with one
- * H5Dwrite of exactly one chunk, chunk-aligned (the table starts at row 0 and
- * only the last chunk is partial). The datasets get a chunk cache of zero
- * bytes: a whole chunk is written (filtered) straight through, so HDF5 holds
- * no second copy and a full disk is reported by the write that hit it.
+ * SIM__H5_CHUNK_ROWS rows, shuffle + deflate. Rows go into a slot: one chunk
+ * buffer per column. A table has SIM__H5_PIPE_SLOTS slots used as a ring:
+ * when the filling one is full it is shipped (queued for compression) and
+ * the next one fills; when all are in flight the oldest is retired (written)
+ * first, so memory is bounded and a slow compressor holds the caller back.
+ * The datasets get a chunk cache of zero bytes: HDF5 holds no second copy
+ * and a full disk is reported by the write that hit it.
+ *
+ * Threads. HDF5 (serial, not thread-safe) is only ever called by the thread
+ * that calls this API, the owner. Each writer has one worker thread, started
+ * at the first full chunk, that does nothing but compress: it takes slots
+ * from the writer's queue, oldest first, applies the shuffle filter and
+ * zlib's compress2 at SIM__H5_DEFLATE_LEVEL exactly as HDF5's filters do
+ * (slot_compress), and marks them done. The owner writes a done slot with
+ * H5Dwrite_chunk (filter mask 0), so readers decompress it through the
+ * datasets' declared filters. The owner retires chunk k when it ships chunk
+ * k + SIM__H5_PIPE_SLOTS - 1, or when the table is finished: points fixed by
+ * the calls, not by the worker's speed, so the HDF5 calls and hence the
+ * file's bytes are the same on every run. When the slot to retire is not
+ * done, the owner compresses queued slots itself while it waits (so two
+ * cores share the work when the worker falls behind); with no thread
+ * (SIM__H5_PIPE_INLINE, or pthread_create failed) it compresses everything,
+ * into the same bytes. The mutex guards the queue and the slots' states; a
+ * slot's buffers belong to the owner when FREE or DONE, to no one when
+ * QUEUED and to its compressor when BUSY; the tables' layout is fixed before
+ * any slot is queued. A compression failure on the worker is posted to the pool
+ * (an atomic flag + message) and w_check, at the start of every call, makes
+ * it the writer's sticky failure, so it surfaces on the owner's next call.
+ * Commit retires every table, then joins the idle worker before flushing;
+ * abort joins it first (it finishes the chunk in hand and drops the queue),
+ * then frees the slots and discards the file (divert_fd). The worker blocks
+ * all signals, so SIGINT and the SIGXFSZ of a write reach the owner.
+ * SIM__H5_PIPE_FILTER keeps the old path (H5Dwrite through HDF5's filters,
+ * one slot) as the reference the tests compare bytes with.
  *
  * Reproducibility. Object modification times are off (H5Pset_obj_track_times)
  * so that the same run writes the same bytes. Groups track link creation order
@@ -36,10 +64,15 @@
 
 #include <hdf5.h>
 
+#include <zlib.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,11 +318,29 @@ static hid_t type_file(sim__h5_type t)
 /* ------------------------------------------------------------------------- */
 /* Writer state                                                               */
 
+/* Where a slot (one chunk of every column of a table) is in the pipeline.
+ * FREE and the owner's side of the rest change on the owner thread only;
+ * QUEUED -> BUSY -> DONE change under the pool's mutex. */
+enum { SLOT_FREE = 0, SLOT_QUEUED, SLOT_BUSY, SLOT_DONE };
+
+typedef struct h5slot {
+    struct h5slot *qnext; /* next in the pool's queue (pool mutex) */
+    sim__h5t *t;          /* its table: the compressor reads only the layout */
+    int state;            /* SLOT_* (pool mutex once queued) */
+    int zrc;              /* Z_OK, or zlib's failure (by whoever compressed it) */
+    size_t zcol;          /* the column that failed */
+    uint64_t row0;        /* first row: a multiple of SIM__H5_CHUNK_ROWS */
+    size_t nrows;         /* rows it holds; < SIM__H5_CHUNK_ROWS only for the last */
+    unsigned char *raw;   /* the column buffers, column i at t->raw_off[i] */
+    unsigned char *z;     /* compressed chunks, column i at t->z_off[i] (piped tables) */
+    size_t *zlen;         /* compressed bytes per column */
+} h5slot;
+
 typedef struct h5col {
     char *name;
     sim__h5_type type;
     hid_t dset;
-    unsigned char *buf; /* SIM__H5_CHUNK_ROWS values */
+    unsigned char *buf; /* the filling slot's buffer of this column: SIM__H5_CHUNK_ROWS values */
     size_t nput;        /* values in buf: nbuf, or nbuf + 1 once put in the open row */
 } h5col;
 
@@ -299,9 +350,39 @@ struct sim__h5t {
     char *path;
     h5col *cols;
     size_t ncols;
-    size_t nbuf;       /* complete rows in the buffers, < SIM__H5_CHUNK_ROWS between calls */
-    uint64_t nwritten; /* rows in the file */
+    /* Layout, fixed at creation (so the compressing threads may read it). */
+    size_t *esize;   /* bytes per value of each column */
+    size_t *raw_off; /* offset of each column in a slot's raw block */
+    size_t *z_off;   /* offset of each column in a slot's z block */
+    size_t raw_bytes, z_bytes;
+    int piped; /* chunks compressed by us and written directly (SIM__H5_PIPE_WORKER/INLINE) */
+    /* Owner thread only. */
+    size_t nbuf;       /* complete rows in the filling slot, < SIM__H5_CHUNK_ROWS between calls */
+    uint64_t nshipped; /* rows handed on: in the file or in a slot in flight */
+    unsigned depth;    /* slots that may be in flight: SIM__H5_PIPE_SLOTS if piped, else 1 */
+    unsigned head;     /* the oldest slot in flight */
+    unsigned ninflight;
+    h5slot slot[SIM__H5_PIPE_SLOTS]; /* used in a ring: head, head+1, ..., then the filling one */
 };
+
+/* The compression worker of a writer, and the queue of slots it works on. */
+typedef struct h5pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work;  /* to the worker: a slot was queued, or quit */
+    pthread_cond_t done;  /* to the owner: a slot was compressed */
+    h5slot *head, *tail;  /* queued slots, oldest first (mu) */
+    int quit;             /* (mu) */
+    atomic_int failed;    /* a compression failed: status and msg below (written under mu) */
+    int fail_status;      /* (mu) */
+    char fail_where[600]; /* (mu) */
+    char fail_msg[256];   /* (mu) */
+    /* Owner thread only. */
+    int inited;    /* mu, work and done exist */
+    int running;   /* the worker thread exists */
+    int no_thread; /* never start one: SIM__H5_PIPE_INLINE, or pthread_create failed */
+    pthread_t thread;
+    unsigned char *scratch[2]; /* shuffled chunk of one column: [0] the owner's, [1] the worker's */
+} h5pool;
 
 struct sim__h5w {
     hid_t file;
@@ -312,8 +393,12 @@ struct sim__h5w {
     char *final_path;
     char *tmp_path;
     sim__h5t *tables;
-    int status; /* the first failure; sticky */
+    int ntables;       /* tables created so far (sim__h5w_set_pipe must come first) */
+    sim__h5_pipe pipe; /* how table chunks are compressed */
+    int sync;          /* fsync at commit; benchmarks may turn it off */
+    int status;        /* the first failure; sticky */
     tm_diag err;
+    h5pool pool;
 };
 
 static int w_fail(sim__h5w *w, tm_diag *diag, int status, const char *obj, const char *fmt, ...)
@@ -344,9 +429,23 @@ static int w_fail_h5(sim__h5w *w, tm_diag *diag, const h5err *e, const char *obj
     return w_fail(w, diag, st, obj, "%s", msg);
 }
 
-/* The sticky status: nonzero means "fail now with the recorded error". */
+/* Cold path of w_check: a compression failed on the worker; make it the
+ * writer's failure, unless the writer had failed already. */
+static void w_adopt_pool_failure(sim__h5w *w)
+{
+    h5pool *p = &w->pool;
+    pthread_mutex_lock(&p->mu);
+    w_fail(w, NULL, p->fail_status, p->fail_where, "%s", p->fail_msg);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* The sticky status: nonzero means "fail now with the recorded error". A
+ * failure the worker thread recorded since the last call becomes the
+ * writer's here, so it surfaces on the next call of any kind. */
 static int w_check(sim__h5w *w, tm_diag *diag)
 {
+    if (!w->status && atomic_load_explicit(&w->pool.failed, memory_order_acquire))
+        w_adopt_pool_failure(w);
     if (w->status && diag)
         *diag = w->err;
     return w->status;
@@ -465,19 +564,292 @@ static int put_meta(sim__h5w *w, hid_t obj, const char *units, const char *descr
     return attr_put_str(w, obj, "description", description, e);
 }
 
-/* dcpl of a chunked, shuffled, deflated 1-D dataset; the caller closes it. */
-static hid_t chunked_dcpl(hsize_t chunk_rows, h5err *e)
+/* dcpl of a chunked 1-D dataset, shuffled and deflated if `filters`; the
+ * caller closes it. slot_compress must stay in step with this pipeline. */
+static hid_t chunked_dcpl(hsize_t chunk_rows, int filters, h5err *e)
 {
     hid_t p = H5I_INVALID_HID;
     H5CHK(e, p = H5Pcreate(H5P_DATASET_CREATE));
     H5CHK(e, H5Pset_chunk(p, 1, &chunk_rows));
-    H5CHK(e, H5Pset_shuffle(p));
-    H5CHK(e, H5Pset_deflate(p, SIM__H5_DEFLATE_LEVEL));
+    if (filters) {
+        H5CHK(e, H5Pset_shuffle(p));
+        H5CHK(e, H5Pset_deflate(p, SIM__H5_DEFLATE_LEVEL));
+    }
     H5CHK(e, H5Pset_obj_track_times(p, 0));
     return p;
 out:
     close_id(p);
     return H5I_INVALID_HID;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Compression: HDF5's shuffle and deflate filters, done by us                */
+
+/* Test hook (sim__h5_test_fail_compress): the countdown to a failed chunk. */
+static atomic_ulong zfail_countdown;
+
+void sim__h5_test_fail_compress(unsigned long nth)
+{
+    atomic_store(&zfail_countdown, nth);
+}
+
+/* 1 if this compression is the one the test hook asked to fail. */
+static int zfail_now(void)
+{
+    unsigned long n = atomic_load(&zfail_countdown);
+    while (n > 0) {
+        if (atomic_compare_exchange_weak(&zfail_countdown, &n, n - 1))
+            return n == 1;
+    }
+    return 0;
+}
+
+/* HDF5's shuffle filter (H5Z_filter_shuffle): byte j of element i goes to
+ * dst[j * n + i]. es is a constant where this is inlined, so the inner loop
+ * unrolls. n * es bytes, no leftover (chunks hold whole elements). */
+static inline void shuffle_es(unsigned char *restrict dst, const unsigned char *restrict src,
+                              size_t n, size_t es)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < es; j++)
+            dst[j * n + i] = src[i * es + j];
+}
+
+static void shuffle(unsigned char *restrict dst, const unsigned char *restrict src, size_t n,
+                    size_t es)
+{
+    switch (es) {
+    case 8:
+        shuffle_es(dst, src, n, 8);
+        break;
+    case 4:
+        shuffle_es(dst, src, n, 4);
+        break;
+    default:
+        shuffle_es(dst, src, n, es);
+        break;
+    }
+}
+
+/* Filter every column of a slot as the dataset's pipeline would: shuffle by
+ * the element size (a no-op for bytes), then zlib compress2 at
+ * SIM__H5_DEFLATE_LEVEL into a compressBound buffer, as H5Z_filter_deflate
+ * does, so the chunks are byte for byte what H5Dwrite would have stored. The
+ * last, partial chunk was zero-padded to full size, as HDF5 pads it with the
+ * fill value. Reads the table's fixed layout only; returns Z_OK or zlib's
+ * status. Runs on the worker or on the owner, never on both for one slot. */
+static int slot_compress(h5slot *s, unsigned char *scratch)
+{
+    const sim__h5t *t = s->t;
+    for (size_t i = 0; i < t->ncols; i++) {
+        size_t es = t->esize[i], n = SIM__H5_CHUNK_ROWS * es;
+        const unsigned char *src = s->raw + t->raw_off[i];
+        if (es > 1) {
+            shuffle(scratch, src, SIM__H5_CHUNK_ROWS, es);
+            src = scratch;
+        }
+        uLongf zn = compressBound((uLong)n);
+        int zr = zfail_now()
+                     ? Z_MEM_ERROR
+                     : compress2(s->z + t->z_off[i], &zn, src, (uLong)n, SIM__H5_DEFLATE_LEVEL);
+        if (zr != Z_OK) {
+            s->zcol = i;
+            return zr;
+        }
+        s->zlen[i] = (size_t)zn;
+    }
+    return Z_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The worker pool                                                            */
+/*
+ * One worker thread per writer compresses queued slots, oldest first. It
+ * never calls HDF5 and touches nothing but the slots it takes (and their
+ * tables' fixed layout); the owner writes the chunks in its own time. The
+ * owner, when it must wait for a slot, compresses queued ones itself, so it
+ * is never idle while there is work, and with no thread it does it all.
+ */
+
+/* Called with mu held: a slot was compressed (status zr). */
+static void slot_done(h5pool *p, h5slot *s, int zr)
+{
+    s->zrc = zr;
+    s->state = SLOT_DONE;
+    if (zr != Z_OK && !atomic_load_explicit(&p->failed, memory_order_relaxed)) {
+        const sim__h5t *t = s->t;
+        p->fail_status = zr == Z_MEM_ERROR ? TM_ERR_NOMEM : TM_ERR_INTERNAL;
+        snprintf(p->fail_where, sizeof p->fail_where, "%s/%s", t->path, t->cols[s->zcol].name);
+        snprintf(p->fail_msg, sizeof p->fail_msg,
+                 "compressing rows %" PRIu64 "..%" PRIu64 ": zlib compress2: %s", s->row0,
+                 s->row0 + s->nrows - 1, zr == Z_MEM_ERROR ? "out of memory" : zError(zr));
+        atomic_store_explicit(&p->failed, 1, memory_order_release);
+    }
+    pthread_cond_broadcast(&p->done);
+}
+
+/* Called with mu held: take the oldest queued slot, or NULL. */
+static h5slot *pool_pop(h5pool *p)
+{
+    h5slot *s = p->head;
+    if (s) {
+        p->head = s->qnext;
+        if (!p->head)
+            p->tail = NULL;
+        s->qnext = NULL;
+        s->state = SLOT_BUSY;
+    }
+    return s;
+}
+
+static void *pool_main(void *arg)
+{
+    h5pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->quit && !p->head)
+            pthread_cond_wait(&p->work, &p->mu);
+        if (p->quit)
+            break; /* what is still queued is the owner's to drop */
+        h5slot *s = pool_pop(p);
+        pthread_mutex_unlock(&p->mu);
+        int zr = slot_compress(s, p->scratch[1]);
+        pthread_mutex_lock(&p->mu);
+        slot_done(p, s, zr);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static int pool_init(h5pool *p)
+{
+    memset(p, 0, sizeof *p);
+    atomic_init(&p->failed, 0);
+    if (pthread_mutex_init(&p->mu, NULL) != 0)
+        return -1;
+    if (pthread_cond_init(&p->work, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        return -1;
+    }
+    if (pthread_cond_init(&p->done, NULL) != 0) {
+        pthread_cond_destroy(&p->work);
+        pthread_mutex_destroy(&p->mu);
+        return -1;
+    }
+    p->inited = 1;
+    return 0;
+}
+
+/* The shuffle buffers, on the first piped table. */
+static int pool_scratch(h5pool *p)
+{
+    for (int i = 0; i < 2; i++)
+        if (!p->scratch[i] && !(p->scratch[i] = malloc(SIM__H5_CHUNK_ROWS * sizeof(double))))
+            return -1;
+    return 0;
+}
+
+/* Start the worker if there is none yet. With all signals blocked in it, so
+ * that signals (SIGINT, a SIGXFSZ of the owner's writes) go to the other
+ * threads. If no thread can be had, the owner compresses everything: the
+ * same bytes, only slower, so this is not an error. */
+static void pool_start(h5pool *p)
+{
+    sigset_t all, old;
+    if (p->running || p->no_thread)
+        return;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    p->running = pthread_create(&p->thread, NULL, pool_main, p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!p->running)
+        p->no_thread = 1;
+}
+
+/* Stop and join the worker. It finishes the slot in its hands (one chunk of
+ * one table: a millisecond or so) and leaves the rest of the queue. */
+static void pool_stop(h5pool *p)
+{
+    if (!p->running)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->thread, NULL);
+    p->running = 0;
+    p->no_thread = 1; /* no restart: the writer is being finished */
+    p->head = p->tail = NULL;
+}
+
+static void pool_fini(h5pool *p)
+{
+    pool_stop(p);
+    if (p->inited) {
+        pthread_cond_destroy(&p->done);
+        pthread_cond_destroy(&p->work);
+        pthread_mutex_destroy(&p->mu);
+        p->inited = 0;
+    }
+    free(p->scratch[0]);
+    free(p->scratch[1]);
+    p->scratch[0] = p->scratch[1] = NULL;
+}
+
+/* Owner: queue a filled slot for compression. */
+static void pool_push(h5pool *p, h5slot *s)
+{
+    pthread_mutex_lock(&p->mu);
+    s->state = SLOT_QUEUED;
+    s->qnext = NULL;
+    if (p->tail)
+        p->tail->qnext = s;
+    else
+        p->head = s;
+    p->tail = s;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Owner: unlink a queued slot that will not be written after all. */
+static void pool_unqueue(h5pool *p, h5slot *s)
+{
+    h5slot **q = &p->head, *prev = NULL;
+    for (; *q; prev = *q, q = &(*q)->qnext) {
+        if (*q == s) {
+            *q = s->qnext;
+            if (p->tail == s)
+                p->tail = prev;
+            s->qnext = NULL;
+            return;
+        }
+    }
+}
+
+/* Owner: wait until slot s is compressed, compressing queued slots (of any
+ * table, oldest first) meanwhile. With `drop`, a slot still queued is taken
+ * out instead and left uncompressed (the writer has failed). Afterwards no
+ * thread touches s. */
+static void slot_wait(h5pool *p, h5slot *s, int drop)
+{
+    pthread_mutex_lock(&p->mu);
+    if (drop && s->state == SLOT_QUEUED) {
+        pool_unqueue(p, s);
+        s->state = SLOT_DONE;
+        s->zrc = Z_OK;
+    }
+    while (s->state != SLOT_DONE) {
+        h5slot *x = drop ? NULL : pool_pop(p);
+        if (x) {
+            pthread_mutex_unlock(&p->mu);
+            int zr = slot_compress(x, p->scratch[0]);
+            pthread_mutex_lock(&p->mu);
+            slot_done(p, x, zr);
+        } else {
+            pthread_cond_wait(&p->done, &p->mu);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -492,15 +864,22 @@ static void w_close_handles(sim__h5w *w)
     w->str_type = w->gcpl = w->dcpl = w->dapl = H5I_INVALID_HID;
 }
 
+/* Free a table. No thread may hold one of its slots: it was drained, or the
+ * worker was stopped. */
 static void t_free(sim__h5t *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->ncols; i++) {
+    for (size_t i = 0; t->cols && i < t->ncols; i++) {
         close_id(t->cols[i].dset);
         free(t->cols[i].name);
-        free(t->cols[i].buf);
     }
+    for (unsigned k = 0; k < SIM__H5_PIPE_SLOTS; k++) {
+        free(t->slot[k].raw);
+        free(t->slot[k].z);
+        free(t->slot[k].zlen);
+    }
+    free(t->esize);
     free(t->cols);
     free(t->path);
     free(t);
@@ -549,6 +928,8 @@ static int divert_fd(hid_t file)
 /* Free everything; remove the temporary file unless it was renamed. */
 static void w_discard(sim__h5w *w)
 {
+    /* First the worker: once it is joined, no slot is in anyone's hands. */
+    pool_stop(&w->pool);
     while (w->tables) {
         sim__h5t *t = w->tables;
         w->tables = t->next;
@@ -563,6 +944,7 @@ static void w_discard(sim__h5w *w)
         divert_fd(w->file);
         H5Fclose(w->file);
     }
+    pool_fini(&w->pool);
     free(w->tmp_path);
     free(w->final_path);
     free(w);
@@ -589,6 +971,12 @@ static int w_open(sim__h5w **wp, const char *src, const char *final_path, tm_dia
     if (!w)
         return tm_diag_set(diag, TM_ERR_NOMEM, final_path, "out of memory");
     w->file = w->str_type = w->gcpl = w->dcpl = w->dapl = H5I_INVALID_HID;
+    w->pipe = SIM__H5_PIPE_WORKER;
+    w->sync = 1;
+    if (pool_init(&w->pool) != 0) {
+        free(w);
+        return tm_diag_set(diag, TM_ERR_NOMEM, final_path, "cannot create a mutex");
+    }
     size_t cap = strlen(final_path) + 48;
     w->final_path = malloc(strlen(final_path) + 1);
     char *tmp = malloc(cap);
@@ -654,10 +1042,12 @@ out:
     close_id(fcpl);
     close_id(fapl);
     if (rc) {
-        if (w->final_path)
+        if (w->final_path) {
             w_discard(w);
-        else
+        } else {
+            pool_fini(&w->pool);
             free(w);
+        }
         return rc;
     }
     *wp = w;
@@ -680,6 +1070,30 @@ void sim__h5w_abort(sim__h5w *w)
 {
     if (w)
         w_discard(w);
+}
+
+int sim__h5w_set_pipe(sim__h5w *w, sim__h5_pipe pipe, tm_diag *diag)
+{
+    int rc;
+    if (!w)
+        return tm_diag_set(diag, TM_ERR_INVAL, "", "no writer");
+    if ((rc = w_check(w, diag)) != 0)
+        return rc;
+    if (pipe != SIM__H5_PIPE_WORKER && pipe != SIM__H5_PIPE_INLINE && pipe != SIM__H5_PIPE_FILTER &&
+        pipe != SIM__H5_PIPE_NONE)
+        return w_fail(w, diag, TM_ERR_INVAL, NULL, "unknown table pipeline %d", (int)pipe);
+    if (w->ntables > 0)
+        return w_fail(w, diag, TM_ERR_INVAL, NULL,
+                      "the table pipeline is chosen before the first table");
+    w->pipe = pipe;
+    w->pool.no_thread = pipe != SIM__H5_PIPE_WORKER;
+    return 0;
+}
+
+void sim__h5w_set_sync(sim__h5w *w, int on)
+{
+    if (w)
+        w->sync = on != 0;
 }
 
 static int t_finish(sim__h5t *t, tm_diag *diag);
@@ -710,6 +1124,7 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
         if ((rc = t_finish(t, diag)) != 0)
             goto out;
     }
+    pool_stop(&w->pool); /* idle: every table was drained */
     w_close_handles(w);
     /* Flush first: a full disk then fails here, and the file is still ours to
      * discard safely (see divert_fd). The close after it writes next to
@@ -726,7 +1141,7 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
         rc = w_fail_h5(w, diag, &e, NULL);
         goto out;
     }
-    if (sync_path(w->tmp_path, 0) != 0) {
+    if (w->sync && sync_path(w->tmp_path, 0) != 0) {
         rc = w_fail(w, diag, TM_ERR_IO, NULL, "cannot sync %s: %s", w->tmp_path, strerror(errno));
         goto out;
     }
@@ -753,7 +1168,7 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
         dir[1] = '\0';
     else
         *slash = '\0';
-    if (sync_path(dir, 1) != 0 && errno != EINVAL && errno != ENOTSUP)
+    if (w->sync && sync_path(dir, 1) != 0 && errno != EINVAL && errno != ENOTSUP)
         rc = w_fail(w, diag, TM_ERR_IO, NULL, "written, but cannot sync the directory %s: %s", dir,
                     strerror(errno));
     free(dir);
@@ -818,7 +1233,7 @@ int sim__h5w_scalar_i64(sim__h5w *w, const char *path, int64_t v, const char *un
 int sim__h5w_scalar_str(sim__h5w *w, const char *path, const char *v, const char *description,
                         tm_diag *diag)
 {
-    if (w && !w->status && !v)
+    if (w && !w_check(w, NULL) && !v)
         return w_fail(w, diag, TM_ERR_INVAL, path, "NULL string");
     return w_scalar(w, path, w ? w->str_type : H5I_INVALID_HID, w ? w->str_type : H5I_INVALID_HID,
                     &v, NULL, 0, description, diag);
@@ -840,7 +1255,7 @@ static int w_array(sim__h5w *w, const char *path, sim__h5_type type, const void 
         return w_fail(w, diag, TM_ERR_INVAL, path, "NULL data for %zu values", n);
     H5CHK(&e, s = H5Screate_simple(1, &dims, NULL));
     if (n > SIM__H5_CHUNK_ROWS)
-        H5CHK(&e, dcpl = chunked_dcpl(SIM__H5_CHUNK_ROWS, &e));
+        H5CHK(&e, dcpl = chunked_dcpl(SIM__H5_CHUNK_ROWS, 1, &e));
     H5CHK(&e, d = H5Dcreate2(w->file, path, type_file(type), s, H5P_DEFAULT,
                              dcpl >= 0 ? dcpl : w->dcpl, w->dapl));
     if (n > 0)
@@ -905,7 +1320,7 @@ out:
 int sim__h5w_attr_str(sim__h5w *w, const char *obj_path, const char *name, const char *v,
                       tm_diag *diag)
 {
-    if (w && !w->status && !v)
+    if (w && !w_check(w, NULL) && !v)
         return w_fail(w, diag, TM_ERR_INVAL, obj_path, "NULL string for attribute %s",
                       name ? name : "(null)");
     return w_attr(w, obj_path, name, w ? w->str_type : H5I_INVALID_HID,
@@ -1002,28 +1417,62 @@ static void t_drop_row(sim__h5t *t)
         t->cols[i].nput = t->nbuf;
 }
 
-/* Write the buffered rows: one extend and one write per column. The buffers
- * are empty afterwards, whether or not it worked (a failure is sticky). */
-static int t_flush(sim__h5t *t, tm_diag *diag)
+/* Point the column buffers at slot k, which becomes the filling slot. */
+static void t_fill_from(sim__h5t *t, unsigned k)
+{
+    for (size_t i = 0; i < t->ncols; i++)
+        t->cols[i].buf = t->slot[k].raw + t->raw_off[i];
+}
+
+/* Give slot s its buffers: the raw block, and for a piped table the
+ * compressed block. */
+static int slot_alloc(const sim__h5t *t, h5slot *s)
+{
+    if (!s->raw && !(s->raw = malloc(t->raw_bytes)))
+        return -1;
+    if (t->piped && !s->z) {
+        s->z = malloc(t->z_bytes);
+        s->zlen = calloc(t->ncols, sizeof *s->zlen);
+        if (!s->z || !s->zlen) {
+            free(s->z);
+            free(s->zlen);
+            s->z = NULL;
+            s->zlen = NULL;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Write slot s to the file: every column extended to the slot's last row and
+ * its chunk written, column by column (the order the filter path used, so
+ * that a file written either way can be compared byte for byte). Piped: the
+ * compressed chunk with H5Dwrite_chunk (filter mask 0: every filter of the
+ * dataset applied). Otherwise H5Dwrite through HDF5's own filters. */
+static int t_write_slot(sim__h5t *t, const h5slot *s, tm_diag *diag)
 {
     h5err e = {0};
     hid_t fs = H5I_INVALID_HID, ms = H5I_INVALID_HID;
-    hsize_t start = t->nwritten, count = t->nbuf, len = t->nwritten + t->nbuf;
+    hsize_t start = s->row0, count = s->nrows, len = s->row0 + s->nrows;
     size_t i = t->ncols; /* names the table, not a column, until the loop starts */
     int rc = 0;
-    if (t->nbuf == 0)
-        return 0;
-    H5CHK(&e, ms = H5Screate_simple(1, &count, NULL));
+    if (!t->piped)
+        H5CHK(&e, ms = H5Screate_simple(1, &count, NULL));
     for (i = 0; i < t->ncols; i++) {
         h5col *c = &t->cols[i];
         H5CHK(&e, H5Dset_extent(c->dset, &len));
+        if (t->piped) {
+            H5CHK(&e,
+                  H5Dwrite_chunk(c->dset, H5P_DEFAULT, 0, &start, s->zlen[i], s->z + t->z_off[i]));
+            continue;
+        }
         H5CHK(&e, fs = H5Dget_space(c->dset));
         H5CHK(&e, H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL));
-        H5CHK(&e, H5Dwrite(c->dset, type_mem(c->type), ms, fs, H5P_DEFAULT, c->buf));
+        H5CHK(&e,
+              H5Dwrite(c->dset, type_mem(c->type), ms, fs, H5P_DEFAULT, s->raw + t->raw_off[i]));
         H5CHK(&e, H5Sclose(fs));
         fs = H5I_INVALID_HID;
     }
-    t->nwritten = len;
 out:
     if (e.set) {
         char where[600];
@@ -1032,7 +1481,90 @@ out:
     }
     close_id(fs);
     close_id(ms);
+    return rc;
+}
+
+/* Retire the oldest slot in flight: wait for its compression (helping), then
+ * write it, unless the writer has failed, in which case it is dropped. The
+ * slot is free afterwards either way. This is the only place chunks reach
+ * HDF5, and when it runs depends on the calls made, never on the worker's
+ * timing: chunk k is written when chunk k + depth - 1 is shipped, or when the
+ * table is finished. So the file's bytes are the same on every run. */
+static int t_retire(sim__h5t *t, tm_diag *diag)
+{
+    sim__h5w *w = t->w;
+    h5slot *s = &t->slot[t->head];
+    int rc;
+    if (t->piped)
+        slot_wait(&w->pool, s, w_check(w, NULL) != 0);
+    /* After the wait, so that this slot's own failure is adopted. */
+    if ((rc = w_check(w, diag)) == 0)
+        rc = t_write_slot(t, s, diag);
+    s->state = SLOT_FREE;
+    t->head = (t->head + 1) % t->depth;
+    t->ninflight--;
+    return rc;
+}
+
+/* Retire every slot in flight, in order; the first failure is returned. */
+static int t_drain(sim__h5t *t, tm_diag *diag)
+{
+    int rc = 0;
+    while (t->ninflight > 0) {
+        int r = t_retire(t, diag);
+        if (!rc)
+            rc = r;
+    }
+    return rc;
+}
+
+/* Hand the filling slot's rows on (nbuf > 0): a piped table queues it for
+ * compression; either way it is in flight until retired. Then retire the
+ * oldest while `depth` slots are in flight, so that one is free to fill.
+ * `last`: the table is being finished (the slot may be partial, no slot is
+ * needed after it). The filling buffers are empty afterwards, whether or not
+ * it worked (a failure is sticky). */
+static int t_ship(sim__h5t *t, int last, tm_diag *diag)
+{
+    sim__h5w *w = t->w;
+    unsigned k = (t->head + t->ninflight) % t->depth;
+    unsigned next = (k + 1) % t->depth;
+    h5slot *s = &t->slot[k];
+    int rc = 0;
+
+    if (slot_alloc(t, s) != 0 || (!last && slot_alloc(t, &t->slot[next]) != 0)) {
+        rc = w_fail(w, diag, TM_ERR_NOMEM, t->path, "out of memory for the chunk buffers");
+        t->nbuf = 0;
+        t_drop_row(t);
+        return rc;
+    }
+    s->t = t;
+    s->row0 = t->nshipped;
+    s->nrows = t->nbuf;
+    s->zrc = Z_OK;
+    t->nshipped += t->nbuf;
     t->nbuf = 0;
+    t->ninflight++;
+    if (t->piped) {
+        if (s->nrows < SIM__H5_CHUNK_ROWS) /* HDF5 pads a partial chunk with the fill value, 0 */
+            for (size_t i = 0; i < t->ncols; i++)
+                memset(s->raw + t->raw_off[i] + s->nrows * t->esize[i], 0,
+                       (SIM__H5_CHUNK_ROWS - s->nrows) * t->esize[i]);
+        /* A full chunk means more may follow: worth a thread. The last
+         * chunk of a small table is compressed by the owner at once. */
+        if (w->pipe == SIM__H5_PIPE_WORKER && s->nrows == SIM__H5_CHUNK_ROWS)
+            pool_start(&w->pool);
+        pool_push(&w->pool, s);
+    } else {
+        s->state = SLOT_DONE;
+    }
+    while (t->ninflight == t->depth) { /* even after a failure: the slot must come back */
+        int r = t_retire(t, diag);
+        if (!rc)
+            rc = r;
+    }
+    if (!last)
+        t_fill_from(t, (t->head + t->ninflight) % t->depth);
     t_drop_row(t);
     return rc;
 }
@@ -1045,9 +1577,12 @@ static int t_finish(sim__h5t *t, tm_diag *diag)
         if (t->cols[i].nput != t->nbuf)
             rc = w_fail(t->w, diag, TM_ERR_INVAL, t->path,
                         "row %" PRIu64 " was begun (column %s put) but not ended",
-                        t->nwritten + t->nbuf, t->cols[i].name);
+                        t->nshipped + t->nbuf, t->cols[i].name);
+    if (!rc && t->nbuf > 0)
+        rc = t_ship(t, 1, diag);
+    int r = t_drain(t, diag); /* on failure, drops what is in flight */
     if (!rc)
-        rc = t_flush(t, diag);
+        rc = r;
     for (size_t i = 0; i < t->ncols && !rc; i++) {
         h5col *c = &t->cols[i];
         if (H5Dclose(c->dset) < 0) {
@@ -1118,25 +1653,43 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
         (rc = w_need_meta(w, path, "", 0, description, diag)) != 0 ||
         (rc = t_check_cols(w, path, cols, ncols, diag)) != 0)
         return rc;
+    w->ntables++;
 
     t = calloc(1, sizeof *t);
     names = calloc(ncols, sizeof *names);
     if (!t || !names || !(t->path = malloc(strlen(path) + 1)) ||
-        !(t->cols = calloc(ncols, sizeof *t->cols))) {
+        !(t->cols = calloc(ncols, sizeof *t->cols)) ||
+        !(t->esize = calloc(3 * ncols, sizeof *t->esize))) {
         rc = w_fail(w, diag, TM_ERR_NOMEM, path, "out of memory");
         goto out;
     }
     strcpy(t->path, path);
     t->w = w;
     t->ncols = ncols;
-    for (i = 0; i < ncols; i++)
+    t->raw_off = t->esize + ncols;
+    t->z_off = t->esize + 2 * ncols;
+    t->piped = w->pipe == SIM__H5_PIPE_WORKER || w->pipe == SIM__H5_PIPE_INLINE;
+    t->depth = t->piped ? SIM__H5_PIPE_SLOTS : 1;
+    for (i = 0; i < ncols; i++) {
         t->cols[i].dset = H5I_INVALID_HID;
+        t->esize[i] = type_size(cols[i].type);
+        t->raw_off[i] = t->raw_bytes;
+        t->z_off[i] = t->z_bytes;
+        t->raw_bytes += SIM__H5_CHUNK_ROWS * t->esize[i];
+        t->z_bytes += (size_t)compressBound((uLong)(SIM__H5_CHUNK_ROWS * t->esize[i]));
+    }
+    /* The first slot's raw block now, like the old one buffer per column;
+     * the rest when the first chunk is full. */
+    if (!(t->slot[0].raw = malloc(t->raw_bytes)) || (t->piped && pool_scratch(&w->pool) != 0)) {
+        rc = w_fail(w, diag, TM_ERR_NOMEM, path, "out of memory");
+        goto out;
+    }
+    t_fill_from(t, 0);
     for (i = 0; i < ncols; i++) {
         h5col *c = &t->cols[i];
         c->type = cols[i].type;
         c->name = malloc(strlen(cols[i].name) + 1);
-        c->buf = malloc(SIM__H5_CHUNK_ROWS * type_size(c->type));
-        if (!c->name || !c->buf) {
+        if (!c->name) {
             rc = w_fail(w, diag, TM_ERR_NOMEM, path, "out of memory");
             goto out;
         }
@@ -1151,7 +1704,7 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
     H5CHK(&e, H5Sclose(s));
     s = H5I_INVALID_HID;
 
-    H5CHK(&e, dcpl = chunked_dcpl(SIM__H5_CHUNK_ROWS, &e));
+    H5CHK(&e, dcpl = chunked_dcpl(SIM__H5_CHUNK_ROWS, w->pipe != SIM__H5_PIPE_NONE, &e));
     H5CHK(&e, s = H5Screate_simple(1, &zero, &unlimited));
     for (i = 0; i < ncols; i++) {
         h5col *c = &t->cols[i];
@@ -1180,19 +1733,19 @@ out:
 static void t_misuse(sim__h5t *t, size_t col, sim__h5_type as)
 {
     char where[600];
-    if (!t || t->w->status)
+    if (!t || w_check(t->w, NULL))
         return;
     col_where(t, col, where, sizeof where);
     if (col >= t->ncols)
         w_fail(t->w, NULL, TM_ERR_INVAL, where,
                "row %" PRIu64 ": column index %zu out of range (the table has %zu columns)",
-               t->nwritten + t->nbuf, col, t->ncols);
+               t->nshipped + t->nbuf, col, t->ncols);
     else if (t->cols[col].type != as)
         w_fail(t->w, NULL, TM_ERR_INVAL, where, "row %" PRIu64 ": column is %s, put as %s",
-               t->nwritten + t->nbuf, type_name(t->cols[col].type), type_name(as));
+               t->nshipped + t->nbuf, type_name(t->cols[col].type), type_name(as));
     else
         w_fail(t->w, NULL, TM_ERR_INVAL, where, "row %" PRIu64 ": column put twice in one row",
-               t->nwritten + t->nbuf);
+               t->nshipped + t->nbuf);
     t_drop_row(t);
 }
 
@@ -1245,11 +1798,11 @@ int sim__h5t_row_end(sim__h5t *t, tm_diag *diag)
             t_drop_row(t);
             return w_fail(t->w, diag, TM_ERR_INVAL, where,
                           "row %" PRIu64 ": column not put before the end of the row",
-                          t->nwritten + t->nbuf);
+                          t->nshipped + t->nbuf);
         }
     }
     if (++t->nbuf == SIM__H5_CHUNK_ROWS)
-        return t_flush(t, diag);
+        return t_ship(t, 0, diag);
     return 0;
 }
 
@@ -1276,13 +1829,13 @@ int sim__h5t_append(sim__h5t *t, const void *const *cols, size_t nrows, tm_diag 
             k = nrows - done;
         for (size_t i = 0; i < t->ncols; i++) {
             h5col *c = &t->cols[i];
-            size_t sz = type_size(c->type);
+            size_t sz = t->esize[i];
             memcpy(c->buf + t->nbuf * sz, (const unsigned char *)cols[i] + done * sz, k * sz);
             c->nput += k;
         }
         t->nbuf += k;
         done += k;
-        if (t->nbuf == SIM__H5_CHUNK_ROWS && (rc = t_flush(t, diag)) != 0)
+        if (t->nbuf == SIM__H5_CHUNK_ROWS && (rc = t_ship(t, 0, diag)) != 0)
             return rc;
     }
     return 0;
@@ -1290,7 +1843,7 @@ int sim__h5t_append(sim__h5t *t, const void *const *cols, size_t nrows, tm_diag 
 
 uint64_t sim__h5t_rows(const sim__h5t *t)
 {
-    return t ? t->nwritten + t->nbuf : 0;
+    return t ? t->nshipped + t->nbuf : 0;
 }
 
 /* ------------------------------------------------------------------------- */

@@ -20,9 +20,15 @@
  *
  * Tables. A table is a group whose members are one 1-D dataset per column,
  * all of the same length, chunked SIM__H5_CHUNK_ROWS rows at a time, shuffled
- * and deflated. Rows are buffered one chunk per column, so the table costs
- * ncols * SIM__H5_CHUNK_ROWS values of memory however long it grows, and there
- * is one HDF5 write per chunk per column.
+ * and deflated. Rows are buffered one chunk per column; a full chunk is
+ * compressed on the writer's worker thread while the next fills, and written
+ * later by the calling thread (the only one that calls HDF5), so a table costs
+ * at most SIM__H5_PIPE_SLOTS chunks per column, raw and compressed, however
+ * long it grows. The file's bytes do not depend on the thread's timing.
+ *
+ * Threads. A writer, its tables and readers are used from one thread at a
+ * time (as before), which is the thread that calls HDF5; the worker only
+ * compresses. A failure on the worker is returned by the next call.
  *
  * Reader. Reads whole scalars, attributes and 1-D datasets into malloc'd
  * memory the caller frees with free().
@@ -48,6 +54,12 @@
 /* gzip level of chunked datasets: 1, because on a million-job table level 4
  * costs a third more time for 2 % smaller files (bench/README.md). */
 #define SIM__H5_DEFLATE_LEVEL 1
+
+/* Chunk buffers a table may have in flight (filled, being compressed or
+ * waiting to be written) besides the one being filled: SIM__H5_PIPE_SLOTS - 1.
+ * Memory per open table is SIM__H5_PIPE_SLOTS x (raw + compressed) chunks of
+ * every column: 3 x 2 x 86 B x 16384 = 8.5 MB for the 15-column jobs table. */
+#define SIM__H5_PIPE_SLOTS 3
 
 typedef struct sim__h5w sim__h5w; /* a file being written */
 typedef struct sim__h5t sim__h5t; /* a table of a writer, appended row by row */
@@ -89,6 +101,37 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag);
 /* Close and remove the temporary file and free w and its tables. NULL is a
  * no-op. Never touches the final name. */
 void sim__h5w_abort(sim__h5w *w);
+
+/* How the chunks of tables are compressed and written. Every mode but NONE
+ * stores the same chunks (shuffle + deflate SIM__H5_DEFLATE_LEVEL), which
+ * any reader decompresses through the datasets' declared filters. */
+typedef enum sim__h5_pipe {
+    /* The default: full chunks are shuffled and deflated by a worker thread
+     * of the writer (the calling thread helps when it would otherwise wait),
+     * and written by the calling thread with HDF5's direct chunk write. */
+    SIM__H5_PIPE_WORKER = 0,
+    /* The same, with no thread: the calling thread compresses. The file is
+     * byte-identical to WORKER's. */
+    SIM__H5_PIPE_INLINE,
+    /* HDF5's own filter pipeline in H5Dwrite, on the calling thread (the
+     * writer before 0.2). Same chunks; the file is byte-identical to WORKER's
+     * when no other object is written while a table is open. For tests and
+     * benchmarks. */
+    SIM__H5_PIPE_FILTER,
+    /* No filters at all (the columns are chunked but not compressed). For
+     * benchmarks. */
+    SIM__H5_PIPE_NONE
+} sim__h5_pipe;
+
+/* Choose the table pipeline; before the first sim__h5t_create of w, or it is
+ * an error (TM_ERR_INVAL, sticky). Result files keep the default. */
+int sim__h5w_set_pipe(sim__h5w *w, sim__h5_pipe pipe, tm_diag *diag);
+
+/* Benchmarks only: with on == 0, commit skips its two fsyncs (file and
+ * folder), so a committed file is complete in the page cache but may be lost
+ * or empty after a power failure or kernel crash. The default (1) is what
+ * makes a commit durable; never turn it off for result files. */
+void sim__h5w_set_sync(sim__h5w *w, int on);
 
 /* Create the group at `path` and its parents; an existing group is fine. */
 int sim__h5w_group(sim__h5w *w, const char *path, tm_diag *diag);
@@ -237,6 +280,11 @@ int sim__h5r_array_i64(sim__h5r *r, const char *path, int64_t **v, size_t *n, tm
  * now, over all files: 0 whenever no writer, table or reader is open. Tests
  * assert it to catch a leaked handle or a file that failed to close. */
 long sim__h5_open_ids(void);
+
+/* Test hook: the nth column chunk compressed from now on (a table's chunk
+ * counts once per column; any writer, any thread) fails as if zlib ran out of
+ * memory; 0 disarms it. The failure is TM_ERR_NOMEM, like a real one. */
+void sim__h5_test_fail_compress(unsigned long nth);
 
 /* The HDF5 library version ("1.10.8") into buf, for provenance. */
 void sim__h5_version(char *buf, size_t n);

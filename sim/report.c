@@ -42,6 +42,7 @@ enum {
     J_DEADLINE,
     J_BUSY,
     J_LOST,
+    J_ALLOC,
     J_VALUE,
     J_NCOLS
 };
@@ -75,6 +76,8 @@ static const sim__h5_col job_cols[J_NCOLS] = {
     {"lost_gpu_s", SIM__H5_F64, "GPU s",
      "GPU-time lost to preemption and failure: work since the last checkpoint and restart "
      "overhead"},
+    {"alloc_gpu_s", SIM__H5_F64, "GPU s",
+     "GPU-time it held over all its runs (to the end of run if still running)"},
     {"value", SIM__H5_F64, "1", "value weight of its GPU-time (goodput accounting)"},
 };
 
@@ -200,6 +203,7 @@ static int sink_job(void *ud, const sim_job_row *r, tm_diag *diag)
     sim__h5t_put_f64(t, J_DEADLINE, us_to_s(r->deadline_us));
     sim__h5t_put_f64(t, J_BUSY, r->busy_gpu_s);
     sim__h5t_put_f64(t, J_LOST, r->lost_gpu_s);
+    sim__h5t_put_f64(t, J_ALLOC, r->alloc_gpu_s);
     sim__h5t_put_f64(t, J_VALUE, r->value);
     return sim__h5t_row_end(t, diag);
 }

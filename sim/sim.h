@@ -294,7 +294,8 @@ typedef struct sim_job_row {
     int64_t run_us;      /* end - first start (restarts included); to the end of run if running */
     int64_t deadline_us; /* absolute; -1 none */
     double busy_gpu_s;   /* GPU-seconds doing work (restart overhead excluded) */
-    double lost_gpu_s; /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
+    double lost_gpu_s;  /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
+    double alloc_gpu_s; /* GPU-seconds it held, over all its runs (to the end of run if running) */
     double value;
 } sim_job_row;
 
@@ -590,6 +591,50 @@ int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const c
  * (gnuplot `index`), columns arrived_pct then mean and sd of each metric. */
 int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *path,
                        tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Cluster snapshots for `tarmac place` (docs/place-json.md)                  */
+
+/* Snapshots are read whole; a bound keeps a hostile input from eating memory. */
+#define SIM_SNAPSHOT_MAX_BYTES (256u << 20)
+
+typedef struct sim_snapshot_node {
+    uint32_t type, gpus;
+    int64_t cpu_milli, mem_mib; /* INT64_MAX / 4 when not given: no limit */
+    int up;
+    uint64_t gpus_down; /* bit g: GPU g of the node is out of service */
+} sim_snapshot_node;
+
+/* A cluster snapshot and pending work, as typed arrays (no pointer into the
+ * JSON tree survives the parse). The running jobs' parts point into `parts`
+ * and the jobs' speeds into `speeds`, both owned by the snapshot. */
+typedef struct sim_snapshot {
+    int64_t now_us;
+    char policy[256]; /* "" when the input names none */
+    uint64_t seed;
+    uint32_t n_types;
+    char type_name[PLACE_MAX_TYPES][SIM_NAME_MAX];
+    uint32_t type_mem_mib[PLACE_MAX_TYPES];
+    sim_snapshot_node *nodes;
+    uint32_t n_nodes;
+    place_running *running;
+    uint32_t n_running;
+    place_job *queue;
+    uint32_t n_queue;
+    place_part *parts;
+    size_t n_parts, cap_parts;
+    double *speeds;
+    size_t n_speeds, cap_speeds;
+} sim_snapshot;
+
+/* Parse a snapshot (JSON text of len bytes; name for messages). Errors name
+ * the JSON path and what was expected (TM_ERR_JSON, TM_ERR_SCENARIO,
+ * TM_ERR_LIMIT, TM_ERR_NOMEM). On failure the snapshot is empty. Only the
+ * form is checked here; whether the running jobs' allocations fit the nodes
+ * is the caller's to check when it rebuilds the cluster. */
+int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char *name,
+                       tm_diag *diag);
+void sim_snapshot_fini(sim_snapshot *s);
 
 /* ------------------------------------------------------------------------- */
 /* Sweeps: the sweep file (sim/scenario.c; format: docs/sweeps.md)            */

@@ -2,17 +2,21 @@
 
 Usage: /usr/bin/python3 h5io_check.py TEST_H5IO_BINARY
 
-Runs `test_h5io --write` and `test_h5io --write-bad` into a fresh temporary
-folder, checks the good file with h5py (names, dtypes, shapes, chunking and
-compression, values, units and description attributes, column order) and
-with `h5dump -H`, then checks that the same checks reject the bad file (one
-value and one unit changed), so this test can fail. Exit 0 when all holds.
+Runs `test_h5io --write`, `--write-filter` and `--write-bad` into a fresh
+temporary folder, checks the good file with h5py (names, dtypes, shapes,
+chunking and compression, values, units and description attributes, column
+order) and with `h5dump`, checks that its chunks (compressed by tarmac's
+worker and written directly) are exactly those HDF5's own filter pipeline
+stored in the --write-filter file and decode as plain shuffle + zlib, then
+checks that the same checks reject the bad file (one value and one unit
+changed), so this test can fail. Exit 0 when all holds.
 """
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import zlib
 
 import h5py
 import numpy as np
@@ -117,6 +121,55 @@ def check_file(path):
     return bad
 
 
+def chunked_datasets(f):
+    names = []
+    f.visititems(lambda n, o: names.append(n)
+                 if isinstance(o, h5py.Dataset) and o.chunks else None)
+    return sorted(names)
+
+
+def check_chunks(ours, ref):
+    """Chunk by chunk, `ours` stores what HDF5's filters stored in `ref`
+    (filter mask 0: every filter applied), and each chunk is the dataset's
+    values, zero-padded to a whole chunk, shuffled and zlib-compressed."""
+    bad = []
+    with h5py.File(ours, "r") as fa, h5py.File(ref, "r") as fb:
+        names = chunked_datasets(fa)
+        if names != chunked_datasets(fb):
+            return [f"chunked datasets differ: {names} vs {chunked_datasets(fb)}"]
+        nchunks = 0
+        for n in names:
+            da, db = fa[n], fb[n]
+            want_filters = [("shuffle", da.shuffle, True), ("gzip", da.compression, "gzip"),
+                            ("level", da.compression_opts, 1)]
+            for what, got, exp in want_filters:
+                if got != exp:
+                    bad.append(f"/{n} {what}: got {got!r}, want {exp!r}")
+            rows = da.chunks[0]
+            values = da[()]
+            es = da.dtype.itemsize
+            for k in range((da.shape[0] + rows - 1) // rows):
+                off = (k * rows,)
+                ma, ba = da.id.read_direct_chunk(off)
+                mb, bb = db.id.read_direct_chunk(off)
+                nchunks += 1
+                if ma != 0 or mb != 0:
+                    bad.append(f"/{n} chunk {k}: filter masks {ma}, {mb}, want 0")
+                if ba != bb:
+                    bad.append(f"/{n} chunk {k}: {len(ba)} bytes, HDF5's filters stored "
+                               f"{len(bb)} different ones")
+                    continue
+                full = np.zeros(rows, dtype=da.dtype)
+                part = values[k * rows:(k + 1) * rows]
+                full[:len(part)] = part
+                raw = np.frombuffer(full.tobytes(), dtype=np.uint8).reshape(rows, es)
+                if zlib.decompress(ba) != raw.T.tobytes():
+                    bad.append(f"/{n} chunk {k}: not the shuffled, zlib-compressed values")
+        if nchunks < 20:
+            bad.append(f"only {nchunks} chunks compared")
+    return bad
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -124,13 +177,16 @@ def main():
     writer = sys.argv[1]
     tmp = tempfile.mkdtemp(prefix="tarmac-h5io-py.")
     good, badf = os.path.join(tmp, "good.h5"), os.path.join(tmp, "bad.h5")
+    ref = os.path.join(tmp, "filter.h5")
     failures = []
-    for flag, path in (("--write", good), ("--write-bad", badf)):
+    for flag, path in (("--write", good), ("--write-filter", ref), ("--write-bad", badf)):
         r = subprocess.run([writer, flag, path], capture_output=True, text=True)
         if r.returncode != 0:
             failures.append(f"{writer} {flag} {path}: exit {r.returncode}\n{r.stdout}{r.stderr}")
     if not failures:
         failures += check_file(good)
+        failures += check_file(ref)
+        failures += check_chunks(good, ref)
 
         h5dump = shutil.which("h5dump")
         if not h5dump:
@@ -142,6 +198,15 @@ def main():
             for s in ('DATASET "t_s"', 'ATTRIBUTE "units"', "H5T_STD_U8LE", "H5T_STD_I32LE"):
                 if s not in r.stdout:
                     failures.append(f"h5dump -H {good}: no {s!r} in its output")
+            # h5dump decompresses through the declared filters: the last,
+            # partial chunk of /jobs/id (id = 3 i - 7) and its filter list.
+            r = subprocess.run([h5dump, "-p", "-d", "/jobs/id", "-s", "100000", "-c", "3", good],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                failures.append(f"h5dump -d /jobs/id {good}: exit {r.returncode}: {r.stderr.strip()}")
+            for s in ("SHUFFLE", "COMPRESSION DEFLATE { LEVEL 1 }", "299993, 299996, 299999"):
+                if s not in r.stdout:
+                    failures.append(f"h5dump -p -d /jobs/id {good}: no {s!r} in its output")
 
         # The checks must catch a wrong value and a wrong unit.
         caught = check_file(badf)

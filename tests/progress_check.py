@@ -63,7 +63,7 @@ with tempfile.TemporaryDirectory() as d:
 
     p = subprocess.run([BIN, "run", SCEN, "-o", out], capture_output=True, text=True)
     check(p.returncode == 0 and p.stderr == "", f"stderr not a terminal: {p.stderr!r}")
-    check("allocation utilization" in p.stdout, "the table")
+    check("utilization: allocated" in p.stdout, "the table")
 
     p = subprocess.run([BIN, "run", SCEN, "-o", out, "--json"], capture_output=True, text=True)
     check(p.returncode == 0 and p.stderr == "", f"--json: {p.returncode} {p.stderr!r}")

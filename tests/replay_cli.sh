@@ -17,7 +17,7 @@ n=$(($(wc -l <"$W/default.csv") - 1))
 [ "$n" -gt 100 ] || fail "synth wrote $n jobs"
 "$BIN" run -q -o "$W/run.h5" || fail "run"
 SRC=${TARMAC_SRC:?}
-"$BIN" replay "$W/default.csv" --format tarmac --fleet "$SRC/scenarios/default.json" \
+"$BIN" replay "$W/default.csv" --format tarmac --fleet "$SRC/scenarios/enterprise.json" \
     -o "$W/replay.h5" -q || fail "replay of the synth trace"
 # the replay saw the synthesized jobs up to the horizon; the run stopped at it
 "$PY" - "$W/run.h5" "$W/replay.h5" "$n" <<'PYEOF' || fail "synth/replay HDF5 check"
@@ -26,7 +26,7 @@ run, rep, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with h5py.File(rep) as f:
     a = int(f["summary/jobs_arrived"][()])
     assert a == n, (a, n)
-    assert set(f["summary/classes"].keys()) == {"training", "fine-tuning", "evaluation"}
+    assert set(f["summary/classes"].keys()) == {"training", "fine-tuning", "quantization", "batch-inference", "embedding", "evaluation"}
 with h5py.File(run) as g:
     assert int(g["summary/jobs_arrived"][()]) == n
 print("ok: synth -> replay:", n, "jobs")
@@ -34,13 +34,13 @@ PYEOF
 
 # bad input: file:line and exit 65
 printf 'id,submit_us,duration_us\n1,0,5\n2,x,5\n' >"$W/bad.csv"
-"$BIN" replay "$W/bad.csv" --format tarmac --fleet "$SRC/scenarios/default.json" \
+"$BIN" replay "$W/bad.csv" --format tarmac --fleet "$SRC/scenarios/enterprise.json" \
     -o "$W/bad.h5" 2>"$W/err"
 code=$?
 [ "$code" -eq 65 ] || fail "bad trace: exit $code, want 65"
 grep -q "bad.csv:3" "$W/err" || fail "bad trace: message lacks bad.csv:3: $(cat "$W/err")"
 [ ! -e "$W/bad.h5" ] || fail "bad trace left an output file"
-"$BIN" replay "$W/bad.csv" --format tarmac --fleet "$SRC/scenarios/default.json" --lenient \
+"$BIN" replay "$W/bad.csv" --format tarmac --fleet "$SRC/scenarios/enterprise.json" --lenient \
     -o "$W/ok.h5" >"$W/out" 2>"$W/err" || fail "lenient replay"
 grep -q "1 malformed skipped" "$W/out" || fail "lenient count: $(cat "$W/out")"
 grep -q "skipped .*bad.csv:3" "$W/err" || fail "lenient report: $(cat "$W/err")"

@@ -61,24 +61,32 @@ with tempfile.TemporaryDirectory() as d:
         check(abs(jobs["wait_s"][started].mean() - s["wait_mean_s"]) < 1e-9 * (1 + s["wait_mean_s"]), "wait mean")
         check(np.allclose(jobs["wait_s"][started], (jobs["start_s"] - jobs["submit_s"])[started]), "wait = start - submit")
         # allocated GPU-hours: jobs table vs summary (running jobs count up to the end)
-        gh = (jobs["gpus"] * jobs["gpu_milli"] / 1000.0 * np.nan_to_num(jobs["run_s"])).sum() / 3600
+        gh = jobs["alloc_gpu_s"].sum() / 3600
         check(abs(gh - s["gpu_hours_alloc"]) < 1e-6 * gh, f"GPU-hours {gh} vs {s['gpu_hours_alloc']}")
-        check(abs(s["alloc_util"] - s["gpu_hours_alloc"] / s["gpu_hours_up"]) < 1e-12, "alloc_util")
+        # a job that ran once, to completion, held its GPUs for exactly run_s
+        once = (jobs["interruptions"] == 0) & (jobs["state"] == 2)
+        held = jobs["gpus"] * jobs["gpu_milli"] / 1000.0 * jobs["run_s"]
+        check(np.allclose(held[once], jobs["alloc_gpu_s"][once]), "alloc_gpu_s = gpus x run_s")
+        # the fleet's allocation is the jobs' plus the service replicas'
+        svc = sum(f["summary/services"][k]["gpu_hours_alloc"][()] for k in f["summary/services"])
+        check(abs(s["fleet_gpu_hours_alloc"] - s["gpu_hours_alloc"] - svc) < 1e-6 * s["fleet_gpu_hours_alloc"],
+              "fleet allocation = jobs + services")
+        check(abs(s["alloc_util"] - s["fleet_gpu_hours_alloc"] / s["gpu_hours_up"]) < 1e-12, "alloc_util")
         ts = {k: f["timeseries"][k][()] for k in f["timeseries"]}
         width = ts["t_end_s"] - ts["t_s"]
-        check(abs((ts["gpus_alloc"] * width).sum() / 3600 - s["gpu_hours_alloc"]) < 1e-6 * s["gpu_hours_alloc"], "time series integrates to the total")
+        check(abs((ts["gpus_alloc"] * width).sum() / 3600 - s["fleet_gpu_hours_alloc"]) < 1e-6 * s["fleet_gpu_hours_alloc"], "time series integrates to the total")
         check(int(ts["arrivals"].sum()) == n, "time-series arrivals")
         check(abs(ts["t_end_s"][-1] - s["t_end_s"]) < 1e-9, "time series ends at t_end")
         labels = f["jobs"]["class"].attrs["labels"]
         labels = labels.decode() if isinstance(labels, bytes) else labels
-        check(labels.split("\n") == ["training", "fine-tuning", "evaluation"], f"class labels {labels!r}")
+        check(labels.split("\n") == ["training", "fine-tuning", "quantization", "batch-inference", "embedding", "evaluation"], f"class labels {labels!r}")
         # units and descriptions on every dataset
         def has_attrs(name, obj):
             if isinstance(obj, h5py.Dataset) and obj.dtype.kind in "iuf":
                 check("units" in obj.attrs and "description" in obj.attrs, f"{name} lacks units/description")
         f.visititems(has_attrs)
         # the printed table: class rows "name arrived started completed rejected queued running ..."
-        for i, name in enumerate(["training", "fine-tuning", "evaluation"]):
+        for i, name in enumerate(["training", "fine-tuning", "quantization", "batch-inference", "embedding", "evaluation"]):
             m = re.search(rf"^{re.escape(name)}\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)", text, re.M)
             check(m is not None, f"printed row for {name}")
             if m:
@@ -86,7 +94,7 @@ with tempfile.TemporaryDirectory() as d:
                 g = f["summary"]["classes"][name]
                 want = [int(g[k][()]) for k in ("jobs_arrived", "jobs_started", "jobs_completed", "jobs_rejected", "jobs_queued_end", "jobs_running_end")]
                 check(got == want, f"printed {name} {got} vs file {want}")
-        m = re.search(r"allocation utilization ([\d.]+) %", text)
+        m = re.search(r"utilization: allocated ([\d.]+) %", text)
         check(m is not None and abs(float(m.group(1)) - 100 * s["alloc_util"]) < 0.051, "printed utilization")
         prov = f["provenance"]
         check(int(prov["seed"][()]) == 1, "seed in provenance")

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NROWS   100003u /* six full chunks of 16384 and a partial one */
@@ -124,7 +125,10 @@ static int file_exists(const char *p)
 
 static void join(char *out, size_t cap, const char *dir, const char *name)
 {
-    snprintf(out, cap, "%s/%s", dir, name);
+    if (snprintf(out, cap, "%s/%s", dir, name) >= (int)cap) {
+        fprintf(stderr, "path too long: %s/%s\n", dir, name);
+        exit(1);
+    }
 }
 
 #define CHECK_DIAG_HAS(d, s)                                                                       \
@@ -775,6 +779,440 @@ static void test_commit_flush_fails(void)
 }
 
 /* ------------------------------------------------------------------------- */
+/* The compression pipeline (worker thread, direct chunk writes)             */
+
+/* A table shaped like the jobs table of a run: 15 columns, 86 bytes a row. */
+static const sim__h5_col J15_COLS[15] = {
+    {"id", SIM__H5_I64, "1", "job number"},
+    {"trace_id", SIM__H5_I64, "1", "id in the source"},
+    {"class", SIM__H5_I32, "1", "class index"},
+    {"state", SIM__H5_U8, "1", "state code"},
+    {"reject_reason", SIM__H5_U8, "1", "reason code"},
+    {"gpus", SIM__H5_I32, "GPU", "GPUs"},
+    {"gpu_milli", SIM__H5_I32, "1", "share"},
+    {"gpu_type", SIM__H5_I32, "1", "type index"},
+    {"first_node", SIM__H5_I64, "1", "first node"},
+    {"n_nodes", SIM__H5_I32, "1", "nodes"},
+    {"submit_s", SIM__H5_F64, "s", "arrival"},
+    {"start_s", SIM__H5_F64, "s", "start"},
+    {"end_s", SIM__H5_F64, "s", "end"},
+    {"wait_s", SIM__H5_F64, "s", "wait"},
+    {"run_s", SIM__H5_F64, "s", "run"},
+};
+
+/* Value of column c at row i (as a double: every one is exact in a double).
+ * `salt` makes different tables differ. */
+static double j15_value(size_t c, uint64_t i, uint64_t salt)
+{
+    double x = (double)i + (double)salt;
+    switch (c) {
+    case 0:
+        return x + 1;
+    case 1:
+        return (double)((i * 7919 + salt) % 1000003);
+    case 2:
+        return (double)(i % 5);
+    case 3:
+        return (double)(i % 4);
+    case 4:
+        return (double)((i / 3) % 3);
+    case 5:
+        return (double)(1 << (i % 4));
+    case 6:
+        return (i % 9) ? 1000.0 : 250.0;
+    case 7:
+        return (double)((int)(i % 3) - 1);
+    case 8:
+        return (i % 11) ? (double)(i % 4096) : -1.0;
+    case 9:
+        return (double)(i % 3);
+    default:
+        return x * 0.125 + (double)c;
+    }
+}
+
+static void j15_put(sim__h5t *t, uint64_t i, uint64_t salt)
+{
+    for (size_t c = 0; c < 15; c++) {
+        double v = j15_value(c, i, salt);
+        switch (J15_COLS[c].type) {
+        case SIM__H5_F64:
+            sim__h5t_put_f64(t, c, v);
+            break;
+        case SIM__H5_I64:
+            sim__h5t_put_i64(t, c, (int64_t)v);
+            break;
+        case SIM__H5_I32:
+            sim__h5t_put_i32(t, c, (int32_t)v);
+            break;
+        default:
+            sim__h5t_put_u8(t, c, (uint8_t)v);
+            break;
+        }
+    }
+}
+
+/* Rows [i0, i0 + n) of a J15 table; returns the first failure. */
+static int j15_rows(sim__h5t *t, uint64_t i0, uint64_t n, uint64_t salt, tm_diag *dg)
+{
+    int first = 0;
+    for (uint64_t i = i0; i < i0 + n; i++) {
+        j15_put(t, i, salt);
+        int rc = sim__h5t_row_end(t, dg);
+        if (rc && !first)
+            first = rc;
+    }
+    return first;
+}
+
+/* The J15 table at `path` of an open reader holds rows [0, n) of `salt`. */
+static void j15_check(sim__h5r *r, const char *path, uint64_t n, uint64_t salt)
+{
+    for (size_t c = 0; c < 15; c++) {
+        char p[256];
+        tm_diag dg = {0};
+        double *v = NULL;
+        size_t got = 0;
+        snprintf(p, sizeof p, "%s/%s", path, J15_COLS[c].name);
+        int rc = sim__h5r_array_f64(r, p, &v, &got, &dg);
+        if (rc != TM_OK) {
+            check_fail(__FILE__, __LINE__, "read %s: %s: %s", p, dg.where, dg.msg);
+            continue;
+        }
+        if (got != n)
+            check_fail(__FILE__, __LINE__, "%s: got %zu rows, want %" PRIu64, p, got, n);
+        for (uint64_t i = 0; i < n && i < got; i++)
+            if (v[i] != j15_value(c, i, salt)) {
+                check_fail(__FILE__, __LINE__, "%s[%" PRIu64 "]: got %.17g, want %.17g", p, i, v[i],
+                           j15_value(c, i, salt));
+                break;
+            }
+        free(v);
+    }
+}
+
+static const char *pipe_name(sim__h5_pipe p)
+{
+    switch (p) {
+    case SIM__H5_PIPE_WORKER:
+        return "worker";
+    case SIM__H5_PIPE_INLINE:
+        return "inline";
+    case SIM__H5_PIPE_FILTER:
+        return "filter";
+    default:
+        return "none";
+    }
+}
+
+/* One table, nothing else written while it is open: rows by put and by
+ * append, random (incompressible) values in one column, a partial last
+ * chunk. Commits; returns the status. */
+static int write_one_table(const char *path, sim__h5_pipe pipe, uint64_t nrows)
+{
+    tm_diag dg = {0};
+    sim__h5w *w = NULL;
+    sim__h5t *t = NULL;
+    uint64_t seed = 42;
+    int rc = sim__h5w_open(&w, path, &dg);
+    if (rc)
+        goto fail;
+    if ((rc = sim__h5w_set_pipe(w, pipe, &dg)) ||
+        (rc = sim__h5t_create(&t, w, "/jobs", "one row per job", JOB_COLS, 4, &dg)))
+        goto fail;
+    enum { BATCH = 5000 };
+    double bt[BATCH];
+    int64_t bi[BATCH];
+    int32_t bg[BATCH];
+    uint8_t bf[BATCH];
+    for (uint64_t i0 = 0; i0 < nrows; i0 += BATCH) {
+        size_t k = nrows - i0 < BATCH ? (size_t)(nrows - i0) : BATCH;
+        for (size_t j = 0; j < k; j++) {
+            bt[j] = row_t_s(i0 + j);
+            bi[j] = (int64_t)splitmix(&seed);
+            bg[j] = row_gpus(i0 + j);
+            bf[j] = row_flag(i0 + j);
+        }
+        if ((i0 / BATCH) % 2) {
+            const void *cols[4] = {bt, bi, bg, bf};
+            if ((rc = sim__h5t_append(t, cols, k, &dg)))
+                goto fail;
+        } else {
+            for (size_t j = 0; j < k; j++) {
+                sim__h5t_put_f64(t, C_T, bt[j]);
+                sim__h5t_put_i64(t, C_ID, bi[j]);
+                sim__h5t_put_i32(t, C_GPUS, bg[j]);
+                sim__h5t_put_u8(t, C_FLAG, bf[j]);
+                if ((rc = sim__h5t_row_end(t, &dg)))
+                    goto fail;
+            }
+        }
+    }
+    rc = sim__h5w_commit(w, &dg);
+    w = NULL;
+    if (rc)
+        goto fail;
+    return 0;
+fail:
+    check_fail(__FILE__, __LINE__, "write_one_table %s (%s): %s: %s: %s", path, pipe_name(pipe),
+               tm_status_name(rc), dg.where, dg.msg);
+    sim__h5w_abort(w);
+    return rc;
+}
+
+/* Our shuffle + deflate gives the chunks HDF5's filters give: a table
+ * written through the worker, with no thread and through HDF5's own filter
+ * path gives the same file, byte for byte; so does the sample (which writes
+ * other objects while /jobs is open) with and without the thread. Row counts
+ * end mid-chunk, on a chunk boundary and inside the first chunk. */
+static void test_pipes_same_bytes(void)
+{
+    static const uint64_t rows[] = {NROWS, 4 * SIM__H5_CHUNK_ROWS, 1000};
+    static const sim__h5_pipe pipes[] = {SIM__H5_PIPE_WORKER, SIM__H5_PIPE_INLINE,
+                                         SIM__H5_PIPE_FILTER};
+    char *dir = make_tmpdir();
+    char ref[1024], other[1024];
+    tm_diag dg = {0};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        join(ref, sizeof ref, dir, "worker.h5");
+        if (write_one_table(ref, SIM__H5_PIPE_WORKER, rows[r]))
+            continue;
+        for (size_t p = 1; p < sizeof pipes / sizeof pipes[0]; p++) {
+            join(other, sizeof other, dir, pipe_name(pipes[p]));
+            if (write_one_table(other, pipes[p], rows[r]) == 0)
+                check_same_bytes(ref, other);
+        }
+    }
+    /* Without compression the file is another one, but holds the same rows. */
+    join(other, sizeof other, dir, "none.h5");
+    CHECK_EQ_INT(write_one_table(other, SIM__H5_PIPE_NONE, 1000), TM_OK);
+
+    for (size_t p = 0; p < 2; p++) {
+        sim__h5w *w = NULL;
+        join(other, sizeof other, dir, p ? "sample-inline.h5" : "sample-worker.h5");
+        CHECK_EQ_INT(sim__h5w_open(&w, other, &dg), TM_OK);
+        CHECK_EQ_INT(sim__h5w_set_pipe(w, pipes[p], &dg), TM_OK);
+        CHECK_EQ_INT(write_sample(w, 0, &dg), TM_OK);
+        CHECK_EQ_INT(sim__h5w_commit(w, &dg), TM_OK);
+        if (p == 1) {
+            join(ref, sizeof ref, dir, "sample-worker.h5");
+            check_same_bytes(ref, other);
+            read_back(other);
+        }
+    }
+    /* The sample through HDF5's filters reads back the same. */
+    {
+        sim__h5w *w = NULL;
+        join(other, sizeof other, dir, "sample-filter.h5");
+        CHECK_EQ_INT(sim__h5w_open(&w, other, &dg), TM_OK);
+        CHECK_EQ_INT(sim__h5w_set_pipe(w, SIM__H5_PIPE_FILTER, &dg), TM_OK);
+        CHECK_EQ_INT(write_sample(w, 0, &dg), TM_OK);
+        CHECK_EQ_INT(sim__h5w_commit(w, &dg), TM_OK);
+        read_back(other);
+    }
+    rm_tree(dir);
+    free(dir);
+}
+
+/* Many small tables (120; some with zero rows, three with a full chunk),
+ * created and closed, some left to commit, while two large tables stream
+ * side by side and keep the worker busy. */
+static void test_many_tables(void)
+{
+    enum { NSMALL = 120 };
+    char *dir = make_tmpdir();
+    char path[1024], p[64];
+    tm_diag dg = {0};
+    sim__h5w *w = NULL;
+    sim__h5t *big = NULL, *side = NULL;
+    join(path, sizeof path, dir, "many.h5");
+    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_OK);
+    CHECK_EQ_INT(sim__h5t_create(&big, w, "/jobs", "big", J15_COLS, 15, &dg), TM_OK);
+    CHECK_EQ_INT(sim__h5t_create(&side, w, "/side", "side", J15_COLS, 15, &dg), TM_OK);
+    uint64_t nbig = 0, nside = 0;
+    for (unsigned k = 0; k < NSMALL; k++) {
+        sim__h5t *s = NULL;
+        snprintf(p, sizeof p, "/small/t%03u", k);
+        CHECK_EQ_INT(sim__h5t_create(&s, w, p, "small", J15_COLS, 1 + k % 15, &dg), TM_OK);
+        /* k % 7 == 0: zero rows; some cross a chunk boundary */
+        uint64_t n = (k % 7 == 0) ? 0 : (k % 40 == 1) ? SIM__H5_CHUNK_ROWS + k : k;
+        for (uint64_t i = 0; i < n; i++) {
+            for (size_t c = 0; c < 1 + k % 15; c++) {
+                double v = j15_value(c, i, k);
+                if (J15_COLS[c].type == SIM__H5_F64)
+                    sim__h5t_put_f64(s, c, v);
+                else if (J15_COLS[c].type == SIM__H5_I64)
+                    sim__h5t_put_i64(s, c, (int64_t)v);
+                else if (J15_COLS[c].type == SIM__H5_I32)
+                    sim__h5t_put_i32(s, c, (int32_t)v);
+                else
+                    sim__h5t_put_u8(s, c, (uint8_t)v);
+            }
+            CHECK_EQ_INT(sim__h5t_row_end(s, &dg), TM_OK);
+        }
+        if (k % 3 != 2) /* the others are left for commit to finish */
+            CHECK_EQ_INT(sim__h5t_close(s, &dg), TM_OK);
+        CHECK_EQ_INT(j15_rows(big, nbig, 600, 0, &dg), TM_OK); /* 4 full chunks in all */
+        nbig += 600;
+        CHECK_EQ_INT(j15_rows(side, nside, 250, 7, &dg), TM_OK); /* 1 full chunk */
+        nside += 250;
+    }
+    CHECK_EQ_INT(sim__h5w_commit(w, &dg), TM_OK);
+    CHECK_EQ_INT(sim__h5_open_ids(), 0);
+
+    sim__h5r *r = NULL;
+    CHECK_EQ_INT(sim__h5r_open(&r, path, &dg), TM_OK);
+    if (r) {
+        j15_check(r, "/jobs", nbig, 0);
+        j15_check(r, "/side", nside, 7);
+        for (unsigned k = 0; k < NSMALL; k++) {
+            uint64_t n = (k % 7 == 0) ? 0 : (k % 40 == 1) ? SIM__H5_CHUNK_ROWS + k : k;
+            snprintf(p, sizeof p, "/small/t%03u/%s", k, J15_COLS[k % 15].name);
+            double *v = NULL;
+            size_t got = 0;
+            CHECK_EQ_INT(sim__h5r_array_f64(r, p, &v, &got, &dg), TM_OK);
+            CHECK_EQ_U64(got, n);
+            for (uint64_t i = 0; v && i < got; i++)
+                if (v[i] != j15_value(k % 15, i, k)) {
+                    check_fail(__FILE__, __LINE__, "%s[%" PRIu64 "]: got %.17g, want %.17g", p, i,
+                               v[i], j15_value(k % 15, i, k));
+                    break;
+                }
+            free(v);
+        }
+        sim__h5r_close(r);
+    }
+    rm_tree(dir);
+    free(dir);
+}
+
+/* Abort with chunks queued, being compressed and waiting to be written, in
+ * every pipeline, right after the worker starts and much later: nothing is
+ * left, no HDF5 handle stays open (and ASan / TSan see no leak or race). */
+static void test_abort_in_flight(void)
+{
+    static const sim__h5_pipe pipes[] = {SIM__H5_PIPE_WORKER, SIM__H5_PIPE_INLINE,
+                                         SIM__H5_PIPE_FILTER};
+    static const uint64_t rows[] = {SIM__H5_CHUNK_ROWS, 2 * SIM__H5_CHUNK_ROWS + 5,
+                                    4 * SIM__H5_CHUNK_ROWS};
+    char *dir = make_tmpdir();
+    char path[1024], first[256];
+    join(path, sizeof path, dir, "out.h5");
+    for (size_t p = 0; p < sizeof pipes / sizeof pipes[0]; p++)
+        for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+            tm_diag dg = {0};
+            sim__h5w *w = NULL;
+            sim__h5t *a = NULL, *b = NULL;
+            CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_OK);
+            CHECK_EQ_INT(sim__h5w_set_pipe(w, pipes[p], &dg), TM_OK);
+            CHECK_EQ_INT(sim__h5t_create(&a, w, "/a", "a", J15_COLS, 15, &dg), TM_OK);
+            CHECK_EQ_INT(sim__h5t_create(&b, w, "/b", "b", J15_COLS, 15, &dg), TM_OK);
+            CHECK_EQ_INT(j15_rows(a, 0, rows[r], 1, &dg), TM_OK);
+            CHECK_EQ_INT(j15_rows(b, 0, rows[r], 2, &dg), TM_OK);
+            j15_put(b, rows[r], 2); /* and an open row */
+            sim__h5w_abort(w);
+            CHECK_EQ_INT(count_entries(dir, first, sizeof first), 0);
+            CHECK_EQ_INT(sim__h5_open_ids(), 0);
+        }
+    rm_tree(dir);
+    free(dir);
+}
+
+/* A compression fails on the worker thread while the caller goes on with
+ * other calls: the failure becomes the writer's on the caller's next call,
+ * of whatever kind; it is sticky on every table; commit fails and leaves no
+ * file. With no thread, the call that compressed it reports it. */
+static void test_worker_failure(void)
+{
+    char *dir = make_tmpdir();
+    char path[1024], first[256];
+    join(path, sizeof path, dir, "out.h5");
+    for (int inline_pipe = 0; inline_pipe <= 1; inline_pipe++) {
+        tm_diag dg = {0}, again = {0};
+        sim__h5w *w = NULL;
+        sim__h5t *a = NULL, *b = NULL;
+        CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_OK);
+        if (inline_pipe)
+            CHECK_EQ_INT(sim__h5w_set_pipe(w, SIM__H5_PIPE_INLINE, &dg), TM_OK);
+        CHECK_EQ_INT(sim__h5t_create(&a, w, "/a", "a", J15_COLS, 15, &dg), TM_OK);
+        CHECK_EQ_INT(sim__h5t_create(&b, w, "/b", "b", J15_COLS, 3, &dg), TM_OK);
+        /* Compressions count column chunks: the second chunk of column 2 fails. */
+        sim__h5_test_fail_compress(15 + 3);
+        int rc = j15_rows(a, 0, 2 * SIM__H5_CHUNK_ROWS, 0, &dg);
+        if (inline_pipe) {
+            /* Shipping two chunks writes none yet: nothing compressed so far. */
+            CHECK_EQ_INT(rc, TM_OK);
+            rc = sim__h5t_close(a, &dg); /* compresses both, the second fails */
+            CHECK_EQ_INT(rc, TM_ERR_NOMEM);
+        } else {
+            CHECK_EQ_INT(rc, TM_OK); /* no write waited for the failed chunk */
+            /* Other calls, not on the table, until the failure shows. */
+            for (int i = 0; i < 20000 && rc == 0; i++) {
+                rc = sim__h5w_attr_i64(w, "/", "probe", i, &dg);
+                if (!rc)
+                    nanosleep(&(struct timespec){0, 500000}, NULL);
+            }
+            CHECK_EQ_INT(rc, TM_ERR_NOMEM);
+        }
+        CHECK_DIAG_HAS(dg, "compress2");
+        CHECK_DIAG_HAS(dg, "/a/class");
+        printf("  expected failure: %s: %s\n", dg.where, dg.msg);
+        /* sticky everywhere */
+        if (!inline_pipe)
+            CHECK_EQ_INT(sim__h5t_row_end(a, &again), TM_ERR_NOMEM);
+        CHECK_EQ_INT(j15_rows(b, 0, 10, 0, &again), TM_ERR_NOMEM);
+        CHECK_STR(again.msg, dg.msg);
+        CHECK_EQ_INT(sim__h5w_scalar_f64(w, "/x", 1.0, "1", "d", &again), TM_ERR_NOMEM);
+        CHECK_EQ_INT(sim__h5w_commit(w, &again), TM_ERR_NOMEM);
+        CHECK_STR(again.msg, dg.msg);
+        CHECK_EQ_INT(count_entries(dir, first, sizeof first), 0);
+        CHECK_EQ_INT(sim__h5_open_ids(), 0);
+        sim__h5_test_fail_compress(0);
+    }
+    rm_tree(dir);
+    free(dir);
+}
+
+/* The disk fills (a file-size limit) while the worker holds chunks of two
+ * wide tables: the write that hits it reports EFBIG, every later call on
+ * either table and the commit fail the same way, nothing is left. */
+static void test_full_with_worker(void)
+{
+    char *dir = make_tmpdir();
+    char path[1024], first[256];
+    struct sigaction prev;
+    tm_diag dg = {0}, again = {0};
+    sim__h5w *w = NULL;
+    sim__h5t *a = NULL, *b = NULL;
+    join(path, sizeof path, dir, "out.h5");
+    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_OK);
+    CHECK_EQ_INT(sim__h5t_create(&a, w, "/a", "a", J15_COLS, 15, &dg), TM_OK);
+    CHECK_EQ_INT(sim__h5t_create(&b, w, "/b", "b", J15_COLS, 15, &dg), TM_OK);
+    fsize_limit_once(512 * 1024, &prev);
+    int first_fail = 0, rc;
+    uint64_t i = 0;
+    for (; i < 40 * SIM__H5_CHUNK_ROWS && !first_fail; i += 1000) {
+        if ((rc = j15_rows(a, i, 1000, 1, &dg)) != 0 || (rc = j15_rows(b, i, 1000, 2, &dg)) != 0)
+            first_fail = rc;
+    }
+    fsize_restore(&prev);
+    CHECK_EQ_INT(first_fail, TM_ERR_IO);
+    CHECK_DIAG_HAS(dg, strerror(EFBIG));
+    CHECK_DIAG_HAS(dg, "H5Dwrite_chunk");
+    printf("  expected failure: %s: %s\n", dg.where, dg.msg);
+    CHECK_EQ_INT(j15_rows(a, i, 5, 1, &again), TM_ERR_IO);
+    CHECK_STR(again.msg, dg.msg);
+    CHECK_EQ_INT(j15_rows(b, i, 5, 2, &again), TM_ERR_IO);
+    CHECK_EQ_INT(sim__h5t_close(b, &again), TM_ERR_IO);
+    CHECK_EQ_INT(sim__h5w_commit(w, &again), TM_ERR_IO);
+    CHECK_STR(again.msg, dg.msg);
+    CHECK_EQ_INT(count_entries(dir, first, sizeof first), 0);
+    CHECK_EQ_INT(sim__h5_open_ids(), 0);
+    rm_tree(dir);
+    free(dir);
+}
+
+/* ------------------------------------------------------------------------- */
 /* Misuse                                                                     */
 
 /* A fresh writer in dir for one misuse case. */
@@ -944,8 +1382,18 @@ static void test_misuse(void)
     }
     EXPECT_STICKY(w, dir, sim__h5t_row_end(t, dg), TM_ERR_INVAL, "put as i64");
 
+    /* the pipeline is chosen before any table, from the list */
+    w = fresh(dir);
+    CHECK_EQ_INT(sim__h5t_create(&t, w, "/t", "d", JOB_COLS, 4, &d0), TM_OK);
+    EXPECT_STICKY(w, dir, sim__h5w_set_pipe(w, SIM__H5_PIPE_INLINE, dg), TM_ERR_INVAL,
+                  "before the first table");
+    w = fresh(dir);
+    EXPECT_STICKY(w, dir, sim__h5w_set_pipe(w, (sim__h5_pipe)99, dg), TM_ERR_INVAL, "unknown");
+
     /* NULL handles */
     CHECK_EQ_INT(sim__h5w_commit(NULL, &d0), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5w_set_pipe(NULL, SIM__H5_PIPE_WORKER, &d0), TM_ERR_INVAL);
+    sim__h5w_set_sync(NULL, 0);
     CHECK_EQ_INT(sim__h5t_row_end(NULL, &d0), TM_ERR_INVAL);
     CHECK_EQ_U64(sim__h5t_rows(NULL), 0);
     sim__h5t_put_f64(NULL, 0, 1.0);
@@ -978,12 +1426,14 @@ static void test_reader_errors(void)
 
 /* ------------------------------------------------------------------------- */
 
-static int mode_write(const char *path, int bad)
+static int mode_write(const char *path, int bad, sim__h5_pipe pipe)
 {
     tm_diag dg = {0};
     sim__h5w *w = NULL;
     int rc = sim__h5w_open(&w, path, &dg);
-    if (!rc && (rc = write_sample(w, bad, &dg)) != 0)
+    if (!rc && (rc = sim__h5w_set_pipe(w, pipe, &dg)) != 0)
+        sim__h5w_abort(w);
+    else if (!rc && (rc = write_sample(w, bad, &dg)) != 0)
         sim__h5w_abort(w);
     else if (!rc)
         rc = sim__h5w_commit(w, &dg);
@@ -1025,22 +1475,27 @@ static int mode_erofs(const char *path)
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write") == 0)
-        return mode_write(argv[2], 0);
+        return mode_write(argv[2], 0, SIM__H5_PIPE_WORKER);
+    if (argc == 3 && strcmp(argv[1], "--write-filter") == 0)
+        return mode_write(argv[2], 0, SIM__H5_PIPE_FILTER);
     if (argc == 3 && strcmp(argv[1], "--write-bad") == 0)
-        return mode_write(argv[2], 1);
+        return mode_write(argv[2], 1, SIM__H5_PIPE_WORKER);
     if (argc == 3 && strcmp(argv[1], "--enospc") == 0)
         return mode_enospc(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--erofs") == 0)
         return mode_erofs(argv[2]);
     if (argc != 1) {
-        fprintf(stderr, "usage: %s [--write|--write-bad|--enospc|--erofs FILE]\n", argv[0]);
+        fprintf(stderr, "usage: %s [--write|--write-filter|--write-bad|--enospc|--erofs FILE]\n",
+                argv[0]);
         return 2;
     }
     /* After each, every HDF5 handle must be closed, the files included: a
      * file whose close failed would still count. */
     static void (*const tests[])(void) = {
-        test_roundtrip, test_abort,         test_bad_dir,         test_commit_fails,
-        test_misuse,    test_reader_errors, test_file_size_limit, test_commit_flush_fails};
+        test_roundtrip,        test_abort,         test_bad_dir,         test_commit_fails,
+        test_misuse,           test_reader_errors, test_file_size_limit, test_commit_flush_fails,
+        test_pipes_same_bytes, test_many_tables,   test_abort_in_flight, test_worker_failure,
+        test_full_with_worker};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         tests[i]();
         CHECK_EQ_INT(sim__h5_open_ids(), 0);

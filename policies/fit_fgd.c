@@ -1,0 +1,403 @@
+/*
+ * fit_fgd.c — Fragmentation Gradient Descent: place where the expected
+ * fragmentation of the cluster grows least.
+ *
+ * Definitions (Weng et al., "Beware of Fragmentation: Scheduling GPU-Sharing
+ * Workloads with Fragmentation Gradient Descent", USENIX ATC 2023, section 3):
+ *  - The target workload is a distribution of "typical pods" M: task shapes m
+ *    (GPUs, share of each GPU, host CPU) with popularity p_m.
+ *  - The fragmentation F_n(m) of node n for task m is the free GPU capacity of
+ *    n that m cannot use: all of the node's free GPU share when m cannot run
+ *    on n at all (too few usable GPUs, too little CPU, a type m may not use,
+ *    or m needs no GPU), and otherwise the free share of the GPUs that cannot
+ *    host m (a GPU with less free share than m asks per GPU).
+ *  - The node's expected fragmentation is F_n(M) = sum_m p_m F_n(m); the
+ *    cluster's is the sum over nodes.
+ *  - FGD places a task where the increase of the cluster's expected
+ *    fragmentation (the "gradient") is smallest. Only the chosen node changes,
+ *    so the increase is F_n'(M) - F_n(M) on that node, for every node and,
+ *    for a share, every GPU it could take.
+ * Generalisations here: a GPU that has the share but not the GPU memory a
+ * task needs cannot host it either (tarmac models GPU memory; the paper's
+ * traces bind on share); host memory counts like host CPU. Arithmetic is in
+ * integers (milli-GPU x integer weights), so ties are exact and go to the
+ * lowest node index, then the lowest GPU index.
+ *
+ * The typical pods are an argument, "placement=fgd:0.5@30,1@50,8@20" (GPUs
+ * per task, a fraction being a share of one GPU, optionally "/CORES", then
+ * '@' and a weight), or learned each pass from the jobs in the view (the
+ * waiting queue and the running jobs, which is what a snapshot holds too):
+ * "placement=fgd" or "placement=fgd:top=16" keeps the 16 most frequent shapes.
+ * The pass's distribution is fixed at begin(), so a snapshot of the view
+ * reproduces it.
+ *
+ * FGD must score every candidate node: cost O(candidate nodes x GPUs per node
+ * x typical pods) per decision (PLACE_FIT_SCANS). The fragmentation after a
+ * candidate is derived from per-pod sums of the node (usable GPUs, unusable
+ * share), so a share's candidate GPUs cost O(pods) each, not O(pods x GPUs). A gang that fits no
+ * single node spans nodes first-fit if the job allows it.
+ */
+#include "place_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FGD_MAX_GIVEN 64
+
+typedef struct pod {
+    uint32_t gpus, milli, gpu_mem;
+    int64_t cpu, mem;
+    uint64_t type_mask;
+    int64_t w;
+} pod;
+
+/* What FGD keeps of a node for each typical pod m, so that the fragmentation
+ * after a candidate placement costs O(pods), not O(pods x GPUs):
+ *   access   m may use the node's type (and needs GPUs at all);
+ *   usable   GPUs in service that can host m (share and GPU memory);
+ *   unusable the free share of the GPUs in service that cannot.
+ * F_n(m) = unusable when access, host room for m and usable >= m's GPUs;
+ * otherwise the node's whole free share. */
+typedef struct podsum {
+    int access;
+    uint32_t usable;
+    int64_t unusable;
+} podsum;
+
+typedef struct fgd {
+    place_env env;
+    int learn;
+    uint32_t top;
+    pod given[FGD_MAX_GIVEN];
+    uint32_t n_given;
+    pod *pods; /* this pass's distribution */
+    uint32_t n_pods, cap_pods;
+    podsum *scratch; /* per-pod sums of a node, before and after */
+    uint32_t cap_scratch;
+} fgd;
+
+static int bad_args(char *err, size_t err_len, const char *args)
+{
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "placement 'fgd': expected typical pods GPUS[/CORES]@WEIGHT,... (e.g. "
+                 "0.5@30,1@50,8@20), or top=N, got '%.60s'",
+                 args);
+    return PLACE_ERR_SPEC;
+}
+
+static int parse_pods(fgd *s, const char *args)
+{
+    const char *p = args;
+    while (*p) {
+        char *end;
+        double g = strtod(p, &end);
+        if (end == p || !isfinite(g) || g < 0 || g > PLACE_MAX_GPUS_PER_NODE)
+            return PLACE_ERR_SPEC;
+        double cores = 0;
+        p = end;
+        if (*p == '/') {
+            cores = strtod(p + 1, &end);
+            if (end == p + 1 || !isfinite(cores) || cores < 0 || cores > 1e9)
+                return PLACE_ERR_SPEC;
+            p = end;
+        }
+        if (*p != '@')
+            return PLACE_ERR_SPEC;
+        double w = strtod(p + 1, &end);
+        if (end == p + 1 || !isfinite(w) || !(w > 0) || w > 1e6)
+            return PLACE_ERR_SPEC;
+        p = end;
+        if (*p == ',')
+            p++;
+        else if (*p)
+            return PLACE_ERR_SPEC;
+        if (s->n_given == FGD_MAX_GIVEN)
+            return PLACE_ERR_SPEC;
+        pod *m = &s->given[s->n_given++];
+        memset(m, 0, sizeof *m);
+        if (g > 0 && g < 1) {
+            m->gpus = 1;
+            m->milli = (uint32_t)llround(g * PLACE_MILLI_WHOLE);
+            if (m->milli == 0 || m->milli >= PLACE_MILLI_WHOLE)
+                return PLACE_ERR_SPEC;
+        } else {
+            if (g != floor(g))
+                return PLACE_ERR_SPEC;
+            m->gpus = (uint32_t)g;
+            m->milli = PLACE_MILLI_WHOLE;
+        }
+        m->cpu = (int64_t)llround(cores * 1000);
+        m->w = (int64_t)llround(w * 1000);
+        if (m->w < 1)
+            m->w = 1;
+    }
+    return s->n_given ? PLACE_OK : PLACE_ERR_SPEC;
+}
+
+static int fgd_create(const place_env *env, const char *args, void **state, char *err,
+                      size_t err_len)
+{
+    fgd *s = place__realloc(env, NULL, 0, sizeof *s);
+    if (!s)
+        return PLACE_ERR_NOMEM;
+    memset(s, 0, sizeof *s);
+    s->env = *env;
+    s->learn = 1;
+    s->top = 16;
+    if (strncmp(args, "top=", 4) == 0) {
+        char *end;
+        long k = strtol(args + 4, &end, 10);
+        if (*end || k < 1 || k > 4096) {
+            place__free(env, s, sizeof *s);
+            return bad_args(err, err_len, args);
+        }
+        s->top = (uint32_t)k;
+    } else if (*args) {
+        s->learn = 0;
+        if (parse_pods(s, args) != PLACE_OK) {
+            place__free(env, s, sizeof *s);
+            return bad_args(err, err_len, args);
+        }
+    }
+    *state = s;
+    return PLACE_OK;
+}
+
+static void fgd_destroy(void *state)
+{
+    fgd *s = state;
+    if (!s)
+        return;
+    place__free(&s->env, s->pods, s->cap_pods * sizeof *s->pods);
+    place__free(&s->env, s->scratch, s->cap_scratch * sizeof *s->scratch);
+    place_env env = s->env;
+    place__free(&env, s, sizeof *s);
+}
+
+static int shape_cmp(const void *a, const void *b)
+{
+    const pod *x = a, *y = b;
+#define CMP_(f)                                                                                    \
+    if (x->f != y->f)                                                                              \
+        return x->f < y->f ? -1 : 1;
+    CMP_(gpus)
+    CMP_(milli)
+    CMP_(gpu_mem)
+    CMP_(cpu)
+    CMP_(mem)
+    CMP_(type_mask)
+#undef CMP_
+    return 0;
+}
+
+static int count_cmp(const void *a, const void *b)
+{
+    const pod *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w > y->w ? -1 : 1;
+    return shape_cmp(a, b);
+}
+
+static pod shape_of(const place_job *j)
+{
+    pod m = {j->gpus, j->gpu_milli, j->gpu_mem_mib, j->cpu_milli, j->host_mem_mib, j->type_mask, 1};
+    return m;
+}
+
+/* The pass's typical pods: given, or the most frequent shapes in the view. */
+static int fgd_begin(void *state, const place_view *v)
+{
+    fgd *s = state;
+    if (!s->learn) {
+        if (place__grow(&s->env, (void **)&s->pods, &s->cap_pods, s->n_given, sizeof *s->pods))
+            return PLACE_ERR_NOMEM;
+        memcpy(s->pods, s->given, s->n_given * sizeof *s->pods);
+        s->n_pods = s->n_given;
+        return PLACE_OK;
+    }
+    uint32_t n = 0, want = v->n_queue + v->n_running;
+    if (place__grow(&s->env, (void **)&s->pods, &s->cap_pods, want ? want : 1, sizeof *s->pods))
+        return PLACE_ERR_NOMEM;
+    for (uint32_t i = 0; i < v->n_queue; i++)
+        if (v->queue_state[i] == PLACE_Q_WAITING)
+            s->pods[n++] = shape_of(&v->queue[i]);
+    for (uint32_t r = 0; r < v->n_running; r++)
+        s->pods[n++] = shape_of(&v->running[r].job);
+    qsort(s->pods, n, sizeof *s->pods, shape_cmp);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (m > 0 && shape_cmp(&s->pods[m - 1], &s->pods[i]) == 0)
+            s->pods[m - 1].w++;
+        else
+            s->pods[m++] = s->pods[i];
+    }
+    qsort(s->pods, m, sizeof *s->pods, count_cmp);
+    s->n_pods = m < s->top ? m : s->top;
+    return PLACE_OK;
+}
+
+typedef struct best {
+    int64_t delta;
+    uint32_t node, gpu;
+} best;
+
+static void consider(best *b, int64_t delta, uint32_t node, uint32_t gpu)
+{
+    if (b->node == PLACE_NONE || delta < b->delta ||
+        (delta == b->delta && (node < b->node || (node == b->node && gpu < b->gpu)))) {
+        b->delta = delta;
+        b->node = node;
+        b->gpu = gpu;
+    }
+}
+
+typedef struct nsum {
+    int64_t total, cpu, mem; /* free share of GPUs in service; host room */
+} nsum;
+
+static int64_t frag_of(const fgd *s, const nsum *ns, const podsum *ps)
+{
+    if (ns->total == 0)
+        return 0;
+    int64_t sum = 0;
+    for (uint32_t k = 0; k < s->n_pods; k++) {
+        const pod *m = &s->pods[k];
+        int fits =
+            ps[k].access && ns->cpu >= m->cpu && ns->mem >= m->mem && ps[k].usable >= m->gpus;
+        sum += m->w * (fits ? ps[k].unusable : ns->total);
+    }
+    return sum;
+}
+
+static int gpu_hosts(const pod *m, uint32_t milli, uint32_t mem)
+{
+    return milli >= m->milli && mem >= m->gpu_mem;
+}
+
+/* Score node n for job j: every GPU a share could take, or the whole gang.
+ * ps and after are scratch of s->n_pods entries. */
+static void score_node(const fgd *s, const place_view *v, const place_job *j, uint32_t n,
+                       const place_fit_ctx *ctx, podsum *ps, podsum *after, best *b)
+{
+    const place_cluster *c = v->cluster;
+    uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n], t = c->node_type[n];
+    nsum ns = {0, c->node_cpu_free_milli[n], c->node_mem_free_mib[n]};
+    for (uint32_t g = 0; g < ng; g++)
+        if (c->gpu_up[g0 + g])
+            ns.total += c->gpu_free_milli[g0 + g];
+    for (uint32_t k = 0; k < s->n_pods; k++) {
+        const pod *m = &s->pods[k];
+        ps[k].access = m->gpus > 0 && (!m->type_mask || ((m->type_mask >> t) & 1u)) &&
+                       m->gpu_mem <= c->type_mem_mib[t];
+        ps[k].usable = 0;
+        ps[k].unusable = 0;
+        for (uint32_t g = 0; g < ng; g++) {
+            uint32_t x = g0 + g;
+            if (!c->gpu_up[x])
+                continue;
+            if (gpu_hosts(m, c->gpu_free_milli[x], c->gpu_free_mem_mib[x]))
+                ps[k].usable++;
+            else
+                ps[k].unusable += c->gpu_free_milli[x];
+        }
+    }
+    int64_t f0 = frag_of(s, &ns, ps);
+    nsum na = ns;
+    na.cpu -= j->cpu_milli;
+    na.mem -= j->host_mem_mib;
+    if (j->gpus > 0 && j->gpu_milli < PLACE_MILLI_WHOLE) {
+        na.total -= j->gpu_milli;
+        for (uint32_t g = 0; g < ng; g++) {
+            if (!place__share_ok(v, j, n, g, ctx))
+                continue;
+            uint32_t x = g0 + g, mi = c->gpu_free_milli[x], me = c->gpu_free_mem_mib[x];
+            uint32_t mi2 = mi - j->gpu_milli, me2 = me - j->gpu_mem_mib;
+            for (uint32_t k = 0; k < s->n_pods; k++) {
+                const pod *m = &s->pods[k];
+                int ub = gpu_hosts(m, mi, me), ua = gpu_hosts(m, mi2, me2);
+                after[k] = ps[k];
+                after[k].usable = after[k].usable - (uint32_t)ub + (uint32_t)ua;
+                after[k].unusable += (ub ? 0 : -(int64_t)mi) + (ua ? 0 : (int64_t)mi2);
+            }
+            consider(b, frag_of(s, &na, after) - f0, n, g);
+        }
+        return;
+    }
+    /* whole GPUs (or none): the gang takes fully free GPUs, which host every
+     * pod whose GPU memory fits the type, and leaves them at 0 */
+    na.total -= (int64_t)j->gpus * PLACE_MILLI_WHOLE;
+    for (uint32_t k = 0; k < s->n_pods; k++) {
+        const pod *m = &s->pods[k];
+        after[k] = ps[k];
+        if (gpu_hosts(m, PLACE_MILLI_WHOLE, c->type_mem_mib[t]))
+            after[k].usable -= j->gpus;
+        else
+            after[k].unusable -= (int64_t)j->gpus * PLACE_MILLI_WHOLE;
+    }
+    consider(b, frag_of(s, &na, after) - f0, n, 0);
+}
+
+static int fgd_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
+                   const place_fit_ctx *ctx)
+{
+    fgd *s = state;
+    const place_cluster *c = v->cluster;
+    best b = {0, PLACE_NONE, 0};
+    if (place__grow(&s->env, (void **)&s->scratch, &s->cap_scratch, 2 * (s->n_pods + 1),
+                    sizeof *s->scratch) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
+    podsum *ps = s->scratch, *after = s->scratch + s->n_pods + 1;
+    if (j->gpus == 0) {
+        for (uint32_t n = 0; n < c->n_nodes; n++) {
+            if (!c->node_up[n] || !place_host_ok(c, n, j))
+                continue;
+            place_part p = {n, 0, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 0};
+            if (place_fit_allowed(ctx, v, j, &p))
+                score_node(s, v, j, n, ctx, ps, after, &b);
+        }
+        if (b.node == PLACE_NONE)
+            return PLACE_ERR_NOFIT;
+        d->parts[0] = (place_part){b.node, 0, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 0};
+        d->n_parts = 1;
+        return PLACE_OK;
+    }
+    for (uint32_t t = 0; t < c->n_types; t++) {
+        if (!place_type_ok(c, j, t))
+            continue;
+        if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+            for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
+                 n = place_bits_next(&c->any_share[t], n + 1))
+                if (place_host_ok(c, n, j) && c->node_milli_free[n] >= j->gpu_milli)
+                    score_node(s, v, j, n, ctx, ps, after, &b);
+            continue;
+        }
+        for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++)
+            for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE;
+                 n = place_bits_next(&c->by_free[t][f], n + 1))
+                if (place__whole_ok(v, j, n, ctx))
+                    score_node(s, v, j, n, ctx, ps, after, &b);
+    }
+    if (b.node != PLACE_NONE) {
+        if (j->gpu_milli < PLACE_MILLI_WHOLE)
+            place_decide_share(d, j, b.node, b.gpu);
+        else
+            place_decide_whole(d, j, b.node);
+        return PLACE_OK;
+    }
+    if (j->flags & PLACE_JOB_CAN_SPAN)
+        return place_fit_span_first(v, j, d, ctx);
+    return PLACE_ERR_NOFIT;
+}
+
+const place_fit place__fit_fgd = {
+    "fgd",
+    "least growth of expected fragmentation for the typical pods (Weng et al., ATC'23)",
+    PLACE_FIT_SCANS,
+    fgd_create,
+    fgd_destroy,
+    fgd_begin,
+    fgd_fit,
+};

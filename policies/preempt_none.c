@@ -1,0 +1,9 @@
+/*
+ * preempt_none.c — no preemption: a job that does not fit waits.
+ * Source: the non-preemptive default of batch schedulers.
+ */
+#include "place_int.h"
+
+const place_preempt place__preempt_none = {
+    "none", "never preempt", NULL, NULL, NULL,
+};
