@@ -58,7 +58,8 @@ static const char sweep_help[] =
     "  --dir DIR            merge: the points folder\n"
     "  --merge FILE         run: merge into FILE afterwards\n"
     "  --mpi                run: under mpirun; rank 0 hands out points to the other\n"
-    "                       ranks as they finish and merges (needs -DTARMAC_MPI=ON)\n"
+    "                       ranks as they finish and merges (into --merge FILE, or\n"
+    "                       DIR/merged.h5 for a whole sweep; needs -DTARMAC_MPI=ON)\n"
     "  --json               plan: the points as JSON on stdout\n"
     "  -q, --quiet          print nothing but errors\n"
     "\n"
@@ -229,15 +230,26 @@ static int do_run(const sweep_cli *c, int merge_after)
     if (c->mpi) {
 #ifdef TARMAC_MPI
         int rank = 0;
-        rc = sim__sweep_mpi(c->file, c->dir, &o, c->merge, &rank, &n, &mc, &d);
+        /* rank 0 merges: into --merge FILE, or DIR/merged.h5 when the job runs
+         * the whole sweep (no --shard, no --point) */
+        const char *mpath = c->merge;
+        if (!mpath && c->shard_n <= 1 && c->point < 0) {
+            sim__sweep probe;
+            if ((rc = sim__sweep_open(&probe, c->file, c->dir, &d)))
+                return sim__cli_error(rc, &d);
+            snprintf(merged, sizeof merged, "%s/merged.h5", probe.dir);
+            sim__sweep_close(&probe);
+            mpath = merged;
+        }
+        rc = sim__sweep_mpi(c->file, c->dir, &o, mpath, &rank, &n, &mc, &d);
         if (rank != 0) /* rank 0 speaks for the job */
             return rc == TM_OK || rc == TM_ERR_INTERRUPTED ? 0 : sim__cli_error(rc, &d);
         if (rc)
             return sim__cli_error(rc, &d);
         report_run(c, &n, now_s() - t0);
         int code = n.failed ? EXIT_INCOMPLETE : 0;
-        if (c->merge) {
-            int m = report_merge(c->merge, &mc, c->quiet);
+        if (mpath) {
+            int m = report_merge(mpath, &mc, c->quiet);
             code = code ? code : m;
         }
         return code;
