@@ -6,7 +6,7 @@
 # executable's name to BENCHES (they are built into BUILD_DIR/bench/).
 set -eu
 
-BENCHES="bench_evq bench_replay"
+BENCHES="bench_evq bench_replay bench_sweep"
 # benchmarks that read the public traces get the data folder
 DATA=${TARMAC_DATA_DIR:-../shared/data}
 
@@ -33,6 +33,7 @@ for b in $BENCHES; do
     echo "== $b"
     case $b in
     bench_replay) "$exe" "$DATA" || status=1 ;;
+    bench_sweep) TARMAC_DATA_DIR=$DATA "$exe" || status=1 ;;
     *) "$exe" || status=1 ;;
     esac
     echo

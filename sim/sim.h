@@ -636,4 +636,68 @@ int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char
                        tm_diag *diag);
 void sim_snapshot_fini(sim_snapshot *s);
 
+/* ------------------------------------------------------------------------- */
+/* Sweeps: the sweep file (sim/scenario.c; format: docs/sweeps.md)            */
+
+typedef enum sim_sweep_kind {
+    SIM_SWEEP_SCENARIO = 0, /* a point is a run of a scenario (tarmac run) */
+    SIM_SWEEP_PACK = 1,     /* a point is an openb packing run (tarmac replay --protocol pack) */
+} sim_sweep_kind;
+
+/* One parameter's value in one combination. */
+typedef struct sim_sweep_value {
+    char *json;    /* the value as JSON text; NULL where the combination keeps the base's */
+    char *text;    /* for tables: a string's contents, else the JSON text; "" when json is NULL */
+    int is_number; /* a JSON number, then also in `number` */
+    double number;
+} sim_sweep_value;
+
+/* A sweep file, expanded: the base (a scenario, or a packing run), the
+ * parameters (JSON paths into the base) and their values in every
+ * combination. The combinations are the list's entries (one empty entry
+ * without a list) times the grid in row-major order (the grid's last
+ * parameter varies fastest); point i of the sweep is combination
+ * i / replications, replication i % replications. */
+typedef struct sim_sweep_spec {
+    sim_sweep_kind kind;
+    char path[1024];      /* the sweep file */
+    char *text;           /* the sweep file as given */
+    char *base;           /* the base as JSON text (a scenario file's text as given) */
+    char base_name[1024]; /* the scenario file, or the sweep file when the base is embedded */
+    uint32_t replications;
+    char output[1024]; /* "output": the points folder, resolved; "" when not given */
+    size_t n_params;
+    char **params; /* JSON paths, list parameters first, then the grid's, as written */
+    size_t n_combos;
+    sim_sweep_value *values; /* [combo * n_params + param] */
+} sim_sweep_spec;
+
+/* Load and expand a sweep file. Errors name the file and the JSON path. */
+int sim_sweep_load(sim_sweep_spec *s, const char *path, tm_diag *diag);
+void sim_sweep_fini(sim_sweep_spec *s);
+/* The base with combination `combo`'s values set at their paths, as JSON
+ * text (malloc'd, the caller frees it), and its top-level "seed" (1 when
+ * absent; seed may be NULL). A path through a missing object key creates it;
+ * an array index must exist. */
+int sim_sweep_apply(const sim_sweep_spec *s, size_t combo, char **json, uint64_t *seed,
+                    tm_diag *diag);
+
+/* A packing run of a sweep of kind pack, from the applied JSON; name (the
+ * sweep file) is for messages and relative paths ("data:REL" is relative to
+ * TARMAC_DATA_DIR, as in scenarios). */
+typedef struct sim_sweep_pack {
+    char pods[1024], nodes[1024]; /* openb pod list and node list, resolved */
+    char policy[256];             /* placement-core specification */
+    double target_pct, step_pct;  /* as sim_pack_cfg */
+    uint64_t seed;                /* base seed; replication r uses streams of replication r */
+} sim_sweep_pack;
+int sim_sweep_pack_parse(const char *json, const char *name, sim_sweep_pack *out, tm_diag *diag);
+
+/* sim_pack_run with the seeds of replications first_rep .. first_rep +
+ * cfg->n_seeds - 1 (sim_pack_run is first_rep 0): a sweep point runs seed k
+ * alone and gets what seed k of a full run gets. (sim/pack.c) */
+int sim_pack_run_reps(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
+                      const sim_pack_cfg *cfg, uint32_t first_rep, sim_pack_result *res,
+                      tm_diag *diag);
+
 #endif
