@@ -117,7 +117,15 @@ void sim_cost_defaults(sim_cost_cfg *c)
 {
     memset(c, 0, sizeof *c);
     for (size_t t = 0; t < PLACE_MAX_TYPES; t++)
-        c->server_usd_per_gpu[t] = NAN;
+        c->server_usd_per_gpu[t] = c->gpu_share_of_server_type[t] = NAN;
+    /* the H100 quote as the GPU's share of its server, so that a scenario that
+     * changes the H100's purchase price moves the server price with it */
+    size_t nb;
+    const sim_gpu_type *b = sim_catalog_builtin(&nb);
+    int h100 = sim_catalog_find(b, nb, "H100");
+    if (h100 >= 0)
+        c->gpu_share_of_server_type[h100] =
+            b[h100].purchase_usd / (H100_SERVER_USD / H100_SERVER_GPUS);
     c->gpu_share_of_server = GPU_SHARE_OF_SERVER;
     c->spares_fraction = SPARES_FRACTION;
     c->network_fraction = NETWORK_FRACTION;
@@ -202,8 +210,10 @@ void sim__cost_owned_rates_get(const sim_cost_cfg *c, const sim_gpu_type *types,
                                sim__cost_owned_rates *r)
 {
     const sim_gpu_type *g = &types[t];
-    double server = isfinite(c->server_usd_per_gpu[t]) ? c->server_usd_per_gpu[t]
-                                                        : g->purchase_usd / c->gpu_share_of_server;
+    double share = isfinite(c->gpu_share_of_server_type[t]) ? c->gpu_share_of_server_type[t]
+                                                             : c->gpu_share_of_server;
+    double server =
+        isfinite(c->server_usd_per_gpu[t]) ? c->server_usd_per_gpu[t] : g->purchase_usd / share;
     double capex = server * (1 + c->spares_fraction) *
                    (1 + c->network_fraction + c->storage_fraction + c->install_fraction);
     double residual = capex * c->residual_fraction;

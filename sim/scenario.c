@@ -2438,6 +2438,9 @@ static int load_cost_owned(loader *L, const cJSON *o, sim_cost_cfg *c)
         (rc = get_number(L, o, p, "staff_usd_per_fte_year", &c->staff_usd_per_fte_year, 0, 1e9,
                          0)))
         return rc;
+    if (member(o, "gpu_share_of_server"))
+        for (size_t t = 0; t < PLACE_MAX_TYPES; t++)
+            c->gpu_share_of_server_type[t] = NAN; /* one share for every type, as given */
     const cJSON *srv = member(o, "server_usd_per_gpu");
     char q[PATH_MAX_LEN];
     child(q, p, "server_usd_per_gpu");

@@ -625,8 +625,9 @@ typedef struct sim_cost_service_api {
 
 typedef struct sim_cost_cfg {
     /* owned: capital */
-    double server_usd_per_gpu[PLACE_MAX_TYPES]; /* NaN: purchase_usd / gpu_share_of_server */
+    double server_usd_per_gpu[PLACE_MAX_TYPES]; /* NaN: purchase_usd / the GPU's share */
     double gpu_share_of_server;                 /* GPU price / server price per GPU */
+    double gpu_share_of_server_type[PLACE_MAX_TYPES]; /* per type (a server quote); NaN: the above */
     double spares_fraction;                     /* extra servers bought as spares */
     double network_fraction, storage_fraction, install_fraction; /* of server capex */
     double depreciation_years, residual_fraction, capital_rate_per_year;

@@ -426,8 +426,8 @@ static int staircase(search *s, uint32_t *nodes)
         return rc;
     if (found)
         a_top = nodes[ka];
-    int have_b = 0;
-    uint32_t b = cfg->max[kb];
+    int have_b = 0, recorded = 0;
+    uint32_t b = cfg->max[kb], last_b = 0;
     for (uint32_t a = cfg->floor[ka]; a <= a_top; a++) {
         nodes[ka] = a;
         if (!have_b) {
@@ -449,8 +449,11 @@ static int staircase(search *s, uint32_t *nodes)
             }
         }
         nodes[kb] = b;
-        if ((rc = frontier_add(s, nodes)))
+        /* a mix whose b did not fall is dominated by the previous one */
+        if ((!recorded || b < last_b) && (rc = frontier_add(s, nodes)))
             return rc;
+        recorded = 1;
+        last_b = b;
         if (b == cfg->floor[kb])
             break; /* more of a only adds cost */
         if (a == UINT32_MAX)
