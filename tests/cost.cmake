@@ -12,3 +12,7 @@
 #                    input and its exit codes, the /cost and /breakeven files
 tarmac_test(test_cost SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cost.c LIBS tarmac_sim
             LABELS unit)
+tarmac_test(test_size SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_size.c LIBS tarmac_sim
+            LABELS unit)
+add_test(NAME test_size_mmc COMMAND test_size mmc)
+set_tests_properties(test_size_mmc PROPERTIES LABELS "validation" TIMEOUT 600)
