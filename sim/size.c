@@ -851,7 +851,7 @@ void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r, cons
     buf[0] = '\0';
     for (size_t k = 0; k < r->n_vary && len < n; k++) {
         const sim_pool_cfg *pc = &r->base->pools[r->vary[k]];
-        len += (size_t)snprintf(buf + len, n - len, "%s%s %u (%llu %s)", k ? ", " : "", pc->name,
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %u nodes (%llu %s)", k ? ", " : "", pc->name,
                                 nodes[k], (unsigned long long)nodes[k] * pc->gpus_per_node,
                                 r->base->types[pc->type].name);
     }

@@ -16,3 +16,6 @@ tarmac_test(test_size SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_size.c LIBS tarma
             LABELS unit)
 add_test(NAME test_size_mmc COMMAND test_size mmc)
 set_tests_properties(test_size_mmc PROPERTIES LABELS "validation" TIMEOUT 600)
+tarmac_script_test(test_cost_cli COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/cost_check.py
+                   LABELS integration)
+set_tests_properties(test_cost_cli PROPERTIES TIMEOUT 600)
