@@ -153,9 +153,8 @@ static int point_at(be *b, double tokens, sim__be_point *pt)
         if (e->mean[i] < pt->slo_worst)
             pt->slo_worst = e->mean[i];
     double life = c->depreciation_years * 12;
-    pt->payback_months = sim__be_payback_months(pt->capex_usd, pt->api_usd,
-                                                c->api_price_factor_per_year, pt->own_opex_usd,
-                                                life);
+    pt->payback_months = sim__be_payback_months(
+        pt->capex_usd, pt->api_usd, c->api_price_factor_per_year, pt->own_opex_usd, life);
     pt->payback_vs_rent_months =
         sim__be_payback_months(pt->capex_usd, pt->usd[SIM__BE_RENT], 1, pt->own_opex_usd, life);
     sim__size_answer_fini(&a);
@@ -327,12 +326,13 @@ int sim__be_run(const sim__be_cfg *cfg, sim__be_result *res, tm_diag *diag)
         goto fail;
     }
     res->api_usd_per_mtok = b.api0 / res->v0_tokens_per_month * 1e6;
-    double lo = cfg->lo_tokens_per_month > 0 ? cfg->lo_tokens_per_month
-                                             : res->v0_tokens_per_month / 100;
-    double hi = cfg->hi_tokens_per_month > 0 ? cfg->hi_tokens_per_month
-                                             : res->v0_tokens_per_month * 100;
+    double lo =
+        cfg->lo_tokens_per_month > 0 ? cfg->lo_tokens_per_month : res->v0_tokens_per_month / 100;
+    double hi =
+        cfg->hi_tokens_per_month > 0 ? cfg->hi_tokens_per_month : res->v0_tokens_per_month * 10;
     if (!(hi > lo)) {
-        rc = tm_diag_set(diag, TM_ERR_USAGE, "--volumes", "the highest volume must exceed the lowest");
+        rc = tm_diag_set(diag, TM_ERR_USAGE, "--volumes",
+                         "the highest volume must exceed the lowest");
         goto fail;
     }
     res->n_points = cfg->n_points;
@@ -594,8 +594,8 @@ int sim__be_write(const char *path, const sim_scenario *sc, const sim__be_cfg *c
         (rc = sim__h5w_scalar_i64(w, "/breakeven/fleets_simulated", (int64_t)res->fleets_simulated,
                                   "1", "distinct (fleet, volume) pairs simulated", diag)) ||
         (rc = sim__h5w_scalar_str(w, "/provenance/scenario_given",
-                                  sc->json_given ? sc->json_given : "", "the scenario text as given",
-                                  diag)) ||
+                                  sc->json_given ? sc->json_given : "",
+                                  "the scenario text as given", diag)) ||
         (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
                                   diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",

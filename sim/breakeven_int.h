@@ -34,7 +34,7 @@ enum { SIM__BE_OWN = 0, SIM__BE_RENT, SIM__BE_ONDEMAND, SIM__BE_N_OPTIONS };
 
 typedef struct sim__be_point {
     double tokens_per_month, demand;
-    int found; /* 0: no fleet within max_nodes meets the SLOs */
+    int found;                          /* 0: no fleet within max_nodes meets the SLOs */
     uint32_t nodes[SIM__SIZE_MAX_VARY]; /* the owned option's fleet */
     double gpus;
     double api_usd, usd[SIM__BE_N_OPTIONS]; /* per month */
@@ -44,16 +44,16 @@ typedef struct sim__be_point {
 } sim__be_point;
 
 typedef struct sim__be_cfg {
-    size_t n_points; /* log-spaced volumes */
-    double lo_tokens_per_month, hi_tokens_per_month; /* 0: V0 / 100 .. V0 x 100 */
-    uint32_t refine; /* bisection steps per crossing */
+    size_t n_points;                                 /* log-spaced volumes */
+    double lo_tokens_per_month, hi_tokens_per_month; /* 0: V0 / 100 .. V0 x 10 */
+    uint32_t refine;                                 /* bisection steps per crossing */
     uint32_t max_nodes;
     sim__size_runner *runner; /* terms, pools, replications set by sim__be_setup */
 } sim__be_cfg;
 
 typedef struct sim__be_result {
-    double v0_tokens_per_month;  /* the scenario's own volume */
-    double api_usd_per_mtok;     /* blended over the services at V0 */
+    double v0_tokens_per_month; /* the scenario's own volume */
+    double api_usd_per_mtok;    /* blended over the services at V0 */
     size_t n_points;
     sim__be_point *pts;
     double beats_tokens_per_month[SIM__BE_N_OPTIONS]; /* NaN: never in the range */
@@ -61,7 +61,7 @@ typedef struct sim__be_result {
     sim__be_point ref;                                /* at V0 */
     size_t n_util;
     double *util, *own_usd_per_useful_h, *rent_usd_per_useful_h, *api_usd_per_useful_h;
-    double util_beats[2];         /* own, rent: the utilization where it beats the API */
+    double util_beats[2];           /* own, rent: the utilization where it beats the API */
     double tokens_per_useful_gpu_h; /* the first service on the first pool's type */
     size_t fleets_simulated;
 } sim__be_result;

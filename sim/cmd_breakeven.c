@@ -31,7 +31,7 @@ static const char breakeven_help[] =
     "\n"
     "  --volumes LO:HI[:N]  N log-spaced monthly token volumes (input + output) from\n"
     "                       LO to HI; suffixes k, M, B (or G), T (default: the\n"
-    "                       scenario's own volume / 100 .. x 100, 9 points)\n"
+    "                       scenario's own volume / 100 .. x 10, 7 points)\n"
     "  --pools A,B,...      the pools to size (default all, at most 4)\n"
     "  --replications R     runs per candidate fleet, >= 1 (default 3)\n"
     "  --confidence C       confidence of the one-sided bounds (default 0.95)\n"
@@ -58,8 +58,7 @@ static int parse_volume(const char *s, size_t len, double *out)
     static const struct {
         const char *s;
         double m;
-    } suffix[] = {{"", 1},   {"k", 1e3}, {"K", 1e3}, {"M", 1e6},
-                  {"B", 1e9}, {"G", 1e9}, {"T", 1e12}};
+    } suffix[] = {{"", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}};
     for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++)
         if (strcmp(end, suffix[i].s) == 0) {
             *out = x * suffix[i].m;
@@ -154,8 +153,7 @@ static void print_text(const sim_scenario *sc, const sim__be_cfg *cfg, const sim
     for (int o = 0; o < SIM__BE_N_OPTIONS; o++) {
         fmt_tokens(a, sizeof a, res->beats_tokens_per_month[o]);
         if (res->beats_at_bottom[o])
-            printf("%s beats the API already at the lowest volume (%s tokens/month)\n", what[o],
-                   a);
+            printf("%s beats the API already at the lowest volume (%s tokens/month)\n", what[o], a);
         else if (isfinite(res->beats_tokens_per_month[o]))
             printf("%s beats the API from %s tokens/month\n", what[o], a);
         else
@@ -234,7 +232,7 @@ static void print_json(const sim_scenario *sc, const sim__be_result *res, const 
 static int cmd_breakeven(int argc, char **argv)
 {
     const char *path = NULL, *out = "tarmac-breakeven.h5", *pools = NULL;
-    uint64_t reps = 3, refine = 6, max_nodes = 1024, seed = 0, npts = 9;
+    uint64_t reps = 3, refine = 6, max_nodes = 1024, seed = 0, npts = 7;
     double conf = 0.95, lo = 0, hi = 0;
     int have_seed = 0, quiet = 0, json = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {
@@ -331,8 +329,9 @@ static int cmd_breakeven(int argc, char **argv)
         }
     } else {
         if (sc.n_pools > SIM__SIZE_MAX_VARY) {
-            code = sim__cli_usage("breakeven", "the scenario has %zu pools; name at most %d with "
-                                               "--pools",
+            code = sim__cli_usage("breakeven",
+                                  "the scenario has %zu pools; name at most %d with "
+                                  "--pools",
                                   sc.n_pools, SIM__SIZE_MAX_VARY);
             goto done;
         }

@@ -141,8 +141,8 @@ static void print_terms(const sim__size_runner *r, const sim__size_eval *e)
         sim__size_term_format(m, sizeof m, t, e->mean[i]);
         sim__size_term_format(b, sizeof b, t, e->bound[i]);
         sim__size_term_format(l, sizeof l, t, t->limit);
-        snprintf(lim, sizeof lim, "%s %s", t->le ? (t->strict ? "<" : "<=") : (t->strict ? ">" : ">="),
-                 l);
+        snprintf(lim, sizeof lim, "%s %s",
+                 t->le ? (t->strict ? "<" : "<=") : (t->strict ? ">" : ">="), l);
         int ok = isfinite(e->bound[i]) &&
                  (t->le ? (t->strict ? e->bound[i] < t->limit : e->bound[i] <= t->limit)
                         : (t->strict ? e->bound[i] > t->limit : e->bound[i] >= t->limit));
@@ -182,8 +182,8 @@ static void json_fleet(FILE *f, const sim__size_runner *r, const sim__size_fleet
     fputs("]}", f);
 }
 
-static void json_list(FILE *f, const char *key, const sim__size_runner *r,
-                      const sim__size_fleet *x, size_t n)
+static void json_list(FILE *f, const char *key, const sim__size_runner *r, const sim__size_fleet *x,
+                      size_t n)
 {
     fprintf(f, ",\n \"%s\": [", key);
     for (size_t i = 0; i < n; i++) {
@@ -214,8 +214,8 @@ static int split_pools(const sim_scenario *sc, const char *list, sim__size_runne
             if (strlen(sc->pools[k].name) == len && strncmp(sc->pools[k].name, p, len) == 0)
                 break;
         if (k == sc->n_pools)
-            return sim__cli_usage("size", "--pools: no pool named '%.*s' in the scenario",
-                                  (int)len, p);
+            return sim__cli_usage("size", "--pools: no pool named '%.*s' in the scenario", (int)len,
+                                  p);
         for (size_t j = 0; j < r->n_vary; j++)
             if (r->vary[j] == k)
                 return sim__cli_usage("size", "--pools: '%.*s' given twice", (int)len, p);
@@ -402,8 +402,9 @@ static int cmd_size(int argc, char **argv)
         fputs("\n}\n", f);
     } else if (!quiet) {
         printf("tarmac %s: sizing scenario \"%s\" (%s)\n", TARMAC_VERSION, sc.name, sc.source);
-        printf("targets: %s; %llu replications per fleet, one-sided %.0f %% bounds, warm-up %.3g h\n",
-               target, (unsigned long long)reps, 100 * conf, (double)warm_us / SIM_US_PER_S / 3600);
+        printf(
+            "targets: %s; %llu replications per fleet, one-sided %.0f %% bounds, warm-up %.3g h\n",
+            target, (unsigned long long)reps, 100 * conf, (double)warm_us / SIM_US_PER_S / 3600);
         printf("simulated %zu fleets (%llu runs, %llu events)\n\n", cache.n,
                (unsigned long long)run.runs, (unsigned long long)run.events);
         sim__size_fleet_format(buf, sizeof buf, &run, ans.best.nodes);

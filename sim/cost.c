@@ -25,44 +25,44 @@
 /* HGX H100 8-GPU server with 8x400G InfiniBand NICs, $310k (Thinkmate quote,
  * Aug 2024, in the tech-talk-cto H100 cluster spreadsheet; cost-figures.md
  * §1.2 and §9 "server_8gpu_usd") ◐. The only server price the reference has. */
-#define H100_SERVER_USD      310000.0
-#define H100_SERVER_GPUS     8.0
+#define H100_SERVER_USD  310000.0
+#define H100_SERVER_GPUS 8.0
 /* GPU share of an HGX server's cost ~60-70 % (amcompute.com/blog/hgx-dgx-mgx,
  * Mar 2026; §1.2) ◐: the midpoint turns a GPU price into a server price per
  * GPU for the types without a server quote. */
-#define GPU_SHARE_OF_SERVER  0.65
+#define GPU_SHARE_OF_SERVER 0.65
 /* ~5 % spare pool for 99.9 % job availability (Delta, arXiv 2503.11901, 2025;
  * §2) ✅. */
-#define SPARES_FRACTION      0.05
+#define SPARES_FRACTION 0.05
 /* InfiniBand switches and cables: 11 % of node cost for a 1-2-tier fabric,
  * 17 % for 3 tiers (derived from the tech-talk-cto spreadsheet, Aug 2024, §2);
  * the §9 default 0.12 ◐. */
-#define NETWORK_FRACTION     0.12
+#define NETWORK_FRACTION 0.12
 /* Storage: not found; the reference assumes 3-6 % of capex (§2, §9 0.05) ⚠️. */
-#define STORAGE_FRACTION     0.05
+#define STORAGE_FRACTION 0.05
 /* Installation and setup, one-time, capitalised (§9 0.03) ⚠️. */
-#define INSTALL_FRACTION     0.03
+#define INSTALL_FRACTION 0.03
 /* 5 years straight-line: AWS (5 since Feb 2025), Lambda 5, CoreWeave 6,
  * Nebius 4 (§2 consensus; §9 secondary) ◐. */
-#define DEPRECIATION_YEARS   5.0
+#define DEPRECIATION_YEARS 5.0
 /* Residual value at the end of life (§9 0.15; 25-35 % after 36 months per a
  * single weak source) ⚠️. */
-#define RESIDUAL_FRACTION    0.15
+#define RESIDUAL_FRACTION 0.15
 /* Cost of capital 10 %/yr, from CoreWeave's financing costs 7-15 % (SEC
  * 10-Q, 30 Jun 2025; §2, §9 solid) ✅. */
-#define CAPITAL_RATE         0.10
+#define CAPITAL_RATE 0.10
 /* Hardware maintenance 3 % of capex per year (§9; no source found) ⚠️. */
 #define MAINTENANCE_FRACTION 0.03
 /* Server wall power per GPU / GPU board power: an 8x H100 node draws
  * ~10.2 kW at full load (v2-pseo GPU TCO, §2 ◐), 10.2 / 8 / 0.7 = 1.82; the
  * reference derives the other types' server power with the same ratio ⚠️. */
-#define SERVER_POWER_FACTOR  (10.2 / 8.0 / 0.7)
+#define SERVER_POWER_FACTOR (10.2 / 8.0 / 0.7)
 /* PUE 1.3 for modern AI colocation (Uptime Institute surveys: 1.56 industry
  * average, <= 1.3 new facilities; §2, §9 solid) ✅. */
-#define PUE                  1.3
+#define PUE 1.3
 /* $0.08/kWh, US industrial (EIA Electric Power Monthly Table 5.6.A, Apr 2025,
  * states 6-20 c; the default of aiinframap; §2, §9 secondary) ◐. */
-#define ELECTRICITY_USD_KWH  0.08
+#define ELECTRICITY_USD_KWH 0.08
 /* $184.06 per kW-month, 250-500 kW, North America primary markets, H2 2024
  * (CBRE North America Data Center Trends H2 2024, 2025-02-26; §2) ✅;
  * metered energy extra. */
@@ -75,7 +75,7 @@
 #define STAFF_USD_PER_FTE_YR 250000.0
 /* The headline GPU rate is ~60-70 % of the cloud bill once egress, storage
  * and management are added (mercatus-ai.com, May 2026; §1.3, §9 0.3) ◐. */
-#define CLOUD_OVERHEAD       0.3
+#define CLOUD_OVERHEAD 0.3
 
 /* API prices, USD per million tokens (cost-figures.md §3 and §9; marks as
  * there). The batch discount is 50 % where a provider offers a batch API
@@ -84,18 +84,18 @@
  * model of a service preset the entry stands in for: Together's Turbo
  * endpoints serve the same Llama 3.1 models in FP8. */
 static const sim_cost_api_price builtin_api[] = {
-    {"openai/gpt-5", "", 1.25, 10.0, 0.5},               /* ◐ 2026-03 */
-    {"openai/gpt-5-mini", "", 0.25, 2.0, 0.5},           /* ◐ 2026-03 */
-    {"openai/gpt-5-nano", "", 0.05, 0.40, 0.5},          /* ◐ 2026-03 */
-    {"openai/gpt-4.1", "", 2.0, 8.0, 0.5},               /* ◐ 2026-04 */
-    {"openai/gpt-4.1-mini", "", 0.40, 1.60, 0.5},        /* ◐ 2026-04 */
-    {"openai/gpt-4o", "", 2.50, 10.0, 0.5},              /* ◐ 2026-04 */
-    {"openai/gpt-4o-mini", "", 0.15, 0.60, 0.5},         /* ◐ 2026-04 */
-    {"anthropic/claude-opus-4.5", "", 5.0, 25.0, 0.5},   /* ◐ 2026-03 */
-    {"anthropic/claude-sonnet-4.5", "", 3.0, 15.0, 0.5}, /* ◐ 2026-03 */
-    {"anthropic/claude-haiku-4.5", "", 1.0, 5.0, 0.5},   /* ◐ 2026-03 */
-    {"google/gemini-2.5-pro", "", 1.25, 10.0, 0.5},      /* ◐ 2026-03, <= 200k prompt */
-    {"google/gemini-2.5-flash", "", 0.30, 2.50, 0.5},    /* ◐ 2026-04 */
+    {"openai/gpt-5", "", 1.25, 10.0, 0.5},                 /* ◐ 2026-03 */
+    {"openai/gpt-5-mini", "", 0.25, 2.0, 0.5},             /* ◐ 2026-03 */
+    {"openai/gpt-5-nano", "", 0.05, 0.40, 0.5},            /* ◐ 2026-03 */
+    {"openai/gpt-4.1", "", 2.0, 8.0, 0.5},                 /* ◐ 2026-04 */
+    {"openai/gpt-4.1-mini", "", 0.40, 1.60, 0.5},          /* ◐ 2026-04 */
+    {"openai/gpt-4o", "", 2.50, 10.0, 0.5},                /* ◐ 2026-04 */
+    {"openai/gpt-4o-mini", "", 0.15, 0.60, 0.5},           /* ◐ 2026-04 */
+    {"anthropic/claude-opus-4.5", "", 5.0, 25.0, 0.5},     /* ◐ 2026-03 */
+    {"anthropic/claude-sonnet-4.5", "", 3.0, 15.0, 0.5},   /* ◐ 2026-03 */
+    {"anthropic/claude-haiku-4.5", "", 1.0, 5.0, 0.5},     /* ◐ 2026-03 */
+    {"google/gemini-2.5-pro", "", 1.25, 10.0, 0.5},        /* ◐ 2026-03, <= 200k prompt */
+    {"google/gemini-2.5-flash", "", 0.30, 2.50, 0.5},      /* ◐ 2026-04 */
     {"google/gemini-2.5-flash-lite", "", 0.10, 0.40, 0.5}, /* ⚠️ output price 2026-04 */
     {"together/llama-3.1-8b-instruct-turbo", "Llama 3.1 8B FP8", 0.18, 0.18, 0.5},   /* ◐ 2025 */
     {"together/llama-3.1-70b-instruct-turbo", "Llama 3.1 70B FP8", 0.88, 0.88, 0.5}, /* ◐ 2025 */
@@ -103,11 +103,11 @@ static const sim_cost_api_price builtin_api[] = {
     {"groq/llama-3.1-8b-instant", "", 0.05, 0.08, 0.0},                              /* ◐ 2026 */
     {"groq/llama-3.3-70b-versatile", "", 0.59, 0.79, 0.0},                           /* ◐ 2026 */
     {"fireworks/serverless-16b-80b", "", 0.90, 0.90, 0.0},                           /* ◐ 2024 */
-    {"openai/text-embedding-3-small", "", 0.02, 0.0, 0.5},  /* ✅ 2026-05, batch 0.01 */
-    {"openai/text-embedding-3-large", "", 0.13, 0.0, 0.5},  /* ✅ 2026-05, batch 0.065 */
-    {"voyage/voyage-3.5", "", 0.06, 0.0, 1.0 / 3.0},        /* ◐ 2026-05, batch 0.04 */
-    {"cohere/embed-v4", "", 0.10, 0.0, 0.0},                /* ◐ 2026-05 */
-    {"google/gemini-embedding-001", "", 0.15, 0.0, 0.0},    /* ◐ 2026-05 */
+    {"openai/text-embedding-3-small", "", 0.02, 0.0, 0.5}, /* ✅ 2026-05, batch 0.01 */
+    {"openai/text-embedding-3-large", "", 0.13, 0.0, 0.5}, /* ✅ 2026-05, batch 0.065 */
+    {"voyage/voyage-3.5", "", 0.06, 0.0, 1.0 / 3.0},       /* ◐ 2026-05, batch 0.04 */
+    {"cohere/embed-v4", "", 0.10, 0.0, 0.0},               /* ◐ 2026-05 */
+    {"google/gemini-embedding-001", "", 0.15, 0.0, 0.0},   /* ◐ 2026-05 */
 };
 /* The API a service is compared with when nothing else says: our choice (a
  * widely used low-cost general model), not a sourced figure. */
@@ -211,7 +211,7 @@ void sim__cost_owned_rates_get(const sim_cost_cfg *c, const sim_gpu_type *types,
 {
     const sim_gpu_type *g = &types[t];
     double share = isfinite(c->gpu_share_of_server_type[t]) ? c->gpu_share_of_server_type[t]
-                                                             : c->gpu_share_of_server;
+                                                            : c->gpu_share_of_server;
     double server =
         isfinite(c->server_usd_per_gpu[t]) ? c->server_usd_per_gpu[t] : g->purchase_usd / share;
     double capex = server * (1 + c->spares_fraction) *
@@ -446,16 +446,16 @@ int sim__cost_account(const sim_scenario *sc, const sim_result *res, sim__cost_r
         const sim_pool_cfg *pc = &sc->pools[p];
         if (pc->ownership == SIM_OWNED) {
             /* staff is a calendar-hour cost: its idle part like the others' */
-            double idle_share =
-                o->calendar_gpu_h > 0 ? pos(o->calendar_gpu_h - o->alloc_gpu_h) / o->calendar_gpu_h
-                                      : 0;
+            double idle_share = o->calendar_gpu_h > 0
+                                    ? pos(o->calendar_gpu_h - o->alloc_gpu_h) / o->calendar_gpu_h
+                                    : 0;
             o->idle_usd += o->staff_usd * idle_share;
             o->total_usd = o->depreciation_usd + o->capital_usd + o->maintenance_usd +
                            o->colocation_usd + o->staff_usd + o->energy_usd;
             out->owned_usd += o->total_usd;
             out->capex_usd += o->capex_usd;
-            out->owned_opex_usd += o->energy_usd + o->colocation_usd + o->maintenance_usd +
-                                   o->staff_usd;
+            out->owned_opex_usd +=
+                o->energy_usd + o->colocation_usd + o->maintenance_usd + o->staff_usd;
             out->energy_kwh += o->energy_kwh;
             out->category_usd[SIM__COST_OWNED_USED] += o->total_usd - o->idle_usd;
             out->category_usd[SIM__COST_OWNED_IDLE] += o->idle_usd;
@@ -516,9 +516,9 @@ int sim__cost_account(const sim_scenario *sc, const sim_result *res, sim__cost_r
         double good_s = res->classes[b->cls].gpu_s_goodput;
         double tin = good_s * b->tok_in_per_gpu_s, tout = good_s * b->tok_out_per_gpu_s;
         out->class_tokens[b->cls] = tin + tout;
-        out->class_api_equivalent_usd[b->cls] = (tin * a->in_usd_per_mtok +
-                                                 tout * a->out_usd_per_mtok) /
-                                                1e6 * (1 - a->batch_discount) * factor;
+        out->class_api_equivalent_usd[b->cls] =
+            (tin * a->in_usd_per_mtok + tout * a->out_usd_per_mtok) / 1e6 *
+            (1 - a->batch_discount) * factor;
         api_equiv += out->class_api_equivalent_usd[b->cls];
         tokens += tin + tout;
         charged_tokens_usd += out->class_usd[b->cls];
@@ -571,8 +571,7 @@ static int write_totals(sim__h5w *w, const sim__cost_report *r, tm_diag *diag)
     const scalar f[] = {
         {"hours", r->hours, "h", "length of the run the costs cover"},
         {"total_usd", r->total_usd, "USD", "fleet and API over the run"},
-        {"usd_per_month", r->usd_per_month, "USD/month",
-         "total_usd scaled to a month (730.5 h)"},
+        {"usd_per_month", r->usd_per_month, "USD/month", "total_usd scaled to a month (730.5 h)"},
         {"fleet_usd", r->fleet_usd, "USD", "owned + reserved + on-demand pools"},
         {"owned_usd", r->owned_usd, "USD",
          "owned pools: depreciation, capital, maintenance, colocation, staff, energy"},
@@ -798,8 +797,8 @@ static int write_chargeback(sim__h5w *w, const sim_scenario *sc, const sim_resul
         int is_class = i < r->n_classes;
         size_t j = is_class ? i : i - r->n_classes;
         double h = is_class ? res->classes[j].gpu_s_alloc / 3600 : res->services[j].gpu_hours_alloc;
-        double good = is_class ? res->classes[j].gpu_s_goodput / 3600
-                               : res->services[j].gpu_hours_busy;
+        double good =
+            is_class ? res->classes[j].gpu_s_goodput / 3600 : res->services[j].gpu_hours_busy;
         double usd = is_class ? r->class_usd[j] : r->service_usd[j];
         who[i] = (int32_t)i;
         kind[i] = is_class ? 0 : 1;
@@ -944,9 +943,11 @@ void sim__cost_print_summary(FILE *f, const sim_scenario *sc, const sim__cost_re
     fmt_usd(idle, sizeof idle, r->idle_usd);
     fmt_usd(good, sizeof good, r->usd_per_goodput_gpu_h);
     fmt_usd(mtok, sizeof mtok, r->usd_per_mtok_served);
-    fprintf(f, "cost: %s over the run (%s per month): owned %s, reserved %s, on-demand %s, API %s\n",
+    fprintf(f,
+            "cost: %s over the run (%s per month): owned %s, reserved %s, on-demand %s, API %s\n",
             tot, mo, own, res, od, api);
-    fprintf(f, "      %s per useful (goodput) GPU-hour; idle GPU-hours cost %s (%.1f %% of the fleet)",
+    fprintf(f,
+            "      %s per useful (goodput) GPU-hour; idle GPU-hours cost %s (%.1f %% of the fleet)",
             good, idle, r->fleet_usd > 0 ? 100 * r->idle_usd / r->fleet_usd : 0.0);
     if (r->tokens_served > 0)
         fprintf(f, "; %s per million tokens served", mtok);

@@ -64,8 +64,8 @@ typedef struct sim__cost_owned_rates {
     double depreciation_usd_per_h; /* (capex - residual) / life, by the calendar hour */
     double capital_usd_per_h;      /* the annuity's interest part */
     double maintenance_usd_per_h;
-    double colocation_usd_per_h; /* provisioned kW (server peak) x rate */
-    double staff_usd_per_h;      /* at fte_per_1000_gpus, before the fleet minimum */
+    double colocation_usd_per_h;   /* provisioned kW (server peak) x rate */
+    double staff_usd_per_h;        /* at fte_per_1000_gpus, before the fleet minimum */
     double idle_kw, busy_extra_kw; /* at the meter (x PUE): in service, and on top when busy */
 } sim__cost_owned_rates;
 
@@ -111,8 +111,8 @@ typedef struct sim__cost_report {
     double *tenant_usd; /* the classes' charges by their tenant mixes */
     double owned_usd, reserved_usd, ondemand_usd, fleet_usd, api_usd, total_usd;
     double idle_usd;
-    double capex_usd;       /* owned pools' purchase */
-    double owned_opex_usd;  /* owned: energy, colocation, maintenance, staff */
+    double capex_usd;      /* owned pools' purchase */
+    double owned_opex_usd; /* owned: energy, colocation, maintenance, staff */
     double energy_kwh, power_kw_mean;
     double category_usd[SIM__COST_N_CATEGORIES];
     double usd_per_goodput_gpu_h, usd_per_alloc_gpu_h;
@@ -129,8 +129,7 @@ int sim__cost_account(const sim_scenario *sc, const sim_result *res, sim__cost_r
 void sim__cost_report_fini(sim__cost_report *r);
 
 /* Account and write /cost (docs/output.md) into a run's file. */
-int sim__cost_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *res,
-                       tm_diag *diag);
+int sim__cost_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *res, tm_diag *diag);
 
 /* The resolved cost section as JSON text (malloc'd; NULL on out of memory).
  * In scenario.c, the only cJSON user. */

@@ -118,9 +118,9 @@ static int opt_scalar(sim__plot_ctx *c, const char *path, double *v)
 
 int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
 {
-    static const char *const vol_cols[] = {"tokens_per_month",       "api_usd_per_month",
-                                           "own_usd_per_month",      "rent_usd_per_month",
-                                           "ondemand_usd_per_month", "busy_util",
+    static const char *const vol_cols[] = {"tokens_per_month",           "api_usd_per_month",
+                                           "own_usd_per_month",          "rent_usd_per_month",
+                                           "ondemand_usd_per_month",     "busy_util",
                                            "own_usd_per_useful_gpu_hour"};
     static const char *const util_cols[] = {"utilization", "own_usd_per_useful_gpu_hour",
                                             "rent_usd_per_useful_gpu_hour",
@@ -208,8 +208,9 @@ int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
             fprintf(f.gp,
                     "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead ls %d dt 3 lw 1.5\n",
                     beats[k], beats[k], k + 2);
-            fprintf(f.gp, "set label %d '%s beats API' at %.9g, graph 0.03 rotate by 90 left "
-                          "offset -0.6,0 tc rgb '#444444'\n",
+            fprintf(f.gp,
+                    "set label %d '%s beats API' at %.9g, graph 0.03 rotate by 90 left "
+                    "offset -0.6,0 tc rgb '#444444'\n",
                     k + 1, beat_label[k], beats[k]);
         }
     fputs("plot 'breakeven.dat' index 0 using 1:2 with lines ls 8 title 'API', \\\n"
@@ -231,12 +232,13 @@ int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
         fprintf(f.gp, "set yrange [*:%.6g]\n", uhi * 1.5);
     else
         fputs("set yrange [*:*]\n", f.gp);
-    fputs("plot 'breakeven.dat' index 1 using 1:4 with lines ls 8 title 'API for those tokens', \\\n"
-          "     '' index 1 using 1:2 with lines ls 1 title 'own (fleet for the scenario)', \\\n"
-          "     '' index 1 using 1:3 with lines ls 2 title 'rent (reserved)', \\\n"
-          "     '' index 2 using 1:2 with points ls 1 pt 6 ps 1.4 title 'own, simulated fleets'\n"
-          "unset multiplot\n",
-          f.gp);
+    fputs(
+        "plot 'breakeven.dat' index 1 using 1:4 with lines ls 8 title 'API for those tokens', \\\n"
+        "     '' index 1 using 1:2 with lines ls 1 title 'own (fleet for the scenario)', \\\n"
+        "     '' index 1 using 1:3 with lines ls 2 title 'rent (reserved)', \\\n"
+        "     '' index 2 using 1:2 with points ls 1 pt 6 ps 1.4 title 'own, simulated fleets'\n"
+        "unset multiplot\n",
+        f.gp);
     rc = sim__plot_end(c, &f, diag);
 out:
     for (size_t k = 0; k < NV; k++)

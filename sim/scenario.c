@@ -1830,9 +1830,10 @@ static int load_cost(loader *L, const cJSON *o); /* at the end of the file */
 
 static int load_tree(loader *L, const cJSON *root)
 {
-    static const char *const keys[] = {
-        "name",      "description",   "seed",    "horizon",  "stop",  "sample",   "policy",
-        "gpu_types", "reference_gpu", "tenants", "failures", "fleet", "workload", "cost", NULL};
+    static const char *const keys[] = {"name",          "description", "seed",     "horizon",
+                                       "stop",          "sample",      "policy",   "gpu_types",
+                                       "reference_gpu", "tenants",     "failures", "fleet",
+                                       "workload",      "cost",        NULL};
     int rc = check_object(L, root, "", keys);
     if (rc)
         return rc;
@@ -2284,8 +2285,8 @@ static int load_cost_api(loader *L, const cJSON *o, sim_cost_cfg *c)
     const char *p = "cost.api";
     char q[PATH_MAX_LEN], id[SIM_NAME_MAX];
     int rc = check_object(L, o, p, keys);
-    if (rc || (rc = get_number(L, o, p, "yearly_price_factor", &c->api_price_factor_per_year,
-                               1e-6, 1e6, 0)))
+    if (rc || (rc = get_number(L, o, p, "yearly_price_factor", &c->api_price_factor_per_year, 1e-6,
+                               1e6, 0)))
         return rc;
     const cJSON *prices = member(o, "prices");
     child(q, p, "prices");
@@ -2293,8 +2294,8 @@ static int load_cost_api(loader *L, const cJSON *o, sim_cost_cfg *c)
         return fail(L, q, "expected an array of prices, got %s", kind_of(prices));
     int i = 0;
     for (const cJSON *e = prices ? prices->child : NULL; e; e = e->next, i++) {
-        static const char *const pk[] = {"id", "input_usd_per_mtok", "output_usd_per_mtok",
-                                         "batch_discount", "serves", NULL};
+        static const char *const pk[] = {
+            "id", "input_usd_per_mtok", "output_usd_per_mtok", "batch_discount", "serves", NULL};
         char r[PATH_MAX_LEN];
         element(r, q, i);
         if ((rc = check_object(L, e, r, pk)) ||
@@ -2312,8 +2313,8 @@ static int load_cost_api(loader *L, const cJSON *o, sim_cost_cfg *c)
             snprintf(a->id, sizeof a->id, "%s", id);
         }
         if ((rc = get_number(L, e, r, "input_usd_per_mtok", &a->in_usd_per_mtok, 0, 1e6, k < 0)) ||
-            (rc = get_number(L, e, r, "output_usd_per_mtok", &a->out_usd_per_mtok, 0, 1e6,
-                             k < 0)) ||
+            (rc =
+                 get_number(L, e, r, "output_usd_per_mtok", &a->out_usd_per_mtok, 0, 1e6, k < 0)) ||
             (rc = get_number(L, e, r, "batch_discount", &a->batch_discount, 0, 1, 0)) ||
             (rc = get_string(L, e, r, "serves", a->serves, sizeof a->serves, a->serves)))
             return rc;
@@ -2323,8 +2324,9 @@ static int load_cost_api(loader *L, const cJSON *o, sim_cost_cfg *c)
             return rc;
         child(q, p, "model");
         if ((c->api_default = sim_cost_api_find(c, id)) < 0)
-            return fail(L, q, "no API \"%s\" in the price list (docs/cost.md, or add it under "
-                              "cost.api.prices)",
+            return fail(L, q,
+                        "no API \"%s\" in the price list (docs/cost.md, or add it under "
+                        "cost.api.prices)",
                         id);
     }
     const cJSON *svc = member(o, "services");
@@ -2415,8 +2417,8 @@ static int load_cost_owned(loader *L, const cJSON *o, sim_cost_cfg *c)
                                        NULL};
     const char *p = "cost.owned";
     int rc = check_object(L, o, p, keys);
-    if (rc || (rc = get_number(L, o, p, "gpu_share_of_server", &c->gpu_share_of_server, 1e-3, 1,
-                               0)) ||
+    if (rc ||
+        (rc = get_number(L, o, p, "gpu_share_of_server", &c->gpu_share_of_server, 1e-3, 1, 0)) ||
         (rc = get_number(L, o, p, "spares", &c->spares_fraction, 0, 10, 0)) ||
         (rc = get_number(L, o, p, "network", &c->network_fraction, 0, 10, 0)) ||
         (rc = get_number(L, o, p, "storage", &c->storage_fraction, 0, 10, 0)) ||
@@ -2430,13 +2432,12 @@ static int load_cost_owned(loader *L, const cJSON *o, sim_cost_cfg *c)
         (rc = get_number(L, o, p, "pue", &c->pue, 1, 10, 0)) ||
         (rc = get_number(L, o, p, "electricity_usd_per_kwh", &c->electricity_usd_per_kwh, 0, 1e3,
                          0)) ||
-        (rc = get_number(L, o, p, "colocation_usd_per_kw_month", &c->colocation_usd_per_kw_month,
-                         0, 1e6, 0)) ||
+        (rc = get_number(L, o, p, "colocation_usd_per_kw_month", &c->colocation_usd_per_kw_month, 0,
+                         1e6, 0)) ||
         (rc = get_number(L, o, p, "staff_fte_per_1000_gpus", &c->staff_fte_per_1000_gpus, 0, 1e6,
                          0)) ||
         (rc = get_number(L, o, p, "staff_min_fte", &c->staff_min_fte, 0, 1e6, 0)) ||
-        (rc = get_number(L, o, p, "staff_usd_per_fte_year", &c->staff_usd_per_fte_year, 0, 1e9,
-                         0)))
+        (rc = get_number(L, o, p, "staff_usd_per_fte_year", &c->staff_usd_per_fte_year, 0, 1e9, 0)))
         return rc;
     if (member(o, "gpu_share_of_server"))
         for (size_t t = 0; t < PLACE_MAX_TYPES; t++)
@@ -2445,8 +2446,7 @@ static int load_cost_owned(loader *L, const cJSON *o, sim_cost_cfg *c)
     char q[PATH_MAX_LEN];
     child(q, p, "server_usd_per_gpu");
     if (srv && !cJSON_IsObject(srv))
-        return fail(L, q, "expected {\"GPU type\": USD per GPU of a server}, got %s",
-                    kind_of(srv));
+        return fail(L, q, "expected {\"GPU type\": USD per GPU of a server}, got %s", kind_of(srv));
     for (const cJSON *e = srv ? srv->child : NULL; e; e = e->next) {
         char r[PATH_MAX_LEN];
         child(r, q, e->string);

@@ -170,7 +170,7 @@ typedef struct sim_scenario {
     size_t n_tenants;
     sim_failure_cfg failures;
 
-    char *json_given; /* the scenario text as given */
+    char *json_given;          /* the scenario text as given */
     struct sim_cost_cfg *cost; /* the "cost" section (malloc'd); NULL: the defaults */
 } sim_scenario;
 
@@ -596,9 +596,9 @@ int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const 
 /* Cost model (sim/cost.c; docs/cost.md gives every default, its source and
  * its confidence mark)                                                       */
 
-#define SIM_COST_API_MAX   48 /* API prices in a scenario's table */
-#define SIM_COST_MAP_MAX   32 /* services mapped to an API, batch classes priced */
-#define SIM_HOURS_PER_YEAR 8766.0 /* 365.25 days */
+#define SIM_COST_API_MAX    48     /* API prices in a scenario's table */
+#define SIM_COST_MAP_MAX    32     /* services mapped to an API, batch classes priced */
+#define SIM_HOURS_PER_YEAR  8766.0 /* 365.25 days */
 #define SIM_HOURS_PER_MONTH (SIM_HOURS_PER_YEAR / 12)
 
 /* An API's price list entry. */
@@ -625,10 +625,10 @@ typedef struct sim_cost_service_api {
 
 typedef struct sim_cost_cfg {
     /* owned: capital */
-    double server_usd_per_gpu[PLACE_MAX_TYPES]; /* NaN: purchase_usd / the GPU's share */
-    double gpu_share_of_server;                 /* GPU price / server price per GPU */
-    double gpu_share_of_server_type[PLACE_MAX_TYPES]; /* per type (a server quote); NaN: the above */
-    double spares_fraction;                     /* extra servers bought as spares */
+    double server_usd_per_gpu[PLACE_MAX_TYPES];       /* NaN: purchase_usd / the GPU's share */
+    double gpu_share_of_server;                       /* GPU price / server price per GPU */
+    double gpu_share_of_server_type[PLACE_MAX_TYPES]; /* per type; NaN: the above */
+    double spares_fraction;                           /* extra servers bought as spares */
     double network_fraction, storage_fraction, install_fraction; /* of server capex */
     double depreciation_years, residual_fraction, capital_rate_per_year;
     double maintenance_fraction_per_year; /* of capex, per year */
@@ -642,7 +642,7 @@ typedef struct sim_cost_cfg {
     /* API */
     sim_cost_api_price api[SIM_COST_API_MAX];
     size_t n_api;
-    int api_default;                 /* index of the API used where nothing else says */
+    int api_default;                  /* index of the API used where nothing else says */
     double api_price_factor_per_year; /* prices x this per year (1 = constant) */
     sim_cost_service_api service_api[SIM_COST_MAP_MAX];
     size_t n_service_api;

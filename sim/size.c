@@ -184,12 +184,11 @@ static int parse_term(const char *text, const sim_scenario *sc, sim__size_term *
     double limit;
     int is_s = strcmp(metrics[m].units, "s") == 0;
     if (is_s && parse_duration_s(val, &limit))
-        return bad_term(diag, t, "expected a duration (\"10m\", \"90s\", \"2h\", seconds), got '%s'",
-                        val);
-    if (!is_s && parse_ratio(val, &limit))
         return bad_term(diag, t,
-                        "expected a number >= 0 or a percentage (\"0.99\", \"99%%\"), got '%s'",
-                        val);
+                        "expected a duration (\"10m\", \"90s\", \"2h\", seconds), got '%s'", val);
+    if (!is_s && parse_ratio(val, &limit))
+        return bad_term(
+            diag, t, "expected a number >= 0 or a percentage (\"0.99\", \"99%%\"), got '%s'", val);
     if (!is_s && m != SIM__SIZE_SLOWDOWN && limit > 1)
         return bad_term(diag, t, "a share is at most 1 (100%%), got '%s'", val);
     if (le != metrics[m].lower_is_better)
@@ -306,8 +305,7 @@ static int eval_at(search *s, const uint32_t *nodes, const sim__size_eval **e)
     sim__size_cache *c = cfg->cache;
     for (size_t i = 0; i < c->n; i++) {
         const sim__size_cache_entry *x = &c->e[i];
-        if (x->demand == cfg->demand &&
-            memcmp(x->nodes, nodes, cfg->n_vary * sizeof *nodes) == 0) {
+        if (x->demand == cfg->demand && memcmp(x->nodes, nodes, cfg->n_vary * sizeof *nodes) == 0) {
             *e = &x->eval;
             return TM_OK;
         }
@@ -571,8 +569,8 @@ void sim__size_growth_fini(sim__size_growth *g)
         sim__size_answer_fini(&g->add);
 }
 
-static int current_passes(const sim__size_search_cfg *base, const uint32_t *current,
-                          double rate, uint32_t m, sim__size_eval *e, tm_diag *diag)
+static int current_passes(const sim__size_search_cfg *base, const uint32_t *current, double rate,
+                          uint32_t m, sim__size_eval *e, tm_diag *diag)
 {
     sim__size_search_cfg cfg = *base;
     cfg.demand = pow(1 + rate, m);
@@ -851,8 +849,9 @@ void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r, cons
     buf[0] = '\0';
     for (size_t k = 0; k < r->n_vary && len < n; k++) {
         const sim_pool_cfg *pc = &r->base->pools[r->vary[k]];
-        len += (size_t)snprintf(buf + len, n - len, "%s%s %u nodes (%llu %s)", k ? ", " : "", pc->name,
-                                nodes[k], (unsigned long long)nodes[k] * pc->gpus_per_node,
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %u node%s (%llu %s)", k ? ", " : "",
+                                pc->name, nodes[k], nodes[k] == 1 ? "" : "s",
+                                (unsigned long long)nodes[k] * pc->gpus_per_node,
                                 r->base->types[pc->type].name);
     }
 }
@@ -972,8 +971,8 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                 sim__size_term_format(b, sizeof b, &r->terms[out->why], out->bound[out->why]);
                 snprintf(why, sizeof why, "fails %s (bound %s)", r->terms[out->why].text, b);
             }
-            fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand,
-                    why, out->usd_per_month[SIM__SIZE_AS_GIVEN]);
+            fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand, why,
+                    out->usd_per_month[SIM__SIZE_AS_GIVEN]);
             fflush(r->log);
         }
     }

@@ -67,10 +67,10 @@ const char *sim__size_metric_units(int m);
 
 typedef struct sim__size_term {
     int metric;
-    int scope;    /* class or service index; -1: all jobs pooled (job metrics) */
-    int le;       /* 1: "<=" or "<"; 0: ">=" or ">" */
-    int strict;   /* "<" or ">" */
-    double limit; /* in the metric's units (seconds, or a ratio) */
+    int scope;      /* class or service index; -1: all jobs pooled (job metrics) */
+    int le;         /* 1: "<=" or "<"; 0: ">=" or ">" */
+    int strict;     /* "<" or ">" */
+    double limit;   /* in the metric's units (seconds, or a ratio) */
     char text[320]; /* the term as written, with a service scope filled in */
 } sim__size_term;
 
@@ -84,8 +84,13 @@ void sim__size_term_format(char *buf, size_t n, const sim__size_term *t, double 
 
 /* Costs under one ownership: as the scenario has it, or every pool priced as
  * owned, reserved or on-demand. */
-enum { SIM__SIZE_AS_GIVEN = 0, SIM__SIZE_AS_OWNED, SIM__SIZE_AS_RESERVED, SIM__SIZE_AS_ONDEMAND,
-       SIM__SIZE_N_AS };
+enum {
+    SIM__SIZE_AS_GIVEN = 0,
+    SIM__SIZE_AS_OWNED,
+    SIM__SIZE_AS_RESERVED,
+    SIM__SIZE_AS_ONDEMAND,
+    SIM__SIZE_N_AS
+};
 
 /* What one evaluation found (means over the replications). */
 typedef struct sim__size_eval {
@@ -100,7 +105,7 @@ typedef struct sim__size_eval {
     double capex_usd;                     /* every pool owned: its purchase */
     double owned_opex_usd_per_month;      /* every pool owned: energy, colo, maintenance, staff */
     double alloc_util, busy_util;
-    double tokens_per_month;     /* demanded by the services (input + output) */
+    double tokens_per_month;       /* demanded by the services (input + output) */
     double api_list_usd_per_month; /* those tokens at the services' API prices */
     uint32_t replications;
 } sim__size_eval;
@@ -140,9 +145,9 @@ typedef struct sim__size_fleet {
 } sim__size_fleet;
 
 typedef struct sim__size_answer {
-    int found;          /* 0: nothing up to max meets the targets */
-    sim__size_fleet best;        /* the cheapest frontier mix (found) or the largest (not) */
-    sim__size_fleet *frontier;   /* minimal mixes that meet the targets, as walked */
+    int found;                 /* 0: nothing up to max meets the targets */
+    sim__size_fleet best;      /* the cheapest frontier mix (found) or the largest (not) */
+    sim__size_fleet *frontier; /* minimal mixes that meet the targets, as walked */
     size_t n_frontier;
     sim__size_fleet *neighbours; /* best with one node more or less in one pool */
     size_t n_neighbours;
@@ -160,9 +165,9 @@ void sim__size_answer_fini(sim__size_answer *a);
  * worse as demand grows), and the cheapest fleet of at least `current` that
  * meets them at month m. */
 typedef struct sim__size_growth {
-    int fails;        /* 0: meets the targets through max_months */
-    uint32_t month;   /* the first failing month */
-    double demand;    /* (1 + rate)^month */
+    int fails;                   /* 0: meets the targets through max_months */
+    uint32_t month;              /* the first failing month */
+    double demand;               /* (1 + rate)^month */
     sim__size_eval current_eval; /* the current fleet at that month (or at max_months) */
     sim__size_answer add;        /* what meets them then (found = 0: nothing within max) */
 } sim__size_growth;
@@ -183,7 +188,7 @@ typedef struct sim__size_runner {
     uint32_t replications;             /* >= 1 */
     double confidence;                 /* of the one-sided bounds, in (0.5, 1) */
     int64_t warmup_us;                 /* jobs arriving earlier are not counted */
-    int services_elastic; /* breakeven: overflow to "miss", autoscaler max lifted */
+    int services_elastic;              /* breakeven: overflow to "miss", autoscaler max lifted */
     volatile int *stop_flag;
     FILE *log; /* one line per evaluation (NULL: quiet) */
     uint64_t runs, events;
@@ -194,7 +199,6 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                           tm_diag *diag);
 
 /* "h100 12 (96 H100), l40s 0" for a fleet of the runner's searched pools. */
-void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r,
-                            const uint32_t *nodes);
+void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r, const uint32_t *nodes);
 
 #endif

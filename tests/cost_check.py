@@ -125,6 +125,19 @@ with tempfile.TemporaryDirectory() as d:
         check(os.path.getsize(os.path.join(pd, "breakeven.png")) > 0, "breakeven.png")
         tarmac("plot", out, "-o", pd, "--only", "cost")
         check(os.path.getsize(os.path.join(pd, "cost.png")) > 0, "cost.png")
+        # a pool name that tries to leave its string: it stays data
+        evil = dict(MMC, horizon="100h", name="x'; system('touch PWNED') ; '")
+        evil["fleet"] = {"pools": [{"name": "a\"b'; system('touch PWNED')", "gpu_type": "H100", "nodes": 12,
+                                    "gpus_per_node": 1}]}
+        ef = os.path.join(d, "evil.json")
+        with open(ef, "w") as f:
+            json.dump(evil, f)
+        eo = os.path.join(d, "evil.h5")
+        tarmac("run", ef, "-o", eo, "-q")
+        ed = os.path.join(d, "evil-plots")
+        tarmac("plot", eo, "-o", ed, "--only", "cost")
+        check(os.path.getsize(os.path.join(ed, "cost.png")) > 0, "cost.png of the evil names")
+        check(not os.path.exists(os.path.join(ed, "PWNED")) and not os.path.exists("PWNED"), "no PWNED")
 
     # 4. bad input
     def bad(code, pattern, *args):

@@ -31,7 +31,7 @@
 #include <string.h>
 
 #define TYPE_X                                                                                     \
-    "\"gpu_types\": [{\"name\": \"X\", \"mem_gib\": 80, \"bf16_tflops\": 989, \"mem_bw_gbs\": "     \
+    "\"gpu_types\": [{\"name\": \"X\", \"mem_gib\": 80, \"bf16_tflops\": 989, \"mem_bw_gbs\": "    \
     "3350, \"power_idle_w\": 100, \"power_peak_w\": 500, \"purchase_usd\": 10000, "                \
     "\"ondemand_usd_per_h\": 3, \"reserved_usd_per_h\": 2}]"
 
@@ -429,8 +429,8 @@ static void test_bad_input(void)
     expect_bad("{\"api\": {\"prices\": [{\"id\": \"me/x\", \"input_usd_per_mtok\": 1}]}}",
                "cost.api.prices[0].output_usd_per_mtok", "required");
     expect_bad("{\"api\": {\"model\": \"nobody/none\"}}", "cost.api.model", "no API");
-    expect_bad("{\"api\": {\"services\": {\"chat\": \"openai/gpt-5\"}}}",
-               "cost.api.services.chat", "no service named");
+    expect_bad("{\"api\": {\"services\": {\"chat\": \"openai/gpt-5\"}}}", "cost.api.services.chat",
+               "no service named");
     expect_bad("{\"batch\": [{\"class\": \"nope\", \"tokens_out_per_gpu_s\": 1}]}",
                "cost.batch[0].class", "no class named");
     expect_bad("{\"batch\": [{\"class\": \"c\"}]}", "cost.batch[0]", "give tokens_in_per_gpu_s");

@@ -187,8 +187,8 @@ static void test_search(void)
         /* gallop (log2(need) + 2) + bisection (log2(need)) + 2 neighbours */
         double bound = 2 * log2(need + 1.0) + 5;
         if (!((double)f.calls <= bound))
-            check_fail(__FILE__, __LINE__, "need %d: %zu evaluations, want <= %.0f", need,
-                       f.calls, bound);
+            check_fail(__FILE__, __LINE__, "need %d: %zu evaluations, want <= %.0f", need, f.calls,
+                       bound);
         size_t below = 0, above = 0;
         for (size_t i = 0; i < a.n_neighbours; i++) {
             if (a.neighbours[i].nodes[0] + 1 == (uint32_t)need) {
@@ -247,8 +247,7 @@ static void test_search(void)
         CHECK_EQ_INT(a.best.nodes[1], 0);
         CHECK_EQ_INT(a.best.nodes[2], 6);
         for (size_t i = 0; i < a.n_frontier; i++)
-            CHECK_EQ_INT(a.frontier[i].nodes[0] + a.frontier[i].nodes[1] +
-                             a.frontier[i].nodes[2],
+            CHECK_EQ_INT(a.frontier[i].nodes[0] + a.frontier[i].nodes[1] + a.frontier[i].nodes[2],
                          6);
         sim__size_answer_fini(&a);
     }
