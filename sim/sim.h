@@ -170,7 +170,8 @@ typedef struct sim_scenario {
     size_t n_tenants;
     sim_failure_cfg failures;
 
-    char *json_given; /* the scenario text as given */
+    char *json_given;          /* the scenario text as given */
+    struct sim_cost_cfg *cost; /* the "cost" section (malloc'd); NULL: the defaults */
 } sim_scenario;
 
 /* Load a scenario from a file (path) or from text (text != NULL, path names
@@ -699,5 +700,68 @@ int sim_sweep_pack_parse(const char *json, const char *name, sim_sweep_pack *out
 int sim_pack_run_reps(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
                       const sim_pack_cfg *cfg, uint32_t first_rep, sim_pack_result *res,
                       tm_diag *diag);
+/* Cost model (sim/cost.c; docs/cost.md gives every default, its source and
+ * its confidence mark)                                                       */
+
+#define SIM_COST_API_MAX    48     /* API prices in a scenario's table */
+#define SIM_COST_MAP_MAX    32     /* services mapped to an API, batch classes priced */
+#define SIM_HOURS_PER_YEAR  8766.0 /* 365.25 days */
+#define SIM_HOURS_PER_MONTH (SIM_HOURS_PER_YEAR / 12)
+
+/* An API's price list entry. */
+typedef struct sim_cost_api_price {
+    char id[SIM_NAME_MAX];     /* "provider/model" */
+    char serves[SIM_NAME_MAX]; /* the self-hosted model it stands in for ("" none) */
+    double in_usd_per_mtok, out_usd_per_mtok;
+    double batch_discount; /* fraction off for batch (asynchronous) work */
+} sim_cost_api_price;
+
+/* What the work of a batch-like class stands for in API tokens: tokens per
+ * goodput GPU-second, priced at an API's batch rate. */
+typedef struct sim_cost_batch {
+    uint32_t cls;
+    double tok_in_per_gpu_s, tok_out_per_gpu_s;
+    int api; /* index into sim_cost_cfg.api */
+} sim_cost_batch;
+
+/* A service priced at an API of the table (instead of the default). */
+typedef struct sim_cost_service_api {
+    uint32_t svc;
+    int api;
+} sim_cost_service_api;
+
+typedef struct sim_cost_cfg {
+    /* owned: capital */
+    double server_usd_per_gpu[PLACE_MAX_TYPES];       /* NaN: purchase_usd / the GPU's share */
+    double gpu_share_of_server;                       /* GPU price / server price per GPU */
+    double gpu_share_of_server_type[PLACE_MAX_TYPES]; /* per type; NaN: the above */
+    double spares_fraction;                           /* extra servers bought as spares */
+    double network_fraction, storage_fraction, install_fraction; /* of server capex */
+    double depreciation_years, residual_fraction, capital_rate_per_year;
+    double maintenance_fraction_per_year; /* of capex, per year */
+    /* owned: power and space */
+    double server_power_factor; /* server wall power / GPU power (host, fans, NICs) */
+    double pue, electricity_usd_per_kwh, colocation_usd_per_kw_month;
+    /* owned: people */
+    double staff_fte_per_1000_gpus, staff_min_fte, staff_usd_per_fte_year;
+    /* cloud */
+    double cloud_overhead_fraction; /* egress, storage, CPU VMs, support on top of GPU-hours */
+    /* API */
+    sim_cost_api_price api[SIM_COST_API_MAX];
+    size_t n_api;
+    int api_default;                  /* index of the API used where nothing else says */
+    double api_price_factor_per_year; /* prices x this per year (1 = constant) */
+    sim_cost_service_api service_api[SIM_COST_MAP_MAX];
+    size_t n_service_api;
+    sim_cost_batch batch[SIM_COST_MAP_MAX];
+    size_t n_batch;
+} sim_cost_cfg;
+
+/* The defaults (docs/cost.md). */
+void sim_cost_defaults(sim_cost_cfg *c);
+/* The cost model of a scenario: its "cost" section, or the defaults. */
+const sim_cost_cfg *sim_scenario_cost(const sim_scenario *sc);
+/* Index of API `id` (case-insensitive) in c->api, or -1. */
+int sim_cost_api_find(const sim_cost_cfg *c, const char *id);
 
 #endif

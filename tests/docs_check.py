@@ -4,8 +4,8 @@
     docs_check.py BUILT_MAN5     (the tarmac-output.5 the build generated)
 
 - Every dataset, group and attribute name that docs/output.md gives (in
-  `code`) exists in a real run or comparison file, and every dataset, column
-  and attribute of those files is named in docs/output.md.
+  `code`) exists in a real run, comparison or breakeven file, and every
+  dataset, column and attribute of those files is named in docs/output.md.
 - The generated tarmac-output(5) renders without groff warnings and names
   every dataset of those files.
 - tarmac(1) renders without warnings and has every command of `tarmac
@@ -86,7 +86,10 @@ with tempfile.TemporaryDirectory() as d:
     subprocess.run([BIN, "run", SCEN, "-o", run, "-q"], check=True)
     subprocess.run([BIN, "compare", SCEN, "--policies", "fifo-first-fit,fifo-best-fit",
                     "--replications", "2", "-o", cmp, "-q"], check=True)
-    in_files = names_in(run) | names_in(cmp)
+    be = os.path.join(d, "tarmac-breakeven.h5")
+    subprocess.run([BIN, "breakeven", os.path.join(SRC, "scenarios", "chat-breakeven.json"), "--volumes",
+                    "10B:1T:3", "--refine", "2", "--replications", "1", "-o", be, "-q"], check=True)
+    in_files = names_in(run) | names_in(cmp) | names_in(be)
     # the packing file needs the openb trace; without it its section is left out
     data = os.environ.get("TARMAC_DATA_DIR", "")
     openb = os.path.join(data, "alibaba-gpu-v2023-openb")
@@ -135,7 +138,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # the generated man page
     text = render(MAN5)
-    for ds in sorted(datasets_in(run) | datasets_in(cmp) | sweep_datasets):
+    for ds in sorted(datasets_in(run) | datasets_in(cmp) | sweep_datasets | datasets_in(be)):
         leaf = ds.split("/")[-1]
         check(leaf in text, f"tarmac-output(5) lacks {leaf} (/{ds})")
     check("Comparison files" in text and "gsl_cdf_tdist_Pinv" in text, "tarmac-output(5): compare section")
@@ -147,7 +150,8 @@ with tempfile.TemporaryDirectory() as d:
     top = subprocess.run([BIN, "--help"], capture_output=True, text=True).stdout
     commands = re.findall(r"^  (\w+)\s{2,}", top.split("Commands:")[1], re.M)
     commands = [c for c in commands if c != "help"]
-    check({"run", "validate", "compare", "plot", "export"} <= set(commands), f"commands {commands}")
+    check({"run", "validate", "compare", "plot", "export", "size", "breakeven"} <= set(commands),
+          f"commands {commands}")
     for c in commands:
         check(re.search(rf"^\s+{c}\b", man1, re.M), f"tarmac(1) lacks the command {c}")
         check(f"tarmac {c}" in cli_md, f"docs/cli.md lacks `tarmac {c}`")
