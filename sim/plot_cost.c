@@ -207,7 +207,7 @@ int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
         if (isfinite(beats[k]) && beats[k] > 0) {
             fprintf(f.gp,
                     "set arrow from %.9g, graph 0 to %.9g, graph 1 nohead ls %d dt 3 lw 1.5\n",
-                    beats[k], beats[k], k + 2);
+                    beats[k], beats[k], k + 1); /* the style of its series */
             fprintf(f.gp,
                     "set label %d '%s beats API' at %.9g, graph 0.03 rotate by 90 left "
                     "offset -0.6,0 tc rgb '#444444'\n",

@@ -6,7 +6,8 @@
  *
  * The search never looks at how a fleet is evaluated: it calls the
  * evaluation through a function pointer and caches the answers, so running
- * candidates elsewhere (issue 8's sweeps, in parallel) replaces one pointer.
+ * candidates elsewhere replaces one pointer. The evaluation here runs a
+ * candidate's replications on the worker pool of work.c (-j N).
  */
 #include "size_int.h"
 
@@ -467,7 +468,7 @@ static int staircase(search *s, uint32_t *nodes)
 static int walk(search *s, uint32_t *nodes, size_t k, const uint32_t *top)
 {
     const sim__size_search_cfg *cfg = s->cfg;
-    if (k + 2 >= cfg->n_vary)
+    if (k + 2 >= cfg->n_vary || k + 2 >= SIM__SIZE_MAX_VARY) /* n_vary <= SIM__SIZE_MAX_VARY */
         return staircase(s, nodes);
     for (uint32_t v = cfg->floor[k]; v <= top[k]; v++) {
         nodes[k] = v;

@@ -3,8 +3,8 @@
  * (internal to sim/; `tarmac size` is its command, docs/cli.md the target
  * syntax, docs/cost.md §6 the method).
  *
- * Three layers, kept apart so that issue 8 (sweeps) can run candidates in
- * parallel without touching the search:
+ * Three layers, kept apart so that candidates can be evaluated elsewhere (in
+ * parallel) without touching the search:
  *
  *   targets     "wait_p95<=10m,slo>=0.99" parsed into terms (metric, scope,
  *               direction, limit), checked against a scenario's classes and
