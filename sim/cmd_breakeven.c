@@ -7,6 +7,7 @@
 #include "breakeven_int.h"
 #include "work_int.h"
 #include "cli_int.h"
+#include "cost_int.h"
 #include "version.h"
 
 #include <errno.h>
@@ -97,27 +98,6 @@ static void fmt_tokens(char *buf, size_t n, double v)
         snprintf(buf, n, "%.3g k", v / 1e3);
 }
 
-static void fmt_usd(char *buf, size_t n, double v)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, n, "n/a");
-        return;
-    }
-    char raw[48], out[64];
-    snprintf(raw, sizeof raw, "%.0f", fabs(v));
-    size_t len = strlen(raw), o = 0;
-    if (v < 0)
-        out[o++] = '-';
-    out[o++] = '$';
-    for (size_t i = 0; i < len && o < sizeof out - 2; i++) {
-        if (i && (len - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = raw[i];
-    }
-    out[o] = '\0';
-    snprintf(buf, n, "%s", out);
-}
-
 static void fmt_months(char *buf, size_t n, double m)
 {
     if (isfinite(m))
@@ -142,10 +122,10 @@ static void print_text(const sim_scenario *sc, const sim__be_cfg *cfg, const sim
     for (size_t i = 0; i < res->n_points; i++) {
         const sim__be_point *p = &res->pts[i];
         fmt_tokens(a, sizeof a, p->tokens_per_month);
-        fmt_usd(b, sizeof b, p->api_usd);
-        fmt_usd(c, sizeof c, p->usd[SIM__BE_OWN]);
-        fmt_usd(d, sizeof d, p->usd[SIM__BE_RENT]);
-        fmt_usd(e, sizeof e, p->usd[SIM__BE_ONDEMAND]);
+        sim__cost_fmt_usd(b, sizeof b, p->api_usd);
+        sim__cost_fmt_usd(c, sizeof c, p->usd[SIM__BE_OWN]);
+        sim__cost_fmt_usd(d, sizeof d, p->usd[SIM__BE_RENT]);
+        sim__cost_fmt_usd(e, sizeof e, p->usd[SIM__BE_ONDEMAND]);
         fmt_months(f, sizeof f, p->payback_months);
         printf("%14s %12s %12s %12s %12s %7.0f %10s %6.1f%%\n", a, b, c, d, e, p->gpus, f,
                100 * p->busy_util);

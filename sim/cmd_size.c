@@ -4,6 +4,7 @@
  * the runs; this file parses, prints and reports).
  */
 #include "cli_int.h"
+#include "cost_int.h"
 #include "size_int.h"
 #include "work_int.h"
 #include "version.h"
@@ -67,27 +68,6 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-static void fmt_usd(char *buf, size_t n, double v)
-{
-    if (!isfinite(v)) {
-        snprintf(buf, n, "n/a");
-        return;
-    }
-    char raw[48], out[64];
-    snprintf(raw, sizeof raw, "%.0f", fabs(v));
-    size_t len = strlen(raw), o = 0;
-    if (v < 0)
-        out[o++] = '-';
-    out[o++] = '$';
-    for (size_t i = 0; i < len && o < sizeof out - 2; i++) {
-        if (i && (len - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = raw[i];
-    }
-    out[o] = '\0';
-    snprintf(buf, n, "%s", out);
-}
-
 static void why_text(char *buf, size_t n, const sim__size_runner *r, const sim__size_eval *e)
 {
     if (e->pass) {
@@ -130,7 +110,7 @@ static void print_fleet_line(const sim__size_runner *r, const sim__size_fleet *f
 {
     char fleet[512], usd[48], why[512];
     sim__size_fleet_format(fleet, sizeof fleet, r, f->nodes);
-    fmt_usd(usd, sizeof usd, f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+    sim__cost_fmt_usd(usd, sizeof usd, f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
     why_text(why, sizeof why, r, &f->eval);
     printf("  %s%s: %s/month, %s\n", tag, fleet, usd, why);
 }
@@ -418,7 +398,7 @@ static int cmd_size(int argc, char **argv)
         printf("simulated %zu fleets (%llu runs, %llu events)\n\n", cache.n,
                (unsigned long long)run.runs, (unsigned long long)run.events);
         sim__size_fleet_format(buf, sizeof buf, &run, ans.best.nodes);
-        fmt_usd(usd, sizeof usd, ans.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+        sim__cost_fmt_usd(usd, sizeof usd, ans.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
         printf("smallest fleet: %s\n", buf);
         gpus_per_type(buf, sizeof buf, &run, ans.best.nodes);
         printf("  GPUs: %s; cost %s per month (fleet and API, as the scenario owns its pools)\n",
@@ -459,7 +439,8 @@ static int cmd_size(int argc, char **argv)
                         len += (size_t)snprintf(add + len, sizeof add - len, "%s%s +%u nodes",
                                                 k ? ", " : "", sc.pools[run.vary[k]].name,
                                                 gr.add.best.nodes[k] - current[k]);
-                    fmt_usd(usd, sizeof usd, gr.add.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+                    sim__cost_fmt_usd(usd, sizeof usd,
+                                      gr.add.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
                     printf("  then add %s: %s per month\n", add, usd);
                 } else {
                     printf("  and no fleet of at most %llu nodes per pool meets them then\n",

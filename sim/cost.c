@@ -903,8 +903,7 @@ int sim__cost_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *re
 /* ------------------------------------------------------------------------- */
 /* the summary                                                                */
 
-/* "$1,234,567" (or "n/a" for NaN) */
-static void fmt_usd(char *buf, size_t n, double v)
+void sim__cost_fmt_usd(char *buf, size_t n, double v)
 {
     if (!isfinite(v)) {
         snprintf(buf, n, "n/a");
@@ -934,15 +933,15 @@ void sim__cost_print_summary(FILE *f, const sim_scenario *sc, const sim__cost_re
 {
     (void)sc;
     char tot[48], mo[48], own[48], res[48], od[48], api[48], idle[48], good[48], mtok[48];
-    fmt_usd(tot, sizeof tot, r->total_usd);
-    fmt_usd(mo, sizeof mo, r->usd_per_month);
-    fmt_usd(own, sizeof own, r->owned_usd);
-    fmt_usd(res, sizeof res, r->reserved_usd);
-    fmt_usd(od, sizeof od, r->ondemand_usd);
-    fmt_usd(api, sizeof api, r->api_usd);
-    fmt_usd(idle, sizeof idle, r->idle_usd);
-    fmt_usd(good, sizeof good, r->usd_per_goodput_gpu_h);
-    fmt_usd(mtok, sizeof mtok, r->usd_per_mtok_served);
+    sim__cost_fmt_usd(tot, sizeof tot, r->total_usd);
+    sim__cost_fmt_usd(mo, sizeof mo, r->usd_per_month);
+    sim__cost_fmt_usd(own, sizeof own, r->owned_usd);
+    sim__cost_fmt_usd(res, sizeof res, r->reserved_usd);
+    sim__cost_fmt_usd(od, sizeof od, r->ondemand_usd);
+    sim__cost_fmt_usd(api, sizeof api, r->api_usd);
+    sim__cost_fmt_usd(idle, sizeof idle, r->idle_usd);
+    sim__cost_fmt_usd(good, sizeof good, r->usd_per_goodput_gpu_h);
+    sim__cost_fmt_usd(mtok, sizeof mtok, r->usd_per_mtok_served);
     fprintf(f,
             "cost: %s over the run (%s per month): owned %s, reserved %s, on-demand %s, API %s\n",
             tot, mo, own, res, od, api);

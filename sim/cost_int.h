@@ -138,4 +138,8 @@ char *sim__scenario_cost_json(const sim_scenario *sc);
 /* A few lines for `tarmac run`'s summary. */
 void sim__cost_print_summary(FILE *f, const sim_scenario *sc, const sim__cost_report *r);
 
+/* A dollar amount for people: "$1,234,567", with cents under $100 ("$12.34"),
+ * "n/a" for NaN or an infinity. */
+void sim__cost_fmt_usd(char *buf, size_t n, double v);
+
 #endif
