@@ -796,9 +796,13 @@ static int build_run(const sim__size_runner *r, const uint32_t *nodes, double de
         free(rs->services);
         return TM_ERR_NOMEM;
     }
-    memcpy(rs->pools, b->pools, b->n_pools * sizeof *rs->pools);
-    memcpy(rs->classes, b->classes, b->n_classes * sizeof *rs->classes);
-    memcpy(rs->services, b->services, b->n_services * sizeof *rs->services);
+    /* a scenario without classes or services has NULL arrays: memcpy must not see them */
+    if (b->n_pools)
+        memcpy(rs->pools, b->pools, b->n_pools * sizeof *rs->pools);
+    if (b->n_classes)
+        memcpy(rs->classes, b->classes, b->n_classes * sizeof *rs->classes);
+    if (b->n_services)
+        memcpy(rs->services, b->services, b->n_services * sizeof *rs->services);
     for (size_t k = 0; k < r->n_vary; k++)
         rs->pools[r->vary[k]].nodes = nodes[k];
     for (size_t c = 0; c < rs->n_classes; c++)

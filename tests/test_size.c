@@ -268,7 +268,7 @@ static void test_growth(void)
     cfg.eval = fake_eval;
     cfg.ud = &f;
     cfg.cache = &cache;
-    uint32_t current[1] = {12};
+    uint32_t current[SIM__SIZE_MAX_VARY] = {12}; /* fake_eval reads three pools */
     sim__size_growth g;
     tm_diag d;
     CHECK_EQ_INT(sim__size_growth_run(&cfg, current, 0.1, 36, &g, &d), TM_OK);
