@@ -512,12 +512,17 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
         double ymax = 0;
         for (size_t i = 0; i < n; i++)
             ymax = up[i] - alloc[i] > ymax ? up[i] - alloc[i] : ymax;
+        char bin[32];
+        if (bw >= 3600)
+            snprintf(bin, sizeof bin, "%g-h", bw / 3600);
+        else
+            snprintf(bin, sizeof bin, "%g-min", bw / 60);
         fprintf(g,
                 "set xrange [0:%.9g]\nset xlabel 'simulated time (%s)' offset 0,0.5\n"
-                "set ylabel 'idle GPUs (time average over %g-min bins)'\n"
+                "set ylabel 'idle GPUs (time average over %s bins)'\n"
                 "set yrange [0:%.9g]\nset key top left horizontal maxrows 2 samplen 1.5 opaque "
                 "font ',11'\n",
-                span / unit_s, unit, bw / 60, ymax > 0 ? ymax * 1.45 : 1.0);
+                span / unit_s, unit, bin, ymax > 0 ? ymax * 1.45 : 1.0);
         fputs("set style fill solid 0.75 noborder\nplot ", g);
         for (size_t k = 0; k < N_REASONS; k++) {
             /* band k lies between the cumulative columns k + 2 and k + 3
