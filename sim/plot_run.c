@@ -1,7 +1,8 @@
 /*
  * plot_run.c — the figures of a run's result file (`tarmac run`): utilization
- * over time with the queue, per pool when the file has it, the wait-time
- * distribution and the bounded-slowdown distribution per workload class.
+ * over time with the queue, per pool and per GPU type, the shape-blocked idle
+ * GPUs by reason, the wait-time distribution and the bounded-slowdown
+ * distribution per workload class (the services have plot_services.c).
  *
  * Each function reads whole columns through the HDF5 reader, writes STEM.dat
  * (whitespace-separated, one block per series, blocks separated by two blank
