@@ -73,6 +73,11 @@ static const sim__plot_def plots[] = {
      "fragmentation and failed demand",
      {"/packing/arrived_pct", "/packing/policies", NULL},
      sim__plot_packing},
+    {"sweep_packing",
+     "a merged packing sweep: mean GPU allocation against arrived demand per combination, "
+     "fragmentation and failed demand",
+     {"/sweep/curves_mean/arrived_pct", "/sweep/curves_mean/alloc_pct", NULL},
+     sim__plot_sweep_packing},
     {"breakeven",
      "API versus owning and renting against monthly token volume, and cost per useful GPU-hour "
      "against utilization",

@@ -119,6 +119,7 @@ int sim__plot_utilization_types(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_services(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);

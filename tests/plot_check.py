@@ -5,7 +5,8 @@
   with its .dat and .gp; gnuplot says nothing (no warnings).
 - The embedded default run (the one `make run` writes) gives every run figure,
   per pool and per type, shape-blocked idle time and services included; a real
-  openb packing replay (when TARMAC_DATA_DIR has the trace) gives `packing`.
+  openb packing replay (when TARMAC_DATA_DIR has the trace) gives `packing`,
+  and a packing sweep's merged file `sweep_packing`.
 - Every PNG is a valid PNG: the signature, then an IHDR chunk of 13 bytes
   with a correct CRC, whose width and height are those the script asks for.
 - Every SVG parses as XML with an <svg> root whose viewBox is the asked size.
@@ -15,6 +16,7 @@
   written (and drawable later), no picture. A gnuplot that fails: exit 70
   with its message. A file that is no tarmac result: exit 66.
 """
+import json
 import os
 import re
 import shutil
@@ -213,8 +215,29 @@ with tempfile.TemporaryDirectory() as d:
                 gp = f.read()
             check("perfect packing (y = x)" in gp and "placement=best-fit" in gp
                   and "mean over 2 seeds" in gp, "packing script")
+        # a packing sweep over the two policies: its merged file's mean curves
+        sweep = os.path.join(d, "fgd.json")
+        with open(sweep, "w") as f:
+            json.dump({"kind": "pack", "replications": 2,
+                       "pack": {"nodes": "data:alibaba-gpu-v2023-openb/openb_node_list_gpu_node.csv",
+                                "pods": "data:alibaba-gpu-v2023-openb/openb_pod_list_gpushare40.csv",
+                                "target_pct": 110, "step_pct": 10, "seed": 7},
+                       "grid": {"policy": ["order=fifo placement=first-fit backfill=none",
+                                           "order=fifo placement=best-fit backfill=none"]}}, f)
+        tarmac("sweep", sweep, "-j", "2", "-q")
+        out = os.path.join(d, "sweep-plots")
+        p = tarmac("plot", os.path.join(d, "fgd.points", "merged.h5"), "-o", out)
+        check(p.stderr == "", f"plot sweep: stderr {p.stderr!r}")
+        check(figures(out, "png") == ["sweep_packing"], f"sweep figures: {figures(out, 'png')}")
+        pic = os.path.join(out, "sweep_packing.png")
+        if os.path.exists(pic):
+            check(png_size(pic) == (1400, 800) and os.path.getsize(pic) > 20000, f"{pic}")
+            with open(os.path.join(out, "sweep_packing.gp")) as f:
+                gp = f.read()
+            check("title 'order=fifo placement=best-fit backfill=none'" in gp and "fgd.json" in gp,
+                  "sweep_packing script: a line per combination, the sweep named")
     else:
-        print(f"no openb trace in {ob}: the packing figure is checked by test_plot only")
+        print(f"no openb trace in {ob}: the packing figures are checked by test_plot only")
 
 if failures:
     print(f"{len(failures)} failure(s)")

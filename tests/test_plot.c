@@ -6,7 +6,8 @@
  * /timeseries_service/<service>, /summary/shape_blocked, the SLO attributes of
  * /summary/services/<service>), built here so each figure is exercised on
  * known data. A second file is a packing experiment (/packing), a third a
- * bare run (only /timeseries): the figures that need more are absent. Its scenario name tries to
+ * merged packing sweep (/sweep/curves_mean, /sweep/params), a fourth a bare
+ * run (only /timeseries): the figures that need more are absent. Its scenario name tries to
  * break out of a gnuplot string ("'; system('touch PWNED') ; '" and a newline): the script must
  * keep it a string (no file appears) and gnuplot must still draw.
  *
@@ -274,6 +275,55 @@ static int write_packing(const char *path)
     return rc;
 }
 
+/* A merged packing sweep: 2 combinations (a coded policy, a numeric
+ * parameter) of mean curves over a grid of 0 .. 110 %. */
+static int write_sweep(const char *path)
+{
+    tm_diag d;
+    sim__h5w *w;
+    int rc = sim__h5w_open(&w, path, &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc)
+        return rc;
+    enum { C = 2, G = 12 };
+    double grid[C * G], alloc[C * G], frag[C * G], failed[C * G];
+    for (int k = 0; k < C; k++)
+        for (int i = 0; i < G; i++) {
+            double x = 10.0 * i, knee = 88 + 4 * k;
+            grid[k * G + i] = x;
+            alloc[k * G + i] = x < knee ? x : knee;
+            frag[k * G + i] = x / 1.1;
+            failed[k * G + i] = x < knee ? 0 : x - knee;
+        }
+    sim__h5w_matrix_f64(w, "/sweep/curves_mean/arrived_pct", grid, C, G, "%", "grid", &d);
+    sim__h5w_matrix_f64(w, "/sweep/curves_mean/alloc_pct", alloc, C, G, "%", "mean", &d);
+    sim__h5w_matrix_f64(w, "/sweep/curves_mean/frag_pct", frag, C, G, "%", "mean", &d);
+    sim__h5w_matrix_f64(w, "/sweep/curves_mean/failed_gpu_pct", failed, C, G, "%", "mean", &d);
+    static const sim__h5_col params[] = {
+        {"policy", SIM__H5_I32, "1", "coded"},
+        {"pack.step_pct", SIM__H5_F64, "1", "numeric"},
+    };
+    sim__h5t *t;
+    sim__h5t_create(&t, w, "/sweep/params", "combinations", params, 2, &d);
+    for (int k = 0; k < C; k++) {
+        sim__h5t_put_i32(t, 0, k);
+        sim__h5t_put_f64(t, 1, 2.0 + k);
+        sim__h5t_row_end(t, &d);
+    }
+    sim__h5t_close(t, &d);
+    sim__h5w_attr_str(w, "/sweep/params", "paths", "policy\npack.step_pct", &d);
+    sim__h5w_attr_str(w, "/sweep/params/policy", "values",
+                      "order=fifo placement=first-fit backfill=none\n"
+                      "order=fifo placement=best-fit backfill=none",
+                      &d);
+    sim__h5w_scalar_str(w, "/sweep/sweep_file", "/studies/fgd.json", "sweep file", &d);
+    rc = sim__h5w_commit(w, &d);
+    if (rc)
+        fprintf(stderr, "sweep: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    return rc;
+}
+
 /* A bare run: /timeseries without busy, blocked or per-pool columns. */
 static int write_bare(const char *path)
 {
@@ -337,12 +387,13 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    char h5[256], pack[256], bare[256], out[256], p[512];
+    char h5[256], pack[256], bare[256], sweep[256], out[256], p[512];
     snprintf(h5, sizeof h5, "%s/sample.h5", dir);
     snprintf(pack, sizeof pack, "%s/pack.h5", dir);
     snprintf(bare, sizeof bare, "%s/bare.h5", dir);
+    snprintf(sweep, sizeof sweep, "%s/sweep.h5", dir);
     snprintf(out, sizeof out, "%s/figs", dir);
-    if (write_sample(h5) || write_packing(pack) || write_bare(bare))
+    if (write_sample(h5) || write_packing(pack) || write_bare(bare) || write_sweep(sweep))
         return check_finish("test_plot");
     if (chdir(dir) != 0) /* a PWNED file would appear here or in figs/ */
         return 1;
@@ -368,7 +419,8 @@ int main(void)
         snprintf(p, sizeof p, "%s/%s.png", out, want[i]);
         check_png(p, size[i][0], size[i][1]);
     }
-    static const char *const absent[] = {"compare", "packing", "cost", "services_2"};
+    static const char *const absent[] = {"compare", "packing", "sweep_packing", "cost",
+                                         "services_2"};
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
         snprintf(p, sizeof p, "%s/%s.png", out, absent[i]);
         CHECK(file_size(p) < 0); /* not in the file: no figure */
@@ -422,7 +474,26 @@ int main(void)
           contains(p, "using 1:3:4 with filledcurves") &&
           contains(p, "openb_pod_list_default.csv") && contains(p, "mean over 3 seeds"));
     snprintf(p, sizeof p, "%s/packing.dat", pout);
-    CHECK(contains(p, "# policy p01\n0 0 -1.5 1.5 0 -1.5 1.5 0 -1.5 1.5\n"));
+    CHECK(contains(
+        p, "# order=fifo placement=best-fit backfill=none\n0 0 -1.5 1.5 0 -1.5 1.5 0 -1.5 1.5\n"));
+
+    /* the packing sweep: its mean curves, one line per combination */
+    char sout[300];
+    snprintf(sout, sizeof sout, "%s/sweep-figs", dir);
+    sim__plot_opts so = {sout, SIM__PLOT_PNG, NULL};
+    rc = sim__plot_file(sweep, &so, &rep, &d);
+    if (rc)
+        fprintf(stderr, "plot sweep: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    CHECK(rep.n_figures == 1 && strcmp(rep.stems[0], "sweep_packing") == 0);
+    snprintf(p, sizeof p, "%s/sweep_packing.png", sout);
+    check_png(p, 1400, 800);
+    snprintf(p, sizeof p, "%s/sweep_packing.gp", sout);
+    CHECK(contains(p, "title 'order=fifo placement=best-fit backfill=none; pack.step_pct=3'") &&
+          contains(p, "— fgd.json") && contains(p, "magnified"));
+    snprintf(p, sizeof p, "%s/sweep_packing.dat", sout);
+    /* row 1 of the matrices: the second combination, its knee at 92 % */
+    CHECK(contains(p, "\n100 92 NaN NaN 90.9090909 NaN NaN 8 NaN NaN\n"));
 
     /* a bare run: utilization only, and no figure of what it lacks */
     char bout[300];
@@ -436,6 +507,8 @@ int main(void)
         CHECK(file_size(p) < 0);
     }
     snprintf(p, sizeof p, "%s/packing.gp", bout);
+    CHECK(file_size(p) < 0);
+    snprintf(p, sizeof p, "%s/sweep_packing.gp", bout);
     CHECK(file_size(p) < 0);
     sim__plot_opts bo2 = {bout, SIM__PLOT_PNG, "shape_blocked,services,packing"};
     CHECK_EQ_INT(sim__plot_file(bare, &bo2, &rep, &d), TM_ERR_NOTFOUND);
@@ -477,7 +550,7 @@ int main(void)
     CHECK_EQ_INT(sim__h5_open_ids(), 0);
     if (check_failures == 0) {
         /* clean up only on success, so a failure leaves the files to look at */
-        const char *const sub[] = {"figs", "nognuplot", "pack-figs", "bare-figs"};
+        const char *const sub[] = {"figs", "nognuplot", "pack-figs", "bare-figs", "sweep-figs"};
         for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
             char q[600];
             snprintf(q, sizeof q, "%s/%s", dir, sub[i]);
@@ -486,6 +559,7 @@ int main(void)
         remove(h5);
         remove(pack);
         remove(bare);
+        remove(sweep);
         rmdir(dir);
     } else {
         printf("files kept in %s\n", dir);
