@@ -64,6 +64,12 @@ static const sim__plot_def plots[] = {
      "policies side by side with confidence intervals, and paired differences to the first",
      {"/compare/metrics", NULL},
      sim__plot_compare},
+    {"compare_classes",
+     "per workload class: mean and p95 wait and mean slowdown of each policy with intervals, and "
+     "the paired differences",
+     {"/compare/class_metrics/wait_mean_s", "/compare/class_metrics/wait_p95_s",
+      "/compare/class_metrics/slowdown_mean", NULL},
+     sim__plot_compare_classes},
     {"cost",
      "cost by pool and category: owned (used, idle), reserved (used, idle), on-demand, API",
      {"/cost/breakdown/category", "/cost/breakdown/pool", "/cost/breakdown/usd", NULL},
@@ -585,10 +591,12 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     for (size_t i = 0; i < N_PLOTS; i++)
         applicable += wanted(o->only, plots[i].name) && sim__plot_applies(&plots[i], c.r);
     if (!applicable) {
-        rc = tm_diag_set(diag, TM_ERR_NOTFOUND, h5path,
-                         "nothing to plot: %s (tarmac plot --list shows what each plot needs)",
-                         o->only ? "the file lacks the datasets of the plots asked for"
-                                 : "not a tarmac result (no /timeseries, /jobs or /compare)");
+        rc =
+            tm_diag_set(diag, TM_ERR_NOTFOUND, h5path,
+                        "nothing to plot: %s (tarmac plot --list shows what each plot needs)",
+                        o->only ? "the file lacks the datasets of the plots asked for"
+                                : "not a tarmac result (no /timeseries, /jobs, /compare, /packing, "
+                                  "/sweep/curves_mean or /breakeven)");
         goto out;
     }
     if ((rc = make_dir(o->dir, diag)) != TM_OK)

@@ -6,8 +6,9 @@
  * /timeseries_service/<service>, /summary/shape_blocked, the SLO attributes of
  * /summary/services/<service>), built here so each figure is exercised on
  * known data. A second file is a packing experiment (/packing), a third a
- * merged packing sweep (/sweep/curves_mean, /sweep/params), a fourth a bare
- * run (only /timeseries): the figures that need more are absent. Its scenario name tries to
+ * merged packing sweep (/sweep/curves_mean, /sweep/params), a fourth a
+ * comparison with per-class metrics, a fifth a bare run (only /timeseries):
+ * the figures that need more are absent. Its scenario name tries to
  * break out of a gnuplot string ("'; system('touch PWNED') ; '" and a newline): the script must
  * keep it a string (no file appears) and gnuplot must still draw.
  *
@@ -324,6 +325,70 @@ static int write_sweep(const char *path)
     return rc;
 }
 
+/* One table of /compare/metrics or /compare/class_metrics: rows of
+ * (class, policy) with class < n_cls (n_cls 0: no class column). */
+static void write_cmp_table(sim__h5w *w, const char *path, size_t n_cls, tm_diag *d)
+{
+    static const sim__h5_col cols[] = {
+        {"class", SIM__H5_I32, "1", "class"},       {"policy", SIM__H5_I32, "1", "policy"},
+        {"n", SIM__H5_I64, "1", "replications"},    {"mean", SIM__H5_F64, "s", "mean"},
+        {"ci_low", SIM__H5_F64, "s", "low"},        {"ci_high", SIM__H5_F64, "s", "high"},
+        {"diff_mean", SIM__H5_F64, "s", "diff"},    {"diff_ci_low", SIM__H5_F64, "s", "low"},
+        {"diff_ci_high", SIM__H5_F64, "s", "high"},
+    };
+    size_t skip = n_cls ? 0 : 1;
+    sim__h5t *t;
+    sim__h5t_create(&t, w, path, "per policy", cols + skip, 9 - skip, d);
+    for (size_t k = 0; k < (n_cls ? n_cls : 1); k++)
+        for (int p = 0; p < 2; p++) {
+            double m = 600.0 * (double)(k + 1) * (p ? 0.8 : 1),
+                   dm = p ? -120.0 * (double)(k + 1) : 0;
+            size_t o = 0;
+            if (n_cls)
+                sim__h5t_put_i32(t, o++, (int32_t)k);
+            sim__h5t_put_i32(t, o++, p);
+            sim__h5t_put_i64(t, o++, 5);
+            sim__h5t_put_f64(t, o++, m);
+            sim__h5t_put_f64(t, o++, m - 100);
+            sim__h5t_put_f64(t, o++, m + 100);
+            sim__h5t_put_f64(t, o++, dm);
+            sim__h5t_put_f64(t, o++, dm - 50);
+            sim__h5t_put_f64(t, o++, dm + 50);
+            sim__h5t_row_end(t, d);
+        }
+    sim__h5t_close(t, d);
+    char q[256];
+    snprintf(q, sizeof q, "%s/policy", path);
+    sim__h5w_attr_str(w, q, "labels", "fifo\nbest-fit", d);
+    if (n_cls) {
+        snprintf(q, sizeof q, "%s/class", path);
+        sim__h5w_attr_str(w, q, "labels", "training\nevaluation", d);
+    }
+    sim__h5w_attr_str(w, path, "units", "s", d);
+}
+
+/* A comparison: one overall metric, and the per-class metrics of 2 classes. */
+static int write_compare(const char *path)
+{
+    tm_diag d;
+    sim__h5w *w;
+    int rc = sim__h5w_open(&w, path, &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc)
+        return rc;
+    write_cmp_table(w, "/compare/metrics/wait_mean_s", 0, &d);
+    write_cmp_table(w, "/compare/class_metrics/wait_mean_s", 2, &d);
+    write_cmp_table(w, "/compare/class_metrics/wait_p95_s", 2, &d);
+    write_cmp_table(w, "/compare/class_metrics/slowdown_mean", 2, &d);
+    sim__h5w_attr_str(w, "/compare/class_metrics/wait_p95_s", "label", "p95 wait", &d);
+    sim__h5w_scalar_f64(w, "/compare/confidence", 0.9, "1", "confidence", &d);
+    rc = sim__h5w_commit(w, &d);
+    if (rc)
+        fprintf(stderr, "compare: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    return rc;
+}
+
 /* A bare run: /timeseries without busy, blocked or per-pool columns. */
 static int write_bare(const char *path)
 {
@@ -387,13 +452,15 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    char h5[256], pack[256], bare[256], sweep[256], out[256], p[512];
+    char h5[256], pack[256], bare[256], sweep[256], cmp[256], out[256], p[512];
     snprintf(h5, sizeof h5, "%s/sample.h5", dir);
     snprintf(pack, sizeof pack, "%s/pack.h5", dir);
     snprintf(bare, sizeof bare, "%s/bare.h5", dir);
     snprintf(sweep, sizeof sweep, "%s/sweep.h5", dir);
+    snprintf(cmp, sizeof cmp, "%s/cmp.h5", dir);
     snprintf(out, sizeof out, "%s/figs", dir);
-    if (write_sample(h5) || write_packing(pack) || write_bare(bare) || write_sweep(sweep))
+    if (write_sample(h5) || write_packing(pack) || write_bare(bare) || write_sweep(sweep) ||
+        write_compare(cmp))
         return check_finish("test_plot");
     if (chdir(dir) != 0) /* a PWNED file would appear here or in figs/ */
         return 1;
@@ -419,8 +486,8 @@ int main(void)
         snprintf(p, sizeof p, "%s/%s.png", out, want[i]);
         check_png(p, size[i][0], size[i][1]);
     }
-    static const char *const absent[] = {"compare", "packing", "sweep_packing", "cost",
-                                         "services_2"};
+    static const char *const absent[] = {"compare", "compare_classes", "packing", "sweep_packing",
+                                         "cost",    "services_2"};
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
         snprintf(p, sizeof p, "%s/%s.png", out, absent[i]);
         CHECK(file_size(p) < 0); /* not in the file: no figure */
@@ -495,6 +562,29 @@ int main(void)
     /* row 1 of the matrices: the second combination, its knee at 92 % */
     CHECK(contains(p, "\n100 92 NaN NaN 90.9090909 NaN NaN 8 NaN NaN\n"));
 
+    /* a comparison: the overall figures and the per-class ones */
+    char cout[300];
+    snprintf(cout, sizeof cout, "%s/cmp-figs", dir);
+    sim__plot_opts co = {cout, SIM__PLOT_PNG, NULL};
+    rc = sim__plot_file(cmp, &co, &rep, &d);
+    if (rc)
+        fprintf(stderr, "plot compare: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    static const char *const cwant[] = {"compare", "compare_diff", "compare_classes",
+                                        "compare_classes_diff"};
+    CHECK_EQ_U64(rep.n_figures, 4);
+    for (size_t i = 0; i < 4 && i < rep.n_figures; i++)
+        CHECK_STR(rep.stems[i], cwant[i]);
+    snprintf(p, sizeof p, "%s/compare_classes.png", cout);
+    check_png(p, 1200, 590); /* 2 rows of 3 panels */
+    snprintf(p, sizeof p, "%s/compare_classes.gp", cout);
+    CHECK(contains(p, "'training: p95 wait (min)'") &&
+          contains(p, "'evaluation: wait_mean_s (min)'") &&
+          contains(p, "Per class: Policies side by side, mean and 90 % interval"));
+    snprintf(p, sizeof p, "%s/compare_classes.dat", cout);
+    /* evaluation, policy 1: 600 x 2 x 0.8 s, in minutes */
+    CHECK(contains(p, "\n1 16 14.3333333 17.6666667 -4 -4.83333333 -3.16666667\n"));
+
     /* a bare run: utilization only, and no figure of what it lacks */
     char bout[300];
     snprintf(bout, sizeof bout, "%s/bare-figs", dir);
@@ -550,7 +640,8 @@ int main(void)
     CHECK_EQ_INT(sim__h5_open_ids(), 0);
     if (check_failures == 0) {
         /* clean up only on success, so a failure leaves the files to look at */
-        const char *const sub[] = {"figs", "nognuplot", "pack-figs", "bare-figs", "sweep-figs"};
+        const char *const sub[] = {"figs",      "nognuplot",  "pack-figs",
+                                   "bare-figs", "sweep-figs", "cmp-figs"};
         for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
             char q[600];
             snprintf(q, sizeof q, "%s/%s", dir, sub[i]);
@@ -560,6 +651,7 @@ int main(void)
         remove(pack);
         remove(bare);
         remove(sweep);
+        remove(cmp);
         rmdir(dir);
     } else {
         printf("files kept in %s\n", dir);
