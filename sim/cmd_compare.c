@@ -13,6 +13,7 @@
 #include "version.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@
 static const char compare_help[] =
     "Usage: tarmac compare [SCENARIO] --policies A,B,... [--policy [LABEL:]SPEC]...\n"
     "                      [--replications R] [--warmup DURATION] [--confidence C]\n"
-    "                      [--seed N] [-j N] [-o FILE] [--quiet] [--json]\n"
+    "                      [--seed N] [-j N] [-o FILE] [--per-class] [--quiet] [--json]\n"
     "\n"
     "Run SCENARIO (the embedded default without one) under every policy, R times\n"
     "each with independent random streams. Every policy sees the same jobs in the\n"
@@ -32,7 +33,9 @@ static const char compare_help[] =
     "that arrived before it and time-series bins that start before it. Prints, per\n"
     "metric, the mean over the replications, its Student-t confidence interval and\n"
     "the paired difference to the first policy with its interval; writes the same\n"
-    "to FILE (layout: docs/output.md, \"Comparison files\").\n"
+    "to FILE (layout: docs/output.md, \"Comparison files\"). The job metrics (waits,\n"
+    "slowdown, jobs arrived) are also computed per workload class, with the same\n"
+    "intervals: in FILE and --json always, in the table with --per-class.\n"
     "\n"
     "  --policies A,B,...   policies separated by commas: preset names\n"
     "                       (fifo-first-fit, fifo-best-fit) or specifications\n"
@@ -47,6 +50,8 @@ static const char compare_help[] =
     "  -j, --jobs N         run on N worker processes (default: the online cores);\n"
     "                       the results are the same for any N\n"
     "  -o, --output FILE    HDF5 output (default tarmac-compare.h5)\n"
+    "  --per-class          the table also shows the job metrics of every workload\n"
+    "                       class\n"
     "  -q, --quiet          no table and no progress bar\n"
     "  --json               print a JSON summary on stdout instead of the table\n";
 
@@ -142,16 +147,18 @@ typedef struct show {
     int dec;
 } show;
 
-static show choose_show(const sim__cmp_metric *mt, size_t m, const sim__cmp_result *res)
+/* st[p * stride] for the n_pol policies: the statistics of one metric. */
+static show choose_show(const char *units, int pct, const sim__cmp_stat *st, size_t stride,
+                        size_t n_pol)
 {
     double big = 0;
-    for (size_t p = 0; p < res->n_policies; p++) {
-        double v = fabs(res->stats[p * SIM__CMP_N_METRICS + m].mean);
+    for (size_t p = 0; p < n_pol; p++) {
+        double v = fabs(st[p * stride].mean);
         if (isfinite(v) && v > big)
             big = v;
     }
     show s = {"", 1, 0};
-    if (strcmp(mt->units, "s") == 0) {
+    if (strcmp(units, "s") == 0) {
         if (big < 120)
             s.unit = "s";
         else if (big < 7200)
@@ -160,7 +167,7 @@ static show choose_show(const sim__cmp_metric *mt, size_t m, const sim__cmp_resu
             s = (show){"h", 1.0 / 3600, 0};
         else
             s = (show){"d", 1.0 / 86400, 0};
-    } else if (m == SIM__CMP_ALLOC_UTIL) {
+    } else if (pct) {
         s = (show){"%", 100, 0};
     }
     big *= s.scale;
@@ -181,8 +188,44 @@ static void fmt_num(char *buf, size_t n, double v, const show *s, int sign)
         snprintf(buf, n, sign ? "%+.*f" : "%.*f", s->dec, v * s->scale);
 }
 
+/* The rows of one metric, st[p * stride] for each policy; 1 when an interval
+ * of a difference excludes 0. */
+static int print_metric(const sim__cmp_metric *mt, int pct, const sim__cmp_stat *st0, size_t stride,
+                        const sim__cmp_policy *pol, size_t n_pol, int wm, int wp)
+{
+    int starred = 0;
+    show s = choose_show(mt->units, pct, st0, stride, n_pol);
+    char head[96];
+    if (s.unit[0])
+        snprintf(head, sizeof head, "%s (%s)", mt->label, s.unit);
+    else
+        snprintf(head, sizeof head, "%s", mt->label);
+    for (size_t p = 0; p < n_pol; p++) {
+        const sim__cmp_stat *st = &st0[p * stride];
+        char mean[32], lo[32], hi[32], ci[72];
+        fmt_num(mean, sizeof mean, st->mean, &s, 0);
+        fmt_num(lo, sizeof lo, st->ci_lo, &s, 0);
+        fmt_num(hi, sizeof hi, st->ci_hi, &s, 0);
+        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+        printf("%-*s  %-*s %10s  %-*s", wm, p == 0 ? head : "", wp, pol[p].label, mean,
+               p > 0 ? 22 : 0, ci);
+        if (p > 0) {
+            char d[32], dlo[32], dhi[32], dci[72];
+            fmt_num(d, sizeof d, st->d_mean, &s, 1);
+            fmt_num(dlo, sizeof dlo, st->d_lo, &s, 1);
+            fmt_num(dhi, sizeof dhi, st->d_hi, &s, 1);
+            snprintf(dci, sizeof dci, "[%s, %s]", dlo, dhi);
+            int sig = st->d_lo > 0 || st->d_hi < 0;
+            starred |= sig;
+            printf(" %10s  %s%s", d, dci, sig ? " *" : "");
+        }
+        putchar('\n');
+    }
+    return starred;
+}
+
 static void print_table(const sim_scenario *sc, const sim__cmp_policy *pol,
-                        const sim__cmp_result *res, const char *out)
+                        const sim__cmp_result *res, const char *out, int per_class)
 {
     const sim__cmp_metric *mt = sim__compare_metrics();
     char warm[32], hor[32];
@@ -212,39 +255,59 @@ static void print_table(const sim_scenario *sc, const sim__cmp_policy *pol,
     printf("%-*s  %-*s %10s  %-22s %10s  %s\n", wm, "metric", wp, "policy", "mean", ci_head, "diff",
            dci_head);
     int starred = 0;
-    for (size_t m = 0; m < SIM__CMP_N_METRICS; m++) {
-        show s = choose_show(&mt[m], m, res);
-        char head[96];
-        if (s.unit[0])
-            snprintf(head, sizeof head, "%s (%s)", mt[m].label, s.unit);
-        else
-            snprintf(head, sizeof head, "%s", mt[m].label);
-        for (size_t p = 0; p < res->n_policies; p++) {
-            const sim__cmp_stat *st = &res->stats[p * SIM__CMP_N_METRICS + m];
-            char mean[32], lo[32], hi[32], ci[72];
-            fmt_num(mean, sizeof mean, st->mean, &s, 0);
-            fmt_num(lo, sizeof lo, st->ci_lo, &s, 0);
-            fmt_num(hi, sizeof hi, st->ci_hi, &s, 0);
-            snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
-            printf("%-*s  %-*s %10s  %-*s", wm, p == 0 ? head : "", wp, pol[p].label, mean,
-                   p > 0 ? 22 : 0, ci);
-            if (p > 0) {
-                char d[32], dlo[32], dhi[32], dci[72];
-                fmt_num(d, sizeof d, st->d_mean, &s, 1);
-                fmt_num(dlo, sizeof dlo, st->d_lo, &s, 1);
-                fmt_num(dhi, sizeof dhi, st->d_hi, &s, 1);
-                snprintf(dci, sizeof dci, "[%s, %s]", dlo, dhi);
-                int sig = st->d_lo > 0 || st->d_hi < 0;
-                starred |= sig;
-                printf(" %10s  %s%s", d, dci, sig ? " *" : "");
-            }
-            putchar('\n');
-        }
+    for (size_t m = 0; m < SIM__CMP_N_METRICS; m++)
+        starred |= print_metric(&mt[m], m == SIM__CMP_ALLOC_UTIL, &res->stats[m],
+                                SIM__CMP_N_METRICS, pol, res->n_policies, wm, wp);
+    const sim__cmp_metric *cm = sim__compare_class_metrics();
+    for (size_t k = 0; per_class && k < res->n_classes; k++) {
+        printf("\nclass %s\n", sc->classes[k].name);
+        for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++)
+            starred |=
+                print_metric(&cm[m], 0, sim__cmp_class_stat(res, 0, k, m),
+                             res->n_classes * SIM__CMPC_N_METRICS, pol, res->n_policies, wm, wp);
     }
     if (starred)
         puts("\n* the interval of the difference excludes 0");
     if (out)
         printf("\nwrote %s\n", out);
+}
+
+/* "NAME": {"units", "label", "policies": [...]} of metric m over all jobs
+ * (k == SIZE_MAX) or of class metric m of class k. */
+static void json_metric(FILE *f, const sim__cmp_metric *mt, const sim__cmp_result *res, size_t k,
+                        size_t m)
+{
+    sim__cli_json_str(f, mt->name);
+    fputs(": {\"units\": ", f);
+    sim__cli_json_str(f, mt->units);
+    fputs(", \"label\": ", f);
+    sim__cli_json_str(f, mt->label);
+    fputs(", \"policies\": [", f);
+    for (size_t p = 0; p < res->n_policies; p++) {
+        const sim__cmp_stat *st = k == SIZE_MAX ? &res->stats[p * SIM__CMP_N_METRICS + m]
+                                                : sim__cmp_class_stat(res, p, k, m);
+        const struct {
+            const char *k;
+            double v;
+        } kv[] = {{"mean", st->mean},        {"sd", st->sd},
+                  {"ci_low", st->ci_lo},     {"ci_high", st->ci_hi},
+                  {"diff_mean", st->d_mean}, {"diff_sd", st->d_sd},
+                  {"diff_ci_low", st->d_lo}, {"diff_ci_high", st->d_hi}};
+        fputs(p ? ", {" : "{", f);
+        for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+            fprintf(f, "%s\"%s\": ", i ? ", " : "", kv[i].k);
+            sim__cli_json_num(f, kv[i].v);
+        }
+        fputs(", \"values\": [", f);
+        for (uint32_t r = 0; r < res->replications; r++) {
+            if (r)
+                fputs(", ", f);
+            sim__cli_json_num(f, k == SIZE_MAX ? sim__cmp_value(res, p, r, m)
+                                               : sim__cmp_class_value(res, p, r, k, m));
+        }
+        fputs("]}", f);
+    }
+    fputs("]}", f);
 }
 
 static void print_json(const sim_scenario *sc, const sim__cmp_policy *pol,
@@ -281,35 +344,19 @@ static void print_json(const sim_scenario *sc, const sim__cmp_policy *pol,
     fputs("],\n \"metrics\": {", f);
     for (size_t m = 0; m < SIM__CMP_N_METRICS; m++) {
         fputs(m ? ",\n  " : "\n  ", f);
-        sim__cli_json_str(f, mt[m].name);
-        fputs(": {\"units\": ", f);
-        sim__cli_json_str(f, mt[m].units);
-        fputs(", \"label\": ", f);
-        sim__cli_json_str(f, mt[m].label);
-        fputs(", \"policies\": [", f);
-        for (size_t p = 0; p < res->n_policies; p++) {
-            const sim__cmp_stat *st = &res->stats[p * SIM__CMP_N_METRICS + m];
-            const struct {
-                const char *k;
-                double v;
-            } kv[] = {{"mean", st->mean},        {"sd", st->sd},
-                      {"ci_low", st->ci_lo},     {"ci_high", st->ci_hi},
-                      {"diff_mean", st->d_mean}, {"diff_sd", st->d_sd},
-                      {"diff_ci_low", st->d_lo}, {"diff_ci_high", st->d_hi}};
-            fputs(p ? ", {" : "{", f);
-            for (size_t k = 0; k < sizeof kv / sizeof kv[0]; k++) {
-                fprintf(f, "%s\"%s\": ", k ? ", " : "", kv[k].k);
-                sim__cli_json_num(f, kv[k].v);
-            }
-            fputs(", \"values\": [", f);
-            for (uint32_t r = 0; r < res->replications; r++) {
-                if (r)
-                    fputs(", ", f);
-                sim__cli_json_num(f, sim__cmp_value(res, p, r, m));
-            }
-            fputs("]}", f);
+        json_metric(f, &mt[m], res, SIZE_MAX, m);
+    }
+    fputs("\n },\n \"classes\": {", f);
+    const sim__cmp_metric *cm = sim__compare_class_metrics();
+    for (size_t k = 0; k < res->n_classes; k++) {
+        fputs(k ? ",\n  " : "\n  ", f);
+        sim__cli_json_str(f, sc->classes[k].name);
+        fputs(": {", f);
+        for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++) {
+            fputs(m ? ",\n   " : "\n   ", f);
+            json_metric(f, &cm[m], res, k, m);
         }
-        fputs("]}", f);
+        fputs("}", f);
     }
     fputs("\n }\n}\n", f);
 }
@@ -322,7 +369,7 @@ static int cmd_compare(int argc, char **argv)
     uint64_t seed = 0, reps = 10;
     int64_t warm_us = -1;
     double conf = 0.95;
-    int have_seed = 0, quiet = 0, json = 0;
+    int have_seed = 0, quiet = 0, json = 0, per_class = 0;
     uint64_t jobs = sim__work_cores();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -379,6 +426,8 @@ static int cmd_compare(int argc, char **argv)
             quiet = 1;
         } else if (strcmp(a, "--json") == 0) {
             json = 1;
+        } else if (strcmp(a, "--per-class") == 0) {
+            per_class = 1;
         } else if (a[0] == '-' && a[1]) {
             return sim__cli_usage("compare", "unknown option '%s'", a);
         } else if (!path) {
@@ -431,7 +480,7 @@ static int cmd_compare(int argc, char **argv)
             if (json)
                 print_json(&sc, pol, &res, out);
             else if (!quiet)
-                print_table(&sc, pol, &res, out);
+                print_table(&sc, pol, &res, out, per_class);
         }
         sim__compare_fini(&res);
     }

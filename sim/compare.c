@@ -30,9 +30,20 @@ static const sim__cmp_metric metrics[SIM__CMP_N_METRICS] = {
 #undef SIM__CMP_ROW_
 };
 
+static const sim__cmp_metric class_metrics[SIM__CMPC_N_METRICS] = {
+#define SIM__CMP_ROW_(id, name, units, label, desc) {name, units, label, desc},
+    SIM__CMP_CLASS_METRICS(SIM__CMP_ROW_)
+#undef SIM__CMP_ROW_
+};
+
 const sim__cmp_metric *sim__compare_metrics(void)
 {
     return metrics;
+}
+
+const sim__cmp_metric *sim__compare_class_metrics(void)
+{
+    return class_metrics;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -69,12 +80,21 @@ void sim__stat_interval(const double *x, size_t n, size_t stride, double t, doub
 /* ------------------------------------------------------------------------- */
 /* one run: a sink that keeps the windowed sums                               */
 
+/* The job sums of one class (and, in run_acc, of all jobs). */
+typedef struct job_acc {
+    sim_quantiles wait; /* started jobs that arrived after the warm-up */
+    double wait_sum_s, slowdown_sum;
+    uint64_t arrived, started, completed_arrived;
+} job_acc;
+
 typedef struct run_acc {
     int64_t warm_us, horizon_us;
     sim_quantiles wait; /* started jobs that arrived after the warm-up */
     double wait_sum_s, slowdown_sum;
     uint64_t arrived, started, completed_in_window, completed_arrived, waiting_end;
     double up_area, alloc_area, queue_area, width_s; /* bins inside the window */
+    size_t n_cls;
+    job_acc *cls; /* [n_cls]; jobs of other classes count in the totals only */
 } run_acc;
 
 static int acc_job(void *ud, const sim_job_row *r, tm_diag *diag)
@@ -85,11 +105,20 @@ static int acc_job(void *ud, const sim_job_row *r, tm_diag *diag)
         a->completed_in_window++;
     if (r->submit_us < a->warm_us)
         return TM_OK;
+    job_acc *k = r->cls < a->n_cls ? &a->cls[r->cls] : NULL;
     a->arrived++;
+    if (k)
+        k->arrived++;
     if (r->start_us >= 0) {
+        double w = (double)r->wait_us / SIM_US_PER_S;
         a->started++;
-        a->wait_sum_s += (double)r->wait_us / SIM_US_PER_S;
+        a->wait_sum_s += w;
         sim__quant_add(&a->wait, r->wait_us);
+        if (k) {
+            k->started++;
+            k->wait_sum_s += w;
+            sim__quant_add(&k->wait, r->wait_us);
+        }
     } else if (r->state == SIM_JOB_QUEUED) {
         a->waiting_end++;
     }
@@ -100,6 +129,10 @@ static int acc_job(void *ud, const sim_job_row *r, tm_diag *diag)
         double sd = (wait_s + run_s) / (run_s > 10 ? run_s : 10);
         a->slowdown_sum += sd > 1 ? sd : 1;
         a->completed_arrived++;
+        if (k) {
+            k->slowdown_sum += sd > 1 ? sd : 1;
+            k->completed_arrived++;
+        }
     }
     return TM_OK;
 }
@@ -132,6 +165,47 @@ static void run_metrics(const run_acc *a, double *m)
     m[SIM__CMP_ARRIVED] = (double)a->arrived;
     m[SIM__CMP_COMPLETED] = (double)a->completed_in_window;
     m[SIM__CMP_WAITING_END] = (double)a->waiting_end;
+}
+
+/* The class metrics of one run: cm[class][class metric]. */
+static void run_class_metrics(const run_acc *a, double *cm)
+{
+    double us = 1.0 / SIM_US_PER_S;
+    for (size_t c = 0; c < a->n_cls; c++) {
+        const job_acc *k = &a->cls[c];
+        double *m = cm + c * SIM__CMPC_N_METRICS;
+        m[SIM__CMPC_WAIT_MEAN] = k->started ? k->wait_sum_s / (double)k->started : NAN;
+        m[SIM__CMPC_WAIT_P50] = k->started ? sim__quant_get(&k->wait, 0.50) * us : NAN;
+        m[SIM__CMPC_WAIT_P95] = k->started ? sim__quant_get(&k->wait, 0.95) * us : NAN;
+        m[SIM__CMPC_SLOWDOWN] =
+            k->completed_arrived ? k->slowdown_sum / (double)k->completed_arrived : NAN;
+        m[SIM__CMPC_ARRIVED] = (double)k->arrived;
+    }
+}
+
+static void run_acc_fini(run_acc *a)
+{
+    sim__quant_fini(&a->wait);
+    for (size_t c = 0; a->cls && c < a->n_cls; c++)
+        sim__quant_fini(&a->cls[c].wait);
+    free(a->cls);
+    a->cls = NULL;
+}
+
+/* The sums of a run over n_cls classes; run_acc_fini after a failure too. */
+static int run_acc_init(run_acc *a, int64_t warm_us, int64_t horizon_us, size_t n_cls)
+{
+    memset(a, 0, sizeof *a);
+    a->warm_us = warm_us;
+    a->horizon_us = horizon_us;
+    if (sim__quant_init(&a->wait) != TM_OK)
+        return TM_ERR_NOMEM;
+    if (n_cls && !(a->cls = calloc(n_cls, sizeof *a->cls)))
+        return TM_ERR_NOMEM;
+    for (; a->n_cls < n_cls; a->n_cls++)
+        if (sim__quant_init(&a->cls[a->n_cls].wait) != TM_OK)
+            return TM_ERR_NOMEM;
+    return TM_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -169,15 +243,21 @@ void sim__compare_fini(sim__cmp_result *res)
         return;
     free(res->values);
     free(res->stats);
+    free(res->class_values);
+    free(res->class_stats);
     res->values = NULL;
     res->stats = NULL;
+    res->class_values = NULL;
+    res->class_stats = NULL;
 }
 
-/* One run's result, as a worker hands it back (work_int.h). */
+/* One run's result, as a worker hands it back (work_int.h): out_size bytes,
+ * the class metrics [class][class metric] after the fixed part. */
 typedef struct run_out {
     double m[SIM__CMP_N_METRICS];
     uint64_t events;
     double wall_s;
+    double cm[];
 } run_out;
 
 typedef struct cmp_jobs {
@@ -199,11 +279,10 @@ static int cmp_job(void *ud, size_t k, void *out, tm_diag *diag)
     sim_scenario run_sc = *x->sc; /* shallow: only the policy string differs */
     snprintf(run_sc.policy, sizeof run_sc.policy, "%s", x->pol[p].spec);
     run_acc acc;
-    memset(&acc, 0, sizeof acc);
-    acc.warm_us = opts->warmup_us;
-    acc.horizon_us = x->sc->horizon_us;
-    if (sim__quant_init(&acc.wait) != TM_OK)
+    if (run_acc_init(&acc, opts->warmup_us, x->sc->horizon_us, x->sc->n_classes) != TM_OK) {
+        run_acc_fini(&acc);
         return tm_diag_set(diag, TM_ERR_NOMEM, "compare", "out of memory");
+    }
     prog_fwd fwd = {opts, k, x->n_runs};
     sim_run_opts ro = {.replication = r, .stop_flag = opts->stop_flag};
     if (opts->progress && x->inline_progress) {
@@ -217,6 +296,7 @@ static int cmp_job(void *ud, size_t k, void *out, tm_diag *diag)
     if (rc == TM_OK) {
         run_out *o = out;
         run_metrics(&acc, o->m);
+        run_class_metrics(&acc, o->cm);
         o->events = sr.events;
         o->wall_s = sr.wall_s;
         sim_result_fini(&sr);
@@ -227,7 +307,7 @@ static int cmp_job(void *ud, size_t k, void *out, tm_diag *diag)
                          x->pol[p].label, r);
         (void)n;
     }
-    sim__quant_fini(&acc.wait);
+    run_acc_fini(&acc);
     return rc;
 }
 
@@ -268,11 +348,15 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
     res->t_quantile = sim__t_quantile(conf, reps);
     res->warmup_us = opts->warmup_us;
     res->horizon_us = sc->horizon_us;
+    size_t n_cls = sc->n_classes, nc = n_cls * SIM__CMPC_N_METRICS;
+    res->n_classes = n_cls;
     res->values = calloc(n_pol * reps * SIM__CMP_N_METRICS, sizeof *res->values);
     res->stats = calloc(n_pol * SIM__CMP_N_METRICS, sizeof *res->stats);
-    size_t n_runs = n_pol * reps;
-    run_out *outs = calloc(n_runs, sizeof *outs);
-    if (!res->values || !res->stats || !outs) {
+    res->class_values = calloc(n_pol * reps * nc + 1, sizeof *res->class_values);
+    res->class_stats = calloc(n_pol * nc + 1, sizeof *res->class_stats);
+    size_t n_runs = n_pol * reps, out_size = sizeof(run_out) + nc * sizeof(double);
+    unsigned char *outs = calloc(n_runs, out_size);
+    if (!res->values || !res->stats || !res->class_values || !res->class_stats || !outs) {
         free(outs);
         sim__compare_fini(res);
         return tm_diag_set(diag, TM_ERR_NOMEM, "compare", "out of memory");
@@ -281,7 +365,7 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
      * not depend on how many */
     unsigned workers = opts->workers > 1 ? opts->workers : 1;
     cmp_jobs jobs = {sc, pol, n_pol, n_runs, 0, opts, workers == 1};
-    sim__work_opts wo = {workers, sizeof(run_out), 1, opts->stop_flag, cmp_done};
+    sim__work_opts wo = {workers, out_size, 1, opts->stop_flag, cmp_done};
     rc = sim__work_run(n_runs, cmp_job, &jobs, &wo, outs, NULL, NULL, diag);
     if (rc != TM_OK) {
         free(outs);
@@ -290,10 +374,12 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
     for (size_t k = 0; k < n_runs; k++) {
         uint32_t r = (uint32_t)(k / n_pol);
         size_t p = k % n_pol;
-        memcpy(&res->values[((size_t)p * reps + r) * SIM__CMP_N_METRICS], outs[k].m,
-               sizeof outs[k].m);
-        res->events += outs[k].events;
-        res->wall_s += outs[k].wall_s;
+        const run_out *o = (const run_out *)(outs + k * out_size);
+        memcpy(&res->values[((size_t)p * reps + r) * SIM__CMP_N_METRICS], o->m, sizeof o->m);
+        if (nc)
+            memcpy(&res->class_values[((size_t)p * reps + r) * nc], o->cm, nc * sizeof(double));
+        res->events += o->events;
+        res->wall_s += o->wall_s;
     }
     free(outs);
     /* intervals: each policy over its replications, and the paired difference
@@ -315,6 +401,22 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
             sim__stat_interval(diff, reps, 1, res->t_quantile, &st->d_mean, &st->d_sd, &st->d_lo,
                                &st->d_hi);
         }
+    /* the same per class: the values of class k are strided by the classes */
+    for (size_t p = 0; p < n_pol; p++)
+        for (size_t k = 0; k < n_cls; k++)
+            for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++) {
+                sim__cmp_stat *st = &res->class_stats[(p * n_cls + k) * SIM__CMPC_N_METRICS + m];
+                const double *x =
+                    &res->class_values[(p * reps * n_cls + k) * SIM__CMPC_N_METRICS + m];
+                st->n = reps;
+                sim__stat_interval(x, reps, nc, res->t_quantile, &st->mean, &st->sd, &st->ci_lo,
+                                   &st->ci_hi);
+                for (uint32_t r = 0; r < reps; r++)
+                    diff[r] = sim__cmp_class_value(res, p, r, k, m) -
+                              sim__cmp_class_value(res, 0, r, k, m);
+                sim__stat_interval(diff, reps, 1, res->t_quantile, &st->d_mean, &st->d_sd,
+                                   &st->d_lo, &st->d_hi);
+            }
     free(diff);
     return TM_OK;
 fail:
@@ -429,6 +531,120 @@ static int write_runs(sim__h5w *w, const sim__cmp_result *res, const sim__cmp_po
     return attr_joined(w, "/compare/runs/policy", "labels", pol, res->n_policies, 0, diag);
 }
 
+/* The scenario's class names joined by newlines, as an attribute. */
+static int attr_classes(sim__h5w *w, const char *obj, const sim_scenario *sc, tm_diag *diag)
+{
+    size_t len = 1;
+    for (size_t k = 0; k < sc->n_classes; k++)
+        len += strlen(sc->classes[k].name) + 1;
+    char *buf = malloc(len);
+    if (!buf)
+        return tm_diag_set(diag, TM_ERR_NOMEM, obj, "out of memory");
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < sc->n_classes; k++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", k ? "\n" : "", sc->classes[k].name);
+    int rc = sim__h5w_attr_str(w, obj, "labels", buf, diag);
+    free(buf);
+    return rc;
+}
+
+/* /compare/class_metrics/<metric>: one row per (class, policy), the columns
+ * of /compare/metrics/<metric> after a class column. */
+static int write_class_metric(sim__h5w *w, const sim_scenario *sc, const sim__cmp_result *res,
+                              const sim__cmp_policy *pol, size_t m, tm_diag *diag)
+{
+    const sim__cmp_metric *mt = &class_metrics[m];
+    char path[128], desc[512];
+    snprintf(path, sizeof path, "/compare/class_metrics/%s", mt->name);
+    snprintf(desc, sizeof desc, "%s: one row per (class, policy)", mt->description);
+    const char *u = mt->units;
+    const sim__h5_col cols[1 + S_NCOLS] = {
+        {"class", SIM__H5_I32, "1", "workload class index (attribute 'labels')"},
+        {"policy", SIM__H5_I32, "1", "policy index (attribute 'labels'; /compare@policies)"},
+        {"n", SIM__H5_I64, "1", "replications"},
+        {"mean", SIM__H5_F64, u, "mean over the replications"},
+        {"sd", SIM__H5_F64, u, "standard deviation over the replications"},
+        {"ci_low", SIM__H5_F64, u, "lower end of the Student-t confidence interval of the mean"},
+        {"ci_high", SIM__H5_F64, u, "upper end of the Student-t confidence interval of the mean"},
+        {"diff_mean", SIM__H5_F64, u,
+         "mean paired difference to the first policy (same replication, same jobs)"},
+        {"diff_sd", SIM__H5_F64, u, "standard deviation of the paired differences"},
+        {"diff_ci_low", SIM__H5_F64, u, "lower end of the interval of the paired difference"},
+        {"diff_ci_high", SIM__H5_F64, u, "upper end of the interval of the paired difference"},
+    };
+    sim__h5t *t;
+    int rc = sim__h5t_create(&t, w, path, desc, cols, 1 + S_NCOLS, diag);
+    if (rc)
+        return rc;
+    for (size_t k = 0; k < res->n_classes; k++)
+        for (size_t p = 0; p < res->n_policies; p++) {
+            const sim__cmp_stat *st = sim__cmp_class_stat(res, p, k, m);
+            sim__h5t_put_i32(t, 0, (int32_t)k);
+            sim__h5t_put_i32(t, 1 + S_POLICY, (int32_t)p);
+            sim__h5t_put_i64(t, 1 + S_N, st->n);
+            sim__h5t_put_f64(t, 1 + S_MEAN, st->mean);
+            sim__h5t_put_f64(t, 1 + S_SD, st->sd);
+            sim__h5t_put_f64(t, 1 + S_LO, st->ci_lo);
+            sim__h5t_put_f64(t, 1 + S_HI, st->ci_hi);
+            sim__h5t_put_f64(t, 1 + S_DMEAN, st->d_mean);
+            sim__h5t_put_f64(t, 1 + S_DSD, st->d_sd);
+            sim__h5t_put_f64(t, 1 + S_DLO, st->d_lo);
+            sim__h5t_put_f64(t, 1 + S_DHI, st->d_hi);
+            if ((rc = sim__h5t_row_end(t, diag)))
+                return rc;
+        }
+    char col[160];
+    if ((rc = sim__h5t_close(t, diag)))
+        return rc;
+    snprintf(col, sizeof col, "%s/policy", path);
+    if ((rc = attr_joined(w, col, "labels", pol, res->n_policies, 0, diag)))
+        return rc;
+    snprintf(col, sizeof col, "%s/class", path);
+    if ((rc = attr_classes(w, col, sc, diag)) ||
+        (rc = sim__h5w_attr_str(w, path, "label", mt->label, diag)) ||
+        (rc = sim__h5w_attr_str(w, path, "units", mt->units, diag)))
+        return rc;
+    return TM_OK;
+}
+
+/* /compare/class_runs: one row per (policy, replication, class). */
+static int write_class_runs(sim__h5w *w, const sim_scenario *sc, const sim__cmp_result *res,
+                            const sim__cmp_policy *pol, tm_diag *diag)
+{
+    sim__h5_col cols[3 + SIM__CMPC_N_METRICS] = {
+        {"policy", SIM__H5_I32, "1", "policy index (attribute 'labels')"},
+        {"replication", SIM__H5_I64, "1", "replication index (selects the random streams)"},
+        {"class", SIM__H5_I32, "1", "workload class index (attribute 'labels')"},
+    };
+    for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++)
+        cols[3 + m] = (sim__h5_col){class_metrics[m].name, SIM__H5_F64, class_metrics[m].units,
+                                    class_metrics[m].description};
+    sim__h5t *t;
+    int rc = sim__h5t_create(&t, w, "/compare/class_runs",
+                             "one row per run and workload class (policy, replication, class): "
+                             "the class's metrics in that run",
+                             cols, 3 + SIM__CMPC_N_METRICS, diag);
+    if (rc)
+        return rc;
+    for (size_t p = 0; p < res->n_policies; p++)
+        for (uint32_t r = 0; r < res->replications; r++)
+            for (size_t k = 0; k < res->n_classes; k++) {
+                sim__h5t_put_i32(t, 0, (int32_t)p);
+                sim__h5t_put_i64(t, 1, r);
+                sim__h5t_put_i32(t, 2, (int32_t)k);
+                for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++)
+                    sim__h5t_put_f64(t, 3 + m, sim__cmp_class_value(res, p, r, k, m));
+                if ((rc = sim__h5t_row_end(t, diag)))
+                    return rc;
+            }
+    if ((rc = sim__h5t_close(t, diag)) ||
+        (rc =
+             attr_joined(w, "/compare/class_runs/policy", "labels", pol, res->n_policies, 0, diag)))
+        return rc;
+    return attr_classes(w, "/compare/class_runs/class", sc, diag);
+}
+
 static int write_provenance(sim__h5w *w, const sim_scenario *sc, tm_diag *diag)
 {
     char *resolved = sim_scenario_resolved_json(sc);
@@ -505,6 +721,13 @@ int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_
     for (size_t m = 0; m < SIM__CMP_N_METRICS; m++)
         if ((rc = write_metric(w, res, pol, m, diag)))
             goto fail;
+    if (res->n_classes) {
+        if ((rc = write_class_runs(w, sc, res, pol, diag)))
+            goto fail;
+        for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++)
+            if ((rc = write_class_metric(w, sc, res, pol, m, diag)))
+                goto fail;
+    }
     if ((rc = write_provenance(w, sc, diag)))
         goto fail;
     return sim__h5w_commit(w, diag);

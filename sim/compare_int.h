@@ -13,6 +13,8 @@
  * Intervals are Student t over the R replication values (which are
  * independent: each replication has its own streams), at the confidence
  * asked for; the difference to the first policy gets the paired interval.
+ * The job metrics are also kept per workload class (SIM__CMP_CLASS_METRICS),
+ * with the same intervals and paired differences.
  */
 #ifndef TARMAC_COMPARE_INT_H
 #define TARMAC_COMPARE_INT_H
@@ -45,6 +47,29 @@
     X(SIM__CMP_WAITING_END, "jobs_waiting_end", "1", "jobs waiting at the end",                    \
       "jobs that arrived after the warm-up and had not started when the run stopped")
 
+/* The metrics of one workload class in one run, over the class's jobs that
+ * arrived after the warm-up (the same definitions as above). */
+#define SIM__CMP_CLASS_METRICS(X)                                                                  \
+    X(SIM__CMPC_WAIT_MEAN, "wait_mean_s", "s", "mean wait",                                        \
+      "mean wait (first start - arrival) of the class's jobs that arrived after the warm-up and "  \
+      "started")                                                                                   \
+    X(SIM__CMPC_WAIT_P50, "wait_p50_s", "s", "median wait",                                        \
+      "median wait of those jobs (0.5 % relative error)")                                          \
+    X(SIM__CMPC_WAIT_P95, "wait_p95_s", "s", "p95 wait",                                           \
+      "95th percentile wait of those jobs (0.5 % relative error)")                                 \
+    X(SIM__CMPC_SLOWDOWN, "slowdown_mean", "1", "mean bounded slowdown",                           \
+      "mean of max(1, (wait + run) / max(run, 10 s)) over the class's jobs that arrived after "    \
+      "the warm-up and completed")                                                                 \
+    X(SIM__CMPC_ARRIVED, "jobs_arrived", "1", "jobs arrived",                                      \
+      "the class's jobs that arrived after the warm-up")
+
+typedef enum sim__cmp_class_metric_id {
+#define SIM__CMP_ENUM_(id, name, units, label, desc) id,
+    SIM__CMP_CLASS_METRICS(SIM__CMP_ENUM_)
+#undef SIM__CMP_ENUM_
+        SIM__CMPC_N_METRICS
+} sim__cmp_class_metric_id;
+
 typedef enum sim__cmp_metric_id {
 #define SIM__CMP_ENUM_(id, name, units, label, desc) id,
     SIM__CMP_METRICS(SIM__CMP_ENUM_)
@@ -58,6 +83,8 @@ typedef struct sim__cmp_metric {
 
 /* The metric table, SIM__CMP_N_METRICS entries in enum order. */
 const sim__cmp_metric *sim__compare_metrics(void);
+/* The per-class metric table, SIM__CMPC_N_METRICS entries in enum order. */
+const sim__cmp_metric *sim__compare_class_metrics(void);
 
 /* A policy to compare: a label for tables and plots and a placement-core
  * specification (a preset name or "order=... placement=... backfill=..."). */
@@ -99,7 +126,11 @@ typedef struct sim__cmp_result {
     int64_t warmup_us, horizon_us;
     double *values;       /* [policy][replication][metric] */
     sim__cmp_stat *stats; /* [policy][metric] */
-    uint64_t events;      /* over all runs */
+    /* per workload class (the scenario's classes, in order) */
+    size_t n_classes;
+    double *class_values;       /* [policy][replication][class][class metric] */
+    sim__cmp_stat *class_stats; /* [policy][class][class metric] */
+    uint64_t events;            /* over all runs */
     double wall_s;
 } sim__cmp_result;
 
@@ -107,6 +138,22 @@ typedef struct sim__cmp_result {
 static inline double sim__cmp_value(const sim__cmp_result *res, size_t p, uint32_t r, size_t m)
 {
     return res->values[(p * res->replications + r) * SIM__CMP_N_METRICS + m];
+}
+
+/* The value of class metric m of class k of policy p in replication r. */
+static inline double sim__cmp_class_value(const sim__cmp_result *res, size_t p, uint32_t r,
+                                          size_t k, size_t m)
+{
+    return res
+        ->class_values[((p * res->replications + r) * res->n_classes + k) * SIM__CMPC_N_METRICS +
+                       m];
+}
+
+/* The statistics of class metric m of class k under policy p. */
+static inline const sim__cmp_stat *sim__cmp_class_stat(const sim__cmp_result *res, size_t p,
+                                                       size_t k, size_t m)
+{
+    return &res->class_stats[(p * res->n_classes + k) * SIM__CMPC_N_METRICS + m];
 }
 
 /* Check that every specification names a policy the placement core knows

@@ -2077,8 +2077,11 @@ out:
 
 /* Read a numeric dataset or attribute (`attr` names it on the object at
  * `path`) into a malloc'd array of `mtype`; scalar_only demands one value. */
+/* cols: NULL reads rank 0 or 1 only; otherwise rank 2 too, *cols getting the
+ * second dimension (1 for rank 0 or 1) and *n every value, row-major. */
 static int r_numeric(sim__h5r *r, const char *path, const char *attr, int want_int, hid_t mtype,
-                     size_t esize, int scalar_only, void **v, size_t *n, tm_diag *diag)
+                     size_t esize, int scalar_only, void **v, size_t *n, size_t *cols,
+                     tm_diag *diag)
 {
     h5err e = {0};
     hid_t o = H5I_INVALID_HID, a = H5I_INVALID_HID, t = H5I_INVALID_HID, s = H5I_INVALID_HID;
@@ -2120,9 +2123,16 @@ static int r_numeric(sim__h5r *r, const char *path, const char *attr, int want_i
     hssize_t np;
     H5CHK(&e, rank = H5Sget_simple_extent_ndims(s));
     H5CHK(&e, np = H5Sget_simple_extent_npoints(s));
-    if (rank > 1) {
-        rc = r_fail(r, diag, TM_ERR_INVAL, where, "has %d dimensions; only 0 or 1 are read", rank);
+    if (rank > (cols ? 2 : 1)) {
+        rc = r_fail(r, diag, TM_ERR_INVAL, where, "has %d dimensions; only 0 to %d are read", rank,
+                    cols ? 2 : 1);
         goto out;
+    }
+    if (cols) {
+        hsize_t dims[2] = {1, 1};
+        if (rank == 2)
+            H5CHK(&e, H5Sget_simple_extent_dims(s, dims, NULL));
+        *cols = (size_t)dims[1];
     }
     if (scalar_only && np != 1) {
         rc = r_fail(r, diag, TM_ERR_INVAL, where, "has %lld values, want one", (long long)np);
@@ -2163,8 +2173,22 @@ int sim__h5r_array_f64(sim__h5r *r, const char *path, double **v, size_t *n, tm_
     if (!r || !v || !n)
         return tm_diag_set(diag, TM_ERR_INVAL, path, "no reader or output");
     void *p;
-    int rc = r_numeric(r, path, NULL, 0, H5T_NATIVE_DOUBLE, sizeof(double), 0, &p, n, diag);
+    int rc = r_numeric(r, path, NULL, 0, H5T_NATIVE_DOUBLE, sizeof(double), 0, &p, n, NULL, diag);
     *v = p;
+    return rc;
+}
+
+int sim__h5r_matrix_f64(sim__h5r *r, const char *path, double **v, size_t *rows, size_t *cols,
+                        tm_diag *diag)
+{
+    if (!r || !v || !rows || !cols)
+        return tm_diag_set(diag, TM_ERR_INVAL, path, "no reader or output");
+    void *p;
+    size_t n = 0;
+    *cols = 0;
+    int rc = r_numeric(r, path, NULL, 0, H5T_NATIVE_DOUBLE, sizeof(double), 0, &p, &n, cols, diag);
+    *v = p;
+    *rows = rc == TM_OK && *cols ? n / *cols : 0;
     return rc;
 }
 
@@ -2173,7 +2197,7 @@ int sim__h5r_array_i64(sim__h5r *r, const char *path, int64_t **v, size_t *n, tm
     if (!r || !v || !n)
         return tm_diag_set(diag, TM_ERR_INVAL, path, "no reader or output");
     void *p;
-    int rc = r_numeric(r, path, NULL, 1, H5T_NATIVE_INT64, sizeof(int64_t), 0, &p, n, diag);
+    int rc = r_numeric(r, path, NULL, 1, H5T_NATIVE_INT64, sizeof(int64_t), 0, &p, n, NULL, diag);
     *v = p;
     return rc;
 }
@@ -2185,7 +2209,7 @@ static int r_one(sim__h5r *r, const char *path, const char *attr, int want_int, 
     size_t n;
     if (!r || !out)
         return tm_diag_set(diag, TM_ERR_INVAL, path, "no reader or output");
-    int rc = r_numeric(r, path, attr, want_int, mtype, esize, 1, &p, &n, diag);
+    int rc = r_numeric(r, path, attr, want_int, mtype, esize, 1, &p, &n, NULL, diag);
     if (!rc)
         memcpy(out, p, esize);
     free(p);

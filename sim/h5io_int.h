@@ -272,6 +272,10 @@ int sim__h5r_attr_i64(sim__h5r *r, const char *obj_path, const char *name, int64
  * only (u64 beyond INT64_MAX clips). */
 int sim__h5r_array_f64(sim__h5r *r, const char *path, double **v, size_t *n, tm_diag *diag);
 int sim__h5r_array_i64(sim__h5r *r, const char *path, int64_t **v, size_t *n, tm_diag *diag);
+/* A whole 2-D numeric dataset as *rows x *cols values, row-major, in a
+ * malloc'd array, converted to double (a 0-D or 1-D one: *cols is 1). */
+int sim__h5r_matrix_f64(sim__h5r *r, const char *path, double **v, size_t *rows, size_t *cols,
+                        tm_diag *diag);
 
 /* ------------------------------------------------------------------------- */
 /* Checking                                                                   */

@@ -37,10 +37,21 @@ static const sim__plot_def plots[] = {
       NULL},
      sim__plot_utilization},
     {"utilization_pools",
-     "allocation utilization over time per pool",
-     {"/timeseries_pools/t_s", "/timeseries_pools/t_end_s", "/timeseries_pools/pool",
-      "/timeseries_pools/gpus_up", "/timeseries_pools/gpus_alloc", NULL},
+     "allocated and busy GPUs over time per pool, as shares of the pool's GPUs in service",
+     {"/timeseries/t_s", "/timeseries/t_end_s", "/timeseries_pool", NULL},
      sim__plot_utilization_pools},
+    {"utilization_types",
+     "allocated and busy GPUs over time per GPU type, as shares of the type's GPUs in service",
+     {"/timeseries/t_s", "/timeseries/t_end_s", "/timeseries_type", NULL},
+     sim__plot_utilization_types},
+    {"shape_blocked",
+     "shape-blocked idle GPU-hours by reason, and the blocked GPUs over time under the idle ones",
+     {"/summary/shape_blocked", NULL},
+     sim__plot_shape_blocked},
+    {"services",
+     "per service: requests offered and how they were served, replicas, SLO attainment",
+     {"/timeseries/t_s", "/timeseries/t_end_s", "/timeseries_service", NULL},
+     sim__plot_services},
     {"wait_cdf",
      "distribution (CDF) of wait times per workload class",
      {"/jobs/wait_s", "/jobs/start_s", "/jobs/class", NULL},
@@ -53,10 +64,26 @@ static const sim__plot_def plots[] = {
      "policies side by side with confidence intervals, and paired differences to the first",
      {"/compare/metrics", NULL},
      sim__plot_compare},
+    {"compare_classes",
+     "per workload class: mean and p95 wait and mean slowdown of each policy with intervals, and "
+     "the paired differences",
+     {"/compare/class_metrics/wait_mean_s", "/compare/class_metrics/wait_p95_s",
+      "/compare/class_metrics/slowdown_mean", NULL},
+     sim__plot_compare_classes},
     {"cost",
      "cost by pool and category: owned (used, idle), reserved (used, idle), on-demand, API",
      {"/cost/breakdown/category", "/cost/breakdown/pool", "/cost/breakdown/usd", NULL},
      sim__plot_cost},
+    {"packing",
+     "openb packing: GPU allocation against arrived demand per policy (spread over seeds), "
+     "fragmentation and failed demand",
+     {"/packing/arrived_pct", "/packing/policies", NULL},
+     sim__plot_packing},
+    {"sweep_packing",
+     "a merged packing sweep: mean GPU allocation against arrived demand per combination, "
+     "fragmentation and failed demand",
+     {"/sweep/curves_mean/arrived_pct", "/sweep/curves_mean/alloc_pct", NULL},
+     sim__plot_sweep_packing},
     {"breakeven",
      "API versus owning and renting against monthly token volume, and cost per useful GPU-hour "
      "against utilization",
@@ -407,11 +434,19 @@ static void first_line(char *dst, size_t n, const char *s)
     /* gnuplot's messages start with the offending line and a caret: keep the
      * line that says what went wrong ("... line 12: undefined variable") */
     const char *best = s;
-    for (const char *p = s; *p; p++)
-        if ((p == s || p[-1] == '\n') && strstr(p, "line ") && strchr(p, ':')) {
+    for (const char *p = s; *p; p++) {
+        if (p != s && p[-1] != '\n')
+            continue;
+        /* look within this line only */
+        size_t len = strcspn(p, "\n");
+        const char *l = strstr(p, "line "), *colon = strchr(p, ':');
+        if (l && colon && l < p + len && colon < p + len) {
             best = p;
             break;
         }
+    }
+    while (*best == '\n' || *best == ' ')
+        best++; /* not an empty first line */
     size_t o = 0;
     for (; *best && *best != '\n' && o + 1 < n; best++)
         dst[o++] = *best;
@@ -556,10 +591,12 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     for (size_t i = 0; i < N_PLOTS; i++)
         applicable += wanted(o->only, plots[i].name) && sim__plot_applies(&plots[i], c.r);
     if (!applicable) {
-        rc = tm_diag_set(diag, TM_ERR_NOTFOUND, h5path,
-                         "nothing to plot: %s (tarmac plot --list shows what each plot needs)",
-                         o->only ? "the file lacks the datasets of the plots asked for"
-                                 : "not a tarmac result (no /timeseries, /jobs or /compare)");
+        rc =
+            tm_diag_set(diag, TM_ERR_NOTFOUND, h5path,
+                        "nothing to plot: %s (tarmac plot --list shows what each plot needs)",
+                        o->only ? "the file lacks the datasets of the plots asked for"
+                                : "not a tarmac result (no /timeseries, /jobs, /compare, /packing, "
+                                  "/sweep/curves_mean or /breakeven)");
         goto out;
     }
     if ((rc = make_dir(o->dir, diag)) != TM_OK)

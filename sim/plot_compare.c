@@ -6,6 +6,9 @@
  *
  * The metrics are whatever groups /compare/metrics holds, in the order they
  * were written, so a metric added to compare_int.h appears here unchanged.
+ * compare_classes and compare_classes_diff draw the same per workload class
+ * from /compare/class_metrics: a row of panels per class (mean wait, p95
+ * wait, mean bounded slowdown).
  * Values are shown in a unit chosen from their size: seconds as s, min, h or
  * d; ratios whose name ends in "_util" as %. Long policy labels become the
  * letters A, B, ... with a legend underneath.
@@ -32,6 +35,8 @@ static void metric_free(cmp_metric *m)
     free(m->dlo);
     free(m->dhi);
 }
+
+static void choose_unit(cmp_metric *m, const char *name, const char *units);
 
 static int read_metric(sim__plot_ctx *c, const char *name, cmp_metric *m, tm_diag *diag)
 {
@@ -64,6 +69,14 @@ static int read_metric(sim__plot_ctx *c, const char *name, cmp_metric *m, tm_dia
         snprintf(units, sizeof units, "%s", s);
     free(s);
     tm_diag_clear(diag);
+    choose_unit(m, name, units);
+    return TM_OK;
+}
+
+/* The unit of a panel from its values: seconds as s, min, h or d; ratios
+ * named "*_util" as %. */
+static void choose_unit(cmp_metric *m, const char *name, const char *units)
+{
     double big = 0;
     for (size_t i = 0; i < m->n; i++)
         if (isfinite(m->mean[i]) && fabs(m->mean[i]) > big)
@@ -85,7 +98,6 @@ static int read_metric(sim__plot_ctx *c, const char *name, cmp_metric *m, tm_dia
     } else if (strcmp(units, "1") != 0) {
         snprintf(m->unit, sizeof m->unit, "%s", units);
     }
-    return TM_OK;
 }
 
 /* The y range of a panel from its values and intervals, padded, with about
@@ -128,12 +140,12 @@ static void panel_range(FILE *g, const cmp_metric *m, size_t first, int diff)
  * differences (policies 1..n-1). */
 static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t n_m, size_t n_pol,
                          char **pol, int letters, int diff, const char *title, int rows, int cols,
-                         double bottom)
+                         double bottom, double top)
 {
     fputs("set multiplot layout ", g);
     fprintf(g, "%d,%d title ", rows, cols);
     sim__plot_str(g, title);
-    fprintf(g, " font ',15' margins 0.07,0.98,%.3f,0.90 spacing 0.08,0.13\n", bottom);
+    fprintf(g, " font ',15' margins 0.07,0.98,%.3f,%.3f spacing 0.08,0.13\n", bottom, top);
     size_t first = diff ? 1 : 0;
     fprintf(g, "set xrange [%g:%g]\n", (double)first - 0.5, (double)n_pol - 0.5);
     fputs("set xtics (", g);
@@ -173,7 +185,8 @@ static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t
 }
 
 static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, size_t n_m,
-                      char **pol, size_t n_pol, int diff, double conf, tm_diag *diag)
+                      char **pol, size_t n_pol, int diff, double conf, const char *scope,
+                      tm_diag *diag)
 {
     int letters = 0;
     for (size_t p = 0; p < n_pol; p++)
@@ -210,11 +223,11 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
     fputs("set linetype cycle 8\n", g);
     char title[600];
     if (diff)
-        snprintf(title, sizeof title, "Paired difference to %s, mean and %g %% interval — %s",
-                 pol[0], 100 * conf, c->subject);
+        snprintf(title, sizeof title, "%sPaired difference to %s, mean and %g %% interval — %s",
+                 scope, pol[0], 100 * conf, c->subject);
     else
-        snprintf(title, sizeof title, "Policies side by side, mean and %g %% interval — %s",
-                 100 * conf, c->subject);
+        snprintf(title, sizeof title, "%sPolicies side by side, mean and %g %% interval — %s",
+                 scope, 100 * conf, c->subject);
     if (letters) {
         double y = 0.02;
         for (size_t p = n_pol; p-- > (size_t)(diff ? 1 : 0);) {
@@ -227,7 +240,9 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
         }
     }
     double bottom = (letters ? 24.0 * (double)n_pol + 75 : 40) / height;
-    write_panels(g, stem, mt, n_m, n_pol, pol, letters, diff, title, rows, cols, bottom);
+    /* room for the title and the first row's panel titles: 80 px */
+    double top = 1 - 80.0 / height;
+    write_panels(g, stem, mt, n_m, n_pol, pol, letters, diff, title, rows, cols, bottom, top);
     return sim__plot_end(c, &f, diag);
 }
 
@@ -276,9 +291,9 @@ int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag)
     }
     if (n == 0)
         goto out;
-    if ((rc = one_figure(c, "compare", mt, n_m, pol, n, 0, conf, diag)))
+    if ((rc = one_figure(c, "compare", mt, n_m, pol, n, 0, conf, "", diag)))
         goto out;
-    if (n >= 2 && (rc = one_figure(c, "compare_diff", mt, n_m, pol, n, 1, conf, diag)))
+    if (n >= 2 && (rc = one_figure(c, "compare_diff", mt, n_m, pol, n, 1, conf, "", diag)))
         goto out;
 out:
     for (size_t m = 0; mt && m < n_m; m++)
@@ -287,6 +302,115 @@ out:
         metric_free(&mt[n_m]);
     free(mt);
     free(names);
+    free(pol);
+    return rc;
+}
+
+/* The per-class figures (compare_classes, compare_classes_diff): a row of
+ * panels per workload class, one panel per metric of CLASS_METRICS, from
+ * /compare/class_metrics/<metric> (one row per (class, policy)). */
+static const char *const class_metric_names[] = {"wait_mean_s", "wait_p95_s", "slowdown_mean"};
+#define N_CLASS_PANELS (sizeof class_metric_names / sizeof class_metric_names[0])
+
+int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag)
+{
+    char **cls = NULL, **pol = NULL;
+    size_t n_cls = 0, n_pol = 0, n_m = 0, rows = 0;
+    cmp_metric *mt = NULL;
+    double *col[8] = {0};
+    double conf = 0.95;
+    int rc = TM_OK;
+    static const char *const cols[] = {"class",   "policy",    "mean",        "ci_low",
+                                       "ci_high", "diff_mean", "diff_ci_low", "diff_ci_high"};
+    char first[128];
+    snprintf(first, sizeof first, "/compare/class_metrics/%s/class", class_metric_names[0]);
+    if (!sim__h5r_exists(c->r, first))
+        return TM_OK;
+    if ((rc = sim__plot_labels(c, first, &cls, &n_cls, diag)))
+        goto out;
+    snprintf(first, sizeof first, "/compare/class_metrics/%s/policy", class_metric_names[0]);
+    if ((rc = sim__plot_labels(c, first, &pol, &n_pol, diag)))
+        goto out;
+    if (sim__h5r_exists(c->r, "/compare/confidence") &&
+        (rc = sim__h5r_scalar_f64(c->r, "/compare/confidence", &conf, diag)))
+        goto out;
+    if (n_cls == 0 || n_pol == 0)
+        goto out;
+    mt = calloc(n_cls * N_CLASS_PANELS, sizeof *mt);
+    if (!mt) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < n_cls; k++)
+        for (size_t j = 0; j < N_CLASS_PANELS; j++) {
+            cmp_metric *m = &mt[k * N_CLASS_PANELS + j];
+            m->n = n_pol;
+            double **dst[6] = {&m->mean, &m->lo, &m->hi, &m->dmean, &m->dlo, &m->dhi};
+            for (size_t q = 0; q < 6; q++)
+                if (!(*dst[q] = malloc(n_pol * sizeof(double)))) {
+                    n_m = k * N_CLASS_PANELS + j + 1;
+                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+                    goto out;
+                }
+            for (size_t p = 0; p < n_pol; p++)
+                for (size_t q = 0; q < 6; q++)
+                    (*dst[q])[p] = NAN;
+        }
+    n_m = n_cls * N_CLASS_PANELS;
+    for (size_t j = 0; j < N_CLASS_PANELS; j++) {
+        char p[256], *lab = NULL, units[16] = "1";
+        for (size_t q = 0; q < 8; q++) {
+            size_t len = 0;
+            snprintf(p, sizeof p, "/compare/class_metrics/%s/%s", class_metric_names[j], cols[q]);
+            free(col[q]);
+            col[q] = NULL;
+            if ((rc = sim__plot_read_f64(c, p, &col[q], &len, diag)))
+                goto out;
+            if (q > 0 && len != rows) {
+                rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: columns of unequal length", p);
+                goto out;
+            }
+            rows = len;
+        }
+        snprintf(p, sizeof p, "/compare/class_metrics/%s", class_metric_names[j]);
+        tm_diag quiet;
+        if (sim__h5r_attr_str(c->r, p, "units", &lab, &quiet) == TM_OK)
+            snprintf(units, sizeof units, "%s", lab);
+        free(lab);
+        lab = NULL;
+        char label[96];
+        snprintf(label, sizeof label, "%s", class_metric_names[j]);
+        if (sim__h5r_attr_str(c->r, p, "label", &lab, &quiet) == TM_OK)
+            snprintf(label, sizeof label, "%s", lab);
+        free(lab);
+        for (size_t i = 0; i < rows; i++) {
+            double k = col[0][i], q = col[1][i];
+            if (!(k >= 0 && k < (double)n_cls && q >= 0 && q < (double)n_pol))
+                continue;
+            cmp_metric *m = &mt[(size_t)k * N_CLASS_PANELS + j];
+            double *dst[6] = {m->mean, m->lo, m->hi, m->dmean, m->dlo, m->dhi};
+            for (size_t v = 0; v < 6; v++)
+                dst[v][(size_t)q] = col[2 + v][i];
+        }
+        for (size_t k = 0; k < n_cls; k++) {
+            cmp_metric *m = &mt[k * N_CLASS_PANELS + j];
+            snprintf(m->name, sizeof m->name, "%s/%s", cls[k], class_metric_names[j]);
+            snprintf(m->label, sizeof m->label, "%s: %s", cls[k], label);
+            choose_unit(m, class_metric_names[j], units);
+        }
+    }
+    if ((rc = one_figure(c, "compare_classes", mt, n_m, pol, n_pol, 0, conf, "Per class: ", diag)))
+        goto out;
+    if (n_pol >= 2 && (rc = one_figure(c, "compare_classes_diff", mt, n_m, pol, n_pol, 1, conf,
+                                       "Per class: ", diag)))
+        goto out;
+out:
+    for (size_t m = 0; mt && m < n_m; m++)
+        metric_free(&mt[m]);
+    free(mt);
+    for (size_t q = 0; q < 8; q++)
+        free(col[q]);
+    free(cls);
     free(pol);
     return rc;
 }

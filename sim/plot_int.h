@@ -115,9 +115,15 @@ void sim__plot_time_unit(double span_s, const char **unit, double *unit_s);
 /* The plots, by family. */
 int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_utilization_types(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_services(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_cost(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag);
 

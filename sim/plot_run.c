@@ -1,7 +1,8 @@
 /*
  * plot_run.c — the figures of a run's result file (`tarmac run`): utilization
- * over time with the queue, per pool when the file has it, the wait-time
- * distribution and the bounded-slowdown distribution per workload class.
+ * over time with the queue, per pool and per GPU type, the shape-blocked idle
+ * GPUs by reason, the wait-time distribution and the bounded-slowdown
+ * distribution per workload class (the services have plot_services.c).
  *
  * Each function reads whole columns through the HDF5 reader, writes STEM.dat
  * (whitespace-separated, one block per series, blocks separated by two blank
@@ -16,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CDF_POINTS 2000
+#define CDF_POINTS  2000
+#define MAX_WINDOWS 180 /* points per line of the per-pool and per-type figures */
 
 static int opt_read(sim__plot_ctx *c, const char *path, double **v, size_t *n, tm_diag *diag)
 {
@@ -222,91 +224,371 @@ out:
     return rc;
 }
 
-/* Allocation utilization per pool: /timeseries_pools, one row per (bin, pool)
- * (a proposed layout: docs/plots.md). */
-int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag)
+/* Utilization per member of a fleet group (/timeseries_pool/<pool> or
+ * /timeseries_type/<type>, bins as /timeseries): allocated and busy GPUs as
+ * shares of the member's GPUs in service, one line per member, allocation in
+ * the upper panel and busy in the lower one, the same colour for a member in
+ * both. Members with no GPU in service over the whole run are left out. */
+static int fleet_util(sim__plot_ctx *c, const char *group, const char *stem, const char *what,
+                      tm_diag *diag)
 {
-    double *t0 = NULL, *t1 = NULL, *pool = NULL, *up = NULL, *alloc = NULL, *busy = NULL;
+    double *t0 = NULL, *t1 = NULL;
+    double **up = NULL, **alloc = NULL, **busy = NULL;
     char **names = NULL;
-    size_t n = 0, n1, n2, n3, n4, n5, n_names = 0;
+    size_t n = 0, n1, n_names = 0, n_drawn = 0;
     sim__plot_fig f = {0};
     int rc;
-    if ((rc = sim__plot_read_f64(c, "/timeseries_pools/t_s", &t0, &n, diag)) ||
-        (rc = sim__plot_read_f64(c, "/timeseries_pools/t_end_s", &t1, &n1, diag)) ||
-        (rc = sim__plot_read_f64(c, "/timeseries_pools/pool", &pool, &n2, diag)) ||
-        (rc = sim__plot_read_f64(c, "/timeseries_pools/gpus_up", &up, &n3, diag)) ||
-        (rc = sim__plot_read_f64(c, "/timeseries_pools/gpus_alloc", &alloc, &n4, diag)) ||
-        (rc = opt_read(c, "/timeseries_pools/gpus_busy", &busy, &n5, diag)) ||
-        (rc = sim__plot_labels(c, "/timeseries_pools/pool", &names, &n_names, diag)))
+    if ((rc = sim__plot_read_f64(c, "/timeseries/t_s", &t0, &n, diag)) ||
+        (rc = sim__plot_read_f64(c, "/timeseries/t_end_s", &t1, &n1, diag)) ||
+        (rc = sim__h5r_list(c->r, group, SIM__H5_ORDER_CREATION, &names, &n_names, diag)))
         goto out;
-    if (n1 != n || n2 != n || n3 != n || n4 != n || (busy && n5 != n)) {
-        rc =
-            tm_diag_set(diag, TM_ERR_HDF5, c->file, "/timeseries_pools: columns of unequal length");
+    if (n1 != n) {
+        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "/timeseries: columns of unequal length");
         goto out;
     }
-    size_t n_pools = 0;
-    double span = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (pool[i] >= 0 && pool[i] < 4096 && (size_t)pool[i] + 1 > n_pools)
-            n_pools = (size_t)pool[i] + 1;
-        if (t1[i] > span)
-            span = t1[i];
+    up = calloc(n_names + 1, sizeof *up);
+    alloc = calloc(n_names + 1, sizeof *alloc);
+    busy = calloc(n_names + 1, sizeof *busy);
+    if (!up || !alloc || !busy) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
     }
-    if (n == 0 || n_pools == 0)
+    for (size_t k = 0; k < n_names; k++) {
+        char p[512];
+        size_t m1 = 0, m2 = 0, m3 = 0;
+        snprintf(p, sizeof p, "%s/%s/gpus_up", group, names[k]);
+        if ((rc = opt_read(c, p, &up[k], &m1, diag)))
+            goto out;
+        snprintf(p, sizeof p, "%s/%s/gpus_alloc", group, names[k]);
+        if ((rc = opt_read(c, p, &alloc[k], &m2, diag)))
+            goto out;
+        snprintf(p, sizeof p, "%s/%s/gpus_busy", group, names[k]);
+        if ((rc = opt_read(c, p, &busy[k], &m3, diag)))
+            goto out;
+        if (!up[k] || !alloc[k] || m1 != n || m2 != n || (busy[k] && m3 != n)) {
+            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file,
+                             "%s/%s: gpus_up and gpus_alloc must have a row per /timeseries bin",
+                             group, names[k]);
+            goto out;
+        }
+        double any = 0;
+        for (size_t i = 0; i < n; i++)
+            any += up[k][i];
+        if (any > 0)
+            n_drawn++;
+        else
+            up[k][0] = NAN; /* marks a member never in service: not drawn */
+    }
+    if (n == 0 || n_drawn == 0)
         goto out;
     const char *unit;
-    double unit_s;
+    double unit_s, span = t1[n - 1];
     sim__plot_time_unit(span, &unit, &unit_s);
-    if ((rc = sim__plot_begin(c, &f, "utilization_pools", 1100, 620, diag)))
+    if ((rc = sim__plot_begin(c, &f, stem, 1100, 760, diag)))
         goto out;
-    fprintf(f.dat, "# one block per pool: t_%s alloc_util_pct busy_util_pct gpus_up\n", unit);
-    /* one pass per pool keeps the rows' order (time) inside each block: O(rows x pools) */
-    for (size_t p = 0; p < n_pools; p++) {
-        fprintf(f.dat, "# pool %zu %s\n", p, p < n_names ? names[p] : "");
-        for (size_t i = 0; i < n; i++) {
-            if (pool[i] != (double)p)
-                continue;
-            sim__plot_num(f.dat, (t0[i] + t1[i]) / 2 / unit_s);
+    /* several lines over hundreds of bins are a tangle: consecutive bins are
+     * merged into windows of `step` bins, at most MAX_WINDOWS of them, each
+     * the ratio of the GPU-time integrals over the window (exact averages) */
+    size_t step = n > MAX_WINDOWS ? (n + MAX_WINDOWS - 1) / MAX_WINDOWS : 1;
+    double win_s = (t1[0] - t0[0]) * (double)step;
+    char win[64];
+    if (win_s >= 3600)
+        snprintf(win, sizeof win, "%g-h", win_s / 3600);
+    else
+        snprintf(win, sizeof win, "%g-min", win_s / 60);
+    fprintf(f.dat,
+            "# one block per %s, averages over windows of %zu bin(s) (%s): t_%s alloc_util_pct "
+            "busy_util_pct gpus_up\n",
+            what, step, win, unit);
+    for (size_t k = 0; k < n_names; k++) {
+        if (isnan(up[k][0]))
+            continue;
+        fprintf(f.dat, "# %s %s\n", what, names[k]);
+        for (size_t i = 0; i < n; i += step) {
+            size_t e = i + step < n ? i + step : n;
+            double u = 0, a = 0, b = 0, w_all = 0;
+            for (size_t j = i; j < e; j++) {
+                double w = t1[j] - t0[j], uj = j == 0 && isnan(up[k][0]) ? 0 : up[k][j];
+                u += uj * w;
+                a += alloc[k][j] * w;
+                b += busy[k] ? busy[k][j] * w : 0;
+                w_all += w;
+            }
+            sim__plot_num(f.dat, (t0[i] + t1[e - 1]) / 2 / unit_s);
             fputc(' ', f.dat);
-            sim__plot_num(f.dat, up[i] > 0 ? 100 * alloc[i] / up[i] : NAN);
+            sim__plot_num(f.dat, u > 0 ? 100 * a / u : NAN);
             fputc(' ', f.dat);
-            sim__plot_num(f.dat, busy && up[i] > 0 ? 100 * busy[i] / up[i] : NAN);
+            sim__plot_num(f.dat, busy[k] && u > 0 ? 100 * b / u : NAN);
             fputc(' ', f.dat);
-            sim__plot_num(f.dat, up[i]);
+            sim__plot_num(f.dat, w_all > 0 ? u / w_all : NAN);
             fputc('\n', f.dat);
         }
         fputs("\n\n", f.dat);
     }
     FILE *g = f.gp;
     char title[512];
-    snprintf(title, sizeof title, "GPU allocation per pool — %s", c->subject);
-    fputs("set title ", g);
+    snprintf(title, sizeof title, "GPU utilization per %s — %s", what, c->subject);
+    fputs("set multiplot title ", g);
     sim__plot_str(g, title);
     fputs(" font ',15'\n", g);
-    fprintf(g, "set xrange [0:%.9g]\nset xlabel 'simulated time (%s)'\n", span / unit_s, unit);
-    fputs("set ylabel 'allocated GPUs / GPUs in service (%)'\n"
-          "set yrange [0:119]\nset ytics 0,20,100\n"
-          "set key top left horizontal samplen 2\nplot ",
+    fprintf(g, "set lmargin at screen 0.08\nset rmargin at screen 0.97\nset xrange [0:%.9g]\n",
+            span / unit_s);
+    fputs("set yrange [0:124]\nset ytics 0,20,100\n"
+          "set key top left horizontal samplen 2 maxrows 2 opaque\n"
+          "# upper panel: allocation\n"
+          "set tmargin at screen 0.90\nset bmargin at screen 0.53\nset format x ''\n",
           g);
-    for (size_t p = 0; p < n_pools; p++) {
-        char t[160];
-        snprintf(t, sizeof t, "%s", p < n_names ? names[p] : "pool");
-        fprintf(g, "%s'utilization_pools.dat' index %zu using 1:2 with lines ls %zu title ",
-                p ? ", " : "", p, p % 8 + 1);
-        sim__plot_str(g, t);
+    fprintf(g, "set ylabel 'allocated / in service (%%, %s averages)'\n", win);
+    for (int panel = 0; panel < 2; panel++) {
+        if (panel == 1) {
+            fprintf(g,
+                    "# lower panel: busy\n"
+                    "set tmargin at screen 0.48\nset bmargin at screen 0.10\nset format x '%%g'\n"
+                    "set xlabel 'simulated time (%s)'\n"
+                    "set ylabel 'busy / in service (%%, %s averages)'\nunset key\n",
+                    unit, win);
+        }
+        fputs("plot ", g);
+        size_t j = 0;
+        for (size_t k = 0; k < n_names; k++) {
+            if (isnan(up[k][0]))
+                continue;
+            fprintf(g, "%s'%s.dat' index %zu using 1:%d with lines ls %zu lw 1.5 title ",
+                    j ? ", " : "", stem, j, panel ? 3 : 2, j % 8 + 1);
+            sim__plot_str(g, names[k]);
+            j++;
+        }
+        fputc('\n', g);
     }
-    fputc('\n', g);
+    fputs("unset multiplot\n", g);
+    rc = sim__plot_end(c, &f, diag);
+out:
+    if (rc)
+        sim__plot_abandon(&f);
+    for (size_t k = 0; k < n_names; k++) {
+        if (up)
+            free(up[k]);
+        if (alloc)
+            free(alloc[k]);
+        if (busy)
+            free(busy[k]);
+    }
+    free(up);
+    free(alloc);
+    free(busy);
+    free(t0);
+    free(t1);
+    free(names);
+    return rc;
+}
+
+int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag)
+{
+    return fleet_util(c, "/timeseries_pool", "utilization_pools", "pool", diag);
+}
+
+int sim__plot_utilization_types(sim__plot_ctx *c, tm_diag *diag)
+{
+    return fleet_util(c, "/timeseries_type", "utilization_types", "GPU type", diag);
+}
+
+/* ------------------------------------------------------------------------- */
+/* shape-blocked idle GPUs                                                    */
+
+#define N_REASONS 6
+static const struct {
+    const char *key, *label;
+} reasons[N_REASONS] = {
+    {"type", "wrong GPU type"},
+    {"memory", "too little GPU memory"},
+    {"fragmentation", "fragmented (not on one node)"},
+    {"gang", "too few free GPUs for the gang"},
+    {"host", "host CPU or memory short"},
+    {"order", "held by the policy's order"},
+};
+
+/* Bars of the idle GPU-hours by reason (/summary/shape_blocked) and, when
+ * /timeseries has the blocked_* columns, the blocked GPUs per reason over
+ * time as stacked areas under the idle GPUs (in service, not allocated). */
+int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
+{
+    double hours[N_REASONS], idle_h = NAN, total = 0, hmax = 0;
+    double *t0 = NULL, *t1 = NULL, *up = NULL, *alloc = NULL, *blk[N_REASONS] = {0};
+    size_t n = 0;
+    sim__plot_fig f = {0};
+    int rc = TM_OK, series = 1;
+    for (size_t k = 0; k < N_REASONS; k++) {
+        char p[128];
+        snprintf(p, sizeof p, "/summary/shape_blocked/%s_gpu_hours", reasons[k].key);
+        hours[k] = 0;
+        if (sim__h5r_exists(c->r, p) &&
+            (rc = sim__h5r_scalar_f64(c->r, p, &hours[k], diag)) != TM_OK)
+            goto out;
+        if (!isfinite(hours[k]) || hours[k] < 0)
+            hours[k] = 0;
+        total += hours[k];
+        hmax = hours[k] > hmax ? hours[k] : hmax;
+    }
+    if (sim__h5r_exists(c->r, "/summary/gpu_hours_idle") &&
+        (rc = sim__h5r_scalar_f64(c->r, "/summary/gpu_hours_idle", &idle_h, diag)) != TM_OK)
+        goto out;
+    /* the time series: every column present, all of one length */
+    static const char *const base[] = {"/timeseries/t_s", "/timeseries/t_end_s",
+                                       "/timeseries/gpus_up", "/timeseries/gpus_alloc"};
+    for (size_t i = 0; i < 4; i++)
+        series &= sim__h5r_exists(c->r, base[i]);
+    for (size_t k = 0; k < N_REASONS && series; k++) {
+        char p[128];
+        snprintf(p, sizeof p, "/timeseries/blocked_%s", reasons[k].key);
+        series &= sim__h5r_exists(c->r, p);
+    }
+    if (series) {
+        size_t m[4 + N_REASONS];
+        double **cols[4] = {&t0, &t1, &up, &alloc};
+        for (size_t i = 0; i < 4; i++)
+            if ((rc = sim__plot_read_f64(c, base[i], cols[i], &m[i], diag)))
+                goto out;
+        for (size_t k = 0; k < N_REASONS; k++) {
+            char p[128];
+            snprintf(p, sizeof p, "/timeseries/blocked_%s", reasons[k].key);
+            if ((rc = sim__plot_read_f64(c, p, &blk[k], &m[4 + k], diag)))
+                goto out;
+        }
+        n = m[0];
+        for (size_t i = 1; i < 4 + N_REASONS; i++)
+            if (m[i] != n) {
+                rc = tm_diag_set(diag, TM_ERR_HDF5, c->file,
+                                 "/timeseries: columns of unequal length");
+                goto out;
+            }
+        series = n > 0;
+    }
+    if ((rc = sim__plot_begin(c, &f, "shape_blocked", 1100, series ? 800 : 480, diag)))
+        goto out;
+    FILE *d = f.dat, *g = f.gp;
+    /* block 0: the bars; y from the top, so the first reason is drawn first */
+    fputs("# block 0: the bars: y idle_gpu_hours share_of_idle_pct reason\n", d);
+    for (size_t k = 0; k < N_REASONS; k++) {
+        fprintf(d, "%zu ", N_REASONS - 1 - k);
+        sim__plot_num(d, hours[k]);
+        fputc(' ', d);
+        sim__plot_num(d, idle_h > 0 ? 100 * hours[k] / idle_h : NAN);
+        fprintf(d, " %s\n", reasons[k].key);
+    }
+    fputs("\n\n", d);
+    const char *unit = "h";
+    double unit_s = 3600, span = series ? t1[n - 1] : 0;
+    if (series) {
+        sim__plot_time_unit(span, &unit, &unit_s);
+        fprintf(d,
+                "# block 1: t_%s idle_gpus, then the blocked GPUs stacked by reason "
+                "(cumulative: type, +memory, +fragmentation, +gang, +host, +order)\n",
+                unit);
+        for (size_t i = 0; i < n; i++) {
+            sim__plot_num(d, (t0[i] + t1[i]) / 2 / unit_s);
+            fputc(' ', d);
+            double idle = up[i] - alloc[i];
+            sim__plot_num(d, idle > 0 ? idle : 0);
+            double cum = 0;
+            for (size_t k = 0; k < N_REASONS; k++) {
+                cum += isfinite(blk[k][i]) && blk[k][i] > 0 ? blk[k][i] : 0;
+                fputc(' ', d);
+                sim__plot_num(d, cum);
+            }
+            fputc('\n', d);
+        }
+    }
+    char title[512];
+    snprintf(title, sizeof title, "Shape-blocked idle GPUs by reason — %s", c->subject);
+    fputs("set multiplot title ", g);
+    sim__plot_str(g, title);
+    fputs(" font ',15'\n", g);
+    double ybar_top = series ? 0.38 : 0.86;
+    if (series) {
+        double bw = t1[0] - t0[0];
+        fputs("# upper panel: blocked GPUs over time, stacked, under the idle GPUs\n"
+              "set lmargin at screen 0.08\nset rmargin at screen 0.97\n"
+              "set tmargin at screen 0.91\nset bmargin at screen 0.50\n",
+              g);
+        double ymax = 0;
+        for (size_t i = 0; i < n; i++)
+            ymax = up[i] - alloc[i] > ymax ? up[i] - alloc[i] : ymax;
+        char bin[32];
+        if (bw >= 3600)
+            snprintf(bin, sizeof bin, "%g-h", bw / 3600);
+        else
+            snprintf(bin, sizeof bin, "%g-min", bw / 60);
+        fprintf(g,
+                "set xrange [0:%.9g]\nset xlabel 'simulated time (%s)' offset 0,0.5\n"
+                "set ylabel 'idle GPUs (time average over %s bins)'\n"
+                "set yrange [0:%.9g]\nset key top left horizontal maxrows 2 samplen 1.5 opaque "
+                "font ',11'\n",
+                span / unit_s, unit, bin, ymax > 0 ? ymax * 1.45 : 1.0);
+        fputs("set style fill solid 0.75 noborder\nplot ", g);
+        for (size_t k = 0; k < N_REASONS; k++) {
+            /* band k lies between the cumulative columns k + 2 and k + 3
+             * (column 2 is the idle GPUs: the first band starts at zero) */
+            if (k == 0)
+                fputs("'shape_blocked.dat' index 1 using 1:(0):3", g);
+            else
+                fprintf(g, "'' index 1 using 1:%zu:%zu", k + 2, k + 3);
+            fprintf(g, " with filledcurves ls %zu title ", k + 1);
+            sim__plot_str(g, reasons[k].label);
+            fputs(", ", g);
+        }
+        fputs("'' index 1 using 1:2 with lines ls 8 lw 1.2 title 'idle GPUs (in service, not "
+              "allocated)'\n",
+              g);
+    }
+    fprintf(g,
+            "# %s panel: idle GPU-hours by reason\n"
+            "set lmargin at screen 0.27\nset rmargin at screen 0.86\n"
+            "set tmargin at screen %.2f\nset bmargin at screen 0.%s\n"
+            "unset key\nset xrange [0:%.9g]\nset yrange [-0.6:%.1f]\n"
+            "set xlabel 'shape-blocked idle GPU-hours over the run (GPU h)' offset 0,0\n"
+            "set ylabel ''\nset grid x\nset grid noy\n",
+            series ? "lower" : "the", ybar_top, series ? "09" : "15", hmax > 0 ? hmax * 1.05 : 1.0,
+            N_REASONS - 0.4);
+    fputs("set ytics (", g);
+    for (size_t k = 0; k < N_REASONS; k++) {
+        fprintf(g, "%s", k ? ", " : "");
+        sim__plot_str(g, reasons[k].label);
+        fprintf(g, " %zu", N_REASONS - 1 - k);
+    }
+    fputs(") scale 0\nset style fill solid 0.8 noborder\n", g);
+    /* the value at the end of each bar, outside the frame's right side when long */
+    for (size_t k = 0; k < N_REASONS; k++) {
+        char v[96];
+        if (idle_h > 0)
+            snprintf(v, sizeof v, "%.1f (%.1f %% of idle)", hours[k], 100 * hours[k] / idle_h);
+        else
+            snprintf(v, sizeof v, "%.1f", hours[k]);
+        fprintf(g, "set label %zu ", 20 + k);
+        sim__plot_str(g, v);
+        fprintf(g, " at first %.9g, first %zu offset 0.6,0 left font ',10' tc rgb '#333333'\n",
+                hours[k], N_REASONS - 1 - k);
+    }
+    if (total <= 0)
+        fputs("set label 30 'no shape-blocked idle time in this run' at graph 0.5, graph 0.5 "
+              "center tc rgb '#555555'\n",
+              g);
+    fputs("plot ", g);
+    for (size_t k = 0; k < N_REASONS; k++)
+        fprintf(g,
+                "%s'shape_blocked.dat' index 0 every ::%zu::%zu using ($2/2):1:(0):2:($1-0.35):"
+                "($1+0.35) with boxxyerror ls %zu",
+                k ? ", " : "", k, k, k + 1);
+    fputs("\nunset multiplot\n", g);
     rc = sim__plot_end(c, &f, diag);
 out:
     if (rc)
         sim__plot_abandon(&f);
     free(t0);
     free(t1);
-    free(pool);
     free(up);
     free(alloc);
-    free(busy);
-    free(names);
+    for (size_t k = 0; k < N_REASONS; k++)
+        free(blk[k]);
     return rc;
 }
 

@@ -508,8 +508,13 @@ static int write_service(sim__h5w *w, const char *group, const sim_service_spec 
          "mean GPUs allocated to everything else after it: freed capacity reclaimed, or not"},
     };
     int rc = write_scalars(w, group, f, N_(f), diag);
-    if (rc == TM_OK)
-        rc = sim__h5w_attr_str(w, group, "model", spec->cfg.model, diag);
+    /* the SLO as attributes, so a reader (the services plot) needs no JSON */
+    if (rc == TM_OK &&
+        (rc = sim__h5w_attr_str(w, group, "model", spec->cfg.model, diag)) == TM_OK &&
+        (rc = sim__h5w_attr_f64(w, group, "slo_s", spec->cfg.slo_s, diag)) == TM_OK &&
+        (rc = sim__h5w_attr_f64(w, group, "slo_target", spec->cfg.slo_target, diag)) == TM_OK)
+        rc = sim__h5w_attr_str(w, group, "slo_kind",
+                               spec->cfg.slo_kind == SIM__SVC_SLO_WAIT ? "wait" : "response", diag);
     return rc;
 }
 

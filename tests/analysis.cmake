@@ -8,13 +8,16 @@ tarmac_test(test_compare SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_compare.c LIBS
             LABELS unit)
 add_test(NAME test_compare_coverage COMMAND test_compare coverage)
 set_tests_properties(test_compare_coverage PROPERTIES LABELS "validation;slow" TIMEOUT 1500)
-#   test_plot               unit: the plot writer on a file built in the test
-#                           (today's datasets and the proposed ones), one PNG
-#                           checked byte by byte, a hostile scenario name,
-#                           no gnuplot in PATH
+#   test_plot               unit: the plot writer on files built in the test
+#                           (a run with every dataset, a packing experiment, a
+#                           bare run: each figure present exactly when its
+#                           data is), PNGs checked byte by byte, a hostile
+#                           scenario name, no gnuplot in PATH
 #   test_plot_cli           integration: `tarmac plot` on real run and compare
 #                           files, PNG and SVG, scripts re-run by gnuplot,
-#                           missing and failing gnuplot, exit codes
+#                           missing and failing gnuplot, exit codes; the
+#                           default run's figures and a real openb packing
+#                           replay's (with TARMAC_DATA_DIR)
 #   test_compare_cli        integration: `tarmac compare` against `tarmac run`
 #                           recomputed in Python, identical policies, CLI errors
 tarmac_test(test_plot SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_plot.c LIBS tarmac_sim

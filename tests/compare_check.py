@@ -11,7 +11,12 @@
    the same jobs (common random numbers).
 3. Means, intervals and paired differences are recomputed from those values,
    with the Student-t quantile of 2 degrees of freedom in closed form.
-4. Bad command lines exit 64, an unknown policy 65, naming it.
+4. Per workload class: identical policies differ by exactly zero with
+   intervals containing zero (JSON, HDF5, the --per-class table); every
+   per-class run value in /compare/class_runs is recomputed from the run's
+   jobs table with the warm-up removed; and without a warm-up it equals what
+   the run's own file reports under /summary/classes/<class>.
+5. Bad command lines exit 64, an unknown policy 65, naming it.
 """
 import json
 import math
@@ -77,6 +82,23 @@ def metrics_from_run(path, warm, horizon):
         "jobs_completed": float(((j["state"] == 2) & (j["end_s"] >= warm) & (j["end_s"] <= horizon)).sum()),
         "jobs_waiting_end": float((after & (j["state"] == 0)).sum()),
         "_submit": np.sort(j["submit_s"]),
+        "_classes": {c: class_metrics(j, after & (j["class"] == c)) for c in np.unique(j["class"])},
+    }
+
+
+def class_metrics(j, mask):
+    """The per-class metrics of the jobs in mask (those of one class after the warm-up)."""
+    started = mask & ~np.isnan(j["start_s"])
+    completed = mask & (j["state"] == 2)
+    w = j["wait_s"][started]
+    run = j["run_s"][completed]
+    sd = np.maximum(1.0, (j["wait_s"][completed] + run) / np.maximum(run, 10.0))
+    return {
+        "wait_mean_s": float(w.mean()) if len(w) else math.nan,
+        "wait_p50_s": nearest_rank(w, 0.50),
+        "wait_p95_s": nearest_rank(w, 0.95),
+        "slowdown_mean": float(sd.mean()) if len(sd) else math.nan,
+        "jobs_arrived": float(mask.sum()),
     }
 
 
@@ -100,12 +122,33 @@ with tempfile.TemporaryDirectory() as d:
             g = f["compare/metrics"][name]
             check(g["diff_mean"][1] == 0 and g["diff_ci_low"][1] <= 0 <= g["diff_ci_high"][1],
                   f"HDF5 {name}: difference {g['diff_mean'][1]} [{g['diff_ci_low'][1]}, {g['diff_ci_high'][1]}]")
+    check(list(js["classes"]) == ["training", "evaluation"], f"JSON classes {list(js['classes'])}")
+    for cls, ms in js["classes"].items():
+        check(set(ms) == {"wait_mean_s", "wait_p50_s", "wait_p95_s", "slowdown_mean", "jobs_arrived"},
+              f"JSON class {cls} metrics {sorted(ms)}")
+        for name, m in ms.items():
+            b = m["policies"][1]
+            check(b["diff_mean"] == 0, f"JSON {cls} {name}: identical policies differ by {b['diff_mean']}")
+            check(b["diff_ci_low"] <= 0 <= b["diff_ci_high"],
+                  f"JSON {cls} {name}: interval {b['diff_ci_low']}..{b['diff_ci_high']} lacks 0")
+            check(m["policies"][0]["values"] == b["values"], f"JSON {cls} {name}: values differ")
+    with h5py.File(same, "r") as f:
+        for name in f["compare/class_metrics"]:
+            g = f["compare/class_metrics"][name]
+            check(g["class"].attrs["labels"].split("\n") == ["training", "evaluation"], f"{name}: class labels")
+            for i in range(len(g["policy"])):
+                if g["policy"][i] == 1:
+                    check(g["diff_mean"][i] == 0 and g["diff_ci_low"][i] <= 0 <= g["diff_ci_high"][i],
+                          f"HDF5 class {g['class'][i]} {name}: difference {g['diff_mean'][i]} "
+                          f"[{g['diff_ci_low'][i]}, {g['diff_ci_high'][i]}]")
     table = tarmac("compare", SCEN, "--policies", "fifo-best-fit", "--policy",
                    "same: order=fifo placement=best-fit backfill=none", "--replications", "3",
-                   "--warmup", "12h", "-o", same).stdout
+                   "--warmup", "12h", "-o", same, "--per-class").stdout
     print(table)
     rows = [l for l in table.splitlines() if l.split()[:1] == ["same"]]
-    check(len(rows) == len(js["metrics"]), f"{len(rows)} printed rows of 'same', want {len(js['metrics'])}")
+    n_rows = len(js["metrics"]) + sum(len(ms) for ms in js["classes"].values())
+    check(len(rows) == n_rows, f"{len(rows)} printed rows of 'same', want {n_rows}")
+    check("class training" in table and "class evaluation" in table, "--per-class: the class sections")
     for l in rows:
         check("*" not in l, f"printed a significant difference between identical policies: {l}")
 
@@ -145,6 +188,35 @@ with tempfile.TemporaryDirectory() as d:
                 # quantiles come from a sketch with 0.5 % relative error
                 rel = 0.0051 if k.startswith("wait_p") else 1e-9
                 check(close(got, want, rel), f"policy {pols[pi]} replication {r} {k}: compare {got}, run file {want}")
+        # the per-class values of every run, from its jobs table
+        cr = {k: f["compare/class_runs"][k][()] for k in f["compare/class_runs"]}
+        cls_labels = f["compare/class_runs/class"].attrs["labels"].split("\n")
+        check(len(cr["class"]) == 2 * 3 * len(cls_labels), f"{len(cr['class'])} class rows")
+        for i in range(len(cr["class"])):
+            pi, r, c = int(cr["policy"][i]), int(cr["replication"][i]), int(cr["class"][i])
+            want = mine[pi, r]["_classes"].get(c)
+            check(want is not None, f"class {c}: no jobs in the run file")
+            for k, v in (want or {}).items():
+                got = float(cr[k][i])
+                rel = 0.0051 if k.startswith("wait_p") else 1e-9
+                check(close(got, v, rel), f"policy {pols[pi]} replication {r} class {cls_labels[c]} {k}: "
+                      f"compare {got}, run file {v}")
+        # and their intervals and paired differences, as for the overall metrics
+        for name in f["compare/class_metrics"]:
+            g = f["compare/class_metrics"][name]
+            for i in range(len(g["class"])):
+                c, pi = int(g["class"][i]), int(g["policy"][i])
+                sel = lambda q, r: float(cr[name][(cr["policy"] == q) & (cr["replication"] == r) & (cr["class"] == c)][0])
+                v = np.array([sel(pi, r) for r in range(3)])
+                dd = v - np.array([sel(0, r) for r in range(3)])
+                m, sdv = v.mean(), v.std(ddof=1)
+                a = 2 * 0.975 - 1
+                tq = a * math.sqrt(2 / (1 - a * a))  # Student t, 2 d.o.f.
+                check(close(g["mean"][i], m) and close(g["ci_low"][i], m - tq * sdv / math.sqrt(3)),
+                      f"class {c} {name} interval of policy {pi}")
+                check(close(g["diff_mean"][i], dd.mean()), f"class {c} {name} paired difference of policy {pi}")
+                jm = js["classes"][cls_labels[c]][name]["policies"][pi]
+                check(close(jm["mean"], m) and close(jm["diff_mean"], dd.mean()), f"class {c} {name}: JSON and HDF5 agree")
         # 3. intervals and paired differences, recomputed
         a = 2 * 0.975 - 1
         t2 = a * math.sqrt(2 / (1 - a * a))  # Student t, 2 d.o.f., closed form
@@ -169,7 +241,26 @@ with tempfile.TemporaryDirectory() as d:
         check(f["provenance/scenario_name"].asstr()[()] == "small mixed fleet", "scenario name")
         check(f["compare"].attrs["policy_specs"].split("\n") == pols, "policy specs")
 
-    # 4. bad command lines
+    # without a warm-up, the per-class values are those of the run's own file
+    nowarm = os.path.join(d, "nowarm.h5")
+    tarmac("compare", SCEN, "--policies", "fifo-best-fit", "--replications", "2", "--warmup", "0",
+           "-o", nowarm, "-q")
+    with h5py.File(nowarm, "r") as f:
+        cr = {k: f["compare/class_runs"][k][()] for k in f["compare/class_runs"]}
+        cls_labels = f["compare/class_runs/class"].attrs["labels"].split("\n")
+    for r in range(2):
+        rp = os.path.join(d, f"own{r}.h5")
+        tarmac("run", SCEN, "--replication", str(r), "-o", rp, "-q")
+        with h5py.File(rp, "r") as f:
+            for c, cls in enumerate(cls_labels):
+                i = np.flatnonzero((cr["replication"] == r) & (cr["class"] == c))
+                check(len(i) == 1, f"replication {r} class {cls}: {len(i)} rows")
+                for k in ("wait_mean_s", "wait_p50_s", "wait_p95_s", "slowdown_mean", "jobs_arrived"):
+                    own = float(f[f"summary/classes/{cls}/{k}"][()])
+                    got = float(cr[k][i[0]]) if len(i) else math.nan
+                    check(close(got, own), f"replication {r} class {cls} {k}: compare {got}, /summary {own}")
+
+    # 5. bad command lines
     tarmac("compare", SCEN, "--policies", "fifo-best-fit", "--replications", "1", "-o", out, code=64)
     tarmac("compare", SCEN, "--replications", "3", "-o", out, code=64)
     tarmac("compare", SCEN, "--policies", "fifo-best-fit", "--warmup", "5d", "-o", out, code=64)

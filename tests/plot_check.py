@@ -3,6 +3,10 @@
 
 - A run file and a comparison file give non-empty PNG and SVG pictures, each
   with its .dat and .gp; gnuplot says nothing (no warnings).
+- The embedded default run (the one `make run` writes) gives every run figure,
+  per pool and per type, shape-blocked idle time and services included; a real
+  openb packing replay (when TARMAC_DATA_DIR has the trace) gives `packing`,
+  and a packing sweep's merged file `sweep_packing`.
 - Every PNG is a valid PNG: the signature, then an IHDR chunk of 13 bytes
   with a correct CRC, whose width and height are those the script asks for.
 - Every SVG parses as XML with an <svg> root whose viewBox is the asked size.
@@ -12,6 +16,7 @@
   written (and drawable later), no picture. A gnuplot that fails: exit 70
   with its message. A file that is no tarmac result: exit 66.
 """
+import json
 import os
 import re
 import shutil
@@ -77,7 +82,9 @@ with tempfile.TemporaryDirectory() as d:
     tarmac("run", SCEN, "-o", run, "-q")
     tarmac("compare", SCEN, "--policies", "fifo-first-fit,fifo-best-fit", "--replications", "3",
            "-o", cmp, "-q")
-    want = {run: {"utilization", "wait_cdf", "slowdown", "cost"}, cmp: {"compare", "compare_diff"}}
+    RUN_FIGS = {"utilization", "utilization_pools", "utilization_types", "shape_blocked", "services",
+                "wait_cdf", "slowdown", "cost"}
+    want = {run: RUN_FIGS, cmp: {"compare", "compare_diff", "compare_classes", "compare_classes_diff"}}
 
     for fmt in ("png", "svg"):
         for res, names in want.items():
@@ -168,6 +175,69 @@ with tempfile.TemporaryDirectory() as d:
     p = tarmac("plot", other, "-o", os.path.join(d, "other"), code=66)
     check("nothing to plot" in p.stderr, f"non-result message: {p.stderr}")
     tarmac("plot", os.path.join(d, "nosuch.h5"), code=66)
+
+    # the embedded default scenario, as `make run` writes it, and a real
+    # packing replay: valid, non-empty pictures of every figure
+    default = os.path.join(d, "default.h5")
+    tarmac("run", "-o", default, "-q")
+    out = os.path.join(d, "default-plots")
+    p = tarmac("plot", default, "-o", out)
+    check(p.stderr == "", f"plot default: stderr {p.stderr!r}")
+    check(set(figures(out, "png")) == RUN_FIGS, f"default run figures: {figures(out, 'png')}")
+    for n in figures(out, "png"):
+        pic = os.path.join(out, f"{n}.png")
+        check(png_size(pic) == asked_size(os.path.join(out, f"{n}.gp")), f"{pic}: size")
+        check(os.path.getsize(pic) > 20000, f"{pic}: {os.path.getsize(pic)} bytes")
+    with open(os.path.join(out, "services.gp")) as f:
+        gp = f.read()
+    check("assistant" in gp and "code-completion" in gp and "title 'target 99 %'" in gp,
+          "default services: both services and their SLO target")
+    with open(os.path.join(out, "utilization_pools.gp")) as f:
+        gp = f.read()
+    check(all(f"title '{x}'" in gp for x in ("h100", "h100-reserved", "a100", "l40s", "l4")),
+          "default utilization_pools: every pool")
+    ob = os.path.join(os.environ.get("TARMAC_DATA_DIR", ""), "alibaba-gpu-v2023-openb")
+    if os.path.isdir(ob):
+        pack = os.path.join(d, "pack.h5")
+        tarmac("replay", os.path.join(ob, "openb_pod_list_gpushare40.csv"), "--format", "openb",
+               "--protocol", "pack", "--nodes", os.path.join(ob, "openb_node_list_gpu_node.csv"),
+               "--policy", "order=fifo placement=first-fit backfill=none",
+               "--policy", "order=fifo placement=best-fit backfill=none",
+               "--seeds", "2", "--target", "110", "--step", "5", "-o", pack, "-q")
+        out = os.path.join(d, "pack-plots")
+        p = tarmac("plot", pack, "-o", out)
+        check(p.stderr == "", f"plot packing: stderr {p.stderr!r}")
+        check(figures(out, "png") == ["packing"], f"packing figures: {figures(out, 'png')}")
+        pic = os.path.join(out, "packing.png")
+        if os.path.exists(pic):
+            check(png_size(pic) == (1400, 800) and os.path.getsize(pic) > 20000, f"{pic}")
+            with open(os.path.join(out, "packing.gp")) as f:
+                gp = f.read()
+            check("perfect packing (y = x)" in gp and "placement=best-fit" in gp
+                  and "mean over 2 seeds" in gp, "packing script")
+        # a packing sweep over the two policies: its merged file's mean curves
+        sweep = os.path.join(d, "fgd.json")
+        with open(sweep, "w") as f:
+            json.dump({"kind": "pack", "replications": 2,
+                       "pack": {"nodes": "data:alibaba-gpu-v2023-openb/openb_node_list_gpu_node.csv",
+                                "pods": "data:alibaba-gpu-v2023-openb/openb_pod_list_gpushare40.csv",
+                                "target_pct": 110, "step_pct": 10, "seed": 7},
+                       "grid": {"policy": ["order=fifo placement=first-fit backfill=none",
+                                           "order=fifo placement=best-fit backfill=none"]}}, f)
+        tarmac("sweep", sweep, "-j", "2", "-q")
+        out = os.path.join(d, "sweep-plots")
+        p = tarmac("plot", os.path.join(d, "fgd.points", "merged.h5"), "-o", out)
+        check(p.stderr == "", f"plot sweep: stderr {p.stderr!r}")
+        check(figures(out, "png") == ["sweep_packing"], f"sweep figures: {figures(out, 'png')}")
+        pic = os.path.join(out, "sweep_packing.png")
+        if os.path.exists(pic):
+            check(png_size(pic) == (1400, 800) and os.path.getsize(pic) > 20000, f"{pic}")
+            with open(os.path.join(out, "sweep_packing.gp")) as f:
+                gp = f.read()
+            check("title 'order=fifo placement=best-fit backfill=none'" in gp and "fgd.json" in gp,
+                  "sweep_packing script: a line per combination, the sweep named")
+    else:
+        print(f"no openb trace in {ob}: the packing figures are checked by test_plot only")
 
 if failures:
     print(f"{len(failures)} failure(s)")

@@ -1,0 +1,410 @@
+/*
+ * plot_pack.c — the figures of the openb packing experiment: the GPU
+ * allocation ratio against the arrived demand, one line per series with the
+ * band from the lowest to the highest seed when there are several, y = x
+ * (the line of perfect packing) and an inset magnifying the end of the
+ * curves, where the policies part; on the right the fragmented share of the
+ * idle GPUs and the demand of the pods that failed, over the same axis.
+ *
+ * Two sources, one drawing (draw_packing):
+ *   packing        a packing file (`tarmac replay --protocol pack`,
+ *                  docs/output.md "Packing experiment"): a series per policy
+ *                  (the groups of /packing/policies in the order written,
+ *                  labelled by their `spec`), curves float64[P] over the grid
+ *                  /packing/arrived_pct, with min and max over the seeds;
+ *   sweep_packing  a merged packing sweep (docs/output.md "Packing sweeps"):
+ *                  a series per combination, the rows of the float64[C, G]
+ *                  /sweep/curves_mean/<metric>, labelled by the combination's
+ *                  parameter values from /sweep/params; means only.
+ */
+#include "plot_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { K_ALLOC, K_FRAG, K_FAILED, K_N };
+static const char *const metric[K_N] = {"alloc_pct", "frag_pct", "failed_gpu_pct"};
+#define N_STATS 3
+static const char *const stat[N_STATS] = {"mean", "min", "max"};
+#define ZOOM_PCT 25 /* the inset shows the last ZOOM_PCT points of arrived demand */
+
+/* One line of the figure: n points (x[i], v[k][s][i]); v[k][1..2] may be
+ * NULL (no band). The arrays are borrowed. */
+typedef struct pack_series {
+    char label[256];
+    const double *x;
+    size_t n;
+    const double *v[K_N][N_STATS];
+} pack_series;
+
+/* The inset: allocation over the last ZOOM_PCT points of demand, on a scale
+ * from the lowest to the highest value there. Nothing when flat. */
+static void write_inset(FILE *g, const char *stem, const pack_series *se, size_t n_se, int bands,
+                        double xmax)
+{
+    double zx0 = xmax > ZOOM_PCT ? xmax - ZOOM_PCT : 0, zlo = INFINITY, zhi = -INFINITY;
+    for (size_t p = 0; p < n_se; p++)
+        for (size_t i = 0; i < se[p].n; i++) {
+            if (!(se[p].x[i] >= zx0))
+                continue;
+            for (size_t s = 0; s < N_STATS; s++) {
+                double v = se[p].v[K_ALLOC][s] ? se[p].v[K_ALLOC][s][i] : NAN;
+                if (isfinite(v)) {
+                    zlo = fmin(zlo, v);
+                    zhi = fmax(zhi, v);
+                }
+            }
+        }
+    if (!isfinite(zlo) || !(zhi > zlo))
+        return;
+    double pad = fmax(0.5, (zhi - zlo) * 0.15);
+    fprintf(g,
+            "# inset: the end of the curves, magnified\n"
+            "set lmargin at screen 0.13\nset rmargin at screen 0.34\n"
+            "set tmargin at screen 0.80\nset bmargin at screen 0.59\n"
+            "set xrange [%.9g:%.9g]\nset yrange [%.9g:%.9g]\n"
+            "set xlabel ''\nset ylabel ''\nunset key\nset tics font ',9'\n"
+            "set border 15 lc rgb '#888888'\n"
+            "set object 1 rectangle from graph 0, graph 0 to graph 1, graph 1 behind "
+            "fc rgb 'white' fs solid 1.0 noborder\n"
+            "set title 'the last %d points of demand, magnified' font ',10'\n"
+            "plot x with lines ls 9 lw 1.2",
+            zx0, xmax, zlo - pad, zhi + pad, ZOOM_PCT);
+    for (size_t p = 0; p < n_se; p++) {
+        if (bands)
+            fprintf(g, ", '%s.dat' index %zu using 1:3:4 with filledcurves ls %zu", stem, p,
+                    p % 8 + 1);
+        fprintf(g, ", '%s.dat' index %zu using 1:2 with lines ls %zu", stem, p, p % 8 + 1);
+    }
+    fputs("\nunset object 1\nset border 3 lc rgb '#555555'\nset tics font ',12'\n", g);
+}
+
+static int draw_packing(sim__plot_ctx *c, const char *stem, const char *what, const char *note,
+                        const pack_series *se, size_t n_se, int bands, tm_diag *diag)
+{
+    sim__plot_fig f;
+    int rc = sim__plot_begin(c, &f, stem, 1400, 800, diag);
+    if (rc)
+        return rc;
+    FILE *d = f.dat, *g = f.gp;
+    fprintf(d,
+            "# one block per %s: arrived_pct alloc_pct_mean alloc_pct_min alloc_pct_max "
+            "frag_pct_mean frag_pct_min frag_pct_max failed_gpu_pct_mean failed_gpu_pct_min "
+            "failed_gpu_pct_max (percent; min and max over the seeds, NaN without)\n",
+            bands ? "policy" : "combination");
+    double amax = 0, xmax = 0;
+    for (size_t p = 0; p < n_se; p++) {
+        fprintf(d, "# %s\n", se[p].label);
+        for (size_t i = 0; i < se[p].n; i++) {
+            sim__plot_num(d, se[p].x[i]);
+            if (isfinite(se[p].x[i]))
+                xmax = fmax(xmax, se[p].x[i]);
+            for (size_t k = 0; k < K_N; k++)
+                for (size_t s = 0; s < N_STATS; s++) {
+                    double v = se[p].v[k][s] ? se[p].v[k][s][i] : NAN;
+                    fputc(' ', d);
+                    sim__plot_num(d, v);
+                    if (isfinite(v) && k == K_ALLOC)
+                        amax = fmax(amax, v);
+                }
+            fputc('\n', d);
+        }
+        fputs("\n\n", d);
+    }
+    if (!(xmax > 0))
+        xmax = 100;
+    char title[512];
+    snprintf(title, sizeof title, "Packing: GPU allocation against arrived demand — %s", what);
+    fputs("set multiplot title ", g);
+    sim__plot_str(g, title);
+    fputs(" font ',15'\n", g);
+    fprintf(g,
+            "# left: allocation ratio\n"
+            "set lmargin at screen 0.07\nset rmargin at screen 0.56\n"
+            "set tmargin at screen 0.90\nset bmargin at screen 0.10\n"
+            "set xrange [0:%.9g]\nset yrange [0:%.9g]\n"
+            "set xlabel 'arrived demand: GPUs requested so far / GPUs of the cluster (%%)'\n"
+            "set ylabel 'GPUs allocated / GPUs of the cluster (%%)'\n"
+            "set key bottom right opaque box lc rgb '#cccccc' font ',10' samplen 2\n"
+            "set style fill transparent solid 0.22 noborder\n",
+            xmax, fmax(105.0, amax * 1.05));
+    fputs("set label 1 ", g);
+    sim__plot_str(g, note);
+    fputs(" at graph 0.02, graph 0.97 left font ',10' tc rgb '#555555'\n"
+          "plot x with lines ls 9 lw 1.5 title 'perfect packing (y = x)'",
+          g);
+    for (size_t p = 0; p < n_se; p++) {
+        if (bands)
+            fprintf(g, ", '%s.dat' index %zu using 1:3:4 with filledcurves ls %zu notitle", stem, p,
+                    p % 8 + 1);
+        fprintf(g, ", '%s.dat' index %zu using 1:2 with lines ls %zu title ", stem, p, p % 8 + 1);
+        sim__plot_str(g, se[p].label);
+    }
+    fputs("\nunset label 1\n", g);
+    write_inset(g, stem, se, n_se, bands, xmax);
+    /* right: fragmentation (top) and failed demand (bottom), no key: the
+     * colours are the left panel's */
+    static const struct {
+        int col;
+        const char *head, *ylabel, *top, *bottom;
+    } side[2] = {
+        {5, "fragmentation: share of the idle GPUs the pods cannot use",
+         "fragmented / idle GPUs (%)", "0.90", "0.56"},
+        {8, "failed demand: GPUs requested by pods that found no place",
+         "GPUs of failed pods / cluster (%)", "0.44", "0.10"},
+    };
+    for (size_t k = 0; k < 2; k++) {
+        fputs("set title ", g);
+        sim__plot_str(g, side[k].head);
+        fprintf(g,
+                " font ',11'\nset lmargin at screen 0.65\nset rmargin at screen 0.98\n"
+                "set tmargin at screen %s\nset bmargin at screen %s\nunset key\n"
+                "set xrange [0:%.9g]\nset yrange [0:*]\nset ylabel '%s'\nset xlabel %s\n"
+                "set format x %s\nplot ",
+                side[k].top, side[k].bottom, xmax, side[k].ylabel,
+                k ? "'arrived demand (%)'" : "''", k ? "'%g'" : "''");
+        for (size_t p = 0; p < n_se; p++) {
+            if (bands)
+                fprintf(g, "'%s.dat' index %zu using 1:%d:%d with filledcurves ls %zu, ", stem, p,
+                        side[k].col + 1, side[k].col + 2, p % 8 + 1);
+            fprintf(g, "'%s.dat' index %zu using 1:%d with lines ls %zu%s", stem, p, side[k].col,
+                    p % 8 + 1, p + 1 < n_se ? ", " : "");
+        }
+        fputc('\n', g);
+    }
+    fputs("unset title\nunset multiplot\n", g);
+    return sim__plot_end(c, &f, diag);
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag)
+{
+    double *grid = NULL, **cur = NULL;
+    char **pol = NULL, *pods = NULL;
+    size_t n = 0, n_pol = 0;
+    int64_t n_seeds = 1;
+    pack_series *se = NULL;
+    int rc;
+    tm_diag quiet;
+    if ((rc = sim__plot_read_f64(c, "/packing/arrived_pct", &grid, &n, diag)) ||
+        (rc = sim__h5r_list(c->r, "/packing/policies", SIM__H5_ORDER_CREATION, &pol, &n_pol, diag)))
+        goto out;
+    if (n == 0 || n_pol == 0)
+        goto out;
+    if (sim__h5r_exists(c->r, "/packing/config/n_seeds") &&
+        sim__h5r_scalar_i64(c->r, "/packing/config/n_seeds", &n_seeds, &quiet) != TM_OK)
+        n_seeds = 1;
+    se = calloc(n_pol, sizeof *se);
+    cur = calloc(n_pol * K_N * N_STATS, sizeof *cur);
+    if (!se || !cur) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
+    }
+    for (size_t p = 0; p < n_pol; p++) {
+        char path[512], *spec = NULL;
+        snprintf(path, sizeof path, "/packing/policies/%s", pol[p]);
+        if (sim__h5r_attr_str(c->r, path, "spec", &spec, &quiet) == TM_OK && spec[0])
+            snprintf(se[p].label, sizeof se[p].label, "%s", spec);
+        else
+            snprintf(se[p].label, sizeof se[p].label, "%s", pol[p]);
+        free(spec);
+        se[p].x = grid;
+        se[p].n = n;
+        for (size_t k = 0; k < K_N; k++)
+            for (size_t s = 0; s < N_STATS; s++) {
+                double **v = &cur[(p * K_N + k) * N_STATS + s];
+                size_t m = 0;
+                snprintf(path, sizeof path, "/packing/policies/%s/%s_%s", pol[p], metric[k],
+                         stat[s]);
+                if (!sim__h5r_exists(c->r, path))
+                    continue;
+                if ((rc = sim__plot_read_f64(c, path, v, &m, diag)))
+                    goto out;
+                if (m != n) {
+                    rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: %zu points, the grid has %zu",
+                                     path, m, n);
+                    goto out;
+                }
+                se[p].v[k][s] = *v;
+            }
+    }
+    /* a packing file has no scenario: the pod list names the experiment */
+    const char *what = c->subject;
+    if (sim__h5r_exists(c->r, "/packing/config/pods_file") &&
+        sim__h5r_scalar_str(c->r, "/packing/config/pods_file", &pods, &quiet) == TM_OK && pods[0])
+        what = base_name(pods);
+    char note[96];
+    if (n_seeds > 1)
+        snprintf(note, sizeof note, "lines: mean over %lld seeds; bands: lowest to highest seed",
+                 (long long)n_seeds);
+    else
+        snprintf(note, sizeof note, "one seed");
+    rc = draw_packing(c, "packing", what, note, se, n_pol, n_seeds > 1, diag);
+out:
+    for (size_t i = 0; cur && i < n_pol * K_N * N_STATS; i++)
+        free(cur[i]);
+    free(cur);
+    free(se);
+    free(grid);
+    free(pol);
+    free(pods);
+    return rc;
+}
+
+/* A newline-separated list as one block: the pointers, then the text (free
+ * the block). NULL when out of memory. */
+static char **split_lines(const char *t, size_t *n)
+{
+    size_t cnt = 1, len = strlen(t);
+    for (size_t q = 0; q < len; q++)
+        cnt += t[q] == '\n';
+    char **b = malloc(cnt * sizeof *b + len + 1);
+    if (!b)
+        return NULL;
+    char *text = (char *)(b + cnt);
+    memcpy(text, t, len + 1);
+    size_t k = 0;
+    b[k++] = text;
+    for (char *q = text; *q; q++)
+        if (*q == '\n') {
+            *q = '\0';
+            b[k++] = q + 1;
+        }
+    *n = cnt;
+    return b;
+}
+
+/* The label of combination k from /sweep/params: "path=value; ..." (a coded
+ * column's value from its `values` attribute, a file shortened to its name,
+ * "(base)" where the combination keeps the base's value; a value of the form
+ * "key=..." such as a policy stands alone). */
+static void combo_label(char **paths, size_t n_paths, double **col, char ***vals,
+                        const size_t *n_vals, size_t k, char *out, size_t cap)
+{
+    size_t o = 0;
+    out[0] = '\0';
+    for (size_t p = 0; p < n_paths && o + 1 < cap; p++) {
+        char v[160];
+        double x = col[p] ? col[p][k] : NAN;
+        if (vals[p]) {
+            long code = isfinite(x) ? (long)x : -1;
+            snprintf(v, sizeof v, "%s",
+                     code >= 0 && (size_t)code < n_vals[p] ? base_name(vals[p][code]) : "(base)");
+        } else if (isfinite(x)) {
+            snprintf(v, sizeof v, "%g", x);
+        } else {
+            snprintf(v, sizeof v, "(base)");
+        }
+        int w = strchr(v, '=') ? snprintf(out + o, cap - o, "%s%s", p ? "; " : "", v)
+                               : snprintf(out + o, cap - o, "%s%s=%s", p ? "; " : "", paths[p], v);
+        o += w > 0 ? (size_t)w : 0;
+    }
+    if (!out[0])
+        snprintf(out, cap, "combination %zu", k);
+}
+
+int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag)
+{
+    double *grid = NULL, *cur[K_N] = {0}, **col = NULL;
+    char **paths = NULL, ***vals = NULL, *paths_s = NULL, *file = NULL;
+    size_t rows = 0, cols = 0, n_paths = 0, *n_vals = NULL;
+    pack_series *se = NULL;
+    int rc;
+    tm_diag quiet;
+    if ((rc = sim__h5r_matrix_f64(c->r, "/sweep/curves_mean/arrived_pct", &grid, &rows, &cols,
+                                  diag)))
+        goto out;
+    for (size_t k = 0; k < K_N; k++) {
+        char path[128];
+        size_t r2 = 0, c2 = 0;
+        snprintf(path, sizeof path, "/sweep/curves_mean/%s", metric[k]);
+        if (!sim__h5r_exists(c->r, path))
+            continue;
+        if ((rc = sim__h5r_matrix_f64(c->r, path, &cur[k], &r2, &c2, diag)))
+            goto out;
+        if (r2 != rows || c2 != cols) {
+            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: %zu x %zu, the grid is %zu x %zu",
+                             path, r2, c2, rows, cols);
+            goto out;
+        }
+    }
+    if (rows == 0 || cols == 0 || !cur[K_ALLOC])
+        goto out;
+    /* the parameters of each combination, for the labels */
+    if (sim__h5r_exists(c->r, "/sweep/params") &&
+        sim__h5r_attr_str(c->r, "/sweep/params", "paths", &paths_s, &quiet) == TM_OK &&
+        paths_s[0]) {
+        paths = split_lines(paths_s, &n_paths);
+        col = calloc(n_paths ? n_paths : 1, sizeof *col);
+        vals = calloc(n_paths ? n_paths : 1, sizeof *vals);
+        n_vals = calloc(n_paths ? n_paths : 1, sizeof *n_vals);
+        if (!paths || !col || !vals || !n_vals) {
+            n_paths = 0;
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+            goto out;
+        }
+        for (size_t p = 0; p < n_paths; p++) {
+            char path[512], *t = NULL;
+            size_t m = 0;
+            snprintf(path, sizeof path, "/sweep/params/%s", paths[p]);
+            if (!sim__h5r_exists(c->r, path) ||
+                sim__h5r_array_f64(c->r, path, &col[p], &m, &quiet) != TM_OK || m < rows) {
+                free(col[p]);
+                col[p] = NULL;
+                continue;
+            }
+            /* a coded column: its distinct values, one per line */
+            if (sim__h5r_attr_str(c->r, path, "values", &t, &quiet) == TM_OK) {
+                vals[p] = split_lines(t, &n_vals[p]);
+                free(t);
+                if (!vals[p]) {
+                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+                    goto out;
+                }
+            }
+        }
+    }
+    se = calloc(rows, sizeof *se);
+    if (!se) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < rows; k++) {
+        combo_label(paths, n_paths, col, vals, n_vals, k, se[k].label, sizeof se[k].label);
+        se[k].x = grid + k * cols;
+        se[k].n = cols;
+        for (size_t m = 0; m < K_N; m++)
+            se[k].v[m][0] = cur[m] ? cur[m] + k * cols : NULL;
+    }
+    /* a sweep has no scenario name: the sweep file names it */
+    const char *what = c->subject;
+    if (sim__h5r_exists(c->r, "/sweep/sweep_file") &&
+        sim__h5r_scalar_str(c->r, "/sweep/sweep_file", &file, &quiet) == TM_OK && file[0])
+        what = base_name(file);
+    rc = draw_packing(c, "sweep_packing", what, "lines: mean over each combination's replications",
+                      se, rows, 0, diag);
+out:
+    for (size_t p = 0; p < n_paths; p++) {
+        if (col)
+            free(col[p]);
+        if (vals)
+            free(vals[p]);
+    }
+    free(col);
+    free(vals);
+    free(n_vals);
+    free(paths);
+    free(paths_s);
+    free(file);
+    for (size_t k = 0; k < K_N; k++)
+        free(cur[k]);
+    free(grid);
+    free(se);
+    return rc;
+}
