@@ -2179,8 +2179,8 @@ static int run_loop(engine *e)
              * events left (failures, service ticks) would otherwise run on to a
              * horizon that may be unbounded (trace replay); a scenario of
              * services alone runs to its horizon */
-            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 &&
-                e->batch_in_flight == 0 && (e->arrivals > 0 || e->n_svcs == 0))
+            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 && e->batch_in_flight == 0 &&
+                (e->arrivals > 0 || e->n_svcs == 0))
                 break;
             rc = sim__series_advance(&e->series, ev.t_us, e->sink, e->diag);
             if (rc != TM_OK)
