@@ -427,9 +427,9 @@ static void remove_dir(const char *d)
     struct dirent *e;
     while ((e = readdir(dp)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
-            char q[700];
-            snprintf(q, sizeof q, "%s/%s", d, e->d_name);
-            remove(q);
+            char q[1200];
+            if ((size_t)snprintf(q, sizeof q, "%s/%s", d, e->d_name) < sizeof q)
+                remove(q);
         }
     closedir(dp);
     rmdir(d);
