@@ -954,8 +954,9 @@ static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t
             return PLACE_T_NEVER;
         }
         int64_t at_now = 0;
-        for (uint32_t n = place_bits_next(&c->up[t], 0); n != PLACE_NONE;
-             n = place_bits_next(&c->up[t], n + 1)) {
+        for (uint32_t n = 0; n < c->n_nodes; n++) { /* the nodes of up[t], in a plain loop */
+            if (!c->node_up[n] || c->node_type[n] != t)
+                continue;
             uint32_t g0 = c->node_gpu0[n];
             for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
                 int64_t f = fat(p, g0 + g);
@@ -1035,15 +1036,17 @@ static int span_reserve(place__profile *p, const place_cluster *c, const place_j
                         int64_t at, int64_t d, uint32_t qi)
 {
     int64_t rem = j->gpus, end = add_sat(at, d);
-    for (uint32_t n = place_bits_next(&c->up[t], 0); n != PLACE_NONE && rem > 0;
-         n = place_bits_next(&c->up[t], n + 1)) {
+    for (uint32_t n = 0; n < c->n_nodes && rem > 0; n++) { /* up[t] in index order */
+        if (!c->node_up[n] || c->node_type[n] != t)
+            continue;
         int64_t give = span_avail(p, c, n, at, d);
         if (give > rem)
             give = rem;
         if (give <= 0)
             continue;
-        int64_t cpu = j->cpu_milli * give / (int64_t)j->gpus;
-        int64_t mem = j->host_mem_mib * give / (int64_t)j->gpus;
+        /* (no division for the host-free gangs of SWF logs) */
+        int64_t cpu = j->cpu_milli ? j->cpu_milli * give / (int64_t)j->gpus : 0;
+        int64_t mem = j->host_mem_mib ? j->host_mem_mib * give / (int64_t)j->gpus : 0;
         if (add_resv(p, n, at, end, (uint32_t)give, cpu, mem, qi) != PLACE_OK)
             return PLACE_ERR_NOMEM;
         rem -= give;
@@ -1226,8 +1229,9 @@ int place__profile_hopeless(place__profile *p, const place_view *v, const place_
         (!p->loss_ok && loss_build(p, c) != PLACE_OK))
         return 0; /* allow() accepts everything, or out of memory: let the fit walk */
     for (uint32_t t = 0; t < c->n_types && t < PLACE_MAX_TYPES; t++) {
-        if (c->type_gpus_free[t] < j->gpus || !place_type_ok(c, j, t))
-            continue;
+        if (c->type_gpus_free[t] < j->gpus || j->gpu_mem_mib > c->type_mem_mib[t] ||
+            (j->type_mask != 0 && !((j->type_mask >> t) & 1u)))
+            continue; /* not enough free, or not allowed (place_type_ok) */
         /* the losses of the reserved nodes whose first reservation starts
          * before the job would end: cumulative, so the last such entry */
         uint32_t lo = p->loss_off[t], hi = p->loss_off[t + 1];
