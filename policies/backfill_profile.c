@@ -93,6 +93,7 @@ typedef struct rjob {
 /* One part of an accounted job: its node's GPUs and host share. */
 typedef struct rpart {
     uint64_t mask;
+    int64_t end; /* its job's (rjob.end), read without the indirection */
     int64_t cpu, mem;
     uint32_t node, job;
     uint32_t nnext, nprev; /* the node's parts */
@@ -128,6 +129,7 @@ struct place__profile {
     uint32_t n_pt, cap_pt, free_pt;
     uint32_t *hash; /* rj index or PLACE_NONE; hcap a power of two, at most half full */
     uint32_t hcap, sync_stamp;
+    int hash_stale; /* the table lists no job: rebuild it from the records first */
     /* what free_at was computed from: per node in service, per GPU in service
      * and its free share; a node whose state differs (or whose parts changed)
      * is dirty */
@@ -280,12 +282,13 @@ static inline int64_t rel_t(const place__profile *p, const rpart *q)
 {
     if (q->cpu == 0 && q->mem == 0)
         return PLACE_T_NEVER;
-    return eff(p, p->rj[q->job].end);
+    return eff(p, q->end);
 }
 
 static uint32_t hash_slot(const place__profile *p, uint64_t id)
 {
-    return (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & (p->hcap - 1);
+    uint64_t h = (id ^ (id >> 31)) * 0x9e3779b97f4a7c15ull; /* ids are often sequential */
+    return (uint32_t)(h >> 32) & (p->hcap - 1);
 }
 
 static uint32_t hash_find(const place__profile *p, uint64_t id)
@@ -320,6 +323,36 @@ static int hash_room(place__profile *p)
     for (uint32_t r = 0; r < p->n_rj; r++)
         if (p->rj[r].seen != UINT32_MAX) /* a live record */
             hash_put(p, r);
+    return PLACE_OK;
+}
+
+/* Build the table from the live records; PLACE_ERR_INVAL when two of them
+ * have one id (the view listed it twice: the caller starts over). */
+static int hash_rebuild(place__profile *p)
+{
+    uint32_t cap = 64;
+    while (cap < 2 * (p->live_rj + 1))
+        cap *= 2;
+    if (cap != p->hcap) {
+        uint32_t *h = place__realloc(&p->env, NULL, 0, cap * sizeof *h);
+        if (!h)
+            return PLACE_ERR_NOMEM;
+        place__free(&p->env, p->hash, p->hcap * sizeof *p->hash);
+        p->hash = h;
+        p->hcap = cap;
+    }
+    for (uint32_t k = 0; k < cap; k++)
+        p->hash[k] = PLACE_NONE;
+    for (uint32_t r = 0; r < p->n_rj; r++) {
+        if (p->rj[r].seen == UINT32_MAX)
+            continue; /* a free slot */
+        uint32_t h = hash_slot(p, p->rj[r].id);
+        for (; p->hash[h] != PLACE_NONE; h = (h + 1) & (cap - 1))
+            if (p->rj[p->hash[h]].id == p->rj[r].id)
+                return PLACE_ERR_INVAL;
+        p->hash[h] = r;
+    }
+    p->hash_stale = 0;
     return PLACE_OK;
 }
 
@@ -370,7 +403,8 @@ static uint64_t parts_fp(const place_part *pp, uint32_t n)
 }
 
 /* Account running job r (not accounted yet); keyed by id when `keyed`. */
-static int job_add(place__profile *p, const place_cluster *c, const place_running *r, int keyed)
+static int job_add(place__profile *p, const place_cluster *c, const place_running *r, int keyed,
+                   uint32_t vidx)
 {
     uint32_t ri;
     if (p->free_rj != PLACE_NONE) {
@@ -389,6 +423,7 @@ static int job_add(place__profile *p, const place_cluster *c, const place_runnin
     q->n_parts = r->n_parts;
     q->part0 = PLACE_NONE;
     q->seen = q->vseen = p->sync_stamp;
+    q->vidx = vidx;
     q->fp = parts_fp(r->parts, r->n_parts);
     p->live_rj++;
     for (uint32_t k = r->n_parts; k-- > 0;) {
@@ -406,6 +441,7 @@ static int job_add(place__profile *p, const place_cluster *c, const place_runnin
         }
         rpart *x = &p->pt[pi];
         x->mask = pp->mask;
+        x->end = q->end;
         place__part_host_share(&r->job, r->parts, r->n_parts, k, &x->cpu, &x->mem);
         x->node = pp->node;
         x->job = ri;
@@ -472,7 +508,7 @@ static void node_recompute(place__profile *p, const place_cluster *c, uint32_t n
         p->snap_milli[x] = c->gpu_free_milli[x];
     }
     for (uint32_t pi = p->nhead[n]; pi != PLACE_NONE; pi = p->pt[pi].nnext) {
-        int64_t end = p->rj[p->pt[pi].job].end;
+        int64_t end = p->pt[pi].end;
         /* bits beyond the node's GPUs cannot come from place_cluster_take */
         for (uint64_t m = p->pt[pi].mask; m; m &= m - 1) {
             uint32_t g = (uint32_t)__builtin_ctzll(m);
@@ -504,8 +540,7 @@ static void reset_all(place__profile *p, const place_cluster *c)
 {
     p->n_rj = p->live_rj = p->n_pt = 0;
     p->free_rj = p->free_pt = PLACE_NONE;
-    for (uint32_t k = 0; k < p->hcap; k++)
-        p->hash[k] = PLACE_NONE;
+    p->hash_stale = 1;
     p->n_dlist = 0;
     for (uint32_t n = 0; n < c->n_nodes; n++) {
         p->nhead[n] = PLACE_NONE;
@@ -544,60 +579,67 @@ static int sync(place__profile *p, const place_view *v)
         p->inited = 0;
         return PLACE_ERR_NOMEM;
     }
-    if (!p->inited || p->n_nodes != c->n_nodes || p->n_gpus != c->n_gpus) {
-        memset(p->tl_ok, 0, nn);
-        memset(p->dirty, 0, nn);
-        reset_all(p, c);
-    }
-    /* the running jobs: same id, run and placement as accounted, or changed */
+    int fresh = !p->inited || p->n_nodes != c->n_nodes || p->n_gpus != c->n_gpus;
     if (++p->sync_stamp == UINT32_MAX)
         p->sync_stamp = 1;
     int rc = PLACE_OK;
-    for (uint32_t k = 0; k < v->n_running && rc == PLACE_OK; k++) {
-        const place_running *r = &v->running[k];
-        uint32_t ri = hash_find(p, r->job.id);
-        if (ri != PLACE_NONE) {
-            rjob *q = &p->rj[ri];
-            int64_t end = r->end_estimate_us < 0 ? PLACE_T_NEVER : r->end_estimate_us;
-            if (q->seen == p->sync_stamp)
-                rc = PLACE_ERR_INVAL; /* an id listed twice: account without the table */
-            else if (q->end == end && q->start == r->start_us && q->parts == r->parts &&
-                     q->n_parts == r->n_parts) {
-                q->seen = p->sync_stamp;
-                q->vidx = k;
-                continue;
-            } else {
+    if (!fresh && p->hash_stale && hash_rebuild(p) != PLACE_OK)
+        fresh = 1; /* an id accounted twice (or out of memory): start over */
+    if (!fresh) {
+        /* the running jobs: same id, run and placement as accounted, or changed */
+        for (uint32_t k = 0; k < v->n_running && rc == PLACE_OK; k++) {
+            const place_running *r = &v->running[k];
+            uint32_t ri = hash_find(p, r->job.id);
+            if (ri != PLACE_NONE) {
+                rjob *q = &p->rj[ri];
+                int64_t end = r->end_estimate_us < 0 ? PLACE_T_NEVER : r->end_estimate_us;
+                if (q->seen == p->sync_stamp) {
+                    rc = PLACE_ERR_INVAL; /* an id listed twice: start over */
+                    break;
+                }
+                if (q->end == end && q->start == r->start_us && q->parts == r->parts &&
+                    q->n_parts == r->n_parts) {
+                    q->seen = p->sync_stamp;
+                    q->vidx = k;
+                    continue;
+                }
                 job_del(p, ri, 1);
             }
+            rc = job_add(p, c, r, 1, k);
         }
         if (rc == PLACE_OK) {
-            rc = job_add(p, c, r, 1);
-            if (rc == PLACE_OK)
-                p->rj[hash_find(p, r->job.id)].vidx = k;
+            for (uint32_t ri = 0; ri < p->n_rj; ri++)
+                if (p->rj[ri].seen != UINT32_MAX && p->rj[ri].seen != p->sync_stamp)
+                    job_del(p, ri, 1); /* ended, or preempted */
+        } else if (rc == PLACE_ERR_INVAL) {
+            rc = PLACE_OK;
+            fresh = 1;
         }
     }
-    if (rc == PLACE_ERR_INVAL) { /* start over, every job accounted, none looked up */
+    if (fresh && rc == PLACE_OK) {
+        /* every job new, none looked up: the id table is built at the next
+         * sync (a host that runs one pass per instance never needs it) */
+        memset(p->tl_ok, 0, nn);
         memset(p->dirty, 0, nn);
         reset_all(p, c);
-        for (uint32_t k = 0; k < v->n_running && rc != PLACE_ERR_NOMEM; k++)
-            rc = job_add(p, c, &v->running[k], 0);
-        if (rc != PLACE_ERR_NOMEM)
-            rc = PLACE_OK;
-        p->inited = 0; /* the next sync starts over too */
-    } else if (rc == PLACE_OK) {
-        for (uint32_t ri = 0; ri < p->n_rj; ri++)
-            if (p->rj[ri].seen != UINT32_MAX && p->rj[ri].seen != p->sync_stamp)
-                job_del(p, ri, 1); /* ended, or preempted */
+        uint32_t n = v->n_running ? v->n_running : 1;
+        if (place__grow(&p->env, (void **)&p->rj, &p->cap_rj, n, sizeof *p->rj) != PLACE_OK ||
+            place__grow(&p->env, (void **)&p->pt, &p->cap_pt, n, sizeof *p->pt) != PLACE_OK)
+            rc = PLACE_ERR_NOMEM;
+        for (uint32_t k = 0; k < v->n_running && rc == PLACE_OK; k++)
+            rc = job_add(p, c, &v->running[k], 0, k);
+        p->hash_stale = 1;
     }
     if (rc != PLACE_OK) {
         p->inited = 0;
         return rc;
     }
     /* the cluster's own changes: whole-array comparisons first (cheap), then
-     * the nodes that differ */
-    if (memcmp(p->snap_milli, c->gpu_free_milli, c->n_gpus * sizeof *p->snap_milli) != 0 ||
-        memcmp(p->snap_up, c->node_up, c->n_nodes) != 0 ||
-        memcmp(p->snap_gup, c->gpu_up, c->n_gpus) != 0)
+     * the nodes that differ (after a reset every node is dirty already) */
+    if (!fresh &&
+        (memcmp(p->snap_milli, c->gpu_free_milli, c->n_gpus * sizeof *p->snap_milli) != 0 ||
+         memcmp(p->snap_up, c->node_up, c->n_nodes) != 0 ||
+         memcmp(p->snap_gup, c->gpu_up, c->n_gpus) != 0))
         for (uint32_t n = 0; n < c->n_nodes; n++) {
             uint32_t g0 = c->node_gpu0[n], g = 0, gn = c->node_gpus[n];
             if (p->snap_up[n] == c->node_up[n])
@@ -611,7 +653,7 @@ static int sync(place__profile *p, const place_view *v)
     /* a job on a node that changed may have moved with the same id, start,
      * estimate and parts array (stopped and restarted at one instant): check
      * its placement against the view, once per sync */
-    uint32_t d1 = p->n_dlist;
+    uint32_t d1 = fresh ? 0 : p->n_dlist; /* after a reset every job is new */
     for (uint32_t k = 0; k < d1; k++) {
         uint32_t n = p->dlist[k];
         for (uint32_t pi = p->nhead[n]; pi != PLACE_NONE;) {
@@ -625,11 +667,10 @@ static int sync(place__profile *p, const place_view *v)
             if (parts_fp(r->parts, r->n_parts) == q->fp)
                 continue;
             job_del(p, ri, 1);
-            if (job_add(p, c, r, 1) != PLACE_OK) {
+            if (job_add(p, c, r, !p->hash_stale, q->vidx) != PLACE_OK) {
                 p->inited = 0;
                 return PLACE_ERR_NOMEM;
             }
-            p->rj[hash_find(p, r->job.id)].vidx = (uint32_t)(r - v->running);
             pi = p->nhead[n]; /* the node's list changed: walk it again */
         }
     }
@@ -1260,9 +1301,9 @@ void place__profile_observe(place__profile *p, const place_view *v, const place_
         for (uint32_t k = v->n_running; k-- > 0;)
             if (v->running[k].job.id == id) {
                 const place_running *r = &v->running[k];
-                if (hash_find(p, id) != PLACE_NONE || job_add(p, c, r, 1) != PLACE_OK)
-                    break;
-                p->rj[hash_find(p, id)].vidx = k;
+                if (p->hash_stale ? job_add(p, c, r, 0, k) != PLACE_OK
+                                  : (hash_find(p, id) != PLACE_NONE || job_add(p, c, r, 1, k)))
+                    break; /* (a duplicate id: the next sync finds it) */
                 /* what a rebuild in the middle of the pass used to do: the
                  * job's end raises its GPUs' free times (a GPU held by
                  * something unlisted stays never); the nodes stay dirty, so
