@@ -56,6 +56,10 @@
  * snapshot (O(nodes + GPUs) bytes, which catches failures, repairs and
  * capacity the view does not list), and O(GPUs + parts) only for the nodes
  * that changed. A job started in the pass raises its GPUs' times at once.
+ * The first pass of a profile accounts every running job (a record, its
+ * parts on per-node lists) and builds the id table only at the next one, so
+ * a one-pass host (`tarmac place`) never builds it; that first pass still
+ * costs more than a flat rebuild did (bench/README.md, "Placement core").
  * A reservation searches every eligible node: O(nodes x b log b) for b
  * breakpoints on a node (its GPUs, host releases and reservations; b is
  * small); a gang larger than any node skips that walk, and a spanning gang's
