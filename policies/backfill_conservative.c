@@ -6,9 +6,9 @@
  * jobs ahead of it) holds it for its estimated run; a job may start now only
  * if it delays none of the reservations made so far. So no job is ever
  * delayed by one behind it, at the price of fewer backfills than EASY. The
- * profile is rebuilt each pass from the running jobs (reservations are not
+ * profile follows the running jobs from pass to pass; reservations are not
  * kept between passes: each pass recomputes them, as the schedule is
- * recomputed when jobs end early). Model: backfill_profile.c.
+ * recomputed when jobs end early. Model: backfill_profile.c.
  * Cost: one reservation search per blocked job, O(queue x nodes) per pass in
  * the worst case.
  * Source: Mu'alem and Feitelson, IEEE TPDS 12(6), 2001, section 2
@@ -56,6 +56,11 @@ static void cons_observe(void *state, const place_view *v, const place_decision 
     place__profile_observe(state, v, d);
 }
 
+static int cons_hopeless(void *state, const place_view *v, const place_job *j)
+{
+    return place__profile_hopeless(state, v, j);
+}
+
 static int cons_reserving(const void *state)
 {
     return place__profile_n_resv(state) > 0;
@@ -66,5 +71,5 @@ const place_backfill place__backfill_conservative = {
     cons_create,    cons_destroy,
     cons_begin,     cons_blocked,
     cons_allow,     cons_observe,
-    cons_reserving,
+    cons_reserving, cons_hopeless,
 };

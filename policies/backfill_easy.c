@@ -56,6 +56,11 @@ static void easy_observe(void *state, const place_view *v, const place_decision 
     place__profile_observe(state, v, d);
 }
 
+static int easy_hopeless(void *state, const place_view *v, const place_job *j)
+{
+    return place__profile_hopeless(state, v, j);
+}
+
 static int easy_reserving(const void *state)
 {
     return place__profile_n_resv(state) > 0;
@@ -66,5 +71,5 @@ const place_backfill place__backfill_easy = {
     easy_create,    easy_destroy,
     easy_begin,     easy_blocked,
     easy_allow,     easy_observe,
-    easy_reserving,
+    easy_reserving, easy_hopeless,
 };

@@ -47,23 +47,62 @@
  *    start cannot be bounded (everything it could use is held by jobs of
  *    unknown end) gets no reservation; without estimates, EASY is greedy.
  *
- * Costs: building the profile is O(GPUs + running parts), once per pass and
- * only when some job is blocked. A reservation searches every eligible node:
- * O(nodes x b log b) for b breakpoints on a node (its GPUs, host releases and
- * reservations; b is small). allow() is O(1) on a node without reservations
- * and O(b^2) on one with them.
+ * Costs. The profile is kept across passes: the running jobs it accounts
+ * (found by id) and each GPU's latest end estimate, stored unclamped so that
+ * end_of()'s "already past: now + 1 us" is applied when read (a monotone map,
+ * so the per-node sorted GPU times stay sorted). A pass that needs it first
+ * brings it up to the view: O(running) to match the running jobs by id, word
+ * comparisons of the cluster's service and free-share arrays against a
+ * snapshot (O(nodes + GPUs) bytes, which catches failures, repairs and
+ * capacity the view does not list), and O(GPUs + parts) only for the nodes
+ * that changed. A job started in the pass raises its GPUs' times at once.
+ * The first pass of a profile accounts every running job (a record, its
+ * parts on per-node lists) and builds the id table only at the next one, so
+ * a one-pass host (`tarmac place`) never builds it; that first pass still
+ * costs more than a flat rebuild did (bench/README.md, "Placement core").
+ * A reservation searches every eligible node: O(nodes x b log b) for b
+ * breakpoints on a node (its GPUs, host releases and reservations; b is
+ * small); a gang larger than any node skips that walk, and a spanning gang's
+ * earliest start before any reservation (EASY) is a count of the GPUs free
+ * now and a selection among the others' free times, O(GPUs). allow() is O(1)
+ * on a node without reservations and O(b^2) on one with them. hopeless()
+ * bounds what allow() can accept, per GPU type, from a summary of the
+ * reserved nodes (their free GPUs beyond the profile at their first
+ * reservation start), so that a queued gang that cannot fit is refused in
+ * O(types x log starts) instead of a fit's walk over the free nodes with a
+ * veto per node; on one-GPU nodes (SWF logs) the bound is exact.
  */
 #include "place_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define T_UNKNOWN INT64_MIN /* a GPU held by no listed job, while building */
+#define T_UNKNOWN INT64_MIN       /* a GPU held by no listed job, while recomputing */
+#define T_FREE    (INT64_MIN + 1) /* a GPU fully free now (free_at: before any now) */
 
-typedef struct hev { /* host CPU and memory that return to a node at t */
-    int64_t t, cpu, mem;
-    uint32_t next;
-} hev;
+/* A running job the profile accounts, kept across passes and found by id. */
+typedef struct rjob {
+    uint64_t id;
+    int64_t end;   /* end_estimate_us, PLACE_T_NEVER when unknown; end_of() per pass */
+    int64_t start; /* with parts and n_parts: tells a new run of the id from the old */
+    const place_part *parts;
+    uint32_t n_parts;
+    uint64_t fp;    /* fingerprint of the placement (parts_fp) */
+    uint32_t part0; /* its first part in pt[] (chained by rnext); free list link */
+    uint32_t seen;  /* sync stamp; UINT32_MAX: a free slot */
+    uint32_t vidx;  /* its index in view->running at that sync */
+    uint32_t vseen; /* the last sync that checked its placement */
+} rjob;
+
+/* One part of an accounted job: its node's GPUs and host share. */
+typedef struct rpart {
+    uint64_t mask;
+    int64_t end; /* its job's (rjob.end), read without the indirection */
+    int64_t cpu, mem;
+    uint32_t node, job;
+    uint32_t nnext, nprev; /* the node's parts */
+    uint32_t rnext;        /* the job's parts; also the free list */
+} rpart;
 
 typedef struct seg { /* the profile's value from t until the next segment (or a change) */
     int64_t t, g, cpu, mem;
@@ -77,14 +116,32 @@ typedef struct resv { /* capacity held on a node over [a, b) for queue entry qi 
 struct place__profile {
     place_env env;
     uint32_t max_jobs, jobs_tried; /* jobs that may get a reservation per pass */
-    int built;
+    int synced;                    /* the accounted jobs and free_at match the view of this pass */
+    int inited;                    /* free_at, nhead and the snapshots describe n_nodes, n_gpus */
     int64_t now;
-    int64_t *free_at; /* per GPU: when it is fully free */
-    uint32_t cap_gpus;
-    uint32_t *hhead, *rhead; /* per node: host releases, reservations */
-    uint32_t cap_hhead, cap_rhead, n_nodes;
-    hev *hev;
-    uint32_t n_hev, cap_hev;
+    /* per GPU: the latest end estimate of the accounted jobs on it, T_FREE when
+     * none and fully free, PLACE_T_NEVER when out of service or held by no
+     * accounted job; read through fat(), which applies end_of()'s clamp */
+    int64_t *free_at;
+    uint32_t cap_gpus, n_gpus;
+    uint32_t *nhead, *rhead; /* per node: accounted parts, reservations */
+    uint32_t cap_nhead, cap_rhead, n_nodes;
+    /* accounted jobs (by id through an open-addressing table) and their parts */
+    rjob *rj;
+    uint32_t n_rj, cap_rj, free_rj, live_rj;
+    rpart *pt;
+    uint32_t n_pt, cap_pt, free_pt;
+    uint32_t *hash; /* rj index or PLACE_NONE; hcap a power of two, at most half full */
+    uint32_t hcap, sync_stamp;
+    int hash_stale; /* the table lists no job: rebuild it from the records first */
+    /* what free_at was computed from: per node in service, per GPU in service
+     * and its free share; a node whose state differs (or whose parts changed)
+     * is dirty */
+    uint16_t *snap_milli;
+    uint8_t *snap_up, *snap_gup, *dirty;
+    uint32_t cap_snap_milli, cap_snap_up, cap_snap_gup, cap_dirty;
+    uint32_t *dlist;
+    uint32_t n_dlist, cap_dlist;
     resv *rs;
     uint32_t n_rs, cap_rs;
     int64_t *cand; /* scratch: candidate start times */
@@ -107,7 +164,22 @@ struct place__profile {
     uint32_t cap_tl_off, cap_tl_len, cap_tl_ok;
     uint8_t *sorted_ok;
     uint32_t cap_sorted_ok;
+    /* hopeless(): per GPU type, what the reservations take from the GPUs free
+     * now, by reservation start; valid while loss_ok (a start, a preemption or
+     * a new reservation clears it) */
+    struct loss *loss;
+    uint32_t n_loss, cap_loss, loss_ok;
+    uint32_t loss_off[PLACE_MAX_TYPES + 1]; /* type t: loss[loss_off[t]..loss_off[t + 1]) */
+    uint32_t *seen; /* per node: the stamp of the last summary that counted it */
+    uint32_t cap_seen, stamp;
 };
+
+typedef struct loss { /* reserved nodes of one type whose first reservation starts at a */
+    int64_t a;
+    uint32_t type;
+    int64_t gpus; /* free GPUs now that a part ending after a cannot use, summed;
+                   * after sorting, summed over this entry and every earlier one of the type */
+} loss;
 
 static int64_t add_sat(int64_t a, int64_t b)
 {
@@ -141,7 +213,15 @@ void place__profile_destroy(place__profile *p)
     if (!p)
         return;
     place__free(&p->env, p->free_at, p->cap_gpus * sizeof *p->free_at);
-    place__free(&p->env, p->hhead, p->cap_hhead * sizeof *p->hhead);
+    place__free(&p->env, p->nhead, p->cap_nhead * sizeof *p->nhead);
+    place__free(&p->env, p->rj, p->cap_rj * sizeof *p->rj);
+    place__free(&p->env, p->pt, p->cap_pt * sizeof *p->pt);
+    place__free(&p->env, p->hash, p->hcap * sizeof *p->hash);
+    place__free(&p->env, p->snap_milli, p->cap_snap_milli * sizeof *p->snap_milli);
+    place__free(&p->env, p->snap_up, p->cap_snap_up);
+    place__free(&p->env, p->snap_gup, p->cap_snap_gup);
+    place__free(&p->env, p->dirty, p->cap_dirty);
+    place__free(&p->env, p->dlist, p->cap_dlist * sizeof *p->dlist);
     place__free(&p->env, p->rhead, p->cap_rhead * sizeof *p->rhead);
     place__free(&p->env, p->gtimes, p->cap_gtimes * sizeof *p->gtimes);
     place__free(&p->env, p->sorted, p->cap_sorted * sizeof *p->sorted);
@@ -152,23 +232,19 @@ void place__profile_destroy(place__profile *p)
     place__free(&p->env, p->tl_len, p->cap_tl_len * sizeof *p->tl_len);
     place__free(&p->env, p->tl_ok, p->cap_tl_ok);
     place__free(&p->env, p->sorted_ok, p->cap_sorted_ok);
-    place__free(&p->env, p->hev, p->cap_hev * sizeof *p->hev);
     place__free(&p->env, p->rs, p->cap_rs * sizeof *p->rs);
     place__free(&p->env, p->cand, p->cap_cand * sizeof *p->cand);
     place__free(&p->env, p->cnodes, p->cap_cnodes * sizeof *p->cnodes);
+    place__free(&p->env, p->loss, p->cap_loss * sizeof *p->loss);
+    place__free(&p->env, p->seen, p->cap_seen * sizeof *p->seen);
     place_env env = p->env;
     place__free(&env, p, sizeof *p);
 }
 
-/* Per-node heads for n nodes; new entries empty. */
+/* Per-node reservation heads for n nodes; new entries empty. */
 static int nodes_reserve(place__profile *p, uint32_t n)
 {
-    uint32_t old = p->cap_hhead;
-    if (place__grow(&p->env, (void **)&p->hhead, &p->cap_hhead, n, sizeof *p->hhead) != PLACE_OK)
-        return PLACE_ERR_NOMEM;
-    for (uint32_t k = old; k < p->cap_hhead; k++)
-        p->hhead[k] = PLACE_NONE;
-    old = p->cap_rhead;
+    uint32_t old = p->cap_rhead;
     if (place__grow(&p->env, (void **)&p->rhead, &p->cap_rhead, n, sizeof *p->rhead) != PLACE_OK)
         return PLACE_ERR_NOMEM;
     for (uint32_t k = old; k < p->cap_rhead; k++)
@@ -178,136 +254,438 @@ static int nodes_reserve(place__profile *p, uint32_t n)
 
 void place__profile_begin(place__profile *p, const place_view *v)
 {
-    for (uint32_t k = 0; k < p->n_rs; k++)
+    for (uint32_t k = 0; k < p->n_rs; k++) {
         p->rhead[p->rs[k].node] = PLACE_NONE;
+        p->tl_ok[p->rs[k].node] = 0; /* timelines start at now: only reserved nodes have one */
+    }
     p->n_rs = 0;
+    p->n_pool = 0;
     p->jobs_tried = 0;
-    p->built = 0;
+    p->synced = 0;
+    p->loss_ok = 0;
     p->now = v->now_us;
 }
 
-static int push_hev(place__profile *p, uint32_t node, int64_t t, int64_t cpu, int64_t mem)
+/* A stored time as this pass counts it: a job's end estimate already passed
+ * is expected at any moment (now + 1 us), as end_of() says; T_FREE and
+ * PLACE_T_NEVER stay. Monotone, so an order of stored times is one of these. */
+static inline int64_t eff(const place__profile *p, int64_t t)
 {
-    if (t == PLACE_T_NEVER || (cpu == 0 && mem == 0))
+    return (t > p->now || t == PLACE_T_NEVER || t == T_FREE) ? t : p->now + 1;
+}
+
+/* When GPU x (cluster index) is fully free, as this pass counts it. */
+static inline int64_t fat(const place__profile *p, uint32_t x)
+{
+    return eff(p, p->free_at[x]);
+}
+
+/* Host CPU and memory of accounted part q come back at rel_t(q) (NEVER: no
+ * release, or nothing to release). */
+static inline int64_t rel_t(const place__profile *p, const rpart *q)
+{
+    if (q->cpu == 0 && q->mem == 0)
+        return PLACE_T_NEVER;
+    return eff(p, q->end);
+}
+
+static uint32_t hash_slot(const place__profile *p, uint64_t id)
+{
+    uint64_t h = (id ^ (id >> 31)) * 0x9e3779b97f4a7c15ull; /* ids are often sequential */
+    return (uint32_t)(h >> 32) & (p->hcap - 1);
+}
+
+static uint32_t hash_find(const place__profile *p, uint64_t id)
+{
+    if (!p->hcap)
+        return PLACE_NONE;
+    for (uint32_t h = hash_slot(p, id);; h = (h + 1) & (p->hcap - 1)) {
+        uint32_t r = p->hash[h];
+        if (r == PLACE_NONE || p->rj[r].id == id)
+            return r;
+    }
+}
+
+static void hash_put(place__profile *p, uint32_t r);
+
+/* Table of at least 2 x (live + 1) slots. */
+static int hash_room(place__profile *p)
+{
+    if (2 * (p->live_rj + 1) <= p->hcap)
         return PLACE_OK;
-    if (place__grow(&p->env, (void **)&p->hev, &p->cap_hev, p->n_hev + 1, sizeof *p->hev))
+    uint32_t cap = p->hcap ? p->hcap : 64;
+    while (cap < 2 * (p->live_rj + 1))
+        cap *= 2;
+    uint32_t *h = place__realloc(&p->env, NULL, 0, cap * sizeof *h);
+    if (!h)
         return PLACE_ERR_NOMEM;
-    hev *h = &p->hev[p->n_hev];
-    h->t = t;
-    h->cpu = cpu;
-    h->mem = mem;
-    h->next = p->hhead[node];
-    p->hhead[node] = p->n_hev++;
+    place__free(&p->env, p->hash, p->hcap * sizeof *p->hash);
+    p->hash = h;
+    p->hcap = cap;
+    for (uint32_t k = 0; k < cap; k++)
+        h[k] = PLACE_NONE;
+    for (uint32_t r = 0; r < p->n_rj; r++)
+        if (p->rj[r].seen != UINT32_MAX) /* a live record */
+            hash_put(p, r);
     return PLACE_OK;
 }
 
-/* When running job r is expected to end, as the profile counts it. */
-static int64_t end_of(const place__profile *p, const place_running *r)
+/* Build the table from the live records; PLACE_ERR_INVAL when two of them
+ * have one id (the view listed it twice: the caller starts over). */
+static int hash_rebuild(place__profile *p)
 {
-    if (r->end_estimate_us < 0)
-        return PLACE_T_NEVER;
-    return r->end_estimate_us > p->now ? r->end_estimate_us : p->now + 1;
+    uint32_t cap = 64;
+    while (cap < 2 * (p->live_rj + 1))
+        cap *= 2;
+    if (cap != p->hcap) {
+        uint32_t *h = place__realloc(&p->env, NULL, 0, cap * sizeof *h);
+        if (!h)
+            return PLACE_ERR_NOMEM;
+        place__free(&p->env, p->hash, p->hcap * sizeof *p->hash);
+        p->hash = h;
+        p->hcap = cap;
+    }
+    for (uint32_t k = 0; k < cap; k++)
+        p->hash[k] = PLACE_NONE;
+    for (uint32_t r = 0; r < p->n_rj; r++) {
+        if (p->rj[r].seen == UINT32_MAX)
+            continue; /* a free slot */
+        uint32_t h = hash_slot(p, p->rj[r].id);
+        for (; p->hash[h] != PLACE_NONE; h = (h + 1) & (cap - 1))
+            if (p->rj[p->hash[h]].id == p->rj[r].id)
+                return PLACE_ERR_INVAL;
+        p->hash[h] = r;
+    }
+    p->hash_stale = 0;
+    return PLACE_OK;
 }
 
-/* Record running job r's hold on its GPUs and host resources. */
-static int add_running(place__profile *p, const place_cluster *c, const place_running *r)
+static void hash_put(place__profile *p, uint32_t r)
 {
-    int64_t end = end_of(p, r);
-    for (uint32_t k = 0; k < r->n_parts; k++) {
-        const place_part *pt = &r->parts[k];
-        if (pt->node >= c->n_nodes)
-            continue;
-        p->sorted_ok[pt->node] = 0;
-        p->tl_ok[pt->node] = 0;
-        uint32_t g0 = c->node_gpu0[pt->node];
-        for (uint64_t m = pt->mask; m; m &= m - 1) {
-            uint32_t x = g0 + (uint32_t)__builtin_ctzll(m);
-            /* the latest end of the jobs on a GPU is when it is fully free;
-             * a GPU out of service stays never */
-            if (x < c->n_gpus && p->free_at[x] != PLACE_T_NEVER && p->free_at[x] < end)
-                p->free_at[x] = end;
+    uint32_t h = hash_slot(p, p->rj[r].id);
+    while (p->hash[h] != PLACE_NONE)
+        h = (h + 1) & (p->hcap - 1);
+    p->hash[h] = r;
+}
+
+/* Remove record r from the table (linear probing: shift the cluster back). */
+static void hash_del(place__profile *p, uint32_t r)
+{
+    uint32_t m = p->hcap - 1, h = hash_slot(p, p->rj[r].id);
+    while (p->hash[h] != r)
+        h = (h + 1) & m;
+    for (uint32_t j = (h + 1) & m; p->hash[j] != PLACE_NONE; j = (j + 1) & m) {
+        uint32_t home = hash_slot(p, p->rj[p->hash[j]].id);
+        /* move j into the hole h unless its home lies cyclically in (h, j] */
+        if (((j - home) & m) >= ((j - h) & m)) {
+            p->hash[h] = p->hash[j];
+            h = j;
         }
-        int64_t cpu, mem;
-        place__part_host_share(&r->job, r->parts, r->n_parts, k, &cpu, &mem);
-        if (push_hev(p, pt->node, end, cpu, mem) != PLACE_OK)
+    }
+    p->hash[h] = PLACE_NONE;
+}
+
+static void mark_dirty(place__profile *p, uint32_t n)
+{
+    if (!p->dirty[n]) {
+        p->dirty[n] = 1;
+        p->dlist[p->n_dlist++] = n; /* room for every node: sized in sync() */
+    }
+}
+
+/* A fingerprint of a placement: its parts' nodes, GPUs and masks. */
+static uint64_t parts_fp(const place_part *pp, uint32_t n)
+{
+    uint64_t h = 0x243f6a8885a308d3ull ^ n;
+    for (uint32_t k = 0; k < n; k++) {
+        h = (h ^ pp[k].node ^ ((uint64_t)pp[k].gpus << 32) ^ ((uint64_t)pp[k].gpu << 48)) *
+            0x100000001b3ull;
+        h = (h ^ pp[k].mask ^ ((uint64_t)pp[k].milli << 40)) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* Account running job r (not accounted yet); keyed by id when `keyed`. */
+static int job_add(place__profile *p, const place_cluster *c, const place_running *r, int keyed,
+                   uint32_t vidx)
+{
+    uint32_t ri;
+    if (p->free_rj != PLACE_NONE) {
+        ri = p->free_rj;
+        p->free_rj = p->rj[ri].part0;
+    } else {
+        if (place__grow(&p->env, (void **)&p->rj, &p->cap_rj, p->n_rj + 1, sizeof *p->rj))
             return PLACE_ERR_NOMEM;
+        ri = p->n_rj++;
+    }
+    rjob *q = &p->rj[ri];
+    q->id = r->job.id;
+    q->end = r->end_estimate_us < 0 ? PLACE_T_NEVER : r->end_estimate_us;
+    q->start = r->start_us;
+    q->parts = r->parts;
+    q->n_parts = r->n_parts;
+    q->part0 = PLACE_NONE;
+    q->seen = q->vseen = p->sync_stamp;
+    q->vidx = vidx;
+    q->fp = parts_fp(r->parts, r->n_parts);
+    p->live_rj++;
+    for (uint32_t k = r->n_parts; k-- > 0;) {
+        const place_part *pp = &r->parts[k];
+        if (pp->node >= c->n_nodes)
+            continue;
+        uint32_t pi;
+        if (p->free_pt != PLACE_NONE) {
+            pi = p->free_pt;
+            p->free_pt = p->pt[pi].rnext;
+        } else {
+            if (place__grow(&p->env, (void **)&p->pt, &p->cap_pt, p->n_pt + 1, sizeof *p->pt))
+                return PLACE_ERR_NOMEM; /* the record stays, with the parts so far */
+            pi = p->n_pt++;
+        }
+        rpart *x = &p->pt[pi];
+        x->mask = pp->mask;
+        x->end = q->end;
+        place__part_host_share(&r->job, r->parts, r->n_parts, k, &x->cpu, &x->mem);
+        x->node = pp->node;
+        x->job = ri;
+        x->rnext = p->rj[ri].part0;
+        p->rj[ri].part0 = pi;
+        x->nprev = PLACE_NONE;
+        x->nnext = p->nhead[pp->node];
+        if (x->nnext != PLACE_NONE)
+            p->pt[x->nnext].nprev = pi;
+        p->nhead[pp->node] = pi;
+        mark_dirty(p, pp->node);
+    }
+    if (keyed) {
+        if (hash_room(p) != PLACE_OK)
+            return PLACE_ERR_NOMEM;
+        hash_put(p, ri);
     }
     return PLACE_OK;
 }
 
-/* Build the profile from the view: O(GPUs + running parts). */
-static int build(place__profile *p, const place_view *v)
+/* Stop accounting record ri (its job ended, was preempted or restarted). */
+static void job_del(place__profile *p, uint32_t ri, int keyed)
+{
+    if (keyed)
+        hash_del(p, ri);
+    for (uint32_t pi = p->rj[ri].part0; pi != PLACE_NONE;) {
+        rpart *x = &p->pt[pi];
+        uint32_t next = x->rnext;
+        if (x->nprev != PLACE_NONE)
+            p->pt[x->nprev].nnext = x->nnext;
+        else
+            p->nhead[x->node] = x->nnext;
+        if (x->nnext != PLACE_NONE)
+            p->pt[x->nnext].nprev = x->nprev;
+        mark_dirty(p, x->node);
+        x->rnext = p->free_pt;
+        p->free_pt = pi;
+        pi = next;
+    }
+    p->rj[ri].seen = UINT32_MAX; /* free */
+    p->rj[ri].part0 = p->free_rj;
+    p->free_rj = ri;
+    p->live_rj--;
+}
+
+/* Node n's free_at from the cluster and the accounted parts on it, as a
+ * rebuild would compute it: out of service never; otherwise the latest end
+ * of the accounted jobs on the GPU, fully free (T_FREE) when none holds it
+ * and it is, never when something the view does not list holds it. Cost
+ * O(GPUs of n + GPU bits of its parts). */
+static void node_recompute(place__profile *p, const place_cluster *c, uint32_t n)
+{
+    uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n];
+    int64_t *f = p->free_at + g0;
+    for (uint32_t g = 0; g < ng; g++) {
+        uint32_t x = g0 + g;
+        if (!c->node_up[n] || !c->gpu_up[x])
+            f[g] = PLACE_T_NEVER;
+        else if (c->gpu_free_milli[x] == PLACE_MILLI_WHOLE)
+            f[g] = T_FREE;
+        else
+            f[g] = T_UNKNOWN;
+        p->snap_gup[x] = c->gpu_up[x];
+        p->snap_milli[x] = c->gpu_free_milli[x];
+    }
+    for (uint32_t pi = p->nhead[n]; pi != PLACE_NONE; pi = p->pt[pi].nnext) {
+        int64_t end = p->pt[pi].end;
+        /* bits beyond the node's GPUs cannot come from place_cluster_take */
+        for (uint64_t m = p->pt[pi].mask; m; m &= m - 1) {
+            uint32_t g = (uint32_t)__builtin_ctzll(m);
+            if (g < ng && f[g] != PLACE_T_NEVER && f[g] < end)
+                f[g] = end;
+        }
+    }
+    for (uint32_t g = 0; g < ng; g++)
+        if (f[g] == T_UNKNOWN)
+            f[g] = PLACE_T_NEVER; /* held by something the view does not list */
+    p->snap_up[n] = c->node_up[n];
+    p->sorted_ok[n] = 0;
+    p->tl_ok[n] = 0;
+}
+
+static void dirty_flush(place__profile *p, const place_cluster *c)
+{
+    for (uint32_t k = 0; k < p->n_dlist; k++) {
+        uint32_t n = p->dlist[k];
+        node_recompute(p, c, n);
+        p->dirty[n] = 0;
+    }
+    p->n_dlist = 0;
+    p->loss_ok = 0;
+}
+
+/* Forget every accounted job; every node dirty. */
+static void reset_all(place__profile *p, const place_cluster *c)
+{
+    p->n_rj = p->live_rj = p->n_pt = 0;
+    p->free_rj = p->free_pt = PLACE_NONE;
+    p->hash_stale = 1;
+    p->n_dlist = 0;
+    for (uint32_t n = 0; n < c->n_nodes; n++) {
+        p->nhead[n] = PLACE_NONE;
+        p->dirty[n] = 1;
+        p->dlist[p->n_dlist++] = n;
+    }
+    p->n_nodes = c->n_nodes;
+    p->n_gpus = c->n_gpus;
+    p->inited = 1;
+}
+
+/* Bring the accounted jobs and free_at up to the view: O(running) to match
+ * the running jobs by id, O(nodes + GPUs) word comparisons against the
+ * snapshots (the cluster's own state may have changed: failures, repairs,
+ * capacity the view does not list), and O(GPUs + parts) only for the nodes
+ * where something changed. A fresh profile, or a cluster that grew, starts
+ * over: every node dirty. */
+static int sync(place__profile *p, const place_view *v)
 {
     const place_cluster *c = v->cluster;
-    if (nodes_reserve(p, c->n_nodes) != PLACE_OK ||
-        place__grow(&p->env, (void **)&p->free_at, &p->cap_gpus, c->n_gpus ? c->n_gpus : 1,
-                    sizeof *p->free_at) != PLACE_OK ||
-        place__grow(&p->env, (void **)&p->sorted, &p->cap_sorted, c->n_gpus ? c->n_gpus : 1,
-                    sizeof *p->sorted) != PLACE_OK ||
-        place__grow(&p->env, (void **)&p->sorted_ok, &p->cap_sorted_ok, c->n_nodes ? c->n_nodes : 1,
-                    1) != PLACE_OK ||
-        place__grow(&p->env, (void **)&p->tl_ok, &p->cap_tl_ok, c->n_nodes ? c->n_nodes : 1, 1) !=
-            PLACE_OK ||
-        place__grow(&p->env, (void **)&p->tl_off, &p->cap_tl_off, c->n_nodes ? c->n_nodes : 1,
-                    sizeof *p->tl_off) != PLACE_OK ||
-        place__grow(&p->env, (void **)&p->tl_len, &p->cap_tl_len, c->n_nodes ? c->n_nodes : 1,
-                    sizeof *p->tl_len) != PLACE_OK)
+    uint32_t nn = c->n_nodes ? c->n_nodes : 1, ng = c->n_gpus ? c->n_gpus : 1;
+    if (nodes_reserve(p, nn) != PLACE_OK ||
+        place__grow(&p->env, (void **)&p->free_at, &p->cap_gpus, ng, sizeof *p->free_at) ||
+        place__grow(&p->env, (void **)&p->sorted, &p->cap_sorted, ng, sizeof *p->sorted) ||
+        place__grow(&p->env, (void **)&p->snap_gup, &p->cap_snap_gup, ng, 1) ||
+        place__grow(&p->env, (void **)&p->snap_milli, &p->cap_snap_milli, ng,
+                    sizeof *p->snap_milli) ||
+        place__grow(&p->env, (void **)&p->sorted_ok, &p->cap_sorted_ok, nn, 1) ||
+        place__grow(&p->env, (void **)&p->tl_ok, &p->cap_tl_ok, nn, 1) ||
+        place__grow(&p->env, (void **)&p->tl_off, &p->cap_tl_off, nn, sizeof *p->tl_off) ||
+        place__grow(&p->env, (void **)&p->tl_len, &p->cap_tl_len, nn, sizeof *p->tl_len) ||
+        place__grow(&p->env, (void **)&p->nhead, &p->cap_nhead, nn, sizeof *p->nhead) ||
+        place__grow(&p->env, (void **)&p->snap_up, &p->cap_snap_up, nn, 1) ||
+        place__grow(&p->env, (void **)&p->dirty, &p->cap_dirty, nn, 1) ||
+        place__grow(&p->env, (void **)&p->dlist, &p->cap_dlist, nn, sizeof *p->dlist)) {
+        p->inited = 0;
         return PLACE_ERR_NOMEM;
-    memset(p->sorted_ok, 0, c->n_nodes);
-    memset(p->tl_ok, 0, c->n_nodes);
-    p->n_pool = 0;
-    p->n_nodes = c->n_nodes;
-    p->n_hev = 0;
-    for (uint32_t n = 0; n < c->n_nodes; n++) {
-        p->hhead[n] = PLACE_NONE;
-        uint32_t g0 = c->node_gpu0[n];
-        for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
-            uint32_t x = g0 + g;
-            if (!c->node_up[n] || !c->gpu_up[x])
-                p->free_at[x] = PLACE_T_NEVER;
-            else if (c->gpu_free_milli[x] == PLACE_MILLI_WHOLE)
-                p->free_at[x] = p->now;
-            else
-                p->free_at[x] = T_UNKNOWN;
+    }
+    int fresh = !p->inited || p->n_nodes != c->n_nodes || p->n_gpus != c->n_gpus;
+    if (++p->sync_stamp == UINT32_MAX)
+        p->sync_stamp = 1;
+    int rc = PLACE_OK;
+    if (!fresh && p->hash_stale && hash_rebuild(p) != PLACE_OK)
+        fresh = 1; /* an id accounted twice (or out of memory): start over */
+    if (!fresh) {
+        /* the running jobs: same id, run and placement as accounted, or changed */
+        for (uint32_t k = 0; k < v->n_running && rc == PLACE_OK; k++) {
+            const place_running *r = &v->running[k];
+            uint32_t ri = hash_find(p, r->job.id);
+            if (ri != PLACE_NONE) {
+                rjob *q = &p->rj[ri];
+                int64_t end = r->end_estimate_us < 0 ? PLACE_T_NEVER : r->end_estimate_us;
+                if (q->seen == p->sync_stamp) {
+                    rc = PLACE_ERR_INVAL; /* an id listed twice: start over */
+                    break;
+                }
+                if (q->end == end && q->start == r->start_us && q->parts == r->parts &&
+                    q->n_parts == r->n_parts) {
+                    q->seen = p->sync_stamp;
+                    q->vidx = k;
+                    continue;
+                }
+                job_del(p, ri, 1);
+            }
+            rc = job_add(p, c, r, 1, k);
+        }
+        if (rc == PLACE_OK) {
+            for (uint32_t ri = 0; ri < p->n_rj; ri++)
+                if (p->rj[ri].seen != UINT32_MAX && p->rj[ri].seen != p->sync_stamp)
+                    job_del(p, ri, 1); /* ended, or preempted */
+        } else if (rc == PLACE_ERR_INVAL) {
+            rc = PLACE_OK;
+            fresh = 1;
         }
     }
-    for (uint32_t k = 0; k < v->n_running; k++)
-        if (add_running(p, c, &v->running[k]) != PLACE_OK)
-            return PLACE_ERR_NOMEM;
-    for (uint32_t x = 0; x < c->n_gpus; x++)
-        if (p->free_at[x] == T_UNKNOWN)
-            p->free_at[x] = PLACE_T_NEVER; /* held by something the view does not list */
-    p->built = 1;
+    if (fresh && rc == PLACE_OK) {
+        /* every job new, none looked up: the id table is built at the next
+         * sync (a host that runs one pass per instance never needs it) */
+        memset(p->tl_ok, 0, nn);
+        memset(p->dirty, 0, nn);
+        reset_all(p, c);
+        uint32_t n = v->n_running ? v->n_running : 1;
+        if (place__grow(&p->env, (void **)&p->rj, &p->cap_rj, n, sizeof *p->rj) != PLACE_OK ||
+            place__grow(&p->env, (void **)&p->pt, &p->cap_pt, n, sizeof *p->pt) != PLACE_OK)
+            rc = PLACE_ERR_NOMEM;
+        for (uint32_t k = 0; k < v->n_running && rc == PLACE_OK; k++)
+            rc = job_add(p, c, &v->running[k], 0, k);
+        p->hash_stale = 1;
+    }
+    if (rc != PLACE_OK) {
+        p->inited = 0;
+        return rc;
+    }
+    /* the cluster's own changes: whole-array comparisons first (cheap), then
+     * the nodes that differ (after a reset every node is dirty already) */
+    if (!fresh &&
+        (memcmp(p->snap_milli, c->gpu_free_milli, c->n_gpus * sizeof *p->snap_milli) != 0 ||
+         memcmp(p->snap_up, c->node_up, c->n_nodes) != 0 ||
+         memcmp(p->snap_gup, c->gpu_up, c->n_gpus) != 0))
+        for (uint32_t n = 0; n < c->n_nodes; n++) {
+            uint32_t g0 = c->node_gpu0[n], g = 0, gn = c->node_gpus[n];
+            if (p->snap_up[n] == c->node_up[n])
+                for (; g < gn; g++) /* a node's few GPUs: no memcmp call */
+                    if (p->snap_milli[g0 + g] != c->gpu_free_milli[g0 + g] ||
+                        p->snap_gup[g0 + g] != c->gpu_up[g0 + g])
+                        break;
+            if (p->snap_up[n] != c->node_up[n] || g < gn)
+                mark_dirty(p, n);
+        }
+    /* a job on a node that changed may have moved with the same id, start,
+     * estimate and parts array (stopped and restarted at one instant): check
+     * its placement against the view, once per sync */
+    uint32_t d1 = fresh ? 0 : p->n_dlist; /* after a reset every job is new */
+    for (uint32_t k = 0; k < d1; k++) {
+        uint32_t n = p->dlist[k];
+        for (uint32_t pi = p->nhead[n]; pi != PLACE_NONE;) {
+            uint32_t ri = p->pt[pi].job;
+            pi = p->pt[pi].nnext;
+            rjob *q = &p->rj[ri];
+            if (q->vseen == p->sync_stamp)
+                continue;
+            q->vseen = p->sync_stamp;
+            const place_running *r = &v->running[q->vidx];
+            if (parts_fp(r->parts, r->n_parts) == q->fp)
+                continue;
+            job_del(p, ri, 1);
+            if (job_add(p, c, r, !p->hash_stale, q->vidx) != PLACE_OK) {
+                p->inited = 0;
+                return PLACE_ERR_NOMEM;
+            }
+            pi = p->nhead[n]; /* the node's list changed: walk it again */
+        }
+    }
+    dirty_flush(p, c);
+    p->synced = 1;
     return PLACE_OK;
 }
 
 static int ensure_built(place__profile *p, const place_view *v)
 {
-    return p->built ? PLACE_OK : build(p, v);
-}
-
-/* The profile of node n at time t. */
-static void eval(const place__profile *p, const place_cluster *c, uint32_t n, int64_t t,
-                 int64_t *gpus, int64_t *cpu, int64_t *mem)
-{
-    int64_t g = 0, cp = c->node_cpu_free_milli[n], me = c->node_mem_free_mib[n];
-    uint32_t g0 = c->node_gpu0[n];
-    for (uint32_t k = 0; k < c->node_gpus[n]; k++)
-        g += p->free_at[g0 + k] <= t;
-    for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
-        if (p->hev[h].t <= t) {
-            cp += p->hev[h].cpu;
-            me += p->hev[h].mem;
-        }
-    for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next)
-        if (p->rs[r].a <= t && t < p->rs[r].b) {
-            g -= p->rs[r].gpus;
-            cp -= p->rs[r].cpu;
-            me -= p->rs[r].mem;
-        }
-    *gpus = g;
-    *cpu = cp;
-    *mem = me;
+    return p->synced ? PLACE_OK : sync(p, v);
 }
 
 static int cmp_i64(const void *a, const void *b)
@@ -332,10 +710,10 @@ static uint32_t node_breaks(place__profile *p, const place_cluster *c, uint32_t 
 {
     uint32_t m = first, g0 = c->node_gpu0[n];
     for (uint32_t k = 0; k < c->node_gpus[n]; k++)
-        if (cand_push(p, &m, p->free_at[g0 + k]))
+        if (cand_push(p, &m, fat(p, g0 + k)))
             return PLACE_NONE;
-    for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
-        if (cand_push(p, &m, p->hev[h].t))
+    for (uint32_t h = p->nhead[n]; h != PLACE_NONE; h = p->pt[h].nnext)
+        if (cand_push(p, &m, rel_t(p, &p->pt[h])))
             return PLACE_NONE;
     for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next)
         if (cand_push(p, &m, p->rs[r].b))
@@ -367,15 +745,17 @@ static int timeline(place__profile *p, const place_cluster *c, uint32_t n, uint3
     seg cur = {p->now, 0, c->node_cpu_free_milli[n], c->node_mem_free_mib[n]};
     uint32_t m = 0, g0 = c->node_gpu0[n];
     for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
-        int64_t f = p->free_at[g0 + g];
+        int64_t f = fat(p, g0 + g);
         if (f <= p->now)
             cur.g++;
         else if (f != PLACE_T_NEVER && push_ev(p, &m, f, 1, 0, 0))
             return PLACE_ERR_NOMEM;
     }
-    for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
-        if (push_ev(p, &m, p->hev[h].t, 0, p->hev[h].cpu, p->hev[h].mem))
+    for (uint32_t h = p->nhead[n]; h != PLACE_NONE; h = p->pt[h].nnext) {
+        int64_t t = rel_t(p, &p->pt[h]);
+        if (t != PLACE_T_NEVER && push_ev(p, &m, t, 0, p->pt[h].cpu, p->pt[h].mem))
             return PLACE_ERR_NOMEM;
+    }
     for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next) {
         const resv *x = &p->rs[r];
         if (x->b <= p->now)
@@ -454,10 +834,11 @@ static int64_t free_earliest(const place__profile *p, const place_cluster *c, ui
             }
             p->sorted_ok[n] = 1;
         }
+        /* sorted by stored time, hence by eff() too */
         if ((uint32_t)k > ng || a[k - 1] == PLACE_T_NEVER)
             return PLACE_T_NEVER;
-        if (a[k - 1] > t)
-            t = a[k - 1];
+        if (eff(p, a[k - 1]) > t)
+            t = eff(p, a[k - 1]);
     }
     int64_t cp = c->node_cpu_free_milli[n], me = c->node_mem_free_mib[n];
     if (cp < cpu || me < mem) {
@@ -465,15 +846,17 @@ static int64_t free_earliest(const place__profile *p, const place_cluster *c, ui
         int64_t last = p->now;
         for (;;) {
             int64_t next = PLACE_T_NEVER;
-            for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
-                if (p->hev[h].t > last && p->hev[h].t < next)
-                    next = p->hev[h].t;
+            for (uint32_t h = p->nhead[n]; h != PLACE_NONE; h = p->pt[h].nnext) {
+                int64_t ht = rel_t(p, &p->pt[h]);
+                if (ht > last && ht < next)
+                    next = ht;
+            }
             if (next == PLACE_T_NEVER)
                 return PLACE_T_NEVER;
-            for (uint32_t h = p->hhead[n]; h != PLACE_NONE; h = p->hev[h].next)
-                if (p->hev[h].t == next) {
-                    cp += p->hev[h].cpu;
-                    me += p->hev[h].mem;
+            for (uint32_t h = p->nhead[n]; h != PLACE_NONE; h = p->pt[h].nnext)
+                if (rel_t(p, &p->pt[h]) == next) {
+                    cp += p->pt[h].cpu;
+                    me += p->pt[h].mem;
                 }
             last = next;
             if (cp >= cpu && me >= mem)
@@ -532,25 +915,69 @@ static int add_resv(place__profile *p, uint32_t node, int64_t a, int64_t b, uint
     r->next = p->rhead[node];
     p->rhead[node] = p->n_rs++;
     p->tl_ok[node] = 0;
+    p->loss_ok = 0;
     return PLACE_OK;
+}
+
+/* The GPU count of node n's profile at t (eval() without the host side). */
+static int64_t gpus_at(const place__profile *p, const place_cluster *c, uint32_t n, int64_t t)
+{
+    int64_t g = 0;
+    uint32_t g0 = c->node_gpu0[n];
+    for (uint32_t k = 0; k < c->node_gpus[n]; k++)
+        g += fat(p, g0 + k) <= t;
+    for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next)
+        if (p->rs[r].a <= t && t < p->rs[r].b)
+            g -= p->rs[r].gpus;
+    return g;
 }
 
 /* GPUs node n (of the spanning type) can give over all of [t, t + d). */
 static int64_t span_avail(const place__profile *p, const place_cluster *c, uint32_t n, int64_t t,
                           int64_t d)
 {
-    int64_t g, cp, me, low;
-    eval(p, c, n, t, &low, &cp, &me);
+    int64_t low = gpus_at(p, c, n, t);
     int64_t end = add_sat(t, d);
     for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next) {
         int64_t a = p->rs[r].a;
         if (a <= t || a >= end)
             continue;
-        eval(p, c, n, a, &g, &cp, &me);
+        int64_t g = gpus_at(p, c, n, a);
         if (g < low)
             low = g;
     }
     return low > 0 ? low : 0;
+}
+
+/* The (r+1)-th smallest of a[0..n) (r < n), reordering a: Hoare's
+ * quickselect, the middle element's value as pivot (which keeps the split
+ * below hi, and sorted or equal runs cheap), O(n) expected. */
+static int64_t select_kth(int64_t *a, uint32_t n, uint32_t r)
+{
+    uint32_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        int64_t piv = a[lo + (hi - lo) / 2];
+        uint32_t i = lo, j = hi;
+        for (;;) { /* a[lo..i) <= piv, a(j..hi] >= piv */
+            while (a[i] < piv)
+                i++;
+            while (a[j] > piv)
+                j--;
+            if (i >= j)
+                break;
+            int64_t tmp = a[i];
+            a[i] = a[j];
+            a[j] = tmp;
+            i++;
+            j--;
+        }
+        /* now a[lo..j] <= piv <= a[j+1..hi] */
+        if (r <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+    return a[r];
 }
 
 /* A spanning gang on nodes of type t: the earliest time the sum of what the
@@ -561,6 +988,35 @@ static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t
                              int64_t d, int *nomem)
 {
     uint32_t m = 0, nr = 0, ng = 0;
+    if (p->n_rs == 0) {
+        /* no reservation yet (always so for EASY): the walk below would stop
+         * at the k-th smallest free time of the type's GPUs, which a count of
+         * the GPUs free now and a selection among the others find in
+         * O(GPUs) instead of a sort's O(GPUs log GPUs) */
+        if (place__grow(&p->env, (void **)&p->gtimes, &p->cap_gtimes, c->n_gpus ? c->n_gpus : 1,
+                        sizeof *p->gtimes)) {
+            *nomem = 1;
+            return PLACE_T_NEVER;
+        }
+        int64_t at_now = 0;
+        for (uint32_t n = 0; n < c->n_nodes; n++) { /* the nodes of up[t], in a plain loop */
+            if (!c->node_up[n] || c->node_type[n] != t)
+                continue;
+            uint32_t g0 = c->node_gpu0[n];
+            for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+                int64_t f = fat(p, g0 + g);
+                if (f <= p->now)
+                    at_now++;
+                else if (f != PLACE_T_NEVER)
+                    p->gtimes[ng++] = f;
+            }
+        }
+        if (k <= at_now)
+            return p->now;
+        if (k > at_now + ng)
+            return PLACE_T_NEVER;
+        return select_kth(p->gtimes, ng, (uint32_t)(k - at_now - 1));
+    }
     for (uint32_t n = place_bits_next(&c->up[t], 0); n != PLACE_NONE;
          n = place_bits_next(&c->up[t], n + 1)) {
         if (p->rhead[n] != PLACE_NONE) {
@@ -580,7 +1036,7 @@ static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t
         }
         uint32_t g0 = c->node_gpu0[n];
         for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
-            int64_t f = p->free_at[g0 + g];
+            int64_t f = fat(p, g0 + g);
             if (f == PLACE_T_NEVER)
                 continue;
             if (place__grow(&p->env, (void **)&p->gtimes, &p->cap_gtimes, ng + 1,
@@ -625,15 +1081,17 @@ static int span_reserve(place__profile *p, const place_cluster *c, const place_j
                         int64_t at, int64_t d, uint32_t qi)
 {
     int64_t rem = j->gpus, end = add_sat(at, d);
-    for (uint32_t n = place_bits_next(&c->up[t], 0); n != PLACE_NONE && rem > 0;
-         n = place_bits_next(&c->up[t], n + 1)) {
+    for (uint32_t n = 0; n < c->n_nodes && rem > 0; n++) { /* up[t] in index order */
+        if (!c->node_up[n] || c->node_type[n] != t)
+            continue;
         int64_t give = span_avail(p, c, n, at, d);
         if (give > rem)
             give = rem;
         if (give <= 0)
             continue;
-        int64_t cpu = j->cpu_milli * give / (int64_t)j->gpus;
-        int64_t mem = j->host_mem_mib * give / (int64_t)j->gpus;
+        /* (no division for the host-free gangs of SWF logs) */
+        int64_t cpu = j->cpu_milli ? j->cpu_milli * give / (int64_t)j->gpus : 0;
+        int64_t mem = j->host_mem_mib ? j->host_mem_mib * give / (int64_t)j->gpus : 0;
         if (add_resv(p, n, at, end, (uint32_t)give, cpu, mem, qi) != PLACE_OK)
             return PLACE_ERR_NOMEM;
         rem -= give;
@@ -656,7 +1114,13 @@ int place__profile_reserve(place__profile *p, const place_view *v, uint32_t i)
     int64_t best = PLACE_T_NEVER;
     uint32_t best_node = PLACE_NONE, best_type = PLACE_NONE;
     int nomem = 0;
-    for (uint32_t n = 0; n < c->n_nodes && best != p->now; n++) {
+    /* most GPUs on a node of an allowed type: a gang larger than every node
+     * (SWF jobs on one-GPU nodes) needs no walk over the nodes */
+    int64_t big = k > 0 ? 0 : INT64_MAX;
+    for (uint32_t t = 0; t < c->n_types && big < k; t++)
+        if (place_type_ok(c, j, t) && c->type_max_gpus[t] > big)
+            big = c->type_max_gpus[t];
+    for (uint32_t n = 0; n < c->n_nodes && best != p->now && big >= k; n++) {
         if (!c->node_up[n] || c->node_gpus[n] < k || c->node_cpu_milli[n] < j->cpu_milli ||
             c->node_mem_mib[n] < j->host_mem_mib)
             continue;
@@ -706,7 +1170,7 @@ int place__profile_allow(place__profile *p, const place_view *v, const place_job
     /* what the part holds: GPUs from `from` on, host resources from now on */
     int64_t k = part->gpus, from = p->now;
     if (part->gpus == 1 && j->gpu_milli < PLACE_MILLI_WHOLE && part->gpu < c->node_gpus[n]) {
-        int64_t f = p->free_at[c->node_gpu0[n] + part->gpu];
+        int64_t f = fat(p, c->node_gpu0[n] + part->gpu);
         if (f > p->now)
             from = f; /* a partly used GPU: held only from when it would be fully free */
         if (from >= end)
@@ -729,21 +1193,144 @@ int place__profile_allow(place__profile *p, const place_view *v, const place_job
     return 1;
 }
 
+static int cmp_loss(const void *a, const void *b)
+{
+    const loss *x = a, *y = b;
+    if (x->type != y->type)
+        return x->type < y->type ? -1 : 1;
+    return x->a < y->a ? -1 : x->a > y->a;
+}
+
+/* The summary hopeless() reads: for each reserved node n with fully free GPUs,
+ * a(n) = its earliest reservation start and loss(n) = its free GPUs beyond
+ * what the profile holds at a(n) (a part that runs past a(n) meets that
+ * segment in allow(), so it can use at most that many). Sorted by (type, a),
+ * equal starts merged, losses summed cumulatively per type. O(R log R) for R
+ * reservations; rebuilt only after a start, a preemption or a new reservation. */
+static int loss_build(place__profile *p, const place_cluster *c)
+{
+    if (place__grow(&p->env, (void **)&p->seen, &p->cap_seen, p->n_nodes ? p->n_nodes : 1,
+                    sizeof *p->seen) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
+    if (++p->stamp == 0) { /* wrapped: forget every old stamp */
+        memset(p->seen, 0, p->cap_seen * sizeof *p->seen);
+        p->stamp = 1;
+    }
+    p->n_loss = 0;
+    for (uint32_t k = 0; k < p->n_rs; k++) {
+        uint32_t n = p->rs[k].node;
+        if (p->seen[n] == p->stamp)
+            continue;
+        p->seen[n] = p->stamp;
+        int64_t fr = n < c->n_nodes ? c->node_free[n] : 0;
+        if (fr == 0)
+            continue;
+        int64_t a = PLACE_T_NEVER;
+        for (uint32_t r = p->rhead[n]; r != PLACE_NONE; r = p->rs[r].next)
+            if (p->rs[r].a < a)
+                a = p->rs[r].a;
+        int64_t g = gpus_at(p, c, n, a);
+        int64_t keep = g < 0 ? 0 : g > fr ? fr : g;
+        if (keep == fr)
+            continue;
+        if (place__grow(&p->env, (void **)&p->loss, &p->cap_loss, p->n_loss + 1, sizeof *p->loss))
+            return PLACE_ERR_NOMEM;
+        p->loss[p->n_loss++] = (loss){a, c->node_type[n], fr - keep};
+    }
+    uint32_t sorted = 1;
+    for (uint32_t i = 1; i < p->n_loss && sorted; i++)
+        sorted = cmp_loss(&p->loss[i - 1], &p->loss[i]) <= 0;
+    if (!sorted) /* one spanning reservation: one type, one start, already in order */
+        qsort(p->loss, p->n_loss, sizeof *p->loss, cmp_loss);
+    uint32_t w = 0;
+    for (uint32_t i = 0; i < p->n_loss; i++) {
+        loss x = p->loss[i];
+        if (w > 0 && p->loss[w - 1].type == x.type) {
+            x.gpus += p->loss[w - 1].gpus;
+            if (p->loss[w - 1].a == x.a) {
+                p->loss[w - 1] = x;
+                continue;
+            }
+        }
+        p->loss[w++] = x;
+    }
+    p->n_loss = w;
+    for (uint32_t t = 0, i = 0; t <= PLACE_MAX_TYPES; t++) {
+        while (i < w && p->loss[i].type < t)
+            i++;
+        p->loss_off[t] = i;
+    }
+    p->loss_ok = 1;
+    return PLACE_OK;
+}
+
+int place__profile_hopeless(place__profile *p, const place_view *v, const place_job *j)
+{
+    if (p->n_rs == 0 || j->gpus == 0 || j->gpu_milli < PLACE_MILLI_WHOLE)
+        return 0;
+    const place_cluster *c = v->cluster;
+    int64_t end = add_sat(p->now, j->estimate_us < 0 ? PLACE_T_NEVER : j->estimate_us);
+    if (end <= p->now || ensure_built(p, v) != PLACE_OK ||
+        (!p->loss_ok && loss_build(p, c) != PLACE_OK))
+        return 0; /* allow() accepts everything, or out of memory: let the fit walk */
+    for (uint32_t t = 0; t < c->n_types && t < PLACE_MAX_TYPES; t++) {
+        if (c->type_gpus_free[t] < j->gpus || j->gpu_mem_mib > c->type_mem_mib[t] ||
+            (j->type_mask != 0 && !((j->type_mask >> t) & 1u)))
+            continue; /* not enough free, or not allowed (place_type_ok) */
+        /* the losses of the reserved nodes whose first reservation starts
+         * before the job would end: cumulative, so the last such entry */
+        uint32_t lo = p->loss_off[t], hi = p->loss_off[t + 1];
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (p->loss[mid].a < end)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        int64_t lost = lo > p->loss_off[t] ? p->loss[lo - 1].gpus : 0;
+        if ((int64_t)c->type_gpus_free[t] - lost >= (int64_t)j->gpus)
+            return 0;
+    }
+    return 1;
+}
+
 void place__profile_observe(place__profile *p, const place_view *v, const place_decision *d)
 {
-    if (!p->built)
-        return; /* built from the view when first needed */
-    if (d->kind == PLACE_START && d->index < v->n_queue) {
+    p->loss_ok = 0;
+    if (!p->synced)
+        return; /* brought up to the view when next needed */
+    if (d->kind == PLACE_START && d->index < v->n_queue && p->inited) {
+        const place_cluster *c = v->cluster;
         uint64_t id = v->queue[d->index].id;
         for (uint32_t k = v->n_running; k-- > 0;)
             if (v->running[k].job.id == id) {
-                if (add_running(p, v->cluster, &v->running[k]) != PLACE_OK)
-                    p->built = 0;
+                const place_running *r = &v->running[k];
+                if (p->hash_stale ? job_add(p, c, r, 0, k) != PLACE_OK
+                                  : (hash_find(p, id) != PLACE_NONE || job_add(p, c, r, 1, k)))
+                    break; /* (a duplicate id: the next sync finds it) */
+                /* what a rebuild in the middle of the pass used to do: the
+                 * job's end raises its GPUs' free times (a GPU held by
+                 * something unlisted stays never); the nodes stay dirty, so
+                 * the next pass recomputes them from the cluster */
+                int64_t end = r->end_estimate_us < 0 ? PLACE_T_NEVER : r->end_estimate_us;
+                for (uint32_t q = 0; q < r->n_parts; q++) {
+                    const place_part *pt = &r->parts[q];
+                    if (pt->node >= c->n_nodes)
+                        continue;
+                    p->sorted_ok[pt->node] = 0;
+                    p->tl_ok[pt->node] = 0;
+                    uint32_t g0 = c->node_gpu0[pt->node];
+                    for (uint64_t m = pt->mask; m; m &= m - 1) {
+                        uint32_t x = g0 + (uint32_t)__builtin_ctzll(m);
+                        if (x < c->n_gpus && p->free_at[x] != PLACE_T_NEVER && p->free_at[x] < end)
+                            p->free_at[x] = end;
+                    }
+                }
                 return;
             }
     }
     if (d->kind != PLACE_ROUTE_API)
-        p->built = 0; /* a preemption, or a start the host did not list: rebuild */
+        p->synced = 0; /* a preemption, or a start the host did not list: sync again */
 }
 
 uint32_t place__profile_n_resv(const place__profile *p)

@@ -34,7 +34,7 @@ const place_backfill place__backfill_none = {
     NULL,   NULL,
     NULL,   stop_blocked,
     NULL,   NULL,
-    NULL,
+    NULL,   NULL,
 };
 
 const place_backfill place__backfill_greedy = {
@@ -42,5 +42,5 @@ const place_backfill place__backfill_greedy = {
     NULL,     NULL,
     NULL,     skip_blocked,
     NULL,     NULL,
-    NULL,
+    NULL,     NULL,
 };

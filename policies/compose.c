@@ -356,6 +356,9 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
                 s->cursor++;
                 return PLACE_OK;
             }
+        } else if ((s->fit->flags & PLACE_FIT_PURE) && s->backfill->hopeless &&
+                   s->backfill->hopeless(s->s_backfill.state, v, j)) {
+            rc = PLACE_ERR_NOFIT; /* what the fit would answer, without its walk */
         } else {
             rc = s->fit->fit(s->s_fit.state, v, j, d, &ctx);
         }

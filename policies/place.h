@@ -48,8 +48,9 @@ extern "C" {
 
 /* ABI version of the policy and component tables and of the structs below;
  * bumped on any change of their layout or meaning. 2: components public, job
- * groups, API routing, host totals in the cluster. */
-#define PLACE_ABI_VERSION 2u
+ * groups, API routing, host totals in the cluster. 3: place_backfill.hopeless
+ * and PLACE_FIT_PURE (a hopeless job's fit is skipped). */
+#define PLACE_ABI_VERSION 3u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u
@@ -526,8 +527,13 @@ typedef struct place_order {
 /* Placement: choose parts for job j now (d->parts has d->cap_parts room).
  * Returns PLACE_OK with d->n_parts set (kind and index are the caller's), or
  * PLACE_ERR_NOFIT. PLACE_FIT_SCANS says the rule scores every candidate node,
- * so its cost per decision is O(nodes), not an index lookup. */
-enum place_fit_flags { PLACE_FIT_SCANS = 1u << 0 };
+ * so its cost per decision is O(nodes), not an index lookup. PLACE_FIT_PURE
+ * says a call changes nothing (no state, no randomness) and, for a whole-GPU
+ * gang, returns only parts on distinct nodes, each of at most the node's free
+ * GPUs and accepted by allow(): so when the backfilling rule finds the job
+ * hopeless (place_backfill.hopeless), the composed policy may skip the call,
+ * which could only have answered PLACE_ERR_NOFIT. */
+enum place_fit_flags { PLACE_FIT_SCANS = 1u << 0, PLACE_FIT_PURE = 1u << 1 };
 typedef struct place_fit {
     const char *name;
     const char *summary;
@@ -543,7 +549,12 @@ typedef struct place_fit {
  * blocked() answers PLACE_BF_STOP (strict order: the pass ends) or
  * PLACE_BF_SKIP (go on with the next job), after it may have reserved capacity
  * for the job; allow() then vetoes parts that would delay a reservation (NULL
- * when the rule keeps none); observe() hears of every applied decision. */
+ * when the rule keeps none); observe() hears of every applied decision.
+ * hopeless() (may be NULL) answers 1 only when no set of parts on distinct
+ * nodes, each of at most the node's fully free GPUs and each accepted by
+ * allow(), adds up to whole-GPU job j's gang: a bound the rule can answer
+ * without a walk over the free nodes (the composed policy then skips the fit
+ * if it is PLACE_FIT_PURE). 0 means "perhaps". */
 enum place_backfill_answer { PLACE_BF_STOP = 0, PLACE_BF_SKIP = 1 };
 typedef struct place_backfill {
     const char *name;
@@ -555,6 +566,7 @@ typedef struct place_backfill {
     int (*allow)(void *state, const place_view *v, const place_job *j, const place_part *p);
     void (*observe)(void *state, const place_view *v, const place_decision *d); /* may be NULL */
     int (*reserving)(const void *state); /* holds a reservation now? NULL = never */
+    int (*hopeless)(void *state, const place_view *v, const place_job *j);
 } place_backfill;
 
 /* Preemption: queue entry i does not fit. Choose running jobs to stop so that

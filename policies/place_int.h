@@ -116,18 +116,20 @@ int place__parse_numbers(const char *s, double *out, uint32_t cap, uint32_t *n);
 /* ------------------------------------------------------------------------- */
 /* The capacity profile of reserving backfill rules (backfill_profile.c)      */
 
-/* Per pass, per node: when each GPU becomes fully free (from the running jobs'
- * end estimates), when host CPU and memory come back, and the reservations made
- * for queued jobs. Counts of fully free GPUs, host CPU and memory over future
- * time follow from those; a job's occupation is checked against them, and the
- * earliest start of a blocked job is searched in them. See backfill_profile.c
- * for the model and its generalisation from processors to GPU nodes. */
+/* Per node: when each GPU becomes fully free (from the running jobs' end
+ * estimates, followed across passes), when host CPU and memory come back, and
+ * the reservations made for queued jobs in this pass. Counts of fully free
+ * GPUs, host CPU and memory over future time follow from those; a job's
+ * occupation is checked against them, and the earliest start of a blocked job
+ * is searched in them. See backfill_profile.c for the model and its
+ * generalisation from processors to GPU nodes. */
 typedef struct place__profile place__profile;
 
 /* max_resv: reservations kept (1 for EASY, UINT32_MAX for conservative). */
 int place__profile_create(const place_env *env, uint32_t max_resv, place__profile **out);
 void place__profile_destroy(place__profile *p);
-/* A new pass: forget everything (the profile is built lazily on first use). */
+/* A new pass: forget the reservations (the profile is brought up to the view
+ * when first used in the pass). */
 void place__profile_begin(place__profile *p, const place_view *v);
 /* Queue entry i cannot start now: reserve its earliest start. PLACE_OK (a
  * reservation was made, or none was possible), or PLACE_ERR_NOMEM. */
@@ -135,6 +137,10 @@ int place__profile_reserve(place__profile *p, const place_view *v, uint32_t i);
 /* Would part p of job j, started now, delay any reservation? 1 = allowed. */
 int place__profile_allow(place__profile *p, const place_view *v, const place_job *j,
                          const place_part *part);
+/* 1 when no placement of whole-GPU job j on the GPUs free now passes allow()
+ * (place_backfill.hopeless); O(types x log reservation starts), after a
+ * summary of the reservations that a start or a new reservation renews. */
+int place__profile_hopeless(place__profile *p, const place_view *v, const place_job *j);
 /* A START or PREEMPT was applied. */
 void place__profile_observe(place__profile *p, const place_view *v, const place_decision *d);
 /* Reservations held now. */

@@ -6,3 +6,9 @@ foreach(t orders fits backfill preempt)
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_place_${t}.c ${CMAKE_CURRENT_SOURCE_DIR}/place_views.c
     LIBS tarmac_place ${MATH_LIBRARY} LABELS unit)
 endforeach()
+# The reserving rules against the profile they used to rebuild every pass
+# (a verbatim copy of the old code), over random simulations.
+tarmac_test(test_place_backfill_diff
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_place_backfill_diff.c
+    ${CMAKE_CURRENT_SOURCE_DIR}/place_views.c ${CMAKE_CURRENT_SOURCE_DIR}/ref_backfill_profile.c
+  LIBS tarmac_place ${MATH_LIBRARY} LABELS unit)
