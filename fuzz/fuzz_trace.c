@@ -55,9 +55,9 @@ static const char *const type_names[] = {"H100", "A100-80GB", "V100", "V100-32GB
 /* Invariants of trace_job (traces/trace.h) every reader promises. */
 static void check_job(const trace_job *j)
 {
-    if (j->duration_us < 0 || j->estimate_us < -1 || j->deadline_us < -1 ||
-        j->gpu_milli < 1 || j->gpu_milli > 1000 || (j->gpu_milli < 1000 && j->gpus > 1) ||
-        j->cpu_milli < 0 || j->host_mem_mib < 0 || !isfinite(j->value))
+    if (j->duration_us < 0 || j->estimate_us < -1 || j->deadline_us < -1 || j->gpu_milli < 1 ||
+        j->gpu_milli > 1000 || (j->gpu_milli < 1000 && j->gpus > 1) || j->cpu_milli < 0 ||
+        j->host_mem_mib < 0 || !isfinite(j->value))
         abort();
 }
 

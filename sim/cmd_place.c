@@ -386,7 +386,8 @@ static int cmd_place(int argc, char **argv)
     char perr[256];
     int prc = place_instance_init(&pi, &env, policy, perr, sizeof perr);
     if (prc != PLACE_OK) {
-        rc = tm_diag_set(&d, TM_ERR_POLICY, "policy", "%s", perr[0] ? perr : place_strerror(prc));
+        rc = tm_diag_set(&d, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_POLICY, "policy", "%s",
+                         perr[0] ? perr : place_strerror(prc));
         goto out;
     }
     place_view v = {s.now_us, &h.c, s.queue, h.qstate, s.n_queue, h.run, h.n_run};

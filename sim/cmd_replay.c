@@ -261,8 +261,8 @@ static int check_policy(const char *spec, tm_diag *d)
     int rc = place_instance_init(&pi, &env, spec, err, sizeof err);
     place_instance_fini(&pi);
     if (rc != PLACE_OK)
-        return tm_diag_set(d, TM_ERR_USAGE, "--policy", "%s: %s", spec,
-                           err[0] ? err : place_strerror(rc));
+        return tm_diag_set(d, rc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_USAGE, "--policy",
+                           "%s: %s", spec, err[0] ? err : place_strerror(rc));
     return TM_OK;
 }
 

@@ -1243,12 +1243,13 @@ static int svc_specialize(engine *e, svc *v)
 static int build_services(engine *e)
 {
     const sim_scenario *sc = e->sc;
-    e->n_svcs = sc->n_services;
-    if (!e->n_svcs)
+    if (!sc->n_services)
         return TM_OK;
-    e->svcs = calloc(e->n_svcs, sizeof *e->svcs);
+    /* n_svcs is set only once the array exists: svcs_fini walks it */
+    e->svcs = calloc(sc->n_services, sizeof *e->svcs);
     if (!e->svcs)
         return nomem(e);
+    e->n_svcs = sc->n_services;
     for (size_t i = 0; i < e->n_svcs; i++) {
         svc *v = &e->svcs[i];
         v->spec = &sc->services[i];
@@ -1881,10 +1882,11 @@ static int build_sources(engine *e)
 {
     const sim_scenario *sc = e->sc;
     if (e->opts && e->opts->sources) {
-        e->n_sources = e->opts->n_sources;
-        e->sources = calloc(e->n_sources ? e->n_sources : 1, sizeof *e->sources);
+        /* n_sources is set only once the array exists: engine_fini walks it */
+        e->sources = calloc(e->opts->n_sources ? e->opts->n_sources : 1, sizeof *e->sources);
         if (!e->sources)
             return nomem(e);
+        e->n_sources = e->opts->n_sources;
         for (size_t s = 0; s < e->n_sources; s++) {
             e->sources[s].src = e->opts->sources[s];
             int rc = source_pull(e, (uint32_t)s);
@@ -1893,10 +1895,10 @@ static int build_sources(engine *e)
         }
         return TM_OK;
     }
-    e->n_sources = sc->n_classes;
-    e->sources = calloc(e->n_sources ? e->n_sources : 1, sizeof *e->sources);
+    e->sources = calloc(sc->n_classes ? sc->n_classes : 1, sizeof *e->sources);
     if (!e->sources)
         return nomem(e);
+    e->n_sources = sc->n_classes;
     uint32_t rep = e->opts ? e->opts->replication : 0;
     for (size_t c = 0; c < sc->n_classes; c++) {
         int rc = sim_class_source_open(sc, c, rep, &e->sources[c].src, e->diag);
@@ -2179,8 +2181,8 @@ static int run_loop(engine *e)
              * events left (failures, service ticks) would otherwise run on to a
              * horizon that may be unbounded (trace replay); a scenario of
              * services alone runs to its horizon */
-            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 &&
-                e->batch_in_flight == 0 && (e->arrivals > 0 || e->n_svcs == 0))
+            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 && e->batch_in_flight == 0 &&
+                (e->arrivals > 0 || e->n_svcs == 0))
                 break;
             rc = sim__series_advance(&e->series, ev.t_us, e->sink, e->diag);
             if (rc != TM_OK)
@@ -2313,8 +2315,8 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         prc = place_instance_init(&e.policy, &env, sc->policy, perr, sizeof perr);
     }
     if (prc != PLACE_OK) {
-        rc = tm_diag_set(diag, TM_ERR_SCENARIO, "policy", "%s",
-                         perr[0] ? perr : place_strerror(prc));
+        rc = tm_diag_set(diag, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_SCENARIO, "policy",
+                         "%s", perr[0] ? perr : place_strerror(prc));
         goto out;
     }
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||

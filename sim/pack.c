@@ -301,8 +301,8 @@ static int pack_one(const sim_scenario *sc, const frag_model *fm, const trace_jo
     char perr[256] = "";
     int prc = place_instance_init(&pi, &env, spec, perr, sizeof perr);
     if (prc != PLACE_OK) {
-        rc = tm_diag_set(diag, TM_ERR_SCENARIO, "policy", "%s: %s", spec,
-                         perr[0] ? perr : place_strerror(prc));
+        rc = tm_diag_set(diag, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_SCENARIO, "policy",
+                         "%s: %s", spec, perr[0] ? perr : place_strerror(prc));
         goto out;
     }
     /* the order: a shuffle, then copies up to the target */

@@ -60,8 +60,8 @@ int check_skip(const char *why);
     do {                                                                                           \
         const char *g_ = (got), *w_ = (want);                                                      \
         if (!g_ || !w_ || strcmp(g_, w_) != 0)                                                     \
-            check_fail(__FILE__, __LINE__, "%s: got \"%s\", want \"%s\"", #got, g_ ? g_ : "(null)", \
-                       w_ ? w_ : "(null)");                                                        \
+            check_fail(__FILE__, __LINE__, "%s: got \"%s\", want \"%s\"", #got,                    \
+                       g_ ? g_ : "(null)", w_ ? w_ : "(null)");                                    \
     } while (0)
 
 #endif
