@@ -52,6 +52,8 @@ static const char replay_help[] =
     "  --bin S                 profile: bin width in seconds (60)\n"
     "  --throughputs FILE      gavel: the throughput matrix; --reference W: worker (v100)\n"
     "  --lenient               skip malformed rows (reported) instead of stopping\n"
+    "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
+    "                          is never read)\n"
     "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
     "                          profile: CSV (default stdout)\n"
     "  -q, --quiet             print nothing but errors\n";
@@ -72,6 +74,7 @@ typedef struct rcfg {
     size_t n_win;
     double target, step, bin;
     uint64_t seeds, seed;
+    uint64_t max_jobs; /* 0: the whole trace */
     /* run state */
     trace_gavel_matrix *matrix;
     const char *type_names[PLACE_MAX_TYPES];
@@ -271,6 +274,9 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     trace_source src;
     int rc = open_jobs(c, &src, 0, d);
     if (rc)
+        return rc;
+    /* the first N jobs: the window stops before reading the N + 1st */
+    if (c->max_jobs && (rc = trace_window_open(&src, src, 0, c->max_jobs, 0, d)))
         return rc;
     sim__cli_install_signals();
     sim_run_opts opts;
@@ -526,6 +532,10 @@ static int cmd_replay(int argc, char **argv)
         } else if (strcmp(a, "--reference") == 0) {
             NEED_();
             c.ref = v;
+        } else if (strcmp(a, "--max-jobs") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], UINT64_MAX, &c.max_jobs) ||
+                c.max_jobs == 0)
+                return sim__cli_usage("replay", "--max-jobs needs an integer >= 1");
         } else if (strcmp(a, "--lenient") == 0) {
             c.lenient = 1;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
@@ -565,6 +575,8 @@ static int cmd_replay(int argc, char **argv)
         return sim__cli_usage("replay", "the pack protocol is for openb pod lists");
     if (c.n_win && c.protocol != P_WINDOW)
         return sim__cli_usage("replay", "--window needs --protocol window");
+    if (c.max_jobs && c.protocol != P_TIME)
+        return sim__cli_usage("replay", "--max-jobs needs --protocol time");
     if (strcmp(c.format, "gavel") == 0 && !c.tput)
         return sim__cli_usage("replay", "the gavel format needs --throughputs FILE");
     if (!!c.fleet + !!c.nodes + !!c.gavel_cluster + c.machine_from_trace > 1)

@@ -669,6 +669,12 @@ static int source_pull(engine *e, uint32_t s)
                            "sources must be in submit order",
                            (unsigned long long)tj->id, (long long)tj->submit_us,
                            (long long)src->last_submit_us);
+    if (tj->submit_us > SIM_T_MAX_US)
+        return tm_diag_set(e->diag, TM_ERR_TRACE, "source",
+                           "job %llu arrives at %lld us, past the end of simulated time (%lld us, "
+                           "about 73,000 years)",
+                           (unsigned long long)tj->id, (long long)tj->submit_us,
+                           (long long)SIM_T_MAX_US);
     if (tj->cls >= e->sc->n_classes)
         return tm_diag_set(e->diag, TM_ERR_TRACE, "source", "job %llu has class %u of %zu",
                            (unsigned long long)tj->id, tj->cls, e->sc->n_classes);
@@ -759,7 +765,7 @@ static int run_begin(engine *e, uint32_t slot)
     j->run_start_us = e->now_us;
     j->run_overhead_us = j->interruptions ? j->restart_us : 0;
     double wall = ceil((double)j->remaining_ref_us / speed);
-    int64_t run = j->run_overhead_us + (wall < 9.2e18 ? (int64_t)wall : INT64_MAX / 4);
+    int64_t run = j->run_overhead_us + (wall < (double)SIM_T_MAX_US ? (int64_t)wall : SIM_T_MAX_US);
     j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
     if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
         return nomem(e);
@@ -2291,6 +2297,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         rc = nomem(&e);
         goto out;
     }
+    e.series.stop = opts ? opts->stop_flag : NULL;
     uint32_t rep = opts ? opts->replication : 0;
     e.r_policy = sim_rng_new(sc->seed, rep, SIM_STREAM_POLICY, 0);
     if (!e.r_policy) {

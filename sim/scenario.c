@@ -499,7 +499,9 @@ static int value_of(loader *L, const cJSON *v, const char *p, int kind, double *
 {
     if (kind == VAL_DURATION)
         return parse_duration_value(L, v, p, x);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+    if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+        return fail(L, p, "expected a finite number, got %g", v->valuedouble);
+    if (!cJSON_IsNumber(v))
         return fail(L, p, "expected a number, got %s", kind_of(v));
     *x = v->valuedouble;
     return TM_OK;
@@ -2203,6 +2205,12 @@ static void service_model_json(cJSON *o, const sim_scenario *sc, const sim__svc_
 char *sim_scenario_resolved_json(const sim_scenario *sc)
 {
     static const char *const own[] = {"owned", "reserved", "on-demand"};
+    /* The tree is built without checking each call: any allocation that
+     * fails on the way sets json_oom (the loader's hooks), and then the whole
+     * text is refused rather than written with pieces missing. */
+    static cJSON_Hooks hooks = {json_malloc, json_free};
+    cJSON_InitHooks(&hooks);
+    json_oom = 0;
     cJSON *r = cJSON_CreateObject();
     if (!r)
         return NULL;
@@ -2268,7 +2276,7 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
         const sim_class_cfg *cc = &sc->classes[c];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", cc->name);
-        cJSON_AddStringToObject(o, "kind", sim_kind_name(cc->kind));
+        cJSON_AddStringToObject(o, "kind", sim_kind_name((int)cc->kind));
         cJSON *a = cJSON_AddObjectToObject(o, "arrival");
         cJSON_AddStringToObject(a, "process", "poisson");
         cJSON_AddNumberToObject(a, "rate_per_s", cc->arrival.rate_per_s);
@@ -2338,8 +2346,12 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
         }
         cJSON_AddItemToArray(services, o);
     }
-    char *s = cJSON_Print(r);
+    char *s = json_oom ? NULL : cJSON_Print(r);
     cJSON_Delete(r);
+    if (s && json_oom) {
+        json_free(s);
+        s = NULL;
+    }
     return s;
 }
 
