@@ -13,8 +13,10 @@
  * SWF header (--machine-from-trace), or a Gavel cluster spec.
  */
 #include "cli_int.h"
+#include "afile_int.h"
 #include "version.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,24 +423,26 @@ static int run_profile(rcfg *c, tm_diag *d)
     rs.close(rs.ud);
     if (rc)
         return rc;
-    FILE *f = c->out ? fopen(c->out, "w") : stdout;
-    if (!f) {
+    sim__afile af = {0};
+    if (c->out && (rc = sim__afile_open(&af, c->out, d)) != TM_OK) {
         trace_load_profile_fini(&p);
-        return tm_diag_set(d, TM_ERR_IO, c->out, "cannot create the file");
+        return rc;
     }
+    FILE *f = c->out ? af.f : stdout;
     fprintf(f, "t_s,requests_per_s,prompt_tokens_per_s,output_tokens_per_s\n");
     for (size_t i = 0; i < p.n_bins; i++)
         fprintf(f, "%.3f,%.6f,%.3f,%.3f\n", (double)i * p.bin_s, p.requests_per_s[i],
                 p.prompt_tokens_per_s[i], p.output_tokens_per_s[i]);
-    int bad = ferror(f);
-    if (c->out && fclose(f) != 0)
-        bad = 1;
-    if (!bad && !c->quiet && c->out)
+    if (c->out)
+        rc = sim__afile_commit(&af, d);
+    else if (fflush(stdout) != 0 || ferror(stdout))
+        rc = tm_diag_set(d, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));
+    if (rc == TM_OK && !c->quiet && c->out)
         printf("%llu requests, %.0f prompt and %.0f output tokens in %zu bins of %g s; wrote %s\n",
                (unsigned long long)p.requests, p.prompt_tokens, p.output_tokens, p.n_bins, p.bin_s,
                c->out);
     trace_load_profile_fini(&p);
-    return bad ? tm_diag_set(d, TM_ERR_IO, c->out ? c->out : "stdout", "cannot write") : TM_OK;
+    return rc;
 }
 
 static int cmd_replay(int argc, char **argv)

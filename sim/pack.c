@@ -27,6 +27,8 @@
  */
 #include "sim.h"
 
+#include "afile_int.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -486,9 +488,11 @@ static const struct {
 int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *path,
                        tm_diag *diag)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot create the file");
+    sim__afile af;
+    int rc = sim__afile_open(&af, path, diag);
+    if (rc != TM_OK)
+        return rc;
+    FILE *f = af.f;
     fprintf(f, "# tarmac openb packing experiment: %zu seeds, target %.1f %%\n", r->n_seeds,
             cfg->target_pct);
     fprintf(f, "# columns: arrived_pct");
@@ -507,8 +511,5 @@ int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const 
             fputc('\n', f);
         }
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot write (disk full?)");
-    return TM_OK;
+    return sim__afile_commit(&af, diag);
 }

@@ -13,8 +13,9 @@
 #   RLIMIT_FSIZE (ulimit -f; EFBIG, SIGXFSZ ignored) for run and synth: exit
 #     74, the message names the file, nothing left;
 #   an output path under a regular file (ENOTDIR): exit 74, nothing left;
-#   /dev/full as synth's output, and as stdout of run --json, place and
-#     export: exit 74, "write error" / "cannot write";
+#   /dev/full as synth's and replay --protocol profile's output, and as
+#     stdout of run --json, place and export: exit 74, "write error" /
+#     "cannot write";
 #   a 64 KiB tmpfs (ENOSPC) and a read-only one (EROFS) for run and synth,
 #     where mount is allowed (root, as in CI); said and skipped otherwise.
 set -u
@@ -131,6 +132,17 @@ expect_io "run, file-size limit" "$W/fsize" out.h5 "out.h5.*File too large" \
     sh -c "ulimit -f 64 && exec \"$BIN\" run \"$W/small.json\" -q -o \"$W/fsize/out.h5\""
 expect_io "synth, file-size limit" "$W/fsize" out.csv "out.csv: cannot write: File too large" \
     sh -c "ulimit -f 64 && exec \"$BIN\" synth \"$W/small.json\" -q -o \"$W/fsize/out.csv\""
+
+# the CSV of `replay --protocol profile` (an afile, like the packing .dat)
+AZ="${TARMAC_DATA_DIR:-}/azure-llm-inference-2023/splitwise_code.csv"
+if [ -f "$AZ" ]; then
+    expect_io "replay profile CSV, file-size limit" "$W/fsize" prof.csv "prof.csv: cannot write: File too large" \
+        sh -c "ulimit -f 1 && exec \"$BIN\" replay \"$AZ\" --format azure-llm --protocol profile -q -o \"$W/fsize/prof.csv\""
+    expect_io "replay profile -o /dev/full" "" "" "/dev/full: cannot write: No space left" \
+        "$BIN" replay "$AZ" --format azure-llm --protocol profile -q -o /dev/full
+else
+    echo "skipped: replay profile CSV: no $AZ"
+fi
 
 # a folder that is a regular file
 : >"$W/afile"
