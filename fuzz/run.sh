@@ -29,6 +29,10 @@ mkdir -p "$build/fuzz-work" "$build/fuzz-artifacts" "$build/fuzz-logs"
 # its first report, so "UB" is a crash like any other.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+# -jobs makes libFuzzer write fuzz-N.log into the current folder: only with
+# more than one job (those logs are ignored by git)
+par=""
+[ "$jobs" -gt 1 ] && par="-jobs=$jobs -workers=$jobs"
 failed=0 n_ok=0 n_fail=0
 start=$(date +%s)
 for t in $targets; do
@@ -46,7 +50,7 @@ for t in $targets; do
     # 2. fuzz for a bounded time (-timeout: an input taking 10 s is a hang)
     if [ "$secs" -gt 0 ]; then
         if ! "$bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-            -jobs="$jobs" -workers="$jobs" -print_final_stats=1 \
+            $par -print_final_stats=1 \
             -artifact_prefix="$build/fuzz-artifacts/$t-" "$work" "$stored" >>"$log" 2>&1; then
             echo "FAIL: $t: the fuzzer found a crash (log: $log; input in $build/fuzz-artifacts/)"
             grep -m1 -A12 'ERROR:\|runtime error\|deadly signal\|timeout' "$log"
