@@ -6,7 +6,7 @@
 # executable's name to BENCHES (they are built into BUILD_DIR/bench/).
 set -eu
 
-BENCHES="bench_evq bench_replay"
+BENCHES="bench_evq bench_place bench_h5io bench_run bench_replay bench_sweep"
 # benchmarks that read the public traces get the data folder
 DATA=${TARMAC_DATA_DIR:-../shared/data}
 
@@ -33,6 +33,15 @@ for b in $BENCHES; do
     echo "== $b"
     case $b in
     bench_replay) "$exe" "$DATA" || status=1 ;;
+    bench_sweep) TARMAC_DATA_DIR=$DATA "$exe" || status=1 ;;
+    bench_h5io) "$exe" --dir "$build" || status=1 ;;
+    # one month of the embedded default, then a million jobs on 10,000 GPUs;
+    # each with and without the HDF5 report
+    bench_run)
+        src=$(dirname "$0")/..
+        "$exe" "$src/scenarios/enterprise.json" 5 "$build/bench-enterprise.h5" || status=1
+        "$exe" "$src/bench/scenarios/million.json" 5 "$build/bench-million.h5" || status=1
+        rm -f "$build/bench-enterprise.h5" "$build/bench-million.h5" ;;
     *) "$exe" || status=1 ;;
     esac
     echo

@@ -72,7 +72,8 @@ typedef struct sim__cli_command {
 } sim__cli_command;
 
 extern const sim__cli_command sim__cmd_run, sim__cmd_validate, sim__cmd_compare, sim__cmd_plot,
-    sim__cmd_export, sim__cmd_replay, sim__cmd_synth;
+    sim__cmd_export, sim__cmd_replay, sim__cmd_synth, sim__cmd_size, sim__cmd_breakeven;
 extern const sim__cli_command sim__cmd_place;
+extern const sim__cli_command sim__cmd_sweep;
 
 #endif

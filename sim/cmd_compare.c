@@ -9,6 +9,7 @@
  */
 #include "cli_int.h"
 #include "compare_int.h"
+#include "work_int.h"
 #include "version.h"
 
 #include <ctype.h>
@@ -22,7 +23,7 @@
 static const char compare_help[] =
     "Usage: tarmac compare [SCENARIO] --policies A,B,... [--policy [LABEL:]SPEC]...\n"
     "                      [--replications R] [--warmup DURATION] [--confidence C]\n"
-    "                      [--seed N] [-o FILE] [--quiet] [--json]\n"
+    "                      [--seed N] [-j N] [-o FILE] [--quiet] [--json]\n"
     "\n"
     "Run SCENARIO (the embedded default without one) under every policy, R times\n"
     "each with independent random streams. Every policy sees the same jobs in the\n"
@@ -43,6 +44,8 @@ static const char compare_help[] =
     "                       (\"3d\", \"12h\", seconds); default a tenth of the horizon\n"
     "  --confidence C       confidence level of the intervals (default 0.95)\n"
     "  --seed N             override the scenario's seed\n"
+    "  -j, --jobs N         run on N worker processes (default: the online cores);\n"
+    "                       the results are the same for any N\n"
     "  -o, --output FILE    HDF5 output (default tarmac-compare.h5)\n"
     "  -q, --quiet          no table and no progress bar\n"
     "  --json               print a JSON summary on stdout instead of the table\n";
@@ -320,6 +323,7 @@ static int cmd_compare(int argc, char **argv)
     int64_t warm_us = -1;
     double conf = 0.95;
     int have_seed = 0, quiet = 0, json = 0;
+    uint64_t jobs = sim__work_cores();
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -361,6 +365,12 @@ static int cmd_compare(int argc, char **argv)
             if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
                 return sim__cli_usage("compare", "%s needs an integer in [0, 2^53)", a);
             have_seed = 1;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
+            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("compare", "-j needs a number of workers in [1, 4096]");
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("compare", "%s needs a number of workers in [1, 4096]", a);
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (++i >= argc)
                 return sim__cli_usage("compare", "%s needs a file name", a);
@@ -408,6 +418,7 @@ static int cmd_compare(int argc, char **argv)
         .warmup_us = warm_us >= 0 ? warm_us : sc.horizon_us / 10,
         .confidence = conf,
         .stop_flag = &sim__cli_stop,
+        .workers = (unsigned)jobs,
         .progress = on_progress,
         .progress_ud = &pa,
     };

@@ -3,6 +3,7 @@
  */
 #include "cli_int.h"
 #include "service_int.h"
+#include "cost_int.h"
 #include "version.h"
 
 #include <stdio.h>
@@ -129,6 +130,13 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
     if (r->policy_errors)
         printf("\npolicy errors: %llu invalid decisions refused\n",
                (unsigned long long)r->policy_errors);
+    sim__cost_report cost;
+    tm_diag d;
+    if (sim__cost_account(sc, r, &cost, &d) == TM_OK) {
+        putchar('\n');
+        sim__cost_print_summary(stdout, sc, &cost);
+        sim__cost_report_fini(&cost);
+    }
     if (out)
         printf("\nwrote %s\n", out);
 }

@@ -16,6 +16,7 @@
 #include "h5io_int.h"
 #include "metrics_int.h"
 #include "version.h"
+#include "work_int.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -173,6 +174,76 @@ void sim__compare_fini(sim__cmp_result *res)
     res->stats = NULL;
 }
 
+/* One run's result, as a worker hands it back (work_int.h). */
+typedef struct run_out {
+    double m[SIM__CMP_N_METRICS];
+    uint64_t events;
+    double wall_s;
+} run_out;
+
+typedef struct cmp_jobs {
+    const sim_scenario *sc;
+    const sim__cmp_policy *pol;
+    size_t n_pol, n_runs, finished;
+    const sim__cmp_opts *opts;
+    int inline_progress; /* runs in this process: progress from inside each run */
+} cmp_jobs;
+
+/* Run k: replication k / n_pol under policy k % n_pol (replication-major, as
+ * the runs always went). */
+static int cmp_job(void *ud, size_t k, void *out, tm_diag *diag)
+{
+    cmp_jobs *x = ud;
+    const sim__cmp_opts *opts = x->opts;
+    uint32_t r = (uint32_t)(k / x->n_pol);
+    size_t p = k % x->n_pol;
+    sim_scenario run_sc = *x->sc; /* shallow: only the policy string differs */
+    snprintf(run_sc.policy, sizeof run_sc.policy, "%s", x->pol[p].spec);
+    run_acc acc;
+    memset(&acc, 0, sizeof acc);
+    acc.warm_us = opts->warmup_us;
+    acc.horizon_us = x->sc->horizon_us;
+    if (sim__quant_init(&acc.wait) != TM_OK)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "compare", "out of memory");
+    prog_fwd fwd = {opts, k, x->n_runs};
+    sim_run_opts ro = {.replication = r, .stop_flag = opts->stop_flag};
+    if (opts->progress && x->inline_progress) {
+        ro.progress = progress_fwd;
+        ro.progress_ud = &fwd;
+        ro.progress_every = 4096;
+    }
+    sim_sink sink = {acc_job, acc_bin, &acc};
+    sim_result sr;
+    int rc = sim_run(&run_sc, &ro, &sink, &sr, diag);
+    if (rc == TM_OK) {
+        run_out *o = out;
+        run_metrics(&acc, o->m);
+        o->events = sr.events;
+        o->wall_s = sr.wall_s;
+        sim_result_fini(&sr);
+    } else if (rc != TM_ERR_INTERRUPTED) {
+        /* say which run failed; a long message may lose its end */
+        size_t l = strlen(diag->where);
+        int n = snprintf(diag->where + l, sizeof diag->where - l, " (policy '%s', replication %u)",
+                         x->pol[p].label, r);
+        (void)n;
+    }
+    sim__quant_fini(&acc.wait);
+    return rc;
+}
+
+/* Runs in worker processes: progress by whole runs, as they finish. */
+static void cmp_done(void *ud, size_t k, int rc, const tm_diag *d, const void *out)
+{
+    (void)k;
+    (void)d;
+    cmp_jobs *x = ud;
+    if (rc != TM_OK || x->inline_progress || !x->opts->progress)
+        return;
+    const run_out *o = out;
+    x->opts->progress(x->opts->progress_ud, x->finished++, x->n_runs, x->sc->horizon_us, o->events);
+}
+
 int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t n_pol,
                      const sim__cmp_opts *opts, sim__cmp_result *res, tm_diag *diag)
 {
@@ -200,52 +271,32 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
     res->horizon_us = sc->horizon_us;
     res->values = calloc(n_pol * reps * SIM__CMP_N_METRICS, sizeof *res->values);
     res->stats = calloc(n_pol * SIM__CMP_N_METRICS, sizeof *res->stats);
-    if (!res->values || !res->stats) {
+    size_t n_runs = n_pol * reps;
+    run_out *outs = calloc(n_runs, sizeof *outs);
+    if (!res->values || !res->stats || !outs) {
+        free(outs);
         sim__compare_fini(res);
         return tm_diag_set(diag, TM_ERR_NOMEM, "compare", "out of memory");
     }
-    sim_scenario run_sc = *sc; /* shallow: only the policy string differs */
-    size_t n_runs = n_pol * reps;
-    for (uint32_t r = 0; r < reps; r++) {
-        for (size_t p = 0; p < n_pol; p++) {
-            snprintf(run_sc.policy, sizeof run_sc.policy, "%s", pol[p].spec);
-            run_acc acc;
-            memset(&acc, 0, sizeof acc);
-            acc.warm_us = opts->warmup_us;
-            acc.horizon_us = sc->horizon_us;
-            if (sim__quant_init(&acc.wait) != TM_OK) {
-                rc = tm_diag_set(diag, TM_ERR_NOMEM, "compare", "out of memory");
-                goto fail;
-            }
-            prog_fwd fwd = {opts, (size_t)r * n_pol + p, n_runs};
-            sim_run_opts ro = {.replication = r, .stop_flag = opts->stop_flag};
-            if (opts->progress) {
-                ro.progress = progress_fwd;
-                ro.progress_ud = &fwd;
-                ro.progress_every = 4096;
-            }
-            sim_sink sink = {acc_job, acc_bin, &acc};
-            sim_result sr;
-            rc = sim_run(&run_sc, &ro, &sink, &sr, diag);
-            if (rc == TM_OK) {
-                run_metrics(&acc, &res->values[((size_t)p * reps + r) * SIM__CMP_N_METRICS]);
-                res->events += sr.events;
-                res->wall_s += sr.wall_s;
-                sim_result_fini(&sr);
-            }
-            sim__quant_fini(&acc.wait);
-            if (rc != TM_OK) {
-                if (rc != TM_ERR_INTERRUPTED) {
-                    /* say which run failed; a long message may lose its end */
-                    size_t l = strlen(diag->where);
-                    int k = snprintf(diag->where + l, sizeof diag->where - l,
-                                     " (policy '%s', replication %u)", pol[p].label, r);
-                    (void)k;
-                }
-                goto fail;
-            }
-        }
+    /* the runs, on the workers asked for (one: in this process); results do
+     * not depend on how many */
+    unsigned workers = opts->workers > 1 ? opts->workers : 1;
+    cmp_jobs jobs = {sc, pol, n_pol, n_runs, 0, opts, workers == 1};
+    sim__work_opts wo = {workers, sizeof(run_out), 1, opts->stop_flag, cmp_done};
+    rc = sim__work_run(n_runs, cmp_job, &jobs, &wo, outs, NULL, NULL, diag);
+    if (rc != TM_OK) {
+        free(outs);
+        goto fail;
     }
+    for (size_t k = 0; k < n_runs; k++) {
+        uint32_t r = (uint32_t)(k / n_pol);
+        size_t p = k % n_pol;
+        memcpy(&res->values[((size_t)p * reps + r) * SIM__CMP_N_METRICS], outs[k].m,
+               sizeof outs[k].m);
+        res->events += outs[k].events;
+        res->wall_s += outs[k].wall_s;
+    }
+    free(outs);
     /* intervals: each policy over its replications, and the paired difference
      * to policy 0, replication by replication */
     double *diff = malloc(reps * sizeof *diff);

@@ -71,8 +71,14 @@ typedef struct sim__cmp_opts {
     int64_t warmup_us;     /* removed from the start; < the scenario's horizon */
     double confidence;     /* of the intervals, in (0, 1); 0 means 0.95 */
     volatile int *stop_flag;
+    /* Worker processes for the runs (work_int.h: forked, results through
+     * shared memory); 0 or 1: every run in this process. The results are the
+     * same for any number. */
+    unsigned workers;
     /* progress(ud, run, n_runs, now_us, events): run k of n_runs (policy-major
-     * within a replication), with sim_run's progress arguments. May be NULL. */
+     * within a replication), with sim_run's progress arguments. May be NULL.
+     * With workers > 1 it is called once per run as runs finish (run = how
+     * many finished before, now_us = the horizon). */
     void (*progress)(void *ud, size_t run, size_t n_runs, int64_t now_us, uint64_t events);
     void *progress_ud;
 } sim__cmp_opts;

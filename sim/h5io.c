@@ -950,7 +950,10 @@ static void w_discard(sim__h5w *w)
     free(w);
 }
 
-int sim__h5w_open(sim__h5w **wp, const char *final_path, tm_diag *diag)
+/* Open a writer for final_path: claim a fresh temporary name next to it and
+ * create the file there, or (src != NULL) move the complete file src onto the
+ * temporary name and open it read-write. */
+static int w_open(sim__h5w **wp, const char *src, const char *final_path, tm_diag *diag)
 {
     h5err e = {0};
     hid_t fcpl = H5I_INVALID_HID, fapl = H5I_INVALID_HID;
@@ -1000,13 +1003,24 @@ int sim__h5w_open(sim__h5w **wp, const char *final_path, tm_diag *diag)
             goto out;
         }
     }
+    /* The claimed (empty) name is replaced by the file to edit: a rename, so
+     * the file is never under two names and never under the final one. */
+    if (src && rename(src, w->tmp_path) != 0) {
+        rc = tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, src,
+                         "cannot move the file to %s: %s", w->tmp_path, strerror(errno));
+        goto out;
+    }
 
-    H5CHK(&e, fcpl = H5Pcreate(H5P_FILE_CREATE));
-    H5CHK(&e, H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED));
     H5CHK(&e, fapl = H5Pcreate(H5P_FILE_ACCESS));
     /* Closing the file closes whatever is still open in it (abort relies on it). */
     H5CHK(&e, H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG));
-    H5CHK(&e, w->file = H5Fcreate(w->tmp_path, H5F_ACC_TRUNC, fcpl, fapl));
+    if (src) {
+        H5CHK(&e, w->file = H5Fopen(w->tmp_path, H5F_ACC_RDWR, fapl));
+    } else {
+        H5CHK(&e, fcpl = H5Pcreate(H5P_FILE_CREATE));
+        H5CHK(&e, H5Pset_link_creation_order(fcpl, H5P_CRT_ORDER_TRACKED | H5P_CRT_ORDER_INDEXED));
+        H5CHK(&e, w->file = H5Fcreate(w->tmp_path, H5F_ACC_TRUNC, fcpl, fapl));
+    }
 
     H5CHK(&e, w->str_type = H5Tcopy(H5T_C_S1));
     H5CHK(&e, H5Tset_size(w->str_type, H5T_VARIABLE));
@@ -1022,7 +1036,8 @@ int sim__h5w_open(sim__h5w **wp, const char *final_path, tm_diag *diag)
 out:
     if (e.set) {
         char msg[512];
-        rc = tm_diag_set(diag, h5err_format(&e, msg, sizeof msg), final_path, "%s", msg);
+        rc =
+            tm_diag_set(diag, h5err_format(&e, msg, sizeof msg), src ? src : final_path, "%s", msg);
     }
     close_id(fcpl);
     close_id(fapl);
@@ -1037,6 +1052,18 @@ out:
     }
     *wp = w;
     return 0;
+}
+
+int sim__h5w_open(sim__h5w **wp, const char *final_path, tm_diag *diag)
+{
+    return w_open(wp, NULL, final_path, diag);
+}
+
+int sim__h5w_open_edit(sim__h5w **wp, const char *src_path, const char *final_path, tm_diag *diag)
+{
+    if (!src_path || !*src_path)
+        return tm_diag_set(diag, TM_ERR_INVAL, final_path ? final_path : "", "no file to edit");
+    return w_open(wp, src_path, final_path, diag);
 }
 
 void sim__h5w_abort(sim__h5w *w)
@@ -1308,6 +1335,67 @@ int sim__h5w_attr_f64(sim__h5w *w, const char *obj_path, const char *name, doubl
 int sim__h5w_attr_i64(sim__h5w *w, const char *obj_path, const char *name, int64_t v, tm_diag *diag)
 {
     return w_attr(w, obj_path, name, H5T_STD_I64LE, H5T_NATIVE_INT64, &v, diag);
+}
+
+int sim__h5w_matrix_f64(sim__h5w *w, const char *path, const double *v, size_t rows, size_t cols,
+                        const char *units, const char *description, tm_diag *diag)
+{
+    h5err e = {0};
+    hid_t s = H5I_INVALID_HID, d = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
+    hsize_t dims[2] = {rows, cols};
+    int rc;
+    if (!w)
+        return tm_diag_set(diag, TM_ERR_INVAL, path, "no writer");
+    if ((rc = w_new_object(w, path, diag)) != 0 ||
+        (rc = w_need_meta(w, path, units, 1, description, diag)) != 0)
+        return rc;
+    if (rows * cols > 0 && !v)
+        return w_fail(w, diag, TM_ERR_INVAL, path, "NULL data for %zu x %zu values", rows, cols);
+    H5CHK(&e, s = H5Screate_simple(2, dims, NULL));
+    if (rows * cols > SIM__H5_CHUNK_ROWS && cols > 0) {
+        /* chunks of whole rows, about SIM__H5_CHUNK_ROWS values each */
+        hsize_t chunk[2] = {SIM__H5_CHUNK_ROWS / cols ? SIM__H5_CHUNK_ROWS / cols : 1, cols};
+        if (chunk[0] > rows)
+            chunk[0] = rows;
+        H5CHK(&e, dcpl = H5Pcreate(H5P_DATASET_CREATE));
+        H5CHK(&e, H5Pset_chunk(dcpl, 2, chunk));
+        H5CHK(&e, H5Pset_shuffle(dcpl));
+        H5CHK(&e, H5Pset_deflate(dcpl, SIM__H5_DEFLATE_LEVEL));
+        H5CHK(&e, H5Pset_obj_track_times(dcpl, 0));
+    }
+    H5CHK(&e, d = H5Dcreate2(w->file, path, H5T_IEEE_F64LE, s, H5P_DEFAULT,
+                             dcpl >= 0 ? dcpl : w->dcpl, w->dapl));
+    if (rows * cols > 0)
+        H5CHK(&e, H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+    H5CHK(&e, put_meta(w, d, units, description, &e));
+    H5CHK(&e, H5Dclose(d));
+    d = H5I_INVALID_HID;
+out:
+    if (e.set)
+        rc = w_fail_h5(w, diag, &e, path);
+    close_id(d);
+    close_id(dcpl);
+    close_id(s);
+    return rc;
+}
+
+int sim__h5w_external_link(sim__h5w *w, const char *path, const char *file, const char *obj_path,
+                           tm_diag *diag)
+{
+    h5err e = {0};
+    int rc;
+    if (!w)
+        return tm_diag_set(diag, TM_ERR_INVAL, path, "no writer");
+    if ((rc = w_new_object(w, path, diag)) != 0)
+        return rc;
+    if (!file || !*file || !path_ok(obj_path, 1))
+        return w_fail(w, diag, TM_ERR_INVAL, path,
+                      "an external link needs a file name and an absolute object path");
+    H5CHK(&e, H5Lcreate_external(file, obj_path, w->file, path, H5P_DEFAULT, H5P_DEFAULT));
+out:
+    if (e.set)
+        rc = w_fail_h5(w, diag, &e, path);
+    return rc;
 }
 
 /* ------------------------------------------------------------------------- */

@@ -161,6 +161,30 @@ int sim__h5w_attr_f64(sim__h5w *w, const char *obj_path, const char *name, doubl
 int sim__h5w_attr_i64(sim__h5w *w, const char *obj_path, const char *name, int64_t v,
                       tm_diag *diag);
 
+/* Open a writer on an existing complete file instead of a new one, to add to
+ * it (a sweep adds a point's parameters to the run report): src_path, a name
+ * of the caller's that is not final_path, is renamed to a fresh temporary name
+ * for final_path and opened read-write; then as for sim__h5w_open: commit
+ * renames it to final_path, abort (or a failure here) removes it. So the
+ * content never appears under final_path before it is complete, and src_path
+ * is gone afterwards whatever happens. Objects already in the file cannot be
+ * created again (names are taken); attributes can be replaced. */
+int sim__h5w_open_edit(sim__h5w **w, const char *src_path, const char *final_path, tm_diag *diag);
+
+/* A 2-D float64 dataset of rows x cols values, row-major (v[r * cols + c]),
+ * written at once; chunked by whole rows and compressed above
+ * SIM__H5_CHUNK_ROWS values, contiguous below. */
+int sim__h5w_matrix_f64(sim__h5w *w, const char *path, const double *v, size_t rows, size_t cols,
+                        const char *units, const char *description, tm_diag *diag);
+
+/* An external link at `path` (new; parents on demand) to the object obj_path
+ * ("/" for the root group) of the HDF5 file `file`. A relative `file` is
+ * resolved by readers against the folder of the file holding the link (HDF5's
+ * rule, after HDF5_EXT_PREFIX), so keep linked files next to it. The target
+ * need not exist yet. */
+int sim__h5w_external_link(sim__h5w *w, const char *path, const char *file, const char *obj_path,
+                           tm_diag *diag);
+
 /* ------------------------------------------------------------------------- */
 /* Tables                                                                     */
 

@@ -430,6 +430,13 @@ out:
 int sim_pack_run(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
                  const sim_pack_cfg *cfg, sim_pack_result *res, tm_diag *diag)
 {
+    return sim_pack_run_reps(sc, pods, n_pods, cfg, 0, res, diag);
+}
+
+int sim_pack_run_reps(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
+                      const sim_pack_cfg *cfg, uint32_t first_rep, sim_pack_result *res,
+                      tm_diag *diag)
+{
     memset(res, 0, sizeof *res);
     if (!(cfg->target_pct > 0) || !(cfg->grid_step_pct > 0) || cfg->n_seeds == 0 ||
         cfg->n_policies == 0 || cfg->target_pct / cfg->grid_step_pct > 1e6)
@@ -460,8 +467,8 @@ int sim_pack_run(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
         for (uint32_t s = 0; s < cfg->n_seeds; s++) {
             size_t i = p * res->n_seeds + s;
             double *out = res->v + i * SIM_PACK_METRICS * res->n_points;
-            if ((rc = pack_one(sc, &fm, pods, n_pods, cfg, cfg->policies[p], s, res, out,
-                               &res->pods[i], &res->failed[i], diag)))
+            if ((rc = pack_one(sc, &fm, pods, n_pods, cfg, cfg->policies[p], first_rep + s, res,
+                               out, &res->pods[i], &res->failed[i], diag)))
                 goto out;
         }
 out:

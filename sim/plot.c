@@ -53,6 +53,16 @@ static const sim__plot_def plots[] = {
      "policies side by side with confidence intervals, and paired differences to the first",
      {"/compare/metrics", NULL},
      sim__plot_compare},
+    {"cost",
+     "cost by pool and category: owned (used, idle), reserved (used, idle), on-demand, API",
+     {"/cost/breakdown/category", "/cost/breakdown/pool", "/cost/breakdown/usd", NULL},
+     sim__plot_cost},
+    {"breakeven",
+     "API versus owning and renting against monthly token volume, and cost per useful GPU-hour "
+     "against utilization",
+     {"/breakeven/volume/tokens_per_month", "/breakeven/volume/own_usd_per_month",
+      "/breakeven/utilization/utilization", NULL},
+     sim__plot_breakeven},
 };
 
 #define N_PLOTS (sizeof plots / sizeof plots[0])

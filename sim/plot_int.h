@@ -118,5 +118,7 @@ int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_cost(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 
+#include "cost_int.h"
 #include "h5io_int.h"
 #include "service_int.h"
 #include "version.h"
@@ -660,7 +661,8 @@ int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char 
     if ((rc = sim_run(sc, opts, &sink, res, diag)) != TM_OK)
         goto fail;
     if ((rc = write_labels(&rp, sc, diag)) || (rc = write_summary(&rp, sc, res, diag)) ||
-        (rc = write_provenance(&rp, sc, opts, diag)))
+        (rc = write_provenance(&rp, sc, opts, diag)) ||
+        (rc = sim__cost_write_h5(rp.w, sc, res, diag)))
         goto fail;
     rc = sim__h5w_commit(rp.w, diag);
     if (rc != TM_OK)

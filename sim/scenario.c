@@ -18,6 +18,7 @@
  */
 #include "sim.h"
 
+#include "cost_int.h"
 #include "service_int.h"
 
 #include <cjson/cJSON.h>
@@ -172,7 +173,8 @@ static int get_string(loader *L, const cJSON *o, const char *path, const char *k
     if (!v) {
         if (!def)
             return fail(L, p, "required: expected a string");
-        snprintf(out, n, "%s", def);
+        if (def != out) /* the value kept as its own default: copying it onto itself is UB */
+            snprintf(out, n, "%s", def);
         return TM_OK;
     }
     if (!cJSON_IsString(v))
@@ -1873,11 +1875,14 @@ static void line_col(const char *text, const char *at, int *line, int *col)
     }
 }
 
+static int load_cost(loader *L, const cJSON *o); /* at the end of the file */
+
 static int load_tree(loader *L, const cJSON *root)
 {
-    static const char *const keys[] = {
-        "name",      "description",   "seed",    "horizon",  "stop",  "sample",   "policy",
-        "gpu_types", "reference_gpu", "tenants", "failures", "fleet", "workload", NULL};
+    static const char *const keys[] = {"name",          "description", "seed",     "horizon",
+                                       "stop",          "sample",      "policy",   "gpu_types",
+                                       "reference_gpu", "tenants",     "failures", "fleet",
+                                       "workload",      "cost",        NULL};
     int rc = check_object(L, root, "", keys);
     if (rc)
         return rc;
@@ -1925,7 +1930,8 @@ static int load_tree(loader *L, const cJSON *root)
     if (!w)
         return fail(L, "workload", "required: the workload");
     if ((rc = load_workload(L, w)) || (rc = load_policy(L, member(root, "policy"))) ||
-        (rc = check_policy(L)) || (rc = load_failures(L, member(root, "failures"))))
+        (rc = check_policy(L)) || (rc = load_failures(L, member(root, "failures"))) ||
+        (rc = load_cost(L, member(root, "cost"))))
         return rc;
     return TM_OK;
 }
@@ -2048,6 +2054,7 @@ void sim_scenario_fini(sim_scenario *sc)
     free(sc->pools);
     free(sc->types);
     free(sc->json_given);
+    free(sc->cost);
     memset(sc, 0, sizeof *sc);
 }
 
@@ -2926,4 +2933,779 @@ void sim_snapshot_fini(sim_snapshot *s)
     free(s->parts);
     free(s->speeds);
     memset(s, 0, sizeof *s);
+}
+
+/* ------------------------------------------------------------------------- */
+/* Sweep files (docs/sweeps.md; the rest of the sweep machinery: sweep.c)     */
+
+/* Limits that keep a typo from planning billions of points. */
+#define SWEEP_MAX_POINTS 10000000u
+#define SWEEP_MAX_PARAMS 64
+
+static int read_whole(const char *path, char **out, size_t *len, tm_diag *diag)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
+                           "cannot open: %s", strerror(errno));
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    int rc = TM_OK;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = cap <= SCENARIO_MAX_BYTES + 1 ? realloc(buf, cap + 1) : NULL;
+            if (!nb) {
+                rc = tm_diag_set(diag, TM_ERR_SCENARIO, path, "larger than %u MiB or out of memory",
+                                 SCENARIO_MAX_BYTES >> 20);
+                break;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                rc = tm_diag_set(diag, TM_ERR_IO, path, "read error: %s", strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc == TM_OK && !buf && !(buf = malloc(1)))
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    if (rc != TM_OK) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *len = n;
+    return TM_OK;
+}
+
+/* Parse JSON text, with the line and column of a syntax error. */
+static int parse_json(const char *text, size_t len, const char *name, cJSON **root, tm_diag *diag)
+{
+    const char *end = NULL;
+    if (memchr(text, '\0', len))
+        return tm_diag_set(diag, TM_ERR_JSON, name, "contains a NUL byte: not a JSON text");
+    *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (*root)
+        return TM_OK;
+    int line, col;
+    const char *at = end ? end : cJSON_GetErrorPtr();
+    if (!at)
+        at = text + len;
+    line_col(text, at, &line, &col);
+    char where[600];
+    snprintf(where, sizeof where, "%s:%d:%d", name, line, col);
+    return tm_diag_set(diag, TM_ERR_JSON, where, "malformed JSON near \"%.20s\"", at);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* One step of a parameter path: a key, or an array index. */
+typedef struct path_step {
+    char key[PATH_MAX_LEN];
+    long index; /* -1 for a key */
+} path_step;
+
+/* Split "fleet.pools[0].nodes" into steps. -1 on a malformed path. */
+static int path_split(const char *p, path_step *steps, size_t max, size_t *n)
+{
+    *n = 0;
+    if (!*p || *p == '.' || *p == '[')
+        return -1;
+    while (*p) {
+        if (*n == max)
+            return -1;
+        path_step *s = &steps[(*n)++];
+        if (*p == '[') {
+            char *end;
+            errno = 0;
+            long i = strtol(p + 1, &end, 10);
+            if (end == p + 1 || *end != ']' || errno || i < 0 || p[1] == '-' || p[1] == '+')
+                return -1;
+            s->key[0] = '\0';
+            s->index = i;
+            p = end + 1;
+        } else {
+            size_t k = strcspn(p, ".[]");
+            if (k == 0 || k >= sizeof s->key || p[k] == ']')
+                return -1;
+            memcpy(s->key, p, k);
+            s->key[k] = '\0';
+            s->index = -1;
+            p += k;
+        }
+        if (*p == '.') {
+            p++;
+            if (!*p || *p == '.' || *p == '[')
+                return -1;
+        } else if (*p && *p != '[') {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Put `value` (owned: consumed on success and on failure) at `path` of root.
+ * Missing object keys are created (objects on the way); array elements must
+ * exist. msg gets the reason on failure. */
+static int path_set(cJSON *root, const char *path, cJSON *value, char *msg, size_t n)
+{
+    path_step steps[32];
+    size_t ns;
+    if (path_split(path, steps, 32, &ns) != 0) {
+        snprintf(msg, n, "not a parameter path (keys and [index] joined by '.')");
+        cJSON_Delete(value);
+        return -1;
+    }
+    cJSON *cur = root;
+    char at[PATH_MAX_LEN] = "";
+    for (size_t i = 0; i < ns; i++) {
+        const path_step *s = &steps[i];
+        int last = i + 1 == ns;
+        cJSON *next;
+        if (s->index < 0) {
+            if (!cJSON_IsObject(cur)) {
+                snprintf(msg, n, "%.200s is %s, not an object with the key \"%.100s\"",
+                         at[0] ? at : "the top level", kind_of(cur), s->key);
+                cJSON_Delete(value);
+                return -1;
+            }
+            next = cJSON_GetObjectItemCaseSensitive(cur, s->key);
+            if (last) {
+                if (next)
+                    cJSON_ReplaceItemInObjectCaseSensitive(cur, s->key, value);
+                else
+                    cJSON_AddItemToObject(cur, s->key, value);
+                return 0;
+            }
+            if (!next) {
+                next = cJSON_AddObjectToObject(cur, s->key);
+                if (!next) {
+                    snprintf(msg, n, "out of memory");
+                    cJSON_Delete(value);
+                    return -1;
+                }
+            }
+            char tmp[PATH_MAX_LEN];
+            child(tmp, at, s->key);
+            memcpy(at, tmp, sizeof at);
+        } else {
+            int size = cJSON_IsArray(cur) ? cJSON_GetArraySize(cur) : 0;
+            if (!cJSON_IsArray(cur) || s->index >= size) {
+                if (cJSON_IsArray(cur))
+                    snprintf(msg, n, "%.200s has %d element%s, no [%ld]", at, size,
+                             size == 1 ? "" : "s", s->index);
+                else
+                    snprintf(msg, n, "%.200s is %s, not an array", at[0] ? at : "the top level",
+                             kind_of(cur));
+                cJSON_Delete(value);
+                return -1;
+            }
+            if (last) {
+                cJSON_ReplaceItemInArray(cur, (int)s->index, value);
+                return 0;
+            }
+            next = cJSON_GetArrayItem(cur, (int)s->index);
+            char tmp[PATH_MAX_LEN];
+            element(tmp, at, (int)s->index);
+            memcpy(at, tmp, sizeof at);
+        }
+        cur = next;
+    }
+    cJSON_Delete(value);
+    return -1;
+}
+
+void sim_sweep_fini(sim_sweep_spec *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; s->values && i < s->n_combos * s->n_params; i++) {
+        free(s->values[i].json);
+        free(s->values[i].text);
+    }
+    free(s->values);
+    for (size_t i = 0; s->params && i < s->n_params; i++)
+        free(s->params[i]);
+    free(s->params);
+    free(s->text);
+    free(s->base);
+    memset(s, 0, sizeof *s);
+}
+
+static int sweep_param_index(sim_sweep_spec *s, const char *path)
+{
+    for (size_t i = 0; i < s->n_params; i++)
+        if (strcmp(s->params[i], path) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int sweep_add_param(loader *L, sim_sweep_spec *s, const char *where, const char *path)
+{
+    if (sweep_param_index(s, path) >= 0)
+        return TM_OK;
+    path_step steps[32];
+    size_t ns;
+    if (path_split(path, steps, 32, &ns) != 0 || strchr(path, '/'))
+        return fail(L, where,
+                    "\"%s\" is not a parameter path: keys (no '/') and [index] joined by '.', "
+                    "like fleet.pools[0].nodes",
+                    path);
+    if (s->n_params == SWEEP_MAX_PARAMS)
+        return fail(L, where, "more than %d parameters", SWEEP_MAX_PARAMS);
+    char **np = realloc(s->params, (s->n_params + 1) * sizeof *np);
+    if (!np)
+        return oom(L);
+    s->params = np;
+    if (!(s->params[s->n_params] = dup_str(path)))
+        return oom(L);
+    s->n_params++;
+    return TM_OK;
+}
+
+/* The value of one parameter of one combination (a copy of v). */
+static int sweep_set_value(loader *L, sim_sweep_value *out, const cJSON *v)
+{
+    out->json = cJSON_PrintUnformatted(v);
+    if (!out->json)
+        return oom(L);
+    out->text = dup_str(cJSON_IsString(v) ? v->valuestring : out->json);
+    if (!out->text)
+        return oom(L);
+    out->is_number = cJSON_IsNumber(v);
+    out->number = out->is_number ? v->valuedouble : 0.0;
+    return TM_OK;
+}
+
+static int sweep_expand(loader *L, sim_sweep_spec *s, const cJSON *list, const cJSON *grid)
+{
+    int rc;
+    size_t n_list = 1, n_grid = 1;
+    if (list) {
+        if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) < 1)
+            return fail(L, "list", "expected a non-empty array of objects {\"PATH\": value, ...}");
+        n_list = (size_t)cJSON_GetArraySize(list);
+        int i = 0;
+        for (const cJSON *e = list->child; e; e = e->next, i++) {
+            char p[PATH_MAX_LEN];
+            element(p, "list", i);
+            if (!cJSON_IsObject(e))
+                return fail(L, p, "expected an object {\"PATH\": value, ...}, got %s", kind_of(e));
+            for (const cJSON *m = e->child; m; m = m->next)
+                if ((rc = sweep_add_param(L, s, p, m->string)))
+                    return rc;
+        }
+    }
+    size_t n_list_params = s->n_params, n_grid_params = 0;
+    const cJSON *grid_members[SWEEP_MAX_PARAMS];
+    if (grid) {
+        if (!cJSON_IsObject(grid))
+            return fail(L, "grid", "expected an object {\"PATH\": [values], ...}, got %s",
+                        kind_of(grid));
+        for (const cJSON *m = grid->child; m; m = m->next) {
+            char p[PATH_MAX_LEN];
+            child(p, "grid", m->string);
+            if (sweep_param_index(s, m->string) >= 0)
+                return fail(L, p, "the parameter is also set by the list (or given twice)");
+            if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) < 1)
+                return fail(L, p, "expected a non-empty array of values, got %s", kind_of(m));
+            size_t k = (size_t)cJSON_GetArraySize(m);
+            if (n_grid > SWEEP_MAX_POINTS / k)
+                return fail(L, "grid", "more than %u combinations", SWEEP_MAX_POINTS);
+            n_grid *= k;
+            if ((rc = sweep_add_param(L, s, "grid", m->string)))
+                return rc;
+            grid_members[n_grid_params++] = m;
+        }
+    }
+    if (n_list > SWEEP_MAX_POINTS / n_grid ||
+        n_list * n_grid > SWEEP_MAX_POINTS / (s->replications ? s->replications : 1))
+        return fail(L, "grid", "more than %u points", SWEEP_MAX_POINTS);
+    s->n_combos = n_list * n_grid;
+    s->values = calloc(s->n_combos * (s->n_params ? s->n_params : 1), sizeof *s->values);
+    if (!s->values)
+        return oom(L);
+    for (size_t c = 0; c < s->n_combos; c++) {
+        sim_sweep_value *row = &s->values[c * s->n_params];
+        size_t li = c / n_grid, gi = c % n_grid;
+        if (list) {
+            const cJSON *e = cJSON_GetArrayItem(list, (int)li);
+            for (const cJSON *m = e->child; m; m = m->next)
+                if ((rc = sweep_set_value(L, &row[sweep_param_index(s, m->string)], m)))
+                    return rc;
+        }
+        /* the grid in row-major order: the last parameter varies fastest; the
+         * grid's parameters come after the list's, in the order written */
+        size_t rest = gi;
+        for (size_t g = n_grid_params; g-- > 0;) {
+            const cJSON *m = grid_members[g];
+            size_t k = (size_t)cJSON_GetArraySize(m);
+            if ((rc = sweep_set_value(L, &row[n_list_params + g],
+                                      cJSON_GetArrayItem(m, (int)(rest % k)))))
+                return rc;
+            rest /= k;
+        }
+        for (size_t q = 0; q < s->n_params; q++)
+            if (!row[q].text && !(row[q].text = dup_str("")))
+                return oom(L);
+    }
+    return TM_OK;
+}
+
+int sim_sweep_load(sim_sweep_spec *s, const char *path, tm_diag *diag)
+{
+    memset(s, 0, sizeof *s);
+    tm_diag_clear(diag);
+    static const char *const keys[] = {"name",         "description", "kind", "scenario", "pack",
+                                       "replications", "grid",        "list", "output",   NULL};
+    loader L = {path, "", diag, NULL};
+    const char *slash = strrchr(path, '/');
+    if (slash && (size_t)(slash - path) < sizeof L.dir)
+        snprintf(L.dir, sizeof L.dir, "%.*s", (int)(slash - path), path);
+    snprintf(s->path, sizeof s->path, "%s", path);
+    size_t len;
+    cJSON *root = NULL;
+    int rc = read_whole(path, &s->text, &len, diag);
+    if (rc || (rc = parse_json(s->text, len, path, &root, diag)))
+        goto out;
+    if ((rc = check_object(&L, root, "", keys)))
+        goto out;
+    char kind[16], out_dir[1024];
+    int64_t reps = 1;
+    if ((rc = get_string(&L, root, "", "kind", kind, sizeof kind, "scenario")) ||
+        (rc = get_int(&L, root, "", "replications", &reps, 1, 1000000, 0)) ||
+        (rc = get_string(&L, root, "", "output", out_dir, sizeof out_dir, "")))
+        goto out;
+    s->replications = (uint32_t)reps;
+    if (out_dir[0])
+        resolve_path(&L, out_dir, s->output, sizeof s->output);
+    const cJSON *scen = member(root, "scenario"), *pack = member(root, "pack");
+    if (strcmp(kind, "scenario") == 0) {
+        s->kind = SIM_SWEEP_SCENARIO;
+        if (pack) {
+            rc = fail(&L, "pack", "only for \"kind\": \"pack\"");
+            goto out;
+        }
+        if (cJSON_IsString(scen)) {
+            resolve_path(&L, scen->valuestring, s->base_name, sizeof s->base_name);
+            size_t blen;
+            tm_diag sub;
+            if ((rc = read_whole(s->base_name, &s->base, &blen, &sub))) {
+                fail(&L, "scenario", "%s: %s", sub.where, sub.msg);
+                goto out;
+            }
+        } else if (cJSON_IsObject(scen)) {
+            snprintf(s->base_name, sizeof s->base_name, "%s", path);
+            if (!(s->base = cJSON_PrintUnformatted(scen))) {
+                rc = oom(&L);
+                goto out;
+            }
+        } else {
+            rc = fail(&L, "scenario",
+                      "required: a scenario file (a path relative to the sweep file) or a "
+                      "scenario object, got %s",
+                      kind_of(scen));
+            goto out;
+        }
+    } else if (strcmp(kind, "pack") == 0) {
+        s->kind = SIM_SWEEP_PACK;
+        if (scen) {
+            rc = fail(&L, "scenario", "only for \"kind\": \"scenario\"");
+            goto out;
+        }
+        if (!cJSON_IsObject(pack)) {
+            rc = fail(&L, "pack",
+                      "required: the packing run {\"pods\": ..., \"nodes\": ...}, got %s",
+                      kind_of(pack));
+            goto out;
+        }
+        snprintf(s->base_name, sizeof s->base_name, "%s", path);
+        if (!(s->base = cJSON_PrintUnformatted(pack))) {
+            rc = oom(&L);
+            goto out;
+        }
+    } else {
+        rc = fail(&L, "kind", "expected \"scenario\" or \"pack\", got \"%s\"", kind);
+        goto out;
+    }
+    rc = sweep_expand(&L, s, member(root, "list"), member(root, "grid"));
+out:
+    cJSON_Delete(root);
+    if (rc != TM_OK)
+        sim_sweep_fini(s);
+    return rc;
+}
+
+int sim_sweep_apply(const sim_sweep_spec *s, size_t combo, char **json, uint64_t *seed,
+                    tm_diag *diag)
+{
+    *json = NULL;
+    if (combo >= s->n_combos)
+        return tm_diag_set(diag, TM_ERR_INVAL, s->path, "no combination %zu (%zu)", combo,
+                           s->n_combos);
+    cJSON *root = NULL;
+    int rc = parse_json(s->base, strlen(s->base), s->base_name, &root, diag);
+    if (rc)
+        return rc;
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return tm_diag_set(diag, TM_ERR_SCENARIO, s->base_name, "expected an object, got %s",
+                           kind_of(root));
+    }
+    const sim_sweep_value *row = &s->values[combo * s->n_params];
+    for (size_t p = 0; p < s->n_params; p++) {
+        if (!row[p].json)
+            continue;
+        cJSON *v = cJSON_Parse(row[p].json);
+        char msg[400];
+        if (!v || path_set(root, s->params[p], v, msg, sizeof msg) != 0) {
+            if (!v)
+                snprintf(msg, sizeof msg, "out of memory");
+            cJSON_Delete(root);
+            char where[1200];
+            snprintf(where, sizeof where, "%s: %s", s->path, s->params[p]);
+            return tm_diag_set(diag, TM_ERR_SCENARIO, where, "%s", msg);
+        }
+    }
+    if (seed) {
+        const cJSON *sv = member(root, "seed");
+        double x = cJSON_IsNumber(sv) ? sv->valuedouble : 1;
+        *seed = x >= 0 && x < 9007199254740992.0 ? (uint64_t)x : 1;
+    }
+    *json = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!*json)
+        return tm_diag_set(diag, TM_ERR_NOMEM, s->path, "out of memory");
+    return TM_OK;
+}
+
+int sim_sweep_pack_parse(const char *json, const char *name, sim_sweep_pack *out, tm_diag *diag)
+{
+    static const char *const keys[] = {"pods",     "nodes", "policy", "target_pct",
+                                       "step_pct", "seed",  NULL};
+    memset(out, 0, sizeof *out);
+    loader L = {name, "", diag, NULL};
+    const char *slash = strrchr(name, '/');
+    if (slash && (size_t)(slash - name) < sizeof L.dir)
+        snprintf(L.dir, sizeof L.dir, "%.*s", (int)(slash - name), name);
+    cJSON *root = NULL;
+    int rc = parse_json(json, strlen(json), name, &root, diag);
+    if (rc)
+        return rc;
+    char pods[sizeof out->pods], nodes[sizeof out->nodes];
+    int64_t seed = 1;
+    out->target_pct = 130;
+    out->step_pct = 1;
+    if ((rc = check_object(&L, root, "pack", keys)) ||
+        (rc = get_string(&L, root, "pack", "pods", pods, sizeof pods, NULL)) ||
+        (rc = get_string(&L, root, "pack", "nodes", nodes, sizeof nodes, NULL)) ||
+        (rc = get_string(&L, root, "pack", "policy", out->policy, sizeof out->policy,
+                         "order=fifo placement=first-fit backfill=none")) ||
+        (rc = get_number(&L, root, "pack", "target_pct", &out->target_pct, 1, 10000, 0)) ||
+        (rc = get_number(&L, root, "pack", "step_pct", &out->step_pct, 0.001, 100, 0)) ||
+        (rc = get_int(&L, root, "pack", "seed", &seed, 0, (1ll << 53) - 1, 0)))
+        goto out;
+    resolve_path(&L, pods, out->pods, sizeof out->pods);
+    resolve_path(&L, nodes, out->nodes, sizeof out->nodes);
+    out->seed = (uint64_t)seed;
+out:
+    cJSON_Delete(root);
+    return rc;
+}
+
+/* The "cost" section (the model: docs/cost.md; keys: scenarios/SCHEMA.md).
+ * Parsed after the fleet and the workload, so GPU types, classes and
+ * services can be named. Every key is optional: what is not given keeps the
+ * default of sim_cost_defaults. */
+
+static int load_cost_api(loader *L, const cJSON *o, sim_cost_cfg *c)
+{
+    static const char *const keys[] = {"model", "prices", "services", "yearly_price_factor", NULL};
+    const char *p = "cost.api";
+    char q[PATH_MAX_LEN], id[SIM_NAME_MAX];
+    int rc = check_object(L, o, p, keys);
+    if (rc || (rc = get_number(L, o, p, "yearly_price_factor", &c->api_price_factor_per_year, 1e-6,
+                               1e6, 0)))
+        return rc;
+    const cJSON *prices = member(o, "prices");
+    child(q, p, "prices");
+    if (prices && !cJSON_IsArray(prices))
+        return fail(L, q, "expected an array of prices, got %s", kind_of(prices));
+    int i = 0;
+    for (const cJSON *e = prices ? prices->child : NULL; e; e = e->next, i++) {
+        static const char *const pk[] = {
+            "id", "input_usd_per_mtok", "output_usd_per_mtok", "batch_discount", "serves", NULL};
+        char r[PATH_MAX_LEN];
+        element(r, q, i);
+        if ((rc = check_object(L, e, r, pk)) ||
+            (rc = get_string(L, e, r, "id", id, sizeof id, NULL)))
+            return rc;
+        int k = sim_cost_api_find(c, id);
+        sim_cost_api_price *a;
+        if (k >= 0) {
+            a = &c->api[k];
+        } else {
+            if (c->n_api == SIM_COST_API_MAX)
+                return fail(L, r, "more than %d API prices", SIM_COST_API_MAX);
+            a = &c->api[c->n_api++];
+            memset(a, 0, sizeof *a);
+            snprintf(a->id, sizeof a->id, "%s", id);
+        }
+        if ((rc = get_number(L, e, r, "input_usd_per_mtok", &a->in_usd_per_mtok, 0, 1e6, k < 0)) ||
+            (rc =
+                 get_number(L, e, r, "output_usd_per_mtok", &a->out_usd_per_mtok, 0, 1e6, k < 0)) ||
+            (rc = get_number(L, e, r, "batch_discount", &a->batch_discount, 0, 1, 0)) ||
+            (rc = get_string(L, e, r, "serves", a->serves, sizeof a->serves, a->serves)))
+            return rc;
+    }
+    if (member(o, "model")) {
+        if ((rc = get_string(L, o, p, "model", id, sizeof id, NULL)))
+            return rc;
+        child(q, p, "model");
+        if ((c->api_default = sim_cost_api_find(c, id)) < 0)
+            return fail(L, q,
+                        "no API \"%s\" in the price list (docs/cost.md, or add it under "
+                        "cost.api.prices)",
+                        id);
+    }
+    const cJSON *svc = member(o, "services");
+    child(q, p, "services");
+    if (svc && !cJSON_IsObject(svc))
+        return fail(L, q, "expected {\"service\": \"API id\"}, got %s", kind_of(svc));
+    for (const cJSON *e = svc ? svc->child : NULL; e; e = e->next) {
+        char r[PATH_MAX_LEN];
+        child(r, q, e->string);
+        size_t s;
+        for (s = 0; s < L->sc->n_services; s++)
+            if (strcmp(L->sc->services[s].cfg.name, e->string) == 0)
+                break;
+        if (s == L->sc->n_services)
+            return fail(L, r, "no service named \"%s\" in workload.services", e->string);
+        if (!cJSON_IsString(e))
+            return fail(L, r, "expected an API id, got %s", kind_of(e));
+        int k = sim_cost_api_find(c, e->valuestring);
+        if (k < 0)
+            return fail(L, r, "no API \"%s\" in the price list", e->valuestring);
+        if (c->n_service_api == SIM_COST_MAP_MAX)
+            return fail(L, r, "more than %d services mapped", SIM_COST_MAP_MAX);
+        c->service_api[c->n_service_api++] = (sim_cost_service_api){(uint32_t)s, k};
+    }
+    return TM_OK;
+}
+
+static int load_cost_batch(loader *L, const cJSON *arr, sim_cost_cfg *c)
+{
+    const char *p = "cost.batch";
+    if (!cJSON_IsArray(arr))
+        return fail(L, p, "expected an array of {\"class\", \"tokens_in_per_gpu_s\", ...}, got %s",
+                    kind_of(arr));
+    int i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        static const char *const keys[] = {"class", "tokens_in_per_gpu_s", "tokens_out_per_gpu_s",
+                                           "api", NULL};
+        char r[PATH_MAX_LEN], q[PATH_MAX_LEN], name[SIM_NAME_MAX], api[SIM_NAME_MAX];
+        element(r, p, i);
+        if (c->n_batch == SIM_COST_MAP_MAX)
+            return fail(L, r, "more than %d batch classes", SIM_COST_MAP_MAX);
+        sim_cost_batch *b = &c->batch[c->n_batch];
+        memset(b, 0, sizeof *b);
+        int rc = check_object(L, e, r, keys);
+        if (rc || (rc = get_string(L, e, r, "class", name, sizeof name, NULL)) ||
+            (rc = get_number(L, e, r, "tokens_in_per_gpu_s", &b->tok_in_per_gpu_s, 0, 1e12, 0)) ||
+            (rc = get_number(L, e, r, "tokens_out_per_gpu_s", &b->tok_out_per_gpu_s, 0, 1e12, 0)) ||
+            (rc = get_string(L, e, r, "api", api, sizeof api, "")))
+            return rc;
+        size_t k;
+        for (k = 0; k < L->sc->n_classes; k++)
+            if (strcmp(L->sc->classes[k].name, name) == 0)
+                break;
+        child(q, r, "class");
+        if (k == L->sc->n_classes)
+            return fail(L, q, "no class named \"%s\" in workload.classes", name);
+        b->cls = (uint32_t)k;
+        b->api = api[0] ? sim_cost_api_find(c, api) : c->api_default;
+        child(q, r, "api");
+        if (b->api < 0)
+            return fail(L, q, "no API \"%s\" in the price list", api);
+        if (!(b->tok_in_per_gpu_s + b->tok_out_per_gpu_s > 0))
+            return fail(L, r, "give tokens_in_per_gpu_s or tokens_out_per_gpu_s (> 0)");
+        c->n_batch++;
+    }
+    return TM_OK;
+}
+
+static int load_cost_owned(loader *L, const cJSON *o, sim_cost_cfg *c)
+{
+    static const char *const keys[] = {"server_usd_per_gpu",
+                                       "gpu_share_of_server",
+                                       "spares",
+                                       "network",
+                                       "storage",
+                                       "install",
+                                       "depreciation_years",
+                                       "residual",
+                                       "cost_of_capital",
+                                       "maintenance_per_year",
+                                       "server_power_factor",
+                                       "pue",
+                                       "electricity_usd_per_kwh",
+                                       "colocation_usd_per_kw_month",
+                                       "staff_fte_per_1000_gpus",
+                                       "staff_min_fte",
+                                       "staff_usd_per_fte_year",
+                                       NULL};
+    const char *p = "cost.owned";
+    int rc = check_object(L, o, p, keys);
+    if (rc ||
+        (rc = get_number(L, o, p, "gpu_share_of_server", &c->gpu_share_of_server, 1e-3, 1, 0)) ||
+        (rc = get_number(L, o, p, "spares", &c->spares_fraction, 0, 10, 0)) ||
+        (rc = get_number(L, o, p, "network", &c->network_fraction, 0, 10, 0)) ||
+        (rc = get_number(L, o, p, "storage", &c->storage_fraction, 0, 10, 0)) ||
+        (rc = get_number(L, o, p, "install", &c->install_fraction, 0, 10, 0)) ||
+        (rc = get_number(L, o, p, "depreciation_years", &c->depreciation_years, 0.01, 100, 0)) ||
+        (rc = get_number(L, o, p, "residual", &c->residual_fraction, 0, 1, 0)) ||
+        (rc = get_number(L, o, p, "cost_of_capital", &c->capital_rate_per_year, 0, 10, 0)) ||
+        (rc = get_number(L, o, p, "maintenance_per_year", &c->maintenance_fraction_per_year, 0, 10,
+                         0)) ||
+        (rc = get_number(L, o, p, "server_power_factor", &c->server_power_factor, 1, 100, 0)) ||
+        (rc = get_number(L, o, p, "pue", &c->pue, 1, 10, 0)) ||
+        (rc = get_number(L, o, p, "electricity_usd_per_kwh", &c->electricity_usd_per_kwh, 0, 1e3,
+                         0)) ||
+        (rc = get_number(L, o, p, "colocation_usd_per_kw_month", &c->colocation_usd_per_kw_month, 0,
+                         1e6, 0)) ||
+        (rc = get_number(L, o, p, "staff_fte_per_1000_gpus", &c->staff_fte_per_1000_gpus, 0, 1e6,
+                         0)) ||
+        (rc = get_number(L, o, p, "staff_min_fte", &c->staff_min_fte, 0, 1e6, 0)) ||
+        (rc = get_number(L, o, p, "staff_usd_per_fte_year", &c->staff_usd_per_fte_year, 0, 1e9, 0)))
+        return rc;
+    if (member(o, "gpu_share_of_server"))
+        for (size_t t = 0; t < PLACE_MAX_TYPES; t++)
+            c->gpu_share_of_server_type[t] = NAN; /* one share for every type, as given */
+    const cJSON *srv = member(o, "server_usd_per_gpu");
+    char q[PATH_MAX_LEN];
+    child(q, p, "server_usd_per_gpu");
+    if (srv && !cJSON_IsObject(srv))
+        return fail(L, q, "expected {\"GPU type\": USD per GPU of a server}, got %s", kind_of(srv));
+    for (const cJSON *e = srv ? srv->child : NULL; e; e = e->next) {
+        char r[PATH_MAX_LEN];
+        child(r, q, e->string);
+        uint32_t t = 0;
+        if ((rc = find_type(L, r, e->string, &t)))
+            return rc;
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0 ||
+            e->valuedouble > 1e9)
+            return fail(L, r, "expected a price in [0, 1e9] USD, got %s", kind_of(e));
+        c->server_usd_per_gpu[t] = e->valuedouble;
+    }
+    return TM_OK;
+}
+
+static int load_cost(loader *L, const cJSON *o)
+{
+    if (!o)
+        return TM_OK;
+    static const char *const keys[] = {"owned", "cloud", "api", "batch", NULL};
+    int rc = check_object(L, o, "cost", keys);
+    if (rc)
+        return rc;
+    sim_cost_cfg *c = malloc(sizeof *c);
+    if (!c)
+        return oom(L);
+    sim_cost_defaults(c);
+    L->sc->cost = c; /* owned by the scenario from here: fini frees it */
+    const cJSON *cl = member(o, "cloud");
+    if (member(o, "owned") && (rc = load_cost_owned(L, member(o, "owned"), c)))
+        return rc;
+    if (cl) {
+        static const char *const ck[] = {"overhead", NULL};
+        if ((rc = check_object(L, cl, "cost.cloud", ck)) ||
+            (rc = get_number(L, cl, "cost.cloud", "overhead", &c->cloud_overhead_fraction, 0, 10,
+                             0)))
+            return rc;
+    }
+    if (member(o, "api") && (rc = load_cost_api(L, member(o, "api"), c)))
+        return rc;
+    if (member(o, "batch") && (rc = load_cost_batch(L, member(o, "batch"), c)))
+        return rc;
+    return TM_OK;
+}
+
+char *sim__scenario_cost_json(const sim_scenario *sc)
+{
+    const sim_cost_cfg *c = sim_scenario_cost(sc);
+    cJSON *r = cJSON_CreateObject();
+    if (!r)
+        return NULL;
+    cJSON *o = cJSON_AddObjectToObject(r, "owned");
+    cJSON *srv = cJSON_AddObjectToObject(o, "server_usd_per_gpu");
+    for (size_t t = 0; t < sc->n_types; t++)
+        if (isfinite(c->server_usd_per_gpu[t]))
+            cJSON_AddNumberToObject(srv, sc->types[t].name, c->server_usd_per_gpu[t]);
+    const struct {
+        const char *k;
+        double v;
+    } f[] = {{"gpu_share_of_server", c->gpu_share_of_server},
+             {"spares", c->spares_fraction},
+             {"network", c->network_fraction},
+             {"storage", c->storage_fraction},
+             {"install", c->install_fraction},
+             {"depreciation_years", c->depreciation_years},
+             {"residual", c->residual_fraction},
+             {"cost_of_capital", c->capital_rate_per_year},
+             {"maintenance_per_year", c->maintenance_fraction_per_year},
+             {"server_power_factor", c->server_power_factor},
+             {"pue", c->pue},
+             {"electricity_usd_per_kwh", c->electricity_usd_per_kwh},
+             {"colocation_usd_per_kw_month", c->colocation_usd_per_kw_month},
+             {"staff_fte_per_1000_gpus", c->staff_fte_per_1000_gpus},
+             {"staff_min_fte", c->staff_min_fte},
+             {"staff_usd_per_fte_year", c->staff_usd_per_fte_year}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        cJSON_AddNumberToObject(o, f[i].k, f[i].v);
+    cJSON_AddNumberToObject(cJSON_AddObjectToObject(r, "cloud"), "overhead",
+                            c->cloud_overhead_fraction);
+    cJSON *api = cJSON_AddObjectToObject(r, "api");
+    cJSON_AddStringToObject(api, "model", c->api_default >= 0 ? c->api[c->api_default].id : "");
+    cJSON_AddNumberToObject(api, "yearly_price_factor", c->api_price_factor_per_year);
+    cJSON *prices = cJSON_AddArrayToObject(api, "prices");
+    for (size_t i = 0; i < c->n_api; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "id", c->api[i].id);
+        cJSON_AddNumberToObject(e, "input_usd_per_mtok", c->api[i].in_usd_per_mtok);
+        cJSON_AddNumberToObject(e, "output_usd_per_mtok", c->api[i].out_usd_per_mtok);
+        cJSON_AddNumberToObject(e, "batch_discount", c->api[i].batch_discount);
+        if (c->api[i].serves[0])
+            cJSON_AddStringToObject(e, "serves", c->api[i].serves);
+        cJSON_AddItemToArray(prices, e);
+    }
+    cJSON *svc = cJSON_AddObjectToObject(api, "services");
+    for (size_t i = 0; i < c->n_service_api; i++)
+        cJSON_AddStringToObject(svc, sc->services[c->service_api[i].svc].cfg.name,
+                                c->api[c->service_api[i].api].id);
+    cJSON *batch = cJSON_AddArrayToObject(r, "batch");
+    for (size_t i = 0; i < c->n_batch; i++) {
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "class", sc->classes[c->batch[i].cls].name);
+        cJSON_AddNumberToObject(e, "tokens_in_per_gpu_s", c->batch[i].tok_in_per_gpu_s);
+        cJSON_AddNumberToObject(e, "tokens_out_per_gpu_s", c->batch[i].tok_out_per_gpu_s);
+        cJSON_AddStringToObject(e, "api", c->api[c->batch[i].api].id);
+        cJSON_AddItemToArray(batch, e);
+    }
+    char *s = cJSON_Print(r);
+    cJSON_Delete(r);
+    return s;
 }

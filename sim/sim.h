@@ -174,7 +174,8 @@ typedef struct sim_scenario {
     size_t n_tenants;
     sim_failure_cfg failures;
 
-    char *json_given; /* the scenario text as given */
+    char *json_given;          /* the scenario text as given */
+    struct sim_cost_cfg *cost; /* the "cost" section (malloc'd); NULL: the defaults */
 } sim_scenario;
 
 /* Load a scenario from a file (path) or from text (text != NULL, path names
@@ -639,5 +640,132 @@ typedef struct sim_snapshot {
 int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char *name,
                        tm_diag *diag);
 void sim_snapshot_fini(sim_snapshot *s);
+
+/* ------------------------------------------------------------------------- */
+/* Sweeps: the sweep file (sim/scenario.c; format: docs/sweeps.md)            */
+
+typedef enum sim_sweep_kind {
+    SIM_SWEEP_SCENARIO = 0, /* a point is a run of a scenario (tarmac run) */
+    SIM_SWEEP_PACK = 1,     /* a point is an openb packing run (tarmac replay --protocol pack) */
+} sim_sweep_kind;
+
+/* One parameter's value in one combination. */
+typedef struct sim_sweep_value {
+    char *json;    /* the value as JSON text; NULL where the combination keeps the base's */
+    char *text;    /* for tables: a string's contents, else the JSON text; "" when json is NULL */
+    int is_number; /* a JSON number, then also in `number` */
+    double number;
+} sim_sweep_value;
+
+/* A sweep file, expanded: the base (a scenario, or a packing run), the
+ * parameters (JSON paths into the base) and their values in every
+ * combination. The combinations are the list's entries (one empty entry
+ * without a list) times the grid in row-major order (the grid's last
+ * parameter varies fastest); point i of the sweep is combination
+ * i / replications, replication i % replications. */
+typedef struct sim_sweep_spec {
+    sim_sweep_kind kind;
+    char path[1024];      /* the sweep file */
+    char *text;           /* the sweep file as given */
+    char *base;           /* the base as JSON text (a scenario file's text as given) */
+    char base_name[1024]; /* the scenario file, or the sweep file when the base is embedded */
+    uint32_t replications;
+    char output[1024]; /* "output": the points folder, resolved; "" when not given */
+    size_t n_params;
+    char **params; /* JSON paths, list parameters first, then the grid's, as written */
+    size_t n_combos;
+    sim_sweep_value *values; /* [combo * n_params + param] */
+} sim_sweep_spec;
+
+/* Load and expand a sweep file. Errors name the file and the JSON path. */
+int sim_sweep_load(sim_sweep_spec *s, const char *path, tm_diag *diag);
+void sim_sweep_fini(sim_sweep_spec *s);
+/* The base with combination `combo`'s values set at their paths, as JSON
+ * text (malloc'd, the caller frees it), and its top-level "seed" (1 when
+ * absent; seed may be NULL). A path through a missing object key creates it;
+ * an array index must exist. */
+int sim_sweep_apply(const sim_sweep_spec *s, size_t combo, char **json, uint64_t *seed,
+                    tm_diag *diag);
+
+/* A packing run of a sweep of kind pack, from the applied JSON; name (the
+ * sweep file) is for messages and relative paths ("data:REL" is relative to
+ * TARMAC_DATA_DIR, as in scenarios). */
+typedef struct sim_sweep_pack {
+    char pods[1024], nodes[1024]; /* openb pod list and node list, resolved */
+    char policy[256];             /* placement-core specification */
+    double target_pct, step_pct;  /* as sim_pack_cfg */
+    uint64_t seed;                /* base seed; replication r uses streams of replication r */
+} sim_sweep_pack;
+int sim_sweep_pack_parse(const char *json, const char *name, sim_sweep_pack *out, tm_diag *diag);
+
+/* sim_pack_run with the seeds of replications first_rep .. first_rep +
+ * cfg->n_seeds - 1 (sim_pack_run is first_rep 0): a sweep point runs seed k
+ * alone and gets what seed k of a full run gets. (sim/pack.c) */
+int sim_pack_run_reps(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
+                      const sim_pack_cfg *cfg, uint32_t first_rep, sim_pack_result *res,
+                      tm_diag *diag);
+/* Cost model (sim/cost.c; docs/cost.md gives every default, its source and
+ * its confidence mark)                                                       */
+
+#define SIM_COST_API_MAX    48     /* API prices in a scenario's table */
+#define SIM_COST_MAP_MAX    32     /* services mapped to an API, batch classes priced */
+#define SIM_HOURS_PER_YEAR  8766.0 /* 365.25 days */
+#define SIM_HOURS_PER_MONTH (SIM_HOURS_PER_YEAR / 12)
+
+/* An API's price list entry. */
+typedef struct sim_cost_api_price {
+    char id[SIM_NAME_MAX];     /* "provider/model" */
+    char serves[SIM_NAME_MAX]; /* the self-hosted model it stands in for ("" none) */
+    double in_usd_per_mtok, out_usd_per_mtok;
+    double batch_discount; /* fraction off for batch (asynchronous) work */
+} sim_cost_api_price;
+
+/* What the work of a batch-like class stands for in API tokens: tokens per
+ * goodput GPU-second, priced at an API's batch rate. */
+typedef struct sim_cost_batch {
+    uint32_t cls;
+    double tok_in_per_gpu_s, tok_out_per_gpu_s;
+    int api; /* index into sim_cost_cfg.api */
+} sim_cost_batch;
+
+/* A service priced at an API of the table (instead of the default). */
+typedef struct sim_cost_service_api {
+    uint32_t svc;
+    int api;
+} sim_cost_service_api;
+
+typedef struct sim_cost_cfg {
+    /* owned: capital */
+    double server_usd_per_gpu[PLACE_MAX_TYPES];       /* NaN: purchase_usd / the GPU's share */
+    double gpu_share_of_server;                       /* GPU price / server price per GPU */
+    double gpu_share_of_server_type[PLACE_MAX_TYPES]; /* per type; NaN: the above */
+    double spares_fraction;                           /* extra servers bought as spares */
+    double network_fraction, storage_fraction, install_fraction; /* of server capex */
+    double depreciation_years, residual_fraction, capital_rate_per_year;
+    double maintenance_fraction_per_year; /* of capex, per year */
+    /* owned: power and space */
+    double server_power_factor; /* server wall power / GPU power (host, fans, NICs) */
+    double pue, electricity_usd_per_kwh, colocation_usd_per_kw_month;
+    /* owned: people */
+    double staff_fte_per_1000_gpus, staff_min_fte, staff_usd_per_fte_year;
+    /* cloud */
+    double cloud_overhead_fraction; /* egress, storage, CPU VMs, support on top of GPU-hours */
+    /* API */
+    sim_cost_api_price api[SIM_COST_API_MAX];
+    size_t n_api;
+    int api_default;                  /* index of the API used where nothing else says */
+    double api_price_factor_per_year; /* prices x this per year (1 = constant) */
+    sim_cost_service_api service_api[SIM_COST_MAP_MAX];
+    size_t n_service_api;
+    sim_cost_batch batch[SIM_COST_MAP_MAX];
+    size_t n_batch;
+} sim_cost_cfg;
+
+/* The defaults (docs/cost.md). */
+void sim_cost_defaults(sim_cost_cfg *c);
+/* The cost model of a scenario: its "cost" section, or the defaults. */
+const sim_cost_cfg *sim_scenario_cost(const sim_scenario *sc);
+/* Index of API `id` (case-insensitive) in c->api, or -1. */
+int sim_cost_api_find(const sim_cost_cfg *c, const char *id);
 
 #endif

@@ -4,8 +4,8 @@
     docs_check.py BUILT_MAN5     (the tarmac-output.5 the build generated)
 
 - Every dataset, group and attribute name that docs/output.md gives (in
-  `code`) exists in a real run or comparison file, and every dataset, column
-  and attribute of those files is named in docs/output.md.
+  `code`) exists in a real run, comparison or breakeven file, and every
+  dataset, column and attribute of those files is named in docs/output.md.
 - The generated tarmac-output(5) renders without groff warnings and names
   every dataset of those files.
 - tarmac(1) renders without warnings and has every command of `tarmac
@@ -34,6 +34,7 @@ NOT_NAMES = {
     "tarmac", "run", "h5dump",  # commands and tools
     "stop", "horizon", "drain", "sample", "name",  # scenario keys and values
     "test_compare_coverage",  # a test
+    "scenario", "pack",  # values of /sweep@sweep_kind
 }
 
 
@@ -50,8 +51,10 @@ def names_in(path):
     def visit(name, obj):
         # class, pool, type and service names come from the scenario
         # packing policies and seeds are numbered groups (pNN, sKK)
+        # sweep parameters are named by their JSON paths, links by point number
         if not re.fullmatch(r"(summary/(classes|pools|types|services)|timeseries_(pool|type|class|service))/[^/]+", name) \
-                and not re.fullmatch(r"packing/policies/p\d+(/seeds/s\d+)?", name):
+                and not re.fullmatch(r"packing/policies/p\d+(/seeds/s\d+)?", name) \
+                and not re.fullmatch(r"(sweep/(params|files)|sweep_point/params)/[^/]+", name):
             found.add(name.split("/")[-1])
         found.update(obj.attrs.keys())
 
@@ -83,7 +86,10 @@ with tempfile.TemporaryDirectory() as d:
     subprocess.run([BIN, "run", SCEN, "-o", run, "-q"], check=True)
     subprocess.run([BIN, "compare", SCEN, "--policies", "fifo-first-fit,fifo-best-fit",
                     "--replications", "2", "-o", cmp, "-q"], check=True)
-    in_files = names_in(run) | names_in(cmp)
+    be = os.path.join(d, "tarmac-breakeven.h5")
+    subprocess.run([BIN, "breakeven", os.path.join(SRC, "scenarios", "chat-breakeven.json"), "--volumes",
+                    "10B:1T:3", "--refine", "2", "--replications", "1", "-o", be, "-q"], check=True)
+    in_files = names_in(run) | names_in(cmp) | names_in(be)
     # the packing file needs the openb trace; without it its section is left out
     data = os.environ.get("TARMAC_DATA_DIR", "")
     openb = os.path.join(data, "alibaba-gpu-v2023-openb")
@@ -96,11 +102,29 @@ with tempfile.TemporaryDirectory() as d:
         in_files |= names_in(pack)
     elif os.environ.get("CI") == "true":
         check(False, f"CI=true and the openb trace is missing ({openb})")
+    # sweep files: a point file and the merged file (study.points/merged.h5,
+    # which output.md's snippet reads), and their packing versions
+    with open(os.path.join(d, "study.json"), "w") as f:
+        f.write('{"scenario": "%s", "replications": 2, "grid": {"policy": ["fifo-first-fit", "fifo-best-fit"]}}' % SCEN)
+    subprocess.run([BIN, "sweep", "study.json", "-q"], check=True, cwd=d)
+    merged = os.path.join(d, "study.points", "merged.h5")
+    in_files |= names_in(merged) | names_in(os.path.join(d, "study.points", "p000000.h5"))
+    sweep_datasets = {n for n in datasets_in(merged) if not n.startswith("sweep/params/")}
+    if have_pack:
+        with open(os.path.join(d, "fgd.json"), "w") as f:
+            f.write('{"kind": "pack", "pack": {"pods": "%s", "nodes": "%s", "target_pct": 60}}'
+                    % (os.path.join(openb, "openb_pod_list_default.csv"),
+                       os.path.join(openb, "openb_node_list_gpu_node.csv")))
+        subprocess.run([BIN, "sweep", "fgd.json", "-q"], check=True, cwd=d)
+        pm = os.path.join(d, "fgd.points", "merged.h5")
+        in_files |= names_in(pm) | names_in(os.path.join(d, "fgd.points", "p000000.h5"))
+        sweep_datasets |= datasets_in(pm)
     with open(os.path.join(SRC, "docs", "output.md"), encoding="utf-8") as f:
         md = f.read()
     prose = re.sub(r"```.*?```", "", md, flags=re.S)  # code blocks are examples, not names
     if not have_pack:
         prose = re.sub(r"## Packing experiment.*?(?=\n## )", "", prose, flags=re.S)
+        prose = re.sub(r"### Packing sweeps.*?(?=\n## |\n### |\Z)", "", prose, flags=re.S)
     documented = set()
     for tok in re.findall(r"`([^`]+)`", prose):
         if tok.startswith(("tarmac ", "FILE", "<")) or re.search(r"[=:.]", tok):
@@ -114,7 +138,7 @@ with tempfile.TemporaryDirectory() as d:
 
     # the generated man page
     text = render(MAN5)
-    for ds in sorted(datasets_in(run) | datasets_in(cmp)):
+    for ds in sorted(datasets_in(run) | datasets_in(cmp) | sweep_datasets | datasets_in(be)):
         leaf = ds.split("/")[-1]
         check(leaf in text, f"tarmac-output(5) lacks {leaf} (/{ds})")
     check("Comparison files" in text and "gsl_cdf_tdist_Pinv" in text, "tarmac-output(5): compare section")
@@ -126,7 +150,8 @@ with tempfile.TemporaryDirectory() as d:
     top = subprocess.run([BIN, "--help"], capture_output=True, text=True).stdout
     commands = re.findall(r"^  (\w+)\s{2,}", top.split("Commands:")[1], re.M)
     commands = [c for c in commands if c != "help"]
-    check({"run", "validate", "compare", "plot", "export"} <= set(commands), f"commands {commands}")
+    check({"run", "validate", "compare", "plot", "export", "size", "breakeven"} <= set(commands),
+          f"commands {commands}")
     for c in commands:
         check(re.search(rf"^\s+{c}\b", man1, re.M), f"tarmac(1) lacks the command {c}")
         check(f"tarmac {c}" in cli_md, f"docs/cli.md lacks `tarmac {c}`")

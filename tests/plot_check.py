@@ -77,7 +77,7 @@ with tempfile.TemporaryDirectory() as d:
     tarmac("run", SCEN, "-o", run, "-q")
     tarmac("compare", SCEN, "--policies", "fifo-first-fit,fifo-best-fit", "--replications", "3",
            "-o", cmp, "-q")
-    want = {run: {"utilization", "wait_cdf", "slowdown"}, cmp: {"compare", "compare_diff"}}
+    want = {run: {"utilization", "wait_cdf", "slowdown", "cost"}, cmp: {"compare", "compare_diff"}}
 
     for fmt in ("png", "svg"):
         for res, names in want.items():
