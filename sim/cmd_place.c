@@ -327,7 +327,7 @@ static void list_components(void)
  * message prepared in advance (write(2) is async-signal-safe; stdio is not)
  * and exits. The timer is stopped before the decisions are written, so the
  * two outputs never mix. */
-static char timeout_out[256], timeout_err[256];
+static char timeout_out[512], timeout_err[512];
 static size_t timeout_out_len, timeout_err_len;
 
 static void on_timeout(int sig)
@@ -343,12 +343,23 @@ static void timeout_start(int64_t us, const char *name)
 {
     if (us <= 0)
         return;
-    char sec[32];
+    char sec[32], where[128];
     snprintf(sec, sizeof sec, "%.6g", (double)us / SIM_US_PER_S);
+    /* the input's name as a JSON string body (cut short if long) */
+    size_t w = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && w + 7 < sizeof where; p++) {
+        if (*p == '"' || *p == '\\')
+            w += (size_t)snprintf(where + w, sizeof where - w, "\\%c", *p);
+        else if (*p < 0x20)
+            w += (size_t)snprintf(where + w, sizeof where - w, "\\u%04x", *p);
+        else
+            where[w++] = (char)*p;
+    }
+    where[w] = '\0';
     int n = snprintf(timeout_out, sizeof timeout_out,
-                     "{\"error\":{\"where\":\"place\",\"message\":\"no answer within the time "
+                     "{\"error\":{\"where\":\"%s\",\"message\":\"no answer within the time "
                      "limit of %s s (--timeout)\",\"status\":\"%s\"}}\n",
-                     sec, tm_status_name(TM_ERR_LIMIT));
+                     where, sec, tm_status_name(TM_ERR_LIMIT));
     timeout_out_len = n > 0 && (size_t)n < sizeof timeout_out ? (size_t)n : 0;
     n = snprintf(timeout_err, sizeof timeout_err,
                  "tarmac: place: %s: no answer within the time limit of %s s (--timeout)\n", name,
