@@ -1,6 +1,8 @@
 #!/bin/sh
 # deps.sh — make sure the Debian packages tarmac builds and tests with are installed.
 #
+# Usage: sh scripts/deps.sh [--list] [GROUP...]
+#
 # Run as root, it installs what is missing with apt-get (after apt-get update).
 # Run as anyone else, it prints the exact apt-get line and exits 1, so that
 # `make run` / `make test` stop with an instruction instead of a compiler error.
@@ -13,6 +15,18 @@ set -eu
 # tests: Debian's python3 with h5py, numpy and pandas (read the HDF5 output back)
 PKGS="gcc make cmake pkg-config libgsl-dev libcjson-dev libhdf5-dev zlib1g-dev \
 gnuplot-nox hdf5-tools python3 python3-h5py python3-numpy python3-pandas"
+
+# optional groups, named on the command line (.ci/run asks for both):
+#   fuzz      clang 14 and its libFuzzer runtime (fuzz/README.md)
+#   valgrind  valgrind memcheck (scripts/valgrind.sh)
+for group in "$@"; do
+    case $group in
+    --list) ;;
+    fuzz) PKGS="$PKGS clang-14 libclang-rt-14-dev" ;;
+    valgrind) PKGS="$PKGS valgrind" ;;
+    *) echo "deps: unknown package group '$group' (fuzz, valgrind)" >&2; exit 2 ;;
+    esac
+done
 
 if [ "${1:-}" = "--list" ]; then
     echo "$PKGS"

@@ -143,9 +143,28 @@ static void main_help(FILE *f)
           f);
 }
 
+/* A command that succeeded but whose output did not reach stdout (a full disk,
+ * a closed pipe, /dev/full) has failed: say so and exit 74, never 0. */
+static int stdout_check(int code)
+{
+    if ((fflush(stdout) != 0 || ferror(stdout)) && code == 0) {
+        fprintf(stderr, "tarmac: stdout: write error: %s\n", strerror(errno));
+        return tm_status_exit_code(TM_ERR_IO);
+    }
+    return code;
+}
+
 int sim_cli_main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
+    /* Past a file-size limit (RLIMIT_FSIZE) a write then fails with EFBIG
+     * instead of the process being killed, so the writers report it, naming
+     * the file, and remove their temporary files. */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGXFSZ, &ign, NULL);
     if (argc < 2) {
         main_help(stderr);
         return tm_status_exit_code(TM_ERR_USAGE);
@@ -171,7 +190,7 @@ int sim_cli_main(int argc, char **argv)
     }
     for (size_t i = 0; i < N_COMMANDS; i++)
         if (strcmp(cmd, commands[i]->name) == 0)
-            return commands[i]->fn(argc - 1, argv + 1);
+            return stdout_check(commands[i]->fn(argc - 1, argv + 1));
     fprintf(stderr, "tarmac: unknown command '%s'\n\n", cmd);
     main_help(stderr);
     return tm_status_exit_code(TM_ERR_USAGE);

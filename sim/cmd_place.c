@@ -23,12 +23,16 @@
 #include "cli_int.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 static const char place_help[] =
-    "Usage: tarmac place [--policy SPEC] [--seed N] [SNAPSHOT]\n"
+    "Usage: tarmac place [--policy SPEC] [--seed N] [--max-input-bytes N] [--timeout S]\n"
+    "                    [SNAPSHOT]\n"
     "       tarmac place --list\n"
     "\n"
     "Read a cluster snapshot and pending jobs as JSON (from SNAPSHOT, or stdin\n"
@@ -40,11 +44,19 @@ static const char place_help[] =
     "                 (default: order=fifo placement=first-fit backfill=none)\n"
     "  --seed N       seed of the random stream of random policies (default: the\n"
     "                 snapshot's \"seed\", else 1)\n"
+    "  --max-input-bytes N\n"
+    "                 refuse a snapshot larger than N bytes (default 64 MiB, at most\n"
+    "                 256 MiB)\n"
+    "  --timeout S    give up after S seconds of wall time (a number, or with a unit:\n"
+    "                 500ms, 2s; default 60; 0: no limit)\n"
     "  --list         list the policies, presets' components and their summaries\n"
     "\n"
-    "Exit: 0 decisions written; 65 malformed snapshot or policy; 64 usage; 74 I/O.\n";
+    "Exit: 0 decisions written; 65 malformed snapshot or policy, or a limit hit;\n"
+    "64 usage; 70 out of memory; 74 I/O. Every failure writes {\"error\": ...}.\n";
 
-#define DEFAULT_POLICY "order=fifo placement=first-fit backfill=none"
+#define DEFAULT_POLICY          "order=fifo placement=first-fit backfill=none"
+#define DEFAULT_MAX_INPUT_BYTES ((uint64_t)64 << 20)
+#define DEFAULT_TIMEOUT_US      ((int64_t)60 * SIM_US_PER_S)
 
 /* ------------------------------------------------------------------------- */
 /* output                                                                     */
@@ -239,7 +251,8 @@ static uint64_t stream_rand(void *ud)
 /* ------------------------------------------------------------------------- */
 /* input                                                                      */
 
-static int read_input(const char *path, char **buf, size_t *len, tm_diag *d)
+/* Read all of path (stdin when NULL), refusing more than max bytes. */
+static int read_input(const char *path, size_t max, char **buf, size_t *len, tm_diag *d)
 {
     FILE *f = path ? fopen(path, "rb") : stdin;
     const char *name = path ? path : "stdin";
@@ -250,13 +263,15 @@ static int read_input(const char *path, char **buf, size_t *len, tm_diag *d)
     char *b = NULL;
     int rc = TM_OK;
     for (;;) {
+        if (n > max) {
+            rc = tm_diag_set(d, TM_ERR_LIMIT, name,
+                             "larger than %zu bytes (the limit of --max-input-bytes)", max);
+            break;
+        }
         if (n == cap) {
-            if (cap > SIM_SNAPSHOT_MAX_BYTES) {
-                rc = tm_diag_set(d, TM_ERR_LIMIT, name, "larger than %u MiB",
-                                 (unsigned)(SIM_SNAPSHOT_MAX_BYTES >> 20));
-                break;
-            }
             cap = cap ? 2 * cap : 65536;
+            if (cap > max + 1)
+                cap = max + 1; /* one byte more than allowed tells a file too large */
             char *nb = realloc(b, cap + 1);
             if (!nb) {
                 rc = tm_diag_set(d, TM_ERR_NOMEM, name, "out of memory");
@@ -306,12 +321,78 @@ static void list_components(void)
 }
 
 /* ------------------------------------------------------------------------- */
+/* the time limit                                                             */
+
+/* When the time limit strikes, the handler writes the error object and the
+ * message prepared in advance (write(2) is async-signal-safe; stdio is not)
+ * and exits. The timer is stopped before the decisions are written, so the
+ * two outputs never mix. */
+static char timeout_out[512], timeout_err[512];
+static size_t timeout_out_len, timeout_err_len;
+
+static void on_timeout(int sig)
+{
+    (void)sig;
+    ssize_t ignored = write(STDOUT_FILENO, timeout_out, timeout_out_len);
+    ignored = write(STDERR_FILENO, timeout_err, timeout_err_len);
+    (void)ignored;
+    _exit(tm_status_exit_code(TM_ERR_LIMIT));
+}
+
+static void timeout_start(int64_t us, const char *name)
+{
+    if (us <= 0)
+        return;
+    char sec[32], where[128];
+    snprintf(sec, sizeof sec, "%.6g", (double)us / SIM_US_PER_S);
+    /* the input's name as a JSON string body (cut short if long) */
+    size_t w = 0;
+    for (const unsigned char *p = (const unsigned char *)name; *p && w + 7 < sizeof where; p++) {
+        if (*p == '"' || *p == '\\')
+            w += (size_t)snprintf(where + w, sizeof where - w, "\\%c", *p);
+        else if (*p < 0x20)
+            w += (size_t)snprintf(where + w, sizeof where - w, "\\u%04x", *p);
+        else
+            where[w++] = (char)*p;
+    }
+    where[w] = '\0';
+    int n = snprintf(timeout_out, sizeof timeout_out,
+                     "{\"error\":{\"where\":\"%s\",\"message\":\"no answer within the time "
+                     "limit of %s s (--timeout)\",\"status\":\"%s\"}}\n",
+                     where, sec, tm_status_name(TM_ERR_LIMIT));
+    timeout_out_len = n > 0 && (size_t)n < sizeof timeout_out ? (size_t)n : 0;
+    n = snprintf(timeout_err, sizeof timeout_err,
+                 "tarmac: place: %s: no answer within the time limit of %s s (--timeout)\n", name,
+                 sec);
+    timeout_err_len = n > 0 && (size_t)n < sizeof timeout_err ? (size_t)n : 0;
+    fflush(stdout);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_timeout;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = (time_t)(us / SIM_US_PER_S);
+    it.it_value.tv_usec = (suseconds_t)(us % SIM_US_PER_S);
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void timeout_stop(void)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* ------------------------------------------------------------------------- */
 /* the command                                                                */
 
 static int cmd_place(int argc, char **argv)
 {
     const char *path = NULL, *policy = NULL;
-    uint64_t seed = 0;
+    uint64_t seed = 0, max_input = DEFAULT_MAX_INPUT_BYTES;
+    int64_t timeout_us = DEFAULT_TIMEOUT_US;
     int have_seed = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -331,6 +412,14 @@ static int cmd_place(int argc, char **argv)
             if (++i == argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed) != 0)
                 return sim__cli_usage("place", "%s", "--seed needs an integer in [0, 2^53)");
             have_seed = 1;
+        } else if (strcmp(a, "--max-input-bytes") == 0) {
+            if (++i == argc || sim__cli_parse_u64(argv[i], SIM_SNAPSHOT_MAX_BYTES, &max_input) != 0)
+                return sim__cli_usage("place", "--max-input-bytes needs an integer in [0, %u]",
+                                      (unsigned)SIM_SNAPSHOT_MAX_BYTES);
+        } else if (strcmp(a, "--timeout") == 0) {
+            if (++i == argc || sim__cli_parse_duration(argv[i], &timeout_us) != 0)
+                return sim__cli_usage("place", "%s",
+                                      "--timeout needs a duration: seconds, or 500ms, 2s, ...");
         } else if (a[0] == '-' && a[1]) {
             return sim__cli_usage("place", "unknown option '%s'", a);
         } else if (path) {
@@ -343,14 +432,19 @@ static int cmd_place(int argc, char **argv)
     tm_diag_clear(&d);
     char *text = NULL;
     size_t len = 0;
-    int rc = read_input(path, &text, &len, &d);
-    if (rc != TM_OK)
+    timeout_start(timeout_us, path ? path : "stdin");
+    int rc = read_input(path, (size_t)max_input, &text, &len, &d);
+    if (rc != TM_OK) {
+        timeout_stop();
         return report_error(rc, &d);
+    }
     sim_snapshot s;
     rc = sim_snapshot_parse(&s, text, len, path ? path : "stdin", &d);
     free(text);
-    if (rc != TM_OK)
+    if (rc != TM_OK) {
+        timeout_stop();
         return report_error(rc, &d);
+    }
     if (!policy)
         policy = s.policy[0] ? s.policy : DEFAULT_POLICY;
     if (!have_seed)
@@ -386,7 +480,8 @@ static int cmd_place(int argc, char **argv)
     char perr[256];
     int prc = place_instance_init(&pi, &env, policy, perr, sizeof perr);
     if (prc != PLACE_OK) {
-        rc = tm_diag_set(&d, TM_ERR_POLICY, "policy", "%s", perr[0] ? perr : place_strerror(prc));
+        rc = tm_diag_set(&d, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_POLICY, "policy", "%s",
+                         perr[0] ? perr : place_strerror(prc));
         goto out;
     }
     place_view v = {s.now_us, &h.c, s.queue, h.qstate, s.n_queue, h.run, h.n_run};
@@ -401,6 +496,8 @@ static int cmd_place(int argc, char **argv)
                          place_strerror(prc));
         goto out;
     }
+    /* answered in time: from here on only the output is left to write */
+    timeout_stop();
     /* one decision per line, so that a reader (or a diff) can take them one by one */
     fputs("{\"decisions\":[\n", stdout);
     for (uint32_t k = 0; k < h.n_log; k++) {
@@ -435,6 +532,7 @@ static int cmd_place(int argc, char **argv)
         io_broken = 1;
     }
 out:
+    timeout_stop();
     place_instance_fini(&pi);
     free(scratch);
     if (r)

@@ -13,8 +13,10 @@
  * SWF header (--machine-from-trace), or a Gavel cluster spec.
  */
 #include "cli_int.h"
+#include "afile_int.h"
 #include "version.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,8 @@ static const char replay_help[] =
     "  --bin S                 profile: bin width in seconds (60)\n"
     "  --throughputs FILE      gavel: the throughput matrix; --reference W: worker (v100)\n"
     "  --lenient               skip malformed rows (reported) instead of stopping\n"
+    "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
+    "                          is never read)\n"
     "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
     "                          profile: CSV (default stdout)\n"
     "  -q, --quiet             print nothing but errors\n";
@@ -72,6 +76,7 @@ typedef struct rcfg {
     size_t n_win;
     double target, step, bin;
     uint64_t seeds, seed;
+    uint64_t max_jobs; /* 0: the whole trace */
     /* run state */
     trace_gavel_matrix *matrix;
     const char *type_names[PLACE_MAX_TYPES];
@@ -261,8 +266,8 @@ static int check_policy(const char *spec, tm_diag *d)
     int rc = place_instance_init(&pi, &env, spec, err, sizeof err);
     place_instance_fini(&pi);
     if (rc != PLACE_OK)
-        return tm_diag_set(d, TM_ERR_USAGE, "--policy", "%s: %s", spec,
-                           err[0] ? err : place_strerror(rc));
+        return tm_diag_set(d, rc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_USAGE, "--policy",
+                           "%s: %s", spec, err[0] ? err : place_strerror(rc));
     return TM_OK;
 }
 
@@ -271,6 +276,9 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     trace_source src;
     int rc = open_jobs(c, &src, 0, d);
     if (rc)
+        return rc;
+    /* the first N jobs: the window stops before reading the N + 1st */
+    if (c->max_jobs && (rc = trace_window_open(&src, src, 0, c->max_jobs, 0, d)))
         return rc;
     sim__cli_install_signals();
     sim_run_opts opts;
@@ -415,24 +423,26 @@ static int run_profile(rcfg *c, tm_diag *d)
     rs.close(rs.ud);
     if (rc)
         return rc;
-    FILE *f = c->out ? fopen(c->out, "w") : stdout;
-    if (!f) {
+    sim__afile af = {0};
+    if (c->out && (rc = sim__afile_open(&af, c->out, d)) != TM_OK) {
         trace_load_profile_fini(&p);
-        return tm_diag_set(d, TM_ERR_IO, c->out, "cannot create the file");
+        return rc;
     }
+    FILE *f = c->out ? af.f : stdout;
     fprintf(f, "t_s,requests_per_s,prompt_tokens_per_s,output_tokens_per_s\n");
     for (size_t i = 0; i < p.n_bins; i++)
         fprintf(f, "%.3f,%.6f,%.3f,%.3f\n", (double)i * p.bin_s, p.requests_per_s[i],
                 p.prompt_tokens_per_s[i], p.output_tokens_per_s[i]);
-    int bad = ferror(f);
-    if (c->out && fclose(f) != 0)
-        bad = 1;
-    if (!bad && !c->quiet && c->out)
+    if (c->out)
+        rc = sim__afile_commit(&af, d);
+    else if (fflush(stdout) != 0 || ferror(stdout))
+        rc = tm_diag_set(d, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));
+    if (rc == TM_OK && !c->quiet && c->out)
         printf("%llu requests, %.0f prompt and %.0f output tokens in %zu bins of %g s; wrote %s\n",
                (unsigned long long)p.requests, p.prompt_tokens, p.output_tokens, p.n_bins, p.bin_s,
                c->out);
     trace_load_profile_fini(&p);
-    return bad ? tm_diag_set(d, TM_ERR_IO, c->out ? c->out : "stdout", "cannot write") : TM_OK;
+    return rc;
 }
 
 static int cmd_replay(int argc, char **argv)
@@ -526,6 +536,10 @@ static int cmd_replay(int argc, char **argv)
         } else if (strcmp(a, "--reference") == 0) {
             NEED_();
             c.ref = v;
+        } else if (strcmp(a, "--max-jobs") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], UINT64_MAX, &c.max_jobs) ||
+                c.max_jobs == 0)
+                return sim__cli_usage("replay", "--max-jobs needs an integer >= 1");
         } else if (strcmp(a, "--lenient") == 0) {
             c.lenient = 1;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
@@ -565,6 +579,8 @@ static int cmd_replay(int argc, char **argv)
         return sim__cli_usage("replay", "the pack protocol is for openb pod lists");
     if (c.n_win && c.protocol != P_WINDOW)
         return sim__cli_usage("replay", "--window needs --protocol window");
+    if (c.max_jobs && c.protocol != P_TIME)
+        return sim__cli_usage("replay", "--max-jobs needs --protocol time");
     if (strcmp(c.format, "gavel") == 0 && !c.tput)
         return sim__cli_usage("replay", "the gavel format needs --throughputs FILE");
     if (!!c.fleet + !!c.nodes + !!c.gavel_cluster + c.machine_from_trace > 1)

@@ -88,6 +88,7 @@ static int cmd_synth(int argc, char **argv)
             goto out;
         cs[c].has = rc == TM_OK;
     }
+    sim__cli_install_signals();
     if ((rc = trace_tarmac_writer_open(&w, out, &d)))
         goto out;
     /* merge: O(classes) per job, classes are few */
@@ -101,6 +102,10 @@ static int cmd_synth(int argc, char **argv)
             break;
         if ((rc = trace_tarmac_write(w, &cs[best].next, &d)))
             goto out;
+        if (sim__cli_stop) {
+            rc = tm_diag_set(&d, TM_ERR_INTERRUPTED, "synth", "interrupted; %s not written", out);
+            goto out;
+        }
         n++;
         rc = cs[best].src.next(cs[best].src.ud, &cs[best].next, &d);
         if (rc != TM_OK && rc != TRACE_END)
@@ -115,11 +120,7 @@ static int cmd_synth(int argc, char **argv)
                (unsigned long long)n, sc.n_classes, out, sc.name, (unsigned long long)sc.seed,
                (unsigned long long)rep);
 out:
-    if (w) {
-        tm_diag ignore;
-        trace_tarmac_writer_close(w, &ignore);
-        remove(out);
-    }
+    trace_tarmac_writer_abort(w); /* a failure: the temporary goes, `out` is untouched */
     for (size_t c = 0; cs && c < sc.n_classes; c++) {
         if (cs[c].src.close)
             cs[c].src.close(cs[c].src.ud);

@@ -219,8 +219,9 @@ int sim__compare_check_policies(const sim__cmp_policy *pol, size_t n, tm_diag *d
         place_env env = {place_alloc_libc, NULL, NULL, NULL};
         int prc = place_instance_init(&pi, &env, pol[i].spec, err, sizeof err);
         if (prc != PLACE_OK)
-            return tm_diag_set(diag, TM_ERR_POLICY, "--policies", "policy %zu ('%s'): %s", i + 1,
-                               pol[i].spec, err[0] ? err : place_strerror(prc));
+            return tm_diag_set(diag, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_POLICY,
+                               "--policies", "policy %zu ('%s'): %s", i + 1, pol[i].spec,
+                               err[0] ? err : place_strerror(prc));
         place_instance_fini(&pi);
     }
     return TM_OK;

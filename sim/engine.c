@@ -669,6 +669,12 @@ static int source_pull(engine *e, uint32_t s)
                            "sources must be in submit order",
                            (unsigned long long)tj->id, (long long)tj->submit_us,
                            (long long)src->last_submit_us);
+    if (tj->submit_us > SIM_T_MAX_US)
+        return tm_diag_set(e->diag, TM_ERR_TRACE, "source",
+                           "job %llu arrives at %lld us, past the end of simulated time (%lld us, "
+                           "about 73,000 years)",
+                           (unsigned long long)tj->id, (long long)tj->submit_us,
+                           (long long)SIM_T_MAX_US);
     if (tj->cls >= e->sc->n_classes)
         return tm_diag_set(e->diag, TM_ERR_TRACE, "source", "job %llu has class %u of %zu",
                            (unsigned long long)tj->id, tj->cls, e->sc->n_classes);
@@ -759,7 +765,7 @@ static int run_begin(engine *e, uint32_t slot)
     j->run_start_us = e->now_us;
     j->run_overhead_us = j->interruptions ? j->restart_us : 0;
     double wall = ceil((double)j->remaining_ref_us / speed);
-    int64_t run = j->run_overhead_us + (wall < 9.2e18 ? (int64_t)wall : INT64_MAX / 4);
+    int64_t run = j->run_overhead_us + (wall < (double)SIM_T_MAX_US ? (int64_t)wall : SIM_T_MAX_US);
     j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
     if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
         return nomem(e);
@@ -1243,12 +1249,13 @@ static int svc_specialize(engine *e, svc *v)
 static int build_services(engine *e)
 {
     const sim_scenario *sc = e->sc;
-    e->n_svcs = sc->n_services;
-    if (!e->n_svcs)
+    if (!sc->n_services)
         return TM_OK;
-    e->svcs = calloc(e->n_svcs, sizeof *e->svcs);
+    /* n_svcs is set only once the array exists: svcs_fini walks it */
+    e->svcs = calloc(sc->n_services, sizeof *e->svcs);
     if (!e->svcs)
         return nomem(e);
+    e->n_svcs = sc->n_services;
     for (size_t i = 0; i < e->n_svcs; i++) {
         svc *v = &e->svcs[i];
         v->spec = &sc->services[i];
@@ -1881,10 +1888,11 @@ static int build_sources(engine *e)
 {
     const sim_scenario *sc = e->sc;
     if (e->opts && e->opts->sources) {
-        e->n_sources = e->opts->n_sources;
-        e->sources = calloc(e->n_sources ? e->n_sources : 1, sizeof *e->sources);
+        /* n_sources is set only once the array exists: engine_fini walks it */
+        e->sources = calloc(e->opts->n_sources ? e->opts->n_sources : 1, sizeof *e->sources);
         if (!e->sources)
             return nomem(e);
+        e->n_sources = e->opts->n_sources;
         for (size_t s = 0; s < e->n_sources; s++) {
             e->sources[s].src = e->opts->sources[s];
             int rc = source_pull(e, (uint32_t)s);
@@ -1893,10 +1901,10 @@ static int build_sources(engine *e)
         }
         return TM_OK;
     }
-    e->n_sources = sc->n_classes;
-    e->sources = calloc(e->n_sources ? e->n_sources : 1, sizeof *e->sources);
+    e->sources = calloc(sc->n_classes ? sc->n_classes : 1, sizeof *e->sources);
     if (!e->sources)
         return nomem(e);
+    e->n_sources = sc->n_classes;
     uint32_t rep = e->opts ? e->opts->replication : 0;
     for (size_t c = 0; c < sc->n_classes; c++) {
         int rc = sim_class_source_open(sc, c, rep, &e->sources[c].src, e->diag);
@@ -2289,6 +2297,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         rc = nomem(&e);
         goto out;
     }
+    e.series.stop = opts ? opts->stop_flag : NULL;
     uint32_t rep = opts ? opts->replication : 0;
     e.r_policy = sim_rng_new(sc->seed, rep, SIM_STREAM_POLICY, 0);
     if (!e.r_policy) {
@@ -2313,8 +2322,8 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         prc = place_instance_init(&e.policy, &env, sc->policy, perr, sizeof perr);
     }
     if (prc != PLACE_OK) {
-        rc = tm_diag_set(diag, TM_ERR_SCENARIO, "policy", "%s",
-                         perr[0] ? perr : place_strerror(prc));
+        rc = tm_diag_set(diag, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_SCENARIO, "policy",
+                         "%s", perr[0] ? perr : place_strerror(prc));
         goto out;
     }
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||

@@ -142,15 +142,30 @@ static int close_bin(sim__series *s, int64_t edge, const sim_sink *sink, tm_diag
     s->b_arrivals = s->b_starts = s->b_completions = s->b_preemptions = s->b_failures = 0;
     s->b_lost = 0;
     s->bin_t0_us = edge;
+    s->n_bins++;
     return rc;
 }
 
 int sim__series_advance(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag)
 {
+    if (t_us < s->bin_t0_us + s->bin_us)
+        return TM_OK; /* the common case: still in the open bin */
+    uint64_t need = (uint64_t)(t_us - s->bin_t0_us) / (uint64_t)s->bin_us;
+    if (need > SIM__SERIES_MAX_BINS - s->n_bins)
+        return tm_diag_set(diag, TM_ERR_LIMIT, "time series",
+                           "simulated time %.6g s needs more than %u bins of %.6g s; a larger "
+                           "\"sample\" (or a trace without such a jump in time) is needed",
+                           (double)t_us / SIM_US_PER_S, SIM__SERIES_MAX_BINS,
+                           (double)s->bin_us / SIM_US_PER_S);
     while (t_us >= s->bin_t0_us + s->bin_us) {
         int rc = close_bin(s, s->bin_t0_us + s->bin_us, sink, diag);
         if (rc != TM_OK)
             return rc;
+        /* a long run of empty bins still answers a signal promptly */
+        if ((s->n_bins & 0xffff) == 0 && s->stop && *s->stop)
+            return tm_diag_set(diag, TM_ERR_INTERRUPTED, "run",
+                               "stopped by a signal at simulated time %.3f s",
+                               (double)s->bin_t0_us / SIM_US_PER_S);
     }
     return TM_OK;
 }

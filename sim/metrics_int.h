@@ -48,9 +48,16 @@ typedef struct sim__series {
     double *avg; /* scratch for a bin's averages */
     /* events in the open bin */
     uint64_t b_arrivals, b_starts, b_completions, b_preemptions, b_failures;
-    sim__area b_lost; /* milli-GPU x us of work lost in the open bin */
-    sim__area lost;   /* ... over the whole run */
+    sim__area b_lost;         /* milli-GPU x us of work lost in the open bin */
+    sim__area lost;           /* ... over the whole run */
+    uint64_t n_bins;          /* bins closed so far */
+    const volatile int *stop; /* the run's stop flag (may be NULL), seen in long advances */
 } sim__series;
+
+/* At most this many bins in a run (as the scenario loader allows over a
+ * horizon): a trace whose times jump far ahead fails with TM_ERR_LIMIT
+ * instead of writing bins for hours. */
+#define SIM__SERIES_MAX_BINS 10000000u
 
 int sim__series_init(sim__series *s, size_t n_levels, int64_t bin_us);
 void sim__series_fini(sim__series *s);

@@ -27,6 +27,8 @@
  */
 #include "sim.h"
 
+#include "afile_int.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,8 +303,8 @@ static int pack_one(const sim_scenario *sc, const frag_model *fm, const trace_jo
     char perr[256] = "";
     int prc = place_instance_init(&pi, &env, spec, perr, sizeof perr);
     if (prc != PLACE_OK) {
-        rc = tm_diag_set(diag, TM_ERR_SCENARIO, "policy", "%s: %s", spec,
-                         perr[0] ? perr : place_strerror(prc));
+        rc = tm_diag_set(diag, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_SCENARIO, "policy",
+                         "%s: %s", spec, perr[0] ? perr : place_strerror(prc));
         goto out;
     }
     /* the order: a shuffle, then copies up to the target */
@@ -493,9 +495,11 @@ static const struct {
 int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *path,
                        tm_diag *diag)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot create the file");
+    sim__afile af;
+    int rc = sim__afile_open(&af, path, diag);
+    if (rc != TM_OK)
+        return rc;
+    FILE *f = af.f;
     fprintf(f, "# tarmac openb packing experiment: %zu seeds, target %.1f %%\n", r->n_seeds,
             cfg->target_pct);
     fprintf(f, "# columns: arrived_pct");
@@ -514,8 +518,5 @@ int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const 
             fputc('\n', f);
         }
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot write (disk full?)");
-    return TM_OK;
+    return sim__afile_commit(&af, diag);
 }

@@ -561,7 +561,7 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
         snprintf(g, sizeof g, "/summary/classes/%s", sc->classes[c].name);
         if ((rc = write_class(w, g, &r->classes[c], diag)) ||
             (rc = sim__h5w_attr_i64(w, g, "index", (int64_t)c, diag)) ||
-            (rc = sim__h5w_attr_str(w, g, "kind", sim_kind_name(sc->classes[c].kind), diag)))
+            (rc = sim__h5w_attr_str(w, g, "kind", sim_kind_name((int)sc->classes[c].kind), diag)))
             return rc;
     }
     for (size_t v = 0; v < sc->n_services; v++) {

@@ -38,6 +38,38 @@ extern const size_t sim__default_scenario_len;
 /* Scenario files are small; a bound keeps a hostile input from eating memory. */
 #define SCENARIO_MAX_BYTES (64u << 20)
 
+/* cJSON allocates through these, so that a parse that failed for want of
+ * memory says so: cJSON itself reports an allocation failure as a syntax
+ * error. The hooks are process-wide, and every cJSON user frees what it
+ * parsed before it returns, so setting them before each parse is harmless. */
+static _Thread_local int json_oom;
+
+static void *json_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p)
+        json_oom = 1;
+    return p;
+}
+
+static void json_free(void *p)
+{
+    free(p);
+}
+
+/* Parse `len` bytes (the terminating NUL included); *oom tells whether a
+ * failure was for want of memory. */
+static cJSON *json_parse(const char *text, size_t len, const char **end, int *oom)
+{
+    static cJSON_Hooks hooks = {json_malloc, json_free};
+    cJSON_InitHooks(&hooks);
+    json_oom = 0;
+    cJSON *root =
+        end ? cJSON_ParseWithLengthOpts(text, len, end, 1) : cJSON_ParseWithLength(text, len);
+    *oom = !root && json_oom;
+    return root;
+}
+
 typedef struct loader {
     const char *file; /* for messages */
     char dir[512];    /* folder of the file, for relative paths */
@@ -469,7 +501,9 @@ static int value_of(loader *L, const cJSON *v, const char *p, int kind, double *
 {
     if (kind == VAL_DURATION)
         return parse_duration_value(L, v, p, x);
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+    if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+        return fail(L, p, "expected a finite number, got %g", v->valuedouble);
+    if (!cJSON_IsNumber(v))
         return fail(L, p, "expected a number, got %s", kind_of(v));
     *x = v->valuedouble;
     return TM_OK;
@@ -997,7 +1031,7 @@ static int load_tenant_mix(loader *L, const cJSON *o, const char *p, sim_class_c
         tm_diag_clear(&sub);
         rc = trace_dist_init_discrete(&cc->tenant, v, w, sc->n_tenants, &sub);
         if (rc != TM_OK)
-            rc = fail(L, q, "%s", sub.msg);
+            rc = dist_diag(L, q, rc, &sub);
         else
             cc->has_tenants = 1;
     }
@@ -1043,9 +1077,10 @@ static int load_slices(loader *L, const char *p, sim_class_cfg *cc, int64_t k)
         return fail(L, q, "%lld slices of a GPU that has %u", (long long)k, S);
     cc->slices = (uint32_t)k;
     tm_diag sub;
-    if (trace_dist_init(&cc->share_milli, TRACE_DIST_CONSTANT, floor(1000.0 * (double)k / S), 0,
-                        &sub) != TM_OK)
-        return fail(L, q, "%s", sub.msg);
+    int rc = trace_dist_init(&cc->share_milli, TRACE_DIST_CONSTANT, floor(1000.0 * (double)k / S),
+                             0, &sub);
+    if (rc != TM_OK)
+        return dist_diag(L, q, rc, &sub);
     cc->has_share = 1;
     if (cc->gpu_mem_mib == 0)
         cc->gpu_mem_mib = mem;
@@ -1253,7 +1288,10 @@ static int load_class(loader *L, const cJSON *o, const char *p, sim_class_cfg *c
     }
     trace_arrival probe;
     child(q, p, "arrival");
-    if (trace_arrival_init(&probe, &cc->arrival, 0, &sub) != TM_OK)
+    rc = trace_arrival_init(&probe, &cc->arrival, 0, &sub);
+    if (rc == TM_ERR_NOMEM)
+        return tm_diag_set(L->diag, rc, L->file, "out of memory");
+    if (rc != TM_OK)
         return fail(L, q, "%s", sub.msg);
     return TM_OK;
 }
@@ -1714,6 +1752,8 @@ static int check_policy(loader *L)
     char err[256];
     int rc = place_instance_init(&pi, &env, L->sc->policy, err, sizeof err);
     place_instance_fini(&pi);
+    if (rc == PLACE_ERR_NOMEM)
+        return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
     if (rc != PLACE_OK)
         return fail(L, "policy", "%s", err[0] ? err : place_strerror(rc));
     return TM_OK;
@@ -1907,18 +1947,26 @@ int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const
         snprintf(L.dir, sizeof L.dir, "%.*s", (int)(slash - name), name);
     snprintf(sc->source, sizeof sc->source, "%s", L.file);
     if (len > SCENARIO_MAX_BYTES)
-        return tm_diag_set(diag, TM_ERR_SCENARIO, L.file, "larger than %u MiB",
+        return tm_diag_set(diag, TM_ERR_LIMIT, L.file, "larger than %u MiB",
                            SCENARIO_MAX_BYTES >> 20);
     sc->json_given = malloc(len + 1);
     if (!sc->json_given)
         return tm_diag_set(diag, TM_ERR_NOMEM, L.file, "out of memory");
     memcpy(sc->json_given, text, len);
     sc->json_given[len] = '\0';
-    if (memchr(text, '\0', len))
-        return tm_diag_set(diag, TM_ERR_JSON, L.file, "contains a NUL byte: not a JSON text");
+    if (memchr(text, '\0', len)) {
+        int rc = tm_diag_set(diag, TM_ERR_JSON, L.file, "contains a NUL byte: not a JSON text");
+        sim_scenario_fini(sc);
+        return rc;
+    }
     const char *end = NULL;
+    int oom;
     /* the length includes the terminating NUL: cJSON checks for it after the value */
-    cJSON *root = cJSON_ParseWithLengthOpts(sc->json_given, len + 1, &end, 1);
+    cJSON *root = json_parse(sc->json_given, len + 1, &end, &oom);
+    if (!root && oom) {
+        sim_scenario_fini(sc);
+        return tm_diag_set(diag, TM_ERR_NOMEM, L.file, "out of memory");
+    }
     if (!root) {
         int line, col;
         const char *at = end ? end : cJSON_GetErrorPtr();
@@ -1959,7 +2007,7 @@ int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag)
         if (len == cap) {
             cap = cap ? cap * 2 : 65536;
             if (cap > SCENARIO_MAX_BYTES + 1) {
-                rc = tm_diag_set(diag, TM_ERR_SCENARIO, path, "larger than %u MiB",
+                rc = tm_diag_set(diag, TM_ERR_LIMIT, path, "larger than %u MiB",
                                  SCENARIO_MAX_BYTES >> 20);
                 break;
             }
@@ -2164,6 +2212,12 @@ static void service_model_json(cJSON *o, const sim_scenario *sc, const sim__svc_
 char *sim_scenario_resolved_json(const sim_scenario *sc)
 {
     static const char *const own[] = {"owned", "reserved", "on-demand"};
+    /* The tree is built without checking each call: any allocation that
+     * fails on the way sets json_oom (the loader's hooks), and then the whole
+     * text is refused rather than written with pieces missing. */
+    static cJSON_Hooks hooks = {json_malloc, json_free};
+    cJSON_InitHooks(&hooks);
+    json_oom = 0;
     cJSON *r = cJSON_CreateObject();
     if (!r)
         return NULL;
@@ -2229,7 +2283,7 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
         const sim_class_cfg *cc = &sc->classes[c];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", cc->name);
-        cJSON_AddStringToObject(o, "kind", sim_kind_name(cc->kind));
+        cJSON_AddStringToObject(o, "kind", sim_kind_name((int)cc->kind));
         cJSON *a = cJSON_AddObjectToObject(o, "arrival");
         cJSON_AddStringToObject(a, "process", "poisson");
         cJSON_AddNumberToObject(a, "rate_per_s", cc->arrival.rate_per_s);
@@ -2299,8 +2353,12 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
         }
         cJSON_AddItemToArray(services, o);
     }
-    char *s = cJSON_Print(r);
+    char *s = json_oom ? NULL : cJSON_Print(r);
     cJSON_Delete(r);
+    if (s && json_oom) {
+        json_free(s);
+        s = NULL;
+    }
     return s;
 }
 
@@ -2323,11 +2381,15 @@ int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *di
     int rc = TM_OK;
     for (;;) {
         if (len == cap) {
-            cap = cap ? 2 * cap : 65536;
-            char *nb = cap <= SCENARIO_MAX_BYTES + 1 ? realloc(given, cap + 1) : NULL;
-            if (!nb) {
-                rc = tm_diag_set(diag, TM_ERR_SCENARIO, path, "larger than %u MiB or out of memory",
+            if (cap > SCENARIO_MAX_BYTES) {
+                rc = tm_diag_set(diag, TM_ERR_LIMIT, path, "larger than %u MiB",
                                  SCENARIO_MAX_BYTES >> 20);
+                break;
+            }
+            cap = cap ? 2 * cap : 65536;
+            char *nb = realloc(given, cap + 1);
+            if (!nb) {
+                rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
                 break;
             }
             given = nb;
@@ -2348,7 +2410,12 @@ int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *di
     if (!given && !(given = malloc(1)))
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     given[len] = '\0';
-    cJSON *root = cJSON_ParseWithLength(given, len + 1);
+    int oom;
+    cJSON *root = json_parse(given, len + 1, NULL, &oom);
+    if (!root && oom) {
+        free(given);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    }
     if (!root || !cJSON_IsObject(root) ||
         (cJSON_GetObjectItemCaseSensitive(root, "workload") &&
          cJSON_GetObjectItemCaseSensitive(root, "fleet"))) {
@@ -2358,22 +2425,30 @@ int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *di
         free(given);
         return rc;
     }
+    /* Wrap it into a scenario. Every cJSON call that allocates is checked: a
+     * piece missing for want of memory would make a different scenario. An
+     * item not attached to the tree is still ours to delete. */
+    int ok = 1;
     if (cJSON_GetObjectItemCaseSensitive(root, "pools") &&
         !cJSON_GetObjectItemCaseSensitive(root, "fleet")) {
         cJSON *pools = cJSON_DetachItemFromObjectCaseSensitive(root, "pools");
         cJSON *fleet = cJSON_AddObjectToObject(root, "fleet");
-        cJSON_AddItemToObject(fleet, "pools", pools);
+        ok = fleet && cJSON_AddItemToObject(fleet, "pools", pools);
+        if (!ok)
+            cJSON_Delete(pools);
     }
-    if (!cJSON_GetObjectItemCaseSensitive(root, "workload")) {
+    if (ok && !cJSON_GetObjectItemCaseSensitive(root, "workload")) {
         cJSON *w = cJSON_AddObjectToObject(root, "workload");
+        cJSON *arr = w ? cJSON_AddArrayToObject(w, "classes") : NULL;
         cJSON *cls = cJSON_CreateObject();
-        cJSON_AddStringToObject(cls, "name", "trace");
-        cJSON *a = cJSON_AddObjectToObject(cls, "arrival");
-        cJSON_AddNumberToObject(a, "rate_per_s", 0);
-        cJSON_AddNumberToObject(cls, "duration", 0);
-        cJSON_AddItemToArray(cJSON_AddArrayToObject(w, "classes"), cls);
+        cJSON *a = cls ? cJSON_AddObjectToObject(cls, "arrival") : NULL;
+        ok = arr && a && cJSON_AddStringToObject(cls, "name", "trace") &&
+             cJSON_AddNumberToObject(a, "rate_per_s", 0) &&
+             cJSON_AddNumberToObject(cls, "duration", 0) && cJSON_AddItemToArray(arr, cls);
+        if (!ok)
+            cJSON_Delete(cls);
     }
-    char *text = cJSON_PrintUnformatted(root);
+    char *text = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     if (!text) {
         free(given);
@@ -2822,9 +2897,11 @@ int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char
     memcpy(copy, text, len);
     copy[len] = '\0';
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(copy, len + 1, &end, 1);
-    int rc;
-    if (!root) {
+    int oom, rc;
+    cJSON *root = json_parse(copy, len + 1, &end, &oom);
+    if (!root && oom) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, L.file, "out of memory");
+    } else if (!root) {
         int line, col;
         const char *at = end ? end : cJSON_GetErrorPtr();
         if (!at || at < copy || at > copy + len)

@@ -20,6 +20,10 @@
 #include "trace.h"
 
 #define SIM_US_PER_S 1000000ll
+/* The end of simulated time: 2^61 us, about 73,000 years. A job arriving
+ * later is an error; run times are capped there, so that a time plus a
+ * duration never overflows int64. */
+#define SIM_T_MAX_US (INT64_MAX / 4)
 #define SIM_NAME_MAX 64
 
 /* ------------------------------------------------------------------------- */

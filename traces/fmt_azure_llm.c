@@ -148,10 +148,14 @@ int trace_load_profile_build(trace_load_profile *p, trace_request_source *src, d
     trace_request q;
     while ((rc = src->next(src->ud, &q, diag)) == TM_OK) {
         double b = floor((double)q.arrival_us / 1e6 / bin_s);
-        if (b > 1e8) {
+        /* 10^7 bins (240 MB), as for a run's time series: a request years
+         * after the others must not make a short trace cost gigabytes */
+        if (b >= 1e7) {
             trace_load_profile_fini(p);
-            return tm_diag_set(diag, TM_ERR_LIMIT, "load profile", "more than 10^8 bins of %g s",
-                               bin_s);
+            return tm_diag_set(diag, TM_ERR_LIMIT, "load profile",
+                               "a request at %.6g s needs more than 10^7 bins of %g s (a larger "
+                               "--bin is needed)",
+                               (double)q.arrival_us / 1e6, bin_s);
         }
         size_t bin = (size_t)b;
         if (bin >= cap) {

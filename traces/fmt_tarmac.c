@@ -11,9 +11,12 @@
 #include "trace_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 enum {
@@ -252,10 +255,20 @@ fail:
 /* ------------------------------------------------------------------------- */
 /* writer                                                                     */
 
+/*
+ * The writer, like every tarmac output, writes "<path>.tmp.<pid>.<n>" (made
+ * with O_EXCL, so never someone else's file) and renames it over the final
+ * name only when it is complete and synced: the final name never holds a
+ * partial trace, whatever stops the writer (a full disk, a signal, kill -9).
+ * A path that already exists and is not a regular file (/dev/stdout, a
+ * FIFO) is written directly.
+ */
 struct trace_tarmac_writer {
     gzFile gz;
     char *path;
+    char *tmp; /* NULL when writing the path directly */
     int failed;
+    int err; /* errno of the first failed write, 0 if unknown */
 };
 
 static int ends_with(const char *s, const char *suffix)
@@ -264,25 +277,80 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+static void writer_free(trace_tarmac_writer *w)
+{
+    free(w->tmp);
+    free(w->path);
+    free(w);
+}
+
+/* Remember why a write failed: zlib reports a system error as Z_ERRNO. */
+static void writer_failed(trace_tarmac_writer *w, int saved_errno)
+{
+    int zerr = 0;
+    if (!w->failed) {
+        gzerror(w->gz, &zerr);
+        w->err = zerr == Z_ERRNO || zerr == 0 ? saved_errno : 0;
+    }
+    w->failed = 1;
+}
+
+static int writer_diag(trace_tarmac_writer *w, tm_diag *diag)
+{
+    return tm_diag_set(diag, TM_ERR_IO, w->path, "cannot write: %s",
+                       w->err ? strerror(w->err) : "write error (disk full?)");
+}
+
 int trace_tarmac_writer_open(trace_tarmac_writer **out, const char *path, tm_diag *diag)
 {
     *out = NULL;
     trace_tarmac_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = malloc(strlen(path) + 1))) {
-        free(w);
+    size_t cap = strlen(path) + 48;
+    if (!w || !(w->path = malloc(strlen(path) + 1)) || !(w->tmp = malloc(cap))) {
+        if (w)
+            writer_free(w);
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     }
     strcpy(w->path, path);
-    w->gz = gzopen(path, ends_with(path, ".gz") ? "wb6" : "wbT");
+    struct stat st;
+    int fd = -1;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        free(w->tmp);
+        w->tmp = NULL;
+        fd = open(path, O_WRONLY | O_TRUNC);
+        if (fd < 0) {
+            int e = errno;
+            writer_free(w);
+            return tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(e));
+        }
+    } else {
+        for (unsigned n = 0;; n++) {
+            snprintf(w->tmp, cap, "%s.tmp.%ld.%u", path, (long)getpid(), n);
+            fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+            if (fd >= 0)
+                break;
+            if (errno != EEXIST || n == 1000) {
+                int e = errno;
+                int rc =
+                    tm_diag_set(diag, TM_ERR_IO, path, "cannot create the temporary file %s: %s",
+                                w->tmp, strerror(e));
+                writer_free(w);
+                return rc;
+            }
+        }
+    }
+    w->gz = gzdopen(fd, ends_with(path, ".gz") ? "wb6" : "wbT");
     if (!w->gz) {
-        free(w->path);
-        free(w);
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot create the file");
+        close(fd);
+        if (w->tmp)
+            unlink(w->tmp);
+        writer_free(w);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     }
     *out = w;
     if (gzprintf(w->gz, "%s\n", header) <= 0) {
-        w->failed = 1;
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot write");
+        writer_failed(w, errno);
+        return writer_diag(w, diag);
     }
     return TM_OK;
 }
@@ -290,7 +358,7 @@ int trace_tarmac_writer_open(trace_tarmac_writer **out, const char *path, tm_dia
 int trace_tarmac_write(trace_tarmac_writer *w, const trace_job *j, tm_diag *diag)
 {
     if (w->failed)
-        return tm_diag_set(diag, TM_ERR_IO, w->path, "an earlier write failed");
+        return writer_diag(w, diag);
     char buf[512];
     int n = snprintf(buf, sizeof buf,
                      "%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%u,%u,%u,%u,"
@@ -299,10 +367,23 @@ int trace_tarmac_write(trace_tarmac_writer *w, const trace_job *j, tm_diag *diag
                      j->gpu_milli, j->gpu_mem_mib, j->flags, j->cpu_milli, j->host_mem_mib,
                      j->type_mask, j->cls, j->tenant, j->priority, j->status, j->value);
     if (n <= 0 || (size_t)n >= sizeof buf || gzwrite(w->gz, buf, (unsigned)n) != n) {
-        w->failed = 1;
-        return tm_diag_set(diag, TM_ERR_IO, w->path, "cannot write");
+        writer_failed(w, errno);
+        return writer_diag(w, diag);
     }
     return TM_OK;
+}
+
+/* Make the temporary file's data durable before the rename publishes it. */
+static int sync_file(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return rc;
 }
 
 int trace_tarmac_writer_close(trace_tarmac_writer *w, tm_diag *diag)
@@ -310,10 +391,37 @@ int trace_tarmac_writer_close(trace_tarmac_writer *w, tm_diag *diag)
     if (!w)
         return TM_OK;
     int rc = TM_OK;
+    errno = 0;
     int zrc = gzclose(w->gz);
-    if (w->failed || zrc != Z_OK)
-        rc = tm_diag_set(diag, TM_ERR_IO, w->path, "cannot write (disk full?)");
-    free(w->path);
-    free(w);
+    if (!w->failed && zrc != Z_OK) {
+        w->failed = 1;
+        w->err = zrc == Z_ERRNO ? errno : 0;
+    }
+    if (!w->failed && w->tmp && sync_file(w->tmp) != 0) {
+        w->failed = 1;
+        w->err = errno;
+    }
+    if (w->failed) {
+        rc = writer_diag(w, diag);
+    } else if (w->tmp && rename(w->tmp, w->path) != 0) {
+        rc = tm_diag_set(diag, TM_ERR_IO, w->path, "cannot rename %s to the final name: %s", w->tmp,
+                         strerror(errno));
+    } else if (w->tmp) {
+        free(w->tmp); /* renamed: nothing to remove */
+        w->tmp = NULL;
+    }
+    if (w->tmp)
+        unlink(w->tmp);
+    writer_free(w);
     return rc;
+}
+
+void trace_tarmac_writer_abort(trace_tarmac_writer *w)
+{
+    if (!w)
+        return;
+    gzclose(w->gz);
+    if (w->tmp)
+        unlink(w->tmp);
+    writer_free(w);
 }

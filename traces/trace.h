@@ -354,12 +354,19 @@ int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts
 
 typedef struct trace_tarmac_writer trace_tarmac_writer;
 /* Create (replace) a tarmac trace at path; gzip-compressed when the name ends
- * in ".gz". The header is written at once. */
+ * in ".gz". The header is written at once. The trace goes to a temporary file
+ * next to path, renamed over it by a successful close: path never holds a
+ * partial trace (a path that exists and is not a regular file, such as
+ * /dev/stdout, is written directly). */
 int trace_tarmac_writer_open(trace_tarmac_writer **w, const char *path, tm_diag *diag);
 /* One job (any order is written; readers for the engine need submit order). */
 int trace_tarmac_write(trace_tarmac_writer *w, const trace_job *j, tm_diag *diag);
-/* Flush and close; reports a failed write. Always frees w (NULL is a no-op). */
+/* Flush, sync, close and rename to the final name; reports a failed write
+ * (errno's message, naming the file), and then leaves nothing behind. Always
+ * frees w (NULL is a no-op). */
 int trace_tarmac_writer_close(trace_tarmac_writer *w, tm_diag *diag);
+/* Discard: close, remove the temporary file, free (NULL is a no-op). */
+void trace_tarmac_writer_abort(trace_tarmac_writer *w);
 /* The header line of the format (no newline). */
 const char *trace_tarmac_header(void);
 
