@@ -44,7 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FGD_MAX_GIVEN 64
+#define FGD_MAX_GIVEN 256
 
 typedef struct pod {
     uint32_t gpus, milli, gpu_mem;
@@ -82,7 +82,7 @@ static int bad_args(char *err, size_t err_len, const char *args)
 {
     if (err && err_len)
         snprintf(err, err_len,
-                 "placement 'fgd': expected typical pods GPUS[/CORES]@WEIGHT,... (e.g. "
+                 "placement 'fgd': expected typical pods GPUS[/CORES][^TYPES]@WEIGHT,... (e.g. "
                  "0.5@30,1@50,8@20), or top=N, got '%.60s'",
                  args);
     return PLACE_ERR_SPEC;
@@ -102,6 +102,14 @@ static int parse_pods(fgd *s, const char *args)
             cores = strtod(p + 1, &end);
             if (end == p + 1 || !isfinite(cores) || cores < 0 || cores > 1e9)
                 return PLACE_ERR_SPEC;
+            p = end;
+        }
+        uint64_t mask = 0;
+        if (*p == '^') {
+            unsigned long long mk = strtoull(p + 1, &end, 10);
+            if (end == p + 1 || mk == 0)
+                return PLACE_ERR_SPEC;
+            mask = (uint64_t)mk;
             p = end;
         }
         if (*p != '@')
@@ -130,6 +138,7 @@ static int parse_pods(fgd *s, const char *args)
             m->milli = PLACE_MILLI_WHOLE;
         }
         m->cpu = (int64_t)llround(cores * 1000);
+        m->type_mask = mask;
         m->w = (int64_t)llround(w * 1000);
         if (m->w < 1)
             m->w = 1;
