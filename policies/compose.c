@@ -155,7 +155,7 @@ static int parse_spec(compose *s, const char *args, char *err, size_t err_len)
         if (*p == '\0')
             return PLACE_OK;
         size_t len = strcspn(p, " \t");
-        char tok[256];
+        char tok[8192]; /* a typical-pod list for fgd runs to a few KB */
         if (len >= sizeof tok) {
             set_err(err, err_len, "policy token too long: '%.40s...'", p);
             return PLACE_ERR_SPEC;

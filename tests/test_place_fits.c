@@ -212,6 +212,10 @@ static void test_fgd(void)
     CHECK_EQ_INT(place1("fgd:0.3@1", share(1, 300, 0), NULL, NULL), 1);
     CHECK_EQ_INT(place1("best-fit", share(1, 300, 0), NULL, NULL), 0);
     CHECK_EQ_INT(place1("fgd:0.1@1", share(1, 300, 0), NULL, NULL), 0);
+    /* k8s scoring: int(100 sigmoid(-gradient / 1000)): node 0 100 / (1 +
+     * e^0.1) = 47, node 1 50: node 1 (exact scores too). For {0.1} both
+     * would score 50 and env->rand would draw between them. */
+    CHECK_EQ_INT(place1("fgd:k8s:0.3@1", share(1, 300, 0), NULL, NULL), 1);
     /* learned from the view: the queue holds 0.3, 0.3, 0.1 and the running jobs
      * are 0.6 and 0.4 pods: weights 0.3 x2, 0.1, 0.4, 0.6 x1. Placing the
      * first 0.3: node 0 after (100 free) is unusable by 0.3 (x2), 0.4, 0.6

@@ -251,6 +251,64 @@ static void test_pack(void)
     sim_scenario_fini(&sc);
 }
 
+/* FGD in the packing experiment is given the pod list's typical pods, as the
+ * paper's simulator does (sim/pack.c, typical_pods_arg). Two one-GPU nodes
+ * n0, n1 (capacity 2000 milli-GPU); pods in list order 0.2, 0.2, 0.7, 0.7,
+ * all with the same CPU, so the typical pods are {0.2 @2, 0.7 @2}.
+ *   pod 1 (0.2): the nodes are equal, the tie takes n0: n0 800 free.
+ *   pod 2 (0.2): on n0 it leaves 600, which a 0.7 pod cannot use:
+ *     F(n0) 0 -> 2 x 600 = 1200 (gradient +1200); on n1 it leaves 800, which
+ *     both shapes can use: gradient 0. FGD takes n1. best-fit takes n0 (600
+ *     left is tighter than 800), and so did FGD when it learned its typical
+ *     pods from the one-pod view ({0.2}: both gradients 0, tie to n0).
+ *   pods 3, 4 (0.7): FGD puts one on each node (800 free each): all placed,
+ *     1800 of 2000 = 90 %. best-fit: n0 has 600, n1 1000: pod 3 takes n1,
+ *     pod 4 fits nowhere: 1100 = 55 %, one failed.
+ * Arrived 10, 20, 55, 90 %; grid 0, 50, 100. */
+static void test_pack_fgd(void)
+{
+    sim_scenario sc;
+    tm_diag d;
+    CHECK_EQ_INT(sim_scenario_init_replay(&sc, "p", &d), TM_OK);
+    const char *nodes = fixture("nodes2.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                                              "n0,100000,100000,1,T4\n"
+                                              "n1,100000,100000,1,T4\n");
+    trace_node_source ns;
+    CHECK_EQ_INT(trace_openb_nodes_open(&ns, nodes, NULL, &d), TM_OK);
+    uint64_t cpu_only = 0;
+    CHECK_EQ_INT(sim_scenario_add_nodes(&sc, &ns, &cpu_only, &d), TM_OK);
+    ns.close(ns.ud);
+    trace_job pods[4];
+    uint32_t m[4] = {200, 200, 700, 700};
+    for (int i = 0; i < 4; i++) {
+        trace_job_defaults(&pods[i]);
+        pods[i].id = (uint64_t)i + 1;
+        pods[i].gpus = 1;
+        pods[i].gpu_milli = m[i];
+        pods[i].cpu_milli = 2000;
+    }
+    const char *pol[] = {"order=fifo placement=fgd backfill=none",
+                         "order=fifo placement=best-fit backfill=none"};
+    sim_pack_cfg cfg = {100, 50, 1, 1, pol, 2, 1};
+    sim_pack_result r;
+    int rc = sim_pack_run(&sc, pods, 4, &cfg, &r, &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", d.where, d.msg);
+        sim_scenario_fini(&sc);
+        return;
+    }
+    CHECK_EQ_U64(r.n_points, 3);
+    double want_alloc[2][3] = {{0, 20, 90}, {0, 20, 55}}, want_failed[2] = {0, 1};
+    for (size_t p = 0; p < 2; p++) {
+        for (size_t k = 0; k < 3; k++)
+            CHECK_NEAR(sim_pack_value(&r, p, 0, SIM_PACK_ALLOC, k), want_alloc[p][k], 1e-9);
+        CHECK_NEAR(sim_pack_value(&r, p, 0, SIM_PACK_FAILED, 2), want_failed[p], 0);
+    }
+    sim_pack_result_fini(&r);
+    sim_scenario_fini(&sc);
+}
+
 static void test_fleet_file(void)
 {
     tm_diag d;
@@ -338,6 +396,7 @@ int main(void)
     test_window_fcfs();
     test_window_easy_sjf();
     test_pack();
+    test_pack_fgd();
     test_fleet_file();
     test_synth_equivalence();
     return check_finish("test_replay");
