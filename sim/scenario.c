@@ -1993,9 +1993,12 @@ int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const
     return rc;
 }
 
-int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag)
+/* The whole of file `path`, NUL-terminated (malloc'd; *len excludes the NUL).
+ * A file that reaches SCENARIO_MAX_BYTES is refused before it is all read. */
+static int read_whole_file(const char *path, char **out, size_t *len_out, tm_diag *diag)
 {
-    memset(sc, 0, sizeof *sc);
+    *out = NULL;
+    *len_out = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
         return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
@@ -2011,7 +2014,7 @@ int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag)
                                  SCENARIO_MAX_BYTES >> 20);
                 break;
             }
-            char *nb = realloc(buf, cap);
+            char *nb = realloc(buf, cap + 1); /* + 1: the NUL */
             if (!nb) {
                 rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
                 break;
@@ -2027,8 +2030,27 @@ int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag)
         }
     }
     fclose(f);
-    if (rc == TM_OK)
-        rc = sim_scenario_load_text(sc, buf ? buf : "", len, path, diag);
+    if (rc == TM_OK && !buf && !(buf = malloc(1)))
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    if (rc != TM_OK) {
+        free(buf);
+        return rc;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *len_out = len;
+    return TM_OK;
+}
+
+int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    char *buf;
+    size_t len;
+    int rc = read_whole_file(path, &buf, &len, diag);
+    if (rc != TM_OK)
+        return rc;
+    rc = sim_scenario_load_text(sc, buf, len, path, diag);
     free(buf);
     return rc;
 }
@@ -2372,44 +2394,11 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
 int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *diag)
 {
     memset(sc, 0, sizeof *sc);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
-                           "cannot open: %s", strerror(errno));
-    char *given = NULL;
-    size_t len = 0, cap = 0;
-    int rc = TM_OK;
-    for (;;) {
-        if (len == cap) {
-            if (cap > SCENARIO_MAX_BYTES) {
-                rc = tm_diag_set(diag, TM_ERR_LIMIT, path, "larger than %u MiB",
-                                 SCENARIO_MAX_BYTES >> 20);
-                break;
-            }
-            cap = cap ? 2 * cap : 65536;
-            char *nb = realloc(given, cap + 1);
-            if (!nb) {
-                rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-                break;
-            }
-            given = nb;
-        }
-        size_t got = fread(given + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = tm_diag_set(diag, TM_ERR_IO, path, "read error: %s", strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (rc != TM_OK) {
-        free(given);
+    char *given;
+    size_t len;
+    int rc = read_whole_file(path, &given, &len, diag);
+    if (rc != TM_OK)
         return rc;
-    }
-    if (!given && !(given = malloc(1)))
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    given[len] = '\0';
     int oom;
     cJSON *root = json_parse(given, len + 1, NULL, &oom);
     if (!root && oom) {
