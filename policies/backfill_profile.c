@@ -1209,9 +1209,13 @@ static int cmp_loss(const void *a, const void *b)
  * reservations; rebuilt only after a start, a preemption or a new reservation. */
 static int loss_build(place__profile *p, const place_cluster *c)
 {
+    uint32_t old_cap = p->cap_seen;
     if (place__grow(&p->env, (void **)&p->seen, &p->cap_seen, p->n_nodes ? p->n_nodes : 1,
                     sizeof *p->seen) != PLACE_OK)
         return PLACE_ERR_NOMEM;
+    /* a new slot must not match a live stamp by chance, or its node would be
+     * taken as counted and its loss dropped */
+    memset(p->seen + old_cap, 0, (size_t)(p->cap_seen - old_cap) * sizeof *p->seen);
     if (++p->stamp == 0) { /* wrapped: forget every old stamp */
         memset(p->seen, 0, p->cap_seen * sizeof *p->seen);
         p->stamp = 1;
