@@ -227,16 +227,19 @@ int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int wi
         return tm_diag_set(diag, TM_ERR_LIMIT, stem, "more than %d figures from one file",
                            SIM__PLOT_MAX_FIGURES);
     snprintf(f->stem, sizeof f->stem, "%s", stem);
-    snprintf(f->path_dat, sizeof f->path_dat, "%s/%s.dat", c->dir, stem);
-    snprintf(f->path_gp, sizeof f->path_gp, "%s/%s.gp", c->dir, stem);
-    f->dat = fopen(f->path_dat, "w");
-    f->gp = f->dat ? fopen(f->path_gp, "w") : NULL;
-    if (!f->dat || !f->gp) {
-        int e = errno;
-        const char *which = f->dat ? f->path_gp : f->path_dat;
-        sim__plot_abandon(f);
-        return tm_diag_set(diag, TM_ERR_IO, which, "cannot create: %s", strerror(e));
+    char path[1100];
+    snprintf(path, sizeof path, "%s/%s.dat", c->dir, stem);
+    int rc = sim__afile_open(&f->a_dat, path, diag);
+    if (rc == TM_OK) {
+        snprintf(path, sizeof path, "%s/%s.gp", c->dir, stem);
+        rc = sim__afile_open(&f->a_gp, path, diag);
     }
+    if (rc != TM_OK) {
+        sim__plot_abandon(f);
+        return rc;
+    }
+    f->dat = f->a_dat.f;
+    f->gp = f->a_gp.f;
     char src[512];
     clean_name(src, sizeof src, c->file);
     fprintf(f->dat, "# %s.dat — data of %s.gp, written by tarmac %s from %s\n", stem, stem,
@@ -245,7 +248,8 @@ int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int wi
     fprintf(g,
             "# %s.gp — written by tarmac %s (`tarmac plot`) from %s.\n"
             "# Redraw with `gnuplot %s.gp` in this folder; the data is in %s.dat.\n"
-            "# Restyle freely: for another format, change the two lines below, e.g.\n"
+            "# Restyle freely: for another format, change the two lines below (the\n"
+            "# terminal and the picture's extension), e.g.\n"
             "#   set terminal svg size %d,%d dynamic font 'DejaVu Sans,12'\n"
             "#   set terminal pdfcairo size %.1fin,%.1fin font 'DejaVu Sans,12'\n",
             stem, TARMAC_VERSION, src, stem, stem, width, height, width / 150.0, height / 150.0);
@@ -268,7 +272,10 @@ int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int wi
                 "noenhanced\n",
                 width, height);
     }
-    fprintf(g, "set output '%s.%s'\n", stem, format_ext(c->format));
+    /* tarmac plot draws into a temporary it names with -e and renames it when
+     * gnuplot succeeds, so a picture under the final name is complete */
+    fprintf(g, "set output (exists('tarmac_output') ? tarmac_output : '%s.%s')\n", stem,
+            format_ext(c->format));
     fputs("set encoding utf8\n"
           "set datafile missing NaN\n"
           "set termoption noenhanced\n"
@@ -294,31 +301,26 @@ void sim__plot_abandon(sim__plot_fig *f)
 {
     if (!f)
         return;
-    if (f->dat) {
-        fclose(f->dat);
-        remove(f->path_dat);
-    }
-    if (f->gp) {
-        fclose(f->gp);
-        remove(f->path_gp);
-    }
+    sim__afile_abort(&f->a_dat);
+    sim__afile_abort(&f->a_gp);
     f->dat = f->gp = NULL;
 }
 
 int sim__plot_end(sim__plot_ctx *c, sim__plot_fig *f, tm_diag *diag)
 {
-    int bad_dat = ferror(f->dat), bad_gp = ferror(f->gp);
-    int e1 = fclose(f->dat) ? errno : 0;
-    int e2 = fclose(f->gp) ? errno : 0;
     f->dat = f->gp = NULL;
-    if (bad_dat || bad_gp || e1 || e2) {
-        remove(f->path_dat);
-        remove(f->path_gp);
-        return tm_diag_set(diag, TM_ERR_IO, bad_dat || e1 ? f->path_dat : f->path_gp,
-                           "write failed: %s",
-                           strerror(e1   ? e1
-                                    : e2 ? e2
-                                         : EIO));
+    /* the script last: a script under its name always has its data */
+    int rc = sim__afile_commit(&f->a_dat, diag);
+    if (rc != TM_OK) {
+        sim__afile_abort(&f->a_gp);
+        return rc;
+    }
+    rc = sim__afile_commit(&f->a_gp, diag);
+    if (rc != TM_OK) {
+        char dat[1100];
+        snprintf(dat, sizeof dat, "%s/%s.dat", c->dir, f->stem);
+        remove(dat);
+        return rc;
     }
     snprintf(c->rep->stems[c->rep->n_figures++], SIM__PLOT_STEM_MAX, "%s", f->stem);
     return TM_OK;
@@ -348,11 +350,15 @@ static int find_program(const char *name, char *out, size_t n)
     return -1;
 }
 
-/* Run `exe script` in folder dir. *status gets the wait status; msg the
- * first kilobytes of its output. TM_OK when it ran (whatever its status). */
-static int spawn_gnuplot(const char *exe, const char *dir, const char *script, int *status,
-                         char *msg, size_t msg_n, tm_diag *diag)
+/* Run `exe -e "tarmac_output='output'" script` in folder dir (the script's
+ * picture goes to output, a name of ours without quotes). *status gets the
+ * wait status; msg the first kilobytes of its output. TM_OK when it ran
+ * (whatever its status). */
+static int spawn_gnuplot(const char *exe, const char *dir, const char *script, const char *output,
+                         int *status, char *msg, size_t msg_n, tm_diag *diag)
 {
+    char set_output[SIM__PLOT_STEM_MAX + 64];
+    snprintf(set_output, sizeof set_output, "tarmac_output='%s'", output);
     int out[2] = {-1, -1}, err[2] = {-1, -1};
     msg[0] = '\0';
     /* nothing but the dup2'd ends reaches gnuplot; err[1] closing on exec
@@ -382,7 +388,7 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, i
     }
     if (pid == 0) {
         /* the child: only async-signal-safe calls until exec */
-        char *const argv[] = {(char *)"gnuplot", (char *)script, NULL};
+        char *const argv[] = {(char *)"gnuplot", (char *)"-e", set_output, (char *)script, NULL};
         int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
         int e = 0;
         if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0 ||
@@ -468,13 +474,23 @@ static int draw_all(sim__plot_ctx *c, tm_diag *diag)
         const char *stem = c->rep->stems[i];
         char script[SIM__PLOT_STEM_MAX + 8], msg[4096];
         snprintf(script, sizeof script, "%s.gp", stem);
+        /* the picture is drawn under a temporary name and renamed once
+         * gnuplot has succeeded and written something */
+        char out[SIM__PLOT_STEM_MAX + 48], tmp[1200], pic[1100];
+        snprintf(out, sizeof out, "%s.%s.tmp.%ld.%zu", stem, format_ext(c->format), (long)getpid(),
+                 i);
+        snprintf(tmp, sizeof tmp, "%s/%s", c->dir, out);
+        snprintf(pic, sizeof pic, "%s/%s.%s", c->dir, stem, format_ext(c->format));
         int status = 0;
-        int rc = spawn_gnuplot(exe, c->dir, script, &status, msg, sizeof msg, diag);
+        int rc = spawn_gnuplot(exe, c->dir, script, out, &status, msg, sizeof msg, diag);
         if (rc == TM_ERR_UNAVAILABLE)
             c->rep->gnuplot_missing = 1;
-        if (rc != TM_OK)
+        if (rc != TM_OK) {
+            unlink(tmp);
             return rc;
+        }
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            unlink(tmp);
             char line[400];
             first_line(line, sizeof line, msg);
             char where[1100];
@@ -487,12 +503,18 @@ static int draw_all(sim__plot_ctx *c, tm_diag *diag)
         }
         if (msg[0])
             fprintf(stderr, "tarmac plot: gnuplot on %s/%s said:\n%s", c->dir, script, msg);
-        char pic[1100];
-        snprintf(pic, sizeof pic, "%s/%s.%s", c->dir, stem, format_ext(c->format));
         struct stat st;
-        if (stat(pic, &st) != 0 || st.st_size == 0)
+        if (stat(tmp, &st) != 0 || st.st_size == 0) {
+            unlink(tmp);
             return tm_diag_set(diag, TM_ERR_INTERNAL, pic,
                                "gnuplot exited normally but wrote no picture");
+        }
+        if (rename(tmp, pic) != 0) {
+            int e = errno;
+            unlink(tmp);
+            return tm_diag_set(diag, TM_ERR_IO, pic, "cannot rename %s to the final name: %s", tmp,
+                               strerror(e));
+        }
         c->rep->n_drawn++;
     }
     return TM_OK;

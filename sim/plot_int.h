@@ -20,6 +20,7 @@
 #ifndef TARMAC_PLOT_INT_H
 #define TARMAC_PLOT_INT_H
 
+#include "afile_int.h"
 #include "h5io_int.h"
 #include "sim.h"
 
@@ -80,18 +81,20 @@ struct sim__plot_ctx {
 
 /* One figure being written. */
 typedef struct sim__plot_fig {
-    FILE *dat, *gp;
+    FILE *dat, *gp; /* write here (the temporaries of the two afiles) */
     char stem[SIM__PLOT_STEM_MAX];
-    char path_dat[1024], path_gp[1024];
+    sim__afile a_dat, a_gp;
 } sim__plot_fig;
 
 /* Start figure STEM of width x height pixels (SVG: the same; PDF: scaled to
- * inches): opens STEM.dat and STEM.gp and writes the script's preamble
+ * inches): opens STEM.dat and STEM.gp (as temporaries that take their names
+ * only when complete, afile_int.h) and writes the script's preamble
  * (terminal, output file, fonts, line styles 1..8, grid, noenhanced text). */
 int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int width, int height,
                     tm_diag *diag);
-/* Close both files (checking every write) and queue the script for gnuplot.
- * On failure the figure's files are removed. */
+/* Commit both files (checking every write; each appears under its name only
+ * when complete) and queue the script for gnuplot. On failure neither is
+ * left. */
 int sim__plot_end(sim__plot_ctx *c, sim__plot_fig *f, tm_diag *diag);
 /* Close and remove a figure's files after a failure elsewhere. NULL-safe. */
 void sim__plot_abandon(sim__plot_fig *f);

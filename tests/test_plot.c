@@ -633,6 +633,59 @@ int main(void)
         snprintf(p, sizeof p, "%s/%s.png", nodir, want[i]);
         CHECK(file_size(p) < 0);
     }
+
+    /* a gnuplot that dies half-way through its picture, and one that exits 0
+     * without drawing: no picture under the final name, no temporary left */
+    char fakebin[300], fake[400], fdir[300];
+    snprintf(fakebin, sizeof fakebin, "%s/fakebin", dir);
+    snprintf(fake, sizeof fake, "%s/gnuplot", fakebin);
+    snprintf(fdir, sizeof fdir, "%s/fake-figs", dir);
+    CHECK(mkdir(fakebin, 0755) == 0);
+    for (int mode = 0; mode < 2; mode++) {
+        FILE *g = fopen(fake, "w");
+        CHECK(g != NULL);
+        if (!g)
+            break;
+        /* argv: -e tarmac_output='NAME' SCRIPT */
+        fprintf(
+            g,
+            "#!/bin/sh\nout=$(printf '%%s' \"$2\" | sed \"s/^tarmac_output='\\(.*\\)'$/\\1/\")\n"
+            "%s\n",
+            mode == 0 ? "printf 'half a picture' > \"$out\" && echo \"$out\" > ../fakebin/seen; "
+                        "echo 'line 3: died' >&2; exit 1"
+                      : "exit 0");
+        fclose(g);
+        CHECK(chmod(fake, 0755) == 0);
+        char fpath[400];
+        snprintf(fpath, sizeof fpath, "%s:/usr/bin:/bin", fakebin);
+        setenv("PATH", fpath, 1);
+        sim__plot_opts fo = {fdir, SIM__PLOT_PNG, "slowdown"};
+        CHECK_EQ_INT(sim__plot_file(h5, &fo, &rep, &d), TM_ERR_INTERNAL);
+        CHECK(strstr(d.msg, mode == 0 ? "exited with status 1" : "wrote no picture") != NULL);
+        CHECK_EQ_U64(rep.n_drawn, 0);
+        snprintf(p, sizeof p, "%s/slowdown.png", fdir);
+        CHECK(file_size(p) < 0);
+        snprintf(p, sizeof p, "%s/slowdown.gp", fdir);
+        CHECK(file_size(p) > 100);
+        DIR *dd = opendir(fdir);
+        CHECK(dd != NULL);
+        for (struct dirent *e; dd && (e = readdir(dd));)
+            if (strstr(e->d_name, ".tmp.")) {
+                CHECK(!"a temporary left in the output folder");
+                printf("  left: %s\n", e->d_name);
+            }
+        if (dd)
+            closedir(dd);
+    }
+    /* the first one did write half a picture, under the temporary name */
+    char seen[400];
+    snprintf(seen, sizeof seen, "%s/seen", fakebin);
+    char *seen_text = slurp(seen);
+    CHECK(seen_text && strstr(seen_text, "slowdown.png.tmp.") == seen_text);
+    free(seen_text);
+    remove(seen);
+    remove(fake);
+    rmdir(fakebin);
     if (saved) {
         setenv("PATH", saved, 1);
         free(saved);
@@ -640,8 +693,8 @@ int main(void)
     CHECK_EQ_INT(sim__h5_open_ids(), 0);
     if (check_failures == 0) {
         /* clean up only on success, so a failure leaves the files to look at */
-        const char *const sub[] = {"figs",      "nognuplot",  "pack-figs",
-                                   "bare-figs", "sweep-figs", "cmp-figs"};
+        const char *const sub[] = {"figs",       "nognuplot", "pack-figs", "bare-figs",
+                                   "sweep-figs", "cmp-figs",  "fake-figs"};
         for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
             char q[600];
             snprintf(q, sizeof q, "%s/%s", dir, sub[i]);
