@@ -309,6 +309,85 @@ static void test_dotprod(void)
     pv_fini(&H);
 }
 
+/* the same with the reference simulator's scoring ("dotprod:k8s"): CPU and
+ * the node's total free GPU over the largest node's (here 64 cores, 8 GPUs),
+ * score int(100 (1 - dot / 2)), the highest wins, equal scores drawn. */
+static uint32_t pick_with(const char *placement, place_rand_fn fn);
+static uint64_t fixed_value, sm_state;
+static uint64_t fixed_rand(void *ud);
+static uint64_t splitmix(void *ud);
+
+static void test_dotprod_k8s(void)
+{
+    /* node 0: 8 GPUs, node 1: 2 GPUs, both free, 64 cores. A 1-GPU job, no CPU:
+     *  exact (by the node): node 0 (8000/8000)(1000/8000) = 0.125,
+     *                       node 1 (2000/2000)(1000/2000) = 0.5 -> node 0;
+     *  k8s (by the largest node): node 0 1 x 0.125 / 2 = 0.0625 -> 93,
+     *                       node 1 0.25 x 0.125 / 2 = 0.015625 -> 98 -> node 1 */
+    uint32_t g[3] = {8, 2, 2};
+    pv_init(&H, 1, NULL, NULL, g, 3);
+    place_job j = pv_job(1, 1);
+    pv_running_whole(&H, 100, 2, 2, -1); /* node 2 full for now */
+    CHECK_EQ_INT(place1("dotprod", j, NULL, NULL), 0);
+    CHECK_EQ_INT(place1("dotprod:k8s", j, NULL, NULL), 1);
+    pv_fini(&H);
+    /* nodes 1 and 2 both free: both 98, drawn. The first seen (node 1) is
+     * replaced by node 2 when the draw for the second is 0; without a random
+     * source the first seen stays */
+    pv_init(&H, 1, NULL, NULL, g, 3);
+    H.n_queue = 0;
+    pv_queue(&H, j);
+    fixed_value = 0;
+    CHECK_EQ_INT(pick_with("placement=dotprod:k8s", fixed_rand), 2);
+    fixed_value = UINT64_MAX;
+    CHECK_EQ_INT(pick_with("placement=dotprod:k8s", fixed_rand), 1);
+    CHECK_EQ_INT(pick_with("placement=dotprod:k8s", NULL), 1);
+    sm_state = check_seed(11);
+    uint32_t count[3] = {0};
+    for (int k = 0; k < 4000; k++) {
+        uint32_t n = pick_with("placement=dotprod:k8s", splitmix);
+        if (n < 3)
+            count[n]++;
+    }
+    CHECK_EQ_INT(count[0], 0);
+    CHECK_NEAR(count[1], 2000, 5 * sqrt(4000 * 0.25));
+    CHECK_NEAR(count[2], 2000, 5 * sqrt(4000 * 0.25));
+    pv_fini(&H);
+    /* a share: node 0 has 900 and 400 free, node 1 one free GPU; largest
+     * node 2 GPUs. A 300 share: node 0 (1300/2000)(300/2000) / 2 = 0.04875
+     * -> 95, node 1 (1000/2000)(300/2000) / 2 = 0.0375 -> 96: node 1 (the
+     * exact rule scores per GPU and takes node 0's 400). With node 1 busy,
+     * node 0's tightest GPU that holds it: GPU 1. */
+    uint32_t g2[2] = {2, 1};
+    pv_init(&H, 1, NULL, NULL, g2, 2);
+    run_share(100, 0, 0, 100);
+    run_share(101, 0, 1, 600);
+    uint32_t gpu = 9;
+    CHECK_EQ_INT(place1("dotprod:k8s", share(1, 300, 0), &gpu, NULL), 1);
+    CHECK_EQ_INT(gpu, 0);
+    CHECK_EQ_INT(place1("dotprod", share(1, 300, 0), &gpu, NULL), 0);
+    CHECK_EQ_INT(gpu, 1);
+    run_share(102, 1, 0, 900);
+    CHECK_EQ_INT(place1("dotprod:k8s", share(1, 300, 0), &gpu, NULL), 0);
+    CHECK_EQ_INT(gpu, 1);
+    pv_fini(&H);
+    /* arguments */
+    size_t nf;
+    const place_fit *const *fits = place_fit_list(&nf);
+    const place_fit *f = NULL;
+    for (size_t k = 0; k < nf; k++)
+        if (strcmp(fits[k]->name, "dotprod") == 0)
+            f = fits[k];
+    CHECK(f != NULL);
+    if (f) {
+        place_env env = pv_env();
+        void *st = NULL;
+        char err[200];
+        CHECK_EQ_INT(f->create(&env, "k9s", &st, err, sizeof err), PLACE_ERR_SPEC);
+        CHECK(strstr(err, "k9s") != NULL);
+    }
+}
+
 static void test_gpu_packing(void)
 {
     /* node 0: 8 GPUs idle; node 1: 4 GPUs idle; node 2: 8 GPUs, 2 taken;
@@ -358,13 +437,11 @@ static void test_gpu_clustering(void)
 }
 
 /* a deterministic random source for the random fit */
-static uint64_t fixed_value;
 static uint64_t fixed_rand(void *ud)
 {
     (void)ud;
     return fixed_value;
 }
-static uint64_t sm_state;
 static uint64_t splitmix(void *ud)
 {
     (void)ud;
@@ -374,11 +451,12 @@ static uint64_t splitmix(void *ud)
     return z ^ (z >> 31);
 }
 
-static uint32_t random_pick(place_rand_fn fn)
+/* One decision of `placement` over H's queue with the random source fn. */
+static uint32_t pick_with(const char *placement, place_rand_fn fn)
 {
     place_env env = {place_alloc_libc, NULL, fn, NULL};
     place_instance pi;
-    CHECK_EQ_INT(place_instance_init(&pi, &env, "placement=random", NULL, 0), PLACE_OK);
+    CHECK_EQ_INT(place_instance_init(&pi, &env, placement, NULL, 0), PLACE_OK);
     place_view v = pv_view(&H);
     place_part parts[4];
     place_decision d = {0, PLACE_NONE, 0, 4, parts};
@@ -387,6 +465,11 @@ static uint32_t random_pick(place_rand_fn fn)
     int rc = pi.policy->decide(pi.state, &v, &d);
     place_instance_fini(&pi);
     return rc == PLACE_OK ? parts[0].node : PLACE_NONE;
+}
+
+static uint32_t random_pick(place_rand_fn fn)
+{
+    return pick_with("placement=random", fn);
 }
 
 static void test_random(void)
@@ -568,6 +651,7 @@ int main(void)
     test_hetero();
     test_fgd();
     test_dotprod();
+    test_dotprod_k8s();
     test_gpu_packing();
     test_gpu_clustering();
     test_random();
