@@ -359,6 +359,68 @@ static void test_gavel_real(const char *dir)
             CHECK_NEAR(t.gpus, w[i].gpus, 0);
         CHECK(t.cls_max < 26);
     }
+    /* per-type speeds: the caller's types V100, H100 (not in the matrix), K80,
+     * P100. Every job's speed on type t is tput(t) / tput(v100) for its job
+     * type and scale, H100 is never allowed, and the run time on P100 is
+     * total_steps / tput(p100). First job of small_test: Transformer (batch
+     * size 128), 346 steps, scale 2. */
+    {
+        static const char *const types[] = {"V100", "H100", "K80", "P100"};
+        trace_read_opts o;
+        trace_read_opts_init(&o);
+        o.type_names = types;
+        o.n_types = 4;
+        trace_source s;
+        rc = trace_gavel_open(&s, data_path(dir, "gavel/traces/physical_cluster/small_test.trace"),
+                              m, "v100", &o, NULL, &d);
+        CHECK_EQ_INT(rc, TM_OK);
+        trace_job j;
+        const char *const *jt;
+        trace_gavel_matrix_job_types(m, &jt);
+        uint64_t n = 0;
+        while (rc == TM_OK && (rc = s.next(s.ud, &j, &d)) == TM_OK) {
+            n++;
+            const char *name = jt[j.cls];
+            double ref = trace_gavel_matrix_tput(m, "v100", name, j.gpus);
+            CHECK(j.speed != NULL);
+            CHECK(!(j.type_mask & 2u));
+            if (!j.speed || isnan(ref))
+                continue;
+            CHECK_NEAR(j.speed[0], 1.0, 1e-12);
+            CHECK_NEAR(j.speed[1], 0.0, 0);
+            const char *wk[4] = {"v100", NULL, "k80", "p100"};
+            for (int t = 0; t < 4; t++) {
+                if (!wk[t])
+                    continue;
+                double tp = trace_gavel_matrix_tput(m, wk[t], name, j.gpus);
+                int allowed = !isnan(tp) && tp > 0;
+                CHECK_EQ_INT((int)((j.type_mask >> t) & 1u), allowed);
+                if (allowed)
+                    CHECK_NEAR(j.speed[t], tp / ref, 1e-12);
+            }
+            if (n == 1) {
+                CHECK(strcmp(name, "Transformer (batch size 128)") == 0);
+                CHECK_EQ_U64(j.gpus, 2);
+                double p100 = trace_gavel_matrix_tput(m, "p100", name, 2);
+                CHECK_NEAR((double)j.duration_us / j.speed[3], 346 / p100 * 1e6, 1.0);
+            }
+        }
+        CHECK_EQ_INT(rc, TRACE_END);
+        CHECK_EQ_U64(n, 20);
+        s.close(s.ud);
+        /* a fleet of types the matrix does not name: no speeds, no mask */
+        static const char *const other[] = {"H100", "A100-80GB"};
+        o.type_names = other;
+        o.n_types = 2;
+        rc = trace_gavel_open(&s, data_path(dir, "gavel/traces/physical_cluster/small_test.trace"),
+                              m, "v100", &o, NULL, &d);
+        CHECK_EQ_INT(rc, TM_OK);
+        rc = s.next(s.ud, &j, &d);
+        CHECK_EQ_INT(rc, TM_OK);
+        CHECK(j.speed == NULL);
+        CHECK_EQ_U64(j.type_mask, 0);
+        s.close(s.ud);
+    }
     trace_gavel_matrix_free(m);
 }
 

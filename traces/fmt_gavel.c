@@ -4,7 +4,7 @@
  *
  * The matrix is JSON: {worker: {"('Job type', scale)": {"null": tput,
  * "('Other', s)": [a, b], ...}}}. Only the isolated throughputs ("null") are
- * kept (0, "cannot run there", is kept as no entry): a flat table of (worker, job type, scale,
+ * kept (0 too: "cannot run there"): a flat table of (worker, job type, scale,
  * steps/s), small (hundreds of entries) and searched linearly once per job. The file is read with
  * the streaming tokenizer of reader.c (cJSON stays the scenario loader's).
  *
@@ -16,8 +16,18 @@
  *                         scale_factor, priority_weight, SLO, arrival_time
  * duration = total_steps / throughput(ref worker, job type, scale); the job's
  * class is its job type's index in the matrix, so that results come per
- * model and per-type speeds (trace_gavel_matrix_tput) can be looked up by
- * class.
+ * model.
+ *
+ * Per-type speeds: when the caller names its GPU types
+ * (trace_read_opts.type_names) and some of them are worker types of the
+ * matrix (case-insensitive: "V100" is "v100"), each job carries its row of
+ * the matrix as speeds relative to the reference worker, speed[t] =
+ * tput(worker of t) / tput(ref), so it runs total_steps / tput(worker) on
+ * type t, and may run only on those types (type_mask): a type the matrix does
+ * not measure for the job (no entry, or 0: "cannot run there"), or does not
+ * name at all, is not allowed. One vector per (job type, scale), built when
+ * first seen and kept until close. Without such names the jobs carry no
+ * speeds and no mask (as before: every type at the class's speeds).
  */
 #include "trace_int.h"
 
@@ -178,8 +188,6 @@ int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag 
                     rc = trace__json_error(&js, diag, "expected a throughput >= 0 for \"null\"");
                     goto out;
                 }
-                if (js.num == 0)
-                    continue; /* 0: the job cannot run on this worker (no entry) */
                 if (m->n == m->cap) {
                     size_t cap = m->cap ? 2 * m->cap : 256;
                     entry *e = realloc(m->e, cap * sizeof *e);
@@ -255,13 +263,78 @@ double trace_gavel_matrix_tput(const trace_gavel_matrix *m, const char *worker,
 /* ------------------------------------------------------------------------- */
 /* traces                                                                     */
 
+/* A job type's row at one scale: its speeds per caller type. */
+typedef struct speed_row {
+    uint32_t job_type, scale;
+    uint64_t mask;
+    double *speed; /* n_types entries */
+} speed_row;
+
 typedef struct gavel_rd {
     trace__rd rd;
     const trace_gavel_matrix *m;
     int ref;
     uint64_t seq;
     uint64_t *approx;
+    int worker_of[64]; /* per caller type: its worker index, or -1 */
+    size_t n_types;    /* caller types with an entry in worker_of; 0: no speeds */
+    speed_row *rows;
+    size_t n_rows, cap_rows;
 } gavel_rd;
+
+/* Throughput of (jt, scale) on worker w: the entry (0 when it cannot run
+ * there), else the largest scale below scaled linearly (*approx set); NAN
+ * when neither exists. */
+static double tput_at(const trace_gavel_matrix *m, int w, int jt, uint32_t scale, int *approx)
+{
+    double tput = lookup(m, w, jt, scale);
+    *approx = 0;
+    if (!isnan(tput))
+        return tput;
+    uint32_t best = 0;
+    for (size_t i = 0; i < m->n; i++) {
+        const entry *e = &m->e[i];
+        if ((int)e->worker == w && (int)e->job_type == jt && e->scale < scale && e->scale > best) {
+            best = e->scale;
+            tput = e->tput * (double)scale / e->scale;
+        }
+    }
+    *approx = best != 0;
+    return best ? tput : NAN;
+}
+
+/* The speed row of (jt, scale) against the reference throughput ref_tput;
+ * NULL when out of memory. */
+static const speed_row *row_of(gavel_rd *s, int jt, uint32_t scale, double ref_tput)
+{
+    for (size_t i = 0; i < s->n_rows; i++)
+        if ((int)s->rows[i].job_type == jt && s->rows[i].scale == scale)
+            return &s->rows[i];
+    if (s->n_rows == s->cap_rows) {
+        size_t cap = s->cap_rows ? 2 * s->cap_rows : 16;
+        speed_row *r = realloc(s->rows, cap * sizeof *r);
+        if (!r)
+            return NULL;
+        s->rows = r;
+        s->cap_rows = cap;
+    }
+    double *v = calloc(s->n_types, sizeof *v);
+    if (!v)
+        return NULL;
+    speed_row *row = &s->rows[s->n_rows++];
+    *row = (speed_row){(uint32_t)jt, scale, 0, v};
+    for (size_t t = 0; t < s->n_types; t++) {
+        if (s->worker_of[t] < 0)
+            continue;
+        int approx;
+        double tp = tput_at(s->m, s->worker_of[t], jt, scale, &approx);
+        if (isnan(tp) || !(tp > 0))
+            continue; /* not measured there: not allowed */
+        v[t] = tp / ref_tput;
+        row->mask |= 1ull << t;
+    }
+    return row;
+}
 
 static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
 {
@@ -316,29 +389,32 @@ static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
                 return rc;
             continue;
         }
-        double tput = lookup(s->m, s->ref, jt, (uint32_t)scale);
-        if (isnan(tput)) {
-            /* the largest scale below, throughput scaled linearly */
-            uint32_t best = 0;
-            for (size_t i = 0; i < s->m->n; i++) {
-                const entry *e = &s->m->e[i];
-                if ((int)e->worker == s->ref && (int)e->job_type == jt &&
-                    e->scale < (uint32_t)scale && e->scale > best) {
-                    best = e->scale;
-                    tput = e->tput * (double)scale / e->scale;
-                }
-            }
-            if (best == 0) {
+        int approx;
+        double tput = tput_at(s->m, s->ref, jt, (uint32_t)scale, &approx);
+        if (!(tput > 0)) { /* none, or 0: it cannot run on the reference worker */
+            if ((rc = trace__rd_bad(r, diag,
+                                    "expected a throughput above 0 for \"%.60s\" at scale %lld "
+                                    "or below on the reference worker, got %s",
+                                    f[0], (long long)scale, isnan(tput) ? "none" : "0")))
+                return rc;
+            continue;
+        }
+        const speed_row *row = NULL;
+        if (s->n_types) {
+            row = row_of(s, jt, (uint32_t)scale, tput);
+            if (!row)
+                return tm_diag_set(diag, TM_ERR_NOMEM, r->where, "out of memory");
+            if (row->mask == 0) {
                 if ((rc = trace__rd_bad(r, diag,
-                                        "expected a throughput for \"%.60s\" at scale %lld or "
-                                        "below on the reference worker",
+                                        "expected a throughput for \"%.60s\" at scale %lld on "
+                                        "one of the fleet's GPU types, got none",
                                         f[0], (long long)scale)))
                     return rc;
                 continue;
             }
-            if (s->approx)
-                (*s->approx)++;
         }
+        if (approx && s->approx)
+            (*s->approx)++;
         int bad;
         if ((rc = trace__rd_order(r, trace__s_to_us(arrival), &bad, diag)))
             return rc;
@@ -352,6 +428,10 @@ static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
         j->cls = r->o.cls + (uint32_t)jt;
         j->value = prio;
         j->flags = TRACE_JOB_CAN_SPAN; /* Gavel places GPUs, not nodes: gangs may span */
+        if (row) {
+            j->speed = row->speed;
+            j->type_mask = row->mask;
+        }
         r->st->records++;
         return TM_OK;
     }
@@ -363,6 +443,9 @@ static void gavel_close(void *ud)
     if (!s)
         return;
     trace__rd_close(&s->rd);
+    for (size_t i = 0; i < s->n_rows; i++)
+        free(s->rows[i].speed);
+    free(s->rows);
     free(s);
 }
 
@@ -382,6 +465,16 @@ int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matr
     s->m = m;
     s->ref = ref;
     s->approx = approximated;
+    size_t nt = o && o->type_names ? (o->n_types < 64 ? o->n_types : 64) : 0;
+    for (size_t t = 0; t < 64; t++)
+        s->worker_of[t] = -1;
+    for (size_t w = 0; w < m->n_workers; w++) {
+        int t = trace_type_index(o, m->workers[w]);
+        if (t >= 0 && (size_t)t < nt) {
+            s->worker_of[t] = (int)w;
+            s->n_types = nt;
+        }
+    }
     if (approximated)
         *approximated = 0;
     int rc = trace__rd_open(&s->rd, path, o, diag);

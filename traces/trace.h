@@ -465,7 +465,8 @@ size_t trace_gavel_matrix_workers(const trace_gavel_matrix *m, const char *const
 size_t trace_gavel_matrix_job_types(const trace_gavel_matrix *m, const char *const **names);
 /* Index of a job type, or -1. */
 int trace_gavel_matrix_job_type(const trace_gavel_matrix *m, const char *job_type);
-/* Isolated throughput (steps/s) of (job type, scale factor) on a worker type;
+/* Isolated throughput (steps/s) of (job type, scale factor) on a worker type
+ * (0: the matrix says it cannot run there);
  * NAN when the matrix has no entry. */
 double trace_gavel_matrix_tput(const trace_gavel_matrix *m, const char *worker,
                                const char *job_type, uint32_t scale);
@@ -475,7 +476,10 @@ double trace_gavel_matrix_tput(const trace_gavel_matrix *m, const char *worker,
  * throughput on ref_worker; gpus = scale_factor; cls = o->cls + the job
  * type's index in m (one class per job type). A scale missing from the matrix
  * uses the largest scale of that job type below it, the throughput scaled by
- * scale / that scale (counted in *approximated when not NULL). */
+ * scale / that scale (counted in *approximated when not NULL). When o names
+ * GPU types that are worker types of m, each job's speed[] (over o's types)
+ * is its row of m relative to ref_worker and its type_mask the types with a
+ * throughput above 0 (fmt_gavel.c). */
 int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matrix *m,
                      const char *ref_worker, const trace_read_opts *o, uint64_t *approximated,
                      tm_diag *diag);
