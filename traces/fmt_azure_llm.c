@@ -15,8 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_COLS 16
-
 typedef struct azure_rd {
     trace__rd rd;
     int col[3];
@@ -28,23 +26,14 @@ static int azure_next(void *ud, trace_request *q, tm_diag *diag)
 {
     azure_rd *s = ud;
     trace__rd *r = &s->rd;
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
+    char *f[TRACE__MAX_COLS + 1];
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
-        if (rc != TM_OK)
+        int rc = trace__rd_csv_row(r, f, s->ncols, diag);
+        if (rc != TM_OK && rc != TRACE__SKIP)
             return rc;
-        if (len == 0)
+        s->seq++; /* a request's id is its row */
+        if (rc == TRACE__SKIP)
             continue;
-        r->st->rows++;
-        s->seq++;
-        size_t n = trace__split_csv(line, f, MAX_COLS);
-        if (n != s->ncols) {
-            if ((rc = trace__rd_bad(r, diag, "expected %zu fields as in the header, got %zu",
-                                    s->ncols, n == (size_t)-1 ? 0 : n)))
-                return rc;
-            continue;
-        }
         double t;
         int64_t p, o;
         if (trace__parse_f64(f[s->col[0]], &t) || trace__parse_i64(f[s->col[1]], &p) ||
@@ -78,49 +67,23 @@ static int azure_next(void *ud, trace_request *q, tm_diag *diag)
     }
 }
 
-static void azure_close(void *ud)
-{
-    azure_rd *s = ud;
-    if (!s)
-        return;
-    trace__rd_close(&s->rd);
-    free(s);
-}
-
 int trace_azure_llm_open(trace_request_source *src, const char *path, const trace_read_opts *o,
                          tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    azure_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     static const char *const names[3] = {"arrived_at", "num_prefill_tokens", "num_decode_tokens"};
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
-    int rc = trace__rd_open(&s->rd, path, o, diag);
-    if (rc == TM_OK && (rc = trace__rd_line(&s->rd, &line, &len, diag)) == TRACE_END)
-        rc = tm_diag_set(diag, TM_ERR_TRACE, s->rd.where, "expected a header, got an empty file");
-    if (rc == TM_OK) {
-        size_t n = trace__split_csv(line, f, MAX_COLS);
-        s->ncols = n;
-        for (int c = 0; c < 3 && rc == TM_OK; c++) {
-            s->col[c] = -1;
-            for (size_t i = 0; n <= MAX_COLS && i < n; i++)
-                if (strcmp(f[i], names[c]) == 0)
-                    s->col[c] = (int)i;
-            if (s->col[c] < 0)
-                rc = tm_diag_set(diag, TM_ERR_TRACE, s->rd.where,
-                                 "expected the header arrived_at,num_prefill_tokens,"
-                                 "num_decode_tokens (column \"%s\" is missing)",
-                                 names[c]);
-        }
-    }
+    int rc;
+    azure_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
+    if (rc == TM_OK)
+        rc = trace__rd_header(&s->rd, names, 3, 3,
+                              "the header arrived_at,num_prefill_tokens,num_decode_tokens", s->col,
+                              &s->ncols, diag);
     if (rc != TM_OK) {
-        azure_close(s);
+        trace__rd_free(s);
         return rc;
     }
     src->next = azure_next;
-    src->close = azure_close;
+    src->close = trace__rd_free;
     src->ud = s;
     return TM_OK;
 }

@@ -459,9 +459,14 @@ int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matr
         return tm_diag_set(diag, TM_ERR_INVAL, path,
                            "expected a throughput matrix with worker type \"%s\"",
                            ref_worker ? ref_worker : "v100");
-    gavel_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    if (approximated)
+        *approximated = 0;
+    int rc;
+    gavel_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
+    if (rc != TM_OK) {
+        gavel_close(s);
+        return rc;
+    }
     s->m = m;
     s->ref = ref;
     s->approx = approximated;
@@ -474,13 +479,6 @@ int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matr
             s->worker_of[t] = (int)w;
             s->n_types = nt;
         }
-    }
-    if (approximated)
-        *approximated = 0;
-    int rc = trace__rd_open(&s->rd, path, o, diag);
-    if (rc != TM_OK) {
-        gavel_close(s);
-        return rc;
     }
     src->next = gavel_next;
     src->close = gavel_close;

@@ -15,13 +15,12 @@
  */
 #include "trace_int.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-enum { H_ID, H_USER, H_GPU, H_CPU, H_NODE, H_STATE, H_SUBMIT, H_DURATION, H_N };
-static const char *const cols[H_N] = {"job_id",   "user",  "gpu_num",     "cpu_num",
-                                      "node_num", "state", "submit_time", "duration"};
-#define MAX_COLS 32
+/* the required columns first */
+enum { H_ID, H_GPU, H_SUBMIT, H_DURATION, H_USER, H_CPU, H_NODE, H_STATE, H_N };
+static const char *const cols[H_N] = {"job_id", "gpu_num", "submit_time", "duration",
+                                      "user",   "cpu_num", "node_num",    "state"};
 
 typedef struct helios_rd {
     trace__rd rd;
@@ -33,22 +32,13 @@ static int helios_next(void *ud, trace_job *j, tm_diag *diag)
 {
     helios_rd *s = ud;
     trace__rd *r = &s->rd;
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
+    char *f[TRACE__MAX_COLS + 1];
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
+        int rc = trace__rd_csv_row(r, f, s->ncols, diag);
+        if (rc == TRACE__SKIP)
+            continue;
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue;
-        r->st->rows++;
-        size_t n = trace__split_csv(line, f, MAX_COLS);
-        if (n != s->ncols) {
-            if ((rc = trace__rd_bad(r, diag, "expected %zu fields as in the header, got %zu",
-                                    s->ncols, n == (size_t)-1 ? 0 : n)))
-                return rc;
-            continue;
-        }
         int64_t id, gpus, cpus = 0, nodes = 1, t;
         double dur;
         if (trace__parse_i64(f[s->col[H_ID]], &id) || trace__parse_i64(f[s->col[H_GPU]], &gpus) ||
@@ -112,48 +102,20 @@ static int helios_next(void *ud, trace_job *j, tm_diag *diag)
     }
 }
 
-static void helios_close(void *ud)
-{
-    helios_rd *s = ud;
-    if (!s)
-        return;
-    trace__rd_close(&s->rd);
-    free(s);
-}
-
 int trace_helios_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    helios_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    int rc = trace__rd_open(&s->rd, path, o, diag);
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
-    if (rc == TM_OK && (rc = trace__rd_line(&s->rd, &line, &len, diag)) == TRACE_END)
-        rc = tm_diag_set(diag, TM_ERR_TRACE, s->rd.where, "expected a header, got an empty file");
-    if (rc == TM_OK) {
-        size_t n = trace__split_csv(line, f, MAX_COLS);
-        s->ncols = n;
-        for (int c = 0; c < H_N; c++) {
-            s->col[c] = -1;
-            for (size_t i = 0; n <= MAX_COLS && i < n; i++)
-                if (strcmp(f[i], cols[c]) == 0)
-                    s->col[c] = (int)i;
-        }
-        int req[] = {H_ID, H_GPU, H_SUBMIT, H_DURATION};
-        for (size_t k = 0; k < 4 && rc == TM_OK; k++)
-            if (s->col[req[k]] < 0)
-                rc = tm_diag_set(diag, TM_ERR_TRACE, s->rd.where,
-                                 "expected a Helios cluster_log.csv header with column \"%s\"",
-                                 cols[req[k]]);
-    }
+    int rc;
+    helios_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
+    if (rc == TM_OK)
+        rc = trace__rd_header(&s->rd, cols, H_N, 4, "a Helios cluster_log.csv header", s->col,
+                              &s->ncols, diag);
     if (rc != TM_OK) {
-        helios_close(s);
+        trace__rd_free(s);
         return rc;
     }
     src->next = helios_next;
-    src->close = helios_close;
+    src->close = trace__rd_free;
     src->ud = s;
     return TM_OK;
 }

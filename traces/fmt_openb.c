@@ -30,39 +30,6 @@ const char *trace_openb_model_type(const char *model)
     return NULL;
 }
 
-#define MAX_COLS 32
-
-/* Column positions from the header; -1 when absent. */
-static int header_cols(trace__rd *r, const char *const *names, int n, int *col, size_t *ncols,
-                       int n_required, tm_diag *diag)
-{
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
-    int rc = trace__rd_line(r, &line, &len, diag);
-    if (rc == TRACE_END)
-        return tm_diag_set(diag, TM_ERR_TRACE, r->where,
-                           "expected a header row, got an empty file");
-    if (rc != TM_OK)
-        return rc;
-    if ((unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
-        (unsigned char)line[2] == 0xBF)
-        line += 3;
-    size_t nf = trace__split_csv(line, f, MAX_COLS);
-    if (nf == (size_t)-1 || nf > MAX_COLS)
-        return tm_diag_set(diag, TM_ERR_TRACE, r->where, "expected a header of column names");
-    *ncols = nf;
-    for (int c = 0; c < n; c++) {
-        col[c] = -1;
-        for (size_t i = 0; i < nf; i++)
-            if (strcmp(f[i], names[c]) == 0)
-                col[c] = (int)i;
-        if (c < n_required && col[c] < 0)
-            return tm_diag_set(diag, TM_ERR_TRACE, r->where,
-                               "expected a column named \"%s\" in the header", names[c]);
-    }
-    return TM_OK;
-}
-
 /* ------------------------------------------------------------------------- */
 /* node list                                                                  */
 
@@ -79,22 +46,13 @@ static int nodes_next(void *ud, trace_node *node, tm_diag *diag)
 {
     nodes_rd *s = ud;
     trace__rd *r = &s->rd;
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
+    char *f[TRACE__MAX_COLS + 1];
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
+        int rc = trace__rd_csv_row(r, f, s->ncols, diag);
+        if (rc == TRACE__SKIP)
+            continue;
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue;
-        r->st->rows++;
-        size_t n = trace__split_csv(line, f, MAX_COLS);
-        if (n != s->ncols) {
-            if ((rc = trace__rd_bad(r, diag, "expected %zu fields as in the header, got %zu",
-                                    s->ncols, n == (size_t)-1 ? 0 : n)))
-                return rc;
-            continue;
-        }
         int64_t cpu, mem, gpus;
         const char *model = f[s->col[N_MODEL]];
         if (trace__parse_i64(f[s->col[N_CPU]], &cpu) || trace__parse_i64(f[s->col[N_MEM]], &mem) ||
@@ -130,31 +88,21 @@ static int nodes_next(void *ud, trace_node *node, tm_diag *diag)
     }
 }
 
-static void nodes_close(void *ud)
-{
-    nodes_rd *s = ud;
-    if (!s)
-        return;
-    trace__rd_close(&s->rd);
-    free(s);
-}
-
 int trace_openb_nodes_open(trace_node_source *src, const char *path, const trace_read_opts *o,
                            tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    nodes_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    int rc = trace__rd_open(&s->rd, path, o, diag);
+    int rc;
+    nodes_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
     if (rc == TM_OK)
-        rc = header_cols(&s->rd, node_cols, N_N, s->col, &s->ncols, N_N, diag);
+        rc = trace__rd_header(&s->rd, node_cols, N_N, N_N, "an openb node list header", s->col,
+                              &s->ncols, diag);
     if (rc != TM_OK) {
-        nodes_close(s);
+        trace__rd_free(s);
         return rc;
     }
     src->next = nodes_next;
-    src->close = nodes_close;
+    src->close = trace__rd_free;
     src->ud = s;
     return TM_OK;
 }
@@ -214,23 +162,14 @@ static int pods_next(void *ud, trace_job *j, tm_diag *diag)
 {
     pods_rd *s = ud;
     trace__rd *r = &s->rd;
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
+    char *f[TRACE__MAX_COLS + 1];
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
-        if (rc != TM_OK)
+        int rc = trace__rd_csv_row(r, f, s->ncols, diag);
+        if (rc != TM_OK && rc != TRACE__SKIP)
             return rc;
-        if (len == 0)
+        s->seq++; /* a pod without a number in its name is numbered by its row */
+        if (rc == TRACE__SKIP)
             continue;
-        r->st->rows++;
-        s->seq++;
-        size_t n = trace__split_csv(line, f, MAX_COLS);
-        if (n != s->ncols) {
-            if ((rc = trace__rd_bad(r, diag, "expected %zu fields as in the header, got %zu",
-                                    s->ncols, n == (size_t)-1 ? 0 : n)))
-                return rc;
-            continue;
-        }
         int64_t cpu, mem, ngpu, milli;
         const char *num_names[4] = {"cpu_milli", "memory_mib", "num_gpu", "gpu_milli"};
         int64_t *nums[4] = {&cpu, &mem, &ngpu, &milli};
@@ -315,25 +254,15 @@ static int pods_next(void *ud, trace_job *j, tm_diag *diag)
     }
 }
 
-static void pods_close(void *ud)
-{
-    pods_rd *s = ud;
-    if (!s)
-        return;
-    trace__rd_close(&s->rd);
-    free(s);
-}
-
 int trace_openb_pods_open(trace_source *src, const char *path, const trace_read_opts *o,
                           tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    pods_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    int rc = trace__rd_open(&s->rd, path, o, diag);
+    int rc;
+    pods_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
     if (rc == TM_OK)
-        rc = header_cols(&s->rd, pod_cols, P_N, s->col, &s->ncols, 5, diag);
+        rc = trace__rd_header(&s->rd, pod_cols, P_N, 5, "an openb pod list header", s->col,
+                              &s->ncols, diag);
     if (rc == TM_OK) {
         int any = s->col[P_CREATE] >= 0 || s->col[P_DELETE] >= 0 || s->col[P_SCHED] >= 0;
         s->timed = s->col[P_CREATE] >= 0 && s->col[P_DELETE] >= 0 && s->col[P_SCHED] >= 0;
@@ -343,11 +272,11 @@ int trace_openb_pods_open(trace_source *src, const char *path, const trace_read_
                              "none of them");
     }
     if (rc != TM_OK) {
-        pods_close(s);
+        trace__rd_free(s);
         return rc;
     }
     src->next = pods_next;
-    src->close = pods_close;
+    src->close = trace__rd_free;
     src->ud = s;
     return TM_OK;
 }

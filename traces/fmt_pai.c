@@ -101,29 +101,18 @@ static int machines_next(void *ud, trace_node *node, tm_diag *diag)
     }
 }
 
-static void machines_close(void *ud)
-{
-    machines_rd *s = ud;
-    if (!s)
-        return;
-    trace__rd_close(&s->rd);
-    free(s);
-}
-
 int trace_pai_machines_open(trace_node_source *src, const char *path, const trace_read_opts *o,
                             tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    machines_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    int rc = trace__rd_open(&s->rd, path, o, diag);
+    int rc;
+    machines_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
     if (rc != TM_OK) {
-        machines_close(s);
+        trace__rd_free(s);
         return rc;
     }
     src->next = machines_next;
-    src->close = machines_close;
+    src->close = trace__rd_free;
     src->ud = s;
     return TM_OK;
 }
@@ -234,29 +223,18 @@ static int tasks_next(void *ud, trace_job *job, tm_diag *diag)
     return TM_OK;
 }
 
-static void tasks_close(void *ud)
-{
-    tasks_rd *s = ud;
-    if (!s)
-        return;
-    trace__rd_close(&s->rd);
-    free(s);
-}
-
 int trace_pai_tasks_open(trace_source *src, const char *path, const trace_read_opts *o,
                          tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    tasks_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    int rc = trace__rd_open(&s->rd, path, o, diag);
+    int rc;
+    tasks_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
     if (rc != TM_OK) {
-        tasks_close(s);
+        trace__rd_free(s);
         return rc;
     }
     src->next = tasks_next;
-    src->close = tasks_close;
+    src->close = trace__rd_free;
     src->ud = s;
     return TM_OK;
 }

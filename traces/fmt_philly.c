@@ -307,10 +307,8 @@ static void philly_close(void *ud)
 int trace_philly_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    philly_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    int rc = trace__rd_open(&s->rd, path, o, diag);
+    int rc;
+    philly_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
     if (rc != TM_OK) {
         philly_close(s);
         return rc;

@@ -186,13 +186,11 @@ int trace_swf_open(trace_source *src, const char *path, const trace_read_opts *o
                    trace_swf_info *info, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    swf_rd *s = calloc(1, sizeof *s);
-    if (!s)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    s->info.max_nodes = s->info.max_procs = s->info.max_jobs = s->info.unix_start_s = -1;
-    int rc = trace__rd_open(&s->rd, path, o, diag);
+    int rc;
+    swf_rd *s = trace__rd_new(sizeof *s, path, o, &rc, diag);
     if (rc != TM_OK)
         goto fail;
+    s->info.max_nodes = s->info.max_procs = s->info.max_jobs = s->info.unix_start_s = -1;
     for (;;) {
         char *line;
         size_t len;

@@ -54,8 +54,6 @@ const char *trace_tarmac_header(void)
     return header;
 }
 
-#define MAX_COLS 64
-
 typedef struct tarmac_rd {
     trace__rd rd;
     int col[C_N]; /* field index of each column, -1 absent */
@@ -148,26 +146,13 @@ static int tarmac_next(void *ud, trace_job *job, tm_diag *diag)
 {
     tarmac_rd *t = ud;
     trace__rd *r = &t->rd;
-    char *line, *f[MAX_COLS + 1];
-    size_t len;
+    char *f[TRACE__MAX_COLS + 1];
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
+        int rc = trace__rd_csv_row(r, f, t->ncols, diag);
+        if (rc == TRACE__SKIP)
+            continue;
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue; /* blank lines carry nothing */
-        r->st->rows++;
-        size_t n = trace__split_csv(line, f, MAX_COLS);
-        if (n != t->ncols) {
-            if (n == (size_t)-1)
-                rc = trace__rd_bad(r, diag, "expected a closing quote, got the end of the line");
-            else
-                rc = trace__rd_bad(r, diag, "expected %zu fields as in the header, got %zu",
-                                   t->ncols, n > MAX_COLS ? n - 1 : n);
-            if (rc != TM_OK)
-                return rc;
-            continue;
-        }
         t->seq++;
         int bad;
         rc = parse_row(t, f, job, &bad, diag);
@@ -180,25 +165,14 @@ static int tarmac_next(void *ud, trace_job *job, tm_diag *diag)
     }
 }
 
-static void tarmac_close(void *ud)
-{
-    tarmac_rd *t = ud;
-    if (!t)
-        return;
-    trace__rd_close(&t->rd);
-    free(t);
-}
-
 int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts *o, tm_diag *diag)
 {
     memset(src, 0, sizeof *src);
-    tarmac_rd *t = calloc(1, sizeof *t);
-    if (!t)
-        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    int rc = trace__rd_open(&t->rd, path, o, diag);
+    int rc;
+    tarmac_rd *t = trace__rd_new(sizeof *t, path, o, &rc, diag);
     if (rc != TM_OK)
         goto fail;
-    char *line, *f[MAX_COLS + 1];
+    char *line, *f[TRACE__MAX_COLS + 1];
     size_t len;
     rc = trace__rd_line(&t->rd, &line, &len, diag);
     if (rc == TRACE_END) {
@@ -211,10 +185,10 @@ int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts
     if ((unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
         (unsigned char)line[2] == 0xBF)
         line += 3;
-    size_t n = trace__split_csv(line, f, MAX_COLS);
-    if (n == (size_t)-1 || n > MAX_COLS) {
+    size_t n = trace__split_csv(line, f, TRACE__MAX_COLS);
+    if (n == (size_t)-1 || n > TRACE__MAX_COLS) {
         rc = tm_diag_set(diag, TM_ERR_TRACE, t->rd.where,
-                         "expected a header of at most %d column names", MAX_COLS);
+                         "expected a header of at most %d column names", TRACE__MAX_COLS);
         goto fail;
     }
     t->ncols = n;
@@ -244,11 +218,11 @@ int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts
         goto fail;
     }
     src->next = tarmac_next;
-    src->close = tarmac_close;
+    src->close = trace__rd_free;
     src->ud = t;
     return TM_OK;
 fail:
-    tarmac_close(t);
+    trace__rd_free(t);
     return rc;
 }
 

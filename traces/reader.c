@@ -111,6 +111,80 @@ int trace__rd_bad(trace__rd *r, tm_diag *diag, const char *fmt, ...)
     return TM_OK;
 }
 
+void *trace__rd_new(size_t size, const char *path, const trace_read_opts *o, int *rc, tm_diag *diag)
+{
+    trace__rd *r = calloc(1, size);
+    if (!r) {
+        *rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+        return NULL;
+    }
+    *rc = trace__rd_open(r, path, o, diag);
+    return r;
+}
+
+void trace__rd_free(void *state)
+{
+    if (!state)
+        return;
+    trace__rd_close(state);
+    free(state);
+}
+
+int trace__rd_header(trace__rd *r, const char *const *names, int n, int n_required,
+                     const char *what, int *col, size_t *ncols, tm_diag *diag)
+{
+    char *line, *f[TRACE__MAX_COLS + 1];
+    size_t len;
+    int rc = trace__rd_line(r, &line, &len, diag);
+    if (rc == TRACE_END)
+        return tm_diag_set(diag, TM_ERR_TRACE, r->where, "expected %s, got an empty file", what);
+    if (rc != TM_OK)
+        return rc;
+    if ((unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
+        (unsigned char)line[2] == 0xBF)
+        line += 3; /* a UTF-8 byte order mark */
+    size_t nf = trace__split_csv(line, f, TRACE__MAX_COLS);
+    if (nf == (size_t)-1 || nf > TRACE__MAX_COLS)
+        return tm_diag_set(diag, TM_ERR_TRACE, r->where, "expected %s of at most %d column names",
+                           what, TRACE__MAX_COLS);
+    *ncols = nf;
+    for (int c = 0; c < n; c++) {
+        col[c] = -1;
+        for (size_t i = 0; i < nf; i++)
+            if (strcmp(f[i], names[c]) == 0)
+                col[c] = (int)i;
+        if (c < n_required && col[c] < 0)
+            return tm_diag_set(diag, TM_ERR_TRACE, r->where,
+                               "expected %s with a column named \"%s\"", what, names[c]);
+    }
+    return TM_OK;
+}
+
+int trace__rd_csv_row(trace__rd *r, char **f, size_t ncols, tm_diag *diag)
+{
+    char *line;
+    size_t len;
+    for (;;) {
+        int rc = trace__rd_line(r, &line, &len, diag);
+        if (rc != TM_OK)
+            return rc;
+        if (len == 0)
+            continue; /* blank lines carry nothing */
+        r->st->rows++;
+        size_t n = trace__split_csv(line, f, TRACE__MAX_COLS);
+        if (n == ncols)
+            return TM_OK;
+        if (n == (size_t)-1)
+            rc = trace__rd_bad(r, diag, "expected a closing quote, got the end of the line");
+        else if (n > TRACE__MAX_COLS)
+            rc = trace__rd_bad(r, diag, "expected %zu fields as in the header, got more than %d",
+                               ncols, TRACE__MAX_COLS);
+        else
+            rc = trace__rd_bad(r, diag, "expected %zu fields as in the header, got %zu", ncols, n);
+        return rc != TM_OK ? rc : TRACE__SKIP;
+    }
+}
+
 void trace__rd_drop(trace__rd *r)
 {
     r->st->dropped++;

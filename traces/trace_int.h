@@ -31,6 +31,31 @@ int trace__rd_line(trace__rd *r, char **line, size_t *len, tm_diag *diag);
  * TM_OK in lenient mode (counted and reported; the caller skips the row). */
 int trace__rd_bad(trace__rd *r, tm_diag *diag, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A reader's state: a struct whose first member is its trace__rd. new
+ * allocates `size` bytes (zeroed) and opens the trace__rd on path; *rc gets
+ * TM_OK or the error (the state, when not NULL, must still be freed). free
+ * closes and frees a state with nothing else to release (NULL-safe; usable
+ * as a source's close). */
+void *trace__rd_new(size_t size, const char *path, const trace_read_opts *o, int *rc,
+                    tm_diag *diag);
+void trace__rd_free(void *state);
+
+/* CSV with a header: column names of at most TRACE__MAX_COLS columns. */
+#define TRACE__MAX_COLS 32
+/* trace__rd_csv_row: a malformed row was counted and skipped (lenient mode). */
+#define TRACE__SKIP 2
+/* Read the header row (a UTF-8 byte order mark is skipped) and find the
+ * columns names[0..n): col[c] is the position of names[c], -1 when absent;
+ * the first n_required must be present, else TM_ERR_TRACE "expected <what>
+ * with a column named ...". *ncols gets the header's number of columns. */
+int trace__rd_header(trace__rd *r, const char *const *names, int n, int n_required,
+                     const char *what, int *col, size_t *ncols, tm_diag *diag);
+/* The next data row, split into f (TRACE__MAX_COLS + 1 entries), blank lines
+ * skipped, counted in stats.rows. TM_OK when it has exactly ncols fields;
+ * otherwise it is malformed (trace__rd_bad: TM_ERR_TRACE in strict mode,
+ * TRACE__SKIP in lenient mode); TRACE_END at the end, or a read error. */
+int trace__rd_csv_row(trace__rd *r, char **f, size_t ncols, tm_diag *diag);
+
 /* A well-formed row the format's rules do not replay. */
 void trace__rd_drop(trace__rd *r);
 /* Submit order: a row before the previous one is malformed (returns as
