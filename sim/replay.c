@@ -5,7 +5,8 @@
  * a node list (openb, PAI), from an SWF header (the machine as nodes of
  * processor-"GPUs"), or from a scenario / fleet file; the classes are named
  * after what the trace distinguishes (one "trace" class, or Gavel's job
- * types). The window protocol (the evaluation of batch-scheduling papers on
+ * types), at speed 1 on every GPU type: a trace records run times, not
+ * work at a reference speed. The window protocol (the evaluation of batch-scheduling papers on
  * SWF logs) runs each window as its own drained run of the engine, through
  * trace_window_open over a fresh source.
  */
@@ -37,8 +38,15 @@ int sim_scenario_set_classes(sim_scenario *sc, const char *const *names, size_t 
     sim_class_cfg *c = calloc(n, sizeof *c);
     if (!c)
         return tm_diag_set(diag, TM_ERR_NOMEM, "replay", "out of memory");
-    for (size_t i = 0; i < n; i++) /* never sampled: the trace supplies the jobs */
+    /* never sampled: the trace supplies the jobs. A trace's durations are the
+     * run times it recorded, on whatever GPU ran them, so its classes run at
+     * speed 1 on every type; per-type speeds come only from the trace itself
+     * (trace_job.speed: Gavel's throughput matrix). */
+    for (size_t i = 0; i < n; i++) {
         sim_scenario_class_defaults(sc, &c[i], names[i]);
+        for (size_t t = 0; t < PLACE_MAX_TYPES; t++)
+            c[i].speed[t] = 1.0;
+    }
     for (size_t i = 0; i < sc->n_classes; i++) {
         trace_dist_fini(&sc->classes[i].gpus);
         trace_dist_fini(&sc->classes[i].duration_s);

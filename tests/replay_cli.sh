@@ -72,9 +72,9 @@ grep -q "openb_pod_list_gpushare40.csv:[0-9]*: expected rows in non-decreasing s
 "$BIN" replay "$D/azure-llm-inference-2023/splitwise_code.csv" --format azure-llm --bin 60 \
     -o "$W/profile.csv" -q || fail "azure profile"
 [ "$(wc -l <"$W/profile.csv")" -eq 59 ] || fail "azure profile rows: $(wc -l <"$W/profile.csv")"
-"$PY" - "$W" <<'PYEOF' || fail "HDF5 read-back"
-import sys, h5py, numpy as np
-w = sys.argv[1]
+"$PY" - "$W" "$D" <<'PYEOF' || fail "HDF5 read-back"
+import sys, csv, json, h5py, numpy as np
+w, d = sys.argv[1], sys.argv[2]
 with h5py.File(w + "/pack.h5") as f:
     x = f["packing/arrived_pct"][()]
     assert x[0] == 0 and abs(x[-1] - 130) < 1e-9, x
@@ -89,9 +89,62 @@ with h5py.File(w + "/pack.h5") as f:
         assert np.allclose(g["seeds/s00/alloc_pct"][()] + 0, g["seeds/s00/alloc_pct"][()])
 with h5py.File(w + "/openb.h5") as f:
     assert int(f["summary/jobs_arrived"][()]) == 8152
+    # a trace's durations are run times on whatever GPU ran them: every pod
+    # runs its recorded time, on any type (the list read here with csv)
+    # (except the pods no node can ever hold: more CPU than any node of
+    # their GPU models has, which the replay rejects)
+    ob = d + "/alibaba-gpu-v2023-openb/"
+    max_cpu = {}
+    with open(ob + "openb_node_list_all_node.csv") as c:
+        for row in csv.DictReader(c):
+            max_cpu[row["model"]] = max(max_cpu.get(row["model"], 0), int(row["cpu_milli"]))
+    state = f["jobs/state"][()]
+    states = f["jobs/state"].attrs["labels"].split("\n")
+    ids, run = f["jobs/trace_id"][()], f["jobs/run_s"][()]
+    got = dict(zip(ids.tolist(), run.tolist()))
+    rejected = set(ids[state == states.index("rejected")].tolist())
+    want, gpu_s = {}, 0.0
+    with open(ob + "openb_pod_list_gpuspec10.csv") as c:
+        for row in csv.DictReader(c):
+            i = int(row["name"].rsplit("-", 1)[1])
+            if int(row["num_gpu"]) > 0:
+                models = row["gpu_spec"].split("|") if row["gpu_spec"] else [
+                    k for k in max_cpu if k]
+                fits = int(row["cpu_milli"]) <= max(max_cpu.get(k, 0) for k in models)
+                assert fits == (i not in rejected), ("rejected?", i, row)
+            if i in rejected or not row["deletion_time"]:
+                continue
+            # docs/traces.md: from scheduled_time, or creation_time for a pod
+            # never scheduled (Pending)
+            run_s = float(row["deletion_time"]) - float(
+                row["scheduled_time"] or row["creation_time"])
+            want[i] = run_s
+            gpu_s += int(row["num_gpu"]) * int(row["gpu_milli"]) / 1000 * run_s
+    assert 0 < len(rejected) < 10, rejected
+    bad = [i for i in want if not abs(got[i] - want[i]) <= 1e-6 * max(1.0, want[i])]
+    assert not bad, ("openb run times", bad[:5], [(got[i], want[i]) for i in bad[:5]])
+    alloc = f["summary/gpu_hours_alloc"][()] * 3600
+    assert abs(alloc - gpu_s) <= 1e-6 * gpu_s, (alloc, gpu_s)
 with h5py.File(w + "/gavel.h5") as f:
     assert int(f["summary/jobs_arrived"][()]) == 1181
     assert len(f["summary/classes"].keys()) == 26
+    # per-type speeds: a job on one node runs total_steps / its throughput on
+    # that node's type (the matrix read here with json)
+    m = json.load(open(d + "/gavel/simulation_throughputs.json"))
+    rows = open(d + "/gavel/traces/msr/seed=0/0e4a51.trace").read().split("\n")
+    labels = f["jobs/gpu_type"].attrs["labels"].split("\n")
+    j = f["jobs"]
+    n_checked = 0
+    for k, (i, t, r, nn) in enumerate(zip(j["trace_id"][()], j["gpu_type"][()], j["run_s"][()],
+                                          j["n_nodes"][()])):
+        jt, steps, scale = (lambda x: (x[0], float(x[4]), int(x[6])))(rows[i - 1].split("\t"))
+        key = "('%s', %d)" % (jt, scale)
+        tp = m[labels[t].lower()].get(key, {}).get("null")
+        assert tp != 0, ("placed where the matrix says it cannot run", i, labels[t], key)
+        if nn == 1 and tp:
+            assert abs(r - steps / tp) <= 1e-6 * r + 1, (i, labels[t], key, r, steps / tp)
+            n_checked += 1
+    assert n_checked > 500, n_checked
 with h5py.File(w + "/lublin.h5") as f:
     assert int(f["summary/jobs_completed"][()]) == 10000
 print("ok: HDF5 read back")
