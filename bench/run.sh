@@ -6,7 +6,7 @@
 # executable's name to BENCHES (they are built into BUILD_DIR/bench/).
 set -eu
 
-BENCHES="bench_evq bench_place bench_h5io bench_run bench_replay bench_sweep"
+BENCHES="bench_evq bench_place bench_h5io bench_run bench_replay bench_traces bench_sweep"
 # benchmarks that read the public traces get the data folder
 DATA=${TARMAC_DATA_DIR:-../shared/data}
 
@@ -33,7 +33,7 @@ for b in $BENCHES; do
     echo "== $b"
     case $b in
     bench_replay) "$exe" "$DATA" || status=1 ;;
-    bench_sweep) TARMAC_DATA_DIR=$DATA "$exe" || status=1 ;;
+    bench_sweep | bench_traces) TARMAC_DATA_DIR=$DATA "$exe" || status=1 ;;
     bench_h5io) "$exe" --dir "$build" || status=1 ;;
     # one month of the embedded default, then a million jobs on 10,000 GPUs;
     # each with and without the HDF5 report
