@@ -84,6 +84,11 @@ static const sim__plot_def plots[] = {
      "fragmentation and failed demand",
      {"/sweep/curves_mean/arrived_pct", "/sweep/curves_mean/alloc_pct", NULL},
      sim__plot_sweep_packing},
+    {"sweep",
+     "a merged sweep: key results against a parameter, one line per combination of the others, "
+     "with 95 % confidence intervals",
+     {"/sweep/mean/combo", "/sweep/mean/n", "/sweep/params", NULL},
+     sim__plot_sweep},
     {"breakeven",
      "API versus owning and renting against monthly token volume, and cost per useful GPU-hour "
      "against utilization",

@@ -111,6 +111,34 @@ int sim__plot_read_f64(sim__plot_ctx *c, const char *path, double **v, size_t *n
  * block (free it); 0 labels when the attribute is absent. */
 int sim__plot_labels(sim__plot_ctx *c, const char *obj, char ***labels, size_t *n, tm_diag *diag);
 
+/* The parameters of a merged sweep's combinations (/sweep/params): per
+ * parameter its JSON path, its column over the combinations (NULL when
+ * unreadable; NaN or -1 where a combination keeps the base's value) and, for
+ * a coded column, its values. */
+typedef struct sim__plot_params {
+    size_t n;
+    char **paths; /* one block (sim__plot_split_lines) */
+    double **col; /* [n][rows] */
+    char ***vals; /* [n]: NULL for a numeric column */
+    size_t *n_vals;
+} sim__plot_params;
+/* Read them for `rows` combinations; an empty set when the sweep varies
+ * nothing. */
+int sim__plot_params_read(sim__plot_ctx *c, size_t rows, sim__plot_params *p, tm_diag *diag);
+void sim__plot_params_fini(sim__plot_params *p);
+/* The label of combination k: "path=value; ..." over the parameters whose
+ * skip[i] is 0 (skip may be NULL); a coded value by its text, a file by its
+ * name, "(base)" where it keeps the base's value, and a value of the form
+ * "key=..." (a policy) alone. shorten: each path by its last component where
+ * that is unambiguous. */
+void sim__plot_params_label(const sim__plot_params *p, size_t k, const int *skip, int shorten,
+                            char *out, size_t cap);
+/* A newline-separated list as one block: the pointers, then the text (free
+ * the block); NULL when out of memory. */
+char **sim__plot_split_lines(const char *t, size_t *n);
+/* The part of a path after its last '/'. */
+const char *sim__plot_base_name(const char *p);
+
 /* A time axis for simulated seconds: the unit ("min", "h" or "d") and its
  * length in seconds, chosen from the span. */
 void sim__plot_time_unit(double span_s, const char **unit, double *unit_s);
@@ -123,6 +151,7 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_services(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);

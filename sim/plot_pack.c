@@ -177,12 +177,6 @@ static int draw_packing(sim__plot_ctx *c, const char *stem, const char *what, co
     return sim__plot_end(c, &f, diag);
 }
 
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
-
 int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag)
 {
     double *grid = NULL, **cur = NULL;
@@ -238,7 +232,7 @@ int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag)
     const char *what = c->subject;
     if (sim__h5r_exists(c->r, "/packing/config/pods_file") &&
         sim__h5r_scalar_str(c->r, "/packing/config/pods_file", &pods, &quiet) == TM_OK && pods[0])
-        what = base_name(pods);
+        what = sim__plot_base_name(pods);
     char note[96];
     if (n_seeds > 1)
         snprintf(note, sizeof note, "lines: mean over %lld seeds; bands: lowest to highest seed",
@@ -257,63 +251,12 @@ out:
     return rc;
 }
 
-/* A newline-separated list as one block: the pointers, then the text (free
- * the block). NULL when out of memory. */
-static char **split_lines(const char *t, size_t *n)
-{
-    size_t cnt = 1, len = strlen(t);
-    for (size_t q = 0; q < len; q++)
-        cnt += t[q] == '\n';
-    char **b = malloc(cnt * sizeof *b + len + 1);
-    if (!b)
-        return NULL;
-    char *text = (char *)(b + cnt);
-    memcpy(text, t, len + 1);
-    size_t k = 0;
-    b[k++] = text;
-    for (char *q = text; *q; q++)
-        if (*q == '\n') {
-            *q = '\0';
-            b[k++] = q + 1;
-        }
-    *n = cnt;
-    return b;
-}
-
-/* The label of combination k from /sweep/params: "path=value; ..." (a coded
- * column's value from its `values` attribute, a file shortened to its name,
- * "(base)" where the combination keeps the base's value; a value of the form
- * "key=..." such as a policy stands alone). */
-static void combo_label(char **paths, size_t n_paths, double **col, char ***vals,
-                        const size_t *n_vals, size_t k, char *out, size_t cap)
-{
-    size_t o = 0;
-    out[0] = '\0';
-    for (size_t p = 0; p < n_paths && o + 1 < cap; p++) {
-        char v[160];
-        double x = col[p] ? col[p][k] : NAN;
-        if (vals[p]) {
-            long code = isfinite(x) ? (long)x : -1;
-            snprintf(v, sizeof v, "%s",
-                     code >= 0 && (size_t)code < n_vals[p] ? base_name(vals[p][code]) : "(base)");
-        } else if (isfinite(x)) {
-            snprintf(v, sizeof v, "%g", x);
-        } else {
-            snprintf(v, sizeof v, "(base)");
-        }
-        int w = strchr(v, '=') ? snprintf(out + o, cap - o, "%s%s", p ? "; " : "", v)
-                               : snprintf(out + o, cap - o, "%s%s=%s", p ? "; " : "", paths[p], v);
-        o += w > 0 ? (size_t)w : 0;
-    }
-    if (!out[0])
-        snprintf(out, cap, "combination %zu", k);
-}
-
 int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag)
 {
-    double *grid = NULL, *cur[K_N] = {0}, **col = NULL;
-    char **paths = NULL, ***vals = NULL, *paths_s = NULL, *file = NULL;
-    size_t rows = 0, cols = 0, n_paths = 0, *n_vals = NULL;
+    double *grid = NULL, *cur[K_N] = {0};
+    char *file = NULL;
+    size_t rows = 0, cols = 0;
+    sim__plot_params pr = {0};
     pack_series *se = NULL;
     int rc;
     tm_diag quiet;
@@ -337,46 +280,17 @@ int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag)
     if (rows == 0 || cols == 0 || !cur[K_ALLOC])
         goto out;
     /* the parameters of each combination, for the labels */
-    if (sim__h5r_exists(c->r, "/sweep/params") &&
-        sim__h5r_attr_str(c->r, "/sweep/params", "paths", &paths_s, &quiet) == TM_OK &&
-        paths_s[0]) {
-        paths = split_lines(paths_s, &n_paths);
-        col = calloc(n_paths ? n_paths : 1, sizeof *col);
-        vals = calloc(n_paths ? n_paths : 1, sizeof *vals);
-        n_vals = calloc(n_paths ? n_paths : 1, sizeof *n_vals);
-        if (!paths || !col || !vals || !n_vals) {
-            n_paths = 0;
-            rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
-            goto out;
-        }
-        for (size_t p = 0; p < n_paths; p++) {
-            char path[512], *t = NULL;
-            size_t m = 0;
-            snprintf(path, sizeof path, "/sweep/params/%s", paths[p]);
-            if (!sim__h5r_exists(c->r, path) ||
-                sim__h5r_array_f64(c->r, path, &col[p], &m, &quiet) != TM_OK || m < rows) {
-                free(col[p]);
-                col[p] = NULL;
-                continue;
-            }
-            /* a coded column: its distinct values, one per line */
-            if (sim__h5r_attr_str(c->r, path, "values", &t, &quiet) == TM_OK) {
-                vals[p] = split_lines(t, &n_vals[p]);
-                free(t);
-                if (!vals[p]) {
-                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
-                    goto out;
-                }
-            }
-        }
-    }
+    if ((rc = sim__plot_params_read(c, rows, &pr, diag)))
+        goto out;
     se = calloc(rows, sizeof *se);
     if (!se) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
         goto out;
     }
     for (size_t k = 0; k < rows; k++) {
-        combo_label(paths, n_paths, col, vals, n_vals, k, se[k].label, sizeof se[k].label);
+        sim__plot_params_label(&pr, k, NULL, 0, se[k].label, sizeof se[k].label);
+        if (!se[k].label[0])
+            snprintf(se[k].label, sizeof se[k].label, "combination %zu", k);
         se[k].x = grid + k * cols;
         se[k].n = cols;
         for (size_t m = 0; m < K_N; m++)
@@ -386,21 +300,11 @@ int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag)
     const char *what = c->subject;
     if (sim__h5r_exists(c->r, "/sweep/sweep_file") &&
         sim__h5r_scalar_str(c->r, "/sweep/sweep_file", &file, &quiet) == TM_OK && file[0])
-        what = base_name(file);
+        what = sim__plot_base_name(file);
     rc = draw_packing(c, "sweep_packing", what, "lines: mean over each combination's replications",
                       se, rows, 0, diag);
 out:
-    for (size_t p = 0; p < n_paths; p++) {
-        if (col)
-            free(col[p]);
-        if (vals)
-            free(vals[p]);
-    }
-    free(col);
-    free(vals);
-    free(n_vals);
-    free(paths);
-    free(paths_s);
+    sim__plot_params_fini(&pr);
     free(file);
     for (size_t k = 0; k < K_N; k++)
         free(cur[k]);

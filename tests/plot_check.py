@@ -228,7 +228,13 @@ with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "sweep-plots")
         p = tarmac("plot", os.path.join(d, "fgd.points", "merged.h5"), "-o", out)
         check(p.stderr == "", f"plot sweep: stderr {p.stderr!r}")
-        check(figures(out, "png") == ["sweep_packing"], f"sweep figures: {figures(out, 'png')}")
+        check(figures(out, "png") == ["sweep", "sweep_packing"],
+              f"sweep figures: {figures(out, 'png')}")
+        # the key results at the target against the policy, the only parameter
+        with open(os.path.join(out, "sweep.gp")) as f:
+            gp = f.read()
+        check("set xtics ('placement=first-fit' 0, 'placement=best-fit' 1)" in gp
+              and "GPU allocation at the target (%)" in gp, "sweep script")
         pic = os.path.join(out, "sweep_packing.png")
         if os.path.exists(pic):
             check(png_size(pic) == (1400, 800) and os.path.getsize(pic) > 20000, f"{pic}")

@@ -325,6 +325,65 @@ static int write_sweep(const char *path)
     return rc;
 }
 
+/* A merged scenario sweep: 2 policies (coded) x 3 node counts (numeric, given
+ * out of order: 32, 16, 24), 4 replications each. Combination c = policy
+ * (c / 3), nodes {32, 16, 24}[c % 3]; slowdown_mean = 10 + c with sd 2, so
+ * its 95 % half-width is t(0.975, 3) x 2 / sqrt(4) = 3.18244631; n = 1 for
+ * combination 5 (no interval). With numeric = 0 only the policy varies. */
+static int write_scn_sweep(const char *path, int numeric)
+{
+    tm_diag d;
+    sim__h5w *w;
+    int rc = sim__h5w_open(&w, path, &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc)
+        return rc;
+    size_t nc = numeric ? 6 : 2;
+    static const double nodes[3] = {32, 16, 24};
+    static const sim__h5_col pcols[] = {
+        {"policy", SIM__H5_I32, "1", "coded"},
+        {"fleet.pools[0].nodes", SIM__H5_F64, "1", "numeric"},
+    };
+    sim__h5t *t;
+    sim__h5t_create(&t, w, "/sweep/params", "combinations", pcols, numeric ? 2 : 1, &d);
+    for (size_t c = 0; c < nc; c++) {
+        sim__h5t_put_i32(t, 0, (int32_t)(numeric ? c / 3 : c));
+        if (numeric)
+            sim__h5t_put_f64(t, 1, nodes[c % 3]);
+        sim__h5t_row_end(t, &d);
+    }
+    sim__h5t_close(t, &d);
+    sim__h5w_attr_str(w, "/sweep/params", "paths",
+                      numeric ? "policy\nfleet.pools[0].nodes" : "policy", &d);
+    sim__h5w_attr_str(w, "/sweep/params/policy", "values", "fifo-best-fit\neasy", &d);
+    static const sim__h5_col mcols[] = {
+        {"combo", SIM__H5_I64, "1", "combination"},  {"n", SIM__H5_I64, "1", "ok replications"},
+        {"wait_mean_s", SIM__H5_F64, "s", "mean"},   {"wait_p95_s", SIM__H5_F64, "s", "p95"},
+        {"slowdown_mean", SIM__H5_F64, "1", "bsld"}, {"alloc_util", SIM__H5_F64, "1", "util"},
+    };
+    for (int sd = 0; sd < 2; sd++) {
+        sim__h5t_create(&t, w, sd ? "/sweep/sd" : "/sweep/mean", "per combination", mcols, 6, &d);
+        for (size_t c = 0; c < nc; c++) {
+            int64_t n = c == 5 ? 1 : 4;
+            sim__h5t_put_i64(t, 0, (int64_t)c);
+            sim__h5t_put_i64(t, 1, n);
+            sim__h5t_put_f64(t, 2, sd ? 600 : 3600.0 * (double)(c + 1));
+            sim__h5t_put_f64(t, 3, sd ? 600 : 7200.0 * (double)(c + 1));
+            sim__h5t_put_f64(t, 4, sd ? (n >= 2 ? 2 : NAN) : 10.0 + (double)c);
+            sim__h5t_put_f64(t, 5, sd ? 0.05 : 0.5);
+            sim__h5t_row_end(t, &d);
+        }
+        sim__h5t_close(t, &d);
+    }
+    sim__h5w_attr_str(w, "/sweep", "sweep_kind", "scenario", &d);
+    sim__h5w_scalar_str(w, "/sweep/sweep_file", "/studies/fleet.json", "sweep file", &d);
+    rc = sim__h5w_commit(w, &d);
+    if (rc)
+        fprintf(stderr, "scenario sweep: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    return rc;
+}
+
 /* One table of /compare/metrics or /compare/class_metrics: rows of
  * (class, policy) with class < n_cls (n_cls 0: no class column). */
 static void write_cmp_table(sim__h5w *w, const char *path, size_t n_cls, tm_diag *d)
@@ -562,6 +621,42 @@ int main(void)
     /* row 1 of the matrices: the second combination, its knee at 92 % */
     CHECK(contains(p, "\n100 92 NaN NaN 90.9090909 NaN NaN 8 NaN NaN\n"));
 
+    /* a scenario sweep: key results against the node count, a line per
+     * policy, sorted by nodes, with the intervals */
+    char ssw[300], ssout[300];
+    snprintf(ssw, sizeof ssw, "%s/scn-sweep.h5", dir);
+    snprintf(ssout, sizeof ssout, "%s/scn-sweep-figs", dir);
+    CHECK_EQ_INT(write_scn_sweep(ssw, 1), TM_OK);
+    sim__plot_opts sso = {ssout, SIM__PLOT_PNG, NULL};
+    rc = sim__plot_file(ssw, &sso, &rep, &d);
+    if (rc)
+        fprintf(stderr, "plot scenario sweep: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    CHECK(rep.n_figures == 1 && strcmp(rep.stems[0], "sweep") == 0);
+    snprintf(p, sizeof p, "%s/sweep.png", ssout);
+    check_png(p, 1400, 900);
+    snprintf(p, sizeof p, "%s/sweep.gp", ssout);
+    CHECK(contains(p, "set xlabel 'fleet.pools[0].nodes'") &&
+          contains(p, "title 'policy=fifo-best-fit'") && contains(p, "title 'policy=easy'") &&
+          contains(p, "fleet.json — key results against fleet.pools[0].nodes"));
+    snprintf(p, sizeof p, "%s/sweep.dat", ssout);
+    /* policy easy (combinations 3, 4, 5 at 32, 16, 24 nodes), by nodes: 4 at
+     * 16, 5 at 24 (n = 1: no interval), 3 at 32; waits in hours (sd 600 s:
+     * 3.18244631 x 300 s = 0.265203859 h), utilization in percent */
+    CHECK(contains(p, "# policy=easy\n"
+                      "16 5 0.265203859 10 0.265203859 14 3.18244631 50 7.95611576 4\n"
+                      "24 6 NaN 12 NaN 15 NaN 50 NaN 1\n"
+                      "32 4 0.265203859 8 0.265203859 13 3.18244631 50 7.95611576 4\n"));
+    /* only the policy varies: it is the axis, its values the tics */
+    snprintf(ssw, sizeof ssw, "%s/scn-sweep2.h5", dir);
+    CHECK_EQ_INT(write_scn_sweep(ssw, 0), TM_OK);
+    snprintf(ssout, sizeof ssout, "%s/scn-sweep-figs2", dir);
+    rc = sim__plot_file(ssw, &sso, &rep, &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    snprintf(p, sizeof p, "%s/sweep.gp", ssout);
+    CHECK(contains(p, "set xtics ('fifo-best-fit' 0, 'easy' 1)") &&
+          contains(p, "title 'all combinations'"));
+
     /* a comparison: the overall figures and the per-class ones */
     char cout[300];
     snprintf(cout, sizeof cout, "%s/cmp-figs", dir);
@@ -694,7 +789,7 @@ int main(void)
     if (check_failures == 0) {
         /* clean up only on success, so a failure leaves the files to look at */
         const char *const sub[] = {"figs",       "nognuplot", "pack-figs", "bare-figs",
-                                   "sweep-figs", "cmp-figs",  "fake-figs"};
+                                   "sweep-figs", "cmp-figs",  "fake-figs", "scn-sweep-figs"};
         for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
             char q[600];
             snprintf(q, sizeof q, "%s/%s", dir, sub[i]);
