@@ -65,20 +65,21 @@
  *    the cache was built for (compared pod by pod at each decision: learned
  *    pods change with the view), or the cluster (pointer, node, GPU or type
  *    count, type memory);
- *  - per job shape (GPUs, share, GPU memory, host CPU and memory; the last
- *    FGD_SHAPES shapes seen), each node's result for it (the least gradient
- *    and its GPU; in k8s mode the node's score and GPU) with the stamp of the
- *    node it was computed for. Used only when no backfilling veto is given,
- *    since a veto may depend on more than the node (then the per-node sums are
- *    still used and the veto is asked exactly as before).
+ *  - per job shape (GPUs, share, GPU memory, host CPU and memory; the
+ *    FGD_SHAPES most recently used), each node's result for it (the least
+ *    gradient and its GPU; in k8s mode the node's score and GPU) with the
+ *    stamp of the node it was computed for. Used only when no backfilling
+ *    veto is given, since a veto may depend on more than the node (then the
+ *    per-node sums are still used and the veto is asked exactly as before).
  * A share's GPUs with the same (free share, free memory) have the same
  * gradient, and ties go to the lowest GPU, so each distinct state is scored
  * once. Results are those of scoring from scratch, decision for decision, and
  * k8s mode draws its ties with env->rand in the same node order, so its draws
  * are the same too (tests/test_fgd_cache.c checks both against the uncached
  * algorithm). Cost per decision: O(candidate nodes x GPUs) to check the
- * snapshots, plus O(GPUs x pods) for each node that changed (and O(pods) per
- * distinct GPU state of a share) for each shape not cached for it.
+ * snapshots; O(GPUs x pods) more for each node that changed since the last
+ * decision; and for each node whose result for the job's shape is not kept,
+ * O(pods) for a gang, O(pods) per distinct GPU state for a share.
  * Memory: O(nodes x pods) sums, O(GPUs) snapshots, O(FGD_SHAPES x nodes)
  * results.
  */
@@ -123,14 +124,21 @@ typedef struct node_cache {
     uint8_t n_gpus, up;
 } node_cache;
 
-/* A node's result for one job shape, valid while stamp is the node's. */
+/* A node's result for one job shape, valid while the stamp in its upper 56
+ * bits is the node's; the low 8 bits hold its GPU (0 for a gang; FGD_NO_GPU:
+ * no GPU of the node can take the share). Stamps stay below FGD_STAMP_END. */
 typedef struct shape_res {
-    uint64_t stamp;
-    int64_t val;  /* the least gradient; k8s mode: the node's score */
-    uint32_t gpu; /* its GPU (0 for a gang); PLACE_NONE: no candidate */
+    uint64_t stamp_gpu;
+    int64_t val; /* the least gradient; k8s mode: the node's score */
 } shape_res;
 
-#define FGD_SHAPES 64
+#define FGD_NO_GPU    0xffu
+#define FGD_STAMP_END (1ull << 56)
+/* Shapes whose results are kept: openb_pod_list_default has 151 (GPUs,
+ * share, CPU, memory), 128 cover 99 % of its pods. Memory: FGD_SHAPES x
+ * nodes x 16 bytes at most (20 MiB at 10,000 nodes), allocated as shapes
+ * are seen. */
+#define FGD_SHAPES 128
 
 typedef struct shape_cache {
     int live;
@@ -620,7 +628,7 @@ static int shape_get(fgd *s, const place_cluster *c, const place_job *j, const p
                     sizeof *victim->res))
         return PLACE_ERR_NOMEM;
     for (uint32_t n = 0; n < c->n_nodes; n++)
-        victim->res[n].stamp = 0;
+        victim->res[n].stamp_gpu = 0;
     victim->live = 1;
     victim->gpus = j->gpus;
     victim->milli = j->gpu_milli;
@@ -639,13 +647,14 @@ static void score_node(fgd *s, const place_view *v, const place_job *j, uint32_t
     const node_cache *e = node_get(s, v->cluster, n);
     int64_t val;
     uint32_t gpu;
-    if (h && h->res[n].stamp == e->stamp) {
+    if (h && h->res[n].stamp_gpu >> 8 == e->stamp) {
         val = h->res[n].val;
-        gpu = h->res[n].gpu;
+        gpu = (uint32_t)(h->res[n].stamp_gpu & 0xffu);
+        gpu = gpu == FGD_NO_GPU ? PLACE_NONE : gpu;
     } else {
         node_result(s, v, j, n, e, ctx, s->scratch, &val, &gpu);
         if (h)
-            h->res[n] = (shape_res){e->stamp, val, gpu};
+            h->res[n] = (shape_res){e->stamp << 8 | (gpu == PLACE_NONE ? FGD_NO_GPU : gpu), val};
     }
     if (gpu == PLACE_NONE)
         return;
@@ -662,6 +671,12 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
     const place_cluster *c = v->cluster;
     best b = {0, PLACE_NONE, 0, 0, 0};
     shape_cache *h;
+    /* a fit stamps at most every node once: start again before stamps could
+     * reach FGD_STAMP_END (never in practice) */
+    if (s->next_stamp >= FGD_STAMP_END - 1 - (uint64_t)c->n_nodes) {
+        s->valid = 0;
+        s->next_stamp = 0;
+    }
     if (place__grow(&s->env, (void **)&s->scratch, &s->cap_scratch, s->n_pods + 1,
                     sizeof *s->scratch) != PLACE_OK ||
         cache_sync(s, c) != PLACE_OK || shape_get(s, c, j, ctx, &h) != PLACE_OK)
