@@ -462,11 +462,12 @@ static int cache_sync(fgd *s, const place_cluster *c)
         s->c_n_pods == s->n_pods && pods_equal(s->c_pods, s->pods, s->n_pods))
         return PLACE_OK;
     s->valid = 0;
-    uint64_t n_sums = (uint64_t)c->n_nodes * s->n_pods;
+    uint64_t n_sums = (uint64_t)c->n_nodes * s->n_pods; /* at least one: never a NULL base */
     if (n_sums > UINT32_MAX || c->n_types > PLACE_MAX_TYPES ||
         place__grow(&s->env, (void **)&s->c_pods, &s->cap_c_pods, s->n_pods, sizeof *s->c_pods) ||
         place__grow(&s->env, (void **)&s->nodes, &s->cap_nodes, c->n_nodes, sizeof *s->nodes) ||
-        place__grow(&s->env, (void **)&s->sums, &s->cap_sums, (uint32_t)n_sums, sizeof *s->sums) ||
+        place__grow(&s->env, (void **)&s->sums, &s->cap_sums, n_sums ? (uint32_t)n_sums : 1,
+                    sizeof *s->sums) ||
         place__grow(&s->env, (void **)&s->gpu_snap, &s->cap_gpu_snap, c->n_gpus,
                     sizeof *s->gpu_snap))
         return PLACE_ERR_NOMEM;
