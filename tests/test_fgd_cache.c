@@ -759,15 +759,16 @@ static int decide(world *wd, inst *a, inst *b, int with_veto, int begin, tally *
     t->decisions++;
     if (!same_decision(ra, rb, &da, &db) || a->rs.draws != b->rs.draws ||
         a->rs.state != b->rs.state || a->vt.calls != b->vt.calls || a->vt.trail != b->vt.trail) {
-        check_fail(__FILE__, __LINE__,
-                   "round %d step %d, fgd:%s%s: job %u GPUs x %u milli, GPU mem %u, CPU %lld, "
-                   "mem %lld, types %llx, flags %u: decisions differ (rand draws %llu vs %llu, "
-                   "veto calls %llu vs %llu)",
-                   round, step, args, with_veto ? " with a veto" : "", j->gpus, j->gpu_milli,
-                   j->gpu_mem_mib, (long long)j->cpu_milli, (long long)j->host_mem_mib,
-                   (unsigned long long)j->type_mask, j->flags, (unsigned long long)a->rs.draws,
-                   (unsigned long long)b->rs.draws, (unsigned long long)a->vt.calls,
-                   (unsigned long long)b->vt.calls);
+        check_fail(
+            __FILE__, __LINE__,
+            "round %d step %d, placement=fgd%s%s%s: job %u GPUs x %u milli, GPU mem %u, CPU %lld, "
+            "mem %lld, types %llx, flags %u: decisions differ (rand draws %llu vs %llu, "
+            "veto calls %llu vs %llu)",
+            round, step, *args ? ":" : "", args, with_veto ? " with a veto" : "", j->gpus,
+            j->gpu_milli, j->gpu_mem_mib, (long long)j->cpu_milli, (long long)j->host_mem_mib,
+            (unsigned long long)j->type_mask, j->flags, (unsigned long long)a->rs.draws,
+            (unsigned long long)b->rs.draws, (unsigned long long)a->vt.calls,
+            (unsigned long long)b->vt.calls);
         print_decision("cached   ", ra, &da);
         print_decision("reference", rb, &db);
         return 0;
