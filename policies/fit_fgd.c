@@ -47,11 +47,41 @@
  * 94.4 % at 130 % arrived, 5 seeds) and fails pods from 50 % arrived, which
  * the reference's published curves do not: kept for study, not the default.
  *
- * FGD must score every candidate node: cost O(candidate nodes x GPUs per node
- * x typical pods) per decision (PLACE_FIT_SCANS). The fragmentation after a
- * candidate is derived from per-pod sums of the node (usable GPUs, unusable
- * share), so a share's candidate GPUs cost O(pods) each, not O(pods x GPUs). A gang that fits no
- * single node spans nodes first-fit if the job allows it.
+ * FGD must score every candidate node (PLACE_FIT_SCANS). The fragmentation
+ * after a candidate is derived from per-pod sums of the node (usable GPUs,
+ * unusable share), so a share's candidate GPUs cost O(pods) each, not
+ * O(pods x GPUs). A gang that fits no single node spans nodes first-fit if
+ * the job allows it.
+ *
+ * Caching. Between two decisions only the nodes that took or gave back work
+ * change, so the per-node work is kept:
+ *  - per node, its per-pod sums, free share, host room and F_n(M), with a
+ *    snapshot of everything they were computed from (host CPU and memory
+ *    free, in service, type, first GPU and GPU count, and per GPU its free
+ *    share, free memory and in service). A node is recomputed, and given a
+ *    new stamp, when the snapshot differs: checking costs O(GPUs of the
+ *    node), so any change the host makes to the cluster is seen, however it
+ *    is made. Everything is dropped when the typical pods differ from those
+ *    the cache was built for (compared pod by pod at each decision: learned
+ *    pods change with the view), or the cluster (pointer, node, GPU or type
+ *    count, type memory);
+ *  - per job shape (GPUs, share, GPU memory, host CPU and memory; the
+ *    FGD_SHAPES most recently used), each node's result for it (the least
+ *    gradient and its GPU; in k8s mode the node's score and GPU) with the
+ *    stamp of the node it was computed for. Used only when no backfilling
+ *    veto is given, since a veto may depend on more than the node (then the
+ *    per-node sums are still used and the veto is asked exactly as before).
+ * A share's GPUs with the same (free share, free memory) have the same
+ * gradient, and ties go to the lowest GPU, so each distinct state is scored
+ * once. Results are those of scoring from scratch, decision for decision, and
+ * k8s mode draws its ties with env->rand in the same node order, so its draws
+ * are the same too (tests/test_fgd_cache.c checks both against the uncached
+ * algorithm). Cost per decision: O(candidate nodes x GPUs) to check the
+ * snapshots; O(GPUs x pods) more for each node that changed since the last
+ * decision; and for each node whose result for the job's shape is not kept,
+ * O(pods) for a gang, O(pods) per distinct GPU state for a share.
+ * Memory: O(nodes x pods) sums, O(GPUs) snapshots, O(FGD_SHAPES x nodes)
+ * results.
  */
 #include "place_int.h"
 
@@ -82,6 +112,43 @@ typedef struct podsum {
     int64_t unusable;
 } podsum;
 
+/* A node's cached state: the snapshot it was computed from (the GPUs' part is
+ * in fgd.gpu_snap) and what follows from it. stamp 0: nothing cached. */
+typedef struct node_cache {
+    uint64_t stamp;             /* unique per (node state, pods) computed */
+    int64_t cpu_free, mem_free; /* snapshot: host room */
+    int64_t total;              /* free share of the GPUs in service */
+    int64_t f0;                 /* F_n(M) */
+    uint32_t gpu0;              /* snapshot: first GPU, GPU count, type, in service */
+    uint16_t type;
+    uint8_t n_gpus, up;
+} node_cache;
+
+/* A node's result for one job shape, valid while the stamp in its upper 56
+ * bits is the node's; the low 8 bits hold its GPU (0 for a gang; FGD_NO_GPU:
+ * no GPU of the node can take the share). Stamps stay below FGD_STAMP_END. */
+typedef struct shape_res {
+    uint64_t stamp_gpu;
+    int64_t val; /* the least gradient; k8s mode: the node's score */
+} shape_res;
+
+#define FGD_NO_GPU    0xffu
+#define FGD_STAMP_END (1ull << 56)
+/* Shapes whose results are kept: openb_pod_list_default has 151 (GPUs,
+ * share, CPU, memory), 128 cover 99 % of its pods. Memory: FGD_SHAPES x
+ * nodes x 16 bytes at most (20 MiB at 10,000 nodes), allocated as shapes
+ * are seen. */
+#define FGD_SHAPES 128
+
+typedef struct shape_cache {
+    int live;
+    uint32_t gpus, milli, gpu_mem;
+    int64_t cpu, mem;
+    uint64_t used;  /* last decision that used it (the least is replaced) */
+    shape_res *res; /* per node */
+    uint32_t cap_res;
+} shape_cache;
+
 typedef struct fgd {
     place_env env;
     int learn;
@@ -91,8 +158,25 @@ typedef struct fgd {
     uint32_t n_given;
     pod *pods; /* this pass's distribution */
     uint32_t n_pods, cap_pods;
-    podsum *scratch; /* per-pod sums of a node, before and after */
+    int64_t w_total; /* sum of the pods' weights */
+    podsum *scratch; /* per-pod sums of a node after a candidate */
     uint32_t cap_scratch;
+
+    /* the cache (see "Caching" above); valid = 0: rebuild at the next fit */
+    int valid;
+    const place_cluster *c_cluster; /* what the cache was built for */
+    uint32_t c_nodes, c_gpus, c_types;
+    uint32_t c_type_mem[PLACE_MAX_TYPES];
+    pod *c_pods;
+    uint32_t c_n_pods, cap_c_pods;
+    node_cache *nodes;
+    uint32_t cap_nodes;
+    podsum *sums; /* c_nodes x c_n_pods: node n's at n * c_n_pods */
+    uint32_t cap_sums;
+    uint64_t *gpu_snap; /* per GPU: state_word() when its node was cached */
+    uint32_t cap_gpu_snap;
+    uint64_t next_stamp, tick;
+    shape_cache shapes[FGD_SHAPES];
 } fgd;
 
 static int bad_args(char *err, size_t err_len, const char *args)
@@ -203,6 +287,12 @@ static void fgd_destroy(void *state)
         return;
     place__free(&s->env, s->pods, s->cap_pods * sizeof *s->pods);
     place__free(&s->env, s->scratch, s->cap_scratch * sizeof *s->scratch);
+    place__free(&s->env, s->c_pods, s->cap_c_pods * sizeof *s->c_pods);
+    place__free(&s->env, s->nodes, s->cap_nodes * sizeof *s->nodes);
+    place__free(&s->env, s->sums, s->cap_sums * sizeof *s->sums);
+    place__free(&s->env, s->gpu_snap, s->cap_gpu_snap * sizeof *s->gpu_snap);
+    for (uint32_t k = 0; k < FGD_SHAPES; k++)
+        place__free(&s->env, s->shapes[k].res, s->shapes[k].cap_res * sizeof *s->shapes[k].res);
     place_env env = s->env;
     place__free(&env, s, sizeof *s);
 }
@@ -237,6 +327,13 @@ static pod shape_of(const place_job *j)
     return m;
 }
 
+static void weigh_pods(fgd *s)
+{
+    s->w_total = 0;
+    for (uint32_t k = 0; k < s->n_pods; k++)
+        s->w_total += s->pods[k].w;
+}
+
 /* The pass's typical pods: given, or the most frequent shapes in the view. */
 static int fgd_begin(void *state, const place_view *v)
 {
@@ -246,6 +343,7 @@ static int fgd_begin(void *state, const place_view *v)
             return PLACE_ERR_NOMEM;
         memcpy(s->pods, s->given, s->n_given * sizeof *s->pods);
         s->n_pods = s->n_given;
+        weigh_pods(s);
         return PLACE_OK;
     }
     uint32_t n = 0, want = v->n_queue + v->n_running;
@@ -266,6 +364,7 @@ static int fgd_begin(void *state, const place_view *v)
     }
     qsort(s->pods, m, sizeof *s->pods, count_cmp);
     s->n_pods = m < s->top ? m : s->top;
+    weigh_pods(s);
     return PLACE_OK;
 }
 
@@ -291,10 +390,7 @@ static void consider(best *b, int64_t delta, uint32_t node, uint32_t gpu)
  * weight, so the typical pods' popularities sum to 1. */
 static int64_t k8s_score(const fgd *s, int64_t delta)
 {
-    int64_t w = 0;
-    for (uint32_t k = 0; k < s->n_pods; k++)
-        w += s->pods[k].w;
-    double x = w > 0 ? (double)delta / (double)w / 1000.0 : 0.0;
+    double x = s->w_total > 0 ? (double)delta / (double)s->w_total / 1000.0 : 0.0;
     return (int64_t)(100.0 / (1.0 + exp(x)));
 }
 
@@ -340,17 +436,85 @@ static int gpu_hosts(const pod *m, uint32_t milli, uint32_t mem)
     return milli >= m->milli && mem >= m->gpu_mem;
 }
 
-/* Score node n for job j: every GPU a share could take, or the whole gang.
- * ps and after are scratch of s->n_pods entries. */
-static void score_node(const fgd *s, const place_view *v, const place_job *j, uint32_t n,
-                       const place_fit_ctx *ctx, podsum *ps, podsum *after, best *b)
+/* What the snapshot keeps of GPU x: free memory, free share, in service. */
+static inline uint64_t state_word(const place_cluster *c, uint32_t x)
 {
-    const place_cluster *c = v->cluster;
+    return (uint64_t)c->gpu_free_mem_mib[x] << 32 | (uint64_t)c->gpu_free_milli[x] << 1 |
+           (uint64_t)(c->gpu_up[x] != 0);
+}
+
+static int pods_equal(const pod *a, const pod *b, uint32_t n)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (shape_cmp(&a[k], &b[k]) != 0 || a[k].w != b[k].w)
+            return 0;
+    return 1;
+}
+
+/* Bring the cache to this cluster and these pods: when either differs from
+ * what it was built for, forget every node (and every shape's results). Cost
+ * O(pods + types) when nothing changed, O(nodes + GPUs) otherwise. */
+static int cache_sync(fgd *s, const place_cluster *c)
+{
+    if (s->valid && s->c_cluster == c && s->c_nodes == c->n_nodes && s->c_gpus == c->n_gpus &&
+        s->c_types == c->n_types &&
+        memcmp(s->c_type_mem, c->type_mem_mib, c->n_types * sizeof *c->type_mem_mib) == 0 &&
+        s->c_n_pods == s->n_pods && pods_equal(s->c_pods, s->pods, s->n_pods))
+        return PLACE_OK;
+    s->valid = 0;
+    uint64_t n_sums = (uint64_t)c->n_nodes * s->n_pods; /* at least one: never a NULL base */
+    if (n_sums > UINT32_MAX || c->n_types > PLACE_MAX_TYPES ||
+        place__grow(&s->env, (void **)&s->c_pods, &s->cap_c_pods, s->n_pods, sizeof *s->c_pods) ||
+        place__grow(&s->env, (void **)&s->nodes, &s->cap_nodes, c->n_nodes, sizeof *s->nodes) ||
+        place__grow(&s->env, (void **)&s->sums, &s->cap_sums, n_sums ? (uint32_t)n_sums : 1,
+                    sizeof *s->sums) ||
+        place__grow(&s->env, (void **)&s->gpu_snap, &s->cap_gpu_snap, c->n_gpus,
+                    sizeof *s->gpu_snap))
+        return PLACE_ERR_NOMEM;
+    if (s->n_pods)
+        memcpy(s->c_pods, s->pods, s->n_pods * sizeof *s->pods);
+    s->c_n_pods = s->n_pods;
+    for (uint32_t n = 0; n < c->n_nodes; n++)
+        s->nodes[n].stamp = 0;
+    for (uint32_t k = 0; k < FGD_SHAPES; k++)
+        s->shapes[k].live = 0;
+    s->c_cluster = c;
+    s->c_nodes = c->n_nodes;
+    s->c_gpus = c->n_gpus;
+    s->c_types = c->n_types;
+    memset(s->c_type_mem, 0, sizeof s->c_type_mem);
+    memcpy(s->c_type_mem, c->type_mem_mib, c->n_types * sizeof *c->type_mem_mib);
+    s->valid = 1;
+    return PLACE_OK;
+}
+
+/* Node n's cache entry, recomputed when its snapshot differs from the node.
+ * Cost O(GPUs) to check, O(GPUs x pods) to recompute. */
+static const node_cache *node_get(fgd *s, const place_cluster *c, uint32_t n)
+{
+    node_cache *e = &s->nodes[n];
     uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n], t = c->node_type[n];
-    nsum ns = {0, c->node_cpu_free_milli[n], c->node_mem_free_mib[n]};
+    if (e->stamp && e->gpu0 == g0 && e->n_gpus == ng && e->type == t && e->up == c->node_up[n] &&
+        e->cpu_free == c->node_cpu_free_milli[n] && e->mem_free == c->node_mem_free_mib[n]) {
+        uint32_t g = 0;
+        while (g < ng && s->gpu_snap[g0 + g] == state_word(c, g0 + g))
+            g++;
+        if (g == ng)
+            return e;
+    }
+    e->gpu0 = g0;
+    e->n_gpus = (uint8_t)ng;
+    e->type = (uint16_t)t;
+    e->up = c->node_up[n];
+    e->cpu_free = c->node_cpu_free_milli[n];
+    e->mem_free = c->node_mem_free_mib[n];
+    for (uint32_t g = 0; g < ng; g++)
+        s->gpu_snap[g0 + g] = state_word(c, g0 + g);
+    nsum ns = {0, e->cpu_free, e->mem_free};
     for (uint32_t g = 0; g < ng; g++)
         if (c->gpu_up[g0 + g])
             ns.total += c->gpu_free_milli[g0 + g];
+    podsum *ps = s->sums + (size_t)n * s->n_pods;
     for (uint32_t k = 0; k < s->n_pods; k++) {
         const pod *m = &s->pods[k];
         ps[k].access = m->gpus > 0 && (!m->type_mask || ((m->type_mask >> t) & 1u)) &&
@@ -367,18 +531,42 @@ static void score_node(const fgd *s, const place_view *v, const place_job *j, ui
                 ps[k].unusable += c->gpu_free_milli[x];
         }
     }
-    int64_t f0 = frag_of(s, &ns, ps);
-    nsum na = ns;
-    na.cpu -= j->cpu_milli;
-    na.mem -= j->host_mem_mib;
+    e->total = ns.total;
+    e->f0 = frag_of(s, &ns, ps);
+    e->stamp = ++s->next_stamp;
+    return e;
+}
+
+/* Node n's result for job j from its cache entry e: every GPU a share could
+ * take (each distinct GPU state once: the first GPU in that state is the one
+ * a tie keeps), or the whole gang. Exact mode: the least gradient in *val;
+ * k8s mode: the highest score; *gpu the GPU (0 for a gang), PLACE_NONE when
+ * no GPU of the node can take the share. after: scratch of s->n_pods. */
+static void node_result(const fgd *s, const place_view *v, const place_job *j, uint32_t n,
+                        const node_cache *e, const place_fit_ctx *ctx, podsum *after, int64_t *val,
+                        uint32_t *gpu)
+{
+    const place_cluster *c = v->cluster;
+    const podsum *ps = s->sums + (size_t)n * s->n_pods;
+    uint32_t g0 = e->gpu0, ng = e->n_gpus;
+    nsum na = {e->total, e->cpu_free - j->cpu_milli, e->mem_free - j->host_mem_mib};
     if (j->gpus > 0 && j->gpu_milli < PLACE_MILLI_WHOLE) {
-        int64_t nb_score = 0;
-        uint32_t nb_gpu = PLACE_NONE;
+        int64_t bv = 0;
+        uint32_t bg = PLACE_NONE, n_seen = 0;
+        uint64_t seen[PLACE_MAX_GPUS_PER_NODE];
         na.total -= j->gpu_milli;
         for (uint32_t g = 0; g < ng; g++) {
             if (!place__share_ok(v, j, n, g, ctx))
                 continue;
             uint32_t x = g0 + g, mi = c->gpu_free_milli[x], me = c->gpu_free_mem_mib[x];
+            uint64_t w = (uint64_t)me << 32 | mi;
+            uint32_t q = 0;
+            while (q < n_seen && seen[q] != w)
+                q++;
+            if (q < n_seen)
+                continue; /* the same gradient as a lower GPU: that one wins a tie */
+            if (n_seen < PLACE_MAX_GPUS_PER_NODE)
+                seen[n_seen++] = w;
             uint32_t mi2 = mi - j->gpu_milli, me2 = me - j->gpu_mem_mib;
             for (uint32_t k = 0; k < s->n_pods; k++) {
                 const pod *m = &s->pods[k];
@@ -387,19 +575,15 @@ static void score_node(const fgd *s, const place_view *v, const place_job *j, ui
                 after[k].usable = after[k].usable - (uint32_t)ub + (uint32_t)ua;
                 after[k].unusable += (ub ? 0 : -(int64_t)mi) + (ua ? 0 : (int64_t)mi2);
             }
-            int64_t dl = frag_of(s, &na, after) - f0;
-            if (!s->k8s) {
-                consider(b, dl, n, g);
-                continue;
-            }
-            int64_t sc = k8s_score(s, dl);
-            if (nb_gpu == PLACE_NONE || sc > nb_score) {
-                nb_score = sc;
-                nb_gpu = g;
+            int64_t dl = frag_of(s, &na, after) - e->f0;
+            int64_t sc = s->k8s ? k8s_score(s, dl) : -dl; /* higher is better */
+            if (bg == PLACE_NONE || sc > bv) {
+                bv = sc;
+                bg = g;
             }
         }
-        if (s->k8s && nb_gpu != PLACE_NONE)
-            consider_k8s(s, b, nb_score, n, nb_gpu);
+        *val = s->k8s ? bv : -bv;
+        *gpu = bg;
         return;
     }
     /* whole GPUs (or none): the gang takes fully free GPUs, which host every
@@ -408,15 +592,77 @@ static void score_node(const fgd *s, const place_view *v, const place_job *j, ui
     for (uint32_t k = 0; k < s->n_pods; k++) {
         const pod *m = &s->pods[k];
         after[k] = ps[k];
-        if (gpu_hosts(m, PLACE_MILLI_WHOLE, c->type_mem_mib[t]))
+        if (gpu_hosts(m, PLACE_MILLI_WHOLE, c->type_mem_mib[e->type]))
             after[k].usable -= j->gpus;
         else
             after[k].unusable -= (int64_t)j->gpus * PLACE_MILLI_WHOLE;
     }
+    int64_t dl = frag_of(s, &na, after) - e->f0;
+    *val = s->k8s ? k8s_score(s, dl) : dl;
+    *gpu = 0;
+}
+
+/* The results of j's shape, or NULL when a veto is given (its answers may
+ * depend on more than the node). A shape not seen takes an unused entry or
+ * the least recently used one, its results cleared. */
+static int shape_get(fgd *s, const place_cluster *c, const place_job *j, const place_fit_ctx *ctx,
+                     shape_cache **out)
+{
+    *out = NULL;
+    if (ctx && ctx->allow)
+        return PLACE_OK;
+    s->tick++;
+    shape_cache *victim = NULL;
+    for (uint32_t k = 0; k < FGD_SHAPES; k++) {
+        shape_cache *h = &s->shapes[k];
+        if (h->live && h->gpus == j->gpus && h->milli == j->gpu_milli &&
+            h->gpu_mem == j->gpu_mem_mib && h->cpu == j->cpu_milli && h->mem == j->host_mem_mib) {
+            h->used = s->tick;
+            *out = h;
+            return PLACE_OK;
+        }
+        if (!victim || (victim->live && (!h->live || h->used < victim->used)))
+            victim = h;
+    }
+    victim->live = 0;
+    if (place__grow(&s->env, (void **)&victim->res, &victim->cap_res, c->n_nodes ? c->n_nodes : 1,
+                    sizeof *victim->res))
+        return PLACE_ERR_NOMEM;
+    for (uint32_t n = 0; n < c->n_nodes; n++)
+        victim->res[n].stamp_gpu = 0;
+    victim->live = 1;
+    victim->gpus = j->gpus;
+    victim->milli = j->gpu_milli;
+    victim->gpu_mem = j->gpu_mem_mib;
+    victim->cpu = j->cpu_milli;
+    victim->mem = j->host_mem_mib;
+    victim->used = s->tick;
+    *out = victim;
+    return PLACE_OK;
+}
+
+/* Score node n for job j into b, through the caches. */
+static void score_node(fgd *s, const place_view *v, const place_job *j, uint32_t n,
+                       const place_fit_ctx *ctx, shape_cache *h, best *b)
+{
+    const node_cache *e = node_get(s, v->cluster, n);
+    int64_t val;
+    uint32_t gpu;
+    if (h && h->res[n].stamp_gpu >> 8 == e->stamp) {
+        val = h->res[n].val;
+        gpu = (uint32_t)(h->res[n].stamp_gpu & 0xffu);
+        gpu = gpu == FGD_NO_GPU ? PLACE_NONE : gpu;
+    } else {
+        node_result(s, v, j, n, e, ctx, s->scratch, &val, &gpu);
+        if (h)
+            h->res[n] = (shape_res){e->stamp << 8 | (gpu == PLACE_NONE ? FGD_NO_GPU : gpu), val};
+    }
+    if (gpu == PLACE_NONE)
+        return;
     if (s->k8s)
-        consider_k8s(s, b, k8s_score(s, frag_of(s, &na, after) - f0), n, 0);
+        consider_k8s(s, b, val, n, gpu);
     else
-        consider(b, frag_of(s, &na, after) - f0, n, 0);
+        consider(b, val, n, gpu);
 }
 
 static int fgd_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
@@ -425,17 +671,24 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
     fgd *s = state;
     const place_cluster *c = v->cluster;
     best b = {0, PLACE_NONE, 0, 0, 0};
-    if (place__grow(&s->env, (void **)&s->scratch, &s->cap_scratch, 2 * (s->n_pods + 1),
-                    sizeof *s->scratch) != PLACE_OK)
+    shape_cache *h;
+    /* a fit stamps at most every node once: start again before stamps could
+     * reach FGD_STAMP_END (never in practice) */
+    if (s->next_stamp >= FGD_STAMP_END - 1 - (uint64_t)c->n_nodes) {
+        s->valid = 0;
+        s->next_stamp = 0;
+    }
+    if (place__grow(&s->env, (void **)&s->scratch, &s->cap_scratch, s->n_pods + 1,
+                    sizeof *s->scratch) != PLACE_OK ||
+        cache_sync(s, c) != PLACE_OK || shape_get(s, c, j, ctx, &h) != PLACE_OK)
         return PLACE_ERR_NOMEM;
-    podsum *ps = s->scratch, *after = s->scratch + s->n_pods + 1;
     if (j->gpus == 0) {
         for (uint32_t n = 0; n < c->n_nodes; n++) {
             if (!c->node_up[n] || !place_host_ok(c, n, j))
                 continue;
             place_part p = {n, 0, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 0};
             if (place_fit_allowed(ctx, v, j, &p))
-                score_node(s, v, j, n, ctx, ps, after, &b);
+                score_node(s, v, j, n, ctx, h, &b);
         }
         if (b.node == PLACE_NONE)
             return PLACE_ERR_NOFIT;
@@ -450,14 +703,14 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
             for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
                  n = place_bits_next(&c->any_share[t], n + 1))
                 if (place_host_ok(c, n, j) && c->node_milli_free[n] >= j->gpu_milli)
-                    score_node(s, v, j, n, ctx, ps, after, &b);
+                    score_node(s, v, j, n, ctx, h, &b);
             continue;
         }
         for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++)
             for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE;
                  n = place_bits_next(&c->by_free[t][f], n + 1))
                 if (place__whole_ok(v, j, n, ctx))
-                    score_node(s, v, j, n, ctx, ps, after, &b);
+                    score_node(s, v, j, n, ctx, h, &b);
     }
     if (b.node != PLACE_NONE) {
         if (j->gpu_milli < PLACE_MILLI_WHOLE)
