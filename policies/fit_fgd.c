@@ -407,7 +407,8 @@ static void consider_k8s(const fgd *s, best *b, int64_t score, uint32_t node, ui
         b->n_top = 1;
         return;
     }
-    if (score == b->score && place_rand_below(&s->env, ++b->n_top) == 0) {
+    /* without a random source the first seen stays */
+    if (score == b->score && s->env.rand && place_rand_below(&s->env, ++b->n_top) == 0) {
         b->node = node;
         b->gpu = gpu;
     }

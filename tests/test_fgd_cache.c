@@ -4,7 +4,9 @@
  * policies/fit_fgd.c keeps, between decisions, each node's per-pod sums and
  * fragmentation (checked against a snapshot of the node) and each node's
  * result per job shape. Below is a verbatim copy of the file as it was
- * before those caches (only its table renamed), the reference. Two
+ * before those caches (only its table renamed, and k8s ties kept by the first
+ * node seen without a random source, as the library now does), the
+ * reference. Two
  * instances, the library's and the reference, see the same random worlds
  * decision after decision and must answer the same: the same status and the
  * same parts, the same number of env->rand draws (k8s mode breaks ties with
@@ -292,7 +294,7 @@ static void consider_k8s(const fgd *s, best *b, int64_t score, uint32_t node, ui
         b->n_top = 1;
         return;
     }
-    if (score == b->score && place_rand_below(&s->env, ++b->n_top) == 0) {
+    if (score == b->score && s->env.rand && place_rand_below(&s->env, ++b->n_top) == 0) {
         b->node = node;
         b->gpu = gpu;
     }
