@@ -103,8 +103,10 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag);
 void sim__h5w_abort(sim__h5w *w);
 
 /* How the chunks of tables are compressed and written. Every mode but NONE
- * stores the same chunks (shuffle + deflate SIM__H5_DEFLATE_LEVEL), which
- * any reader decompresses through the datasets' declared filters. */
+ * stores chunks that decode to the same bytes (shuffle + deflate
+ * SIM__H5_DEFLATE_LEVEL), which any reader decompresses through the
+ * datasets' declared filters; WORKER and INLINE store the same bytes (deflate
+ * strategy Z_RLE), FILTER HDF5's (the default strategy). */
 typedef enum sim__h5_pipe {
     /* The default: full chunks are shuffled and deflated by a worker thread
      * of the writer (the calling thread helps when it would otherwise wait),
@@ -114,9 +116,9 @@ typedef enum sim__h5_pipe {
      * byte-identical to WORKER's. */
     SIM__H5_PIPE_INLINE,
     /* HDF5's own filter pipeline in H5Dwrite, on the calling thread (the
-     * writer before 0.2). Same chunks; the file is byte-identical to WORKER's
-     * when no other object is written while a table is open. For tests and
-     * benchmarks. */
+     * writer before 0.2). Its deflate uses zlib's default strategy, so its
+     * chunks are other bytes for the same values (and about twice the CPU).
+     * For tests and benchmarks. */
     SIM__H5_PIPE_FILTER,
     /* No filters at all (the columns are chunked but not compressed). For
      * benchmarks. */

@@ -1,12 +1,12 @@
 /*
  * report.c — a run's results as an HDF5 file (layout: docs/output.md).
  *
- * The report is a sim_sink: job rows and time-series bins go straight into
- * the /jobs and /timeseries tables as the engine produces them, so memory
- * stays constant in the number of jobs. After the run, the summary and the
- * provenance are written and the file is committed: it appears under its
- * final name only when complete (h5io writes a temporary file and renames it).
- * Times are float64 seconds; every dataset carries units and a description.
+ * The report is a sim_sink: job rows and time-series bins go into the /jobs
+ * and /timeseries tables as the engine produces them (job rows a batch of
+ * JOB_BATCH at a time), so memory stays constant in the number of jobs. After the run, the summary
+ * and the provenance are written and the file is committed: it appears under its final name only
+ * when complete (h5io writes a temporary file and renames it). Times are float64 seconds; every
+ * dataset carries units and a description.
  */
 #include "sim.h"
 
@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Bumped whenever the layout changes incompatibly; docs/output.md tracks it. */
@@ -166,10 +167,28 @@ static const sim__h5_col class_cols[2] = {
     {"queue_len", SIM__H5_F64, "1", "the class's jobs waiting, time average"},
 };
 
+/* Job rows gather here, an array per column, and go to /jobs JOB_BATCH at a
+ * time through one sim__h5t_append (a memcpy per column) instead of 22
+ * checked puts and a row_end each: a tenth of a second on a million jobs.
+ * 1024 rows x 134 bytes; a divisor of SIM__H5_CHUNK_ROWS, so a full batch
+ * never straddles a chunk. */
+#define JOB_BATCH 1024u
+typedef struct job_batch {
+    int64_t id[JOB_BATCH], trace_id[JOB_BATCH], first_node[JOB_BATCH];
+    int32_t cls[JOB_BATCH], tenant[JOB_BATCH], gpus[JOB_BATCH], gpu_milli[JOB_BATCH];
+    int32_t gpu_type[JOB_BATCH], n_nodes[JOB_BATCH], interruptions[JOB_BATCH];
+    uint8_t state[JOB_BATCH], reject[JOB_BATCH];
+    double submit_s[JOB_BATCH], start_s[JOB_BATCH], end_s[JOB_BATCH], wait_s[JOB_BATCH];
+    double run_s[JOB_BATCH], deadline_s[JOB_BATCH], busy[JOB_BATCH], lost[JOB_BATCH];
+    double alloc[JOB_BATCH], value[JOB_BATCH];
+    size_t n; /* rows held */
+} job_batch;
+
 typedef struct report {
     const sim_scenario *sc;
     sim__h5w *w;
     sim__h5t *jobs, *ts;
+    job_batch *jb;                             /* rows of /jobs not yet appended */
     sim__h5t **pool_ts, **type_ts, **class_ts; /* NULL entries for types not in the fleet */
     sim__h5t **svc_ts;
     char block_names[SIM_BLOCK_COUNT][48], block_desc[SIM_BLOCK_COUNT][160];
@@ -180,33 +199,70 @@ static double us_to_s(int64_t us)
     return us < 0 ? NAN : (double)us / SIM_US_PER_S;
 }
 
+/* Append the batched job rows to /jobs. */
+static int jobs_flush(report *rp, tm_diag *diag)
+{
+    job_batch *b = rp->jb;
+    if (!b->n)
+        return TM_OK;
+    const void *cols[J_NCOLS] = {
+        [J_ID] = b->id,
+        [J_TRACE_ID] = b->trace_id,
+        [J_CLASS] = b->cls,
+        [J_TENANT] = b->tenant,
+        [J_STATE] = b->state,
+        [J_REJECT] = b->reject,
+        [J_GPUS] = b->gpus,
+        [J_GPU_MILLI] = b->gpu_milli,
+        [J_GPU_TYPE] = b->gpu_type,
+        [J_FIRST_NODE] = b->first_node,
+        [J_N_NODES] = b->n_nodes,
+        [J_INTERRUPTIONS] = b->interruptions,
+        [J_SUBMIT] = b->submit_s,
+        [J_START] = b->start_s,
+        [J_END] = b->end_s,
+        [J_WAIT] = b->wait_s,
+        [J_RUN] = b->run_s,
+        [J_DEADLINE] = b->deadline_s,
+        [J_BUSY] = b->busy,
+        [J_LOST] = b->lost,
+        [J_ALLOC] = b->alloc,
+        [J_VALUE] = b->value,
+    };
+    size_t n = b->n;
+    b->n = 0;
+    return sim__h5t_append(rp->jobs, cols, n, diag);
+}
+
 static int sink_job(void *ud, const sim_job_row *r, tm_diag *diag)
 {
     report *rp = ud;
-    sim__h5t *t = rp->jobs;
-    sim__h5t_put_i64(t, J_ID, (int64_t)r->id);
-    sim__h5t_put_i64(t, J_TRACE_ID, (int64_t)r->trace_id);
-    sim__h5t_put_i32(t, J_CLASS, (int32_t)r->cls);
-    sim__h5t_put_i32(t, J_TENANT, (int32_t)r->tenant);
-    sim__h5t_put_u8(t, J_STATE, (uint8_t)r->state);
-    sim__h5t_put_u8(t, J_REJECT, (uint8_t)r->reject_reason);
-    sim__h5t_put_i32(t, J_GPUS, (int32_t)r->gpus);
-    sim__h5t_put_i32(t, J_GPU_MILLI, (int32_t)r->gpu_milli);
-    sim__h5t_put_i32(t, J_GPU_TYPE, r->gpu_type);
-    sim__h5t_put_i64(t, J_FIRST_NODE, r->first_node == PLACE_NONE ? -1 : (int64_t)r->first_node);
-    sim__h5t_put_i32(t, J_N_NODES, (int32_t)r->n_nodes);
-    sim__h5t_put_i32(t, J_INTERRUPTIONS, (int32_t)r->interruptions);
-    sim__h5t_put_f64(t, J_SUBMIT, us_to_s(r->submit_us));
-    sim__h5t_put_f64(t, J_START, us_to_s(r->start_us));
-    sim__h5t_put_f64(t, J_END, us_to_s(r->end_us));
-    sim__h5t_put_f64(t, J_WAIT, us_to_s(r->wait_us));
-    sim__h5t_put_f64(t, J_RUN, us_to_s(r->run_us));
-    sim__h5t_put_f64(t, J_DEADLINE, us_to_s(r->deadline_us));
-    sim__h5t_put_f64(t, J_BUSY, r->busy_gpu_s);
-    sim__h5t_put_f64(t, J_LOST, r->lost_gpu_s);
-    sim__h5t_put_f64(t, J_ALLOC, r->alloc_gpu_s);
-    sim__h5t_put_f64(t, J_VALUE, r->value);
-    return sim__h5t_row_end(t, diag);
+    job_batch *b = rp->jb;
+    size_t i = b->n;
+    b->id[i] = (int64_t)r->id;
+    b->trace_id[i] = (int64_t)r->trace_id;
+    b->cls[i] = (int32_t)r->cls;
+    b->tenant[i] = (int32_t)r->tenant;
+    b->state[i] = (uint8_t)r->state;
+    b->reject[i] = (uint8_t)r->reject_reason;
+    b->gpus[i] = (int32_t)r->gpus;
+    b->gpu_milli[i] = (int32_t)r->gpu_milli;
+    b->gpu_type[i] = r->gpu_type;
+    b->first_node[i] = r->first_node == PLACE_NONE ? -1 : (int64_t)r->first_node;
+    b->n_nodes[i] = (int32_t)r->n_nodes;
+    b->interruptions[i] = (int32_t)r->interruptions;
+    b->submit_s[i] = us_to_s(r->submit_us);
+    b->start_s[i] = us_to_s(r->start_us);
+    b->end_s[i] = us_to_s(r->end_us);
+    b->wait_s[i] = us_to_s(r->wait_us);
+    b->run_s[i] = us_to_s(r->run_us);
+    b->deadline_s[i] = us_to_s(r->deadline_us);
+    b->busy[i] = r->busy_gpu_s;
+    b->lost[i] = r->lost_gpu_s;
+    b->alloc[i] = r->alloc_gpu_s;
+    b->value[i] = r->value;
+    b->n = i + 1;
+    return b->n == JOB_BATCH ? jobs_flush(rp, diag) : TM_OK;
 }
 
 static double ratio(double a, double b)
@@ -639,6 +695,7 @@ static int write_provenance(report *rp, const sim_scenario *sc, const sim_run_op
 
 static void report_free(report *rp)
 {
+    free(rp->jb);
     free(rp->pool_ts);
     free(rp->type_ts);
     free(rp->class_ts);
@@ -652,9 +709,14 @@ int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char 
     memset(&rp, 0, sizeof rp);
     rp.sc = sc;
     memset(res, 0, sizeof *res);
+    if (!(rp.jb = malloc(sizeof *rp.jb)))
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    rp.jb->n = 0;
     int rc = sim__h5w_open(&rp.w, path, diag);
-    if (rc != TM_OK)
+    if (rc != TM_OK) {
+        report_free(&rp);
         return rc;
+    }
     if ((rc = sim__h5w_attr_i64(rp.w, "/", "schema_version", SIM_OUTPUT_SCHEMA, diag)) ||
         (rc = sim__h5w_attr_str(rp.w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
         (rc = sim__h5w_attr_str(rp.w, "/", "layout", "docs/output.md", diag)) ||
@@ -665,8 +727,8 @@ int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char 
     sim_sink sink = {sink_job, sink_bin, &rp};
     if ((rc = sim_run(sc, opts, &sink, res, diag)) != TM_OK)
         goto fail;
-    if ((rc = write_labels(&rp, sc, diag)) || (rc = write_summary(&rp, sc, res, diag)) ||
-        (rc = write_provenance(&rp, sc, opts, diag)) ||
+    if ((rc = jobs_flush(&rp, diag)) || (rc = write_labels(&rp, sc, diag)) ||
+        (rc = write_summary(&rp, sc, res, diag)) || (rc = write_provenance(&rp, sc, opts, diag)) ||
         (rc = sim__cost_write_h5(rp.w, sc, res, diag)))
         goto fail;
     rc = sim__h5w_commit(rp.w, diag);
