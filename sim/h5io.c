@@ -368,6 +368,7 @@ struct sim__h5t {
     size_t raw_bytes, z_bytes;
     int piped; /* chunks compressed by us and written directly (SIM__H5_PIPE_WORKER/INLINE) */
     /* Owner thread only. */
+    size_t cap;        /* rows the filling buffer holds (t_grow); SIM__H5_CHUNK_ROWS once shipped */
     size_t nbuf;       /* complete rows in the filling slot, < SIM__H5_CHUNK_ROWS between calls */
     uint64_t nshipped; /* rows handed on: in the file or in a slot in flight */
     unsigned depth;    /* slots that may be in flight: SIM__H5_PIPE_SLOTS if piped, else 1 */
@@ -1467,6 +1468,47 @@ static void t_drop_row(sim__h5t *t)
         t->cols[i].nput = t->nbuf;
 }
 
+/* Until its first chunk is shipped a table's filling buffer (slot 0) holds
+ * only cap rows, column i at cap x the value sizes of the columns before it,
+ * and doubles as rows come: a table of a few thousand rows (a pool's time
+ * series; a replay of a node list can have hundreds of pools) costs its
+ * rows, not a whole chunk of every column. At SIM__H5_CHUNK_ROWS it takes the
+ * layout of every slot (raw_off, raw_bytes), before the first chunk is
+ * shipped. Grow to hold at least `need` rows; -1 when out of memory (the
+ * buffer is unchanged). */
+#define T_CAP0 256
+
+static int t_grow(sim__h5t *t, size_t need)
+{
+    if (need <= t->cap)
+        return 0;
+    size_t cap = t->cap ? t->cap : T_CAP0;
+    while (cap < need && cap < SIM__H5_CHUNK_ROWS)
+        cap *= 2;
+    if (cap > SIM__H5_CHUNK_ROWS)
+        cap = SIM__H5_CHUNK_ROWS;
+    size_t bytes = 0;
+    for (size_t i = 0; i < t->ncols; i++)
+        bytes += cap * t->esize[i];
+    if (cap == SIM__H5_CHUNK_ROWS)
+        bytes = t->raw_bytes;
+    unsigned char *raw = malloc(bytes ? bytes : 1);
+    if (!raw)
+        return -1;
+    for (size_t i = 0, off = 0; i < t->ncols; i++) {
+        h5col *c = &t->cols[i];
+        size_t o = cap == SIM__H5_CHUNK_ROWS ? t->raw_off[i] : off;
+        if (c->nput)
+            memcpy(raw + o, c->buf, c->nput * t->esize[i]);
+        c->buf = raw + o;
+        off += cap * t->esize[i];
+    }
+    free(t->slot[0].raw);
+    t->slot[0].raw = raw;
+    t->cap = cap;
+    return 0;
+}
+
 /* Point the column buffers at slot k, which becomes the filling slot. */
 static void t_fill_from(sim__h5t *t, unsigned k)
 {
@@ -1605,7 +1647,8 @@ static int t_ship(sim__h5t *t, int last, tm_diag *diag)
     h5slot *s = &t->slot[k];
     int rc = 0;
 
-    if (slot_alloc(t, s) != 0 || (!last && slot_alloc(t, &t->slot[next]) != 0)) {
+    if (t_grow(t, SIM__H5_CHUNK_ROWS) != 0 || slot_alloc(t, s) != 0 ||
+        (!last && slot_alloc(t, &t->slot[next]) != 0)) {
         rc = w_fail(w, diag, TM_ERR_NOMEM, t->path, "out of memory for the chunk buffers");
         t->nbuf = 0;
         t_drop_row(t);
@@ -1751,13 +1794,12 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
         t->raw_bytes += SIM__H5_CHUNK_ROWS * t->esize[i];
         t->z_bytes += (size_t)compressBound((uLong)(SIM__H5_CHUNK_ROWS * t->esize[i]));
     }
-    /* The first slot's raw block now, like the old one buffer per column;
-     * the rest when the first chunk is full. */
-    if (!(t->slot[0].raw = malloc(t->raw_bytes)) || (t->piped && pool_scratch(&w->pool) != 0)) {
+    /* The first slot's buffer now, small (t_grow); the rest when the first
+     * chunk is full. */
+    if (t_grow(t, 1) != 0 || (t->piped && pool_scratch(&w->pool) != 0)) {
         rc = w_fail(w, diag, TM_ERR_NOMEM, path, "out of memory");
         goto out;
     }
-    t_fill_from(t, 0);
     for (i = 0; i < ncols; i++) {
         h5col *c = &t->cols[i];
         c->type = cols[i].type;
@@ -1876,6 +1918,8 @@ int sim__h5t_row_end(sim__h5t *t, tm_diag *diag)
     }
     if (++t->nbuf == SIM__H5_CHUNK_ROWS)
         return t_ship(t, 0, diag);
+    if (t->nbuf == t->cap && t_grow(t, t->cap + 1) != 0)
+        return w_fail(t->w, diag, TM_ERR_NOMEM, t->path, "out of memory for the chunk buffers");
     return 0;
 }
 
@@ -1900,6 +1944,8 @@ int sim__h5t_append(sim__h5t *t, const void *const *cols, size_t nrows, tm_diag 
         size_t k = SIM__H5_CHUNK_ROWS - t->nbuf;
         if (k > nrows - done)
             k = nrows - done;
+        if (t_grow(t, t->nbuf + k) != 0)
+            return w_fail(t->w, diag, TM_ERR_NOMEM, t->path, "out of memory for the chunk buffers");
         for (size_t i = 0; i < t->ncols; i++) {
             h5col *c = &t->cols[i];
             size_t sz = t->esize[i];
