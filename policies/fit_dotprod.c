@@ -143,54 +143,62 @@ static uint32_t tightest_gpu(const place_view *v, const place_job *j, uint32_t n
     return pick;
 }
 
-static int k8s_fit(const dotprod *s, const place_view *v, const place_job *j, place_decision *d,
-                   const place_fit_ctx *ctx)
+/* The largest CPU and whole-GPU capacity of any node (k8s mode's normalisers). */
+static void largest_node(const place_cluster *c, double *max_cpu, double *max_gpu)
 {
-    const place_cluster *c = v->cluster;
-    int64_t max_cpu = 0, max_gpu = 0;
+    int64_t mc = 0, mg = 0;
     for (uint32_t n = 0; n < c->n_nodes; n++) {
-        if (c->node_cpu_milli[n] > max_cpu)
-            max_cpu = c->node_cpu_milli[n];
-        if ((int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE > max_gpu)
-            max_gpu = (int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE;
+        if (c->node_cpu_milli[n] > mc)
+            mc = c->node_cpu_milli[n];
+        if ((int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE > mg)
+            mg = (int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE;
     }
-    double req_gpu = (double)j->gpus * (double)j->gpu_milli;
-    k8s_best b = {0, PLACE_NONE, 0, 0};
-    for (uint32_t t = 0; t < c->n_types; t++) {
-        if (!place_type_ok(c, j, t))
-            continue;
-        if (j->gpu_milli < PLACE_MILLI_WHOLE) {
-            for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
-                 n = place_bits_next(&c->any_share[t], n + 1)) {
-                if (!place_host_ok(c, n, j) || c->node_milli_free[n] < j->gpu_milli)
-                    continue;
-                uint32_t g = tightest_gpu(v, j, n, ctx);
-                if (g != PLACE_NONE)
-                    k8s_consider(s, &b,
-                                 k8s_score((double)c->node_cpu_free_milli[n],
-                                           (double)c->node_milli_free[n], (double)j->cpu_milli,
-                                           req_gpu, (double)max_cpu, (double)max_gpu),
-                                 n, g);
-            }
-            continue;
-        }
-        for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++)
-            for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE;
-                 n = place_bits_next(&c->by_free[t][f], n + 1))
-                if (place__whole_ok(v, j, n, ctx))
-                    k8s_consider(s, &b,
-                                 k8s_score((double)c->node_cpu_free_milli[n],
-                                           (double)c->node_milli_free[n], (double)j->cpu_milli,
-                                           req_gpu, (double)max_cpu, (double)max_gpu),
-                                 n, 0);
+    *max_cpu = (double)mc;
+    *max_gpu = (double)mg;
+}
+
+typedef struct scorer {
+    const dotprod *s;
+    const place_view *v;
+    const place_job *j;
+    const place_fit_ctx *ctx;
+    int share;               /* a GPU share (else whole GPUs) */
+    double max_cpu, max_gpu; /* k8s mode */
+    best b;                  /* exact */
+    k8s_best kb;             /* k8s mode */
+} scorer;
+
+/* Score candidate node n: per GPU a share could take (exact), or the node
+ * with its tightest GPU for a share (k8s). */
+static void score_node(scorer *sc, uint32_t n)
+{
+    const place_cluster *c = sc->v->cluster;
+    const place_job *j = sc->j;
+    if (sc->s->k8s) {
+        uint32_t g = sc->share ? tightest_gpu(sc->v, j, n, sc->ctx) : 0;
+        if (g != PLACE_NONE)
+            k8s_consider(sc->s, &sc->kb,
+                         k8s_score((double)c->node_cpu_free_milli[n], (double)c->node_milli_free[n],
+                                   (double)j->cpu_milli, (double)j->gpus * (double)j->gpu_milli,
+                                   sc->max_cpu, sc->max_gpu),
+                         n, g);
+        return;
     }
-    if (b.node == PLACE_NONE)
-        return j->flags & PLACE_JOB_CAN_SPAN ? place_fit_span_first(v, j, d, ctx) : PLACE_ERR_NOFIT;
-    if (j->gpu_milli < PLACE_MILLI_WHOLE)
-        place_decide_share(d, j, b.node, b.gpu);
-    else
-        place_decide_whole(d, j, b.node);
-    return PLACE_OK;
+    double h = host_score(c, n, j);
+    if (sc->share) {
+        uint32_t g0 = c->node_gpu0[n];
+        for (uint32_t g = 0; g < c->node_gpus[n]; g++)
+            if (place__share_ok(sc->v, j, n, g, sc->ctx))
+                consider(&sc->b,
+                         h + ratio(c->gpu_free_milli[g0 + g], PLACE_MILLI_WHOLE) *
+                                 ratio(j->gpu_milli, PLACE_MILLI_WHOLE),
+                         n, g);
+        return;
+    }
+    int64_t cap = (int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE;
+    consider(&sc->b,
+             h + ratio(c->node_milli_free[n], cap) * ratio((int64_t)j->gpus * j->gpu_milli, cap), n,
+             0);
 }
 
 static int dotprod_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
@@ -200,45 +208,39 @@ static int dotprod_fit(void *state, const place_view *v, const place_job *j, pla
     const place_cluster *c = v->cluster;
     if (j->gpus == 0)
         return place_fit_cpu_only(v, j, d, ctx);
+    scorer sc = {s,
+                 v,
+                 j,
+                 ctx,
+                 j->gpu_milli < PLACE_MILLI_WHOLE,
+                 0,
+                 0,
+                 {0, PLACE_NONE, 0},
+                 {0, PLACE_NONE, 0, 0}};
     if (s->k8s)
-        return k8s_fit(s, v, j, d, ctx);
-    best b = {0, PLACE_NONE, 0};
+        largest_node(c, &sc.max_cpu, &sc.max_gpu);
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t))
             continue;
-        if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+        if (sc.share) {
             for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
-                 n = place_bits_next(&c->any_share[t], n + 1)) {
-                if (!place_host_ok(c, n, j) || c->node_milli_free[n] < j->gpu_milli)
-                    continue;
-                double h = host_score(c, n, j);
-                uint32_t g0 = c->node_gpu0[n];
-                for (uint32_t g = 0; g < c->node_gpus[n]; g++)
-                    if (place__share_ok(v, j, n, g, ctx))
-                        consider(&b,
-                                 h + ratio(c->gpu_free_milli[g0 + g], PLACE_MILLI_WHOLE) *
-                                         ratio(j->gpu_milli, PLACE_MILLI_WHOLE),
-                                 n, g);
-            }
+                 n = place_bits_next(&c->any_share[t], n + 1))
+                if (place_host_ok(c, n, j) && c->node_milli_free[n] >= j->gpu_milli)
+                    score_node(&sc, n);
             continue;
         }
         for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++)
             for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE;
-                 n = place_bits_next(&c->by_free[t][f], n + 1)) {
-                if (!place__whole_ok(v, j, n, ctx))
-                    continue;
-                int64_t cap = (int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE;
-                consider(&b,
-                         host_score(c, n, j) + ratio(c->node_milli_free[n], cap) *
-                                                   ratio((int64_t)j->gpus * j->gpu_milli, cap),
-                         n, 0);
-            }
+                 n = place_bits_next(&c->by_free[t][f], n + 1))
+                if (place__whole_ok(v, j, n, ctx))
+                    score_node(&sc, n);
     }
-    if (b.node != PLACE_NONE) {
-        if (j->gpu_milli < PLACE_MILLI_WHOLE)
-            place_decide_share(d, j, b.node, b.gpu);
+    uint32_t node = s->k8s ? sc.kb.node : sc.b.node, gpu = s->k8s ? sc.kb.gpu : sc.b.gpu;
+    if (node != PLACE_NONE) {
+        if (sc.share)
+            place_decide_share(d, j, node, gpu);
         else
-            place_decide_whole(d, j, b.node);
+            place_decide_whole(d, j, node);
         return PLACE_OK;
     }
     if (j->flags & PLACE_JOB_CAN_SPAN)
