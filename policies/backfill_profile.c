@@ -188,7 +188,7 @@ struct place__profile {
     int ord_on, ord_dead;
     uint32_t ord_uses;
     struct ogrp *grp;
-    uint32_t n_grp, cap_grp;
+    uint32_t n_grp, cap_grp, grp_hint[2];
     uint32_t *gnext, *gprev, *gnode; /* per GPU: its group list links, its node */
     uint32_t cap_gnext, cap_gprev, cap_gnode;
     uint32_t *ncount; /* per node: scratch GPU count, zero between uses */
@@ -290,9 +290,17 @@ static int nodes_reserve(place__profile *p, uint32_t n)
 
 void place__profile_begin(place__profile *p, const place_view *v)
 {
-    for (uint32_t k = 0; k < p->n_rs; k++) {
-        p->rhead[p->rs[k].node] = PLACE_NONE;
-        p->tl_ok[p->rs[k].node] = 0; /* timelines start at now: only reserved nodes have one */
+    if (p->n_rs > p->n_nodes / 16 && p->n_rs > 64 && p->n_nodes <= p->cap_rhead &&
+        p->n_nodes <= p->cap_tl_ok) {
+        /* a reservation spanning many nodes (SWF gangs): two flat fills are
+         * cheaper than one scattered store per reserved node */
+        memset(p->rhead, 0xff, p->n_nodes * sizeof *p->rhead); /* PLACE_NONE */
+        memset(p->tl_ok, 0, p->n_nodes);
+    } else {
+        for (uint32_t k = 0; k < p->n_rs; k++) {
+            p->rhead[p->rs[k].node] = PLACE_NONE;
+            p->tl_ok[p->rs[k].node] = 0; /* timelines start at now: only reserved nodes have one */
+        }
     }
     p->n_rs = 0;
     p->n_pool = 0;
@@ -319,6 +327,13 @@ static inline int64_t fat(const place__profile *p, uint32_t x)
 /* The first group of key (type, t) or after it: a bisection over the groups. */
 static uint32_t grp_find(const place__profile *p, uint32_t type, int64_t t)
 {
+    /* changes come in runs (a job's GPUs, from one time to another): try the
+     * two groups of the last change first */
+    for (uint32_t h = 0; h < 2; h++) {
+        uint32_t i = p->grp_hint[h];
+        if (i < p->n_grp && p->grp[i].t == t && p->grp[i].type == type)
+            return i;
+    }
     uint32_t lo = 0, hi = p->n_grp;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -345,6 +360,7 @@ static int grp_add(place__profile *p, uint32_t x, uint32_t type, int64_t t)
         p->grp[i] = (ogrp){t, type, 0, PLACE_NONE};
         p->n_grp++;
     }
+    p->grp_hint[1] = i; /* (checked before use: a later insertion may move it) */
     ogrp *g = &p->grp[i];
     p->gprev[x] = PLACE_NONE;
     p->gnext[x] = g->head;
@@ -359,6 +375,7 @@ static int grp_add(place__profile *p, uint32_t x, uint32_t type, int64_t t)
 static void grp_del(place__profile *p, uint32_t x, uint32_t type, int64_t t)
 {
     uint32_t i = grp_find(p, type, t);
+    p->grp_hint[0] = i;
     ogrp *g = &p->grp[i];
     if (p->gprev[x] != PLACE_NONE)
         p->gnext[p->gprev[x]] = p->gnext[x];
@@ -381,6 +398,7 @@ static void ord_note(place__profile *p, uint32_t x, uint32_t type, int64_t from,
         return;
     grp_del(p, x, type, from);
     int rc = grp_add(p, x, type, to);
+
     if (rc != PLACE_OK) {
         p->ord_on = 0;
         p->ord_dead = rc == PLACE_ERR_NOFIT;
@@ -546,14 +564,17 @@ static int job_add(place__profile *p, const place_cluster *c, const place_runnin
             pi = p->free_pt;
             p->free_pt = p->pt[pi].rnext;
         } else {
-            if (place__grow(&p->env, (void **)&p->pt, &p->cap_pt, p->n_pt + 1, sizeof *p->pt))
+            if (p->n_pt >= p->cap_pt &&
+                place__grow(&p->env, (void **)&p->pt, &p->cap_pt, p->n_pt + 1, sizeof *p->pt))
                 return PLACE_ERR_NOMEM; /* the record stays, with the parts so far */
             pi = p->n_pt++;
         }
         rpart *x = &p->pt[pi];
         x->mask = pp->mask;
         x->end = q->end;
-        place__part_host_share(&r->job, r->parts, r->n_parts, k, &x->cpu, &x->mem);
+        x->cpu = x->mem = 0;
+        if (r->job.cpu_milli != 0 || r->job.host_mem_mib != 0)
+            place__part_host_share(&r->job, r->parts, r->n_parts, k, &x->cpu, &x->mem);
         x->node = pp->node;
         x->job = ri;
         x->rnext = p->rj[ri].part0;
@@ -754,7 +775,18 @@ static int sync(place__profile *p, const place_view *v)
         return rc;
     }
     /* the cluster's own changes: whole-array comparisons first (cheap), then
-     * the nodes that differ (after a reset every node is dirty already) */
+     * the nodes that differ (after a reset every node is dirty already). A
+     * node already dirty (a job started or ended on it) is recomputed and
+     * snapshot anyway: snapshot it first, so that the usual pass, where
+     * nothing else changed, passes the comparisons and skips the node walk */
+    for (uint32_t k = 0; !fresh && k < p->n_dlist; k++) {
+        uint32_t n = p->dlist[k], g0 = c->node_gpu0[n];
+        p->snap_up[n] = c->node_up[n];
+        for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+            p->snap_milli[g0 + g] = c->gpu_free_milli[g0 + g];
+            p->snap_gup[g0 + g] = c->gpu_up[g0 + g];
+        }
+    }
     if (!fresh &&
         (memcmp(p->snap_milli, c->gpu_free_milli, c->n_gpus * sizeof *p->snap_milli) != 0 ||
          memcmp(p->snap_up, c->node_up, c->n_nodes) != 0 ||
@@ -813,7 +845,8 @@ static int cand_push(place__profile *p, uint32_t *n, int64_t t)
 {
     if (t <= p->now || t == PLACE_T_NEVER)
         return PLACE_OK;
-    if (place__grow(&p->env, (void **)&p->cand, &p->cap_cand, *n + 1, sizeof *p->cand))
+    if (*n >= p->cap_cand &&
+        place__grow(&p->env, (void **)&p->cand, &p->cap_cand, *n + 1, sizeof *p->cand))
         return PLACE_ERR_NOMEM;
     p->cand[(*n)++] = t;
     return PLACE_OK;
@@ -846,7 +879,8 @@ static int cmp_seg(const void *a, const void *b)
 
 static int push_ev(place__profile *p, uint32_t *m, int64_t t, int64_t g, int64_t cpu, int64_t mem)
 {
-    if (place__grow(&p->env, (void **)&p->evs, &p->cap_evs, *m + 1, sizeof *p->evs))
+    if (*m >= p->cap_evs &&
+        place__grow(&p->env, (void **)&p->evs, &p->cap_evs, *m + 1, sizeof *p->evs))
         return PLACE_ERR_NOMEM;
     p->evs[(*m)++] = (seg){t, g, cpu, mem};
     return PLACE_OK;
@@ -1017,7 +1051,8 @@ static int64_t node_earliest(place__profile *p, const place_cluster *c, uint32_t
 static int add_resv(place__profile *p, uint32_t node, int64_t a, int64_t b, uint32_t gpus,
                     int64_t cpu, int64_t mem, uint32_t qi)
 {
-    if (place__grow(&p->env, (void **)&p->rs, &p->cap_rs, p->n_rs + 1, sizeof *p->rs))
+    if (p->n_rs >= p->cap_rs &&
+        place__grow(&p->env, (void **)&p->rs, &p->cap_rs, p->n_rs + 1, sizeof *p->rs))
         return PLACE_ERR_NOMEM;
     resv *r = &p->rs[p->n_rs];
     r->a = a;
@@ -1448,7 +1483,8 @@ static int loss_build(place__profile *p, const place_cluster *c)
         int64_t keep = g < 0 ? 0 : g > fr ? fr : g;
         if (keep == fr)
             continue;
-        if (place__grow(&p->env, (void **)&p->loss, &p->cap_loss, p->n_loss + 1, sizeof *p->loss))
+        if (p->n_loss >= p->cap_loss &&
+            place__grow(&p->env, (void **)&p->loss, &p->cap_loss, p->n_loss + 1, sizeof *p->loss))
             return PLACE_ERR_NOMEM;
         p->loss[p->n_loss++] = (loss){a, c->node_type[n], fr - keep};
     }
