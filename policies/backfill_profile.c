@@ -628,8 +628,8 @@ static void node_recompute(place__profile *p, const place_cluster *c, uint32_t n
 {
     uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n];
     int64_t *f = p->free_at + g0, old[64];
-    if (p->ord_on)
-        memcpy(old, f, (ng < 64 ? ng : 64) * sizeof *f);
+    for (uint32_t g = 0; p->ord_on && g < ng && g < 64; g++)
+        old[g] = f[g]; /* (a node's few GPUs: no memcpy call) */
     for (uint32_t g = 0; g < ng; g++) {
         uint32_t x = g0 + g;
         if (!c->node_up[n] || !c->gpu_up[x])
@@ -1521,13 +1521,24 @@ int place__profile_hopeless(place__profile *p, const place_view *v, const place_
         return 0;
     const place_cluster *c = v->cluster;
     int64_t end = add_sat(p->now, j->estimate_us < 0 ? PLACE_T_NEVER : j->estimate_us);
-    if (end <= p->now || ensure_built(p, v) != PLACE_OK ||
-        (!p->loss_ok && loss_build(p, c) != PLACE_OK))
-        return 0; /* allow() accepts everything, or out of memory: let the fit walk */
+    if (end <= p->now)
+        return 0; /* allow() accepts everything */
+    /* the allowed types with enough GPUs free now (place_type_ok): a gang
+     * larger than what is free on each of them cannot fit whatever the
+     * reservations, and is refused without the summary (most of a long
+     * queue, each pass, on an SWF log) */
+    uint64_t types = 0;
+    for (uint32_t t = 0; t < c->n_types && t < PLACE_MAX_TYPES; t++)
+        if (c->type_gpus_free[t] >= j->gpus && j->gpu_mem_mib <= c->type_mem_mib[t] &&
+            (j->type_mask == 0 || ((j->type_mask >> t) & 1u)))
+            types |= 1ull << t;
+    if (types == 0)
+        return 1;
+    if (ensure_built(p, v) != PLACE_OK || (!p->loss_ok && loss_build(p, c) != PLACE_OK))
+        return 0; /* out of memory: let the fit walk */
     for (uint32_t t = 0; t < c->n_types && t < PLACE_MAX_TYPES; t++) {
-        if (c->type_gpus_free[t] < j->gpus || j->gpu_mem_mib > c->type_mem_mib[t] ||
-            (j->type_mask != 0 && !((j->type_mask >> t) & 1u)))
-            continue; /* not enough free, or not allowed (place_type_ok) */
+        if (!((types >> t) & 1u))
+            continue;
         /* the losses of the reserved nodes whose first reservation starts
          * before the job would end: cumulative, so the last such entry */
         uint32_t lo = p->loss_off[t], hi = p->loss_off[t + 1];
