@@ -371,10 +371,14 @@ static int grp_add(place__profile *p, uint32_t x, uint32_t type, int64_t t)
     return PLACE_OK;
 }
 
-/* Take GPU x out of its group (type, t), which must hold it. */
-static void grp_del(place__profile *p, uint32_t x, uint32_t type, int64_t t)
+/* Take GPU x out of its group (type, t); PLACE_ERR_INVAL, changing nothing,
+ * when there is no such group (free_at changed behind the groups' back: a
+ * bug, which costs only the groups). */
+static int grp_del(place__profile *p, uint32_t x, uint32_t type, int64_t t)
 {
     uint32_t i = grp_find(p, type, t);
+    if (i >= p->n_grp || p->grp[i].type != type || p->grp[i].t != t)
+        return PLACE_ERR_INVAL;
     p->grp_hint[0] = i;
     ogrp *g = &p->grp[i];
     if (p->gprev[x] != PLACE_NONE)
@@ -387,18 +391,19 @@ static void grp_del(place__profile *p, uint32_t x, uint32_t type, int64_t t)
         memmove(p->grp + i, p->grp + i + 1, (p->n_grp - i - 1) * sizeof *p->grp);
         p->n_grp--;
     }
+    return PLACE_OK;
 }
 
 /* GPU x of type `type` goes from stored time `from` to `to`: move it between
- * groups (when kept). Out of memory, or too many groups, drops the groups:
- * the searches fall back to free_at. */
+ * groups (when kept). Out of memory, too many groups or a missing group
+ * drops the groups: the searches fall back to free_at. */
 static void ord_note(place__profile *p, uint32_t x, uint32_t type, int64_t from, int64_t to)
 {
     if (!p->ord_on || from == to)
         return;
-    grp_del(p, x, type, from);
-    int rc = grp_add(p, x, type, to);
-
+    int rc = grp_del(p, x, type, from);
+    if (rc == PLACE_OK)
+        rc = grp_add(p, x, type, to);
     if (rc != PLACE_OK) {
         p->ord_on = 0;
         p->ord_dead = rc == PLACE_ERR_NOFIT;
