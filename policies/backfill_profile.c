@@ -63,9 +63,14 @@
  * A reservation searches every eligible node: O(nodes x b log b) for b
  * breakpoints on a node (its GPUs, host releases and reservations; b is
  * small); a gang larger than any node skips that walk, and a spanning gang's
- * earliest start before any reservation (EASY) is a count of the GPUs free
- * now and a selection among the others' free times, O(GPUs). allow() is O(1)
- * on a node without reservations and O(b^2) on one with them. hopeless()
+ * earliest start before any reservation (EASY) comes from the GPUs grouped
+ * by free time (about one group per running job on an SWF log, kept up to
+ * date at every change of free_at): a walk over the type's first groups,
+ * and the reservation itself is the GPU lists of the groups free by its
+ * start, counted per node and given in node order, instead of two walks
+ * over every node of the type (the first such search of a profile still
+ * takes those walks, so a one-pass host never builds the groups). allow()
+ * is O(1) on a node without reservations and O(b^2) on one with them. hopeless()
  * bounds what allow() can accept, per GPU type, from a summary of the
  * reserved nodes (their free GPUs beyond the profile at their first
  * reservation start), so that a queued gang that cannot fit is refused in
@@ -172,7 +177,32 @@ struct place__profile {
     uint32_t loss_off[PLACE_MAX_TYPES + 1]; /* type t: loss[loss_off[t]..loss_off[t + 1]) */
     uint32_t *seen; /* per node: the stamp of the last summary that counted it */
     uint32_t cap_seen, stamp;
+    /* spanning searches without reservations (EASY): the GPUs grouped by
+     * (type, stored free time), groups sorted, each with a list of its GPUs
+     * (gnext/gprev). On SWF logs there are about as many groups as running
+     * jobs, so the k-th free time of a type is a walk over a few groups and
+     * the GPUs free by a time are the lists of its first groups. Kept while
+     * ord_on: built at the second such search (a one-pass host never builds
+     * it) and updated at every change of free_at; given up for good
+     * (ord_dead) on a cluster with more than ORD_MAX_GROUPS distinct times */
+    int ord_on, ord_dead;
+    uint32_t ord_uses;
+    struct ogrp *grp;
+    uint32_t n_grp, cap_grp, grp_hint[2];
+    uint32_t *gnext, *gprev, *gnode; /* per GPU: its group list links, its node */
+    uint32_t cap_gnext, cap_gprev, cap_gnode;
+    uint32_t *ncount; /* per node: scratch GPU count, zero between uses */
+    uint32_t cap_ncount;
+    uint64_t *nbits; /* per node: scratch bit, zero between uses */
+    uint32_t cap_nbits;
 };
+
+#define ORD_MAX_GROUPS 1024
+
+typedef struct ogrp { /* the GPUs of one type whose stored free time is t */
+    int64_t t;
+    uint32_t type, count, head;
+} ogrp;
 
 typedef struct loss { /* reserved nodes of one type whose first reservation starts at a */
     int64_t a;
@@ -237,6 +267,12 @@ void place__profile_destroy(place__profile *p)
     place__free(&p->env, p->cnodes, p->cap_cnodes * sizeof *p->cnodes);
     place__free(&p->env, p->loss, p->cap_loss * sizeof *p->loss);
     place__free(&p->env, p->seen, p->cap_seen * sizeof *p->seen);
+    place__free(&p->env, p->grp, p->cap_grp * sizeof *p->grp);
+    place__free(&p->env, p->gnext, p->cap_gnext * sizeof *p->gnext);
+    place__free(&p->env, p->gprev, p->cap_gprev * sizeof *p->gprev);
+    place__free(&p->env, p->gnode, p->cap_gnode * sizeof *p->gnode);
+    place__free(&p->env, p->ncount, p->cap_ncount * sizeof *p->ncount);
+    place__free(&p->env, p->nbits, p->cap_nbits * sizeof *p->nbits);
     place_env env = p->env;
     place__free(&env, p, sizeof *p);
 }
@@ -254,9 +290,17 @@ static int nodes_reserve(place__profile *p, uint32_t n)
 
 void place__profile_begin(place__profile *p, const place_view *v)
 {
-    for (uint32_t k = 0; k < p->n_rs; k++) {
-        p->rhead[p->rs[k].node] = PLACE_NONE;
-        p->tl_ok[p->rs[k].node] = 0; /* timelines start at now: only reserved nodes have one */
+    if (p->n_rs > p->n_nodes / 16 && p->n_rs > 64 && p->n_nodes <= p->cap_rhead &&
+        p->n_nodes <= p->cap_tl_ok) {
+        /* a reservation spanning many nodes (SWF gangs): two flat fills are
+         * cheaper than one scattered store per reserved node */
+        memset(p->rhead, 0xff, p->n_nodes * sizeof *p->rhead); /* PLACE_NONE */
+        memset(p->tl_ok, 0, p->n_nodes);
+    } else {
+        for (uint32_t k = 0; k < p->n_rs; k++) {
+            p->rhead[p->rs[k].node] = PLACE_NONE;
+            p->tl_ok[p->rs[k].node] = 0; /* timelines start at now: only reserved nodes have one */
+        }
     }
     p->n_rs = 0;
     p->n_pool = 0;
@@ -278,6 +322,92 @@ static inline int64_t eff(const place__profile *p, int64_t t)
 static inline int64_t fat(const place__profile *p, uint32_t x)
 {
     return eff(p, p->free_at[x]);
+}
+
+/* The first group of key (type, t) or after it: a bisection over the groups. */
+static uint32_t grp_find(const place__profile *p, uint32_t type, int64_t t)
+{
+    /* changes come in runs (a job's GPUs, from one time to another): try the
+     * two groups of the last change first */
+    for (uint32_t h = 0; h < 2; h++) {
+        uint32_t i = p->grp_hint[h];
+        if (i < p->n_grp && p->grp[i].t == t && p->grp[i].type == type)
+            return i;
+    }
+    uint32_t lo = 0, hi = p->n_grp;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        const ogrp *g = &p->grp[mid];
+        if (g->type < type || (g->type == type && g->t < t))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* File GPU x (of type `type`) under stored time t; PLACE_ERR_NOMEM, or
+ * PLACE_ERR_NOFIT past ORD_MAX_GROUPS. A new group costs O(groups). */
+static int grp_add(place__profile *p, uint32_t x, uint32_t type, int64_t t)
+{
+    uint32_t i = grp_find(p, type, t);
+    if (i == p->n_grp || p->grp[i].type != type || p->grp[i].t != t) {
+        if (p->n_grp >= ORD_MAX_GROUPS)
+            return PLACE_ERR_NOFIT;
+        if (place__grow(&p->env, (void **)&p->grp, &p->cap_grp, p->n_grp + 1, sizeof *p->grp))
+            return PLACE_ERR_NOMEM;
+        memmove(p->grp + i + 1, p->grp + i, (p->n_grp - i) * sizeof *p->grp);
+        p->grp[i] = (ogrp){t, type, 0, PLACE_NONE};
+        p->n_grp++;
+    }
+    p->grp_hint[1] = i; /* (checked before use: a later insertion may move it) */
+    ogrp *g = &p->grp[i];
+    p->gprev[x] = PLACE_NONE;
+    p->gnext[x] = g->head;
+    if (g->head != PLACE_NONE)
+        p->gprev[g->head] = x;
+    g->head = x;
+    g->count++;
+    return PLACE_OK;
+}
+
+/* Take GPU x out of its group (type, t); PLACE_ERR_INVAL, changing nothing,
+ * when there is no such group (free_at changed behind the groups' back: a
+ * bug, which costs only the groups). */
+static int grp_del(place__profile *p, uint32_t x, uint32_t type, int64_t t)
+{
+    uint32_t i = grp_find(p, type, t);
+    if (i >= p->n_grp || p->grp[i].type != type || p->grp[i].t != t)
+        return PLACE_ERR_INVAL;
+    p->grp_hint[0] = i;
+    ogrp *g = &p->grp[i];
+    if (p->gprev[x] != PLACE_NONE)
+        p->gnext[p->gprev[x]] = p->gnext[x];
+    else
+        g->head = p->gnext[x];
+    if (p->gnext[x] != PLACE_NONE)
+        p->gprev[p->gnext[x]] = p->gprev[x];
+    if (--g->count == 0) {
+        memmove(p->grp + i, p->grp + i + 1, (p->n_grp - i - 1) * sizeof *p->grp);
+        p->n_grp--;
+    }
+    return PLACE_OK;
+}
+
+/* GPU x of type `type` goes from stored time `from` to `to`: move it between
+ * groups (when kept). Out of memory, too many groups or a missing group
+ * drops the groups: the searches fall back to free_at. */
+static void ord_note(place__profile *p, uint32_t x, uint32_t type, int64_t from, int64_t to)
+{
+    if (!p->ord_on || from == to)
+        return;
+    int rc = grp_del(p, x, type, from);
+    if (rc == PLACE_OK)
+        rc = grp_add(p, x, type, to);
+    if (rc != PLACE_OK) {
+        p->ord_on = 0;
+        p->ord_dead = rc == PLACE_ERR_NOFIT;
+    }
 }
 
 /* Host CPU and memory of accounted part q come back at rel_t(q) (NEVER: no
@@ -439,14 +569,17 @@ static int job_add(place__profile *p, const place_cluster *c, const place_runnin
             pi = p->free_pt;
             p->free_pt = p->pt[pi].rnext;
         } else {
-            if (place__grow(&p->env, (void **)&p->pt, &p->cap_pt, p->n_pt + 1, sizeof *p->pt))
+            if (p->n_pt >= p->cap_pt &&
+                place__grow(&p->env, (void **)&p->pt, &p->cap_pt, p->n_pt + 1, sizeof *p->pt))
                 return PLACE_ERR_NOMEM; /* the record stays, with the parts so far */
             pi = p->n_pt++;
         }
         rpart *x = &p->pt[pi];
         x->mask = pp->mask;
         x->end = q->end;
-        place__part_host_share(&r->job, r->parts, r->n_parts, k, &x->cpu, &x->mem);
+        x->cpu = x->mem = 0;
+        if (r->job.cpu_milli != 0 || r->job.host_mem_mib != 0)
+            place__part_host_share(&r->job, r->parts, r->n_parts, k, &x->cpu, &x->mem);
         x->node = pp->node;
         x->job = ri;
         x->rnext = p->rj[ri].part0;
@@ -499,7 +632,9 @@ static void job_del(place__profile *p, uint32_t ri, int keyed)
 static void node_recompute(place__profile *p, const place_cluster *c, uint32_t n)
 {
     uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n];
-    int64_t *f = p->free_at + g0;
+    int64_t *f = p->free_at + g0, old[64];
+    for (uint32_t g = 0; p->ord_on && g < ng && g < 64; g++)
+        old[g] = f[g]; /* (a node's few GPUs: no memcpy call) */
     for (uint32_t g = 0; g < ng; g++) {
         uint32_t x = g0 + g;
         if (!c->node_up[n] || !c->gpu_up[x])
@@ -523,6 +658,11 @@ static void node_recompute(place__profile *p, const place_cluster *c, uint32_t n
     for (uint32_t g = 0; g < ng; g++)
         if (f[g] == T_UNKNOWN)
             f[g] = PLACE_T_NEVER; /* held by something the view does not list */
+    if (p->ord_on)
+        for (uint32_t g = 0; g < ng && g < 64; g++)
+            ord_note(p, g0 + g, c->node_type[n], old[g], f[g]);
+    if (ng > 64)
+        p->ord_on = 0; /* (place_cluster_add_node allows at most 64) */
     p->snap_up[n] = c->node_up[n];
     p->sorted_ok[n] = 0;
     p->tl_ok[n] = 0;
@@ -554,6 +694,7 @@ static void reset_all(place__profile *p, const place_cluster *c)
     p->n_nodes = c->n_nodes;
     p->n_gpus = c->n_gpus;
     p->inited = 1;
+    p->ord_on = 0; /* rebuilt from the new free_at when next needed */
 }
 
 /* Bring the accounted jobs and free_at up to the view: O(running) to match
@@ -639,7 +780,18 @@ static int sync(place__profile *p, const place_view *v)
         return rc;
     }
     /* the cluster's own changes: whole-array comparisons first (cheap), then
-     * the nodes that differ (after a reset every node is dirty already) */
+     * the nodes that differ (after a reset every node is dirty already). A
+     * node already dirty (a job started or ended on it) is recomputed and
+     * snapshot anyway: snapshot it first, so that the usual pass, where
+     * nothing else changed, passes the comparisons and skips the node walk */
+    for (uint32_t k = 0; !fresh && k < p->n_dlist; k++) {
+        uint32_t n = p->dlist[k], g0 = c->node_gpu0[n];
+        p->snap_up[n] = c->node_up[n];
+        for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+            p->snap_milli[g0 + g] = c->gpu_free_milli[g0 + g];
+            p->snap_gup[g0 + g] = c->gpu_up[g0 + g];
+        }
+    }
     if (!fresh &&
         (memcmp(p->snap_milli, c->gpu_free_milli, c->n_gpus * sizeof *p->snap_milli) != 0 ||
          memcmp(p->snap_up, c->node_up, c->n_nodes) != 0 ||
@@ -698,7 +850,8 @@ static int cand_push(place__profile *p, uint32_t *n, int64_t t)
 {
     if (t <= p->now || t == PLACE_T_NEVER)
         return PLACE_OK;
-    if (place__grow(&p->env, (void **)&p->cand, &p->cap_cand, *n + 1, sizeof *p->cand))
+    if (*n >= p->cap_cand &&
+        place__grow(&p->env, (void **)&p->cand, &p->cap_cand, *n + 1, sizeof *p->cand))
         return PLACE_ERR_NOMEM;
     p->cand[(*n)++] = t;
     return PLACE_OK;
@@ -731,7 +884,8 @@ static int cmp_seg(const void *a, const void *b)
 
 static int push_ev(place__profile *p, uint32_t *m, int64_t t, int64_t g, int64_t cpu, int64_t mem)
 {
-    if (place__grow(&p->env, (void **)&p->evs, &p->cap_evs, *m + 1, sizeof *p->evs))
+    if (*m >= p->cap_evs &&
+        place__grow(&p->env, (void **)&p->evs, &p->cap_evs, *m + 1, sizeof *p->evs))
         return PLACE_ERR_NOMEM;
     p->evs[(*m)++] = (seg){t, g, cpu, mem};
     return PLACE_OK;
@@ -902,7 +1056,8 @@ static int64_t node_earliest(place__profile *p, const place_cluster *c, uint32_t
 static int add_resv(place__profile *p, uint32_t node, int64_t a, int64_t b, uint32_t gpus,
                     int64_t cpu, int64_t mem, uint32_t qi)
 {
-    if (place__grow(&p->env, (void **)&p->rs, &p->cap_rs, p->n_rs + 1, sizeof *p->rs))
+    if (p->n_rs >= p->cap_rs &&
+        place__grow(&p->env, (void **)&p->rs, &p->cap_rs, p->n_rs + 1, sizeof *p->rs))
         return PLACE_ERR_NOMEM;
     resv *r = &p->rs[p->n_rs];
     r->a = a;
@@ -980,6 +1135,55 @@ static int64_t select_kth(int64_t *a, uint32_t n, uint32_t r)
     return a[r];
 }
 
+/* Build the groups from free_at: O(GPUs x log groups), plus O(groups) per
+ * new group; once per profile (and again after the cluster grows). */
+static int ord_build(place__profile *p, const place_cluster *c)
+{
+    uint32_t ng = c->n_gpus ? c->n_gpus : 1, nn = c->n_nodes ? c->n_nodes : 1;
+    uint32_t old_nc = p->cap_ncount, old_nb = p->cap_nbits;
+    if (place__grow(&p->env, (void **)&p->gnext, &p->cap_gnext, ng, sizeof *p->gnext) ||
+        place__grow(&p->env, (void **)&p->gprev, &p->cap_gprev, ng, sizeof *p->gprev) ||
+        place__grow(&p->env, (void **)&p->gnode, &p->cap_gnode, ng, sizeof *p->gnode) ||
+        place__grow(&p->env, (void **)&p->ncount, &p->cap_ncount, nn, sizeof *p->ncount) ||
+        place__grow(&p->env, (void **)&p->nbits, &p->cap_nbits, (nn + 63) / 64, sizeof *p->nbits))
+        return PLACE_ERR_NOMEM;
+    /* scratch that is zero between uses: new slots start at zero */
+    memset(p->ncount + old_nc, 0, (size_t)(p->cap_ncount - old_nc) * sizeof *p->ncount);
+    memset(p->nbits + old_nb, 0, (size_t)(p->cap_nbits - old_nb) * sizeof *p->nbits);
+    p->n_grp = 0;
+    for (uint32_t n = 0; n < c->n_nodes; n++) {
+        uint32_t g0 = c->node_gpu0[n];
+        for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+            p->gnode[g0 + g] = n;
+            int rc = grp_add(p, g0 + g, c->node_type[n], p->free_at[g0 + g]);
+            if (rc != PLACE_OK) {
+                p->ord_dead = rc == PLACE_ERR_NOFIT;
+                return rc == PLACE_ERR_NOFIT ? PLACE_OK : rc;
+            }
+        }
+    }
+    p->ord_on = 1;
+    return PLACE_OK;
+}
+
+/* span_earliest() before any reservation, from the groups: the k-th smallest
+ * free time of the type's GPUs (now when k are free now), as the selection
+ * over free_at finds it (eff() is monotone, so group order is the order of
+ * the pass's times). O(log groups + the type's groups up to the k-th GPU). */
+static int64_t ord_kth(const place__profile *p, uint32_t t, int64_t k)
+{
+    int64_t sum = 0;
+    for (uint32_t i = grp_find(p, t, INT64_MIN); i < p->n_grp && p->grp[i].type == t; i++) {
+        const ogrp *g = &p->grp[i];
+        if (g->t == PLACE_T_NEVER)
+            break;
+        sum += g->count;
+        if (sum >= k)
+            return eff(p, g->t) <= p->now ? p->now : eff(p, g->t);
+    }
+    return PLACE_T_NEVER;
+}
+
 /* A spanning gang on nodes of type t: the earliest time the sum of what the
  * nodes can give holds k GPUs for d. Nodes without reservations give
  * #GPUs free by then, so their sum is a count over one sorted array; only
@@ -988,6 +1192,13 @@ static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t
                              int64_t d, int *nomem)
 {
     uint32_t m = 0, nr = 0, ng = 0;
+    if (p->n_rs == 0 && !p->ord_on && !p->ord_dead && p->ord_uses++ > 0 &&
+        ord_build(p, c) != PLACE_OK) {
+        *nomem = 1;
+        return PLACE_T_NEVER;
+    }
+    if (p->n_rs == 0 && p->ord_on)
+        return ord_kth(p, t, k);
     if (p->n_rs == 0) {
         /* no reservation yet (always so for EASY): the walk below would stop
          * at the k-th smallest free time of the type's GPUs, which a count of
@@ -1076,11 +1287,51 @@ static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t
     }
 }
 
+/* span_reserve() on a profile without reservations, from the groups: the
+ * GPUs free by `at` are the lists of the type's first groups; count them per
+ * node, then give in node order. O(those GPUs + nodes / 64). */
+static int ord_reserve(place__profile *p, const place_cluster *c, const place_job *j, uint32_t t,
+                       int64_t at, int64_t end, uint32_t qi)
+{
+    for (uint32_t i = grp_find(p, t, INT64_MIN);
+         i < p->n_grp && p->grp[i].type == t && p->grp[i].t != PLACE_T_NEVER &&
+         eff(p, p->grp[i].t) <= at;
+         i++)
+        for (uint32_t x = p->grp[i].head; x != PLACE_NONE; x = p->gnext[x]) {
+            uint32_t n = p->gnode[x];
+            if (!c->node_up[n])
+                continue; /* (its GPUs are never free: not counted) */
+            if (p->ncount[n]++ == 0)
+                p->nbits[n >> 6] |= 1ull << (n & 63);
+        }
+    int64_t rem = j->gpus;
+    int rc = PLACE_OK;
+    for (uint32_t w = 0; w < (c->n_nodes + 63) / 64; w++) {
+        for (uint64_t b = p->nbits[w]; b; b &= b - 1) {
+            uint32_t n = w * 64 + (uint32_t)__builtin_ctzll(b);
+            int64_t give = p->ncount[n];
+            p->ncount[n] = 0;
+            if (give > rem)
+                give = rem;
+            if (give <= 0 || rc != PLACE_OK)
+                continue; /* (every node's count is still cleared) */
+            int64_t cpu = j->cpu_milli ? j->cpu_milli * give / (int64_t)j->gpus : 0;
+            int64_t mem = j->host_mem_mib ? j->host_mem_mib * give / (int64_t)j->gpus : 0;
+            rc = add_resv(p, n, at, end, (uint32_t)give, cpu, mem, qi);
+            rem -= give;
+        }
+        p->nbits[w] = 0;
+    }
+    return rc;
+}
+
 /* Reserve a spanning gang at time `at` on nodes of type t, lowest index first. */
 static int span_reserve(place__profile *p, const place_cluster *c, const place_job *j, uint32_t t,
                         int64_t at, int64_t d, uint32_t qi)
 {
     int64_t rem = j->gpus, end = add_sat(at, d);
+    if (p->n_rs == 0 && p->ord_on)
+        return ord_reserve(p, c, j, t, at, end, qi);
     for (uint32_t n = 0; n < c->n_nodes && rem > 0; n++) { /* up[t] in index order */
         if (!c->node_up[n] || c->node_type[n] != t)
             continue;
@@ -1237,7 +1488,8 @@ static int loss_build(place__profile *p, const place_cluster *c)
         int64_t keep = g < 0 ? 0 : g > fr ? fr : g;
         if (keep == fr)
             continue;
-        if (place__grow(&p->env, (void **)&p->loss, &p->cap_loss, p->n_loss + 1, sizeof *p->loss))
+        if (p->n_loss >= p->cap_loss &&
+            place__grow(&p->env, (void **)&p->loss, &p->cap_loss, p->n_loss + 1, sizeof *p->loss))
             return PLACE_ERR_NOMEM;
         p->loss[p->n_loss++] = (loss){a, c->node_type[n], fr - keep};
     }
@@ -1274,13 +1526,24 @@ int place__profile_hopeless(place__profile *p, const place_view *v, const place_
         return 0;
     const place_cluster *c = v->cluster;
     int64_t end = add_sat(p->now, j->estimate_us < 0 ? PLACE_T_NEVER : j->estimate_us);
-    if (end <= p->now || ensure_built(p, v) != PLACE_OK ||
-        (!p->loss_ok && loss_build(p, c) != PLACE_OK))
-        return 0; /* allow() accepts everything, or out of memory: let the fit walk */
+    if (end <= p->now)
+        return 0; /* allow() accepts everything */
+    /* the allowed types with enough GPUs free now (place_type_ok): a gang
+     * larger than what is free on each of them cannot fit whatever the
+     * reservations, and is refused without the summary (most of a long
+     * queue, each pass, on an SWF log) */
+    uint64_t types = 0;
+    for (uint32_t t = 0; t < c->n_types && t < PLACE_MAX_TYPES; t++)
+        if (c->type_gpus_free[t] >= j->gpus && j->gpu_mem_mib <= c->type_mem_mib[t] &&
+            (j->type_mask == 0 || ((j->type_mask >> t) & 1u)))
+            types |= 1ull << t;
+    if (types == 0)
+        return 1;
+    if (ensure_built(p, v) != PLACE_OK || (!p->loss_ok && loss_build(p, c) != PLACE_OK))
+        return 0; /* out of memory: let the fit walk */
     for (uint32_t t = 0; t < c->n_types && t < PLACE_MAX_TYPES; t++) {
-        if (c->type_gpus_free[t] < j->gpus || j->gpu_mem_mib > c->type_mem_mib[t] ||
-            (j->type_mask != 0 && !((j->type_mask >> t) & 1u)))
-            continue; /* not enough free, or not allowed (place_type_ok) */
+        if (!((types >> t) & 1u))
+            continue;
         /* the losses of the reserved nodes whose first reservation starts
          * before the job would end: cumulative, so the last such entry */
         uint32_t lo = p->loss_off[t], hi = p->loss_off[t + 1];
@@ -1326,8 +1589,11 @@ void place__profile_observe(place__profile *p, const place_view *v, const place_
                     uint32_t g0 = c->node_gpu0[pt->node];
                     for (uint64_t m = pt->mask; m; m &= m - 1) {
                         uint32_t x = g0 + (uint32_t)__builtin_ctzll(m);
-                        if (x < c->n_gpus && p->free_at[x] != PLACE_T_NEVER && p->free_at[x] < end)
+                        if (x < c->n_gpus && p->free_at[x] != PLACE_T_NEVER &&
+                            p->free_at[x] < end) {
+                            ord_note(p, x, c->node_type[pt->node], p->free_at[x], end);
                             p->free_at[x] = end;
+                        }
                     }
                 }
                 return;

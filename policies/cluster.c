@@ -401,6 +401,13 @@ static void index_remove(place_cluster *c, uint32_t n)
     place__bits_clear(&c->any_share[t], n);
 }
 
+/* Bits set in m; one-GPU nodes (SWF machines) move one bit at a time, and
+ * without a popcount instruction in the target the builtin is a call. */
+static inline uint32_t bits_count(uint64_t m)
+{
+    return (m & (m - 1)) == 0 ? (uint32_t)(m != 0) : (uint32_t)__builtin_popcountll(m);
+}
+
 /* Recompute node n's derived fields from its GPUs and file it in the index. */
 static void node_refresh(place_cluster *c, uint32_t n)
 {
@@ -416,7 +423,7 @@ static void node_refresh(place_cluster *c, uint32_t n)
                 mask |= 1ull << g;
         }
     }
-    uint32_t free = (uint32_t)__builtin_popcountll(mask);
+    uint32_t free = bits_count(mask);
     c->gpus_free = c->gpus_free - c->node_free[n] + free;
     c->type_gpus_free[t] = c->type_gpus_free[t] - c->node_free[n] + free;
     c->node_free_mask[n] = mask;
@@ -598,8 +605,9 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
             if (j->gpu_mem_mib > c->type_mem_mib[t])
                 return PLACE_ERR_MEMORY;
         }
-        int64_t cpu, mem;
-        place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
+        int64_t cpu = 0, mem = 0; /* (no host share to split: SWF gangs) */
+        if (j->cpu_milli != 0 || j->host_mem_mib != 0)
+            place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
         if (c->node_cpu_free_milli[p->node] < cpu || c->node_mem_free_mib[p->node] < mem)
             return PLACE_ERR_CAPACITY;
         sum += p->gpus;
@@ -637,7 +645,7 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
  * of its GPUs. Only for GPUs in service on a node in service. */
 static void node_whole(place_cluster *c, uint32_t n, uint64_t mask, int sign)
 {
-    uint32_t t = c->node_type[n], k = (uint32_t)__builtin_popcountll(mask);
+    uint32_t t = c->node_type[n], k = bits_count(mask);
     place__bits_clear(&c->by_free[t][c->node_free[n]], n);
     if (sign < 0) {
         c->node_free_mask[n] &= ~mask;
@@ -665,8 +673,9 @@ int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part 
     for (uint32_t k = 0; k < n_parts; k++) {
         place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
-        int64_t cpu, mem;
-        place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
+        int64_t cpu = 0, mem = 0;
+        if (j->cpu_milli != 0 || j->host_mem_mib != 0)
+            place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
         c->node_cpu_free_milli[n] -= cpu;
         c->node_mem_free_mib[n] -= mem;
         p->mask = 0;
@@ -756,8 +765,9 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
     for (uint32_t k = 0; k < n_parts; k++) {
         const place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
-        int64_t cpu, mem;
-        place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
+        int64_t cpu = 0, mem = 0;
+        if (j->cpu_milli != 0 || j->host_mem_mib != 0)
+            place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
         c->node_cpu_free_milli[n] += cpu;
         c->node_mem_free_mib[n] += mem;
         if (p->gpus == 0)
