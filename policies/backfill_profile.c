@@ -792,6 +792,7 @@ static int sync(place__profile *p, const place_view *v)
             p->snap_gup[g0 + g] = c->gpu_up[g0 + g];
         }
     }
+    int unexplained = 0; /* a node changed without a start or an end on it */
     if (!fresh &&
         (memcmp(p->snap_milli, c->gpu_free_milli, c->n_gpus * sizeof *p->snap_milli) != 0 ||
          memcmp(p->snap_up, c->node_up, c->n_nodes) != 0 ||
@@ -803,12 +804,33 @@ static int sync(place__profile *p, const place_view *v)
                     if (p->snap_milli[g0 + g] != c->gpu_free_milli[g0 + g] ||
                         p->snap_gup[g0 + g] != c->gpu_up[g0 + g])
                         break;
-            if (p->snap_up[n] != c->node_up[n] || g < gn)
+            if (p->snap_up[n] != c->node_up[n] || g < gn) {
                 mark_dirty(p, n);
+                unexplained = 1;
+            }
         }
-    /* a job on a node that changed may have moved with the same id, start,
-     * estimate and parts array (stopped and restarted at one instant): check
-     * its placement against the view, once per sync */
+    /* a job may have moved with the same id, start, estimate and parts array
+     * (stopped and restarted at one instant elsewhere): check its placement
+     * against the view, once per sync. When every change is a start or an
+     * end the profile saw, only the jobs on those nodes; after any other
+     * change of the cluster, every job, because the node a job left may look
+     * unchanged (something unlisted took the GPUs it gave back) while the
+     * node it went to changed. */
+    if (unexplained)
+        for (uint32_t ri = 0; ri < p->n_rj; ri++) {
+            rjob *q = &p->rj[ri];
+            if (q->seen == UINT32_MAX || q->vseen == p->sync_stamp)
+                continue;
+            q->vseen = p->sync_stamp;
+            const place_running *r = &v->running[q->vidx];
+            if (parts_fp(r->parts, r->n_parts) == q->fp)
+                continue;
+            job_del(p, ri, 1); /* marks the nodes it was on dirty */
+            if (job_add(p, c, r, !p->hash_stale, q->vidx) != PLACE_OK) {
+                p->inited = 0;
+                return PLACE_ERR_NOMEM;
+            }
+        }
     uint32_t d1 = fresh ? 0 : p->n_dlist; /* after a reset every job is new */
     for (uint32_t k = 0; k < d1; k++) {
         uint32_t n = p->dlist[k];
