@@ -226,6 +226,14 @@ static double ci95(double sd, double n)
     return gsl_cdf_tdist_Pinv(0.975, n - 1) * sd / sqrt(n);
 }
 
+/* The combination (row of /sweep/params) of row k of /sweep/mean: its combo
+ * column, or k when that is out of range. */
+static size_t combo_of(const double *combo, size_t k, size_t rows)
+{
+    double c = combo[k];
+    return c >= 0 && c < (double)rows ? (size_t)c : k;
+}
+
 /* Order of combinations within a line: by x. */
 static const double *sort_x;
 static int by_x(const void *a, const void *b)
@@ -283,10 +291,10 @@ int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag)
                 continue;
             size_t distinct = 0;
             for (size_t k = 0; k < rows; k++) {
-                double x = pr.col[i][combo[k] >= 0 && combo[k] < rows ? (size_t)combo[k] : k];
+                double x = pr.col[i][combo_of(combo, k, rows)];
                 size_t q = 0;
                 for (; q < k; q++) {
-                    double y = pr.col[i][combo[q] >= 0 && combo[q] < rows ? (size_t)combo[q] : q];
+                    double y = pr.col[i][combo_of(combo, q, rows)];
                     if (x == y || (isnan(x) && isnan(y)))
                         break;
                 }
@@ -313,7 +321,7 @@ int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag)
     skip[best] = 1;
     size_t n_lines = 0;
     for (size_t k = 0; k < rows; k++) {
-        size_t ck = combo[k] >= 0 && combo[k] < rows ? (size_t)combo[k] : k;
+        size_t ck = combo_of(combo, k, rows);
         xs[k] = pr.col[best][ck];
         size_t l = 0;
         for (; l < n_lines; l++) {
