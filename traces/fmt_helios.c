@@ -51,10 +51,11 @@ static int helios_next(void *ud, trace_job *j, tm_diag *diag)
                 return rc;
             continue;
         }
-        if (gpus < 0 || cpus < 0 || nodes < 0 || dur < 0 || id < 0) {
+        if (gpus < 0 || gpus > 1000000 || cpus < 0 || cpus > 1000000000 || nodes < 0 ||
+            nodes > 1000000 || dur < 0 || id < 0) {
             if ((rc = trace__rd_bad(r, diag,
-                                    "expected gpu_num, cpu_num, node_num, duration >= 0, got "
-                                    "%lld, %lld, %lld, %g",
+                                    "expected 0 <= gpu_num <= 10^6, 0 <= cpu_num <= 10^9, 0 <= "
+                                    "node_num <= 10^6 and duration >= 0, got %lld, %lld, %lld, %g",
                                     (long long)gpus, (long long)cpus, (long long)nodes, dur)))
                 return rc;
             continue;

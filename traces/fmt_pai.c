@@ -79,12 +79,14 @@ static int machines_next(void *ud, trace_node *node, tm_diag *diag)
         }
         int cpu_only = trace__same_name(f[1], "CPU");
         const char *type = cpu_only ? "" : trace_pai_gpu_type(f[1]);
-        if (cpu < 0 || mem < 0 || gpus < 0 || gpus > PLACE_MAX_GPUS_PER_NODE || !type ||
-            (cpu_only && gpus > 0)) {
+        /* (cores and GiB; at most 10^12 each, so that milli-cores and MiB
+         * stay far inside int64) */
+        if (!(cpu >= 0 && cpu <= 1e12) || !(mem >= 0 && mem <= 1e12) || gpus < 0 ||
+            gpus > PLACE_MAX_GPUS_PER_NODE || !type || (cpu_only && gpus > 0)) {
             if ((rc = trace__rd_bad(r, diag,
-                                    "expected cap_cpu >= 0, cap_mem >= 0, 0 <= cap_gpu <= %u and "
-                                    "gpu_type one of CPU, MISC, P100, T4, V100, V100M32, got "
-                                    "%g, %g, %g, \"%.30s\"",
+                                    "expected 0 <= cap_cpu <= 1e12, 0 <= cap_mem <= 1e12, 0 <= "
+                                    "cap_gpu <= %u and gpu_type one of CPU, MISC, P100, T4, V100, "
+                                    "V100M32, got %g, %g, %g, \"%.30s\"",
                                     PLACE_MAX_GPUS_PER_NODE, cpu, mem, gpus, f[1])))
                 return rc;
             continue;
@@ -148,10 +150,13 @@ static int tasks_row(tasks_rd *s, char *line, int *skip, tm_diag *diag)
     double *dst[5] = {&t0, &t1, &cpu, &mem, &gpu};
     static const char *const names[5] = {"start_time", "end_time", "plan_cpu", "plan_mem",
                                          "plan_gpu"};
+    /* (at most 10^12: milli-cores and MiB stay far inside int64) */
     for (int k = 0; k < 5; k++)
-        if (num[k][0] && (trace__parse_f64(num[k], dst[k]) || *dst[k] < 0))
-            return trace__rd_bad(r, diag, "expected a number >= 0 (or empty) in %s, got \"%.30s\"",
-                                 names[k], num[k]);
+        if (num[k][0] &&
+            (trace__parse_f64(num[k], dst[k]) || *dst[k] < 0 || (k >= 2 && *dst[k] > 1e12)))
+            return trace__rd_bad(r, diag,
+                                 "expected a number >= 0%s (or empty) in %s, got \"%.30s\"",
+                                 k >= 2 ? " and <= 1e12" : "", names[k], num[k]);
     uint64_t mask = 0;
     if (f[9][0] && r->o.type_names) {
         const char *type = trace_pai_gpu_type(f[9]);
