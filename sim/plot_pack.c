@@ -15,7 +15,9 @@
  *   sweep_packing  a merged packing sweep (docs/output.md "Packing sweeps"):
  *                  a series per combination, the rows of the float64[C, G]
  *                  /sweep/curves_mean/<metric>, labelled by the combination's
- *                  parameter values from /sweep/params; means only.
+ *                  parameter values from /sweep/params, with the band from
+ *                  the lowest to the highest replication from the points'
+ *                  own curves (/sweep/curves) where there are two or more.
  */
 #include "plot_int.h"
 
@@ -81,7 +83,8 @@ static void write_inset(FILE *g, const char *stem, const pack_series *se, size_t
 }
 
 static int draw_packing(sim__plot_ctx *c, const char *stem, const char *what, const char *note,
-                        const pack_series *se, size_t n_se, int bands, tm_diag *diag)
+                        const pack_series *se, size_t n_se, int bands, const char *series,
+                        const char *over, tm_diag *diag)
 {
     sim__plot_fig f;
     int rc = sim__plot_begin(c, &f, stem, 1400, 800, diag);
@@ -91,8 +94,8 @@ static int draw_packing(sim__plot_ctx *c, const char *stem, const char *what, co
     fprintf(d,
             "# one block per %s: arrived_pct alloc_pct_mean alloc_pct_min alloc_pct_max "
             "frag_pct_mean frag_pct_min frag_pct_max failed_gpu_pct_mean failed_gpu_pct_min "
-            "failed_gpu_pct_max (percent; min and max over the seeds, NaN without)\n",
-            bands ? "policy" : "combination");
+            "failed_gpu_pct_max (percent; min and max over %s, NaN without)\n",
+            series, over);
     double amax = 0, xmax = 0;
     for (size_t p = 0; p < n_se; p++) {
         fprintf(d, "# %s\n", se[p].label);
@@ -239,7 +242,8 @@ int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag)
                  (long long)n_seeds);
     else
         snprintf(note, sizeof note, "one seed");
-    rc = draw_packing(c, "packing", what, note, se, n_pol, n_seeds > 1, diag);
+    rc =
+        draw_packing(c, "packing", what, note, se, n_pol, n_seeds > 1, "policy", "the seeds", diag);
 out:
     for (size_t i = 0; cur && i < n_pol * K_N * N_STATS; i++)
         free(cur[i]);
@@ -251,13 +255,89 @@ out:
     return rc;
 }
 
+/* The bands of a packing sweep: for combination k and metric m, the lowest
+ * (band[((2m) rows + k) cols + g]) and highest (2m + 1) value at grid point g
+ * over its ok points (status 0 in /sweep/points) whose grid is the
+ * combination's, NaN where none. *bands = 1 when some combination has two
+ * such points. Nothing (and TM_OK) when the file has no per-point curves. */
+static int sweep_bands(sim__plot_ctx *c, const double *grid, size_t rows, size_t cols, double **pts,
+                       double **pgrid, double **pcombo, double **pstatus, size_t *n_pts,
+                       double **band, int *bands, tm_diag *diag)
+{
+    *bands = 0;
+    size_t r = 0, cc = 0, n1 = 0, n2 = 0;
+    if (!sim__h5r_exists(c->r, "/sweep/curves/arrived_pct") ||
+        !sim__h5r_exists(c->r, "/sweep/points/combo") ||
+        !sim__h5r_exists(c->r, "/sweep/points/status"))
+        return TM_OK;
+    int rc;
+    if ((rc = sim__h5r_matrix_f64(c->r, "/sweep/curves/arrived_pct", pgrid, n_pts, &cc, diag)) ||
+        (rc = sim__plot_read_f64(c, "/sweep/points/combo", pcombo, &n1, diag)) ||
+        (rc = sim__plot_read_f64(c, "/sweep/points/status", pstatus, &n2, diag)))
+        return rc;
+    if (cc != cols || n1 != *n_pts || n2 != *n_pts)
+        return TM_OK; /* not the shape of the mean curves: no bands */
+    for (size_t m = 0; m < K_N; m++) {
+        char path[128];
+        snprintf(path, sizeof path, "/sweep/curves/%s", metric[m]);
+        if (!sim__h5r_exists(c->r, path))
+            continue;
+        if ((rc = sim__h5r_matrix_f64(c->r, path, &pts[m], &r, &cc, diag)))
+            return rc;
+        if (r != *n_pts || cc != cols) {
+            free(pts[m]);
+            pts[m] = NULL;
+        }
+    }
+    *band = malloc(2 * K_N * rows * cols * sizeof **band);
+    size_t *count = calloc(rows ? rows : 1, sizeof *count);
+    if (!*band || !count) {
+        free(count);
+        return tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+    }
+    for (size_t q = 0; q < 2 * K_N * rows * cols; q++)
+        (*band)[q] = NAN;
+    for (size_t i = 0; i < *n_pts; i++) {
+        double ck = (*pcombo)[i];
+        if ((*pstatus)[i] != 0 || !(ck >= 0 && ck < (double)rows))
+            continue;
+        size_t k = (size_t)ck;
+        const double *pg = *pgrid + i * cols, *mg = grid + k * cols;
+        int same = 1;
+        for (size_t g = 0; g < cols && same; g++)
+            same = pg[g] == mg[g] || (isnan(pg[g]) && isnan(mg[g]));
+        if (!same)
+            continue;
+        count[k]++;
+        for (size_t m = 0; m < K_N; m++) {
+            if (!pts[m])
+                continue;
+            double *lo = *band + ((2 * m) * rows + k) * cols;
+            double *hi = *band + ((2 * m + 1) * rows + k) * cols;
+            for (size_t g = 0; g < cols; g++) {
+                double v = pts[m][i * cols + g];
+                if (!isfinite(v))
+                    continue;
+                lo[g] = isnan(lo[g]) ? v : fmin(lo[g], v);
+                hi[g] = isnan(hi[g]) ? v : fmax(hi[g], v);
+            }
+        }
+    }
+    for (size_t k = 0; k < rows; k++)
+        *bands |= count[k] >= 2;
+    free(count);
+    return TM_OK;
+}
+
 int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag)
 {
-    double *grid = NULL, *cur[K_N] = {0};
+    double *grid = NULL, *cur[K_N] = {0}, *pts[K_N] = {0}, *pgrid = NULL, *band = NULL;
+    double *pcombo = NULL, *pstatus = NULL;
     char *file = NULL;
-    size_t rows = 0, cols = 0;
+    size_t rows = 0, cols = 0, n_pts = 0;
     sim__plot_params pr = {0};
     pack_series *se = NULL;
+    int bands = 0;
     int rc;
     tm_diag quiet;
     if ((rc = sim__h5r_matrix_f64(c->r, "/sweep/curves_mean/arrived_pct", &grid, &rows, &cols,
@@ -287,24 +367,44 @@ int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag)
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
         goto out;
     }
+    /* the spread over each combination's replications, from every point's
+     * own curve (/sweep/curves): a band from the lowest to the highest, where
+     * a combination has two or more ok points on its grid */
+    if ((rc = sweep_bands(c, grid, rows, cols, pts, &pgrid, &pcombo, &pstatus, &n_pts, &band,
+                          &bands, diag)))
+        goto out;
     for (size_t k = 0; k < rows; k++) {
         sim__plot_params_label(&pr, k, NULL, 0, se[k].label, sizeof se[k].label);
         if (!se[k].label[0])
             snprintf(se[k].label, sizeof se[k].label, "combination %zu", k);
         se[k].x = grid + k * cols;
         se[k].n = cols;
-        for (size_t m = 0; m < K_N; m++)
+        for (size_t m = 0; m < K_N; m++) {
             se[k].v[m][0] = cur[m] ? cur[m] + k * cols : NULL;
+            if (bands && cur[m] && pts[m]) {
+                se[k].v[m][1] = band + ((m * 2 + 0) * rows + k) * cols;
+                se[k].v[m][2] = band + ((m * 2 + 1) * rows + k) * cols;
+            }
+        }
     }
     /* a sweep has no scenario name: the sweep file names it */
     const char *what = c->subject;
     if (sim__h5r_exists(c->r, "/sweep/sweep_file") &&
         sim__h5r_scalar_str(c->r, "/sweep/sweep_file", &file, &quiet) == TM_OK && file[0])
         what = sim__plot_base_name(file);
-    rc = draw_packing(c, "sweep_packing", what, "lines: mean over each combination's replications",
-                      se, rows, 0, diag);
+    rc = draw_packing(c, "sweep_packing", what,
+                      bands ? "lines: mean over each combination's replications; bands: lowest to "
+                              "highest replication"
+                            : "lines: mean over each combination's replications",
+                      se, rows, bands, "combination", "its replications", diag);
 out:
     sim__plot_params_fini(&pr);
+    for (size_t k = 0; k < K_N; k++)
+        free(pts[k]);
+    free(pgrid);
+    free(pcombo);
+    free(pstatus);
+    free(band);
     free(file);
     for (size_t k = 0; k < K_N; k++)
         free(cur[k]);

@@ -242,6 +242,23 @@ with tempfile.TemporaryDirectory() as d:
                 gp = f.read()
             check("title 'order=fifo placement=best-fit backfill=none'" in gp and "fgd.json" in gp,
                   "sweep_packing script: a line per combination, the sweep named")
+            check("bands: lowest to highest replication" in gp and "filledcurves" in gp,
+                  "sweep_packing script: the spread over the replications")
+        # the bands: per combination, the lowest and highest of its points' own
+        # curves, recomputed here from /sweep/curves
+        with h5py.File(os.path.join(d, "fgd.points", "merged.h5")) as f:
+            alloc = f["sweep/curves/alloc_pct"][()]
+            combo = f["sweep/points/combo"][()]
+        with open(os.path.join(out, "sweep_packing.dat")) as f:
+            blocks = f.read().split("\n\n\n")
+        for k in range(2):
+            rows = [r.split() for r in blocks[k].split("\n") if r and not r.startswith("#")]
+            lo = [float(r[2]) for r in rows]
+            hi = [float(r[3]) for r in rows]
+            sel = alloc[combo == k]
+            check(len(sel) == 2 and all(abs(a - b) < 1e-6 for a, b in zip(lo, sel.min(axis=0)))
+                  and all(abs(a - b) < 1e-6 for a, b in zip(hi, sel.max(axis=0))),
+                  f"sweep_packing band of combination {k}")
     else:
         print(f"no openb trace in {ob}: the packing figures are checked by test_plot only")
 
