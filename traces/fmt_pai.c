@@ -150,13 +150,18 @@ static int tasks_row(tasks_rd *s, char *line, int *skip, tm_diag *diag)
     double *dst[5] = {&t0, &t1, &cpu, &mem, &gpu};
     static const char *const names[5] = {"start_time", "end_time", "plan_cpu", "plan_mem",
                                          "plan_gpu"};
-    /* (at most 10^12: milli-cores and MiB stay far inside int64) */
+    /* sizes bounded so that milli-cores, MiB and the GPU count stay far
+     * inside their integers: plan_cpu and plan_mem at most 10^12, plan_gpu
+     * (percent of a GPU) at most 10^8 */
+    static const double most[5] = {INFINITY, INFINITY, 1e12, 1e12, 1e8};
     for (int k = 0; k < 5; k++)
-        if (num[k][0] &&
-            (trace__parse_f64(num[k], dst[k]) || *dst[k] < 0 || (k >= 2 && *dst[k] > 1e12)))
+        if (num[k][0] && (trace__parse_f64(num[k], dst[k]) || *dst[k] < 0 || *dst[k] > most[k]))
             return trace__rd_bad(r, diag,
                                  "expected a number >= 0%s (or empty) in %s, got \"%.30s\"",
-                                 k >= 2 ? " and <= 1e12" : "", names[k], num[k]);
+                                 k == 4   ? " and <= 1e8"
+                                 : k >= 2 ? " and <= 1e12"
+                                          : "",
+                                 names[k], num[k]);
     uint64_t mask = 0;
     if (f[9][0] && r->o.type_names) {
         const char *type = trace_pai_gpu_type(f[9]);

@@ -121,6 +121,8 @@ static int parse_row(swf_rd *s, char *line, trace_job *j, int *skip, tm_diag *di
     if (rc != TM_OK || bad_order)
         return rc;
     double size = alloc > 0 ? alloc : req;
+    if (v[10] < INT32_MIN || v[10] > INT32_MAX)
+        return trace__rd_bad(r, diag, "expected a status code in field 11, got %.0f", v[10]);
     int status = (int)v[10];
     if (run < 0 || size <= 0 || (status == 5 && (s->rd.o.swf_drop_cancelled || run <= 0))) {
         trace__rd_drop(r);
@@ -138,7 +140,8 @@ static int parse_row(swf_rd *s, char *line, trace_job *j, int *skip, tm_diag *di
     j->gpus = (uint32_t)(nodes * ppn);
     j->flags = TRACE_JOB_CAN_SPAN;
     j->status = status;
-    j->tenant = v[11] > 0 ? (uint32_t)v[11] : 0;
+    /* a user id past 2^32 (the field allows up to 9e15) folds into 32 bits */
+    j->tenant = v[11] > 0 ? (uint32_t)fmod(v[11], 4294967296.0) : 0;
     j->cls = r->o.cls;
     *skip = 0;
     return TM_OK;
