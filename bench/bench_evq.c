@@ -22,7 +22,7 @@
  * ratios, which cancels most of the noise of a shared machine. Usage:
  *     bench_evq [holds-per-measurement [repetitions]]
  */
-#include "evq_int.h"
+#include "model/evq_int.h"
 
 #include "status.h"
 

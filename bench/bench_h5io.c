@@ -27,7 +27,7 @@
  * compression the worker hides. Files go to DIR (default $TMPDIR or /tmp)
  * and are removed after each run.
  */
-#include "h5io_int.h"
+#include "output/h5io_int.h"
 
 #include <zlib.h>
 

@@ -34,7 +34,7 @@
  * The pass's distribution is fixed at begin(), so a snapshot of the view
  * reproduces it.
  *
- * The openb packing experiment (sim/pack.c) gives a bare "fgd" the pod
+ * The openb packing experiment (sim/studies/pack.c) gives a bare "fgd" the pod
  * list's typical pods, computed as the reference simulator does.
  *
  * "placement=fgd:k8s[:PODS]" scores as the reference simulator

@@ -1,5 +1,5 @@
 /*
- * test_compare.c — the comparison of policies (sim/compare.c).
+ * test_compare.c — the comparison of policies (sim/studies/compare.c).
  *
  *   test_compare            unit: the interval arithmetic against closed
  *                           forms; common random numbers (every policy sees
@@ -28,7 +28,7 @@
  * measurement, not a claim.
  */
 #include "check.h"
-#include "compare_int.h"
+#include "studies/compare_int.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>

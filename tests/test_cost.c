@@ -1,5 +1,5 @@
 /*
- * test_cost.c — the cost model (sim/cost.c) and breakeven (sim/breakeven.c)
+ * test_cost.c — the cost model (sim/model/cost.c) and breakeven (sim/studies/breakeven.c)
  * against cases worked by hand.
  *
  * Every case uses a GPU type "X" with round figures (purchase $10,000, idle
@@ -22,9 +22,9 @@
  *   payback                            linear within the last month
  *   bad cost sections                  messages naming the JSON path
  */
-#include "breakeven_int.h"
+#include "studies/breakeven_int.h"
 #include "check.h"
-#include "cost_int.h"
+#include "model/cost_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * test_evq.c — the pending-event queue (sim/evq.c).
+ * test_evq.c — the pending-event queue (sim/model/evq.c).
  *
  * Hand-built cases first (ties, cancelling the head, a middle and the last
  * event, each kind of stale handle, growth, allocation failure, generation
@@ -10,7 +10,7 @@
  * the smaller runs. One run lowers rank_limit so that the renumbering of ranks,
  * which otherwise happens once per 2^27 pushes, happens all the time.
  */
-#include "evq_int.h"
+#include "model/evq_int.h"
 
 #include "check.h"
 #include "status.h"

@@ -26,7 +26,7 @@
  *
  *     test_fgd_cache           the differential test (unit)
  *     test_fgd_cache openb     openb_pod_list_default packed by "fgd" and
- *                              "fgd:k8s" (sim/pack.c): the curves must be
+ *                              "fgd:k8s" (sim/studies/pack.c): the curves must be
  *                              those of the uncached algorithm, bit for bit
  *                              (FNV-1a digests recorded from it; integration,
  *                              needs TARMAC_DATA_DIR)

@@ -1,5 +1,5 @@
 /*
- * test_h5io.c — the HDF5 writer and reader (sim/h5io.c).
+ * test_h5io.c — the HDF5 writer and reader (sim/output/h5io.c).
  *
  * With no argument: unit tests in a fresh temporary folder each (safe under
  * ctest -j): a sample file written, committed and read back exactly, written
@@ -15,7 +15,7 @@
  *                     ENOSPC and leave nothing
  *   --erofs FILE      FILE is on a read-only file system: open must fail
  */
-#include "h5io_int.h"
+#include "output/h5io_int.h"
 
 #include "check.h"
 

@@ -17,7 +17,7 @@
  * Every run checks the engine's invariants after each event.
  */
 #include "check.h"
-#include "service_int.h"
+#include "model/service_int.h"
 #include "sim.h"
 
 #include <math.h>

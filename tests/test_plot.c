@@ -1,5 +1,5 @@
 /*
- * test_plot.c — the plot writer (sim/plot.c, plot_run.c) on a file built here.
+ * test_plot.c — the plot writer (sim/plot/plot.c, plot_run.c) on a file built here.
  *
  * The file carries what run files have (busy, goodput and shape-blocked
  * columns in /timeseries, /timeseries_pool/<pool>, /timeseries_type/<type>,
@@ -19,8 +19,8 @@
  * data and scripts are there; no HDF5 handle is left open.
  */
 #include "check.h"
-#include "h5io_int.h"
-#include "plot_int.h"
+#include "output/h5io_int.h"
+#include "plot/plot_int.h"
 
 #include <dirent.h>
 #include <math.h>

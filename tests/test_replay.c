@@ -252,7 +252,7 @@ static void test_pack(void)
 }
 
 /* FGD in the packing experiment is given the pod list's typical pods, as the
- * paper's simulator does (sim/pack.c, typical_pods_arg). Two one-GPU nodes
+ * paper's simulator does (sim/studies/pack.c, typical_pods_arg). Two one-GPU nodes
  * n0, n1 (capacity 2000 milli-GPU); pods in list order 0.2, 0.2, 0.7, 0.7,
  * all with the same CPU, so the typical pods are {0.2 @2, 0.7 @2}.
  *   pod 1 (0.2): the nodes are equal, the tie takes n0: n0 800 free.

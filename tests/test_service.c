@@ -1,5 +1,5 @@
 /*
- * test_service.c — the service model (sim/service.c) against hand-worked
+ * test_service.c — the service model (sim/model/service.c) against hand-worked
  * cases, queueing theory and its own request-level simulation.
  *
  *  - Erlang B/C: hand values (B(1,a) = a/(1+a), C(2,1) = 1/3, M/M/10 at a = 8
@@ -36,7 +36,7 @@
  *    `test_service azure`, skipped without the data).
  *  - Presets, configuration checks, bad input to the request-level mode.
  */
-#include "service_int.h"
+#include "model/service_int.h"
 
 #include "check.h"
 

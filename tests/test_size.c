@@ -1,5 +1,5 @@
 /*
- * test_size.c — sizing (sim/size.c).
+ * test_size.c — sizing (sim/studies/size.c).
  *
  *   test_size        unit: target parsing and its errors; the search with
  *                    closed-form evaluators in place of simulation (one pool:
@@ -33,7 +33,7 @@
  * neighbours: c* - 1 fails, c* + 1 passes.
  */
 #include "check.h"
-#include "size_int.h"
+#include "studies/size_int.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,9 +7,9 @@
  * external links).
  */
 #include "check.h"
-#include "h5io_int.h"
-#include "sweep_int.h"
-#include "work_int.h"
+#include "output/h5io_int.h"
+#include "studies/sweep_int.h"
+#include "studies/work_int.h"
 
 #include <dirent.h>
 #include <signal.h>

@@ -6,7 +6,7 @@
  * Jobs are streamed: a source hands out the next job in submit order and keeps
  * nothing of the jobs it handed out, so memory is constant in trace length.
  * Sampling uses GSL generators the caller owns (one stream per purpose; see
- * sim/rng.c for how they are seeded). Times inside the samplers are double
+ * sim/model/rng.c for how they are seeded). Times inside the samplers are double
  * seconds; the job record carries int64 microseconds, rounded once.
  */
 #ifndef TARMAC_TRACE_H

@@ -1,0 +1,361 @@
+/*
+ * cmd_breakeven.c — `tarmac breakeven`: the monthly cost of the API, of
+ * renting and of owning a fleet sized by simulation, across token volumes;
+ * where each beats the API; months to pay back; cost against utilization
+ * (breakeven.c does the work; this file parses, prints and writes).
+ */
+#include "studies/breakeven_int.h"
+#include "studies/work_int.h"
+#include "cli/cli_int.h"
+#include "model/cost_int.h"
+#include "version.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char breakeven_help[] =
+    "Usage: tarmac breakeven [SCENARIO] [--volumes LO:HI[:N]] [--pools A,B,...]\n"
+    "                        [--replications R] [--confidence C] [--refine K]\n"
+    "                        [--max-nodes N] [--seed N] [-o FILE]\n"
+    "                        [-j N] [--verbose] [--quiet] [--json]\n"
+    "\n"
+    "For the scenario's services (their load scaled to each monthly token volume,\n"
+    "mix and daily profile kept; batch classes are left out), the monthly cost of\n"
+    "(a) the API, (b) renting and (c) owning the cheapest fleet that meets every\n"
+    "service's SLO, sized by simulation as `tarmac size` does; the volume where\n"
+    "each option starts to beat the API (narrowed by K bisection steps); months to\n"
+    "pay the owned fleet back; and its cost per useful GPU-hour against\n"
+    "utilization. Writes the curves to FILE (layout: docs/output.md, \"Breakeven\n"
+    "files\"); `tarmac plot FILE` draws them.\n"
+    "\n"
+    "  --volumes LO:HI[:N]  N log-spaced monthly token volumes (input + output) from\n"
+    "                       LO to HI; suffixes k, M, B (or G), T (default: the\n"
+    "                       scenario's own volume / 100 .. x 10, 7 points)\n"
+    "  --pools A,B,...      the pools to size (default all, at most 4)\n"
+    "  --replications R     runs per candidate fleet, >= 1 (default 3)\n"
+    "  --confidence C       confidence of the one-sided bounds (default 0.95)\n"
+    "  --refine K           bisection steps per crossing (default 6)\n"
+    "  --max-nodes N        at most N nodes per pool (default 1024)\n"
+    "  --seed N             override the scenario's seed\n"
+    "  -j, --jobs N         run each candidate's replications on N worker processes\n"
+    "                       (default: the online cores); the answer is the same for any N\n"
+    "  -o, --output FILE    HDF5 output (default tarmac-breakeven.h5)\n"
+    "  -v, --verbose        one line per simulated fleet on stderr\n"
+    "  -q, --quiet          print nothing but errors\n"
+    "  --json               print a JSON summary on stdout instead of the text\n";
+
+static int parse_volume(const char *s, size_t len, double *out)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    char *end;
+    errno = 0;
+    double x = strtod(buf, &end);
+    if (end == buf || errno || !isfinite(x) || !(x > 0))
+        return -1;
+    static const struct {
+        const char *s;
+        double m;
+    } suffix[] = {{"", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"B", 1e9}, {"G", 1e9}, {"T", 1e12}};
+    for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++)
+        if (strcmp(end, suffix[i].s) == 0) {
+            *out = x * suffix[i].m;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_volumes(const char *s, double *lo, double *hi, uint64_t *n)
+{
+    const char *c1 = strchr(s, ':');
+    if (!c1 || parse_volume(s, (size_t)(c1 - s), lo))
+        return -1;
+    const char *c2 = strchr(c1 + 1, ':');
+    if (parse_volume(c1 + 1, c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1), hi))
+        return -1;
+    if (c2 && (sim__cli_parse_u64(c2 + 1, 1000, n) || *n < 2))
+        return -1;
+    return *hi > *lo ? 0 : -1;
+}
+
+static void fmt_tokens(char *buf, size_t n, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "n/a");
+    else if (v >= 1e12)
+        snprintf(buf, n, "%.3g T", v / 1e12);
+    else if (v >= 1e9)
+        snprintf(buf, n, "%.3g B", v / 1e9);
+    else if (v >= 1e6)
+        snprintf(buf, n, "%.3g M", v / 1e6);
+    else
+        snprintf(buf, n, "%.3g k", v / 1e3);
+}
+
+static void fmt_months(char *buf, size_t n, double m)
+{
+    if (isfinite(m))
+        snprintf(buf, n, "%.1f mo", m);
+    else
+        snprintf(buf, n, "never");
+}
+
+static void print_text(const sim_scenario *sc, const sim__be_cfg *cfg, const sim__be_result *res,
+                       const char *out)
+{
+    const sim__size_runner *r = cfg->runner;
+    char a[48], b[48], c[48], d[48], e[48], f[48];
+    fmt_tokens(a, sizeof a, res->v0_tokens_per_month);
+    printf("tarmac %s: breakeven of scenario \"%s\" (%s)\n", TARMAC_VERSION, sc->name, sc->source);
+    printf("%zu service%s demanding %s tokens/month; API %.3g $ per million tokens (blended)\n",
+           sc->n_services, sc->n_services == 1 ? "" : "s", a, res->api_usd_per_mtok);
+    printf("fleets sized for every service's SLO, %u replications each; %zu fleets simulated\n\n",
+           r->replications, res->fleets_simulated);
+    printf("%14s %12s %12s %12s %12s %7s %10s %7s\n", "tokens/month", "API", "own", "rent",
+           "on-demand", "GPUs", "payback", "busy");
+    for (size_t i = 0; i < res->n_points; i++) {
+        const sim__be_point *p = &res->pts[i];
+        fmt_tokens(a, sizeof a, p->tokens_per_month);
+        sim__cost_fmt_usd(b, sizeof b, p->api_usd);
+        sim__cost_fmt_usd(c, sizeof c, p->usd[SIM__BE_OWN]);
+        sim__cost_fmt_usd(d, sizeof d, p->usd[SIM__BE_RENT]);
+        sim__cost_fmt_usd(e, sizeof e, p->usd[SIM__BE_ONDEMAND]);
+        fmt_months(f, sizeof f, p->payback_months);
+        printf("%14s %12s %12s %12s %12s %7.0f %10s %6.1f%%\n", a, b, c, d, e, p->gpus, f,
+               100 * p->busy_util);
+    }
+    printf("(costs per month; payback of the owned fleet against the API)\n\n");
+    static const char *const what[SIM__BE_N_OPTIONS] = {"owning", "renting reserved",
+                                                        "renting on demand"};
+    for (int o = 0; o < SIM__BE_N_OPTIONS; o++) {
+        fmt_tokens(a, sizeof a, res->beats_tokens_per_month[o]);
+        if (res->beats_at_bottom[o])
+            printf("%s beats the API already at the lowest volume (%s tokens/month)\n", what[o], a);
+        else if (isfinite(res->beats_tokens_per_month[o]))
+            printf("%s beats the API from %s tokens/month\n", what[o], a);
+        else
+            printf("%s does not beat the API in this range\n", what[o]);
+    }
+    fmt_months(a, sizeof a, res->ref.payback_months);
+    fmt_months(b, sizeof b, res->ref.payback_vs_rent_months);
+    printf("at the scenario's volume: the owned fleet (%.0f GPUs) pays back in %s against the "
+           "API, %s against renting\n",
+           res->ref.gpus, a, b);
+    printf("as a function of busy utilization (that fleet): owning beats the API above ");
+    if (isfinite(res->util_beats[0]))
+        printf("%.1f %%", 100 * res->util_beats[0]);
+    else
+        printf("no utilization");
+    printf(", renting above ");
+    if (isfinite(res->util_beats[1]))
+        printf("%.1f %%\n", 100 * res->util_beats[1]);
+    else
+        printf("no utilization\n");
+    if (out)
+        printf("\nwrote %s\n", out);
+}
+
+static void print_json(const sim_scenario *sc, const sim__be_result *res, const char *out)
+{
+    FILE *f = stdout;
+    fputs("{\"command\": \"breakeven\", \"tarmac_version\": ", f);
+    sim__cli_json_str(f, TARMAC_VERSION);
+    fputs(", \"scenario\": ", f);
+    sim__cli_json_str(f, sc->name);
+    fputs(", \"output\": ", f);
+    sim__cli_json_str(f, out);
+    const struct {
+        const char *k;
+        double v;
+    } s[] = {
+        {"tokens_per_month_scenario", res->v0_tokens_per_month},
+        {"api_usd_per_mtok", res->api_usd_per_mtok},
+        {"own_beats_api_tokens_per_month", res->beats_tokens_per_month[SIM__BE_OWN]},
+        {"rent_beats_api_tokens_per_month", res->beats_tokens_per_month[SIM__BE_RENT]},
+        {"ondemand_beats_api_tokens_per_month", res->beats_tokens_per_month[SIM__BE_ONDEMAND]},
+        {"payback_months", res->ref.payback_months},
+        {"payback_vs_rent_months", res->ref.payback_vs_rent_months},
+        {"own_beats_api_utilization", res->util_beats[0]},
+        {"rent_beats_api_utilization", res->util_beats[1]},
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        fprintf(f, ", \"%s\": ", s[i].k);
+        sim__cli_json_num(f, s[i].v);
+    }
+    fputs(",\n \"volumes\": [", f);
+    for (size_t i = 0; i < res->n_points; i++) {
+        const sim__be_point *p = &res->pts[i];
+        const struct {
+            const char *k;
+            double v;
+        } c[] = {{"tokens_per_month", p->tokens_per_month},
+                 {"api_usd_per_month", p->api_usd},
+                 {"own_usd_per_month", p->usd[SIM__BE_OWN]},
+                 {"rent_usd_per_month", p->usd[SIM__BE_RENT]},
+                 {"ondemand_usd_per_month", p->usd[SIM__BE_ONDEMAND]},
+                 {"gpus", p->gpus},
+                 {"payback_months", p->payback_months},
+                 {"busy_util", p->busy_util}};
+        fputs(i ? ",\n  {" : "\n  {", f);
+        for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+            fprintf(f, "%s\"%s\": ", k ? ", " : "", c[k].k);
+            sim__cli_json_num(f, c[k].v);
+        }
+        fputc('}', f);
+    }
+    fputs("\n ]\n}\n", f);
+}
+
+static int cmd_breakeven(int argc, char **argv)
+{
+    const char *path = NULL, *out = "tarmac-breakeven.h5", *pools = NULL;
+    uint64_t reps = 3, jobs = 0, refine = 6, max_nodes = 1024, seed = 0, npts = 7;
+    double conf = 0.95, lo = 0, hi = 0;
+    int have_seed = 0, quiet = 0, json = 0, verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(breakeven_help, stdout);
+            return 0;
+        } else if (strcmp(a, "--volumes") == 0) {
+            if (++i >= argc || parse_volumes(argv[i], &lo, &hi, &npts))
+                return sim__cli_usage("breakeven",
+                                      "%s needs LO:HI[:N], 0 < LO < HI, N in [2, 1000] (e.g. "
+                                      "1M:100B:9)",
+                                      a);
+        } else if (strcmp(a, "--pools") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("breakeven", "%s needs pool names", a);
+            pools = argv[i];
+        } else if (strcmp(a, "--replications") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 100000, &reps) || reps < 1)
+                return sim__cli_usage("breakeven", "%s needs an integer in [1, 100000]", a);
+        } else if (strcmp(a, "--confidence") == 0) {
+            char *end;
+            if (++i >= argc)
+                return sim__cli_usage("breakeven", "%s needs a number in [0.5, 1)", a);
+            conf = strtod(argv[i], &end);
+            if (*end || !(conf >= 0.5 && conf < 1))
+                return sim__cli_usage("breakeven", "%s needs a number in [0.5, 1)", a);
+        } else if (strcmp(a, "--refine") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 60, &refine))
+                return sim__cli_usage("breakeven", "%s needs an integer in [0, 60]", a);
+        } else if (strcmp(a, "--max-nodes") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 1000000, &max_nodes) || max_nodes < 1)
+                return sim__cli_usage("breakeven", "%s needs an integer in [1, 1000000]", a);
+        } else if (strcmp(a, "--seed") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
+                return sim__cli_usage("breakeven", "%s needs an integer in [0, 2^53)", a);
+            have_seed = 1;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("breakeven", "%s needs a file name", a);
+            out = argv[i];
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
+            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("breakeven", "-j needs a number of workers in [1, 4096]");
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("breakeven", "%s needs a number of workers in [1, 4096]", a);
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = 1;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("breakeven", "unknown option '%s'", a);
+        } else if (!path) {
+            path = a;
+        } else {
+            return sim__cli_usage("breakeven", "more than one scenario given ('%s')", a);
+        }
+    }
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim_scenario sc;
+    int rc = sim__cli_load_scenario(&sc, path, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    if (have_seed)
+        sc.seed = seed;
+    int code = 0;
+    sim__size_term terms[SIM__SIZE_MAX_TERMS];
+    size_t nt = 0;
+    sim__be_result res;
+    memset(&res, 0, sizeof res);
+    sim_scenario base = sc; /* shallow: the services alone; batch classes are left out */
+    base.n_classes = 0;
+    sim__size_runner run;
+    memset(&run, 0, sizeof run);
+    if ((rc = sim__be_terms(&sc, terms, &nt, &d)) != TM_OK) {
+        code = sim__cli_error(rc, &d);
+        goto done;
+    }
+    if (pools) {
+        const char *p = pools;
+        for (;;) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p), k;
+            for (k = 0; k < sc.n_pools; k++)
+                if (strlen(sc.pools[k].name) == len && strncmp(sc.pools[k].name, p, len) == 0)
+                    break;
+            if (k == sc.n_pools || run.n_vary == SIM__SIZE_MAX_VARY) {
+                code = sim__cli_usage("breakeven", "--pools: no pool '%.*s' (or more than %d)",
+                                      (int)len, p, SIM__SIZE_MAX_VARY);
+                goto done;
+            }
+            run.vary[run.n_vary++] = (uint32_t)k;
+            if (!comma)
+                break;
+            p = comma + 1;
+        }
+    } else {
+        if (sc.n_pools > SIM__SIZE_MAX_VARY) {
+            code = sim__cli_usage("breakeven",
+                                  "the scenario has %zu pools; name at most %d with "
+                                  "--pools",
+                                  sc.n_pools, SIM__SIZE_MAX_VARY);
+            goto done;
+        }
+        for (size_t p = 0; p < sc.n_pools; p++)
+            run.vary[run.n_vary++] = (uint32_t)p;
+    }
+    run.base = &base;
+    run.terms = terms;
+    run.n_terms = nt;
+    run.replications = (uint32_t)reps;
+    run.workers = jobs ? (unsigned)jobs : sim__work_cores();
+    run.confidence = conf;
+    run.services_elastic = 1;
+    run.stop_flag = &sim__cli_stop;
+    run.log = verbose ? stderr : NULL;
+    sim__cli_install_signals();
+    sim__be_cfg cfg = {(size_t)npts, lo, hi, (uint32_t)refine, (uint32_t)max_nodes, &run};
+    if ((rc = sim__be_run(&cfg, &res, &d)) != TM_OK ||
+        (rc = sim__be_write(out, &base, &cfg, &res, &d)) != TM_OK) {
+        code = sim__cli_error(rc, &d);
+        goto done;
+    }
+    if (json)
+        print_json(&sc, &res, out);
+    else if (!quiet)
+        print_text(&sc, &cfg, &res, out);
+done:
+    sim__be_result_fini(&res);
+    sim_scenario_fini(&sc);
+    return code;
+}
+
+const sim__cli_command sim__cmd_breakeven = {
+    "breakeven",
+    cmd_breakeven,
+    "API versus renting versus owning a fleet sized by simulation, across token volumes",
+    breakeven_help,
+};

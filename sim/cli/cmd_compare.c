@@ -1,0 +1,496 @@
+/*
+ * cmd_compare.c — `tarmac compare`: policies side by side, a table of means,
+ * intervals and paired differences, an HDF5 file (compare.c does the work).
+ *
+ * Policies come from --policies (a comma-separated list of preset names or
+ * specifications without commas) and --policy (one specification, repeatable,
+ * optionally "LABEL: SPEC"), in the order given; the first is the baseline of
+ * the differences.
+ */
+#include "cli/cli_int.h"
+#include "studies/compare_int.h"
+#include "studies/work_int.h"
+#include "version.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_POLICIES 32
+
+static const char compare_help[] =
+    "Usage: tarmac compare [SCENARIO] --policies A,B,... [--policy [LABEL:]SPEC]...\n"
+    "                      [--replications R] [--warmup DURATION] [--confidence C]\n"
+    "                      [--seed N] [-j N] [-o FILE] [--per-class] [--quiet] [--json]\n"
+    "\n"
+    "Run SCENARIO (the embedded default without one) under every policy, R times\n"
+    "each with independent random streams. Every policy sees the same jobs in the\n"
+    "same replication (common random numbers), so the paired difference to the\n"
+    "first policy carries only the policy's effect. The warm-up is removed: jobs\n"
+    "that arrived before it and time-series bins that start before it. Prints, per\n"
+    "metric, the mean over the replications, its Student-t confidence interval and\n"
+    "the paired difference to the first policy with its interval; writes the same\n"
+    "to FILE (layout: docs/output.md, \"Comparison files\"). The job metrics (waits,\n"
+    "slowdown, jobs arrived) are also computed per workload class, with the same\n"
+    "intervals: in FILE and --json always, in the table with --per-class.\n"
+    "\n"
+    "  --policies A,B,...   policies separated by commas: preset names\n"
+    "                       (fifo-first-fit, fifo-best-fit) or specifications\n"
+    "                       without commas (\"order=fifo placement=best-fit\")\n"
+    "  --policy [LABEL:]SPEC  one more policy, any specification; LABEL (no spaces\n"
+    "                       or '=') names it in the table; repeatable\n"
+    "  --replications R     replications per policy, >= 2 (default 10)\n"
+    "  --warmup DURATION    simulated time removed from the start, as in scenarios\n"
+    "                       (\"3d\", \"12h\", seconds); default a tenth of the horizon\n"
+    "  --confidence C       confidence level of the intervals (default 0.95)\n"
+    "  --seed N             override the scenario's seed\n"
+    "  -j, --jobs N         run on N worker processes (default: the online cores);\n"
+    "                       the results are the same for any N\n"
+    "  -o, --output FILE    HDF5 output (default tarmac-compare.h5)\n"
+    "  --per-class          the table also shows the job metrics of every workload\n"
+    "                       class\n"
+    "  -q, --quiet          no table and no progress bar\n"
+    "  --json               print a JSON summary on stdout instead of the table\n";
+
+typedef struct prog_adapter {
+    sim__cli_progress bar;
+    const sim__cmp_policy *pol;
+    size_t n_pol, last_run;
+    uint64_t events_done, last_events;
+} prog_adapter;
+
+static void on_progress(void *ud, size_t run, size_t n_runs, int64_t now_us, uint64_t events)
+{
+    (void)n_runs;
+    prog_adapter *a = ud;
+    if (run != a->last_run) {
+        a->events_done += a->last_events;
+        a->last_run = run;
+    }
+    a->last_events = events;
+    char label[96];
+    snprintf(label, sizeof label, "%s, rep %zu", a->pol[run % a->n_pol].label, run / a->n_pol);
+    sim__cli_progress_run(&a->bar, run, a->events_done, label);
+    sim__cli_progress_cb(&a->bar, now_us, events);
+}
+
+static void trim(char *s)
+{
+    size_t n = strlen(s), i = 0;
+    while (n && isspace((unsigned char)s[n - 1]))
+        s[--n] = '\0';
+    while (isspace((unsigned char)s[i]))
+        i++;
+    memmove(s, s + i, n - i + 1);
+}
+
+/* Add one policy; "LABEL: SPEC" when allow_label and the text before the
+ * first ':' is a word without '='. 0 or -1 (too many, empty, too long). */
+static int add_policy(sim__cmp_policy *pol, size_t *n, const char *text, int allow_label)
+{
+    if (*n >= MAX_POLICIES)
+        return -1;
+    char buf[512];
+    if (strlen(text) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", text);
+    char *spec = buf, *label = NULL, *colon = allow_label ? strchr(buf, ':') : NULL;
+    if (colon) {
+        int word = colon > buf;
+        for (char *c = buf; c < colon; c++)
+            if (isspace((unsigned char)*c) || *c == '=')
+                word = 0;
+        if (word) {
+            *colon = '\0';
+            label = buf;
+            spec = colon + 1;
+        }
+    }
+    trim(spec);
+    if (!*spec || strlen(spec) >= sizeof pol[*n].spec)
+        return -1;
+    sim__cmp_policy *p = &pol[*n];
+    memcpy(p->spec, spec, strlen(spec) + 1);
+    if (label)
+        trim(label);
+    const char *name = label ? label : spec;
+    size_t len = strlen(name);
+    if (len < sizeof p->label) {
+        memcpy(p->label, name, len + 1);
+    } else { /* shortened, and says so */
+        memcpy(p->label, name, sizeof p->label - 4);
+        memcpy(p->label + sizeof p->label - 4, "...", 4);
+    }
+    /* labels name rows and files: keep them unique */
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(pol[i].label, p->label) == 0) {
+            char base[48];
+            snprintf(base, sizeof base, "%.40s", p->label);
+            snprintf(p->label, sizeof p->label, "%s #%zu", base, *n + 1);
+            break;
+        }
+    (*n)++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* the table                                                                  */
+
+/* How a metric's block is shown: a unit and a scale chosen from its values,
+ * and decimals for about three significant digits. */
+typedef struct show {
+    const char *unit;
+    double scale;
+    int dec;
+} show;
+
+/* st[p * stride] for the n_pol policies: the statistics of one metric. */
+static show choose_show(const char *units, int pct, const sim__cmp_stat *st, size_t stride,
+                        size_t n_pol)
+{
+    double big = 0;
+    for (size_t p = 0; p < n_pol; p++) {
+        double v = fabs(st[p * stride].mean);
+        if (isfinite(v) && v > big)
+            big = v;
+    }
+    show s = {"", 1, 0};
+    if (strcmp(units, "s") == 0) {
+        if (big < 120)
+            s.unit = "s";
+        else if (big < 7200)
+            s = (show){"min", 1.0 / 60, 0};
+        else if (big < 2 * 86400)
+            s = (show){"h", 1.0 / 3600, 0};
+        else
+            s = (show){"d", 1.0 / 86400, 0};
+    } else if (pct) {
+        s = (show){"%", 100, 0};
+    }
+    big *= s.scale;
+    int mag = big > 0 ? (int)floor(log10(big)) : 0;
+    s.dec = 2 - mag;
+    if (s.dec < 0)
+        s.dec = 0;
+    if (s.dec > 4)
+        s.dec = 4;
+    return s;
+}
+
+static void fmt_num(char *buf, size_t n, double v, const show *s, int sign)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "n/a");
+    else
+        snprintf(buf, n, sign ? "%+.*f" : "%.*f", s->dec, v * s->scale);
+}
+
+/* The rows of one metric, st[p * stride] for each policy; 1 when an interval
+ * of a difference excludes 0. */
+static int print_metric(const sim__cmp_metric *mt, int pct, const sim__cmp_stat *st0, size_t stride,
+                        const sim__cmp_policy *pol, size_t n_pol, int wm, int wp)
+{
+    int starred = 0;
+    show s = choose_show(mt->units, pct, st0, stride, n_pol);
+    char head[96];
+    if (s.unit[0])
+        snprintf(head, sizeof head, "%s (%s)", mt->label, s.unit);
+    else
+        snprintf(head, sizeof head, "%s", mt->label);
+    for (size_t p = 0; p < n_pol; p++) {
+        const sim__cmp_stat *st = &st0[p * stride];
+        char mean[32], lo[32], hi[32], ci[72];
+        fmt_num(mean, sizeof mean, st->mean, &s, 0);
+        fmt_num(lo, sizeof lo, st->ci_lo, &s, 0);
+        fmt_num(hi, sizeof hi, st->ci_hi, &s, 0);
+        snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
+        printf("%-*s  %-*s %10s  %-*s", wm, p == 0 ? head : "", wp, pol[p].label, mean,
+               p > 0 ? 22 : 0, ci);
+        if (p > 0) {
+            char d[32], dlo[32], dhi[32], dci[72];
+            fmt_num(d, sizeof d, st->d_mean, &s, 1);
+            fmt_num(dlo, sizeof dlo, st->d_lo, &s, 1);
+            fmt_num(dhi, sizeof dhi, st->d_hi, &s, 1);
+            snprintf(dci, sizeof dci, "[%s, %s]", dlo, dhi);
+            int sig = st->d_lo > 0 || st->d_hi < 0;
+            starred |= sig;
+            printf(" %10s  %s%s", d, dci, sig ? " *" : "");
+        }
+        putchar('\n');
+    }
+    return starred;
+}
+
+static void print_table(const sim_scenario *sc, const sim__cmp_policy *pol,
+                        const sim__cmp_result *res, const char *out, int per_class)
+{
+    const sim__cmp_metric *mt = sim__compare_metrics();
+    char warm[32], hor[32];
+    sim__cli_fmt_duration(warm, sizeof warm, (double)res->warmup_us / SIM_US_PER_S);
+    sim__cli_fmt_duration(hor, sizeof hor, (double)res->horizon_us / SIM_US_PER_S);
+    printf("tarmac %s compare: scenario \"%s\" (%s), seed %llu\n", TARMAC_VERSION, sc->name,
+           sc->source, (unsigned long long)sc->seed);
+    printf("%u replications per policy with common random numbers; warm-up %s of %s removed\n",
+           res->replications, warm, hor);
+    printf("%g %% confidence intervals (Student t, %u d.o.f.); differences are paired, "
+           "to %s\n",
+           100 * res->confidence, res->replications - 1, pol[0].label);
+    printf("%zu runs, %llu events in %.2f s of wall time\n\n", res->n_policies * res->replications,
+           (unsigned long long)res->events, res->wall_s);
+    int wm = 6, wp = 6;
+    for (size_t m = 0; m < SIM__CMP_N_METRICS; m++) {
+        int l = (int)strlen(mt[m].label) + 6;
+        wm = l > wm ? l : wm;
+    }
+    for (size_t p = 0; p < res->n_policies; p++) {
+        int l = (int)strlen(pol[p].label);
+        wp = l > wp ? l : wp;
+    }
+    char ci_head[32], dci_head[40];
+    snprintf(ci_head, sizeof ci_head, "%g %% CI", 100 * res->confidence);
+    snprintf(dci_head, sizeof dci_head, "%g %% CI of diff", 100 * res->confidence);
+    printf("%-*s  %-*s %10s  %-22s %10s  %s\n", wm, "metric", wp, "policy", "mean", ci_head, "diff",
+           dci_head);
+    int starred = 0;
+    for (size_t m = 0; m < SIM__CMP_N_METRICS; m++)
+        starred |= print_metric(&mt[m], m == SIM__CMP_ALLOC_UTIL, &res->stats[m],
+                                SIM__CMP_N_METRICS, pol, res->n_policies, wm, wp);
+    const sim__cmp_metric *cm = sim__compare_class_metrics();
+    for (size_t k = 0; per_class && k < res->n_classes; k++) {
+        printf("\nclass %s\n", sc->classes[k].name);
+        for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++)
+            starred |=
+                print_metric(&cm[m], 0, sim__cmp_class_stat(res, 0, k, m),
+                             res->n_classes * SIM__CMPC_N_METRICS, pol, res->n_policies, wm, wp);
+    }
+    if (starred)
+        puts("\n* the interval of the difference excludes 0");
+    if (out)
+        printf("\nwrote %s\n", out);
+}
+
+/* "NAME": {"units", "label", "policies": [...]} of metric m over all jobs
+ * (k == SIZE_MAX) or of class metric m of class k. */
+static void json_metric(FILE *f, const sim__cmp_metric *mt, const sim__cmp_result *res, size_t k,
+                        size_t m)
+{
+    sim__cli_json_str(f, mt->name);
+    fputs(": {\"units\": ", f);
+    sim__cli_json_str(f, mt->units);
+    fputs(", \"label\": ", f);
+    sim__cli_json_str(f, mt->label);
+    fputs(", \"policies\": [", f);
+    for (size_t p = 0; p < res->n_policies; p++) {
+        const sim__cmp_stat *st = k == SIZE_MAX ? &res->stats[p * SIM__CMP_N_METRICS + m]
+                                                : sim__cmp_class_stat(res, p, k, m);
+        const struct {
+            const char *k;
+            double v;
+        } kv[] = {{"mean", st->mean},        {"sd", st->sd},
+                  {"ci_low", st->ci_lo},     {"ci_high", st->ci_hi},
+                  {"diff_mean", st->d_mean}, {"diff_sd", st->d_sd},
+                  {"diff_ci_low", st->d_lo}, {"diff_ci_high", st->d_hi}};
+        fputs(p ? ", {" : "{", f);
+        for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
+            fprintf(f, "%s\"%s\": ", i ? ", " : "", kv[i].k);
+            sim__cli_json_num(f, kv[i].v);
+        }
+        fputs(", \"values\": [", f);
+        for (uint32_t r = 0; r < res->replications; r++) {
+            if (r)
+                fputs(", ", f);
+            sim__cli_json_num(f, k == SIZE_MAX ? sim__cmp_value(res, p, r, m)
+                                               : sim__cmp_class_value(res, p, r, k, m));
+        }
+        fputs("]}", f);
+    }
+    fputs("]}", f);
+}
+
+static void print_json(const sim_scenario *sc, const sim__cmp_policy *pol,
+                       const sim__cmp_result *res, const char *out)
+{
+    const sim__cmp_metric *mt = sim__compare_metrics();
+    FILE *f = stdout;
+    fputs("{\"command\": \"compare\", \"tarmac_version\": ", f);
+    sim__cli_json_str(f, TARMAC_VERSION);
+    fputs(", \"scenario\": ", f);
+    sim__cli_json_str(f, sc->name);
+    fputs(", \"source\": ", f);
+    sim__cli_json_str(f, sc->source);
+    fprintf(f,
+            ", \"seed\": %llu, \"replications\": %u, \"warmup_s\": ", (unsigned long long)sc->seed,
+            res->replications);
+    sim__cli_json_num(f, (double)res->warmup_us / SIM_US_PER_S);
+    fputs(", \"horizon_s\": ", f);
+    sim__cli_json_num(f, (double)res->horizon_us / SIM_US_PER_S);
+    fputs(", \"confidence\": ", f);
+    sim__cli_json_num(f, res->confidence);
+    fputs(", \"t_quantile\": ", f);
+    sim__cli_json_num(f, res->t_quantile);
+    fprintf(f, ", \"events\": %llu, \"output\": ", (unsigned long long)res->events);
+    sim__cli_json_str(f, out);
+    fputs(",\n \"policies\": [", f);
+    for (size_t p = 0; p < res->n_policies; p++) {
+        fputs(p ? ", {\"label\": " : "{\"label\": ", f);
+        sim__cli_json_str(f, pol[p].label);
+        fputs(", \"spec\": ", f);
+        sim__cli_json_str(f, pol[p].spec);
+        fputc('}', f);
+    }
+    fputs("],\n \"metrics\": {", f);
+    for (size_t m = 0; m < SIM__CMP_N_METRICS; m++) {
+        fputs(m ? ",\n  " : "\n  ", f);
+        json_metric(f, &mt[m], res, SIZE_MAX, m);
+    }
+    fputs("\n },\n \"classes\": {", f);
+    const sim__cmp_metric *cm = sim__compare_class_metrics();
+    for (size_t k = 0; k < res->n_classes; k++) {
+        fputs(k ? ",\n  " : "\n  ", f);
+        sim__cli_json_str(f, sc->classes[k].name);
+        fputs(": {", f);
+        for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++) {
+            fputs(m ? ",\n   " : "\n   ", f);
+            json_metric(f, &cm[m], res, k, m);
+        }
+        fputs("}", f);
+    }
+    fputs("\n }\n}\n", f);
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+    const char *path = NULL, *out = "tarmac-compare.h5";
+    sim__cmp_policy pol[MAX_POLICIES];
+    size_t n_pol = 0;
+    uint64_t seed = 0, reps = 10;
+    int64_t warm_us = -1;
+    double conf = 0.95;
+    int have_seed = 0, quiet = 0, json = 0, per_class = 0;
+    uint64_t jobs = sim__work_cores();
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(compare_help, stdout);
+            return 0;
+        } else if (strcmp(a, "--policies") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("compare", "%s needs a comma-separated list", a);
+            char list[4096];
+            if (strlen(argv[i]) >= sizeof list)
+                return sim__cli_usage("compare", "%s: list too long", a);
+            snprintf(list, sizeof list, "%s", argv[i]);
+            char *save = NULL;
+            for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+                if (add_policy(pol, &n_pol, tok, 0))
+                    return sim__cli_usage("compare",
+                                          "%s: bad policy '%s' (empty, too long, or more than "
+                                          "%d policies)",
+                                          a, tok, MAX_POLICIES);
+        } else if (strcmp(a, "--policy") == 0) {
+            if (++i >= argc || add_policy(pol, &n_pol, argv[i], 1))
+                return sim__cli_usage(
+                    "compare", "%s needs a specification ([LABEL:]SPEC, at most %d policies)", a,
+                    MAX_POLICIES);
+        } else if (strcmp(a, "--replications") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 1000000, &reps) || reps < 2)
+                return sim__cli_usage("compare", "%s needs an integer in [2, 1000000]", a);
+        } else if (strcmp(a, "--warmup") == 0) {
+            if (++i >= argc || sim__cli_parse_duration(argv[i], &warm_us))
+                return sim__cli_usage("compare", "%s needs a duration (\"3d\", \"12h\", seconds)",
+                                      a);
+        } else if (strcmp(a, "--confidence") == 0) {
+            char *end = NULL;
+            if (++i < argc)
+                conf = strtod(argv[i], &end);
+            if (i >= argc || !end || *end || !(conf > 0 && conf < 1))
+                return sim__cli_usage("compare", "%s needs a number in (0, 1)", a);
+        } else if (strcmp(a, "--seed") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
+                return sim__cli_usage("compare", "%s needs an integer in [0, 2^53)", a);
+            have_seed = 1;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
+            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("compare", "-j needs a number of workers in [1, 4096]");
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("compare", "%s needs a number of workers in [1, 4096]", a);
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("compare", "%s needs a file name", a);
+            out = argv[i];
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--per-class") == 0) {
+            per_class = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("compare", "unknown option '%s'", a);
+        } else if (!path) {
+            path = a;
+        } else {
+            return sim__cli_usage("compare", "more than one scenario given ('%s')", a);
+        }
+    }
+    if (n_pol == 0)
+        return sim__cli_usage("compare", "%s", "needs --policies or --policy");
+    tm_diag d;
+    tm_diag_clear(&d);
+    int rc = sim__compare_check_policies(pol, n_pol, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    sim_scenario sc;
+    rc = sim__cli_load_scenario(&sc, path, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    if (have_seed)
+        sc.seed = seed;
+    if (warm_us >= sc.horizon_us) {
+        char h[32];
+        sim__cli_fmt_duration(h, sizeof h, (double)sc.horizon_us / SIM_US_PER_S);
+        sim_scenario_fini(&sc);
+        return sim__cli_usage("compare", "--warmup must be shorter than the horizon (%s)", h);
+    }
+    sim__cli_install_signals();
+    prog_adapter pa;
+    memset(&pa, 0, sizeof pa);
+    pa.pol = pol;
+    pa.n_pol = n_pol;
+    sim__cli_progress_init(&pa.bar, !quiet && sim__cli_stderr_is_tty(), sc.horizon_us,
+                           n_pol * reps);
+    sim__cmp_opts o = {
+        .replications = (uint32_t)reps,
+        .warmup_us = warm_us >= 0 ? warm_us : sc.horizon_us / 10,
+        .confidence = conf,
+        .stop_flag = &sim__cli_stop,
+        .workers = (unsigned)jobs,
+        .progress = on_progress,
+        .progress_ud = &pa,
+    };
+    sim__cmp_result res;
+    rc = sim__compare_run(&sc, pol, n_pol, &o, &res, &d);
+    sim__cli_progress_end(&pa.bar);
+    if (rc == TM_OK) {
+        rc = sim__compare_write(out, &sc, pol, n_pol, &res, &d);
+        if (rc == TM_OK) {
+            if (json)
+                print_json(&sc, pol, &res, out);
+            else if (!quiet)
+                print_table(&sc, pol, &res, out, per_class);
+        }
+        sim__compare_fini(&res);
+    }
+    sim_scenario_fini(&sc);
+    return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
+}
+
+const sim__cli_command sim__cmd_compare = {
+    "compare",
+    cmd_compare,
+    "policies side by side: replications, warm-up, confidence intervals",
+    compare_help,
+};

@@ -1,0 +1,130 @@
+/*
+ * cmd_plot.c — `tarmac plot`: the figures of a result file (plot.c draws them).
+ */
+#include "cli/cli_int.h"
+#include "plot/plot_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char plot_help[] =
+    "Usage: tarmac plot RESULT.h5 [-o DIR] [--format png|svg|pdf] [--only NAME,...]\n"
+    "       tarmac plot --list [RESULT.h5]\n"
+    "\n"
+    "Draw the figures of a result file (from `tarmac run` or `tarmac compare`) with\n"
+    "gnuplot: for each, DIR/NAME.dat (the data), DIR/NAME.gp (the script: restyle it\n"
+    "and redraw with `gnuplot NAME.gp` in DIR) and DIR/NAME.png (or .svg, .pdf).\n"
+    "Only the figures whose datasets are in the file are drawn (docs/plots.md).\n"
+    "\n"
+    "  -o, --output DIR     folder for the figures (default: RESULT without .h5,\n"
+    "                       followed by -plots); created if missing\n"
+    "  --format FMT         png (default), svg or pdf\n"
+    "  --only NAME,...      only these plots (names as --list prints them)\n"
+    "  --list               list the plots and, given a file, which it has data for\n"
+    "  -q, --quiet          print nothing but errors\n"
+    "\n"
+    "Exit status 69 when gnuplot is not installed: the data and scripts are written\n"
+    "all the same, and the message says how to draw them.\n";
+
+static int list_plots(const char *path)
+{
+    size_t n;
+    const sim__plot_def *t = sim__plot_table(&n);
+    sim__h5r *r = NULL;
+    tm_diag d;
+    tm_diag_clear(&d);
+    if (path) {
+        int rc = sim__h5r_open(&r, path, &d);
+        if (rc != TM_OK)
+            return sim__cli_error(rc, &d);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (r)
+            printf("%-18s %-4s %s\n", t[i].name, sim__plot_applies(&t[i], r) ? "yes" : "no",
+                   t[i].summary);
+        else
+            printf("%-18s %s\n", t[i].name, t[i].summary);
+        if (!r || !sim__plot_applies(&t[i], r)) {
+            printf("%-18s %s", "", "needs");
+            for (size_t k = 0; k < sizeof t[i].needs / sizeof t[i].needs[0] && t[i].needs[k]; k++)
+                printf(" %s", t[i].needs[k]);
+            putchar('\n');
+        }
+    }
+    sim__h5r_close(r);
+    return 0;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+    const char *path = NULL, *dir = NULL, *only = NULL;
+    sim__plot_format fmt = SIM__PLOT_PNG;
+    int quiet = 0, list = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(plot_help, stdout);
+            return 0;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("plot", "%s needs a folder", a);
+            dir = argv[i];
+        } else if (strcmp(a, "--format") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("plot", "%s needs png, svg or pdf", a);
+            if (strcmp(argv[i], "png") == 0)
+                fmt = SIM__PLOT_PNG;
+            else if (strcmp(argv[i], "svg") == 0)
+                fmt = SIM__PLOT_SVG;
+            else if (strcmp(argv[i], "pdf") == 0)
+                fmt = SIM__PLOT_PDF;
+            else
+                return sim__cli_usage("plot", "%s: '%s' is not png, svg or pdf", a, argv[i]);
+        } else if (strcmp(a, "--only") == 0) {
+            if (++i >= argc || !argv[i][0])
+                return sim__cli_usage("plot", "%s needs plot names", a);
+            only = argv[i];
+        } else if (strcmp(a, "--list") == 0) {
+            list = 1;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("plot", "unknown option '%s'", a);
+        } else if (!path) {
+            path = a;
+        } else {
+            return sim__cli_usage("plot", "more than one result file given ('%s')", a);
+        }
+    }
+    if (list)
+        return list_plots(path);
+    if (!path)
+        return sim__cli_usage("plot", "%s", "needs a result file");
+    char def_dir[1024];
+    if (!dir) {
+        size_t l = strlen(path);
+        if (l > 3 && strcmp(path + l - 3, ".h5") == 0)
+            l -= 3;
+        if (l + 7 >= sizeof def_dir)
+            return sim__cli_usage("plot", "%s", "result file name too long; give -o DIR");
+        snprintf(def_dir, sizeof def_dir, "%.*s-plots", (int)l, path);
+        dir = def_dir;
+    }
+    sim__plot_opts o = {dir, fmt, only};
+    sim__plot_report rep;
+    tm_diag d;
+    int rc = sim__plot_file(path, &o, &rep, &d);
+    if (!quiet && rc == TM_OK) {
+        const char *ext = fmt == SIM__PLOT_SVG ? "svg" : fmt == SIM__PLOT_PDF ? "pdf" : "png";
+        for (size_t i = 0; i < rep.n_figures; i++)
+            printf("wrote %s/%s.%s (and .dat, .gp)\n", dir, rep.stems[i], ext);
+    }
+    return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
+}
+
+const sim__cli_command sim__cmd_plot = {
+    "plot",
+    cmd_plot,
+    "draw the figures of a result file with gnuplot (PNG, SVG, PDF)",
+    plot_help,
+};

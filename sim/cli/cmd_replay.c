@@ -1,0 +1,647 @@
+/*
+ * cmd_replay.c — `tarmac replay`: a public trace against a fleet, with the
+ * experiment protocols of the papers that use it (docs/traces.md).
+ *
+ *   time     the trace's jobs arrive at their times and run through the
+ *            engine; results go to an HDF5 report like `tarmac run`'s
+ *   window   SWF window replay: N jobs from index K, machine empty at the
+ *            first submit; wait, bounded slowdown, utilization per window
+ *   pack     the FGD packing experiment on an openb pod list; curves to HDF5
+ *   profile  (azure-llm) requests aggregated into a load profile
+ *
+ * The fleet is a scenario or fleet file (--fleet), a node list (--nodes), the
+ * SWF header (--machine-from-trace), or a Gavel cluster spec.
+ */
+#include "cli/cli_int.h"
+#include "base/afile_int.h"
+#include "version.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char replay_help[] =
+    "Usage: tarmac replay TRACE --format FORMAT [FLEET] [options]\n"
+    "\n"
+    "Replay TRACE (plain or gzip) against a fleet. Formats (docs/traces.md):\n"
+    "  tarmac       tarmac's own CSV (traces/FORMAT.md; `tarmac synth` writes it)\n"
+    "  swf          Standard Workload Format (Parallel Workloads Archive)\n"
+    "  openb        Alibaba GPU v2023 pod list (openb_pod_list_*.csv)\n"
+    "  pai-tasks    Alibaba PAI 2020 task table\n"
+    "  helios       Helios cluster_log.csv\n"
+    "  philly       Philly cluster_job_log (JSON)\n"
+    "  gavel        Gavel trace (needs --throughputs)\n"
+    "  azure-llm    Azure LLM inference trace 2023 (requests: --protocol profile)\n"
+    "\n"
+    "Fleet (one of):\n"
+    "  --fleet FILE            a scenario file (its fleet and policy) or a fleet-only file\n"
+    "  --nodes FILE            a node list: openb_node_list_*.csv, or with\n"
+    "  --nodes-format pai      the PAI machine table\n"
+    "  --machine-from-trace    the SWF header's MaxNodes/MaxProcs (default for swf)\n"
+    "  --gavel-cluster V:P:K   V100, P100 and K80 GPUs in nodes of 8 (Gavel's cluster spec)\n"
+    "\n"
+    "Options:\n"
+    "  --protocol P            time (default), window (swf), pack (openb), profile\n"
+    "  --policy SPEC           placement-core specification; repeat to compare (window, pack)\n"
+    "  --window K:N            window protocol: N jobs from job index K (repeatable;\n"
+    "                          default the whole trace)\n"
+    "  --target PCT            pack: requested GPU target, percent of capacity (130)\n"
+    "  --seeds N               pack: seeds per policy (5); --seed S: base seed (1)\n"
+    "  --step PCT              pack: curve resolution in percent of capacity (1)\n"
+    "  --dat FILE              pack: also write the curves as a table for plotting\n"
+    "  --bin S                 profile: bin width in seconds (60)\n"
+    "  --throughputs FILE      gavel: the throughput matrix; --reference W: worker (v100)\n"
+    "  --lenient               skip malformed rows (reported) instead of stopping\n"
+    "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
+    "                          is never read)\n"
+    "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
+    "                          profile: CSV (default stdout)\n"
+    "  -q, --quiet             print nothing but errors\n";
+
+enum { P_TIME, P_WINDOW, P_PACK, P_PROFILE };
+
+#define MAX_POLICIES 16
+#define MAX_WINDOWS  256
+#define MAX_REPORTED 10
+
+typedef struct rcfg {
+    const char *trace, *format, *fleet, *nodes, *nodes_format, *out, *dat, *tput, *ref;
+    const char *gavel_cluster;
+    int machine_from_trace, lenient, quiet, protocol;
+    const char *policies[MAX_POLICIES];
+    size_t n_pol;
+    sim_window windows[MAX_WINDOWS];
+    size_t n_win;
+    double target, step, bin;
+    uint64_t seeds, seed;
+    uint64_t max_jobs; /* 0: the whole trace */
+    /* run state */
+    trace_gavel_matrix *matrix;
+    const char *type_names[PLACE_MAX_TYPES];
+    size_t n_types;
+    trace_read_stats stats;
+    uint64_t reported;
+} rcfg;
+
+static void on_bad(void *ud, const tm_diag *d)
+{
+    rcfg *c = ud;
+    if (c->reported++ < MAX_REPORTED)
+        fprintf(stderr, "tarmac: skipped %s: %s\n", d->where, d->msg);
+}
+
+static void read_opts(rcfg *c, trace_read_opts *o, int any_order)
+{
+    trace_read_opts_init(o);
+    o->mode = c->lenient ? TRACE_LENIENT : TRACE_STRICT;
+    o->on_bad = on_bad;
+    o->on_bad_ud = c;
+    o->stats = &c->stats;
+    o->type_names = c->type_names;
+    o->n_types = c->n_types;
+    o->any_order = any_order;
+}
+
+static int open_jobs(rcfg *c, trace_source *src, int any_order, tm_diag *d)
+{
+    trace_read_opts o;
+    read_opts(c, &o, any_order);
+    c->reported = 0;
+    const char *f = c->format;
+    if (strcmp(f, "tarmac") == 0)
+        return trace_tarmac_open(src, c->trace, &o, d);
+    if (strcmp(f, "swf") == 0)
+        return trace_swf_open(src, c->trace, &o, NULL, d);
+    if (strcmp(f, "openb") == 0)
+        return trace_openb_pods_open(src, c->trace, &o, d);
+    if (strcmp(f, "pai-tasks") == 0)
+        return trace_pai_tasks_open(src, c->trace, &o, d);
+    if (strcmp(f, "helios") == 0)
+        return trace_helios_open(src, c->trace, &o, d);
+    if (strcmp(f, "philly") == 0)
+        return trace_philly_open(src, c->trace, &o, d);
+    if (strcmp(f, "gavel") == 0)
+        return trace_gavel_open(src, c->trace, c->matrix, c->ref, &o, NULL, d);
+    return tm_diag_set(d, TM_ERR_USAGE, "replay", "format '%s' has no jobs", f);
+}
+
+static int open_cb(void *ud, trace_source *src, tm_diag *d)
+{
+    return open_jobs(ud, src, 0, d);
+}
+
+static void print_stats(const rcfg *c)
+{
+    if (c->quiet)
+        return;
+    printf("trace %s (%s): %llu rows, %llu records, %llu dropped by the format's rules, %llu "
+           "malformed skipped\n",
+           c->trace, c->format, (unsigned long long)c->stats.rows,
+           (unsigned long long)c->stats.records, (unsigned long long)c->stats.dropped,
+           (unsigned long long)c->stats.bad);
+    if (c->stats.bad)
+        printf("first malformed row: %s: %s\n", c->stats.first_bad.where, c->stats.first_bad.msg);
+}
+
+static int parse_window(const char *s, sim_window *w)
+{
+    char *end;
+    unsigned long long k = strtoull(s, &end, 10);
+    if (end == s || *end != ':' || *s == '-')
+        return -1;
+    const char *n = end + 1;
+    unsigned long long c = strtoull(n, &end, 10);
+    if (end == n || *end || *n == '-' || c == 0)
+        return -1;
+    w->first = k;
+    w->count = c;
+    return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
+{
+    int rc;
+    int is_swf = strcmp(c->format, "swf") == 0;
+    if (c->fleet) {
+        if ((rc = sim_scenario_load_fleet_file(sc, c->fleet, d)))
+            return rc;
+        /* the trace is the workload: the scenario's services are not replayed */
+        sc->n_services = 0;
+        sc->stop = SIM_STOP_DRAIN;
+        sc->horizon_us = INT64_MAX / 4;
+        if (sc->sample_us < 60 * SIM_US_PER_S)
+            sc->sample_us = 3600 * SIM_US_PER_S;
+        return TM_OK;
+    }
+    if ((rc = sim_scenario_init_replay(sc, c->format, d)))
+        return rc;
+    if (c->nodes) {
+        trace_node_source ns;
+        trace_read_opts o;
+        read_opts(c, &o, 1);
+        int pai = c->nodes_format && strcmp(c->nodes_format, "pai") == 0;
+        rc = pai ? trace_pai_machines_open(&ns, c->nodes, &o, d)
+                 : trace_openb_nodes_open(&ns, c->nodes, &o, d);
+        if (rc)
+            return rc;
+        uint64_t cpu_only = 0;
+        rc = sim_scenario_add_nodes(sc, &ns, &cpu_only, d);
+        ns.close(ns.ud);
+        if (rc)
+            return rc;
+        if (!c->quiet && cpu_only)
+            printf("fleet: %llu CPU-only nodes of the node list are not modelled\n",
+                   (unsigned long long)cpu_only);
+        if (sc->n_pools == 0)
+            return tm_diag_set(d, TM_ERR_TRACE, c->nodes, "expected GPU nodes, got none");
+        return TM_OK;
+    }
+    if (c->gavel_cluster) {
+        unsigned long long n[3];
+        if (sscanf(c->gavel_cluster, "%llu:%llu:%llu", &n[0], &n[1], &n[2]) != 3)
+            return tm_diag_set(d, TM_ERR_USAGE, "--gavel-cluster", "expected V:P:K GPU counts");
+        const char *types[3] = {"V100", "P100", "K80"};
+        sc->pools = calloc(6, sizeof *sc->pools);
+        if (!sc->pools)
+            return tm_diag_set(d, TM_ERR_NOMEM, "replay", "out of memory");
+        for (int t = 0; t < 3; t++) {
+            uint64_t full = n[t] / 8, rest = n[t] % 8;
+            for (int k = 0; k < 2; k++) {
+                uint64_t nodes = k == 0 ? full : (rest ? 1 : 0);
+                if (!nodes)
+                    continue;
+                sim_pool_cfg *p = &sc->pools[sc->n_pools++];
+                snprintf(p->name, sizeof p->name, "%s-%s", types[t], k ? "rest" : "x8");
+                p->type = (uint32_t)sim_catalog_find(sc->types, sc->n_types, types[t]);
+                p->nodes = (uint32_t)nodes;
+                p->gpus_per_node = k ? (uint32_t)rest : 8;
+                p->cpu_milli = p->mem_mib = INT64_MAX / 4;
+                p->retired_us = -1;
+            }
+        }
+        if (sc->n_pools == 0)
+            return tm_diag_set(d, TM_ERR_USAGE, "--gavel-cluster", "expected some GPUs");
+        return TM_OK;
+    }
+    if (is_swf || c->machine_from_trace) {
+        if (!is_swf)
+            return tm_diag_set(d, TM_ERR_USAGE, "replay",
+                               "--machine-from-trace needs an SWF trace (its header)");
+        trace_source s;
+        trace_swf_info info;
+        trace_read_opts o;
+        read_opts(c, &o, 0);
+        if ((rc = trace_swf_open(&s, c->trace, &o, &info, d)))
+            return rc;
+        s.close(s.ud);
+        if ((rc = sim_scenario_add_swf_machine(sc, &info, d)))
+            return rc;
+        if (!c->quiet)
+            printf("machine from the SWF header: %u nodes of %u processor(s)\n", info.nodes,
+                   info.procs_per_node);
+        return TM_OK;
+    }
+    return tm_diag_set(d, TM_ERR_USAGE, "replay",
+                       "format '%s' needs a fleet: --fleet FILE, --nodes FILE or --gavel-cluster",
+                       c->format);
+}
+
+static int check_policy(const char *spec, tm_diag *d)
+{
+    place_env env = {place_alloc_libc, NULL, NULL, NULL};
+    place_instance pi;
+    char err[256] = "";
+    int rc = place_instance_init(&pi, &env, spec, err, sizeof err);
+    place_instance_fini(&pi);
+    if (rc != PLACE_OK)
+        return tm_diag_set(d, rc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_USAGE, "--policy",
+                           "%s: %s", spec, err[0] ? err : place_strerror(rc));
+    return TM_OK;
+}
+
+static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
+{
+    trace_source src;
+    int rc = open_jobs(c, &src, 0, d);
+    if (rc)
+        return rc;
+    /* the first N jobs: the window stops before reading the N + 1st */
+    if (c->max_jobs && (rc = trace_window_open(&src, src, 0, c->max_jobs, 0, d)))
+        return rc;
+    sim__cli_install_signals();
+    sim_run_opts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.sources = &src;
+    opts.n_sources = 1;
+    opts.stop_flag = &sim__cli_stop;
+    sim_result res;
+    const char *out = c->out ? c->out : "tarmac-replay.h5";
+    rc = sim_report_run(sc, &opts, out, &res, d);
+    src.close(src.ud);
+    if (rc)
+        return rc;
+    print_stats(c);
+    if (!c->quiet) {
+        const sim_class_result *a = &res.classes[res.n_classes];
+        printf("policy: %s\n", sc->policy);
+        printf("jobs: %llu arrived, %llu completed, %llu rejected; wait mean %.1f s, p95 %.1f s, "
+               "bounded slowdown %.3f; allocation utilization %.2f %%; %.3f s wall\n",
+               (unsigned long long)a->arrived, (unsigned long long)a->completed,
+               (unsigned long long)a->rejected, a->wait_mean_s, a->wait_p95_s, a->slowdown_mean,
+               100 * res.alloc_util, res.wall_s);
+        printf("wrote %s\n", out);
+    }
+    sim_result_fini(&res);
+    return TM_OK;
+}
+
+static int run_window(rcfg *c, sim_scenario *sc, tm_diag *d)
+{
+    if (c->n_win == 0) {
+        c->windows[0].first = 0;
+        c->windows[0].count = 0;
+        c->n_win = 1;
+    }
+    sim_window_result *r = calloc(c->n_win, sizeof *r);
+    if (!r)
+        return tm_diag_set(d, TM_ERR_NOMEM, "replay", "out of memory");
+    int rc = TM_OK;
+    for (size_t p = 0; p < c->n_pol; p++) {
+        snprintf(sc->policy, sizeof sc->policy, "%s", c->policies[p]);
+        if ((rc = sim_window_replay(sc, open_cb, c, c->windows, c->n_win, r, d)))
+            break;
+        if (c->quiet)
+            continue;
+        printf("policy: %s\n", sc->policy);
+        printf("%8s %10s %8s %8s %12s %10s %8s %9s\n", "window", "first", "jobs", "rejected",
+               "wait_mean_s", "bsld_mean", "util", "errors");
+        double sw = 0, sb = 0, su = 0;
+        for (size_t i = 0; i < c->n_win; i++) {
+            printf("%8zu %10llu %8llu %8llu %12.1f %10.3f %8.4f %9llu\n", i,
+                   (unsigned long long)r[i].first, (unsigned long long)r[i].jobs,
+                   (unsigned long long)r[i].rejected, r[i].wait_mean_s, r[i].bsld_mean, r[i].util,
+                   (unsigned long long)r[i].policy_errors);
+            sw += r[i].wait_mean_s;
+            sb += r[i].bsld_mean;
+            su += r[i].util;
+        }
+        double n = (double)c->n_win;
+        printf("%8s %10s %8s %8s %12.1f %10.3f %8.4f\n\n", "mean", "", "", "", sw / n, sb / n,
+               su / n);
+    }
+    free(r);
+    if (rc == TM_OK)
+        print_stats(c);
+    return rc;
+}
+
+static int run_pack(rcfg *c, sim_scenario *sc, tm_diag *d)
+{
+    trace_source src;
+    int rc = open_jobs(c, &src, 1, d);
+    if (rc)
+        return rc;
+    size_t n = 0, cap = 0;
+    trace_job *pods = NULL, j;
+    while ((rc = src.next(src.ud, &j, d)) == TM_OK) {
+        if (n == cap) {
+            size_t nc = cap ? 2 * cap : 1024;
+            trace_job *p = realloc(pods, nc * sizeof *p);
+            if (!p) {
+                rc = tm_diag_set(d, TM_ERR_NOMEM, "replay", "out of memory");
+                break;
+            }
+            pods = p;
+            cap = nc;
+        }
+        pods[n++] = j;
+    }
+    src.close(src.ud);
+    if (rc != TRACE_END) {
+        free(pods);
+        return rc;
+    }
+    sim_pack_cfg cfg = {c->target, c->step, c->seed, (uint32_t)c->seeds, c->policies, c->n_pol, 0};
+    sim_pack_result res;
+    if ((rc = sim_pack_run(sc, pods, n, &cfg, &res, d))) {
+        free(pods);
+        return rc;
+    }
+    free(pods);
+    const char *out = c->out ? c->out : "tarmac-pack.h5";
+    rc = sim_pack_write_h5(&res, &cfg, c->trace, out, d);
+    if (rc == TM_OK && c->dat)
+        rc = sim_pack_write_dat(&res, &cfg, c->dat, d);
+    if (rc == TM_OK && !c->quiet) {
+        print_stats(c);
+        printf("cluster %.0f GPUs, %zu pods in the list, %zu workload shapes, %zu seeds\n",
+               res.capacity_gpus, n, res.n_classes, res.n_seeds);
+        printf("%-52s %8s %14s %14s %12s\n", "policy", "arrived", "alloc % (sd)", "frag % (sd)",
+               "failed pods");
+        for (size_t p = 0; p < res.n_policies; p++) {
+            double marks[4] = {50, 80, 100, c->target};
+            for (int m = 0; m < 4; m++) {
+                size_t k = (size_t)floor(marks[m] / c->step + 1e-9);
+                if (k >= res.n_points)
+                    k = res.n_points - 1;
+                double am, as, fm, fs, xm, xs, lo, hi;
+                sim_pack_stats(&res, p, SIM_PACK_ALLOC, k, &am, &as, &lo, &hi);
+                sim_pack_stats(&res, p, SIM_PACK_FRAG, k, &fm, &fs, &lo, &hi);
+                sim_pack_stats(&res, p, SIM_PACK_FAILED, k, &xm, &xs, &lo, &hi);
+                printf("%-52.52s %7.1f%% %7.2f (%4.2f) %7.2f (%4.2f) %12.1f\n",
+                       m == 0 ? c->policies[p] : "", res.arrived_pct[k], am, as, fm, fs, xm);
+            }
+        }
+        printf("wrote %s%s%s\n", out, c->dat ? " and " : "", c->dat ? c->dat : "");
+    }
+    sim_pack_result_fini(&res);
+    return rc;
+}
+
+static int run_profile(rcfg *c, tm_diag *d)
+{
+    trace_request_source rs;
+    trace_read_opts o;
+    read_opts(c, &o, 0);
+    int rc = trace_azure_llm_open(&rs, c->trace, &o, d);
+    if (rc)
+        return rc;
+    trace_load_profile p;
+    rc = trace_load_profile_build(&p, &rs, c->bin, d);
+    rs.close(rs.ud);
+    if (rc)
+        return rc;
+    sim__afile af = {0};
+    if (c->out && (rc = sim__afile_open(&af, c->out, d)) != TM_OK) {
+        trace_load_profile_fini(&p);
+        return rc;
+    }
+    FILE *f = c->out ? af.f : stdout;
+    fprintf(f, "t_s,requests_per_s,prompt_tokens_per_s,output_tokens_per_s\n");
+    for (size_t i = 0; i < p.n_bins; i++)
+        fprintf(f, "%.3f,%.6f,%.3f,%.3f\n", (double)i * p.bin_s, p.requests_per_s[i],
+                p.prompt_tokens_per_s[i], p.output_tokens_per_s[i]);
+    if (c->out)
+        rc = sim__afile_commit(&af, d);
+    else if (fflush(stdout) != 0 || ferror(stdout))
+        rc = tm_diag_set(d, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));
+    if (rc == TM_OK && !c->quiet && c->out)
+        printf("%llu requests, %.0f prompt and %.0f output tokens in %zu bins of %g s; wrote %s\n",
+               (unsigned long long)p.requests, p.prompt_tokens, p.output_tokens, p.n_bins, p.bin_s,
+               c->out);
+    trace_load_profile_fini(&p);
+    return rc;
+}
+
+static int cmd_replay(int argc, char **argv)
+{
+    rcfg c;
+    memset(&c, 0, sizeof c);
+    c.target = 130;
+    c.step = 1;
+    c.bin = 60;
+    c.seeds = 5;
+    c.seed = 1;
+    c.ref = "v100";
+    c.protocol = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_()                                                                                    \
+    do {                                                                                           \
+        if (!v)                                                                                    \
+            return sim__cli_usage("replay", "%s needs a value", a);                                \
+        i++;                                                                                       \
+    } while (0)
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(replay_help, stdout);
+            return 0;
+        } else if (strcmp(a, "--format") == 0) {
+            NEED_();
+            c.format = v;
+        } else if (strcmp(a, "--fleet") == 0) {
+            NEED_();
+            c.fleet = v;
+        } else if (strcmp(a, "--nodes") == 0) {
+            NEED_();
+            c.nodes = v;
+        } else if (strcmp(a, "--nodes-format") == 0) {
+            NEED_();
+            if (strcmp(v, "openb") && strcmp(v, "pai"))
+                return sim__cli_usage("replay", "--nodes-format is openb or pai, not '%s'", v);
+            c.nodes_format = v;
+        } else if (strcmp(a, "--machine-from-trace") == 0) {
+            c.machine_from_trace = 1;
+        } else if (strcmp(a, "--gavel-cluster") == 0) {
+            NEED_();
+            c.gavel_cluster = v;
+        } else if (strcmp(a, "--protocol") == 0) {
+            NEED_();
+            static const char *const names[] = {"time", "window", "pack", "profile"};
+            c.protocol = -1;
+            for (int k = 0; k < 4; k++)
+                if (strcmp(v, names[k]) == 0)
+                    c.protocol = k;
+            if (c.protocol < 0)
+                return sim__cli_usage("replay", "unknown protocol '%s'", v);
+        } else if (strcmp(a, "--policy") == 0) {
+            NEED_();
+            if (c.n_pol == MAX_POLICIES)
+                return sim__cli_usage("replay", "at most %d policies", MAX_POLICIES);
+            c.policies[c.n_pol++] = v;
+        } else if (strcmp(a, "--window") == 0) {
+            NEED_();
+            if (c.n_win == MAX_WINDOWS || parse_window(v, &c.windows[c.n_win]))
+                return sim__cli_usage("replay", "--window needs K:N with N >= 1 (at most %d)",
+                                      MAX_WINDOWS);
+            c.n_win++;
+        } else if (strcmp(a, "--target") == 0) {
+            NEED_();
+            if (parse_double(v, 1, 10000, &c.target))
+                return sim__cli_usage("replay", "--target needs a percentage in [1, 10000]");
+        } else if (strcmp(a, "--step") == 0) {
+            NEED_();
+            if (parse_double(v, 0.001, 100, &c.step))
+                return sim__cli_usage("replay", "--step needs a percentage in [0.001, 100]");
+        } else if (strcmp(a, "--bin") == 0) {
+            NEED_();
+            if (parse_double(v, 1e-3, 1e9, &c.bin))
+                return sim__cli_usage("replay", "--bin needs seconds > 0");
+        } else if (strcmp(a, "--seeds") == 0) {
+            NEED_();
+            if (sim__cli_parse_u64(v, 10000, &c.seeds) || c.seeds == 0)
+                return sim__cli_usage("replay", "--seeds needs an integer in [1, 10000]");
+        } else if (strcmp(a, "--seed") == 0) {
+            NEED_();
+            if (sim__cli_parse_u64(v, (1ull << 53) - 1, &c.seed))
+                return sim__cli_usage("replay", "--seed needs an integer in [0, 2^53)");
+        } else if (strcmp(a, "--dat") == 0) {
+            NEED_();
+            c.dat = v;
+        } else if (strcmp(a, "--throughputs") == 0) {
+            NEED_();
+            c.tput = v;
+        } else if (strcmp(a, "--reference") == 0) {
+            NEED_();
+            c.ref = v;
+        } else if (strcmp(a, "--max-jobs") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], UINT64_MAX, &c.max_jobs) ||
+                c.max_jobs == 0)
+                return sim__cli_usage("replay", "--max-jobs needs an integer >= 1");
+        } else if (strcmp(a, "--lenient") == 0) {
+            c.lenient = 1;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            NEED_();
+            c.out = v;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c.quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("replay", "unknown option '%s'", a);
+        } else if (!c.trace) {
+            c.trace = a;
+        } else {
+            return sim__cli_usage("replay", "more than one trace given ('%s')", a);
+        }
+#undef NEED_
+    }
+    if (!c.trace)
+        return sim__cli_usage("replay", "a trace file is required");
+    if (!c.format)
+        return sim__cli_usage("replay", "--format is required");
+    static const char *const formats[] = {"tarmac", "swf",    "openb", "pai-tasks",
+                                          "helios", "philly", "gavel", "azure-llm"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++)
+        known |= strcmp(c.format, formats[k]) == 0;
+    if (!known)
+        return sim__cli_usage("replay", "unknown format '%s'", c.format);
+    int is_azure = strcmp(c.format, "azure-llm") == 0;
+    if (c.protocol < 0)
+        c.protocol = is_azure ? P_PROFILE : P_TIME;
+    if ((c.protocol == P_PROFILE) != is_azure)
+        return sim__cli_usage("replay", "the profile protocol is for azure-llm traces, and "
+                                        "azure-llm traces have only that protocol");
+    if (c.protocol == P_WINDOW && strcmp(c.format, "swf") != 0 && strcmp(c.format, "tarmac"))
+        return sim__cli_usage("replay", "the window protocol is for swf (or tarmac) traces");
+    if (c.protocol == P_PACK && strcmp(c.format, "openb") != 0)
+        return sim__cli_usage("replay", "the pack protocol is for openb pod lists");
+    if (c.n_win && c.protocol != P_WINDOW)
+        return sim__cli_usage("replay", "--window needs --protocol window");
+    if (c.max_jobs && c.protocol != P_TIME)
+        return sim__cli_usage("replay", "--max-jobs needs --protocol time");
+    if (strcmp(c.format, "gavel") == 0 && !c.tput)
+        return sim__cli_usage("replay", "the gavel format needs --throughputs FILE");
+    if (!!c.fleet + !!c.nodes + !!c.gavel_cluster + c.machine_from_trace > 1)
+        return sim__cli_usage("replay", "give one of --fleet, --nodes, --gavel-cluster, "
+                                        "--machine-from-trace");
+    tm_diag d;
+    tm_diag_clear(&d);
+    int rc = TM_OK;
+    if (c.protocol == P_PROFILE) {
+        rc = run_profile(&c, &d);
+        return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
+    }
+    for (size_t p = 0; p < c.n_pol; p++)
+        if ((rc = check_policy(c.policies[p], &d)))
+            return sim__cli_error(rc, &d);
+    sim_scenario sc;
+    memset(&sc, 0, sizeof sc);
+    if (c.tput && (rc = trace_gavel_matrix_load(&c.matrix, c.tput, &d)))
+        goto out;
+    if ((rc = build_fleet(&c, &sc, &d)))
+        goto out;
+    c.n_types = sim_scenario_type_names(&sc, c.type_names);
+    if (c.matrix) {
+        const char *const *jt;
+        size_t n = trace_gavel_matrix_job_types(c.matrix, &jt);
+        if ((rc = sim_scenario_set_classes(&sc, jt, n, &d)))
+            goto out;
+    } else if (strcmp(c.format, "tarmac") != 0 || !c.fleet) {
+        const char *trace = "trace";
+        if ((rc = sim_scenario_set_classes(&sc, &trace, 1, &d)))
+            goto out;
+    }
+    if (c.n_pol == 0) {
+        if (c.protocol == P_PACK) {
+            static const char *const dflt[] = {"order=fifo placement=first-fit backfill=none",
+                                               "order=fifo placement=best-fit backfill=none"};
+            c.policies[0] = dflt[0];
+            c.policies[1] = dflt[1];
+            c.n_pol = 2;
+        } else {
+            c.policies[0] = sc.policy;
+            c.n_pol = 1;
+        }
+    }
+    if (c.protocol != P_WINDOW && c.protocol != P_PACK && c.policies[0] != sc.policy)
+        snprintf(sc.policy, sizeof sc.policy, "%s", c.policies[0]);
+    if (c.protocol == P_TIME)
+        rc = run_time(&c, &sc, &d);
+    else if (c.protocol == P_WINDOW)
+        rc = run_window(&c, &sc, &d);
+    else
+        rc = run_pack(&c, &sc, &d);
+out:
+    trace_gavel_matrix_free(c.matrix);
+    sim_scenario_fini(&sc);
+    return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
+}
+
+const sim__cli_command sim__cmd_replay = {
+    "replay",
+    cmd_replay,
+    "replay a public trace (SWF, openb, PAI, Helios, Philly, Gavel, ...) against a fleet",
+    replay_help,
+};

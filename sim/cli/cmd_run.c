@@ -1,0 +1,281 @@
+/*
+ * cmd_run.c — `tarmac run`: one scenario, a summary table, an HDF5 file.
+ */
+#include "cli/cli_int.h"
+#include "model/service_int.h"
+#include "model/cost_int.h"
+#include "version.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char run_help[] =
+    "Usage: tarmac run [SCENARIO] [-o FILE] [--seed N] [--replication R] [--quiet] [--json]\n"
+    "\n"
+    "Run SCENARIO (a JSON file; without one, the embedded default scenario) and\n"
+    "write the results to FILE (default tarmac-out.h5), atomically: the file\n"
+    "appears only when complete. Prints a summary table unless --quiet, and a\n"
+    "progress bar on stderr when it is a terminal.\n"
+    "\n"
+    "  -o, --output FILE    HDF5 output file (docs/output.md describes its layout)\n"
+    "  --seed N             override the scenario's seed\n"
+    "  --replication R      use the independent random streams of replication R\n"
+    "  -q, --quiet          print nothing but errors (no table, no progress bar)\n"
+    "  --json               print a JSON summary on stdout instead of the table\n"
+    "  --check              check engine invariants after every event (slow)\n";
+
+static void print_thousands(FILE *f, uint64_t v, int width)
+{
+    char raw[32], out[48];
+    snprintf(raw, sizeof raw, "%llu", (unsigned long long)v);
+    size_t n = strlen(raw), o = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = raw[i];
+    }
+    out[o] = '\0';
+    fprintf(f, "%*s", width, out);
+}
+
+static void print_summary(const sim_scenario *sc, const sim_result *r, const char *out)
+{
+    char span[32];
+    sim__cli_fmt_duration(span, sizeof span, (double)r->t_end_us / SIM_US_PER_S);
+    printf("tarmac %s: scenario \"%s\" (%s), seed %llu\n", TARMAC_VERSION, sc->name, sc->source,
+           (unsigned long long)sc->seed);
+    printf("policy: %s\n", sc->policy);
+    printf("simulated %s in %.2f s of wall time: %llu events (%.2f million/s)\n\n", span, r->wall_s,
+           (unsigned long long)r->events,
+           r->wall_s > 0 ? (double)r->events / r->wall_s / 1e6 : 0.0);
+    double hours = (double)r->t_end_us / SIM_US_PER_S / 3600;
+    printf("fleet: %.1f GPUs in service on average, %.0f GPU-hours allocated of %.0f\n",
+           hours > 0 ? r->gpu_s_up / 3600 / hours : 0.0, r->gpu_s_alloc / 3600, r->gpu_s_up / 3600);
+    printf("utilization: allocated %.1f %%, busy %.1f %%, goodput %.1f %%; mean queue %.1f jobs, "
+           "mean running %.1f\n",
+           100 * r->alloc_util, 100 * r->busy_util, 100 * r->goodput_util, r->queue_len_mean,
+           r->running_mean);
+    double blocked = 0;
+    for (int k = 0; k < SIM_BLOCK_COUNT; k++)
+        blocked += r->gpu_s_blocked[k];
+    if (r->gpu_s_idle > 0) {
+        printf("idle: %.0f GPU-hours, %.0f of them shape-blocked while jobs waited",
+               r->gpu_s_idle / 3600, blocked / 3600);
+        const char *sep = " (";
+        for (int k = 0; k < SIM_BLOCK_COUNT; k++)
+            if (r->gpu_s_blocked[k] >= 0.5 * 3600) {
+                printf("%s%s %.0f", sep, sim_block_reason_key(k), r->gpu_s_blocked[k] / 3600);
+                sep = ", ";
+            }
+        printf("%s\n", sep[0] == ',' ? ")" : "");
+    }
+    const sim_class_result *all = &r->classes[r->n_classes];
+    if (r->failures || r->preemptions)
+        printf(
+            "interruptions: %llu GPU failures, %llu preemptions; %.0f GPU-hours lost (work since "
+            "the last checkpoint and restart overhead)\n",
+            (unsigned long long)r->failures, (unsigned long long)r->preemptions,
+            all->gpu_s_lost / 3600);
+    putchar('\n');
+    int w = 12;
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        int l = (int)strlen(sc->classes[c].name);
+        if (l > w)
+            w = l;
+    }
+    printf("%-*s %9s %9s %9s %8s %8s %8s %9s %9s %9s %9s\n", w, "class", "arrived", "started",
+           "completed", "rejected", "queued", "running", "wait mean", "p50", "p95", "p99");
+    for (size_t c = 0; c <= sc->n_classes; c++) {
+        const sim_class_result *cr = &r->classes[c];
+        const char *name = c < sc->n_classes ? sc->classes[c].name : "all";
+        if (c == sc->n_classes && sc->n_classes == 1)
+            break;
+        char m[24], p50[24], p95[24], p99[24];
+        sim__cli_fmt_duration(m, sizeof m, cr->wait_mean_s);
+        sim__cli_fmt_duration(p50, sizeof p50, cr->wait_p50_s);
+        sim__cli_fmt_duration(p95, sizeof p95, cr->wait_p95_s);
+        sim__cli_fmt_duration(p99, sizeof p99, cr->wait_p99_s);
+        printf("%-*s ", w, name);
+        print_thousands(stdout, cr->arrived, 9);
+        putchar(' ');
+        print_thousands(stdout, cr->started, 9);
+        putchar(' ');
+        print_thousands(stdout, cr->completed, 9);
+        putchar(' ');
+        print_thousands(stdout, cr->rejected, 8);
+        putchar(' ');
+        print_thousands(stdout, cr->queued_end, 8);
+        putchar(' ');
+        print_thousands(stdout, cr->running_end, 8);
+        printf(" %9s %9s %9s %9s\n", m, p50, p95, p99);
+    }
+    if (sc->n_services) {
+        int ws = 12;
+        for (size_t v = 0; v < sc->n_services; v++) {
+            int l = (int)strlen(sc->services[v].cfg.name);
+            if (l > ws)
+                ws = l;
+        }
+        printf("\n%-*s %12s %9s %9s %9s %9s %12s %12s\n", ws, "service", "requests", "SLO met",
+               "to API", "replicas", "max", "GPU-h busy", "API USD");
+        for (size_t v = 0; v < r->n_services; v++) {
+            const sim_service_result *sv = &r->services[v];
+            printf("%-*s ", ws, sc->services[v].cfg.name);
+            print_thousands(stdout, (uint64_t)(sv->req_demanded + 0.5), 12);
+            printf(" %8.3f%% %8.3f%% %9.1f %9u %12.0f %12.2f\n", 100 * sv->attainment,
+                   sv->req_demanded > 0 ? 100 * sv->req_api / sv->req_demanded : 0.0,
+                   sv->ready_mean, sv->ready_max, sv->gpu_hours_busy, sv->api_usd);
+        }
+    }
+    if (r->policy_errors)
+        printf("\npolicy errors: %llu invalid decisions refused\n",
+               (unsigned long long)r->policy_errors);
+    sim__cost_report cost;
+    tm_diag d;
+    if (sim__cost_account(sc, r, &cost, &d) == TM_OK) {
+        putchar('\n');
+        sim__cost_print_summary(stdout, sc, &cost);
+        sim__cost_report_fini(&cost);
+    }
+    if (out)
+        printf("\nwrote %s\n", out);
+}
+
+/* --json: the summary for scripts (docs/cli.md). */
+static void print_json(const sim_scenario *sc, const sim_result *r, const char *out, uint64_t rep)
+{
+    FILE *f = stdout;
+    fputs("{\"command\": \"run\", \"tarmac_version\": ", f);
+    sim__cli_json_str(f, TARMAC_VERSION);
+    fputs(", \"scenario\": ", f);
+    sim__cli_json_str(f, sc->name);
+    fputs(", \"source\": ", f);
+    sim__cli_json_str(f, sc->source);
+    fprintf(f,
+            ", \"seed\": %llu, \"replication\": %llu, \"policy\": ", (unsigned long long)sc->seed,
+            (unsigned long long)rep);
+    sim__cli_json_str(f, sc->policy);
+    fputs(", \"output\": ", f);
+    sim__cli_json_str(f, out);
+    fprintf(f, ",\n \"events\": %llu, \"passes\": %llu, \"policy_errors\": %llu",
+            (unsigned long long)r->events, (unsigned long long)r->passes,
+            (unsigned long long)r->policy_errors);
+    const struct {
+        const char *k;
+        double v;
+    } run[] = {{"t_end_s", (double)r->t_end_us / SIM_US_PER_S},
+               {"wall_s", r->wall_s},
+               {"alloc_util", r->alloc_util},
+               {"gpu_hours_up", r->gpu_s_up / 3600},
+               {"gpu_hours_alloc", r->gpu_s_alloc / 3600},
+               {"queue_len_mean", r->queue_len_mean},
+               {"running_mean", r->running_mean}};
+    for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {
+        fprintf(f, ", \"%s\": ", run[i].k);
+        sim__cli_json_num(f, run[i].v);
+    }
+    fputs(",\n \"classes\": [", f);
+    for (size_t c = 0; c <= sc->n_classes; c++) {
+        const sim_class_result *cr = &r->classes[c];
+        fputs(c ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
+        sim__cli_json_str(f, c < sc->n_classes ? sc->classes[c].name : "all");
+        fprintf(f,
+                ", \"jobs_arrived\": %llu, \"jobs_started\": %llu, \"jobs_completed\": %llu, "
+                "\"jobs_rejected\": %llu, \"jobs_queued_end\": %llu, \"jobs_running_end\": %llu",
+                (unsigned long long)cr->arrived, (unsigned long long)cr->started,
+                (unsigned long long)cr->completed, (unsigned long long)cr->rejected,
+                (unsigned long long)cr->queued_end, (unsigned long long)cr->running_end);
+        const struct {
+            const char *k;
+            double v;
+        } m[] = {{"wait_mean_s", cr->wait_mean_s},
+                 {"wait_p50_s", cr->wait_p50_s},
+                 {"wait_p95_s", cr->wait_p95_s},
+                 {"wait_p99_s", cr->wait_p99_s},
+                 {"wait_max_s", cr->wait_max_s},
+                 {"slowdown_mean", cr->slowdown_mean},
+                 {"gpu_hours_alloc", cr->gpu_s_alloc / 3600}};
+        for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+            fprintf(f, ", \"%s\": ", m[i].k);
+            sim__cli_json_num(f, m[i].v);
+        }
+        fputc('}', f);
+    }
+    fputs("\n ]\n}\n", f);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+    const char *path = NULL, *out = "tarmac-out.h5";
+    uint64_t seed = 0, rep = 0;
+    int have_seed = 0, quiet = 0, check = 0, json = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(run_help, stdout);
+            return 0;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("run", "%s needs a file name", a);
+            out = argv[i];
+        } else if (strcmp(a, "--seed") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
+                return sim__cli_usage("run", "%s needs an integer in [0, 2^53)", a);
+            have_seed = 1;
+        } else if (strcmp(a, "--replication") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], UINT32_MAX, &rep))
+                return sim__cli_usage("run", "%s needs an integer in [0, 2^32)", a);
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(a, "--check") == 0) {
+            check = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("run", "unknown option '%s'", a);
+        } else if (!path) {
+            path = a;
+        } else {
+            return sim__cli_usage("run", "more than one scenario given ('%s')", a);
+        }
+    }
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim_scenario sc;
+    int rc = sim__cli_load_scenario(&sc, path, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    if (have_seed)
+        sc.seed = seed;
+    sim__cli_install_signals();
+    sim_run_opts opts = {
+        .replication = (uint32_t)rep, .check_invariants = check, .stop_flag = &sim__cli_stop};
+    sim__cli_progress bar;
+    sim__cli_progress_init(&bar, !quiet && sim__cli_stderr_is_tty(), sc.horizon_us, 1);
+    if (bar.enabled) {
+        opts.progress = sim__cli_progress_cb;
+        opts.progress_ud = &bar;
+        opts.progress_every = 4096;
+    }
+    sim_result res;
+    rc = sim_report_run(&sc, &opts, out, &res, &d);
+    sim__cli_progress_end(&bar);
+    if (rc != TM_OK) {
+        sim_scenario_fini(&sc);
+        return sim__cli_error(rc, &d);
+    }
+    if (json)
+        print_json(&sc, &res, out, rep);
+    else if (!quiet)
+        print_summary(&sc, &res, out);
+    sim_result_fini(&res);
+    sim_scenario_fini(&sc);
+    return 0;
+}
+
+const sim__cli_command sim__cmd_run = {
+    "run",
+    cmd_run,
+    "run a scenario (the embedded default if none) and write HDF5",
+    run_help,
+};

@@ -1,0 +1,465 @@
+/*
+ * cmd_size.c — `tarmac size`: the smallest fleet, in GPUs per type and in
+ * cost, that meets targets, found by simulation (size.c does the search and
+ * the runs; this file parses, prints and reports).
+ */
+#include "cli/cli_int.h"
+#include "model/cost_int.h"
+#include "studies/size_int.h"
+#include "studies/work_int.h"
+#include "version.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char size_help[] =
+    "Usage: tarmac size [SCENARIO] --target SPEC [--pools A,B,...] [--replications R]\n"
+    "                   [--confidence C] [--warmup DURATION] [--max-nodes N]\n"
+    "                   [--growth RATE] [--growth-months M] [--seed N]\n"
+    "                   [-j N] [--verbose] [--quiet] [--json]\n"
+    "\n"
+    "Find the smallest fleet that meets the targets, by simulation: the number of\n"
+    "nodes of each searched pool (all pools by default) is searched, galloping then\n"
+    "bisecting (one pool), or along the frontier of minimal mixes (several pools,\n"
+    "each mix costed, the cheapest chosen). Every candidate runs R replications;\n"
+    "a target holds when the one-sided confidence bound of its mean over them does\n"
+    "(the upper bound for <=, the lower for >=), and no job may be rejected.\n"
+    "Prints the chosen fleet (GPUs per type, cost per month), its neighbours (one\n"
+    "node more or less) and, with --growth, when the scenario's own fleet stops\n"
+    "meeting the targets and what to add then.\n"
+    "\n"
+    "Targets: comma-separated METRIC[SCOPE]OP VALUE, OP one of <= < >= >:\n"
+    "  wait_mean, wait_p50, wait_p95, wait_p99   wait (duration: 90s, 10m, 2h);\n"
+    "                       SCOPE a class, default all jobs\n"
+    "  slowdown_mean        mean bounded slowdown (a number)\n"
+    "  deadline             share of deadlines met (0.95 or 95%)\n"
+    "  slo                  a service's SLO attainment; SCOPE a service, default each\n"
+    "  api_share            share of a service's requests sent to the API\n"
+    "  e.g. 'wait_p95<=10m,slo>=0.99', 'wait_mean[training]<=1h,deadline>=95%'\n"
+    "\n"
+    "  --target SPEC        the targets (required)\n"
+    "  --pools A,B,...      the pools to size (names; default all, at most 4)\n"
+    "  --replications R     runs per candidate fleet, >= 1 (default 5)\n"
+    "  --confidence C       confidence of the one-sided bounds (default 0.95)\n"
+    "  --warmup DURATION    jobs arriving earlier are not counted (default a tenth\n"
+    "                       of the horizon)\n"
+    "  --max-nodes N        at most N nodes per pool (default 1024)\n"
+    "  --growth RATE        monthly demand growth (0.05 = 5 %/month): when does the\n"
+    "                       scenario's fleet stop meeting the targets, what to add\n"
+    "  --growth-months M    look this many months ahead (default 36)\n"
+    "  --seed N             override the scenario's seed\n"
+    "  -j, --jobs N         run each candidate's replications on N worker processes\n"
+    "                       (default: the online cores); the answer is the same for any N\n"
+    "  -v, --verbose        one line per simulated fleet on stderr\n"
+    "  -q, --quiet          print nothing but errors\n"
+    "  --json               print a JSON summary on stdout instead of the text\n";
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = s ? strtod(s, &end) : NAN;
+    if (!s || end == s || *end || errno || !(x >= lo && x <= hi))
+        return -1;
+    *out = x;
+    return 0;
+}
+
+static void why_text(char *buf, size_t n, const sim__size_runner *r, const sim__size_eval *e)
+{
+    if (e->pass) {
+        snprintf(buf, n, "meets the targets");
+    } else if (e->why == -2) {
+        snprintf(buf, n, "fails: %llu jobs can never fit", (unsigned long long)e->rejected);
+    } else {
+        const sim__size_term *t = &r->terms[e->why];
+        char b[48], l[48];
+        sim__size_term_format(b, sizeof b, t, e->bound[e->why]);
+        sim__size_term_format(l, sizeof l, t, t->limit);
+        snprintf(buf, n, "fails %s: bound %s, limit %s", t->text, b, l);
+    }
+}
+
+/* GPUs per type of the fleet (the searched pools as given, the rest as in the
+ * scenario): "96 H100, 32 L40S". */
+static void gpus_per_type(char *buf, size_t n, const sim__size_runner *r, const uint32_t *nodes)
+{
+    const sim_scenario *sc = r->base;
+    double g[PLACE_MAX_TYPES] = {0};
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        double nn = sc->pools[p].nodes;
+        for (size_t k = 0; k < r->n_vary; k++)
+            if (r->vary[k] == p)
+                nn = nodes[k];
+        g[sc->pools[p].type] += nn * sc->pools[p].gpus_per_node;
+    }
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t t = 0; t < sc->n_types && len < n; t++)
+        if (g[t] > 0)
+            len += (size_t)snprintf(buf + len, n - len, "%s%.0f %s", len ? ", " : "", g[t],
+                                    sc->types[t].name);
+    if (!len)
+        snprintf(buf, n, "no GPUs");
+}
+
+static void print_fleet_line(const sim__size_runner *r, const sim__size_fleet *f, const char *tag)
+{
+    char fleet[512], usd[48], why[512];
+    sim__size_fleet_format(fleet, sizeof fleet, r, f->nodes);
+    sim__cost_fmt_usd(usd, sizeof usd, f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+    why_text(why, sizeof why, r, &f->eval);
+    printf("  %s%s: %s/month, %s\n", tag, fleet, usd, why);
+}
+
+static void print_terms(const sim__size_runner *r, const sim__size_eval *e)
+{
+    printf("  %-28s %12s %12s %14s\n", "target", "mean", "bound", "limit");
+    for (size_t i = 0; i < r->n_terms; i++) {
+        const sim__size_term *t = &r->terms[i];
+        char m[48], b[48], l[48], lim[60];
+        sim__size_term_format(m, sizeof m, t, e->mean[i]);
+        sim__size_term_format(b, sizeof b, t, e->bound[i]);
+        sim__size_term_format(l, sizeof l, t, t->limit);
+        snprintf(lim, sizeof lim, "%s %s",
+                 t->le ? (t->strict ? "<" : "<=") : (t->strict ? ">" : ">="), l);
+        int ok = isfinite(e->bound[i]) &&
+                 (t->le ? (t->strict ? e->bound[i] < t->limit : e->bound[i] <= t->limit)
+                        : (t->strict ? e->bound[i] > t->limit : e->bound[i] >= t->limit));
+        printf("  %-28s %12s %12s %14s  %s\n", t->text, m, b, lim, ok ? "ok" : "FAILS");
+    }
+}
+
+static void json_fleet(FILE *f, const sim__size_runner *r, const sim__size_fleet *x)
+{
+    const sim_scenario *sc = r->base;
+    fputs("{\"pools\": [", f);
+    for (size_t k = 0; k < r->n_vary; k++) {
+        const sim_pool_cfg *pc = &sc->pools[r->vary[k]];
+        fputs(k ? ", {\"name\": " : "{\"name\": ", f);
+        sim__cli_json_str(f, pc->name);
+        fputs(", \"gpu_type\": ", f);
+        sim__cli_json_str(f, sc->types[pc->type].name);
+        fprintf(f, ", \"nodes\": %u, \"gpus\": %llu}", x->nodes[k],
+                (unsigned long long)x->nodes[k] * pc->gpus_per_node);
+    }
+    fputs("], \"meets\": ", f);
+    fputs(x->eval.pass ? "true" : "false", f);
+    fputs(", \"usd_per_month\": ", f);
+    sim__cli_json_num(f, x->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+    fprintf(f, ", \"jobs_rejected\": %llu, \"targets\": [", (unsigned long long)x->eval.rejected);
+    for (size_t i = 0; i < r->n_terms; i++) {
+        fputs(i ? ", {\"target\": " : "{\"target\": ", f);
+        sim__cli_json_str(f, r->terms[i].text);
+        fputs(", \"mean\": ", f);
+        sim__cli_json_num(f, x->eval.mean[i]);
+        fputs(", \"bound\": ", f);
+        sim__cli_json_num(f, x->eval.bound[i]);
+        fputs(", \"limit\": ", f);
+        sim__cli_json_num(f, r->terms[i].limit);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+}
+
+static void json_list(FILE *f, const char *key, const sim__size_runner *r, const sim__size_fleet *x,
+                      size_t n)
+{
+    fprintf(f, ",\n \"%s\": [", key);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n  " : "\n  ", f);
+        json_fleet(f, r, &x[i]);
+    }
+    fputs("]", f);
+}
+
+static int split_pools(const sim_scenario *sc, const char *list, sim__size_runner *r)
+{
+    r->n_vary = 0;
+    if (!list) {
+        if (sc->n_pools > SIM__SIZE_MAX_VARY)
+            return sim__cli_usage("size",
+                                  "the scenario has %zu pools; name at most %d with --pools",
+                                  sc->n_pools, SIM__SIZE_MAX_VARY);
+        for (size_t p = 0; p < sc->n_pools; p++)
+            r->vary[r->n_vary++] = (uint32_t)p;
+        return 0;
+    }
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        size_t k;
+        for (k = 0; k < sc->n_pools; k++)
+            if (strlen(sc->pools[k].name) == len && strncmp(sc->pools[k].name, p, len) == 0)
+                break;
+        if (k == sc->n_pools)
+            return sim__cli_usage("size", "--pools: no pool named '%.*s' in the scenario", (int)len,
+                                  p);
+        for (size_t j = 0; j < r->n_vary; j++)
+            if (r->vary[j] == k)
+                return sim__cli_usage("size", "--pools: '%.*s' given twice", (int)len, p);
+        if (r->n_vary == SIM__SIZE_MAX_VARY)
+            return sim__cli_usage("size", "--pools: at most %d pools", SIM__SIZE_MAX_VARY);
+        r->vary[r->n_vary++] = (uint32_t)k;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return 0;
+}
+
+static int cmd_size(int argc, char **argv)
+{
+    const char *path = NULL, *target = NULL, *pools = NULL;
+    uint64_t reps = 5, jobs = 0, max_nodes = 1024, seed = 0, months = 36;
+    double conf = 0.95, growth = 0;
+    int64_t warm_us = -1;
+    int have_seed = 0, quiet = 0, json = 0, verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(size_help, stdout);
+            return 0;
+        } else if (strcmp(a, "--target") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("size", "%s needs targets, e.g. 'wait_p95<=10m'", a);
+            target = argv[i];
+        } else if (strcmp(a, "--pools") == 0) {
+            if (++i >= argc)
+                return sim__cli_usage("size", "%s needs pool names", a);
+            pools = argv[i];
+        } else if (strcmp(a, "--replications") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 100000, &reps) || reps < 1)
+                return sim__cli_usage("size", "%s needs an integer in [1, 100000]", a);
+        } else if (strcmp(a, "--confidence") == 0) {
+            if (++i >= argc || parse_double(argv[i], 0.5, 0.999999, &conf))
+                return sim__cli_usage("size", "%s needs a number in [0.5, 1)", a);
+        } else if (strcmp(a, "--warmup") == 0) {
+            if (++i >= argc || sim__cli_parse_duration(argv[i], &warm_us))
+                return sim__cli_usage("size", "%s needs a duration (\"1d\", \"6h\", seconds)", a);
+        } else if (strcmp(a, "--max-nodes") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 1000000, &max_nodes) || max_nodes < 1)
+                return sim__cli_usage("size", "%s needs an integer in [1, 1000000]", a);
+        } else if (strcmp(a, "--growth") == 0) {
+            if (++i >= argc || parse_double(argv[i], 1e-9, 10, &growth))
+                return sim__cli_usage("size", "%s needs a monthly rate in (0, 10], e.g. 0.05", a);
+        } else if (strcmp(a, "--growth-months") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 1200, &months) || months < 1)
+                return sim__cli_usage("size", "%s needs an integer in [1, 1200]", a);
+        } else if (strcmp(a, "--seed") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
+                return sim__cli_usage("size", "%s needs an integer in [0, 2^53)", a);
+            have_seed = 1;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
+            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("size", "-j needs a number of workers in [1, 4096]");
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
+                return sim__cli_usage("size", "%s needs a number of workers in [1, 4096]", a);
+        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+            verbose = 1;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            json = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("size", "unknown option '%s'", a);
+        } else if (!path) {
+            path = a;
+        } else {
+            return sim__cli_usage("size", "more than one scenario given ('%s')", a);
+        }
+    }
+    if (!target)
+        return sim__cli_usage("size", "--target is required, e.g. --target 'wait_p95<=10m'");
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim_scenario sc;
+    int rc = sim__cli_load_scenario(&sc, path, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    if (have_seed)
+        sc.seed = seed;
+    sim__size_term terms[SIM__SIZE_MAX_TERMS];
+    sim__size_runner run;
+    memset(&run, 0, sizeof run);
+    size_t nt = 0;
+    int code = 0;
+    sim__size_cache cache = {0};
+    sim__size_answer ans;
+    sim__size_growth gr;
+    memset(&ans, 0, sizeof ans);
+    memset(&gr, 0, sizeof gr);
+    if ((rc = sim__size_parse_targets(target, &sc, terms, SIM__SIZE_MAX_TERMS, &nt, &d))) {
+        code = sim__cli_error(rc, &d);
+        goto out;
+    }
+    if ((code = split_pools(&sc, pools, &run)))
+        goto out;
+    if (warm_us < 0)
+        warm_us = sc.horizon_us / 10;
+    if (warm_us >= sc.horizon_us) {
+        code = sim__cli_usage("size", "--warmup must be shorter than the horizon");
+        goto out;
+    }
+    run.base = &sc;
+    run.terms = terms;
+    run.n_terms = nt;
+    run.replications = (uint32_t)reps;
+    run.workers = jobs ? (unsigned)jobs : sim__work_cores();
+    run.confidence = conf;
+    run.warmup_us = warm_us;
+    run.stop_flag = &sim__cli_stop;
+    run.log = verbose ? stderr : NULL;
+    sim__cli_install_signals();
+    sim__size_search_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.n_vary = run.n_vary;
+    for (size_t k = 0; k < run.n_vary; k++)
+        cfg.max[k] = (uint32_t)max_nodes;
+    cfg.demand = 1;
+    cfg.cost_as = SIM__SIZE_AS_GIVEN;
+    cfg.eval = sim__size_runner_eval;
+    cfg.ud = &run;
+    cfg.cache = &cache;
+    if ((rc = sim__size_search(&cfg, &ans, &d)) != TM_OK) {
+        code = sim__cli_error(rc, &d);
+        goto out;
+    }
+    if (!ans.found) {
+        char fleet[512], why[512];
+        sim__size_fleet_format(fleet, sizeof fleet, &run, ans.best.nodes);
+        why_text(why, sizeof why, &run, &ans.best.eval);
+        tm_diag_set(&d, TM_ERR_LIMIT, "--target",
+                    "no fleet of at most %llu nodes per pool meets the targets: the largest "
+                    "(%s) %s",
+                    (unsigned long long)max_nodes, fleet, why);
+        code = sim__cli_error(TM_ERR_LIMIT, &d);
+        goto out;
+    }
+    uint32_t current[SIM__SIZE_MAX_VARY];
+    for (size_t k = 0; k < run.n_vary; k++) {
+        current[k] = sc.pools[run.vary[k]].nodes;
+        if (current[k] > cfg.max[k])
+            cfg.max[k] = current[k];
+    }
+    if (growth > 0 &&
+        (rc = sim__size_growth_run(&cfg, current, growth, (uint32_t)months, &gr, &d)) != TM_OK) {
+        code = sim__cli_error(rc, &d);
+        goto out;
+    }
+    char buf[512], usd[48];
+    if (json) {
+        FILE *f = stdout;
+        fputs("{\"command\": \"size\", \"tarmac_version\": ", f);
+        sim__cli_json_str(f, TARMAC_VERSION);
+        fputs(", \"scenario\": ", f);
+        sim__cli_json_str(f, sc.name);
+        fputs(", \"targets\": ", f);
+        sim__cli_json_str(f, target);
+        fprintf(f, ", \"replications\": %llu, \"confidence\": ", (unsigned long long)reps);
+        sim__cli_json_num(f, conf);
+        fputs(", \"warmup_s\": ", f);
+        sim__cli_json_num(f, (double)warm_us / SIM_US_PER_S);
+        fprintf(f, ", \"fleets_simulated\": %zu, \"runs\": %llu,\n \"chosen\": ", cache.n,
+                (unsigned long long)run.runs);
+        json_fleet(f, &run, &ans.best);
+        json_list(f, "neighbours", &run, ans.neighbours, ans.n_neighbours);
+        json_list(f, "frontier", &run, ans.frontier, ans.n_frontier);
+        if (growth > 0) {
+            fputs(",\n \"growth\": {\"rate_per_month\": ", f);
+            sim__cli_json_num(f, growth);
+            fprintf(f, ", \"fails\": %s, \"month\": %u, \"demand\": ", gr.fails ? "true" : "false",
+                    gr.month);
+            sim__cli_json_num(f, gr.demand);
+            if (gr.fails && gr.add.found) {
+                fputs(", \"then\": ", f);
+                json_fleet(f, &run, &gr.add.best);
+                fputs(", \"add_nodes\": {", f);
+                for (size_t k = 0; k < run.n_vary; k++) {
+                    fputs(k ? ", " : "", f);
+                    sim__cli_json_str(f, sc.pools[run.vary[k]].name);
+                    fprintf(f, ": %u", gr.add.best.nodes[k] - current[k]);
+                }
+                fputc('}', f);
+            }
+            fputc('}', f);
+        }
+        fputs("\n}\n", f);
+    } else if (!quiet) {
+        printf("tarmac %s: sizing scenario \"%s\" (%s)\n", TARMAC_VERSION, sc.name, sc.source);
+        printf(
+            "targets: %s; %llu replications per fleet, one-sided %.0f %% bounds, warm-up %.3g h\n",
+            target, (unsigned long long)reps, 100 * conf, (double)warm_us / SIM_US_PER_S / 3600);
+        printf("simulated %zu fleets (%llu runs, %llu events)\n\n", cache.n,
+               (unsigned long long)run.runs, (unsigned long long)run.events);
+        sim__size_fleet_format(buf, sizeof buf, &run, ans.best.nodes);
+        sim__cost_fmt_usd(usd, sizeof usd, ans.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+        printf("smallest fleet: %s\n", buf);
+        gpus_per_type(buf, sizeof buf, &run, ans.best.nodes);
+        printf("  GPUs: %s; cost %s per month (fleet and API, as the scenario owns its pools)\n",
+               buf, usd);
+        print_terms(&run, &ans.best.eval);
+        if (ans.n_neighbours) {
+            printf("neighbours:\n");
+            for (size_t i = 0; i < ans.n_neighbours; i++)
+                print_fleet_line(&run, &ans.neighbours[i], "");
+        }
+        if (run.n_vary > 1) {
+            printf("frontier (mixes that meet the targets, none with a node to spare):\n");
+            for (size_t i = 0; i < ans.n_frontier; i++)
+                print_fleet_line(&run, &ans.frontier[i], "");
+        }
+        if (growth > 0) {
+            uint32_t now[SIM__SIZE_MAX_VARY];
+            memcpy(now, current, sizeof now);
+            sim__size_fleet_format(buf, sizeof buf, &run, now);
+            printf("\ngrowth %.3g %% per month, from the scenario's fleet (%s):\n", 100 * growth,
+                   buf);
+            if (!gr.fails) {
+                printf("  it meets the targets for the %llu months looked at (demand x%.3g)\n",
+                       (unsigned long long)months, gr.demand);
+            } else {
+                char why[512];
+                why_text(why, sizeof why, &run, &gr.current_eval);
+                if (gr.month == 0)
+                    printf("  it does not meet the targets now: %s\n", why);
+                else
+                    printf("  it stops meeting the targets in month %u (demand x%.3g): %s\n",
+                           gr.month, gr.demand, why);
+                if (gr.add.found) {
+                    char add[512];
+                    size_t len = 0;
+                    add[0] = '\0';
+                    for (size_t k = 0; k < run.n_vary; k++)
+                        len += (size_t)snprintf(add + len, sizeof add - len, "%s%s +%u nodes",
+                                                k ? ", " : "", sc.pools[run.vary[k]].name,
+                                                gr.add.best.nodes[k] - current[k]);
+                    sim__cost_fmt_usd(usd, sizeof usd,
+                                      gr.add.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+                    printf("  then add %s: %s per month\n", add, usd);
+                } else {
+                    printf("  and no fleet of at most %llu nodes per pool meets them then\n",
+                           (unsigned long long)max_nodes);
+                }
+            }
+        }
+    }
+out:
+    sim__size_growth_fini(&gr);
+    sim__size_answer_fini(&ans);
+    sim__size_cache_fini(&cache);
+    sim_scenario_fini(&sc);
+    return code;
+}
+
+const sim__cli_command sim__cmd_size = {
+    "size",
+    cmd_size,
+    "the smallest fleet that meets targets, found by simulation",
+    size_help,
+};

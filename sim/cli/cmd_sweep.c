@@ -1,0 +1,417 @@
+/*
+ * cmd_sweep.c — `tarmac sweep`: plan, run (a shard, one point, on local
+ * workers or under MPI) and merge a parameter sweep (sweep.c does the work;
+ * docs/sweeps.md is the user's guide).
+ *
+ *   tarmac sweep plan SWEEP.json     the points, their parameters and seeds
+ *   tarmac sweep run SWEEP.json      run (a share of) the points
+ *   tarmac sweep merge SWEEP.json    one file over all the points
+ *   tarmac sweep SWEEP.json          run every point here, then merge
+ *
+ * Exit status: 0 when every point in question is ok; 1 when the command did
+ * its work but some points failed (run) or are failed or missing (merge);
+ * otherwise the status of what went wrong (docs/cli.md).
+ */
+#include "cli/cli_int.h"
+#include "studies/sweep_int.h"
+#include "studies/work_int.h"
+#include "version.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXIT_INCOMPLETE 1
+
+static const char sweep_help[] =
+    "Usage: tarmac sweep plan SWEEP.json [--shard K/N] [--json] [-o DIR]\n"
+    "       tarmac sweep run SWEEP.json [--shard K/N | --point I] [-j N] [--resume]\n"
+    "                        [-o DIR] [--merge FILE] [--mpi] [--quiet]\n"
+    "       tarmac sweep merge SWEEP.json [-o FILE] [--dir DIR] [--quiet]\n"
+    "       tarmac sweep SWEEP.json [-j N] [--resume] [-o DIR] [--quiet]\n"
+    "\n"
+    "A sweep file (docs/sweeps.md) names a base -- a scenario, or an openb packing\n"
+    "run -- a grid and/or a list of parameter values at JSON paths into it, and a\n"
+    "number of replications. Its points are numbered: point i is combination\n"
+    "i / R at replication i mod R. A point's result depends only on the sweep\n"
+    "file and i, so shards, workers, MPI ranks and reruns all agree.\n"
+    "\n"
+    "plan    prints the points: combination, replication, seed, the seed of the\n"
+    "        first random stream, the parameter values.\n"
+    "run     runs the points (or shard K of N of them: the points with i mod N = K),\n"
+    "        writing DIR/pNNNNNN.h5 for each, atomically; a failed point leaves\n"
+    "        DIR/pNNNNNN.failed with its error and the others go on.\n"
+    "merge   writes one HDF5 file with a table of every point's parameters and key\n"
+    "        results, means over replications, failures, links to the point files\n"
+    "        and, for packing sweeps, every curve (docs/output.md, \"Sweep files\").\n"
+    "Without a verb: run every point on this machine, then merge into DIR/merged.h5.\n"
+    "\n"
+    "  --shard K/N          plan, run: only the points i with i mod N = K (0 <= K < N);\n"
+    "                       Slurm: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT\n"
+    "  --point I            run: point I alone (gives what the whole sweep gives)\n"
+    "  -j, --jobs N         run: N worker processes (default: the online cores)\n"
+    "  --resume             run: skip points whose file is valid and complete\n"
+    "  -o, --output DIR|FILE  plan, run: the points folder (default: the sweep's\n"
+    "                       \"output\", else SWEEP without .json plus .points);\n"
+    "                       merge: the merged file (default DIR/merged.h5)\n"
+    "  --dir DIR            merge: the points folder\n"
+    "  --merge FILE         run: merge into FILE afterwards\n"
+    "  --mpi                run: under mpirun; rank 0 hands out points to the other\n"
+    "                       ranks as they finish and merges (into --merge FILE, or\n"
+    "                       DIR/merged.h5 for a whole sweep; needs -DTARMAC_MPI=ON)\n"
+    "  --json               plan: the points as JSON on stdout\n"
+    "  -q, --quiet          print nothing but errors\n"
+    "\n"
+    "Exit status: 0 every point ok; 1 some points failed or are missing (see the\n"
+    ".failed records, or /sweep/failed); otherwise as for every command.\n";
+
+typedef struct sweep_cli {
+    const char *verb, *file, *dir, *out, *merge;
+    uint32_t shard_k, shard_n;
+    long point;
+    uint64_t jobs;
+    int have_jobs, resume, mpi, json, quiet;
+} sweep_cli;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int parse_shard(const char *s, uint32_t *k, uint32_t *n)
+{
+    const char *slash = s ? strchr(s, '/') : NULL;
+    if (!slash || slash == s || slash - s > 20)
+        return -1;
+    char a[24];
+    memcpy(a, s, (size_t)(slash - s));
+    a[slash - s] = '\0';
+    uint64_t kk, nn;
+    if (sim__cli_parse_u64(a, 1u << 30, &kk) || sim__cli_parse_u64(slash + 1, 1u << 30, &nn) ||
+        nn == 0 || kk >= nn)
+        return -1;
+    *k = (uint32_t)kk;
+    *n = (uint32_t)nn;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* plan                                                                       */
+
+static int do_plan(const sweep_cli *c)
+{
+    sim__sweep sw;
+    tm_diag d;
+    int rc = sim__sweep_open(&sw, c->file, c->dir, &d);
+    if (rc)
+        return sim__cli_error(rc, &d);
+    const sim_sweep_spec *s = &sw.spec;
+    const char *kind = s->kind == SIM_SWEEP_PACK ? "pack" : "scenario";
+    size_t in_shard = 0;
+    for (size_t i = 0; i < sw.n_points; i++)
+        in_shard += (size_t)sim__sweep_in_shard(i, c->shard_k, c->shard_n);
+    FILE *f = stdout;
+    if (c->json) {
+        fprintf(f, "{\"tarmac_version\": ");
+        sim__cli_json_str(f, TARMAC_VERSION);
+        fprintf(f, ", \"sweep\": ");
+        sim__cli_json_str(f, s->path);
+        fprintf(f, ", \"kind\": \"%s\", \"base\": ", kind);
+        sim__cli_json_str(f, s->base_name);
+        fprintf(f, ", \"points_dir\": ");
+        sim__cli_json_str(f, sw.dir);
+        fprintf(f,
+                ", \"combinations\": %zu, \"replications\": %u, \"n_points\": %zu, "
+                "\"shard\": [%u, %u], \"params\": [",
+                s->n_combos, s->replications, sw.n_points, c->shard_k, c->shard_n);
+        for (size_t p = 0; p < s->n_params; p++) {
+            fprintf(f, "%s", p ? ", " : "");
+            sim__cli_json_str(f, s->params[p]);
+        }
+        fprintf(f, "],\n \"points\": [");
+    } else if (!c->quiet) {
+        printf("sweep %s: kind %s, %zu parameter%s, %zu combination%s x %u replication%s = %zu "
+               "points",
+               s->path, kind, s->n_params, s->n_params == 1 ? "" : "s", s->n_combos,
+               s->n_combos == 1 ? "" : "s", s->replications, s->replications == 1 ? "" : "s",
+               sw.n_points);
+        if (c->shard_n > 1)
+            printf("; shard %u/%u: %zu points", c->shard_k, c->shard_n, in_shard);
+        printf("\nbase %s; points folder %s\n", s->base_name, sw.dir);
+        printf("%8s %7s %5s %12s %11s", "point", "combo", "rep", "seed", "stream0");
+        for (size_t p = 0; p < s->n_params; p++)
+            printf("  %s", s->params[p]);
+        printf("\n");
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < sw.n_points; i++) {
+        if (!sim__sweep_in_shard(i, c->shard_k, c->shard_n))
+            continue;
+        sim__sweep_point_info pi;
+        if ((rc = sim__sweep_point_info_get(&sw, i, &pi, &d))) {
+            if (c->json)
+                fprintf(f, "]}\n");
+            sim__sweep_close(&sw);
+            return sim__cli_error(rc, &d);
+        }
+        const sim_sweep_value *row = &s->values[pi.combo * s->n_params];
+        if (c->json) {
+            char file[1100];
+            sim__sweep_point_path(&sw, i, file, sizeof file);
+            fprintf(f,
+                    "%s\n  {\"point\": %zu, \"combo\": %zu, \"replication\": %u, \"seed\": %llu, "
+                    "\"stream_seed\": %lu, \"fingerprint\": \"%s\", \"file\": ",
+                    k ? "," : "", i, pi.combo, pi.replication, (unsigned long long)pi.seed,
+                    pi.stream_seed, pi.fingerprint);
+            sim__cli_json_str(f, file);
+            fprintf(f, ", \"params\": {");
+            for (size_t p = 0; p < s->n_params; p++) {
+                fprintf(f, "%s", p ? ", " : "");
+                sim__cli_json_str(f, s->params[p]);
+                fprintf(f, ": %s", row[p].json ? row[p].json : "null");
+            }
+            fprintf(f, "}}");
+        } else if (!c->quiet) {
+            printf("%8zu %7zu %5u %12llu %11lu", i, pi.combo, pi.replication,
+                   (unsigned long long)pi.seed, pi.stream_seed);
+            for (size_t p = 0; p < s->n_params; p++)
+                printf("  %s", row[p].json ? row[p].text : "(base)");
+            printf("\n");
+        }
+        k++;
+    }
+    if (c->json)
+        fprintf(f, "\n ]}\n");
+    sim__sweep_close(&sw);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
+/* run and merge                                                              */
+
+static int report_merge(const char *path, const sim__sweep_merge_counts *mc, int quiet)
+{
+    if (!quiet)
+        printf("merged %zu points into %s: %zu ok, %zu failed, %zu missing\n",
+               mc->ok + mc->failed + mc->missing, path, mc->ok, mc->failed, mc->missing);
+    return mc->failed || mc->missing ? EXIT_INCOMPLETE : 0;
+}
+
+static void report_run(const sweep_cli *c, const sim__sweep_counts *n, double wall)
+{
+    if (c->quiet)
+        return;
+    printf("%zu point%s run in %.2f s: %zu ok, %zu failed, %zu interrupted", n->todo,
+           n->todo == 1 ? "" : "s", wall, n->ok, n->failed, n->interrupted);
+    if (c->resume)
+        printf("; %zu valid already, skipped", n->skipped);
+    printf("\n");
+}
+
+static int do_run(const sweep_cli *c, int merge_after)
+{
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim__cli_install_signals();
+    sim__sweep_run_opts o = {c->shard_k, c->shard_n, c->point, c->resume, 0, &sim__cli_stop, NULL};
+    o.workers = c->have_jobs ? (unsigned)c->jobs : 0;
+    if (!c->quiet)
+        o.log = stdout;
+    sim__sweep_counts n;
+    sim__sweep_merge_counts mc;
+    memset(&n, 0, sizeof n);
+    memset(&mc, 0, sizeof mc);
+    double t0 = now_s();
+    int rc;
+    char merged[1200] = "";
+    if (c->mpi) {
+#ifdef TARMAC_MPI
+        int rank = 0;
+        /* rank 0 merges: into --merge FILE, or DIR/merged.h5 when the job runs
+         * the whole sweep (no --shard, no --point) */
+        const char *mpath = c->merge;
+        if (!mpath && c->shard_n <= 1 && c->point < 0) {
+            sim__sweep probe;
+            if ((rc = sim__sweep_open(&probe, c->file, c->dir, &d)))
+                return sim__cli_error(rc, &d);
+            snprintf(merged, sizeof merged, "%s/merged.h5", probe.dir);
+            sim__sweep_close(&probe);
+            mpath = merged;
+        }
+        rc = sim__sweep_mpi(c->file, c->dir, &o, mpath, &rank, &n, &mc, &d);
+        if (rank != 0) /* rank 0 speaks for the job */
+            return rc == TM_OK || rc == TM_ERR_INTERRUPTED ? 0 : sim__cli_error(rc, &d);
+        if (rc)
+            return sim__cli_error(rc, &d);
+        report_run(c, &n, now_s() - t0);
+        int code = n.failed ? EXIT_INCOMPLETE : 0;
+        if (mpath) {
+            int m = report_merge(mpath, &mc, c->quiet);
+            code = code ? code : m;
+        }
+        return code;
+#else
+        return sim__cli_usage("sweep", "--mpi needs a build with MPI (cmake -DTARMAC_MPI=ON)");
+#endif
+    }
+    sim__sweep sw;
+    if ((rc = sim__sweep_open(&sw, c->file, c->dir, &d)))
+        return sim__cli_error(rc, &d);
+    size_t *todo = NULL, n_todo = 0;
+    if ((rc = sim__sweep_todo(&sw, &o, &todo, &n_todo, &n, &d)))
+        goto out;
+    if (!c->quiet)
+        printf("sweep %s: %zu point%s to run on %u worker%s%s\n", sw.spec.path, n_todo,
+               n_todo == 1 ? "" : "s", o.workers ? o.workers : sim__work_cores(),
+               (o.workers ? o.workers : sim__work_cores()) == 1 ? "" : "s",
+               c->resume && n.skipped ? " (the others are valid already)" : "");
+    rc = sim__sweep_run_local(&sw, todo, n_todo, &o, &n, &d);
+    if (rc)
+        goto out;
+    report_run(c, &n, now_s() - t0);
+    if (c->merge)
+        snprintf(merged, sizeof merged, "%s", c->merge);
+    else if (merge_after)
+        snprintf(merged, sizeof merged, "%s/merged.h5", sw.dir);
+    if (merged[0] && (rc = sim__sweep_merge(&sw, merged, &mc, &d)))
+        goto out;
+out:
+    free(todo);
+    sim__sweep_close(&sw);
+    if (rc)
+        return sim__cli_error(rc, &d);
+    int code = n.failed ? EXIT_INCOMPLETE : 0;
+    if (merged[0]) {
+        int m = report_merge(merged, &mc, c->quiet);
+        code = code ? code : m;
+    }
+    return code;
+}
+
+static int do_merge(const sweep_cli *c)
+{
+    tm_diag d;
+    sim__sweep sw;
+    int rc = sim__sweep_open(&sw, c->file, c->dir, &d);
+    if (rc)
+        return sim__cli_error(rc, &d);
+    char out[1200];
+    if (c->out)
+        snprintf(out, sizeof out, "%s", c->out);
+    else
+        snprintf(out, sizeof out, "%s/merged.h5", sw.dir);
+    sim__sweep_merge_counts mc;
+    rc = sim__sweep_merge(&sw, out, &mc, &d);
+    sim__sweep_close(&sw);
+    if (rc)
+        return sim__cli_error(rc, &d);
+    return report_merge(out, &mc, c->quiet);
+}
+
+static int cmd_sweep(int argc, char **argv)
+{
+    sweep_cli c;
+    memset(&c, 0, sizeof c);
+    c.shard_n = 1;
+    c.point = -1;
+    int i = 1;
+    if (i < argc && (strcmp(argv[i], "plan") == 0 || strcmp(argv[i], "run") == 0 ||
+                     strcmp(argv[i], "merge") == 0))
+        c.verb = argv[i++];
+    const char *verb = c.verb ? c.verb : "";
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_()                                                                                    \
+    do {                                                                                           \
+        if (!v)                                                                                    \
+            return sim__cli_usage("sweep", "%s needs a value", a);                                 \
+        i++;                                                                                       \
+    } while (0)
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(sweep_help, stdout);
+            return 0;
+        } else if (strcmp(a, "--shard") == 0) {
+            NEED_();
+            if (parse_shard(v, &c.shard_k, &c.shard_n))
+                return sim__cli_usage("sweep", "--shard needs K/N with 0 <= K < N, got '%s'", v);
+        } else if (strcmp(a, "--point") == 0) {
+            NEED_();
+            uint64_t p;
+            if (sim__cli_parse_u64(v, (uint64_t)1 << 40, &p))
+                return sim__cli_usage("sweep", "--point needs a point index, got '%s'", v);
+            c.point = (long)p;
+        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
+            if (sim__cli_parse_u64(a + 2, 4096, &c.jobs) || c.jobs == 0)
+                return sim__cli_usage("sweep", "-j needs a number of workers in [1, 4096]");
+            c.have_jobs = 1;
+        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
+            NEED_();
+            if (sim__cli_parse_u64(v, 4096, &c.jobs) || c.jobs == 0)
+                return sim__cli_usage("sweep", "%s needs a number of workers in [1, 4096]", a);
+            c.have_jobs = 1;
+        } else if (strcmp(a, "--resume") == 0) {
+            c.resume = 1;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            NEED_();
+            c.out = v;
+        } else if (strcmp(a, "--dir") == 0) {
+            NEED_();
+            c.dir = v;
+        } else if (strcmp(a, "--merge") == 0) {
+            NEED_();
+            c.merge = v;
+        } else if (strcmp(a, "--mpi") == 0) {
+            c.mpi = 1;
+        } else if (strcmp(a, "--json") == 0) {
+            c.json = 1;
+        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+            c.quiet = 1;
+        } else if (a[0] == '-' && a[1]) {
+            return sim__cli_usage("sweep", "unknown option '%s'", a);
+        } else if (!c.file) {
+            c.file = a;
+        } else {
+            return sim__cli_usage("sweep", "more than one sweep file given ('%s')", a);
+        }
+#undef NEED_
+    }
+    if (!c.file)
+        return sim__cli_usage("sweep", "a sweep file is required");
+    int is_plan = strcmp(verb, "plan") == 0, is_run = strcmp(verb, "run") == 0,
+        is_merge = strcmp(verb, "merge") == 0, is_all = !c.verb;
+    /* options that do not belong to the verb are mistakes, not no-ops */
+    if (c.shard_n > 1 && !(is_plan || is_run))
+        return sim__cli_usage("sweep", "--shard is for plan and run");
+    if ((c.point >= 0 || c.merge || c.mpi) && !is_run)
+        return sim__cli_usage("sweep", "--point, --merge and --mpi are for run");
+    if ((c.have_jobs || c.resume) && !(is_run || is_all))
+        return sim__cli_usage("sweep", "-j and --resume are for run");
+    if (c.dir && !is_merge)
+        return sim__cli_usage("sweep", "--dir is for merge (plan and run take -o DIR)");
+    if (c.json && !is_plan)
+        return sim__cli_usage("sweep", "--json is for plan");
+    if (c.point >= 0 && c.shard_n > 1)
+        return sim__cli_usage("sweep", "give --shard or --point, not both");
+    if (c.mpi && c.have_jobs)
+        return sim__cli_usage("sweep", "with --mpi the ranks are the workers: no -j");
+    if (!is_merge) {
+        c.dir = c.out;
+        c.out = NULL;
+    }
+    if (is_plan)
+        return do_plan(&c);
+    if (is_merge)
+        return do_merge(&c);
+    return do_run(&c, is_all);
+}
+
+const sim__cli_command sim__cmd_sweep = {
+    "sweep",
+    cmd_sweep,
+    "run a parameter grid: plan, run (shards, workers, MPI) and merge",
+    sweep_help,
+};

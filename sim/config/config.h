@@ -1,0 +1,152 @@
+#ifndef TARMAC_SIM_CONFIG_H
+#define TARMAC_SIM_CONFIG_H
+
+#include "model/model.h"
+
+/* Load a scenario from a file (path) or from text (text != NULL, path names
+ * it in messages). Unknown keys and wrong types are errors naming the JSON
+ * path. The result is resolved: every default filled in. */
+int sim_scenario_load_file(sim_scenario *sc, const char *path, tm_diag *diag);
+int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const char *name,
+                           tm_diag *diag);
+/* The embedded default scenario. */
+int sim_scenario_load_default(sim_scenario *sc, tm_diag *diag);
+void sim_scenario_fini(sim_scenario *sc);
+/* A scenario to fill in code (trace replay): the catalog, the H100 reference,
+ * one default tenant, no failures, no pools, no classes. */
+int sim_scenario_init_code(sim_scenario *sc, const char *name, tm_diag *diag);
+/* A class with every default the loader would give it (generic kind, speeds
+ * derived from the scenario's types), no arrivals. */
+void sim_scenario_class_defaults(const sim_scenario *sc, sim_class_cfg *cc, const char *name);
+/* The resolved scenario as JSON text (malloc'd; NULL on out of memory). */
+char *sim_scenario_resolved_json(const sim_scenario *sc);
+/* The cJSON version tarmac runs with, for provenance. */
+const char *sim_lib_version_cjson(void);
+
+/* Load the fleet (and policy, types) of a scenario file, or of a fleet-only
+ * file: {"pools": [...]} or {"fleet": {...}, "gpu_types": [...], "policy": ...}
+ * without a workload. A missing workload becomes one placeholder class
+ * "trace" (rate 0) that replay replaces. (sim/scenario.c) */
+int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *diag);
+
+/* An empty scenario for replay built in code: the built-in catalog, no pools,
+ * one class "trace", policy FCFS first-fit, stop = drain, seed 1. */
+int sim_scenario_init_replay(sim_scenario *sc, const char *name, tm_diag *diag);
+/* Add pools from a node list (consecutive identical nodes share a pool, so
+ * node order is kept; CPU-only nodes are skipped and counted in *cpu_only).
+ * Consumes the source (does not close it). */
+int sim_scenario_add_nodes(sim_scenario *sc, trace_node_source *nodes, uint64_t *cpu_only,
+                           tm_diag *diag);
+/* Add the machine of an SWF header: info->nodes nodes of procs_per_node
+ * processors, each processor a GPU of the type "SWF-PROC" (added to the
+ * scenario's types; no GPU memory, no prices). */
+int sim_scenario_add_swf_machine(sim_scenario *sc, const trace_swf_info *info, tm_diag *diag);
+/* Replace the scenario's classes by n named classes (trace jobs carry class
+ * indices 0..n-1). */
+int sim_scenario_set_classes(sim_scenario *sc, const char *const *names, size_t n, tm_diag *diag);
+/* The scenario's type names in type order into names[PLACE_MAX_TYPES]; returns
+ * n_types. For trace_read_opts.type_names. */
+size_t sim_scenario_type_names(const sim_scenario *sc, const char **names);
+
+/* ------------------------------------------------------------------------- */
+/* Cluster snapshots for `tarmac place` (docs/place-json.md)                  */
+
+/* Snapshots are read whole; a bound keeps a hostile input from eating memory. */
+#define SIM_SNAPSHOT_MAX_BYTES (256u << 20)
+
+typedef struct sim_snapshot_node {
+    uint32_t type, gpus;
+    int64_t cpu_milli, mem_mib; /* INT64_MAX / 4 when not given: no limit */
+    int up;
+    uint64_t gpus_down; /* bit g: GPU g of the node is out of service */
+} sim_snapshot_node;
+
+/* A cluster snapshot and pending work, as typed arrays (no pointer into the
+ * JSON tree survives the parse). The running jobs' parts point into `parts`
+ * and the jobs' speeds into `speeds`, both owned by the snapshot. */
+typedef struct sim_snapshot {
+    int64_t now_us;
+    char policy[256]; /* "" when the input names none */
+    uint64_t seed;
+    uint32_t n_types;
+    char type_name[PLACE_MAX_TYPES][SIM_NAME_MAX];
+    uint32_t type_mem_mib[PLACE_MAX_TYPES];
+    sim_snapshot_node *nodes;
+    uint32_t n_nodes;
+    place_running *running;
+    uint32_t n_running;
+    place_job *queue;
+    uint32_t n_queue;
+    place_part *parts;
+    size_t n_parts, cap_parts;
+    double *speeds;
+    size_t n_speeds, cap_speeds;
+} sim_snapshot;
+
+/* Parse a snapshot (JSON text of len bytes; name for messages). Errors name
+ * the JSON path and what was expected (TM_ERR_JSON, TM_ERR_SCENARIO,
+ * TM_ERR_LIMIT, TM_ERR_NOMEM). On failure the snapshot is empty. Only the
+ * form is checked here; whether the running jobs' allocations fit the nodes
+ * is the caller's to check when it rebuilds the cluster. */
+int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char *name,
+                       tm_diag *diag);
+void sim_snapshot_fini(sim_snapshot *s);
+
+/* ------------------------------------------------------------------------- */
+/* Sweeps: the sweep file (sim/scenario.c; format: docs/sweeps.md)            */
+
+typedef enum sim_sweep_kind {
+    SIM_SWEEP_SCENARIO = 0, /* a point is a run of a scenario (tarmac run) */
+    SIM_SWEEP_PACK = 1,     /* a point is an openb packing run (tarmac replay --protocol pack) */
+} sim_sweep_kind;
+
+/* One parameter's value in one combination. */
+typedef struct sim_sweep_value {
+    char *json;    /* the value as JSON text; NULL where the combination keeps the base's */
+    char *text;    /* for tables: a string's contents, else the JSON text; "" when json is NULL */
+    int is_number; /* a JSON number, then also in `number` */
+    double number;
+} sim_sweep_value;
+
+/* A sweep file, expanded: the base (a scenario, or a packing run), the
+ * parameters (JSON paths into the base) and their values in every
+ * combination. The combinations are the list's entries (one empty entry
+ * without a list) times the grid in row-major order (the grid's last
+ * parameter varies fastest); point i of the sweep is combination
+ * i / replications, replication i % replications. */
+typedef struct sim_sweep_spec {
+    sim_sweep_kind kind;
+    char path[1024];      /* the sweep file */
+    char *text;           /* the sweep file as given */
+    char *base;           /* the base as JSON text (a scenario file's text as given) */
+    char base_name[1024]; /* the scenario file, or the sweep file when the base is embedded */
+    uint32_t replications;
+    char output[1024]; /* "output": the points folder, resolved; "" when not given */
+    size_t n_params;
+    char **params; /* JSON paths, list parameters first, then the grid's, as written */
+    size_t n_combos;
+    sim_sweep_value *values; /* [combo * n_params + param] */
+} sim_sweep_spec;
+
+/* Load and expand a sweep file. Errors name the file and the JSON path. */
+int sim_sweep_load(sim_sweep_spec *s, const char *path, tm_diag *diag);
+void sim_sweep_fini(sim_sweep_spec *s);
+/* The base with combination `combo`'s values set at their paths, as JSON
+ * text (malloc'd, the caller frees it), and its top-level "seed" (1 when
+ * absent; seed may be NULL). A path through a missing object key creates it;
+ * an array index must exist. */
+int sim_sweep_apply(const sim_sweep_spec *s, size_t combo, char **json, uint64_t *seed,
+                    tm_diag *diag);
+
+/* A packing run of a sweep of kind pack, from the applied JSON; name (the
+ * sweep file) is for messages and relative paths ("data:REL" is relative to
+ * TARMAC_DATA_DIR, as in scenarios). */
+typedef struct sim_sweep_pack {
+    char pods[1024], nodes[1024]; /* openb pod list and node list, resolved */
+    char policy[256];             /* placement-core specification */
+    double target_pct, step_pct;  /* as sim_pack_cfg */
+    uint64_t seed;                /* base seed; replication r uses streams of replication r */
+} sim_sweep_pack;
+int sim_sweep_pack_parse(const char *json, const char *name, sim_sweep_pack *out, tm_diag *diag);
+
+#endif

@@ -1,0 +1,2448 @@
+/*
+ * engine.c — one simulated run: events, job lifecycle, scheduling passes.
+ *
+ * The loop pops events in (time, kind, sequence) order. Kinds are ordered so
+ * that at equal times completions run first (their GPUs are free for the jobs
+ * that arrive at the same instant), then the end of restart overheads, repairs,
+ * fleet changes and failures, then arrivals. After all events of one instant, if
+ * anything changed, the engine runs one scheduling pass through the placement
+ * core (place_pass_run): the same loop `tarmac place` runs. The policy decides;
+ * the library checks; apply() here allocates, starts the job and schedules its
+ * completion, or preempts a victim.
+ *
+ * A job's size is reference work (run time at speed 1 on the reference GPU
+ * type). A run on type t takes work / speed[t] (slower by the class's span
+ * slowdown when the gang spans nodes), after a restart overhead if the job was
+ * interrupted before. Preemption and GPU failures stop a run: the work since
+ * its last checkpoint (checkpoints every `checkpoint` of work-time) is lost, the
+ * rest is kept, and the job waits again in its arrival position (or fails, for
+ * failures when the scenario asks so). Busy GPU-time excludes restart overhead;
+ * goodput is busy time minus the work that was lost.
+ *
+ * Jobs live in a slot table of fixed pages (addresses never move, so the
+ * running set can point at a job's parts) recycled through a free list: the
+ * table holds jobs in flight only. The queue is an array of place_job in
+ * arrival order, [q_head, q_tail) live; the running set is a dense array with
+ * swap-remove. Sources are pulled one job ahead: each has at most one pending
+ * ARRIVAL. Memory grows with the jobs in flight, never with finished ones.
+ *
+ * Costs per event: O(log pending events) for the event queue, O(1) for the
+ * metrics (each level integrates itself, metrics_int.h), O(parts) to allocate,
+ * and the policy's own cost for a pass (O(1) for a strict FIFO whose head does
+ * not fit; first-fit and best-fit answer from the cluster's index). A pass also
+ * classifies idle GPUs (shape-blocked idle): O(GPU types with free GPUs x a few
+ * waiting jobs). Rare events cost more: a failure scans the running set, a
+ * requeue shifts the queue.
+ */
+#include "model/model.h"
+
+#include "model/evq_int.h"
+#include "model/metrics_int.h"
+#include "model/service_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Event kinds; the value is the priority at equal time (lower first). */
+enum {
+    EV_JOB_END = 0,
+    EV_OVERHEAD_END = 1, /* also: a service replica finished loading */
+    EV_GPU_REPAIR = 2,
+    EV_POOL_RETIRE = 3,
+    EV_POOL_DELIVER = 4,
+    EV_GPU_FAIL = 5,
+    EV_SVC_SPECIAL = 6,
+    EV_SVC_TICK = 7,
+    /* arrivals come last at equal times, after every event of the heap; they
+     * are not in the heap: each source's next arrival waits in the source, and
+     * the loop takes the earliest (sources are few) */
+    EV_ARRIVAL = 8,
+};
+
+/* A service replica's state. */
+enum { REP_NONE = 0, REP_QUEUED, REP_LOADING, REP_READY };
+
+#define PAGE_SHIFT      10u
+#define PAGE_JOBS       (1u << PAGE_SHIFT)
+#define NO_SLOT         UINT32_MAX
+#define SLOWDOWN_TAU_US (10 * SIM_US_PER_S)
+/* Slowdowns go into a quantile sketch of integers: micro-units. */
+#define SLOWDOWN_SCALE 1e6
+/* Waiting jobs looked at when judging why idle GPUs are idle. */
+#define BLOCK_LOOKAHEAD 4u
+
+enum stop_cause { STOP_PREEMPT, STOP_FAILURE };
+
+typedef struct job {
+    place_job pj; /* what the policy sees; pj.id is the arrival sequence */
+    uint64_t trace_id;
+    int64_t remaining_ref_us; /* reference work still to do */
+    int64_t first_start_us, end_us;
+    int64_t run_start_us;    /* start of the current run */
+    int64_t run_overhead_us; /* restart overhead at the head of the current run */
+    double run_speed;        /* work per wall microsecond in the current run */
+    int64_t checkpoint_us, restart_us, deadline_us;
+    double busy_gpu_s, lost_gpu_s, lost_work_gpu_s, alloc_gpu_s, value;
+    uint32_t state; /* sim_job_state, or NO_SLOT on the free list */
+    uint32_t pos;   /* index in the queue or the running set */
+    uint32_t next_free;
+    uint32_t gen; /* bumped when the slot is reused */
+    uint32_t interruptions;
+    int in_overhead;              /* the current run is still paying its restart overhead */
+    int64_t busy_milli;           /* what it adds to the busy levels now */
+    uint32_t svc;                 /* 0: a batch job; s + 1: a replica of service s */
+    uint32_t rep_state;           /* REP_* for a replica */
+    int warm;                     /* a replica of the start: ready when placed at t = 0 */
+    uint64_t num;                 /* batch jobs: job number for the rows (from 1) */
+    uint64_t end_ev, overhead_ev; /* event handles */
+    place_part part0;             /* storage for a one-part placement */
+    place_part *parts;            /* &part0, or a pooled block for a gang that spans */
+    uint32_t n_parts, cap_parts;
+} job;
+
+typedef struct source {
+    trace_source src;
+    int owned;    /* close it at the end (the engine opened it) */
+    int has_next; /* `next` is an arrival still to come */
+    trace_job next;
+    int64_t last_submit_us;
+} source;
+
+/* Free lists of part blocks by power-of-two size class: spanning gangs are
+ * rare, and after warm-up their blocks come back without malloc. */
+#define PART_CLASSES 20
+typedef struct part_pool {
+    void *free[PART_CLASSES];
+} part_pool;
+
+/* The GPUs of one type, for drawing which one fails. */
+typedef struct type_gpus {
+    uint32_t *node;
+    uint8_t *gpu;
+    uint32_t n;
+    gsl_rng *r_fail, *r_repair;
+} type_gpus;
+
+/* A service: its model state, its replicas, and what it has served. */
+typedef struct svc {
+    double speed[PLACE_MAX_TYPES]; /* replica throughput at the SLO per type / the reference's */
+    const sim_service_spec *spec;
+    const sim__svc_cfg *cfg; /* spec->cfg, or spec->special after the switch */
+    sim__svc_scaler scaler;
+    sim__svc_pool pool;
+    sim__svc_acct acct;
+    uint32_t ready_by_type[PLACE_MAX_TYPES];
+    int64_t t_acct_us; /* acct covers [0, t_acct_us) */
+    double util;       /* busy fraction of the ready replicas in the current piece */
+    uint32_t *rep;     /* replica job slots, any state */
+    uint32_t n_rep, cap_rep;
+    uint64_t tick_ev;
+    int64_t tick_at_us; /* pending tick (INT64_MAX none) */
+    double loading_s;   /* replica-seconds spent loading */
+    uint32_t ready_max;
+    uint64_t started, lost;
+    /* specialization snapshots: level integrals at the switch */
+    int64_t special_t_us;
+    sim__area snap_svc_alloc, snap_alloc;
+} svc;
+
+typedef struct engine {
+    const sim_scenario *sc;
+    const sim_run_opts *opts;
+    const sim_sink *sink;
+    tm_diag *diag;
+
+    sim__evq evq;
+    place_cluster cluster;
+    place_instance policy;
+    gsl_rng *r_policy;
+
+    source *sources;
+    size_t n_sources;
+
+    job **pages;
+    uint32_t n_pages, n_slots, free_head;
+
+    place_job *q_jobs;
+    uint32_t *q_slot;
+    uint8_t *q_state;
+    uint32_t q_head, q_tail, q_cap;
+
+    place_running *r_run;
+    uint32_t *r_slot;
+    uint32_t n_run, r_cap;
+
+    uint32_t *requeue; /* jobs preempted in the current pass, back in the queue after it */
+    uint32_t n_requeue, requeue_cap;
+    uint32_t *routed; /* replica requests routed to an API in the current pass */
+    uint32_t n_routed, routed_cap;
+
+    place_part *scratch;
+    uint32_t scratch_cap;
+    part_pool parts;
+
+    /* what the fleet can ever offer, per type, for rejecting impossible jobs */
+    uint32_t type_max_node_gpus[PLACE_MAX_TYPES];
+    uint64_t type_total_gpus[PLACE_MAX_TYPES];
+    int64_t type_max_cpu[PLACE_MAX_TYPES], type_max_mem[PLACE_MAX_TYPES];
+    int64_t max_cpu, max_mem;
+    uint64_t fleet_types; /* bit t: the fleet has type t */
+    uint32_t *pool_first_node;
+    uint32_t *node_pool;
+    uint8_t *node_up_gpus; /* GPUs node n adds to the in-service levels */
+    type_gpus tgpus[PLACE_MAX_TYPES];
+
+    svc *svcs;
+    size_t n_svcs;
+
+    int64_t now_us;
+    uint32_t arrivals_pending; /* sources with an arrival still to come */
+    uint32_t next_source;      /* the source whose arrival comes first (UINT32_MAX none) */
+    uint64_t batch_in_flight;  /* batch jobs queued or running */
+    uint64_t arrivals;         /* batch jobs */
+    uint64_t seq;              /* queue order of every job, replicas included */
+    int dirty;
+    sim__series series;
+    sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
+    sim_result *res;
+    int apply_rc;           /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
+    uint32_t pass_prefix;   /* queue entries from q_head started so far in this pass */
+    int pass_holes;         /* a job behind a waiting one started in this pass */
+    place_decision *hook_d; /* decisions of the pass, for opts->pass_hook */
+    place_part *hook_parts;
+    size_t hook_n, hook_cap, hook_parts_n, hook_parts_cap;
+} engine;
+
+/* ------------------------------------------------------------------------- */
+/* small helpers                                                              */
+
+static int nomem(engine *e)
+{
+    return tm_diag_set(e->diag, TM_ERR_NOMEM, "engine", "out of memory");
+}
+
+static job *slot_job(engine *e, uint32_t slot)
+{
+    return &e->pages[slot >> PAGE_SHIFT][slot & (PAGE_JOBS - 1)];
+}
+
+/* Ask for a job's record ahead of use: a completion's record is usually
+ * cold (it was last touched when the job started, simulated hours ago). */
+static void job_prefetch(engine *e, uint32_t slot)
+{
+    const char *p = (const char *)slot_job(e, slot);
+    for (size_t off = 0; off < sizeof(job); off += 64)
+        __builtin_prefetch(p + off);
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem, uint32_t first)
+{
+    if (need <= *cap)
+        return TM_OK;
+    uint32_t c = *cap ? *cap : first;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return TM_ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return TM_OK;
+}
+
+static uint64_t policy_rand(void *ud)
+{
+    gsl_rng *r = ud;
+    uint64_t hi = gsl_rng_get(r) & 0xffffffffu;
+    uint64_t lo = gsl_rng_get(r) & 0xffffffffu;
+    return (hi << 32) | lo;
+}
+
+static const sim_class_cfg *job_class(const engine *e, const job *j)
+{
+    return &e->sc->classes[j->pj.cls];
+}
+
+static sim_class_result *cls_res(engine *e, uint32_t cls)
+{
+    return &e->res->classes[cls];
+}
+
+static sim_class_result *all_res(engine *e)
+{
+    return &e->res->classes[e->res->n_classes];
+}
+
+/* Milli-GPU a part of a job holds. */
+static int64_t part_milli(const job *j, const place_part *p)
+{
+    return (int64_t)p->gpus * j->pj.gpu_milli;
+}
+
+/* Milli-GPU a job holds. */
+static int64_t job_milli(const job *j)
+{
+    return (int64_t)j->pj.gpus * j->pj.gpu_milli;
+}
+
+static double gpu_s(int64_t milli, int64_t us)
+{
+    return (double)milli / PLACE_MILLI_WHOLE * (double)us / SIM_US_PER_S;
+}
+
+/* ------------------------------------------------------------------------- */
+/* levels: what a job's allocation and work add to the time series            */
+
+static void levels_alloc(engine *e, const job *j, int sign)
+{
+    const sim_scenario *sc = e->sc;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        int64_t m = sign * part_milli(j, p);
+        uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
+        sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_ALLOC), e->now_us, m);
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
+    }
+    int64_t m = sign * job_milli(j);
+    sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
+    size_t own = j->svc ? sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC)
+                        : sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC);
+    sim__level_add(&e->series, own, e->now_us, m);
+}
+
+/* Set what a job adds to the busy levels: all of its GPUs for a batch job at
+ * work, none while it pays a restart overhead, the service's utilisation of
+ * them for a ready replica (a replica is on one node). */
+static void levels_busy_set(engine *e, job *j, int64_t milli)
+{
+    const sim_scenario *sc = e->sc;
+    int64_t delta = milli - j->busy_milli;
+    if (delta == 0)
+        return;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        int64_t m = j->n_parts == 1 ? delta : (delta > 0 ? 1 : -1) * part_milli(j, p);
+        uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
+        sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
+    }
+    sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, delta);
+    if (j->svc)
+        sim__level_add(&e->series, sim_level_service(sc, j->svc - 1, SIM_LV_S_BUSY), e->now_us,
+                       delta);
+    j->busy_milli = milli;
+}
+
+static void levels_queue(engine *e, const job *j, int delta)
+{
+    sim__level_add(&e->series, SIM_LV_QUEUE, e->now_us, delta);
+    if (!j->svc)
+        sim__level_add(&e->series, sim_level_class(e->sc, j->pj.cls, SIM_LV_C_QUEUE), e->now_us,
+                       delta);
+}
+
+/* GPUs node n counts as in service: its GPUs in service while the node is, and
+ * while it is out of service, those still holding work (a retiring node's GPUs
+ * count until its jobs leave). Recomputed whenever the node changes. */
+static void node_refresh_up(engine *e, uint32_t n)
+{
+    const place_cluster *c = &e->cluster;
+    uint32_t k = 0, g0 = c->node_gpu0[n];
+    for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+        if (c->node_up[n])
+            k += c->gpu_up[g0 + g];
+        else
+            k += c->gpu_free_milli[g0 + g] < PLACE_MILLI_WHOLE;
+    }
+    int64_t d = ((int64_t)k - e->node_up_gpus[n]) * PLACE_MILLI_WHOLE;
+    if (d == 0)
+        return;
+    e->node_up_gpus[n] = (uint8_t)k;
+    const sim_scenario *sc = e->sc;
+    sim__level_add(&e->series, SIM_LV_UP, e->now_us, d);
+    sim__level_add(&e->series, sim_level_pool(sc, e->node_pool[n], SIM_LV_K_UP), e->now_us, d);
+    sim__level_add(&e->series, sim_level_type(sc, c->node_type[n], SIM_LV_K_UP), e->now_us, d);
+}
+
+/* ------------------------------------------------------------------------- */
+/* part blocks                                                                */
+
+static uint32_t part_class(uint32_t n)
+{
+    uint32_t k = 1;
+    while ((1u << k) < n)
+        k++;
+    return k;
+}
+
+static place_part *parts_get(engine *e, uint32_t n, uint32_t *cap)
+{
+    uint32_t k = part_class(n);
+    if (k >= PART_CLASSES)
+        return NULL;
+    *cap = 1u << k;
+    void *b = e->parts.free[k];
+    if (b) {
+        memcpy(&e->parts.free[k], b, sizeof(void *));
+        return b;
+    }
+    return malloc((size_t)*cap * sizeof(place_part));
+}
+
+static void parts_put(engine *e, place_part *p, uint32_t cap)
+{
+    uint32_t k = part_class(cap);
+    memcpy(p, &e->parts.free[k], sizeof(void *));
+    e->parts.free[k] = p;
+}
+
+static void parts_pool_fini(part_pool *pp)
+{
+    for (int k = 0; k < PART_CLASSES; k++) {
+        void *b = pp->free[k];
+        while (b) {
+            void *next;
+            memcpy(&next, b, sizeof next);
+            free(b);
+            b = next;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* job slots                                                                  */
+
+static int slot_alloc(engine *e, uint32_t *slot_out)
+{
+    if (e->free_head == NO_SLOT) {
+        job **pages = realloc(e->pages, (e->n_pages + 1) * sizeof *pages);
+        if (!pages)
+            return nomem(e);
+        e->pages = pages;
+        job *page = calloc(PAGE_JOBS, sizeof *page);
+        if (!page)
+            return nomem(e);
+        pages[e->n_pages++] = page;
+        for (uint32_t i = PAGE_JOBS; i-- > 0;) {
+            page[i].state = NO_SLOT;
+            page[i].next_free = e->free_head;
+            e->free_head = e->n_slots + i;
+        }
+        e->n_slots += PAGE_JOBS;
+    }
+    uint32_t s = e->free_head;
+    job *j = slot_job(e, s);
+    e->free_head = j->next_free;
+    uint32_t gen = j->gen + 1;
+    memset(j, 0, sizeof *j);
+    j->gen = gen;
+    j->parts = &j->part0;
+    j->cap_parts = 1;
+    *slot_out = s;
+    return TM_OK;
+}
+
+static void slot_free(engine *e, uint32_t s)
+{
+    job *j = slot_job(e, s);
+    if (j->parts != &j->part0)
+        parts_put(e, j->parts, j->cap_parts);
+    j->parts = &j->part0;
+    j->state = NO_SLOT;
+    j->next_free = e->free_head;
+    e->free_head = s;
+}
+
+/* ------------------------------------------------------------------------- */
+/* rows and statistics                                                        */
+
+static int emit_row(engine *e, const job *j, int state, int reason)
+{
+    if (!e->sink || !e->sink->job || j->svc)
+        return TM_OK;
+    int started = j->first_start_us >= 0;
+    int placed = started && j->n_parts > 0;
+    int64_t end = j->end_us >= 0 ? j->end_us : e->now_us;
+    sim_job_row row = {
+        .id = j->num,
+        .trace_id = j->trace_id,
+        .cls = j->pj.cls,
+        .tenant = j->pj.tenant,
+        .gpus = j->pj.gpus,
+        .gpu_milli = j->pj.gpu_milli,
+        .state = state,
+        .reject_reason = reason,
+        .gpu_type = placed ? (int32_t)e->cluster.node_type[j->parts[0].node] : -1,
+        .first_node = placed ? j->parts[0].node : PLACE_NONE,
+        .n_nodes = placed ? j->n_parts : 0,
+        .interruptions = j->interruptions,
+        .submit_us = j->pj.submit_us,
+        .start_us = j->first_start_us,
+        .end_us = state == SIM_JOB_COMPLETED || state == SIM_JOB_FAILED ? j->end_us : -1,
+        .wait_us = started ? j->first_start_us - j->pj.submit_us : e->now_us - j->pj.submit_us,
+        .run_us = started ? end - j->first_start_us : -1,
+        .deadline_us = j->deadline_us,
+        .busy_gpu_s = j->busy_gpu_s,
+        .lost_gpu_s = j->lost_gpu_s,
+        .alloc_gpu_s = j->alloc_gpu_s,
+        .value = j->value,
+    };
+    return e->sink->job(e->sink->ud, &row, e->diag);
+}
+
+/* ------------------------------------------------------------------------- */
+/* admission                                                                  */
+
+static int reject_reason(const engine *e, const place_job *pj)
+{
+    if (pj->cpu_milli > e->max_cpu || pj->host_mem_mib > e->max_mem)
+        return SIM_REJECT_HOST;
+    if (pj->gpus == 0)
+        return SIM_REJECT_NONE;
+    uint64_t allowed = pj->type_mask ? pj->type_mask & e->fleet_types : e->fleet_types;
+    if (!allowed)
+        return SIM_REJECT_TYPE;
+    int mem_ok = 0, reason = SIM_REJECT_GANG;
+    for (uint32_t t = 0; t < e->cluster.n_types; t++) {
+        if (!((allowed >> t) & 1u) || pj->gpu_mem_mib > e->cluster.type_mem_mib[t])
+            continue;
+        mem_ok = 1;
+        if (pj->cpu_milli > e->type_max_cpu[t] || pj->host_mem_mib > e->type_max_mem[t]) {
+            reason = SIM_REJECT_HOST;
+            continue;
+        }
+        if (pj->gpus <= e->type_max_node_gpus[t])
+            return SIM_REJECT_NONE;
+        if (pj->flags & PLACE_JOB_CAN_SPAN) {
+            if (pj->gpus <= e->type_total_gpus[t])
+                return SIM_REJECT_NONE;
+            reason = SIM_REJECT_TOTAL;
+        }
+    }
+    return mem_ok ? reason : SIM_REJECT_MEMORY;
+}
+
+static int queue_reserve(engine *e, uint32_t need)
+{
+    uint32_t cap = e->q_cap;
+    if (grow((void **)&e->q_jobs, &cap, need, sizeof *e->q_jobs, 256) ||
+        (cap = e->q_cap, grow((void **)&e->q_slot, &cap, need, sizeof *e->q_slot, 256)) ||
+        (cap = e->q_cap, grow((void **)&e->q_state, &cap, need, sizeof *e->q_state, 256)))
+        return nomem(e);
+    e->q_cap = cap;
+    return TM_OK;
+}
+
+/* Slide the live part of the queue to the front: amortised O(1) per job. */
+static void queue_slide(engine *e)
+{
+    uint32_t n = e->q_tail - e->q_head;
+    memmove(e->q_jobs, e->q_jobs + e->q_head, n * sizeof *e->q_jobs);
+    memmove(e->q_slot, e->q_slot + e->q_head, n * sizeof *e->q_slot);
+    memmove(e->q_state, e->q_state + e->q_head, n * sizeof *e->q_state);
+    for (uint32_t i = 0; i < n; i++)
+        slot_job(e, e->q_slot[i])->pos = i;
+    e->q_head = 0;
+    e->q_tail = n;
+}
+
+static void queue_set(engine *e, uint32_t i, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    e->q_jobs[i] = j->pj;
+    e->q_slot[i] = slot;
+    e->q_state[i] = PLACE_Q_WAITING;
+    j->pos = i;
+}
+
+/* Put a job into the queue at its arrival position (by id). New arrivals go
+ * to the end in O(1); a job coming back after an interruption is inserted,
+ * shifting the entries behind it. */
+static int queue_insert(engine *e, uint32_t slot)
+{
+    if (e->q_tail == e->q_cap && e->q_head > 0)
+        queue_slide(e);
+    int rc = queue_reserve(e, e->q_tail + 1);
+    if (rc != TM_OK)
+        return rc;
+    job *j = slot_job(e, slot);
+    uint32_t lo = e->q_head, hi = e->q_tail;
+    while (lo < hi) { /* first entry with a larger id */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (e->q_jobs[mid].id < j->pj.id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t n = e->q_tail - lo;
+    if (n) {
+        memmove(e->q_jobs + lo + 1, e->q_jobs + lo, n * sizeof *e->q_jobs);
+        memmove(e->q_slot + lo + 1, e->q_slot + lo, n * sizeof *e->q_slot);
+        memmove(e->q_state + lo + 1, e->q_state + lo, n * sizeof *e->q_state);
+        for (uint32_t i = lo + 1; i <= e->q_tail; i++)
+            slot_job(e, e->q_slot[i])->pos = i;
+    }
+    e->q_tail++;
+    queue_set(e, lo, slot);
+    j->state = SIM_JOB_QUEUED;
+    if (j->svc)
+        j->rep_state = REP_QUEUED;
+    levels_queue(e, j, 1);
+    e->dirty = 1;
+    return TM_OK;
+}
+
+/* Take queue entry i out (a replica request the autoscaler cancelled). */
+static void queue_remove(engine *e, uint32_t i)
+{
+    job *j = slot_job(e, e->q_slot[i]);
+    uint32_t n = e->q_tail - i - 1;
+    memmove(e->q_jobs + i, e->q_jobs + i + 1, n * sizeof *e->q_jobs);
+    memmove(e->q_slot + i, e->q_slot + i + 1, n * sizeof *e->q_slot);
+    memmove(e->q_state + i, e->q_state + i + 1, n * sizeof *e->q_state);
+    e->q_tail--;
+    for (uint32_t k = i; k < e->q_tail; k++)
+        slot_job(e, e->q_slot[k])->pos = k;
+    if (e->q_head == e->q_tail)
+        e->q_head = e->q_tail = 0;
+    levels_queue(e, j, -1);
+}
+
+static int admit(engine *e, const trace_job *tj)
+{
+    uint32_t slot;
+    int rc = slot_alloc(e, &slot);
+    if (rc != TM_OK)
+        return rc;
+    job *j = slot_job(e, slot);
+    const sim_class_cfg *cc = &e->sc->classes[tj->cls];
+    if (cc->special && tj->submit_us >= cc->special_at_us)
+        cc = cc->special; /* its speeds, checkpoints and restart overhead */
+    j->num = ++e->arrivals;
+    j->pj.id = ++e->seq;
+    j->pj.submit_us = tj->submit_us;
+    j->pj.estimate_us = tj->estimate_us;
+    j->pj.deadline_us = tj->deadline_us;
+    j->pj.speed = tj->speed ? tj->speed : cc->speed;
+    j->pj.type_mask = tj->type_mask;
+    j->pj.gpus = tj->gpus;
+    j->pj.gpu_milli = tj->gpu_milli;
+    j->pj.gpu_mem_mib = tj->gpu_mem_mib;
+    j->pj.flags = tj->flags;
+    j->pj.cpu_milli = tj->cpu_milli;
+    j->pj.host_mem_mib = tj->host_mem_mib;
+    j->pj.priority = tj->priority;
+    j->pj.tenant = tj->tenant;
+    j->pj.cls = tj->cls;
+    j->pj.span_slowdown = cc->span_slowdown;
+    j->pj.restart_us = 0; /* the overhead of its next start: none until interrupted */
+    j->trace_id = tj->id;
+    j->remaining_ref_us = tj->duration_us;
+    j->first_start_us = -1;
+    j->end_us = -1;
+    j->checkpoint_us = cc->checkpoint_us;
+    j->restart_us = cc->restart_us;
+    j->deadline_us = tj->deadline_us;
+    j->value = tj->value;
+    cls_res(e, tj->cls)->arrived++;
+    all_res(e)->arrived++;
+    e->series.b_arrivals++;
+    int reason = reject_reason(e, &j->pj);
+    if (reason != SIM_REJECT_NONE) {
+        cls_res(e, tj->cls)->rejected++;
+        all_res(e)->rejected++;
+        j->state = SIM_JOB_REJECTED;
+        rc = emit_row(e, j, SIM_JOB_REJECTED, reason);
+        slot_free(e, slot);
+        return rc;
+    }
+    e->batch_in_flight++;
+    return queue_insert(e, slot);
+}
+
+/* Pull the next job of source s and schedule its arrival. */
+static int source_pull(engine *e, uint32_t s)
+{
+    source *src = &e->sources[s];
+    int rc = src->src.next(src->src.ud, &src->next, e->diag);
+    if (rc == TRACE_END)
+        return TM_OK;
+    if (rc != TM_OK)
+        return rc;
+    trace_job *tj = &src->next;
+    if (tj->submit_us < src->last_submit_us)
+        return tm_diag_set(e->diag, TM_ERR_TRACE, "source",
+                           "job %llu arrives at %lld us, before the previous job (%lld us): "
+                           "sources must be in submit order",
+                           (unsigned long long)tj->id, (long long)tj->submit_us,
+                           (long long)src->last_submit_us);
+    if (tj->submit_us > SIM_T_MAX_US)
+        return tm_diag_set(e->diag, TM_ERR_TRACE, "source",
+                           "job %llu arrives at %lld us, past the end of simulated time (%lld us, "
+                           "about 73,000 years)",
+                           (unsigned long long)tj->id, (long long)tj->submit_us,
+                           (long long)SIM_T_MAX_US);
+    if (tj->cls >= e->sc->n_classes)
+        return tm_diag_set(e->diag, TM_ERR_TRACE, "source", "job %llu has class %u of %zu",
+                           (unsigned long long)tj->id, tj->cls, e->sc->n_classes);
+    if (tj->gpu_milli == 0 || tj->gpu_milli > PLACE_MILLI_WHOLE ||
+        (tj->gpu_milli < PLACE_MILLI_WHOLE && tj->gpus != 1))
+        return tm_diag_set(e->diag, TM_ERR_TRACE, "source",
+                           "job %llu asks for %u GPUs at %u milli-GPU each: a share below 1000 "
+                           "needs exactly one GPU",
+                           (unsigned long long)tj->id, tj->gpus, tj->gpu_milli);
+    /* tenants: the scenario's list names those of synthesized jobs; a trace may
+     * carry its own ids (SWF user numbers), which pass through unnamed */
+    src->last_submit_us = tj->submit_us;
+    if (e->sc->stop == SIM_STOP_HORIZON && tj->submit_us > e->sc->horizon_us)
+        return TM_OK; /* nothing after the horizon can matter */
+    src->has_next = 1;
+    e->arrivals_pending++;
+    return TM_OK;
+}
+
+/* The source whose next arrival comes first (the lowest index among equal
+ * times), or UINT32_MAX. Cost O(sources). */
+static uint32_t source_first(const engine *e)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t s = 0; s < e->n_sources; s++)
+        if (e->sources[s].has_next &&
+            (best == UINT32_MAX || e->sources[s].next.submit_us < e->sources[best].next.submit_us))
+            best = s;
+    return best;
+}
+
+/* ------------------------------------------------------------------------- */
+/* running                                                                    */
+
+static int running_add(engine *e, uint32_t slot)
+{
+    uint32_t cap = e->r_cap;
+    if (grow((void **)&e->r_run, &cap, e->n_run + 1, sizeof *e->r_run, 256) ||
+        (cap = e->r_cap, grow((void **)&e->r_slot, &cap, e->n_run + 1, sizeof *e->r_slot, 256)))
+        return nomem(e);
+    e->r_cap = cap;
+    job *j = slot_job(e, slot);
+    uint32_t i = e->n_run++;
+    place_running *r = &e->r_run[i];
+    r->job = j->pj;
+    r->start_us = j->run_start_us;
+    /* the same rule as every host, so that tarmac place sees what we see */
+    r->end_estimate_us =
+        place_end_estimate(&e->cluster, &j->pj, j->parts, j->n_parts, j->run_start_us);
+    r->overhead_us = j->run_overhead_us;
+    r->checkpoint_us = j->checkpoint_us;
+    r->lost_gpu_s = -1; /* place_running_lost_gpu_s computes it when a policy asks */
+    r->parts = j->parts;
+    r->n_parts = j->n_parts;
+    e->r_slot[i] = slot;
+    j->pos = i;
+    return TM_OK;
+}
+
+static void running_remove(engine *e, job *j)
+{
+    uint32_t i = j->pos, last = --e->n_run;
+    if (i != last) {
+        e->r_run[i] = e->r_run[last];
+        e->r_slot[i] = e->r_slot[last];
+        slot_job(e, e->r_slot[i])->pos = i;
+    }
+}
+
+/* Start a run of job j (placed: parts filled) at now. */
+static int svc_replica_begin(engine *e, uint32_t slot);
+static int svc_replica_ready(engine *e, uint32_t slot);
+static double level_gpu_s(const engine *e, size_t i);
+
+static int run_begin(engine *e, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    if (j->svc)
+        return svc_replica_begin(e, slot);
+    const sim_class_cfg *cc = job_class(e, j);
+    uint32_t t = e->cluster.node_type[j->parts[0].node];
+    double speed = j->pj.speed ? j->pj.speed[t] : 1.0;
+    if (!(speed > 0))
+        speed = 1.0;
+    if (j->n_parts > 1 && cc->span_slowdown > 1)
+        speed /= cc->span_slowdown;
+    j->run_speed = speed;
+    j->run_start_us = e->now_us;
+    j->run_overhead_us = j->interruptions ? j->restart_us : 0;
+    double wall = ceil((double)j->remaining_ref_us / speed);
+    int64_t run = j->run_overhead_us + (wall < (double)SIM_T_MAX_US ? (int64_t)wall : SIM_T_MAX_US);
+    j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
+    if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
+        return nomem(e);
+    levels_alloc(e, j, 1);
+    if (j->run_overhead_us > 0) {
+        j->in_overhead = 1;
+        if (sim__evq_push(&e->evq, e->now_us + j->run_overhead_us, EV_OVERHEAD_END, slot, j->gen,
+                          &j->overhead_ev) != TM_OK)
+            return nomem(e);
+    } else {
+        j->in_overhead = 0;
+        levels_busy_set(e, j, job_milli(j));
+    }
+    if (j->first_start_us < 0) {
+        j->first_start_us = e->now_us;
+        int64_t wait = j->first_start_us - j->pj.submit_us;
+        sim__quant_add(&e->q_wait[j->pj.cls], wait);
+        sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
+        cls_res(e, j->pj.cls)->started++;
+        all_res(e)->started++;
+        cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
+        all_res(e)->wait_sum_s += (double)wait / SIM_US_PER_S;
+    }
+    j->state = SIM_JOB_RUNNING;
+    e->series.b_starts++;
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, 1);
+    return running_add(e, slot);
+}
+
+/* Give back a job's GPUs and take it off the running set. */
+static void run_release(engine *e, job *j)
+{
+    place_cluster_give(&e->cluster, &j->pj, j->parts, j->n_parts);
+    for (uint32_t k = 0; k < j->n_parts; k++)
+        if (!e->cluster.node_up[j->parts[k].node])
+            node_refresh_up(e, j->parts[k].node);
+    levels_busy_set(e, j, 0);
+    levels_alloc(e, j, -1);
+    running_remove(e, j);
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
+}
+
+static int apply_start(engine *e, place_view *v, place_decision *d)
+{
+    uint32_t qi = e->q_head + d->index, slot = e->q_slot[qi];
+    job *j = slot_job(e, slot);
+    if (d->n_parts > 1) {
+        if (j->parts != &j->part0)
+            parts_put(e, j->parts, j->cap_parts);
+        uint32_t cap;
+        place_part *p = parts_get(e, d->n_parts, &cap);
+        if (!p)
+            return nomem(e);
+        j->parts = p;
+        j->cap_parts = cap;
+    }
+    memcpy(j->parts, d->parts, d->n_parts * sizeof *d->parts);
+    j->n_parts = d->n_parts;
+    /* place_pass_run checked the decision against this very state */
+    int rc = place_cluster_take_checked(&e->cluster, &j->pj, j->parts, j->n_parts);
+    if (rc != PLACE_OK)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "a checked decision failed to apply: %s", place_strerror(rc));
+    e->q_state[qi] = PLACE_Q_STARTED;
+    if (d->index == e->pass_prefix)
+        e->pass_prefix++;
+    else
+        e->pass_holes = 1;
+    levels_queue(e, j, -1);
+    if ((rc = run_begin(e, slot)) != TM_OK)
+        return rc;
+    v->running = e->r_run;
+    v->n_running = e->n_run;
+    return TM_OK;
+}
+
+/* Stop the current run of a running job at now: keep the work up to its last
+ * checkpoint, lose the rest (and the restart overhead paid), give back its
+ * GPUs. The caller decides what happens to it next. */
+static void run_stop(engine *e, uint32_t slot, int cause)
+{
+    job *j = slot_job(e, slot);
+    int64_t el = e->now_us - j->run_start_us;
+    int64_t ov = el < j->run_overhead_us ? el : j->run_overhead_us;
+    int64_t work = el - ov;
+    int64_t saved = j->checkpoint_us > 0 ? work / j->checkpoint_us * j->checkpoint_us : 0;
+    int64_t saved_ref = (int64_t)((double)saved * j->run_speed);
+    j->remaining_ref_us = saved_ref < j->remaining_ref_us ? j->remaining_ref_us - saved_ref : 0;
+    int64_t milli = job_milli(j);
+    double lost_work = gpu_s(milli, work - saved), lost = gpu_s(milli, work - saved + ov);
+    j->busy_gpu_s += gpu_s(milli, work);
+    j->lost_work_gpu_s += lost_work;
+    j->lost_gpu_s += lost;
+    sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+    cr->gpu_s_lost += lost;
+    ar->gpu_s_lost += lost;
+    cr->gpu_s_alloc += gpu_s(milli, el);
+    ar->gpu_s_alloc += gpu_s(milli, el);
+    j->alloc_gpu_s += gpu_s(milli, el);
+    sim__area lw = (sim__area)milli * (work - saved);
+    e->series.b_lost += lw;
+    e->series.lost += lw;
+    e->res->gpu_s_lost += lost;
+    if (cause == STOP_PREEMPT) {
+        cr->preemptions++;
+        ar->preemptions++;
+        e->res->preemptions++;
+        e->series.b_preemptions++;
+    } else {
+        cr->killed++;
+        ar->killed++;
+    }
+    sim__evq_cancel(&e->evq, j->end_ev);
+    if (j->in_overhead)
+        sim__evq_cancel(&e->evq, j->overhead_ev);
+    run_release(e, j);
+    j->in_overhead = 0;
+    j->interruptions++;
+    j->pj.restart_us = j->restart_us;
+    j->end_us = -1;
+    e->dirty = 1;
+}
+
+/* A job's lifetime totals, when it leaves for good. */
+static void job_close(engine *e, job *j)
+{
+    sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+    double good = j->busy_gpu_s - j->lost_work_gpu_s;
+    cr->gpu_s_busy += j->busy_gpu_s;
+    ar->gpu_s_busy += j->busy_gpu_s;
+    cr->gpu_s_goodput += good;
+    ar->gpu_s_goodput += good;
+    cr->value_goodput += good * j->value;
+    ar->value_goodput += good * j->value;
+}
+
+/* ------------------------------------------------------------------------- */
+/* services (docs/services.md §8 is the contract with the model)              */
+
+static int svc_err(engine *e, const svc *v, const tm_diag *sub)
+{
+    return tm_diag_set(e->diag, TM_ERR_INTERNAL, v->cfg->name, "service model: %s: %s", sub->where,
+                       sub->msg);
+}
+
+/* Account [t_acct, now) at the ready replicas of the piece that ends now. */
+static int svc_account(engine *e, svc *v)
+{
+    if (e->now_us <= v->t_acct_us)
+        return TM_OK;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_interval(&v->pool, v->t_acct_us, e->now_us, &v->acct, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    v->t_acct_us = e->now_us;
+    return TM_OK;
+}
+
+/* Per-type speed of the service's replicas for placement rules: throughput at
+ * the SLO relative to the reference type's (or to the best type when the
+ * reference cannot host it); 0 where the type cannot serve it. */
+static void svc_speeds(engine *e, svc *v)
+{
+    const sim__svc_cfg *cfg = v->cfg;
+    double ref = cfg->tokens_per_s[e->sc->reference_type];
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        if (!(ref > 0) && sim__svc_type_ok(cfg, t) && cfg->tokens_per_s[t] > ref)
+            ref = cfg->tokens_per_s[t];
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        v->speed[t] = sim__svc_type_ok(cfg, t) && ref > 0 ? cfg->tokens_per_s[t] / ref : 0.0;
+}
+
+static int svc_rebuild(engine *e, svc *v)
+{
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_pool_init(&v->pool, v->cfg, v->ready_by_type, e->sc->n_types, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    if (v->pool.replicas > v->ready_max)
+        v->ready_max = v->pool.replicas;
+    return TM_OK;
+}
+
+static void svc_levels_counts(engine *e, svc *v)
+{
+    size_t si = (size_t)(v - e->svcs);
+    sim__level_set(&e->series, sim_level_service(e->sc, si, SIM_LV_S_READY), e->now_us,
+                   v->scaler.ready);
+    sim__level_set(&e->series, sim_level_service(e->sc, si, SIM_LV_S_LOADING), e->now_us,
+                   v->scaler.loading);
+}
+
+/* The steady state of the piece that starts now: request rates and the busy
+ * fraction of the ready replicas, into the levels. */
+static int svc_apply_perf(engine *e, svc *v)
+{
+    size_t si = (size_t)(v - e->svcs);
+    int64_t next = sim__svc_next_change_us(v->cfg, e->now_us);
+    double load = sim__svc_load_mean(v->cfg, e->now_us, next == INT64_MAX ? e->now_us : next);
+    sim__svc_perf perf;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_perf_eval(&v->pool, load, &perf, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    v->util = isfinite(perf.util) ? perf.util : 0.0;
+    const double rates[5] = {perf.offered, perf.slo_ok, perf.late, perf.unserved, perf.api};
+    for (int k = 0; k < 5; k++)
+        sim__level_set(&e->series, sim_level_service(e->sc, si, SIM_LV_S_OFFERED + k), e->now_us,
+                       (int64_t)llround(rates[k] * SIM_RATE_SCALE));
+    for (uint32_t i = 0; i < v->n_rep; i++) {
+        job *j = slot_job(e, v->rep[i]);
+        if (j->rep_state == REP_READY)
+            levels_busy_set(e, j, (int64_t)llround(v->util * (double)job_milli(j)));
+    }
+    svc_levels_counts(e, v);
+    return TM_OK;
+}
+
+/* Work tokens/s the autoscaler assumes per replica: the mean of the ready
+ * ones, or the best type the service may use in the fleet before any is. */
+static double svc_replica_tps(const engine *e, const svc *v)
+{
+    if (v->pool.replicas > 0) {
+        double sum = 0;
+        for (size_t k = 0; k < v->pool.n_sub; k++)
+            sum += v->pool.sub[k].replicas * v->cfg->tokens_per_s[v->pool.sub[k].type];
+        return sum / v->pool.replicas;
+    }
+    double best = 0;
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        if (((e->fleet_types >> t) & 1u) && sim__svc_type_ok(v->cfg, t) &&
+            v->cfg->tokens_per_s[t] > best)
+            best = v->cfg->tokens_per_s[t];
+    return best > 0 ? best : 1.0;
+}
+
+static int svc_request(engine *e, svc *v, uint32_t k)
+{
+    size_t si = (size_t)(v - e->svcs);
+    uint64_t mask = 0;
+    for (uint32_t t = 0; t < e->sc->n_types; t++)
+        if (sim__svc_type_ok(v->cfg, t))
+            mask |= 1ull << t;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t slot;
+        int rc = slot_alloc(e, &slot);
+        if (rc != TM_OK)
+            return rc;
+        if (grow((void **)&v->rep, &v->cap_rep, v->n_rep + 1, sizeof *v->rep, 16))
+            return nomem(e);
+        job *j = slot_job(e, slot);
+        j->pj.id = ++e->seq;
+        j->pj.submit_us = e->now_us;
+        j->pj.estimate_us = -1;
+        j->pj.deadline_us = -1;
+        j->pj.type_mask = mask;
+        j->pj.gpus = v->cfg->replica_gpus;
+        j->pj.gpu_milli = PLACE_MILLI_WHOLE;
+        j->pj.gpu_mem_mib = v->cfg->gpu_mem_mib;
+        j->pj.flags =
+            PLACE_JOB_SERVICE | (v->cfg->overflow == SIM__SVC_OVERFLOW_API ? PLACE_JOB_API_OK : 0u);
+        j->pj.priority = v->spec->priority;
+        j->pj.group = (uint32_t)si + 1;
+        j->pj.speed = v->speed;
+        j->pj.cls = (uint32_t)(e->sc->n_classes + si); /* classes, then services */
+        j->svc = (uint32_t)si + 1;
+        j->warm = e->now_us == 0; /* a run starts with its services warm */
+        j->first_start_us = -1;
+        j->end_us = -1;
+        v->rep[v->n_rep++] = slot;
+        if ((rc = queue_insert(e, slot)) != TM_OK)
+            return rc;
+    }
+    return TM_OK;
+}
+
+static void svc_rep_forget(engine *e, svc *v, uint32_t slot)
+{
+    for (uint32_t i = 0; i < v->n_rep; i++)
+        if (v->rep[i] == slot) {
+            v->rep[i] = v->rep[--v->n_rep];
+            break;
+        }
+    slot_free(e, slot);
+}
+
+/* Take replica `slot` away for good, whatever its state (placed ones give
+ * their GPUs back). The caller accounts before and tells the scaler. */
+static void svc_rep_drop(engine *e, svc *v, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    if (j->rep_state == REP_QUEUED) {
+        queue_remove(e, j->pos);
+    } else {
+        if (j->rep_state == REP_LOADING) {
+            v->loading_s += (double)(e->now_us - j->run_start_us) / SIM_US_PER_S;
+            if (j->in_overhead)
+                sim__evq_cancel(&e->evq, j->overhead_ev);
+        } else {
+            v->ready_by_type[e->cluster.node_type[j->parts[0].node]]--;
+        }
+        run_release(e, j);
+    }
+    svc_rep_forget(e, v, slot);
+    e->dirty = 1;
+}
+
+/* Release what the autoscaler asked: loading replicas (those still waiting for
+ * GPUs first, newest first), then ready ones (newest first). */
+static int svc_release(engine *e, svc *v, uint32_t loading, uint32_t ready)
+{
+    for (int pass = 0; pass < 2 && loading > 0; pass++) {
+        uint32_t want = pass == 0 ? REP_QUEUED : REP_LOADING;
+        for (uint32_t i = v->n_rep; i-- > 0 && loading > 0;)
+            if (slot_job(e, v->rep[i])->rep_state == want) {
+                svc_rep_drop(e, v, v->rep[i]);
+                loading--;
+            }
+    }
+    int any = ready > 0;
+    for (uint32_t i = v->n_rep; i-- > 0 && ready > 0;)
+        if (slot_job(e, v->rep[i])->rep_state == REP_READY) {
+            svc_rep_drop(e, v, v->rep[i]);
+            ready--;
+        }
+    if (loading || ready)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, v->cfg->name,
+                           "the autoscaler released replicas the service does not have");
+    return any ? svc_rebuild(e, v) : TM_OK;
+}
+
+static int svc_schedule_tick(engine *e, svc *v, int64_t at)
+{
+    if (at > e->sc->horizon_us)
+        at = e->sc->horizon_us; /* services stop at the horizon */
+    if (at < e->now_us || (v->tick_at_us <= at && v->tick_at_us >= e->now_us))
+        return TM_OK;
+    if (v->tick_at_us != INT64_MAX)
+        sim__evq_cancel(&e->evq, v->tick_ev);
+    v->tick_at_us = at;
+    if (sim__evq_push(&e->evq, at, EV_SVC_TICK, (uint32_t)(v - e->svcs), 0, &v->tick_ev))
+        return nomem(e);
+    return TM_OK;
+}
+
+/* One autoscaler decision at now, carried out. */
+static int svc_step(engine *e, svc *v)
+{
+    int64_t next = sim__svc_next_change_us(v->cfg, e->now_us);
+    double load = sim__svc_load_mean(v->cfg, e->now_us, next == INT64_MAX ? e->now_us : next);
+    sim__svc_action act;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_scaler_step(&v->scaler, v->cfg, e->now_us, load, svc_replica_tps(e, v), &act,
+                             &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    int rc = svc_release(e, v, act.release_loading, act.release_ready);
+    if (rc == TM_OK)
+        rc = svc_request(e, v, act.request);
+    if (rc == TM_OK)
+        rc = svc_schedule_tick(e, v, next < act.next_eval_us ? next : act.next_eval_us);
+    return rc;
+}
+
+static int svc_tick(engine *e, svc *v)
+{
+    v->tick_at_us = INT64_MAX;
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    if (e->now_us >= e->sc->horizon_us) {
+        /* the horizon: the service stops, its GPUs go back (a drain run then
+         * finishes the batch work alone) */
+        while (v->n_rep)
+            svc_rep_drop(e, v, v->rep[v->n_rep - 1]);
+        sim__svc_scaler_init(&v->scaler, 0);
+        if ((rc = svc_rebuild(e, v)) != TM_OK)
+            return rc;
+    } else if ((rc = svc_step(e, v)) != TM_OK) {
+        return rc;
+    }
+    return svc_apply_perf(e, v);
+}
+
+static int svc_replica_begin(engine *e, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    svc *v = &e->svcs[j->svc - 1];
+    j->state = SIM_JOB_RUNNING;
+    j->rep_state = REP_LOADING;
+    j->run_start_us = e->now_us;
+    j->run_speed = 1.0;
+    j->run_overhead_us =
+        j->warm && e->now_us == 0 ? 0 : (int64_t)llround(v->cfg->scale_up_delay_s * SIM_US_PER_S);
+    if (j->first_start_us < 0)
+        j->first_start_us = e->now_us;
+    v->started++;
+    levels_alloc(e, j, 1);
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, 1);
+    int rc = running_add(e, slot);
+    if (rc != TM_OK)
+        return rc;
+    if (j->run_overhead_us == 0)
+        return svc_replica_ready(e, slot);
+    j->in_overhead = 1;
+    if (sim__evq_push(&e->evq, e->now_us + j->run_overhead_us, EV_OVERHEAD_END, slot, j->gen,
+                      &j->overhead_ev) != TM_OK)
+        return nomem(e);
+    return TM_OK;
+}
+
+static int svc_replica_ready(engine *e, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    svc *v = &e->svcs[j->svc - 1];
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_scaler_ready(&v->scaler, 1, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    v->loading_s += (double)(e->now_us - j->run_start_us) / SIM_US_PER_S;
+    j->in_overhead = 0;
+    j->rep_state = REP_READY;
+    v->ready_by_type[e->cluster.node_type[j->parts[0].node]]++;
+    if ((rc = svc_rebuild(e, v)) != TM_OK)
+        return rc;
+    return svc_apply_perf(e, v);
+}
+
+/* A placed replica went away without the autoscaler asking (a GPU failure, a
+ * preemption): account, forget it, and let the autoscaler replace it. */
+static int svc_replica_lost(engine *e, uint32_t slot)
+{
+    job *j = slot_job(e, slot);
+    svc *v = &e->svcs[j->svc - 1];
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    int was_ready = j->rep_state == REP_READY;
+    svc_rep_drop(e, v, slot);
+    v->lost++;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    if (sim__svc_scaler_lost(&v->scaler, was_ready ? 1u : 0u, was_ready ? 0u : 1u, &sub) != TM_OK)
+        return svc_err(e, v, &sub);
+    if ((was_ready && (rc = svc_rebuild(e, v)) != TM_OK) || (rc = svc_step(e, v)) != TM_OK)
+        return rc;
+    return svc_apply_perf(e, v);
+}
+
+/* The integral of level i from the start to now. */
+static sim__area level_integral_now(const engine *e, size_t i)
+{
+    const sim__level *l = &e->series.lv[i];
+    return l->total + (sim__area)l->value * (e->now_us - l->t_us);
+}
+
+/* The switch to the specialized model: the old replicas go, the new model's
+ * are requested (they load before they serve). */
+static int svc_specialize(engine *e, svc *v)
+{
+    size_t si = (size_t)(v - e->svcs);
+    v->special_t_us = e->now_us;
+    v->snap_svc_alloc = level_integral_now(e, sim_level_service(e->sc, si, SIM_LV_S_ALLOC));
+    v->snap_alloc = level_integral_now(e, SIM_LV_ALLOC);
+    int rc = svc_account(e, v);
+    if (rc != TM_OK)
+        return rc;
+    while (v->n_rep)
+        svc_rep_drop(e, v, v->rep[v->n_rep - 1]);
+    v->cfg = &v->spec->special;
+    svc_speeds(e, v);
+    sim__svc_scaler_init(&v->scaler, 0);
+    if ((rc = svc_rebuild(e, v)) != TM_OK || (rc = svc_step(e, v)) != TM_OK)
+        return rc;
+    return svc_apply_perf(e, v);
+}
+
+static int build_services(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    if (!sc->n_services)
+        return TM_OK;
+    /* n_svcs is set only once the array exists: svcs_fini walks it */
+    e->svcs = calloc(sc->n_services, sizeof *e->svcs);
+    if (!e->svcs)
+        return nomem(e);
+    e->n_svcs = sc->n_services;
+    for (size_t i = 0; i < e->n_svcs; i++) {
+        svc *v = &e->svcs[i];
+        v->spec = &sc->services[i];
+        v->cfg = &v->spec->cfg;
+        v->tick_at_us = INT64_MAX;
+        v->special_t_us = -1;
+        svc_speeds(e, v);
+        sim__svc_scaler_init(&v->scaler, 0);
+        int rc = svc_rebuild(e, v);
+        if (rc == TM_OK)
+            rc = svc_step(e, v);
+        if (rc == TM_OK)
+            rc = svc_apply_perf(e, v);
+        if (rc != TM_OK)
+            return rc;
+        if (v->spec->special_at_us >= 0 && v->spec->special_at_us <= sc->horizon_us &&
+            sim__evq_push(&e->evq, v->spec->special_at_us, EV_SVC_SPECIAL, (uint32_t)i, 0, NULL))
+            return nomem(e);
+    }
+    return TM_OK;
+}
+
+static void svc_results(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    for (size_t i = 0; i < e->n_svcs; i++) {
+        svc *v = &e->svcs[i];
+        sim_service_result *r = &e->res->services[i];
+        const sim__svc_acct *a = &v->acct;
+        r->req_demanded = a->demanded.req;
+        r->req_slo_ok = a->slo_ok.req;
+        r->req_late = a->late.req;
+        r->req_unserved = a->unserved.req;
+        r->req_api = a->api.req;
+        r->tok_in_demanded = a->demanded.tok_in;
+        r->tok_out_demanded = a->demanded.tok_out;
+        sim__svc_vol owned = sim__svc_acct_owned(a);
+        r->tok_in_owned = owned.tok_in;
+        r->tok_out_owned = owned.tok_out;
+        r->tok_in_api = a->api.tok_in;
+        r->tok_out_api = a->api.tok_out;
+        r->attainment = sim__svc_acct_attainment(a);
+        r->api_usd = a->api.tok_in / 1e6 * v->spec->api_in_usd_per_mtok +
+                     a->api.tok_out / 1e6 * v->spec->api_out_usd_per_mtok;
+        double loading = v->loading_s;
+        for (uint32_t k = 0; k < v->n_rep; k++) {
+            const job *j = slot_job(e, v->rep[k]);
+            if (j->rep_state == REP_LOADING)
+                loading += (double)(e->now_us - j->run_start_us) / SIM_US_PER_S;
+        }
+        r->replica_hours_ready = a->replica_s / 3600;
+        r->replica_hours_loading = loading / 3600;
+        r->gpu_hours_alloc = level_gpu_s(e, sim_level_service(sc, i, SIM_LV_S_ALLOC)) / 3600;
+        r->gpu_hours_busy = level_gpu_s(e, sim_level_service(sc, i, SIM_LV_S_BUSY)) / 3600;
+        double span = (double)e->now_us;
+        r->ready_mean =
+            span > 0
+                ? (double)sim__level_total(&e->series, sim_level_service(sc, i, SIM_LV_S_READY)) /
+                      span
+                : 0.0;
+        r->ready_max = v->ready_max;
+        r->replicas_started = v->started;
+        r->replicas_lost = v->lost;
+        r->special_at_s = r->gpus_before = r->gpus_after = r->others_before = r->others_after = NAN;
+        if (v->special_t_us >= 0) {
+            double t0 = (double)v->special_t_us, t1 = (double)e->now_us - t0;
+            double k = PLACE_MILLI_WHOLE;
+            sim__area svc_all =
+                sim__level_total(&e->series, sim_level_service(sc, i, SIM_LV_S_ALLOC));
+            sim__area all = sim__level_total(&e->series, SIM_LV_ALLOC);
+            r->special_at_s = t0 / SIM_US_PER_S;
+            r->gpus_before = t0 > 0 ? (double)v->snap_svc_alloc / t0 / k : NAN;
+            r->others_before = t0 > 0 ? (double)(v->snap_alloc - v->snap_svc_alloc) / t0 / k : NAN;
+            r->gpus_after = t1 > 0 ? (double)(svc_all - v->snap_svc_alloc) / t1 / k : NAN;
+            r->others_after =
+                t1 > 0 ? (double)((all - v->snap_alloc) - (svc_all - v->snap_svc_alloc)) / t1 / k
+                       : NAN;
+        }
+    }
+}
+
+static void svcs_fini(engine *e)
+{
+    for (size_t i = 0; i < e->n_svcs; i++)
+        free(e->svcs[i].rep);
+    free(e->svcs);
+}
+
+static int apply_preempt(engine *e, place_view *v, place_decision *d)
+{
+    uint32_t slot = e->r_slot[d->index];
+    if (slot_job(e, slot)->svc) {
+        /* a preempted replica is gone; its service asks for another */
+        e->res->preemptions++;
+        e->series.b_preemptions++;
+        int rc = svc_replica_lost(e, slot);
+        v->running = e->r_run;
+        v->n_running = e->n_run;
+        return rc;
+    }
+    uint32_t need = e->n_requeue + 1;
+    if (grow((void **)&e->requeue, &e->requeue_cap, need, sizeof *e->requeue, 16))
+        return nomem(e);
+    run_stop(e, slot, STOP_PREEMPT);
+    slot_job(e, slot)->state = SIM_JOB_QUEUED;
+    e->requeue[e->n_requeue++] = slot;
+    v->running = e->r_run;
+    v->n_running = e->n_run;
+    return TM_OK;
+}
+
+/* PLACE_ROUTE_API: the replica request is served through the API instead; it
+ * leaves the queue after the pass (marked ROUTED now). */
+static int apply_route(engine *e, place_decision *d)
+{
+    uint32_t qi = e->q_head + d->index;
+    if (!slot_job(e, e->q_slot[qi])->svc)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "a batch job routed to an API");
+    if (grow((void **)&e->routed, &e->routed_cap, e->n_routed + 1, sizeof *e->routed, 16))
+        return nomem(e);
+    e->q_state[qi] = PLACE_Q_ROUTED;
+    e->pass_holes = 1;
+    e->routed[e->n_routed++] = e->q_slot[qi];
+    return TM_OK;
+}
+
+/* After the pass: the routed requests are gone; their services serve the load
+ * they were for through the API (the model's overflow) until the autoscaler's
+ * next decision asks again. */
+static int routed_drop(engine *e)
+{
+    for (uint32_t i = 0; i < e->n_routed; i++) {
+        job *j = slot_job(e, e->routed[i]);
+        svc *v = &e->svcs[j->svc - 1];
+        levels_queue(e, j, -1);
+        svc_rep_forget(e, v, e->routed[i]);
+        tm_diag sub;
+        tm_diag_clear(&sub);
+        if (sim__svc_scaler_lost(&v->scaler, 0, 1, &sub) != TM_OK)
+            return svc_err(e, v, &sub);
+        svc_levels_counts(e, v);
+    }
+    e->n_routed = 0;
+    return TM_OK;
+}
+
+static int hook_record(engine *e, const place_decision *d);
+
+/* place_apply_fn: the library checked the decision; make it so. A failure
+ * here is the engine's (memory, an internal error), kept in e->apply_rc. */
+static int apply(void *host, place_view *v, place_decision *d)
+{
+    engine *e = host;
+    switch (d->kind) {
+    case PLACE_START:
+        e->apply_rc = apply_start(e, v, d);
+        break;
+    case PLACE_PREEMPT:
+        e->apply_rc = apply_preempt(e, v, d);
+        break;
+    case PLACE_ROUTE_API:
+        e->apply_rc = apply_route(e, d);
+        break;
+    default:
+        e->apply_rc =
+            tm_diag_set(e->diag, TM_ERR_POLICY, "policy", "unknown decision kind %u", d->kind);
+    }
+    if (e->apply_rc == TM_OK && e->opts && e->opts->pass_hook)
+        e->apply_rc = hook_record(e, d);
+    return e->apply_rc == TM_OK ? PLACE_OK : PLACE_ERR_INVAL;
+}
+
+/* Keep a copy of an applied decision for the pass hook (a START's parts with
+ * the GPU masks place_cluster_take chose). Only when a hook is set: never per
+ * event otherwise. */
+static int hook_record(engine *e, const place_decision *d)
+{
+    if (e->hook_n == e->hook_cap) {
+        size_t cap = e->hook_cap ? 2 * e->hook_cap : 64;
+        place_decision *p = realloc(e->hook_d, cap * sizeof *p);
+        if (!p)
+            return nomem(e);
+        e->hook_d = p;
+        e->hook_cap = cap;
+    }
+    uint32_t np = d->kind == PLACE_START ? d->n_parts : 0;
+    if (e->hook_parts_n + np > e->hook_parts_cap) {
+        size_t cap = e->hook_parts_cap ? 2 * e->hook_parts_cap : 256;
+        while (cap < e->hook_parts_n + np)
+            cap *= 2;
+        place_part *p = realloc(e->hook_parts, cap * sizeof *p);
+        if (!p)
+            return nomem(e);
+        e->hook_parts = p;
+        e->hook_parts_cap = cap;
+    }
+    if (np) {
+        const job *j = slot_job(e, e->q_slot[e->q_head + d->index]);
+        memcpy(e->hook_parts + e->hook_parts_n, j->parts, np * sizeof *j->parts);
+    }
+    place_decision *c = &e->hook_d[e->hook_n++];
+    *c = *d;
+    c->n_parts = np;
+    c->parts = NULL; /* pointers are set when the pass ends (the buffer may move) */
+    c->cap_parts = (uint32_t)e->hook_parts_n;
+    e->hook_parts_n += np;
+    return TM_OK;
+}
+
+static int job_end(engine *e, uint32_t slot, uint64_t gen)
+{
+    job *j = slot_job(e, slot);
+    if (j->state != SIM_JOB_RUNNING || j->gen != gen)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "completion of a job not running");
+    int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
+    j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
+    j->lost_gpu_s += gpu_s(milli, j->run_overhead_us); /* the last restart's overhead */
+    j->remaining_ref_us = 0;
+    run_release(e, j);
+    e->series.b_completions++;
+    sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+    cr->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
+    ar->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
+    e->res->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
+    cr->gpu_s_alloc += gpu_s(milli, el);
+    ar->gpu_s_alloc += gpu_s(milli, el);
+    j->alloc_gpu_s += gpu_s(milli, el);
+    int64_t total = j->end_us - j->first_start_us, wait = j->first_start_us - j->pj.submit_us;
+    int64_t denom = total > SLOWDOWN_TAU_US ? total : SLOWDOWN_TAU_US;
+    double slow = (double)(wait + total) / (double)denom;
+    if (slow < 1)
+        slow = 1;
+    int64_t completion = j->end_us - j->pj.submit_us;
+    int64_t slow_q = (int64_t)llround(slow * SLOWDOWN_SCALE);
+    sim__quant_add(&e->q_completion[j->pj.cls], completion);
+    sim__quant_add(&e->q_completion[e->sc->n_classes], completion);
+    sim__quant_add(&e->q_slowdown[j->pj.cls], slow_q);
+    sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
+    cr->completed++;
+    ar->completed++;
+    cr->slowdown_mean += slow; /* sums until the end */
+    ar->slowdown_mean += slow;
+    cr->completion_mean_s += (double)completion / SIM_US_PER_S;
+    ar->completion_mean_s += (double)completion / SIM_US_PER_S;
+    if (j->deadline_us >= 0) {
+        int met = j->end_us <= j->deadline_us;
+        cr->deadline_met += (uint64_t)met;
+        ar->deadline_met += (uint64_t)met;
+        cr->deadline_missed += (uint64_t)!met;
+        ar->deadline_missed += (uint64_t)!met;
+    }
+    job_close(e, j);
+    e->batch_in_flight--;
+    int rc = emit_row(e, j, SIM_JOB_COMPLETED, SIM_REJECT_NONE);
+    slot_free(e, slot);
+    e->dirty = 1;
+    return rc;
+}
+
+static int overhead_end(engine *e, uint32_t slot, uint64_t gen)
+{
+    job *j = slot_job(e, slot);
+    if (j->state != SIM_JOB_RUNNING || j->gen != gen || !j->in_overhead)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "overhead end of a job not loading");
+    j->in_overhead = 0;
+    if (j->svc)
+        return svc_replica_ready(e, slot);
+    levels_busy_set(e, j, job_milli(j));
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* fleet changes and failures                                                 */
+
+static void pool_set_up(engine *e, uint32_t pool, int up)
+{
+    const sim_pool_cfg *p = &e->sc->pools[pool];
+    for (uint32_t k = 0; k < p->nodes; k++) {
+        uint32_t n = e->pool_first_node[pool] + k;
+        place_cluster_set_node_up(&e->cluster, n, up);
+        node_refresh_up(e, n);
+    }
+    e->dirty = 1;
+}
+
+static double exp_us(gsl_rng *r, double mean_us)
+{
+    return gsl_ran_exponential(r, mean_us);
+}
+
+static int schedule_failure(engine *e, uint32_t t)
+{
+    type_gpus *tg = &e->tgpus[t];
+    double mean_us = e->sc->failures.mtbf_h[t] * 3600.0 * SIM_US_PER_S / (double)tg->n;
+    double dt = exp_us(tg->r_fail, mean_us);
+    if (!(dt < 9e18) || e->now_us + (int64_t)dt < e->now_us)
+        return TM_OK;
+    int64_t at = e->now_us + (int64_t)dt;
+    /* failures happen up to the horizon: in drain mode the run then finishes
+     * the work in flight on a fleet that no longer fails (a drain would never end
+     * otherwise) */
+    if (at > e->sc->horizon_us)
+        return TM_OK;
+    return sim__evq_push(&e->evq, at, EV_GPU_FAIL, t, 0, NULL) == TM_OK ? TM_OK : nomem(e);
+}
+
+/* GPU `gpu` of `node` fails: the jobs on it stop, it leaves service until
+ * repaired. The failure draws a GPU of the type uniformly; one out of
+ * service cannot fail, so the rate is GPUs in service / MTBF, as it should be. */
+static int gpu_fail(engine *e, uint32_t t)
+{
+    type_gpus *tg = &e->tgpus[t];
+    size_t k = gsl_rng_uniform_int(tg->r_fail, tg->n);
+    uint32_t node = tg->node[k], g = tg->gpu[k];
+    place_cluster *c = &e->cluster;
+    int rc = schedule_failure(e, t);
+    if (rc != TM_OK)
+        return rc;
+    if (!c->node_up[node] || !c->gpu_up[c->node_gpu0[node] + g])
+        return TM_OK;
+    e->res->failures++;
+    e->series.b_failures++;
+    /* the running jobs on that GPU: a scan, failures being rare */
+    for (uint32_t i = 0; i < e->n_run;) {
+        const place_running *r = &e->r_run[i];
+        int hit = 0;
+        for (uint32_t p = 0; p < r->n_parts; p++)
+            if (r->parts[p].node == node && ((r->parts[p].mask >> g) & 1u))
+                hit = 1;
+        if (!hit) {
+            i++;
+            continue;
+        }
+        uint32_t slot = e->r_slot[i];
+        if (slot_job(e, slot)->svc) {
+            if ((rc = svc_replica_lost(e, slot)) != TM_OK)
+                return rc;
+            i = 0; /* its service may have released others too: scan again */
+            continue;
+        }
+        run_stop(e, slot, STOP_FAILURE); /* swap-remove: entry i is another job now */
+        job *j = slot_job(e, slot);
+        if (e->sc->failures.restart) {
+            if ((rc = queue_insert(e, slot)) != TM_OK)
+                return rc;
+        } else {
+            sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+            cr->failed++;
+            ar->failed++;
+            j->end_us = e->now_us;
+            job_close(e, j);
+            e->batch_in_flight--;
+            rc = emit_row(e, j, SIM_JOB_FAILED, SIM_REJECT_NONE);
+            slot_free(e, slot);
+            if (rc != TM_OK)
+                return rc;
+        }
+    }
+    place_cluster_set_gpu_up(c, node, g, 0);
+    node_refresh_up(e, node);
+    double rep = trace_dist_sample(&e->sc->failures.repair_s, tg->r_repair) * SIM_US_PER_S;
+    int64_t at =
+        rep < 9e18 && e->now_us + (int64_t)rep >= e->now_us ? e->now_us + (int64_t)rep : INT64_MAX;
+    e->dirty = 1;
+    return sim__evq_push(&e->evq, at, EV_GPU_REPAIR, node, g, NULL) == TM_OK ? TM_OK : nomem(e);
+}
+
+static void gpu_repair(engine *e, uint32_t node, uint32_t g)
+{
+    place_cluster_set_gpu_up(&e->cluster, node, g, 1);
+    node_refresh_up(e, node);
+    e->res->repairs++;
+    e->dirty = 1;
+}
+
+/* ------------------------------------------------------------------------- */
+/* shape-blocked idle                                                         */
+
+static int host_fits(const place_cluster *c, uint32_t n, const place_job *j)
+{
+    return c->node_cpu_free_milli[n] >= j->cpu_milli && c->node_mem_free_mib[n] >= j->host_mem_mib;
+}
+
+/* Could job j start on free GPUs of type t right now? SIM_BLOCK_COUNT if yes,
+ * else the reason it cannot. Looks at a few candidate nodes only: cost
+ * O(buckets + a few host checks). */
+static int why_not_on_type(const place_cluster *c, const place_job *j, uint32_t t)
+{
+    if (j->gpus == 0)
+        return SIM_BLOCK_HOST;
+    if (j->type_mask && !((j->type_mask >> t) & 1u))
+        return SIM_BLOCK_TYPE;
+    if (j->gpu_mem_mib > c->type_mem_mib[t])
+        return SIM_BLOCK_MEMORY;
+    uint32_t need = j->gpu_milli < PLACE_MILLI_WHOLE ? 1 : j->gpus;
+    uint32_t n = place_cluster_next_free(c, t, need, 0);
+    for (int tries = 0; n != PLACE_NONE && tries < 4; tries++) {
+        if (host_fits(c, n, j))
+            return SIM_BLOCK_COUNT;
+        n = place_cluster_next_free(c, t, need, n + 1);
+    }
+    if (n != PLACE_NONE || place_cluster_next_free(c, t, need, 0) != PLACE_NONE)
+        return SIM_BLOCK_HOST;
+    if (c->type_gpus_free[t] >= need)
+        return (j->flags & PLACE_JOB_CAN_SPAN) ? SIM_BLOCK_COUNT : SIM_BLOCK_FRAGMENTATION;
+    return SIM_BLOCK_GANG;
+}
+
+/* After a pass: classify the whole free GPUs of each type (DESIGN §5). */
+static void update_blocked(engine *e)
+{
+    int64_t blocked[SIM_BLOCK_COUNT] = {0};
+    const place_cluster *c = &e->cluster;
+    if (e->q_head < e->q_tail && c->gpus_free > 0) {
+        for (uint32_t t = 0; t < c->n_types; t++) {
+            if (!c->type_gpus_free[t])
+                continue;
+            int reason = SIM_BLOCK_COUNT, first = SIM_BLOCK_COUNT;
+            uint32_t seen = 0;
+            for (uint32_t i = e->q_head; i < e->q_tail && seen < BLOCK_LOOKAHEAD; i++) {
+                if (e->q_state[i] != PLACE_Q_WAITING)
+                    continue;
+                int r = why_not_on_type(c, &e->q_jobs[i], t);
+                if (seen == 0)
+                    first = r;
+                seen++;
+                if (r == SIM_BLOCK_COUNT) {
+                    reason = SIM_BLOCK_ORDER;
+                    break;
+                }
+            }
+            if (reason == SIM_BLOCK_COUNT)
+                reason = first == SIM_BLOCK_COUNT ? SIM_BLOCK_ORDER : first;
+            blocked[reason] += (int64_t)c->type_gpus_free[t] * PLACE_MILLI_WHOLE;
+        }
+    }
+    for (int r = 0; r < SIM_BLOCK_COUNT; r++)
+        if (e->series.lv[SIM_LV_BLOCKED + r].value != blocked[r])
+            sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
+}
+
+/* ------------------------------------------------------------------------- */
+/* the pass                                                                   */
+
+/* After a pass: drop started entries and clear SKIPPED marks. When only a
+ * prefix started (always so for a strict queue) this is O(started); a pass
+ * that started jobs behind waiting ones, or refused a decision, costs a sweep
+ * of the queue. */
+static void queue_compact(engine *e, int full)
+{
+    while (e->q_head < e->q_tail &&
+           (e->q_state[e->q_head] == PLACE_Q_STARTED || e->q_state[e->q_head] == PLACE_Q_ROUTED))
+        e->q_head++;
+    if (full) {
+        uint32_t w = e->q_head;
+        for (uint32_t i = e->q_head; i < e->q_tail; i++) {
+            if (e->q_state[i] == PLACE_Q_STARTED || e->q_state[i] == PLACE_Q_ROUTED)
+                continue;
+            if (w != i) {
+                e->q_jobs[w] = e->q_jobs[i];
+                e->q_slot[w] = e->q_slot[i];
+                slot_job(e, e->q_slot[w])->pos = w;
+            }
+            e->q_state[w] = PLACE_Q_WAITING; /* SKIPPED lasts one pass */
+            w++;
+        }
+        e->q_tail = w;
+    }
+    if (e->q_head == e->q_tail)
+        e->q_head = e->q_tail = 0;
+}
+
+static int schedule_pass(engine *e)
+{
+    e->dirty = 0;
+    if (e->q_head == e->q_tail) {
+        update_blocked(e);
+        return TM_OK;
+    }
+    e->res->passes++;
+    place_view v = {
+        .now_us = e->now_us,
+        .cluster = &e->cluster,
+        .queue = e->q_jobs + e->q_head,
+        .queue_state = e->q_state + e->q_head,
+        .n_queue = e->q_tail - e->q_head,
+        .running = e->r_run,
+        .n_running = e->n_run,
+    };
+    place_pass_stats st;
+    e->pass_prefix = 0;
+    e->pass_holes = 0;
+    e->n_requeue = 0;
+    const sim_pass_hook *hook = e->opts ? e->opts->pass_hook : NULL;
+    if (hook) {
+        e->hook_n = e->hook_parts_n = 0;
+        if (hook->before)
+            hook->before(hook->ud, &v);
+    }
+    int rc = place_pass_run(&e->policy, &v, e->q_state + e->q_head, e->scratch, e->scratch_cap,
+                            apply, e, &st);
+    if (hook && hook->after && rc >= 0 && e->apply_rc == TM_OK) {
+        for (size_t i = 0; i < e->hook_n; i++) {
+            e->hook_d[i].parts = e->hook_parts + e->hook_d[i].cap_parts;
+            e->hook_d[i].cap_parts = e->hook_d[i].n_parts;
+        }
+        hook->after(hook->ud, e->hook_d, e->hook_n);
+    }
+    e->res->policy_errors += st.invalid;
+    if (e->apply_rc != TM_OK)
+        return e->apply_rc;
+    if (rc == PLACE_ERR_NOMEM)
+        return nomem(e);
+    if (rc < 0)
+        return tm_diag_set(e->diag, TM_ERR_POLICY, "policy", "policy '%s' failed: %s",
+                           e->sc->policy, place_strerror(rc));
+    if (st.started || st.invalid || e->n_routed)
+        queue_compact(e, e->pass_holes || st.invalid);
+    if ((rc = routed_drop(e)) != TM_OK)
+        return rc;
+    for (uint32_t i = 0; i < e->n_requeue; i++)
+        if ((rc = queue_insert(e, e->requeue[i])) != TM_OK)
+            return rc;
+    update_blocked(e);
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* set-up and tear-down                                                       */
+
+static int build_failures(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    const place_cluster *c = &e->cluster;
+    uint32_t rep = e->opts ? e->opts->replication : 0;
+    for (uint32_t t = 0; t < c->n_types; t++) {
+        type_gpus *tg = &e->tgpus[t];
+        uint32_t n = 0;
+        for (uint32_t node = 0; node < c->n_nodes; node++)
+            if (c->node_type[node] == t)
+                n += c->node_gpus[node];
+        if (!n)
+            continue;
+        tg->node = malloc(n * sizeof *tg->node);
+        tg->gpu = malloc(n * sizeof *tg->gpu);
+        tg->r_fail = sim_rng_new(sc->seed, rep, SIM_STREAM_FAILURES, t);
+        tg->r_repair = sim_rng_new(sc->seed, rep, SIM_STREAM_REPAIR, t);
+        if (!tg->node || !tg->gpu || !tg->r_fail || !tg->r_repair)
+            return nomem(e);
+        for (uint32_t node = 0; node < c->n_nodes; node++)
+            if (c->node_type[node] == t)
+                for (uint32_t g = 0; g < c->node_gpus[node]; g++) {
+                    tg->node[tg->n] = node;
+                    tg->gpu[tg->n++] = (uint8_t)g;
+                }
+        int rc = schedule_failure(e, t);
+        if (rc != TM_OK)
+            return rc;
+    }
+    return TM_OK;
+}
+
+static int build_fleet(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    uint32_t mem[PLACE_MAX_TYPES];
+    if (sc->n_types == 0 || sc->n_types > PLACE_MAX_TYPES)
+        return tm_diag_set(e->diag, TM_ERR_SCENARIO, "fleet", "between 1 and %u GPU types needed",
+                           PLACE_MAX_TYPES);
+    for (size_t t = 0; t < sc->n_types; t++)
+        mem[t] = sc->types[t].mem_mib;
+    place_env env = {place_alloc_libc, NULL, NULL, NULL};
+    if (place_cluster_init(&e->cluster, &env, (uint32_t)sc->n_types, mem) != PLACE_OK)
+        return nomem(e);
+    e->pool_first_node = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *e->pool_first_node);
+    uint64_t nodes = 0;
+    for (size_t p = 0; p < sc->n_pools; p++)
+        nodes += sc->pools[p].nodes;
+    e->node_pool = calloc(nodes ? nodes : 1, sizeof *e->node_pool);
+    e->node_up_gpus = calloc(nodes ? nodes : 1, sizeof *e->node_up_gpus);
+    if (!e->pool_first_node || !e->node_pool || !e->node_up_gpus)
+        return nomem(e);
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        const sim_pool_cfg *pc = &sc->pools[p];
+        e->pool_first_node[p] = e->cluster.n_nodes;
+        for (uint32_t k = 0; k < pc->nodes; k++) {
+            uint32_t node;
+            int rc = place_cluster_add_node(&e->cluster, pc->type, pc->gpus_per_node, pc->cpu_milli,
+                                            pc->mem_mib, &node);
+            if (rc != PLACE_OK)
+                return rc == PLACE_ERR_NOMEM
+                           ? nomem(e)
+                           : tm_diag_set(e->diag, TM_ERR_SCENARIO, pc->name, "cannot add node: %s",
+                                         place_strerror(rc));
+            e->node_pool[node] = (uint32_t)p;
+        }
+        uint32_t t = pc->type;
+        if (pc->nodes == 0)
+            continue;
+        e->fleet_types |= 1ull << t;
+        if (pc->gpus_per_node > e->type_max_node_gpus[t])
+            e->type_max_node_gpus[t] = pc->gpus_per_node;
+        e->type_total_gpus[t] += (uint64_t)pc->nodes * pc->gpus_per_node;
+        if (pc->cpu_milli > e->type_max_cpu[t])
+            e->type_max_cpu[t] = pc->cpu_milli;
+        if (pc->mem_mib > e->type_max_mem[t])
+            e->type_max_mem[t] = pc->mem_mib;
+        if (pc->cpu_milli > e->max_cpu)
+            e->max_cpu = pc->cpu_milli;
+        if (pc->mem_mib > e->max_mem)
+            e->max_mem = pc->mem_mib;
+        if (pc->delivered_us <= 0)
+            pool_set_up(e, (uint32_t)p, 1);
+        else if (sim__evq_push(&e->evq, pc->delivered_us, EV_POOL_DELIVER, (uint32_t)p, 0, NULL))
+            return nomem(e);
+        if (pc->retired_us >= 0 &&
+            sim__evq_push(&e->evq, pc->retired_us, EV_POOL_RETIRE, (uint32_t)p, 0, NULL))
+            return nomem(e);
+    }
+    /* a decision has at most one part per node */
+    uint64_t cap = e->cluster.n_nodes ? e->cluster.n_nodes : 1;
+    e->scratch_cap = (uint32_t)(cap < 65536 ? cap : 65536);
+    e->scratch = calloc(e->scratch_cap, sizeof *e->scratch);
+    if (!e->scratch)
+        return nomem(e);
+    return sc->failures.enabled ? build_failures(e) : TM_OK;
+}
+
+static int build_sources(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    if (e->opts && e->opts->sources) {
+        /* n_sources is set only once the array exists: engine_fini walks it */
+        e->sources = calloc(e->opts->n_sources ? e->opts->n_sources : 1, sizeof *e->sources);
+        if (!e->sources)
+            return nomem(e);
+        e->n_sources = e->opts->n_sources;
+        for (size_t s = 0; s < e->n_sources; s++) {
+            e->sources[s].src = e->opts->sources[s];
+            int rc = source_pull(e, (uint32_t)s);
+            if (rc != TM_OK)
+                return rc;
+        }
+        return TM_OK;
+    }
+    e->sources = calloc(sc->n_classes ? sc->n_classes : 1, sizeof *e->sources);
+    if (!e->sources)
+        return nomem(e);
+    e->n_sources = sc->n_classes;
+    uint32_t rep = e->opts ? e->opts->replication : 0;
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        int rc = sim_class_source_open(sc, c, rep, &e->sources[c].src, e->diag);
+        if (rc != TM_OK)
+            return rc;
+        e->sources[c].owned = 1;
+        if ((rc = source_pull(e, (uint32_t)c)) != TM_OK)
+            return rc;
+    }
+    return TM_OK;
+}
+
+static void quant_free(sim_quantiles *q, size_t n)
+{
+    if (!q)
+        return;
+    for (size_t c = 0; c < n; c++)
+        sim__quant_fini(&q[c]);
+    free(q);
+}
+
+static void engine_fini(engine *e)
+{
+    for (size_t s = 0; s < e->n_sources; s++) {
+        if (e->sources[s].owned && e->sources[s].src.close)
+            e->sources[s].src.close(e->sources[s].src.ud);
+    }
+    free(e->sources);
+    for (uint32_t p = 0; p < e->n_pages; p++) {
+        for (uint32_t i = 0; i < PAGE_JOBS; i++) {
+            job *j = &e->pages[p][i];
+            if (j->state != NO_SLOT && j->parts && j->parts != &j->part0)
+                free(j->parts);
+        }
+        free(e->pages[p]);
+    }
+    free(e->pages);
+    parts_pool_fini(&e->parts);
+    free(e->q_jobs);
+    free(e->q_slot);
+    free(e->q_state);
+    free(e->r_run);
+    free(e->r_slot);
+    free(e->requeue);
+    free(e->routed);
+    free(e->scratch);
+    free(e->pool_first_node);
+    free(e->node_pool);
+    free(e->node_up_gpus);
+    for (uint32_t t = 0; t < PLACE_MAX_TYPES; t++) {
+        free(e->tgpus[t].node);
+        free(e->tgpus[t].gpu);
+        if (e->tgpus[t].r_fail)
+            gsl_rng_free(e->tgpus[t].r_fail);
+        if (e->tgpus[t].r_repair)
+            gsl_rng_free(e->tgpus[t].r_repair);
+    }
+    size_t nq = e->sc->n_classes + 1;
+    quant_free(e->q_wait, nq);
+    quant_free(e->q_completion, nq);
+    quant_free(e->q_slowdown, nq);
+    sim__series_fini(&e->series);
+    place_instance_fini(&e->policy);
+    if (e->r_policy)
+        gsl_rng_free(e->r_policy);
+    place_cluster_fini(&e->cluster);
+    sim__evq_fini(&e->evq);
+    free(e->hook_d);
+    free(e->hook_parts);
+    svcs_fini(e);
+}
+
+/* Rows for the jobs still in flight at the end: the queue in arrival order,
+ * then the running jobs by id, so that output is deterministic. */
+static int emit_unfinished(engine *e)
+{
+    for (uint32_t i = e->q_head; i < e->q_tail; i++) {
+        job *j = slot_job(e, e->q_slot[i]);
+        if (j->svc)
+            continue;
+        cls_res(e, j->pj.cls)->queued_end++;
+        all_res(e)->queued_end++;
+        job_close(e, j);
+        int rc = emit_row(e, j, SIM_JOB_QUEUED, SIM_REJECT_NONE);
+        if (rc != TM_OK)
+            return rc;
+    }
+    uint32_t n = e->n_run;
+    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
+    if (!order)
+        return nomem(e);
+    if (n)
+        memcpy(order, e->r_slot, n * sizeof *order);
+    /* insertion sort by id: the running set at the end is small next to the run */
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t s = order[i], k = i;
+        uint64_t id = slot_job(e, s)->pj.id;
+        while (k > 0 && slot_job(e, order[k - 1])->pj.id > id) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = s;
+    }
+    int rc = TM_OK;
+    for (uint32_t i = 0; i < n && rc == TM_OK; i++) {
+        job *j = slot_job(e, order[i]);
+        if (j->svc)
+            continue;
+        sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
+        cr->running_end++;
+        ar->running_end++;
+        /* accounted up to the end of the run, as if it stopped there */
+        int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
+        int64_t ov = el < j->run_overhead_us ? el : j->run_overhead_us;
+        j->busy_gpu_s += gpu_s(milli, el - ov);
+        j->lost_gpu_s += gpu_s(milli, ov);
+        cr->gpu_s_alloc += gpu_s(milli, el);
+        ar->gpu_s_alloc += gpu_s(milli, el);
+        j->alloc_gpu_s += gpu_s(milli, el);
+        cr->gpu_s_lost += gpu_s(milli, ov);
+        ar->gpu_s_lost += gpu_s(milli, ov);
+        e->res->gpu_s_lost += gpu_s(milli, ov);
+        job_close(e, j);
+        int64_t end = j->end_us;
+        j->end_us = -1;
+        rc = emit_row(e, j, SIM_JOB_RUNNING, SIM_REJECT_NONE);
+        j->end_us = end;
+    }
+    free(order);
+    return rc;
+}
+
+static double level_gpu_s(const engine *e, size_t i)
+{
+    return (double)sim__level_total(&e->series, i) / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+}
+
+static void finish_results(engine *e)
+{
+    sim_result *r = e->res;
+    const sim_scenario *sc = e->sc;
+    r->t_end_us = e->now_us;
+    r->gpu_s_up = level_gpu_s(e, SIM_LV_UP);
+    r->gpu_s_alloc = level_gpu_s(e, SIM_LV_ALLOC);
+    r->gpu_s_busy = level_gpu_s(e, SIM_LV_BUSY);
+    r->gpu_s_goodput = r->gpu_s_busy - (double)e->series.lost / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+    r->gpu_s_idle = r->gpu_s_up - r->gpu_s_alloc;
+    for (int k = 0; k < SIM_BLOCK_COUNT; k++)
+        r->gpu_s_blocked[k] = level_gpu_s(e, (size_t)(SIM_LV_BLOCKED + k));
+    double up = r->gpu_s_up;
+    r->alloc_util = up > 0 ? r->gpu_s_alloc / up : 0.0;
+    r->busy_util = up > 0 ? r->gpu_s_busy / up : 0.0;
+    r->goodput_util = up > 0 ? r->gpu_s_goodput / up : 0.0;
+    double span = (double)e->now_us;
+    r->queue_len_mean = span > 0 ? (double)sim__level_total(&e->series, SIM_LV_QUEUE) / span : 0.0;
+    r->running_mean = span > 0 ? (double)sim__level_total(&e->series, SIM_LV_RUNNING) / span : 0.0;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        r->pools[p].up = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_UP));
+        r->pools[p].alloc = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_ALLOC));
+        r->pools[p].busy = level_gpu_s(e, sim_level_pool(sc, p, SIM_LV_K_BUSY));
+    }
+    for (size_t t = 0; t < sc->n_types; t++) {
+        r->types[t].up = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_UP));
+        r->types[t].alloc = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_ALLOC));
+        r->types[t].busy = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_BUSY));
+    }
+    for (size_t c = 0; c <= r->n_classes; c++) {
+        sim_class_result *cr = &r->classes[c];
+        const double us = SIM_US_PER_S;
+        cr->wait_mean_s = cr->started ? cr->wait_sum_s / (double)cr->started : 0.0;
+        cr->wait_p50_s = sim__quant_get(&e->q_wait[c], 0.50) / us;
+        cr->wait_p95_s = sim__quant_get(&e->q_wait[c], 0.95) / us;
+        cr->wait_p99_s = sim__quant_get(&e->q_wait[c], 0.99) / us;
+        cr->wait_max_s = (double)e->q_wait[c].max / us;
+        double done = cr->completed ? (double)cr->completed : 1.0;
+        cr->slowdown_mean /= done;
+        cr->completion_mean_s /= done;
+        cr->completion_p50_s = sim__quant_get(&e->q_completion[c], 0.50) / us;
+        cr->completion_p95_s = sim__quant_get(&e->q_completion[c], 0.95) / us;
+        cr->completion_p99_s = sim__quant_get(&e->q_completion[c], 0.99) / us;
+        cr->slowdown_p50 = sim__quant_get(&e->q_slowdown[c], 0.50) / SLOWDOWN_SCALE;
+        cr->slowdown_p95 = sim__quant_get(&e->q_slowdown[c], 0.95) / SLOWDOWN_SCALE;
+        cr->slowdown_p99 = sim__quant_get(&e->q_slowdown[c], 0.99) / SLOWDOWN_SCALE;
+    }
+}
+
+static int check_state(engine *e)
+{
+    if (place_cluster_verify(&e->cluster) != PLACE_OK)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "cluster invariant broken at %lld us", (long long)e->now_us);
+    int64_t milli = 0, busy = 0;
+    for (uint32_t i = 0; i < e->n_run; i++) {
+        const job *j = slot_job(e, e->r_slot[i]);
+        if (j->state != SIM_JOB_RUNNING || j->pos != i)
+            return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "running set broken");
+        milli += job_milli(j);
+        busy += j->busy_milli;
+    }
+    for (uint32_t i = e->q_head; i < e->q_tail; i++) {
+        const job *j = slot_job(e, e->q_slot[i]);
+        if (j->state != SIM_JOB_QUEUED || j->pos != i ||
+            (i > e->q_head && e->q_jobs[i - 1].id >= e->q_jobs[i].id))
+            return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "queue broken at %u", i);
+    }
+    /* GPU-time conservation: the allocated level is what the running jobs hold,
+     * and the cluster agrees on how much is taken */
+    uint64_t up_gpus = 0;
+    for (uint32_t n = 0; n < e->cluster.n_nodes; n++)
+        up_gpus += e->node_up_gpus[n];
+    const sim__level *lv = e->series.lv;
+    if (milli != lv[SIM_LV_ALLOC].value || busy != lv[SIM_LV_BUSY].value ||
+        lv[SIM_LV_RUNNING].value != (int64_t)e->n_run ||
+        lv[SIM_LV_QUEUE].value != (int64_t)(e->q_tail - e->q_head) ||
+        lv[SIM_LV_UP].value != (int64_t)up_gpus * PLACE_MILLI_WHOLE)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "counters broken at %lld us: alloc %lld vs %lld milli-GPU, busy %lld vs "
+                           "%lld, running %lld vs %u, queue %lld vs %u",
+                           (long long)e->now_us, (long long)lv[SIM_LV_ALLOC].value,
+                           (long long)milli, (long long)lv[SIM_LV_BUSY].value, (long long)busy,
+                           (long long)lv[SIM_LV_RUNNING].value, e->n_run,
+                           (long long)lv[SIM_LV_QUEUE].value, e->q_tail - e->q_head);
+    if (sim__evq_check(&e->evq) != TM_OK)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "event queue invariant broken");
+    return TM_OK;
+}
+
+static double wall_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------------------- */
+/* the run                                                                    */
+
+static int run_loop(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    int check = e->opts && e->opts->check_invariants;
+    int rc = TM_OK;
+    uint64_t every = 0, next_progress = UINT64_MAX;
+    if (e->opts && e->opts->progress) {
+        every = e->opts->progress_every ? e->opts->progress_every : 65536;
+        next_progress = every;
+    }
+    for (;;) {
+        if (e->opts && e->opts->stop_flag && *e->opts->stop_flag)
+            return tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
+                               "stopped by a signal at simulated time %.3f s",
+                               (double)e->now_us / SIM_US_PER_S);
+        sim__event ev;
+        int have = sim__evq_peek(&e->evq, &ev) == TM_OK;
+        /* the next arrival, when it comes before every heap event (at equal
+         * times the heap's events go first) */
+        uint32_t src = e->next_source;
+        if (src != UINT32_MAX && (!have || e->sources[src].next.submit_us < ev.t_us)) {
+            have = 1;
+            ev.t_us = e->sources[src].next.submit_us;
+            ev.kind = EV_ARRIVAL;
+            ev.a = src;
+        } else if (have) {
+            src = UINT32_MAX;
+        }
+        if (!have || ev.t_us > e->now_us) {
+            if (e->dirty) {
+                rc = schedule_pass(e);
+                if (rc != TM_OK)
+                    return rc;
+                if (check && (rc = check_state(e)) != TM_OK)
+                    return rc;
+                continue; /* a zero-length job may have ended at this instant */
+            }
+            if (!have)
+                break;
+            if (sc->stop == SIM_STOP_HORIZON && ev.t_us > sc->horizon_us)
+                break;
+            /* a drain ends when the batch work is done and no more arrives: the
+             * events left (failures, service ticks) would otherwise run on to a
+             * horizon that may be unbounded (trace replay); a scenario of
+             * services alone runs to its horizon */
+            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 && e->batch_in_flight == 0 &&
+                (e->arrivals > 0 || e->n_svcs == 0))
+                break;
+            rc = sim__series_advance(&e->series, ev.t_us, e->sink, e->diag);
+            if (rc != TM_OK)
+                return rc;
+            e->now_us = ev.t_us;
+        }
+        if (src == UINT32_MAX)
+            sim__evq_pop(&e->evq, &ev);
+        if (++e->res->events >= next_progress) {
+            e->opts->progress(e->opts->progress_ud, e->now_us, e->res->events);
+            next_progress += every;
+        }
+        switch (ev.kind) {
+        case EV_JOB_END: {
+            /* the next completion's record loads while this one is handled */
+            sim__event nx;
+            if (sim__evq_peek(&e->evq, &nx) == TM_OK && nx.kind == EV_JOB_END)
+                job_prefetch(e, nx.a);
+            rc = job_end(e, ev.a, ev.b);
+            break;
+        }
+        case EV_OVERHEAD_END:
+            rc = overhead_end(e, ev.a, ev.b);
+            break;
+        case EV_GPU_REPAIR:
+            gpu_repair(e, ev.a, (uint32_t)ev.b);
+            break;
+        case EV_POOL_RETIRE:
+            pool_set_up(e, ev.a, 0);
+            break;
+        case EV_POOL_DELIVER:
+            pool_set_up(e, ev.a, 1);
+            break;
+        case EV_GPU_FAIL:
+            rc = gpu_fail(e, ev.a);
+            break;
+        case EV_SVC_TICK:
+            rc = svc_tick(e, &e->svcs[ev.a]);
+            break;
+        case EV_SVC_SPECIAL:
+            rc = svc_specialize(e, &e->svcs[ev.a]);
+            break;
+        case EV_ARRIVAL: {
+            source *s = &e->sources[ev.a];
+            e->arrivals_pending--;
+            s->has_next = 0;
+            rc = admit(e, &s->next);
+            if (rc == TM_OK)
+                rc = source_pull(e, ev.a);
+            e->next_source = source_first(e);
+            break;
+        }
+        default:
+            rc = tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "unknown event kind %u", ev.kind);
+        }
+        if (rc != TM_OK)
+            return rc;
+        if (check && (rc = check_state(e)) != TM_OK)
+            return rc;
+    }
+    if (sc->stop == SIM_STOP_HORIZON && e->now_us < sc->horizon_us) {
+        rc = sim__series_advance(&e->series, sc->horizon_us, e->sink, e->diag);
+        if (rc != TM_OK)
+            return rc;
+        e->now_us = sc->horizon_us;
+    }
+    return TM_OK;
+}
+
+static sim_quantiles *quant_new(size_t n)
+{
+    sim_quantiles *q = calloc(n, sizeof *q);
+    for (size_t c = 0; q && c < n; c++)
+        if (sim__quant_init(&q[c]) != TM_OK) {
+            quant_free(q, n);
+            return NULL;
+        }
+    return q;
+}
+
+int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink, sim_result *res,
+            tm_diag *diag)
+{
+    double t0 = wall_now();
+    engine e;
+    memset(&e, 0, sizeof e);
+    memset(res, 0, sizeof *res);
+    e.sc = sc;
+    e.opts = opts;
+    e.sink = sink;
+    e.diag = diag;
+    e.res = res;
+    e.free_head = NO_SLOT;
+    tm_diag_clear(diag);
+    int rc = TM_OK;
+    size_t nq = sc->n_classes + 1;
+    res->n_classes = sc->n_classes;
+    res->n_pools = sc->n_pools;
+    res->n_types = sc->n_types;
+    res->n_services = sc->n_services;
+    res->services = calloc(sc->n_services ? sc->n_services : 1, sizeof *res->services);
+    res->classes = calloc(nq, sizeof *res->classes);
+    res->pools = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *res->pools);
+    res->types = calloc(sc->n_types ? sc->n_types : 1, sizeof *res->types);
+    e.q_wait = quant_new(nq);
+    e.q_completion = quant_new(nq);
+    e.q_slowdown = quant_new(nq);
+    if (!res->classes || !res->pools || !res->types || !res->services || !e.q_wait ||
+        !e.q_completion || !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
+        sim__series_init(&e.series, sim_level_count(sc), sc->sample_us) != TM_OK) {
+        rc = nomem(&e);
+        goto out;
+    }
+    e.series.stop = opts ? opts->stop_flag : NULL;
+    uint32_t rep = opts ? opts->replication : 0;
+    e.r_policy = sim_rng_new(sc->seed, rep, SIM_STREAM_POLICY, 0);
+    if (!e.r_policy) {
+        rc = nomem(&e);
+        goto out;
+    }
+    place_env env = {place_alloc_libc, NULL, policy_rand, e.r_policy};
+    char perr[256];
+    perr[0] = '\0';
+    int prc;
+    if (opts && opts->policy_table) {
+        prc = place_policy_check(opts->policy_table);
+        if (prc == PLACE_OK) {
+            e.policy.policy = opts->policy_table;
+            e.policy.env = env;
+            prc = opts->policy_table->create(&e.policy.env, opts->policy_args, &e.policy.state,
+                                             perr, sizeof perr);
+            if (prc != PLACE_OK)
+                e.policy.policy = NULL;
+        }
+    } else {
+        prc = place_instance_init(&e.policy, &env, sc->policy, perr, sizeof perr);
+    }
+    if (prc != PLACE_OK) {
+        rc = tm_diag_set(diag, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_SCENARIO, "policy",
+                         "%s", perr[0] ? perr : place_strerror(prc));
+        goto out;
+    }
+    if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
+        (rc = build_sources(&e)) != TM_OK)
+        goto out;
+    e.next_source = source_first(&e);
+    if ((rc = run_loop(&e)) != TM_OK)
+        goto out;
+    if ((rc = sim__series_finish(&e.series, e.now_us, sink, diag)) != TM_OK)
+        goto out;
+    if ((rc = emit_unfinished(&e)) != TM_OK)
+        goto out;
+    for (size_t i = 0; i < e.n_svcs; i++)
+        if ((rc = svc_account(&e, &e.svcs[i])) != TM_OK)
+            goto out;
+    finish_results(&e);
+    svc_results(&e);
+out:
+    engine_fini(&e);
+    res->wall_s = wall_now() - t0;
+    if (rc != TM_OK)
+        sim_result_fini(res);
+    return rc;
+}
+
+void sim_result_fini(sim_result *r)
+{
+    if (!r)
+        return;
+    free(r->classes);
+    free(r->pools);
+    free(r->types);
+    free(r->services);
+    r->services = NULL;
+    r->classes = NULL;
+    r->pools = NULL;
+    r->types = NULL;
+}
+
+/* ------------------------------------------------------------------------- */
+/* names and layouts                                                          */
+
+const char *sim_reject_reason_str(int reason)
+{
+    switch (reason) {
+#define SIM_REJECT_STR_(name, value, msg)                                                          \
+    case value:                                                                                    \
+        return msg;
+        SIM_REJECT_REASONS(SIM_REJECT_STR_)
+#undef SIM_REJECT_STR_
+    default:
+        return "unknown";
+    }
+}
+
+const char *sim_block_reason_key(int reason)
+{
+    switch (reason) {
+#define SIM_BLOCK_KEY_(name, value, key, msg)                                                      \
+    case value:                                                                                    \
+        return key;
+        SIM_BLOCK_REASONS(SIM_BLOCK_KEY_)
+#undef SIM_BLOCK_KEY_
+    default:
+        return "unknown";
+    }
+}
+
+const char *sim_block_reason_str(int reason)
+{
+    switch (reason) {
+#define SIM_BLOCK_STR_(name, value, key, msg)                                                      \
+    case value:                                                                                    \
+        return msg;
+        SIM_BLOCK_REASONS(SIM_BLOCK_STR_)
+#undef SIM_BLOCK_STR_
+    default:
+        return "unknown";
+    }
+}
+
+size_t sim_level_pool(const sim_scenario *sc, size_t pool, int k)
+{
+    (void)sc;
+    return SIM_LV_FIXED + 3 * pool + (size_t)k;
+}
+
+size_t sim_level_type(const sim_scenario *sc, size_t type, int k)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * type + (size_t)k;
+}
+
+size_t sim_level_class(const sim_scenario *sc, size_t cls, int k)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * cls + (size_t)k;
+}
+
+size_t sim_level_service(const sim_scenario *sc, size_t svc_index, int k)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * sc->n_classes +
+           SIM_LV_S_COUNT * svc_index + (size_t)k;
+}
+
+size_t sim_level_count(const sim_scenario *sc)
+{
+    return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * sc->n_classes +
+           SIM_LV_S_COUNT * sc->n_services;
+}

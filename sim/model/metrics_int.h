@@ -1,0 +1,89 @@
+/*
+ * metrics_int.h — accumulators the engine feeds (internal to sim/).
+ *
+ * Two kinds:
+ *   sim_quantiles   a log-bucketed histogram: percentiles with a relative
+ *                   error of at most SIM_QUANT_REL_ERR, in constant memory
+ *                   whatever the number of samples.
+ *   sim__series     piecewise-constant quantities of the fleet ("levels": GPUs
+ *                   in service, allocated, busy, queue length, ... in total and
+ *                   per pool, type and class), each integrated exactly over time
+ *                   (integer microseconds, 128-bit sums) and cut into
+ *                   fixed-width bins for the time series. A level integrates
+ *                   itself when it changes, so a change costs O(1) however many
+ *                   levels there are; closing a bin costs O(levels).
+ */
+#ifndef TARMAC_METRICS_INT_H
+#define TARMAC_METRICS_INT_H
+
+#include "model/model.h"
+
+#define SIM_QUANT_BUCKETS (128 + 56 * 128) /* exact below 128; 128 per octave up to 2^63 */
+
+int sim__quant_init(sim_quantiles *q);
+void sim__quant_fini(sim_quantiles *q);
+/* Add a value (microseconds, or any non-negative integer unit, >= 0). */
+void sim__quant_add(sim_quantiles *q, int64_t v_us);
+/* The nearest-rank q-quantile (0 < q <= 1): the smallest recorded value x
+ * with at least ceil(q n) values <= x, to within the relative error. 0 when
+ * empty. */
+double sim__quant_get(const sim_quantiles *q, double quantile);
+
+/* 128-bit integer area (value x microseconds); a 64-bit product of milli-GPUs
+ * and microseconds overflows within a year on a 10,000-GPU fleet. */
+typedef __int128 sim__area;
+
+typedef struct sim__level {
+    int64_t value;       /* current value (milli-GPU, or a count) */
+    int64_t t_us;        /* when the value was last changed (or a bin last closed) */
+    sim__area total;     /* integral from the start to t_us */
+    sim__area bin_start; /* total when the open bin started */
+} sim__level;
+
+typedef struct sim__series {
+    int64_t bin_t0_us; /* start of the open bin */
+    int64_t bin_us;    /* bin width */
+    size_t n;          /* levels (sim_level_count) */
+    sim__level *lv;
+    double *avg; /* scratch for a bin's averages */
+    /* events in the open bin */
+    uint64_t b_arrivals, b_starts, b_completions, b_preemptions, b_failures;
+    sim__area b_lost;         /* milli-GPU x us of work lost in the open bin */
+    sim__area lost;           /* ... over the whole run */
+    uint64_t n_bins;          /* bins closed so far */
+    const volatile int *stop; /* the run's stop flag (may be NULL), seen in long advances */
+} sim__series;
+
+/* At most this many bins in a run (as the scenario loader allows over a
+ * horizon): a trace whose times jump far ahead fails with TM_ERR_LIMIT
+ * instead of writing bins for hours. */
+#define SIM__SERIES_MAX_BINS 10000000u
+
+int sim__series_init(sim__series *s, size_t n_levels, int64_t bin_us);
+void sim__series_fini(sim__series *s);
+
+/* Change level i by delta at time t (>= its last change). */
+static inline void sim__level_add(sim__series *s, size_t i, int64_t t_us, int64_t delta)
+{
+    sim__level *l = &s->lv[i];
+    l->total += (sim__area)l->value * (t_us - l->t_us);
+    l->t_us = t_us;
+    l->value += delta;
+}
+
+/* Set level i to value at time t. */
+static inline void sim__level_set(sim__series *s, size_t i, int64_t t_us, int64_t value)
+{
+    sim__level_add(s, i, t_us, value - s->lv[i].value);
+}
+
+/* Close every bin that ends at or before t_us, handing each to sink->bin.
+ * Call before changing any level at time t_us. Cost: O(1) when no bin ends. */
+int sim__series_advance(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag);
+/* Close the open bin at t_us (the end of the run), even if it is partial, and
+ * bring every level's total up to t_us. */
+int sim__series_finish(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag);
+/* The integral of level i from the start to the last finish/advance. */
+sim__area sim__level_total(const sim__series *s, size_t i);
+
+#endif

@@ -1,0 +1,571 @@
+/*
+ * sim.h — the public header of sim/: scenarios, the GPU catalog, one run of the
+ * engine, and its results.
+ *
+ * A run takes a resolved scenario (sim_scenario, from the loader or built in
+ * code), streams jobs from its sources through the event engine and the
+ * placement core, and reports per-job rows and time-series bins to a sink as
+ * they happen (so memory does not grow with finished jobs), then fills a
+ * sim_result with the summary. The HDF5 report (report.c) is one sink; tests
+ * use their own.
+ */
+#ifndef TARMAC_SIM_MODEL_H
+#define TARMAC_SIM_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "place.h"
+#include "status.h"
+#include "trace.h"
+
+#define SIM_US_PER_S 1000000ll
+/* The end of simulated time: 2^61 us, about 73,000 years. A job arriving
+ * later is an error; run times are capped there, so that a time plus a
+ * duration never overflows int64. */
+#define SIM_T_MAX_US (INT64_MAX / 4)
+#define SIM_NAME_MAX 64
+
+/* ------------------------------------------------------------------------- */
+/* GPU catalog                                                                */
+
+/* One GPU type. Figures and their sources: docs/catalog.md. */
+typedef struct sim_gpu_type {
+    char name[SIM_NAME_MAX];
+    uint32_t mem_mib;   /* GPU memory */
+    double bf16_tflops; /* dense BF16 (FP16 for types without BF16) */
+    double mem_bw_gbs;  /* memory bandwidth, GB/s */
+    double power_idle_w, power_peak_w;
+    double purchase_usd;       /* per GPU */
+    double ondemand_usd_per_h; /* cloud on-demand, per GPU-hour */
+    double reserved_usd_per_h; /* cloud 1-year reserved, per GPU-hour */
+    uint32_t partition_slices; /* MIG-style slices per GPU; 0 = not partitionable */
+} sim_gpu_type;
+
+/* The built-in catalog: *n gets the number of types. */
+const sim_gpu_type *sim_catalog_builtin(size_t *n);
+/* Index of `name` (case-insensitive) in types[0..n), or -1. */
+int sim_catalog_find(const sim_gpu_type *types, size_t n, const char *name);
+
+/* ------------------------------------------------------------------------- */
+/* Scenario                                                                   */
+
+typedef enum sim_ownership {
+    SIM_OWNED = 0,
+    SIM_RESERVED = 1,
+    SIM_ONDEMAND = 2,
+} sim_ownership;
+
+/* A pool of identical nodes. */
+typedef struct sim_pool_cfg {
+    char name[SIM_NAME_MAX];
+    uint32_t type; /* index into sim_scenario.types */
+    uint32_t nodes;
+    uint32_t gpus_per_node; /* 1..64 */
+    int64_t cpu_milli;      /* host CPU per node */
+    int64_t mem_mib;        /* host memory per node */
+    sim_ownership ownership;
+    int64_t delivered_us; /* in service from (0 = from the start) */
+    int64_t retired_us;   /* out of service from (-1 = never) */
+} sim_pool_cfg;
+
+/* The kinds of batch-like work (DESIGN §4.3); each has defaults a class can
+ * override (scenarios/SCHEMA.md). Real-time inference is a service, not a
+ * class of jobs. */
+#define SIM_KINDS(X)                                                                               \
+    X(SIM_KIND_GENERIC, "generic")                                                                 \
+    X(SIM_KIND_TRAINING, "training")                                                               \
+    X(SIM_KIND_FINE_TUNING, "fine-tuning")                                                         \
+    X(SIM_KIND_QUANTIZATION, "quantization")                                                       \
+    X(SIM_KIND_BATCH_INFERENCE, "batch-inference")                                                 \
+    X(SIM_KIND_EMBEDDING, "embedding")                                                             \
+    X(SIM_KIND_EVALUATION, "evaluation")
+
+typedef enum sim_job_kind {
+#define SIM_KIND_ENUM_(name, str) name,
+    SIM_KINDS(SIM_KIND_ENUM_)
+#undef SIM_KIND_ENUM_
+        SIM_KIND_COUNT
+} sim_job_kind;
+const char *sim_kind_name(int kind);
+
+/* What a class's speed on a GPU type follows when no matrix gives it. */
+typedef enum sim_speed_basis {
+    SIM_SPEED_COMPUTE = 0, /* dense BF16 TFLOPS (training, fine-tuning, embedding, evaluation) */
+    SIM_SPEED_MEMORY = 1,  /* memory bandwidth (decode-bound inference, quantization) */
+} sim_speed_basis;
+
+/* A workload class of batch-like jobs, synthesized. */
+typedef struct sim_class_cfg {
+    char name[SIM_NAME_MAX];
+    sim_job_kind kind;
+    trace_arrival_cfg arrival;
+    trace_dist gpus; /* GPUs per job (rounded to an integer >= 1) */
+    /* the size of a job: a run time on the reference GPU type (duration_s), or
+     * work in reference GPU-seconds (work_gpu_s, when use_work) whose run time
+     * also depends on the gang's scaling efficiency */
+    trace_dist duration_s;
+    trace_dist work_gpu_s;
+    int use_work;
+    double scaling_per_doubling; /* gang efficiency e(g) = this ^ log2(g) */
+    int has_share;
+    trace_dist share_milli; /* per-GPU share (1-GPU jobs), milli-GPU */
+    uint32_t slices;        /* partition slices per job (0 = whole GPUs or a share) */
+    int has_estimate;
+    trace_dist estimate_factor; /* run-time estimate = run time x factor */
+    uint32_t gpu_mem_mib;       /* per GPU */
+    uint64_t type_mask;         /* allowed GPU types (bits of sim_scenario.types); 0 = any */
+    uint32_t flags;             /* trace_job_flags */
+    double span_slowdown;       /* run-time factor when a gang spans nodes (>= 1) */
+    int32_t priority;
+    double value;          /* goodput weight of its GPU-time */
+    int64_t deadline_us;   /* relative to arrival; -1 none */
+    int64_t checkpoint_us; /* checkpoint interval of running jobs; 0 = never */
+    int64_t restart_us;    /* overhead of every restart after a preemption or failure */
+    int has_tenants;
+    trace_dist tenant; /* tenant index per job */
+    sim_speed_basis speed_basis;
+    double speed[PLACE_MAX_TYPES]; /* resolved relative speed on each GPU type */
+    uint64_t max_jobs;             /* stop generating after this many (0 = no limit) */
+    /* specialization: jobs arriving from special_at_us on take their size,
+     * shape and speeds from *special (the same arrivals); -1 never */
+    int64_t special_at_us;
+    struct sim_class_cfg *special;
+} sim_class_cfg;
+
+/* A real-time inference service (layout: service_int.h; model: docs/services.md). */
+typedef struct sim_service_spec sim_service_spec;
+
+/* GPU failures (DESIGN §4.4): each GPU of a type fails after an exponential
+ * time of mean mtbf_h[type] while in service and is repaired after repair_s;
+ * the jobs on it lose their work since their last checkpoint. */
+typedef struct sim_failure_cfg {
+    int enabled;
+    double mtbf_h[PLACE_MAX_TYPES]; /* per-GPU mean time between job-interrupting failures */
+    trace_dist repair_s;            /* time out of service */
+    int restart;                    /* 1: a killed job goes back to the queue; 0: it fails */
+} sim_failure_cfg;
+
+typedef enum sim_stop {
+    SIM_STOP_HORIZON = 0, /* stop at the horizon; report what is still queued or running */
+    SIM_STOP_DRAIN = 1,   /* arrivals stop at the horizon; run until every job is done */
+} sim_stop;
+
+typedef struct sim_scenario {
+    char name[128];
+    char source[512]; /* file the scenario came from, or "(embedded default)" */
+    uint64_t seed;
+    int64_t horizon_us;
+    sim_stop stop;
+    int64_t sample_us; /* time-series bin width */
+    char policy[256];  /* placement-core specification */
+
+    sim_gpu_type *types;
+    size_t n_types;
+    uint32_t reference_type; /* the GPU type of speed 1 (default H100) */
+    sim_pool_cfg *pools;
+    size_t n_pools;
+    sim_class_cfg *classes;
+    size_t n_classes;
+    sim_service_spec *services;
+    size_t n_services;
+    char (*tenants)[SIM_NAME_MAX]; /* tenant names (at least one: "default") */
+    double *tenant_share;          /* fair shares, summing to 1 */
+    size_t n_tenants;
+    sim_failure_cfg failures;
+
+    char *json_given;          /* the scenario text as given */
+    struct sim_cost_cfg *cost; /* the "cost" section (malloc'd); NULL: the defaults */
+} sim_scenario;
+
+/* ------------------------------------------------------------------------- */
+/* Running                                                                    */
+
+typedef enum sim_job_state {
+    SIM_JOB_QUEUED = 0,
+    SIM_JOB_RUNNING = 1,
+    SIM_JOB_COMPLETED = 2,
+    SIM_JOB_REJECTED = 3,
+    SIM_JOB_FAILED = 4, /* killed by a GPU failure with failures.restart off */
+} sim_job_state;
+
+/* Why a job can never run on the fleet (reported, never silently dropped). */
+#define SIM_REJECT_REASONS(X)                                                                      \
+    X(SIM_REJECT_NONE, 0, "none")                                                                  \
+    X(SIM_REJECT_GANG, 1, "needs more GPUs on one node than any allowed node has")                 \
+    X(SIM_REJECT_TYPE, 2, "no GPU type it allows is in the fleet")                                 \
+    X(SIM_REJECT_MEMORY, 3, "needs more GPU memory than any allowed type has")                     \
+    X(SIM_REJECT_HOST, 4, "needs more host CPU or memory than any node has")                       \
+    X(SIM_REJECT_TOTAL, 5, "needs more GPUs than the fleet has")
+
+typedef enum sim_reject_reason {
+#define SIM_REJECT_ENUM_(name, value, msg) name = value,
+    SIM_REJECT_REASONS(SIM_REJECT_ENUM_)
+#undef SIM_REJECT_ENUM_
+} sim_reject_reason;
+const char *sim_reject_reason_str(int reason);
+
+/* Why idle GPUs sit idle while jobs wait (shape-blocked idle, DESIGN §5),
+ * judged after each scheduling pass for the whole free GPUs of each type:
+ * ORDER when some waiting job could use them now but the policy did not start
+ * it (strict order, a reservation); otherwise the reason the first waiting
+ * job (in arrival order) cannot use them. */
+#define SIM_BLOCK_REASONS(X)                                                                       \
+    X(SIM_BLOCK_TYPE, 0, "type", "the waiting job does not allow this GPU type")                   \
+    X(SIM_BLOCK_MEMORY, 1, "memory", "the GPUs have too little memory for the waiting job")        \
+    X(SIM_BLOCK_FRAGMENTATION, 2, "fragmentation",                                                 \
+      "enough free GPUs of the type in all, but not on one node")                                  \
+    X(SIM_BLOCK_GANG, 3, "gang", "too few free GPUs of the type for the waiting gang")             \
+    X(SIM_BLOCK_HOST, 4, "host", "the nodes lack the host CPU or memory the job needs")            \
+    X(SIM_BLOCK_ORDER, 5, "order", "a waiting job could use them; the policy did not start it")
+
+typedef enum sim_block_reason {
+#define SIM_BLOCK_ENUM_(name, value, key, msg) name = value,
+    SIM_BLOCK_REASONS(SIM_BLOCK_ENUM_)
+#undef SIM_BLOCK_ENUM_
+        SIM_BLOCK_COUNT
+} sim_block_reason;
+const char *sim_block_reason_key(int reason);
+const char *sim_block_reason_str(int reason);
+
+/* The levels of the time series (sim_bin_row.avg): time averages over a bin.
+ * GPU levels are in milli-GPU (a share counts its fraction). In order:
+ * the fleet's totals, shape-blocked idle GPUs by reason, then three levels per
+ * pool and per GPU type (in service, allocated, busy), then two per class
+ * (allocated, jobs waiting). */
+enum {
+    SIM_LV_UP = 0,  /* GPUs in service (plus GPUs still busy on nodes leaving service) */
+    SIM_LV_ALLOC,   /* GPUs allocated to jobs */
+    SIM_LV_BUSY,    /* GPUs doing work: allocated, minus restart overhead */
+    SIM_LV_QUEUE,   /* jobs waiting (a count) */
+    SIM_LV_RUNNING, /* jobs running (a count) */
+    SIM_LV_BLOCKED, /* + reason: GPUs shape-blocked idle */
+    SIM_LV_FIXED = SIM_LV_BLOCKED + SIM_BLOCK_COUNT
+};
+enum { SIM_LV_K_UP = 0, SIM_LV_K_ALLOC = 1, SIM_LV_K_BUSY = 2 };
+enum { SIM_LV_C_ALLOC = 0, SIM_LV_C_QUEUE = 1 };
+/* Per service (after the classes): replicas ready and loading (counts), GPUs
+ * allocated and busy (milli-GPU), and request rates in micro-requests/s:
+ * offered, served within the SLO, served late, unserved, sent to the API. */
+enum {
+    SIM_LV_S_READY = 0,
+    SIM_LV_S_LOADING,
+    SIM_LV_S_ALLOC,
+    SIM_LV_S_BUSY,
+    SIM_LV_S_OFFERED,
+    SIM_LV_S_SLO_OK,
+    SIM_LV_S_LATE,
+    SIM_LV_S_UNSERVED,
+    SIM_LV_S_API,
+    SIM_LV_S_COUNT
+};
+#define SIM_RATE_SCALE 1e6 /* service rate levels are micro-requests/s */
+
+/* One finished (or, at the end, unfinished) job. Times in microseconds; -1
+ * where the job never got there. */
+typedef struct sim_job_row {
+    uint64_t id;       /* arrival sequence, from 1 */
+    uint64_t trace_id; /* the source's id */
+    uint32_t cls;
+    uint32_t tenant;
+    uint32_t gpus;
+    uint32_t gpu_milli;
+    int32_t state; /* sim_job_state */
+    int32_t reject_reason;
+    int32_t gpu_type; /* type of its last placement; -1 if it never started */
+    uint32_t first_node;
+    uint32_t n_nodes;                    /* nodes of its last placement */
+    uint32_t interruptions;              /* preemptions and failures that stopped it */
+    int64_t submit_us, start_us, end_us; /* start: its first start */
+    int64_t wait_us;     /* first start - submit, or end of run - submit if it never started */
+    int64_t run_us;      /* end - first start (restarts included); to the end of run if running */
+    int64_t deadline_us; /* absolute; -1 none */
+    double busy_gpu_s;   /* GPU-seconds doing work (restart overhead excluded) */
+    double lost_gpu_s;  /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
+    double alloc_gpu_s; /* GPU-seconds it held, over all its runs (to the end of run if running) */
+    double value;
+} sim_job_row;
+
+/* One time-series bin [t0_us, t1_us). */
+typedef struct sim_bin_row {
+    int64_t t0_us, t1_us;
+    const double *avg; /* n_avg time averages, laid out as the SIM_LV_* levels */
+    size_t n_avg;
+    uint64_t arrivals, starts, completions, preemptions, failures;
+    double lost_gpu_s; /* work lost in the bin, GPU-seconds */
+} sim_bin_row;
+
+/* Number of levels of a scenario's time series, and where a pool's, type's or
+ * class's levels are. */
+size_t sim_level_count(const sim_scenario *sc);
+size_t sim_level_pool(const sim_scenario *sc, size_t pool, int k);
+size_t sim_level_type(const sim_scenario *sc, size_t type, int k);
+size_t sim_level_class(const sim_scenario *sc, size_t cls, int k);
+size_t sim_level_service(const sim_scenario *sc, size_t svc, int k);
+
+/* Where a run's rows go as they are produced (both may be NULL). */
+typedef struct sim_sink {
+    int (*job)(void *ud, const sim_job_row *row, tm_diag *diag);
+    int (*bin)(void *ud, const sim_bin_row *row, tm_diag *diag);
+    void *ud;
+} sim_sink;
+
+/* Streaming quantiles with bounded relative error: a log-linear histogram of
+ * non-negative integer values (microseconds), metrics.c. */
+typedef struct sim_quantiles {
+    uint64_t n, zeros;
+    uint64_t *counts; /* SIM_QUANT_BUCKETS */
+    double sum;
+    int64_t max;
+} sim_quantiles;
+#define SIM_QUANT_REL_ERR (1.0 / 256) /* metrics.c */
+
+/* Totals per class (and, at index n_classes, over all classes). */
+typedef struct sim_class_result {
+    uint64_t arrived, started, completed, rejected, failed, queued_end, running_end;
+    uint64_t preemptions;                   /* times a policy preempted one of its jobs */
+    uint64_t killed;                        /* times a GPU failure stopped one of its jobs */
+    uint64_t deadline_met, deadline_missed; /* completed jobs with a deadline */
+    double wait_sum_s;                      /* over started jobs */
+    double wait_mean_s, wait_p50_s, wait_p95_s, wait_p99_s, wait_max_s;
+    double completion_mean_s, completion_p50_s, completion_p95_s, completion_p99_s;
+    double slowdown_mean; /* bounded slowdown, completed jobs, tau = 10 s */
+    double slowdown_p50, slowdown_p95, slowdown_p99;
+    double gpu_s_alloc;   /* GPU-seconds allocated to the class's jobs */
+    double gpu_s_busy;    /* ... doing work */
+    double gpu_s_lost;    /* ... lost to preemption and failure (work and restart overhead) */
+    double gpu_s_goodput; /* busy minus lost work */
+    double value_goodput; /* goodput weighted by job value */
+} sim_class_result;
+
+/* Totals of one service. Requests and tokens: demanded = served within the
+ * SLO + served late + unserved + sent to the API (docs/services.md §3). */
+typedef struct sim_service_result {
+    double req_demanded, req_slo_ok, req_late, req_unserved, req_api;
+    double tok_in_demanded, tok_out_demanded;
+    double tok_in_owned, tok_out_owned; /* served on owned replicas (in the SLO or late) */
+    double tok_in_api, tok_out_api;
+    double attainment; /* slo_ok / (demanded - api) */
+    double api_usd;    /* the API tokens at the service's API price */
+    double replica_hours_ready, replica_hours_loading;
+    double gpu_hours_alloc, gpu_hours_busy;
+    double ready_mean; /* time-average ready replicas */
+    uint32_t ready_max;
+    uint64_t replicas_started, replicas_lost;
+    /* specialization (NaN when none): mean GPUs of the service and of everything
+     * else (batch work, other services) before and after the switch */
+    double special_at_s;
+    double gpus_before, gpus_after, others_before, others_after;
+} sim_service_result;
+
+/* GPU-seconds of one pool or GPU type. */
+typedef struct sim_gpu_time {
+    double up, alloc, busy;
+} sim_gpu_time;
+
+typedef struct sim_result {
+    int64_t t_end_us; /* simulated time the run stopped at */
+    uint64_t events;
+    uint64_t passes;        /* scheduling passes */
+    uint64_t policy_errors; /* invalid decisions refused */
+    uint64_t preemptions, failures, repairs;
+    double gpu_s_up;                       /* GPU-seconds in service */
+    double gpu_s_alloc;                    /* GPU-seconds allocated */
+    double gpu_s_busy;                     /* GPU-seconds doing work */
+    double gpu_s_lost;                     /* GPU-seconds of work lost (and restart overhead) */
+    double gpu_s_goodput;                  /* busy - lost */
+    double gpu_s_idle;                     /* up - alloc */
+    double gpu_s_blocked[SIM_BLOCK_COUNT]; /* shape-blocked idle, by reason */
+    double alloc_util, busy_util, goodput_util; /* each / gpu_s_up */
+    double queue_len_mean;                      /* time average */
+    double running_mean;
+    size_t n_classes;
+    sim_class_result *classes; /* n_classes + 1 entries, the last is the total */
+    size_t n_pools, n_types, n_services;
+    sim_gpu_time *pools; /* per pool */
+    sim_gpu_time *types; /* per GPU type */
+    sim_service_result *services;
+    double wall_s; /* wall-clock time of the run (not written to results) */
+} sim_result;
+
+void sim_result_fini(sim_result *r);
+
+/* Called at the start of a scheduling pass with the view the policy is about to
+ * see, and after it with the decisions the engine applied (in order): the
+ * snapshots `tarmac place` is tested against. Either may be NULL. */
+typedef struct sim_pass_hook {
+    void (*before)(void *ud, const place_view *v);
+    void (*after)(void *ud, const place_decision *d, size_t n);
+    void *ud;
+} sim_pass_hook;
+
+typedef struct sim_run_opts {
+    uint32_t replication; /* selects independent random streams */
+    /* Job sources to use instead of the scenario's synthesized classes (trace
+     * replay, tests): borrowed, not closed by the run. Jobs' cls must index
+     * the scenario's classes. */
+    const trace_source *sources;
+    size_t n_sources;
+    int check_invariants;    /* tests: check the fleet and queue after every event */
+    volatile int *stop_flag; /* set by a signal handler to stop the run */
+    /* progress(ud, now_us, events) about every progress_every events (default
+     * 65536 when progress is set); for progress bars. */
+    void (*progress)(void *ud, int64_t now_us, uint64_t events);
+    void *progress_ud;
+    uint64_t progress_every;
+    const sim_pass_hook *pass_hook;
+    /* A policy table to use instead of the scenario's specification (a policy
+     * written outside the registry), with its argument string. */
+    const place_policy *policy_table;
+    const char *policy_args;
+} sim_run_opts;
+
+/* Class `cls` of a scenario as a stream of synthesized jobs, with the class's
+ * random streams of replication `rep` (what a run would generate). Close with
+ * out->close(out->ud). */
+int sim_class_source_open(const sim_scenario *sc, size_t cls, uint32_t rep, trace_source *out,
+                          tm_diag *diag);
+
+/* Run a scenario. Job rows and bins go to sink (may be NULL); the summary to
+ * *res (sim_result_fini frees it). */
+int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *sink, sim_result *res,
+            tm_diag *diag);
+
+/* ------------------------------------------------------------------------- */
+/* Random streams (documented in docs/rng.md)                                 */
+
+/* Purposes of random streams; a new use of randomness gets a new purpose so
+ * that existing results stay reproducible. */
+typedef enum sim_stream_purpose {
+    SIM_STREAM_ARRIVALS = 1, /* index = class */
+    SIM_STREAM_GPUS = 2,     /* index = class */
+    SIM_STREAM_DURATION = 3, /* index = class */
+    SIM_STREAM_POLICY = 4,   /* index 0 */
+    SIM_STREAM_SHARE = 5,    /* index = class */
+    SIM_STREAM_ESTIMATE = 6, /* index = class */
+    SIM_STREAM_TENANT = 7,   /* index = class */
+    SIM_STREAM_FAILURES = 8, /* index = GPU type */
+    SIM_STREAM_REPAIR = 9,   /* index = GPU type */
+} sim_stream_purpose;
+
+/* The 32-bit seed of stream (purpose, index) of replication `rep` of a run
+ * with scenario seed `seed` (never 0; see docs/rng.md). */
+unsigned long sim_rng_seed(uint64_t seed, uint32_t rep, uint32_t purpose, uint32_t index);
+/* A new mt19937 generator seeded for that stream; NULL on out of memory. */
+gsl_rng *sim_rng_new(uint64_t seed, uint32_t rep, uint32_t purpose, uint32_t index);
+/* The GSL version tarmac runs with, for provenance. */
+const char *sim_lib_version_gsl(void);
+
+/* Random streams of the replay protocols (a new purpose each, so existing
+ * results stay reproducible). */
+#define SIM_STREAM_PACK_ORDER 5 /* packing experiment: shuffle and copies; index 0 */
+
+/* The packing experiment of the FGD paper (Weng et al., ATC'23). The cluster
+ * is the scenario's nodes; per seed the pods are shuffled, random copies
+ * (uniform, with replacement) appended while the requested GPU stays within
+ * target_pct of capacity, and placed one by one through the placement core;
+ * pods never leave and a pod that fits nowhere fails. Curves over arrived
+ * demand (requested GPU so far / capacity, percent) on a grid. */
+typedef struct sim_pack_cfg {
+    double target_pct;    /* e.g. 130 */
+    double grid_step_pct; /* curve resolution, e.g. 1 */
+    uint64_t seed;        /* base seed; seed k uses replication k */
+    uint32_t n_seeds;
+    const char *const *policies; /* placement-core specifications */
+    size_t n_policies;
+    int keep_order; /* 1: the pods in list order, no shuffle and no copies (tests, "as listed") */
+} sim_pack_cfg;
+
+enum sim_pack_metric {
+    SIM_PACK_ALLOC = 0,  /* allocated GPU / capacity, percent */
+    SIM_PACK_FRAG,       /* fragmented GPU / idle GPU, percent (the FGD simulator's ratio) */
+    SIM_PACK_FRAG_CAP,   /* fragmented GPU / capacity, percent */
+    SIM_PACK_FAILED,     /* pods failed so far */
+    SIM_PACK_FAILED_GPU, /* GPU requested by failed pods / capacity, percent */
+    SIM_PACK_METRICS
+};
+
+typedef struct sim_pack_result {
+    size_t n_policies, n_seeds, n_points;
+    double *arrived_pct; /* n_points grid values */
+    double *v;           /* [policy][seed][metric][point] */
+    uint64_t *pods;      /* [policy][seed] pods placed or failed */
+    uint64_t *failed;    /* [policy][seed] */
+    double capacity_gpus;
+    size_t n_classes; /* pod shapes of the target workload of the fragmentation measure */
+} sim_pack_result;
+
+/* The value of a metric at grid point k for (policy, seed). */
+double sim_pack_value(const sim_pack_result *r, size_t policy, size_t seed, int metric, size_t k);
+/* Mean, standard deviation (n - 1), min and max over seeds. */
+void sim_pack_stats(const sim_pack_result *r, size_t policy, int metric, size_t k, double *mean,
+                    double *sd, double *min, double *max);
+
+void sim_pack_result_fini(sim_pack_result *r);
+
+/* ------------------------------------------------------------------------- */
+/* Cost model (sim/cost.c; docs/cost.md gives every default, its source and
+ * its confidence mark)                                                       */
+
+#define SIM_COST_API_MAX    48     /* API prices in a scenario's table */
+#define SIM_COST_MAP_MAX    32     /* services mapped to an API, batch classes priced */
+#define SIM_HOURS_PER_YEAR  8766.0 /* 365.25 days */
+#define SIM_HOURS_PER_MONTH (SIM_HOURS_PER_YEAR / 12)
+
+/* An API's price list entry. */
+typedef struct sim_cost_api_price {
+    char id[SIM_NAME_MAX];     /* "provider/model" */
+    char serves[SIM_NAME_MAX]; /* the self-hosted model it stands in for ("" none) */
+    double in_usd_per_mtok, out_usd_per_mtok;
+    double batch_discount; /* fraction off for batch (asynchronous) work */
+} sim_cost_api_price;
+
+/* What the work of a batch-like class stands for in API tokens: tokens per
+ * goodput GPU-second, priced at an API's batch rate. */
+typedef struct sim_cost_batch {
+    uint32_t cls;
+    double tok_in_per_gpu_s, tok_out_per_gpu_s;
+    int api; /* index into sim_cost_cfg.api */
+} sim_cost_batch;
+
+/* A service priced at an API of the table (instead of the default). */
+typedef struct sim_cost_service_api {
+    uint32_t svc;
+    int api;
+} sim_cost_service_api;
+
+typedef struct sim_cost_cfg {
+    /* owned: capital */
+    double server_usd_per_gpu[PLACE_MAX_TYPES];       /* NaN: purchase_usd / the GPU's share */
+    double gpu_share_of_server;                       /* GPU price / server price per GPU */
+    double gpu_share_of_server_type[PLACE_MAX_TYPES]; /* per type; NaN: the above */
+    double spares_fraction;                           /* extra servers bought as spares */
+    double network_fraction, storage_fraction, install_fraction; /* of server capex */
+    double depreciation_years, residual_fraction, capital_rate_per_year;
+    double maintenance_fraction_per_year; /* of capex, per year */
+    /* owned: power and space */
+    double server_power_factor; /* server wall power / GPU power (host, fans, NICs) */
+    double pue, electricity_usd_per_kwh, colocation_usd_per_kw_month;
+    /* owned: people */
+    double staff_fte_per_1000_gpus, staff_min_fte, staff_usd_per_fte_year;
+    /* cloud */
+    double cloud_overhead_fraction; /* egress, storage, CPU VMs, support on top of GPU-hours */
+    /* API */
+    sim_cost_api_price api[SIM_COST_API_MAX];
+    size_t n_api;
+    int api_default;                  /* index of the API used where nothing else says */
+    double api_price_factor_per_year; /* prices x this per year (1 = constant) */
+    sim_cost_service_api service_api[SIM_COST_MAP_MAX];
+    size_t n_service_api;
+    sim_cost_batch batch[SIM_COST_MAP_MAX];
+    size_t n_batch;
+} sim_cost_cfg;
+
+/* The defaults (docs/cost.md). */
+void sim_cost_defaults(sim_cost_cfg *c);
+/* The cost model of a scenario: its "cost" section, or the defaults. */
+const sim_cost_cfg *sim_scenario_cost(const sim_scenario *sc);
+/* Index of API `id` (case-insensitive) in c->api, or -1. */
+int sim_cost_api_find(const sim_cost_cfg *c, const char *id);
+
+#endif

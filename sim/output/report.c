@@ -1,0 +1,744 @@
+/*
+ * report.c — a run's results as an HDF5 file (layout: docs/output.md).
+ *
+ * The report is a sim_sink: job rows and time-series bins go into the /jobs
+ * and /timeseries tables as the engine produces them (job rows a batch of
+ * JOB_BATCH at a time), so memory stays constant in the number of jobs. After the run, the summary
+ * and the provenance are written and the file is committed: it appears under its final name only
+ * when complete (h5io writes a temporary file and renames it). Times are float64 seconds; every
+ * dataset carries units and a description.
+ */
+#include "output/output.h"
+
+#include "model/cost_int.h"
+#include "output/h5io_int.h"
+#include "model/service_int.h"
+#include "version.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bumped whenever the layout changes incompatibly; docs/output.md tracks it. */
+#define SIM_OUTPUT_SCHEMA 1
+
+enum {
+    J_ID,
+    J_TRACE_ID,
+    J_CLASS,
+    J_TENANT,
+    J_STATE,
+    J_REJECT,
+    J_GPUS,
+    J_GPU_MILLI,
+    J_GPU_TYPE,
+    J_FIRST_NODE,
+    J_N_NODES,
+    J_INTERRUPTIONS,
+    J_SUBMIT,
+    J_START,
+    J_END,
+    J_WAIT,
+    J_RUN,
+    J_DEADLINE,
+    J_BUSY,
+    J_LOST,
+    J_ALLOC,
+    J_VALUE,
+    J_NCOLS
+};
+
+static const sim__h5_col job_cols[J_NCOLS] = {
+    {"id", SIM__H5_I64, "1", "job number in arrival order, from 1"},
+    {"trace_id", SIM__H5_I64, "1", "the job's id in its source (trace or synthesizer)"},
+    {"class", SIM__H5_I32, "1", "workload class index (labels: attribute 'labels')"},
+    {"tenant", SIM__H5_I32, "1", "tenant index (labels: attribute 'labels')"},
+    {"state", SIM__H5_U8, "1",
+     "state at the end: 0 queued, 1 running, 2 completed, 3 rejected, 4 failed (attribute "
+     "'labels')"},
+    {"reject_reason", SIM__H5_U8, "1", "why a rejected job can never run (attribute 'labels')"},
+    {"gpus", SIM__H5_I32, "GPU", "GPUs requested (gang size)"},
+    {"gpu_milli", SIM__H5_I32, "1", "share of each GPU in milli-GPU (1000 = whole GPU)"},
+    {"gpu_type", SIM__H5_I32, "1",
+     "GPU type of its last placement (attribute 'labels'); -1 never started"},
+    {"first_node", SIM__H5_I64, "1", "first node of its last placement; -1 never started"},
+    {"n_nodes", SIM__H5_I32, "1", "nodes its last placement spans; 0 never started"},
+    {"interruptions", SIM__H5_I32, "1", "preemptions and GPU failures that stopped it"},
+    {"submit_s", SIM__H5_F64, "s", "arrival time"},
+    {"start_s", SIM__H5_F64, "s", "first start; NaN if it never started"},
+    {"end_s", SIM__H5_F64, "s", "completion (or failure) time; NaN if it did not finish"},
+    {"wait_s", SIM__H5_F64, "s",
+     "first start - submit; for a job that never started, end of run - submit"},
+    {"run_s", SIM__H5_F64, "s",
+     "end - first start, restarts included; to the end of run if still running; NaN never "
+     "started"},
+    {"deadline_s", SIM__H5_F64, "s", "absolute deadline; NaN none"},
+    {"busy_gpu_s", SIM__H5_F64, "GPU s", "GPU-time doing work (restart overhead excluded)"},
+    {"lost_gpu_s", SIM__H5_F64, "GPU s",
+     "GPU-time lost to preemption and failure: work since the last checkpoint and restart "
+     "overhead"},
+    {"alloc_gpu_s", SIM__H5_F64, "GPU s",
+     "GPU-time it held over all its runs (to the end of run if still running)"},
+    {"value", SIM__H5_F64, "1", "value weight of its GPU-time (goodput accounting)"},
+};
+
+enum {
+    T_T0,
+    T_T1,
+    T_UP,
+    T_ALLOC,
+    T_BUSY,
+    T_GOOD,
+    T_UTIL,
+    T_BUSY_UTIL,
+    T_GOOD_UTIL,
+    T_QUEUE,
+    T_RUNNING,
+    T_ARRIVALS,
+    T_STARTS,
+    T_COMPLETIONS,
+    T_PREEMPTIONS,
+    T_FAILURES,
+    T_LOST,
+    T_BLOCKED, /* + reason */
+    T_NCOLS = T_BLOCKED + SIM_BLOCK_COUNT
+};
+
+static const sim__h5_col ts_fixed_cols[T_BLOCKED] = {
+    {"t_s", SIM__H5_F64, "s", "start of the bin"},
+    {"t_end_s", SIM__H5_F64, "s", "end of the bin (the last bin may be shorter)"},
+    {"gpus_up", SIM__H5_F64, "GPU", "GPUs in service, time average over the bin"},
+    {"gpus_alloc", SIM__H5_F64, "GPU",
+     "GPUs allocated to jobs, time average over the bin (shares count their fraction)"},
+    {"gpus_busy", SIM__H5_F64, "GPU", "GPUs doing work (allocated minus restart overhead)"},
+    {"gpus_goodput", SIM__H5_F64, "GPU",
+     "busy GPUs minus the work lost in the bin (lost work is counted in the bin it is lost in)"},
+    {"alloc_util", SIM__H5_F64, "1", "gpus_alloc / gpus_up (0 when no GPU is in service)"},
+    {"busy_util", SIM__H5_F64, "1", "gpus_busy / gpus_up"},
+    {"goodput_util", SIM__H5_F64, "1", "gpus_goodput / gpus_up"},
+    {"queue_len", SIM__H5_F64, "1", "jobs waiting, time average over the bin"},
+    {"running", SIM__H5_F64, "1", "jobs running, time average over the bin"},
+    {"arrivals", SIM__H5_I64, "1", "jobs that arrived in the bin"},
+    {"starts", SIM__H5_I64, "1", "runs that started in the bin (restarts included)"},
+    {"completions", SIM__H5_I64, "1", "jobs that completed in the bin"},
+    {"preemptions", SIM__H5_I64, "1", "runs preempted by the policy in the bin"},
+    {"failures", SIM__H5_I64, "1", "GPU failures in the bin"},
+    {"lost_gpu_hours", SIM__H5_F64, "GPU h", "work lost to preemption and failure in the bin"},
+};
+
+/* per pool and per GPU type: in service, allocated, busy; per class: allocated, waiting */
+static const sim__h5_col fleet_cols[3] = {
+    {"gpus_up", SIM__H5_F64, "GPU", "GPUs in service, time average over the bin"},
+    {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs allocated, time average over the bin"},
+    {"gpus_busy", SIM__H5_F64, "GPU", "GPUs doing work, time average over the bin"},
+};
+enum {
+    V_READY,
+    V_LOADING,
+    V_ALLOC,
+    V_BUSY,
+    V_OFFERED,
+    V_SLO_OK,
+    V_LATE,
+    V_UNSERVED,
+    V_API,
+    V_ATTAIN,
+    V_NCOLS
+};
+static const sim__h5_col service_cols[V_NCOLS] = {
+    {"replicas_ready", SIM__H5_F64, "1", "replicas serving, time average over the bin"},
+    {"replicas_loading", SIM__H5_F64, "1",
+     "replicas requested and not yet serving (waiting for GPUs or loading)"},
+    {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs held by the service's replicas"},
+    {"gpus_busy", SIM__H5_F64, "GPU", "GPUs busy serving (the replicas' utilisation)"},
+    {"offered_rps", SIM__H5_F64, "1/s", "requests offered per second"},
+    {"slo_ok_rps", SIM__H5_F64, "1/s", "requests per second served within the SLO"},
+    {"late_rps", SIM__H5_F64, "1/s", "requests per second served late (SLO missed)"},
+    {"unserved_rps", SIM__H5_F64, "1/s", "requests per second beyond the replicas' throughput"},
+    {"api_rps", SIM__H5_F64, "1/s", "requests per second sent to the API"},
+    {"slo_attainment", SIM__H5_F64, "1",
+     "slo_ok / (offered - api) in the bin: the share of requests kept on owned replicas that met "
+     "the SLO; NaN when none were"},
+};
+
+static const sim__h5_col class_cols[2] = {
+    {"gpus_alloc", SIM__H5_F64, "GPU", "GPUs allocated to the class's jobs, time average"},
+    {"queue_len", SIM__H5_F64, "1", "the class's jobs waiting, time average"},
+};
+
+/* Job rows gather here, an array per column, and go to /jobs JOB_BATCH at a
+ * time through one sim__h5t_append (a memcpy per column) instead of 22
+ * checked puts and a row_end each: a tenth of a second on a million jobs.
+ * 1024 rows x 134 bytes; a divisor of SIM__H5_CHUNK_ROWS, so a full batch
+ * never straddles a chunk. */
+#define JOB_BATCH 1024u
+typedef struct job_batch {
+    int64_t id[JOB_BATCH], trace_id[JOB_BATCH], first_node[JOB_BATCH];
+    int32_t cls[JOB_BATCH], tenant[JOB_BATCH], gpus[JOB_BATCH], gpu_milli[JOB_BATCH];
+    int32_t gpu_type[JOB_BATCH], n_nodes[JOB_BATCH], interruptions[JOB_BATCH];
+    uint8_t state[JOB_BATCH], reject[JOB_BATCH];
+    double submit_s[JOB_BATCH], start_s[JOB_BATCH], end_s[JOB_BATCH], wait_s[JOB_BATCH];
+    double run_s[JOB_BATCH], deadline_s[JOB_BATCH], busy[JOB_BATCH], lost[JOB_BATCH];
+    double alloc[JOB_BATCH], value[JOB_BATCH];
+    size_t n; /* rows held */
+} job_batch;
+
+typedef struct report {
+    const sim_scenario *sc;
+    sim__h5w *w;
+    sim__h5t *jobs, *ts;
+    job_batch *jb;                             /* rows of /jobs not yet appended */
+    sim__h5t **pool_ts, **type_ts, **class_ts; /* NULL entries for types not in the fleet */
+    sim__h5t **svc_ts;
+    char block_names[SIM_BLOCK_COUNT][48], block_desc[SIM_BLOCK_COUNT][160];
+} report;
+
+static double us_to_s(int64_t us)
+{
+    return us < 0 ? NAN : (double)us / SIM_US_PER_S;
+}
+
+/* Append the batched job rows to /jobs. */
+static int jobs_flush(report *rp, tm_diag *diag)
+{
+    job_batch *b = rp->jb;
+    if (!b->n)
+        return TM_OK;
+    const void *cols[J_NCOLS] = {
+        [J_ID] = b->id,
+        [J_TRACE_ID] = b->trace_id,
+        [J_CLASS] = b->cls,
+        [J_TENANT] = b->tenant,
+        [J_STATE] = b->state,
+        [J_REJECT] = b->reject,
+        [J_GPUS] = b->gpus,
+        [J_GPU_MILLI] = b->gpu_milli,
+        [J_GPU_TYPE] = b->gpu_type,
+        [J_FIRST_NODE] = b->first_node,
+        [J_N_NODES] = b->n_nodes,
+        [J_INTERRUPTIONS] = b->interruptions,
+        [J_SUBMIT] = b->submit_s,
+        [J_START] = b->start_s,
+        [J_END] = b->end_s,
+        [J_WAIT] = b->wait_s,
+        [J_RUN] = b->run_s,
+        [J_DEADLINE] = b->deadline_s,
+        [J_BUSY] = b->busy,
+        [J_LOST] = b->lost,
+        [J_ALLOC] = b->alloc,
+        [J_VALUE] = b->value,
+    };
+    size_t n = b->n;
+    b->n = 0;
+    return sim__h5t_append(rp->jobs, cols, n, diag);
+}
+
+static int sink_job(void *ud, const sim_job_row *r, tm_diag *diag)
+{
+    report *rp = ud;
+    job_batch *b = rp->jb;
+    size_t i = b->n;
+    b->id[i] = (int64_t)r->id;
+    b->trace_id[i] = (int64_t)r->trace_id;
+    b->cls[i] = (int32_t)r->cls;
+    b->tenant[i] = (int32_t)r->tenant;
+    b->state[i] = (uint8_t)r->state;
+    b->reject[i] = (uint8_t)r->reject_reason;
+    b->gpus[i] = (int32_t)r->gpus;
+    b->gpu_milli[i] = (int32_t)r->gpu_milli;
+    b->gpu_type[i] = r->gpu_type;
+    b->first_node[i] = r->first_node == PLACE_NONE ? -1 : (int64_t)r->first_node;
+    b->n_nodes[i] = (int32_t)r->n_nodes;
+    b->interruptions[i] = (int32_t)r->interruptions;
+    b->submit_s[i] = us_to_s(r->submit_us);
+    b->start_s[i] = us_to_s(r->start_us);
+    b->end_s[i] = us_to_s(r->end_us);
+    b->wait_s[i] = us_to_s(r->wait_us);
+    b->run_s[i] = us_to_s(r->run_us);
+    b->deadline_s[i] = us_to_s(r->deadline_us);
+    b->busy[i] = r->busy_gpu_s;
+    b->lost[i] = r->lost_gpu_s;
+    b->alloc[i] = r->alloc_gpu_s;
+    b->value[i] = r->value;
+    b->n = i + 1;
+    return b->n == JOB_BATCH ? jobs_flush(rp, diag) : TM_OK;
+}
+
+static double ratio(double a, double b)
+{
+    return b > 0 ? a / b : 0.0;
+}
+
+static int sink_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
+{
+    report *rp = ud;
+    const sim_scenario *sc = rp->sc;
+    const double *a = b->avg;
+    const double k = PLACE_MILLI_WHOLE;
+    double w = (double)(b->t1_us - b->t0_us) / SIM_US_PER_S;
+    double up = a[SIM_LV_UP] / k, alloc = a[SIM_LV_ALLOC] / k, busy = a[SIM_LV_BUSY] / k;
+    double good = busy - (w > 0 ? b->lost_gpu_s / w : 0.0);
+    sim__h5t *t = rp->ts;
+    sim__h5t_put_f64(t, T_T0, us_to_s(b->t0_us));
+    sim__h5t_put_f64(t, T_T1, us_to_s(b->t1_us));
+    sim__h5t_put_f64(t, T_UP, up);
+    sim__h5t_put_f64(t, T_ALLOC, alloc);
+    sim__h5t_put_f64(t, T_BUSY, busy);
+    sim__h5t_put_f64(t, T_GOOD, good);
+    sim__h5t_put_f64(t, T_UTIL, ratio(alloc, up));
+    sim__h5t_put_f64(t, T_BUSY_UTIL, ratio(busy, up));
+    sim__h5t_put_f64(t, T_GOOD_UTIL, ratio(good, up));
+    sim__h5t_put_f64(t, T_QUEUE, a[SIM_LV_QUEUE]);
+    sim__h5t_put_f64(t, T_RUNNING, a[SIM_LV_RUNNING]);
+    sim__h5t_put_i64(t, T_ARRIVALS, (int64_t)b->arrivals);
+    sim__h5t_put_i64(t, T_STARTS, (int64_t)b->starts);
+    sim__h5t_put_i64(t, T_COMPLETIONS, (int64_t)b->completions);
+    sim__h5t_put_i64(t, T_PREEMPTIONS, (int64_t)b->preemptions);
+    sim__h5t_put_i64(t, T_FAILURES, (int64_t)b->failures);
+    sim__h5t_put_f64(t, T_LOST, b->lost_gpu_s / 3600);
+    for (int r = 0; r < SIM_BLOCK_COUNT; r++)
+        sim__h5t_put_f64(t, (size_t)(T_BLOCKED + r), a[SIM_LV_BLOCKED + r] / k);
+    int rc = sim__h5t_row_end(t, diag);
+    for (size_t p = 0; rc == TM_OK && p < sc->n_pools; p++) {
+        for (int i = 0; i < 3; i++)
+            sim__h5t_put_f64(rp->pool_ts[p], (size_t)i, a[sim_level_pool(sc, p, i)] / k);
+        rc = sim__h5t_row_end(rp->pool_ts[p], diag);
+    }
+    for (size_t ty = 0; rc == TM_OK && ty < sc->n_types; ty++) {
+        if (!rp->type_ts[ty])
+            continue;
+        for (int i = 0; i < 3; i++)
+            sim__h5t_put_f64(rp->type_ts[ty], (size_t)i, a[sim_level_type(sc, ty, i)] / k);
+        rc = sim__h5t_row_end(rp->type_ts[ty], diag);
+    }
+    for (size_t c = 0; rc == TM_OK && c < sc->n_classes; c++) {
+        sim__h5t_put_f64(rp->class_ts[c], 0, a[sim_level_class(sc, c, SIM_LV_C_ALLOC)] / k);
+        sim__h5t_put_f64(rp->class_ts[c], 1, a[sim_level_class(sc, c, SIM_LV_C_QUEUE)]);
+        rc = sim__h5t_row_end(rp->class_ts[c], diag);
+    }
+    for (size_t v = 0; rc == TM_OK && v < sc->n_services; v++) {
+        sim__h5t *t2 = rp->svc_ts[v];
+        const double r = SIM_RATE_SCALE;
+        double off = a[sim_level_service(sc, v, SIM_LV_S_OFFERED)] / r;
+        double ok = a[sim_level_service(sc, v, SIM_LV_S_SLO_OK)] / r;
+        double api = a[sim_level_service(sc, v, SIM_LV_S_API)] / r;
+        sim__h5t_put_f64(t2, V_READY, a[sim_level_service(sc, v, SIM_LV_S_READY)]);
+        sim__h5t_put_f64(t2, V_LOADING, a[sim_level_service(sc, v, SIM_LV_S_LOADING)]);
+        sim__h5t_put_f64(t2, V_ALLOC, a[sim_level_service(sc, v, SIM_LV_S_ALLOC)] / k);
+        sim__h5t_put_f64(t2, V_BUSY, a[sim_level_service(sc, v, SIM_LV_S_BUSY)] / k);
+        sim__h5t_put_f64(t2, V_OFFERED, off);
+        sim__h5t_put_f64(t2, V_SLO_OK, ok);
+        sim__h5t_put_f64(t2, V_LATE, a[sim_level_service(sc, v, SIM_LV_S_LATE)] / r);
+        sim__h5t_put_f64(t2, V_UNSERVED, a[sim_level_service(sc, v, SIM_LV_S_UNSERVED)] / r);
+        sim__h5t_put_f64(t2, V_API, api);
+        sim__h5t_put_f64(t2, V_ATTAIN, off - api > 0 ? ok / (off - api) : NAN);
+        rc = sim__h5t_row_end(t2, diag);
+    }
+    return rc;
+}
+
+/* Does the fleet have GPUs of type t? */
+static int fleet_has_type(const sim_scenario *sc, size_t t)
+{
+    for (size_t p = 0; p < sc->n_pools; p++)
+        if (sc->pools[p].type == t && sc->pools[p].nodes > 0)
+            return 1;
+    return 0;
+}
+
+/* The time-series tables: totals, then one per pool, fleet GPU type and class. */
+static int create_series(report *rp, tm_diag *diag)
+{
+    const sim_scenario *sc = rp->sc;
+    sim__h5_col cols[T_NCOLS];
+    memcpy(cols, ts_fixed_cols, sizeof ts_fixed_cols);
+    for (int r = 0; r < SIM_BLOCK_COUNT; r++) {
+        snprintf(rp->block_names[r], sizeof rp->block_names[r], "blocked_%s",
+                 sim_block_reason_key(r));
+        snprintf(rp->block_desc[r], sizeof rp->block_desc[r],
+                 "GPUs idle while jobs wait, shape-blocked: %s", sim_block_reason_str(r));
+        cols[T_BLOCKED + r] =
+            (sim__h5_col){rp->block_names[r], SIM__H5_F64, "GPU", rp->block_desc[r]};
+    }
+    int rc =
+        sim__h5t_create(&rp->ts, rp->w, "/timeseries",
+                        "fixed-width bins of the fleet's state over time", cols, T_NCOLS, diag);
+    if (rc)
+        return rc;
+    rp->pool_ts = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *rp->pool_ts);
+    rp->type_ts = calloc(sc->n_types ? sc->n_types : 1, sizeof *rp->type_ts);
+    rp->class_ts = calloc(sc->n_classes ? sc->n_classes : 1, sizeof *rp->class_ts);
+    rp->svc_ts = calloc(sc->n_services ? sc->n_services : 1, sizeof *rp->svc_ts);
+    if (!rp->pool_ts || !rp->type_ts || !rp->class_ts || !rp->svc_ts)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
+    char path[160];
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        snprintf(path, sizeof path, "/timeseries_pool/%s", sc->pools[p].name);
+        if ((rc = sim__h5t_create(&rp->pool_ts[p], rp->w, path,
+                                  "the pool's GPUs over time, bins as /timeseries", fleet_cols, 3,
+                                  diag)))
+            return rc;
+    }
+    for (size_t t = 0; t < sc->n_types; t++) {
+        if (!fleet_has_type(sc, t))
+            continue;
+        snprintf(path, sizeof path, "/timeseries_type/%s", sc->types[t].name);
+        if ((rc = sim__h5t_create(&rp->type_ts[t], rp->w, path,
+                                  "the GPU type's GPUs over time, bins as /timeseries", fleet_cols,
+                                  3, diag)))
+            return rc;
+    }
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        snprintf(path, sizeof path, "/timeseries_class/%s", sc->classes[c].name);
+        if ((rc = sim__h5t_create(&rp->class_ts[c], rp->w, path,
+                                  "the class's GPUs and queue over time, bins as /timeseries",
+                                  class_cols, 2, diag)))
+            return rc;
+    }
+    for (size_t v = 0; v < sc->n_services; v++) {
+        snprintf(path, sizeof path, "/timeseries_service/%s", sc->services[v].cfg.name);
+        if ((rc = sim__h5t_create(&rp->svc_ts[v], rp->w, path,
+                                  "the service's replicas and requests over time, bins as "
+                                  "/timeseries",
+                                  service_cols, V_NCOLS, diag)))
+            return rc;
+    }
+    return TM_OK;
+}
+
+/* A list of labels as one attribute: the labels joined by newlines (h5io
+ * keeps attributes to scalars; readers split on "\n"). */
+static int attr_labels(sim__h5w *w, const char *obj, const char *const *labels, size_t n,
+                       tm_diag *diag)
+{
+    char buf[8192];
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && len < sizeof buf - 1; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? "\n" : "", labels[i]);
+    return sim__h5w_attr_str(w, obj, "labels", buf, diag);
+}
+
+static int write_labels(report *rp, const sim_scenario *sc, tm_diag *diag)
+{
+    const char *names[PLACE_MAX_TYPES > 256 ? PLACE_MAX_TYPES : 256];
+    int rc;
+    size_t n = sc->n_classes < 256 ? sc->n_classes : 256;
+    for (size_t c = 0; c < n; c++)
+        names[c] = sc->classes[c].name;
+    if ((rc = attr_labels(rp->w, "/jobs/class", names, n, diag)))
+        return rc;
+    static const char *const states[] = {"queued", "running", "completed", "rejected", "failed"};
+    if ((rc = attr_labels(rp->w, "/jobs/state", states, 5, diag)))
+        return rc;
+    size_t nt = sc->n_tenants < 256 ? sc->n_tenants : 256;
+    for (size_t k = 0; k < nt; k++)
+        names[k] = sc->tenants[k];
+    if ((rc = attr_labels(rp->w, "/jobs/tenant", names, nt, diag)))
+        return rc;
+    const char *reasons[8];
+    for (int k = 0; k <= SIM_REJECT_TOTAL; k++)
+        reasons[k] = sim_reject_reason_str(k);
+    if ((rc = attr_labels(rp->w, "/jobs/reject_reason", reasons, SIM_REJECT_TOTAL + 1, diag)))
+        return rc;
+    for (size_t t = 0; t < sc->n_types; t++)
+        names[t] = sc->types[t].name;
+    return attr_labels(rp->w, "/jobs/gpu_type", names, sc->n_types, diag);
+}
+
+/* Scalars under `group`, from a table of {name, value, units, description}. */
+typedef struct scalar {
+    const char *name;
+    double v;
+    const char *units, *desc;
+} scalar;
+
+static int write_scalars(sim__h5w *w, const char *group, const scalar *f, size_t n, tm_diag *diag)
+{
+    char p[256];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s", group, f[i].name);
+        int rc = strcmp(f[i].units, "count") == 0
+                     ? sim__h5w_scalar_i64(w, p, (int64_t)f[i].v, "1", f[i].desc, diag)
+                     : sim__h5w_scalar_f64(w, p, f[i].v, f[i].units, f[i].desc, diag);
+        if (rc)
+            return rc;
+    }
+    return TM_OK;
+}
+
+#define N_(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The metrics of one class (or of all) under `group`. */
+static int write_class(sim__h5w *w, const char *group, const sim_class_result *c, tm_diag *diag)
+{
+    const scalar f[] = {
+        {"jobs_arrived", (double)c->arrived, "count", "jobs that arrived"},
+        {"jobs_started", (double)c->started, "count", "jobs that started"},
+        {"jobs_completed", (double)c->completed, "count", "jobs that completed"},
+        {"jobs_rejected", (double)c->rejected, "count",
+         "jobs rejected because they can never fit the fleet"},
+        {"jobs_failed", (double)c->failed, "count", "jobs killed by a GPU failure, not restarted"},
+        {"jobs_queued_end", (double)c->queued_end, "count", "jobs still waiting at the end"},
+        {"jobs_running_end", (double)c->running_end, "count", "jobs still running at the end"},
+        {"preemptions", (double)c->preemptions, "count", "runs preempted by the policy"},
+        {"failure_interruptions", (double)c->killed, "count", "runs stopped by a GPU failure"},
+        {"deadline_met", (double)c->deadline_met, "count",
+         "completed jobs with a deadline that met it"},
+        {"deadline_missed", (double)c->deadline_missed, "count",
+         "completed jobs with a deadline that missed it"},
+        {"wait_mean_s", c->wait_mean_s, "s", "mean wait (first start - arrival) of started jobs"},
+        {"wait_p50_s", c->wait_p50_s, "s", "median wait of started jobs (0.4 % relative error)"},
+        {"wait_p95_s", c->wait_p95_s, "s", "95th percentile wait of started jobs"},
+        {"wait_p99_s", c->wait_p99_s, "s", "99th percentile wait of started jobs"},
+        {"wait_max_s", c->wait_max_s, "s", "largest wait of a started job"},
+        {"completion_mean_s", c->completion_mean_s, "s",
+         "mean completion time (end - arrival) of completed jobs"},
+        {"completion_p50_s", c->completion_p50_s, "s", "median completion time"},
+        {"completion_p95_s", c->completion_p95_s, "s", "95th percentile completion time"},
+        {"completion_p99_s", c->completion_p99_s, "s", "99th percentile completion time"},
+        {"slowdown_mean", c->slowdown_mean, "1",
+         "mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) of completed jobs"},
+        {"slowdown_p50", c->slowdown_p50, "1", "median bounded slowdown"},
+        {"slowdown_p95", c->slowdown_p95, "1", "95th percentile bounded slowdown"},
+        {"slowdown_p99", c->slowdown_p99, "1", "99th percentile bounded slowdown"},
+        {"gpu_hours_alloc", c->gpu_s_alloc / 3600, "GPU h", "GPU-hours allocated to the jobs"},
+        {"gpu_hours_busy", c->gpu_s_busy / 3600, "GPU h",
+         "GPU-hours doing work (restart overhead excluded)"},
+        {"gpu_hours_lost", c->gpu_s_lost / 3600, "GPU h",
+         "GPU-hours lost to preemption and failure (work and restart overhead)"},
+        {"gpu_hours_goodput", c->gpu_s_goodput / 3600, "GPU h",
+         "busy GPU-hours whose work survived"},
+        {"value_goodput", c->value_goodput / 3600, "GPU h", "goodput weighted by job value"},
+    };
+    return write_scalars(w, group, f, N_(f), diag);
+}
+
+static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g, tm_diag *diag)
+{
+    const scalar f[] = {
+        {"gpu_hours_up", g->up / 3600, "GPU h", "GPU-hours in service"},
+        {"gpu_hours_alloc", g->alloc / 3600, "GPU h", "GPU-hours allocated"},
+        {"gpu_hours_busy", g->busy / 3600, "GPU h", "GPU-hours doing work"},
+        {"alloc_util", ratio(g->alloc, g->up), "1", "allocated / in service"},
+        {"busy_util", ratio(g->busy, g->up), "1", "busy / in service"},
+    };
+    return write_scalars(w, group, f, N_(f), diag);
+}
+
+static int write_service(sim__h5w *w, const char *group, const sim_service_spec *spec,
+                         const sim_service_result *v, tm_diag *diag)
+{
+    const scalar f[] = {
+        {"requests_demanded", v->req_demanded, "1", "requests offered over the run"},
+        {"requests_slo_ok", v->req_slo_ok, "1", "requests served within the SLO"},
+        {"requests_late", v->req_late, "1", "requests served late (SLO missed)"},
+        {"requests_unserved", v->req_unserved, "1", "requests beyond the replicas' throughput"},
+        {"requests_api", v->req_api, "1", "requests sent to the API"},
+        {"tokens_in_demanded", v->tok_in_demanded, "1", "prompt tokens offered"},
+        {"tokens_out_demanded", v->tok_out_demanded, "1", "output tokens offered"},
+        {"tokens_in_owned", v->tok_in_owned, "1", "prompt tokens served on owned replicas"},
+        {"tokens_out_owned", v->tok_out_owned, "1", "output tokens served on owned replicas"},
+        {"tokens_in_api", v->tok_in_api, "1", "prompt tokens sent to the API"},
+        {"tokens_out_api", v->tok_out_api, "1", "output tokens sent to the API"},
+        {"slo_attainment", v->attainment, "1",
+         "requests within the SLO / requests kept on owned replicas"},
+        {"api_usd", v->api_usd, "USD", "the API tokens at the service's API price"},
+        {"replica_hours_ready", v->replica_hours_ready, "h", "replica-hours serving"},
+        {"replica_hours_loading", v->replica_hours_loading, "h",
+         "replica-hours placed but loading the model"},
+        {"gpu_hours_alloc", v->gpu_hours_alloc, "GPU h", "GPU-hours held by the replicas"},
+        {"gpu_hours_busy", v->gpu_hours_busy, "GPU h", "GPU-hours busy serving"},
+        {"replicas_ready_mean", v->ready_mean, "1", "time-average replicas serving"},
+        {"replicas_ready_max", (double)v->ready_max, "count", "most replicas serving at once"},
+        {"replicas_started", (double)v->replicas_started, "count", "replicas placed"},
+        {"replicas_lost", (double)v->replicas_lost, "count",
+         "replicas lost to GPU failures or preemption"},
+        {"specialized_at_s", v->special_at_s, "s", "time of the switch to the specialized model"},
+        {"gpus_before", v->gpus_before, "GPU", "mean GPUs of the service before the switch"},
+        {"gpus_after", v->gpus_after, "GPU", "mean GPUs of the service after the switch"},
+        {"others_gpus_before", v->others_before, "GPU",
+         "mean GPUs allocated to everything else before the switch"},
+        {"others_gpus_after", v->others_after, "GPU",
+         "mean GPUs allocated to everything else after it: freed capacity reclaimed, or not"},
+    };
+    int rc = write_scalars(w, group, f, N_(f), diag);
+    /* the SLO as attributes, so a reader (the services plot) needs no JSON */
+    if (rc == TM_OK &&
+        (rc = sim__h5w_attr_str(w, group, "model", spec->cfg.model, diag)) == TM_OK &&
+        (rc = sim__h5w_attr_f64(w, group, "slo_s", spec->cfg.slo_s, diag)) == TM_OK &&
+        (rc = sim__h5w_attr_f64(w, group, "slo_target", spec->cfg.slo_target, diag)) == TM_OK)
+        rc = sim__h5w_attr_str(w, group, "slo_kind",
+                               spec->cfg.slo_kind == SIM__SVC_SLO_WAIT ? "wait" : "response", diag);
+    return rc;
+}
+
+static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r, tm_diag *diag)
+{
+    sim__h5w *w = rp->w;
+    int rc;
+    if ((rc = write_class(w, "/summary", &r->classes[r->n_classes], diag)))
+        return rc;
+    const scalar f[] = {
+        {"t_end_s", (double)r->t_end_us / SIM_US_PER_S, "s", "simulated time at the end"},
+        {"alloc_util", r->alloc_util, "1", "GPU-time allocated / GPU-time in service"},
+        {"busy_util", r->busy_util, "1", "GPU-time doing work / GPU-time in service"},
+        {"goodput_util", r->goodput_util, "1",
+         "GPU-time whose work survived / GPU-time in service"},
+        {"gpu_hours_up", r->gpu_s_up / 3600, "GPU h", "GPU-hours in service"},
+        {"gpu_hours_idle", r->gpu_s_idle / 3600, "GPU h", "GPU-hours in service, not allocated"},
+        {"fleet_gpu_hours_alloc", r->gpu_s_alloc / 3600, "GPU h",
+         "GPU-hours allocated to jobs and service replicas"},
+        {"fleet_gpu_hours_busy", r->gpu_s_busy / 3600, "GPU h",
+         "GPU-hours doing work, jobs and service replicas"},
+        {"fleet_gpu_hours_goodput", r->gpu_s_goodput / 3600, "GPU h",
+         "busy GPU-hours whose work survived, jobs and service replicas"},
+        {"queue_len_mean", r->queue_len_mean, "1", "time-average number of jobs waiting"},
+        {"running_mean", r->running_mean, "1", "time-average number of jobs running"},
+        {"events", (double)r->events, "count", "events processed"},
+        {"passes", (double)r->passes, "count", "scheduling passes run"},
+        {"policy_errors", (double)r->policy_errors, "count",
+         "invalid policy decisions refused by the engine"},
+        {"gpu_failures", (double)r->failures, "count", "GPU failures"},
+        {"gpu_repairs", (double)r->repairs, "count", "GPU repairs"},
+    };
+    if ((rc = write_scalars(w, "/summary", f, N_(f), diag)))
+        return rc;
+    for (int k = 0; k < SIM_BLOCK_COUNT; k++) {
+        char p[128], d[256];
+        snprintf(p, sizeof p, "/summary/shape_blocked/%s_gpu_hours", sim_block_reason_key(k));
+        snprintf(d, sizeof d, "GPU-hours idle while jobs waited: %s", sim_block_reason_str(k));
+        if ((rc = sim__h5w_scalar_f64(w, p, r->gpu_s_blocked[k] / 3600, "GPU h", d, diag)))
+            return rc;
+    }
+    char g[160];
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        snprintf(g, sizeof g, "/summary/classes/%s", sc->classes[c].name);
+        if ((rc = write_class(w, g, &r->classes[c], diag)) ||
+            (rc = sim__h5w_attr_i64(w, g, "index", (int64_t)c, diag)) ||
+            (rc = sim__h5w_attr_str(w, g, "kind", sim_kind_name((int)sc->classes[c].kind), diag)))
+            return rc;
+    }
+    for (size_t v = 0; v < sc->n_services; v++) {
+        snprintf(g, sizeof g, "/summary/services/%s", sc->services[v].cfg.name);
+        if ((rc = write_service(w, g, &sc->services[v], &r->services[v], diag)))
+            return rc;
+    }
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        snprintf(g, sizeof g, "/summary/pools/%s", sc->pools[p].name);
+        if ((rc = write_gpu_time(w, g, &r->pools[p], diag)))
+            return rc;
+    }
+    for (size_t t = 0; t < sc->n_types; t++) {
+        if (!fleet_has_type(sc, t))
+            continue;
+        snprintf(g, sizeof g, "/summary/types/%s", sc->types[t].name);
+        if ((rc = write_gpu_time(w, g, &r->types[t], diag)))
+            return rc;
+    }
+    return TM_OK;
+}
+
+static int write_provenance(report *rp, const sim_scenario *sc, const sim_run_opts *opts,
+                            tm_diag *diag)
+{
+    sim__h5w *w = rp->w;
+    int rc;
+    char *resolved = sim_scenario_resolved_json(sc);
+    if (!resolved)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
+    rc = sim__h5w_scalar_str(w, "/provenance/scenario_given", sc->json_given ? sc->json_given : "",
+                             "the scenario text as given", diag);
+    if (rc == TM_OK)
+        rc = sim__h5w_scalar_str(w, "/provenance/scenario_resolved", resolved,
+                                 "the scenario with every default filled in (JSON)", diag);
+    free(resolved);
+    if (rc)
+        return rc;
+    if ((rc = sim__h5w_scalar_str(w, "/provenance/scenario_source", sc->source,
+                                  "file the scenario came from", diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
+                                  diag)) ||
+        (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",
+                                  "scenario seed (random streams: docs/rng.md)", diag)) ||
+        (rc = sim__h5w_scalar_i64(w, "/provenance/replication",
+                                  opts ? (int64_t)opts->replication : 0, "1",
+                                  "replication index (selects independent streams)", diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/tarmac_version", TARMAC_VERSION,
+                                  "version of tarmac that wrote the file", diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/policy", sc->policy,
+                                  "placement-core specification", diag)))
+        return rc;
+    char lib[64];
+    struct {
+        const char *name, *v;
+    } libs[4];
+    size_t nl = 0;
+    libs[nl].name = "gsl";
+    libs[nl++].v = sim_lib_version_gsl();
+    libs[nl].name = "hdf5";
+    sim__h5_version(lib, sizeof lib);
+    libs[nl++].v = lib;
+    libs[nl].name = "cjson";
+    libs[nl++].v = sim_lib_version_cjson();
+    libs[nl].name = "zlib";
+    libs[nl++].v = trace_zlib_version();
+    for (size_t i = 0; i < nl; i++) {
+        char p[96];
+        snprintf(p, sizeof p, "/provenance/libraries/%s", libs[i].name);
+        if ((rc = sim__h5w_scalar_str(w, p, libs[i].v, "library version", diag)))
+            return rc;
+    }
+    return TM_OK;
+}
+
+static void report_free(report *rp)
+{
+    free(rp->jb);
+    free(rp->pool_ts);
+    free(rp->type_ts);
+    free(rp->class_ts);
+    free(rp->svc_ts);
+}
+
+int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
+                   sim_result *res, tm_diag *diag)
+{
+    report rp;
+    memset(&rp, 0, sizeof rp);
+    rp.sc = sc;
+    memset(res, 0, sizeof *res);
+    if (!(rp.jb = malloc(sizeof *rp.jb)))
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    rp.jb->n = 0;
+    int rc = sim__h5w_open(&rp.w, path, diag);
+    if (rc != TM_OK) {
+        report_free(&rp);
+        return rc;
+    }
+    if ((rc = sim__h5w_attr_i64(rp.w, "/", "schema_version", SIM_OUTPUT_SCHEMA, diag)) ||
+        (rc = sim__h5w_attr_str(rp.w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
+        (rc = sim__h5w_attr_str(rp.w, "/", "layout", "docs/output.md", diag)) ||
+        (rc = sim__h5t_create(&rp.jobs, rp.w, "/jobs", "one row per job (finished or not)",
+                              job_cols, J_NCOLS, diag)) ||
+        (rc = create_series(&rp, diag)))
+        goto fail;
+    sim_sink sink = {sink_job, sink_bin, &rp};
+    if ((rc = sim_run(sc, opts, &sink, res, diag)) != TM_OK)
+        goto fail;
+    if ((rc = jobs_flush(&rp, diag)) || (rc = write_labels(&rp, sc, diag)) ||
+        (rc = write_summary(&rp, sc, res, diag)) || (rc = write_provenance(&rp, sc, opts, diag)) ||
+        (rc = sim__cost_write_h5(rp.w, sc, res, diag)))
+        goto fail;
+    rc = sim__h5w_commit(rp.w, diag);
+    if (rc != TM_OK)
+        sim_result_fini(res);
+    report_free(&rp);
+    return rc;
+fail:
+    sim__h5w_abort(rp.w);
+    sim_result_fini(res);
+    report_free(&rp);
+    return rc;
+}

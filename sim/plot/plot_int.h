@@ -1,0 +1,162 @@
+/*
+ * plot_int.h — the plot writer (internal to sim/; docs/plots.md).
+ *
+ * `tarmac plot` reads a result file through the HDF5 reader and, for every
+ * entry of the plot table (plot.c) whose datasets are in the file, calls the
+ * entry's function. The function reads what it needs and writes one or more
+ * figures: for each, a data file STEM.dat and a gnuplot script STEM.gp into
+ * the output folder, through sim__plot_begin / sim__plot_end. When every
+ * function has run, plot.c runs gnuplot once per script, in the output
+ * folder, without a shell, and checks that each picture appeared.
+ *
+ * Scripts name their data and picture by file name only, so the folder can be
+ * moved and a script re-run by hand (`cd DIR && gnuplot STEM.gp`) after
+ * restyling it. plot.c is the only file that runs gnuplot; plot_*.c write
+ * data and scripts.
+ *
+ * Adding a plot: one function (in a plot_*.c file of its family) and one line
+ * in plot.c's table naming the datasets it needs.
+ */
+#ifndef TARMAC_PLOT_INT_H
+#define TARMAC_PLOT_INT_H
+
+#include "base/afile_int.h"
+#include "output/h5io_int.h"
+#include "plot/plot.h"
+
+#include <stdio.h>
+
+typedef enum sim__plot_format { SIM__PLOT_PNG = 0, SIM__PLOT_SVG, SIM__PLOT_PDF } sim__plot_format;
+
+#define SIM__PLOT_MAX_FIGURES 64
+#define SIM__PLOT_STEM_MAX    64
+
+typedef struct sim__plot_opts {
+    const char *dir;         /* output folder; created (one level) if missing */
+    sim__plot_format format; /* of the pictures */
+    const char *only;        /* comma-separated plot names, or NULL for every plot */
+} sim__plot_opts;
+
+/* What a call of sim__plot_file did. */
+typedef struct sim__plot_report {
+    size_t n_figures; /* figures whose data and script were written */
+    size_t n_drawn;   /* pictures gnuplot drew */
+    char stems[SIM__PLOT_MAX_FIGURES][SIM__PLOT_STEM_MAX];
+    int gnuplot_missing; /* 1: no gnuplot in PATH (data and scripts written) */
+} sim__plot_report;
+
+/* Plot every figure of the result file at h5path into o->dir. Returns TM_OK
+ * when every picture was drawn; TM_ERR_UNAVAILABLE when gnuplot is not in PATH
+ * (the data and scripts are written all the same; diag says how to draw
+ * them); TM_ERR_NOTFOUND when the file has nothing tarmac plots (or no plot
+ * of o->only's names); TM_ERR_INTERNAL when gnuplot failed on a script (diag
+ * carries its message); TM_ERR_IO when the folder cannot be written. */
+int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report *rep,
+                   tm_diag *diag);
+
+/* The plot table, for `tarmac plot --list`: *n entries. */
+typedef struct sim__plot_ctx sim__plot_ctx;
+typedef struct sim__plot_def {
+    const char *name;    /* as --only names it; also the stem of its first figure */
+    const char *summary; /* one line */
+    /* datasets or groups that must all exist in the file; NULL-terminated */
+    const char *needs[6];
+    int (*fn)(sim__plot_ctx *c, tm_diag *diag);
+} sim__plot_def;
+const sim__plot_def *sim__plot_table(size_t *n);
+/* 1 when every dataset the entry needs is in the file. */
+int sim__plot_applies(const sim__plot_def *def, sim__h5r *r);
+
+/* ------------------------------------------------------------------------- */
+/* For plot functions                                                         */
+
+struct sim__plot_ctx {
+    sim__h5r *r;
+    const char *file;  /* the result file */
+    char subject[256]; /* what the file is, for titles: "default (fifo-best-fit)" */
+    const char *dir;   /* output folder */
+    sim__plot_format format;
+    sim__plot_report *rep;
+};
+
+/* One figure being written. */
+typedef struct sim__plot_fig {
+    FILE *dat, *gp; /* write here (the temporaries of the two afiles) */
+    char stem[SIM__PLOT_STEM_MAX];
+    sim__afile a_dat, a_gp;
+} sim__plot_fig;
+
+/* Start figure STEM of width x height pixels (SVG: the same; PDF: scaled to
+ * inches): opens STEM.dat and STEM.gp (as temporaries that take their names
+ * only when complete, afile_int.h) and writes the script's preamble
+ * (terminal, output file, fonts, line styles 1..8, grid, noenhanced text). */
+int sim__plot_begin(sim__plot_ctx *c, sim__plot_fig *f, const char *stem, int width, int height,
+                    tm_diag *diag);
+/* Commit both files (checking every write; each appears under its name only
+ * when complete) and queue the script for gnuplot. On failure neither is
+ * left. */
+int sim__plot_end(sim__plot_ctx *c, sim__plot_fig *f, tm_diag *diag);
+/* Close and remove a figure's files after a failure elsewhere. NULL-safe. */
+void sim__plot_abandon(sim__plot_fig *f);
+
+/* Write s as a gnuplot single-quoted string ('' for a quote; newlines become
+ * spaces), so no text from a file can leave the string. */
+void sim__plot_str(FILE *gp, const char *s);
+/* A value for a data file: %.9g, or NaN. */
+void sim__plot_num(FILE *dat, double v);
+
+/* Read a whole column or array (sim__h5r_array_f64), diag naming the file. */
+int sim__plot_read_f64(sim__plot_ctx *c, const char *path, double **v, size_t *n, tm_diag *diag);
+/* The "labels" attribute of obj split on newlines: *labels is one malloc'd
+ * block (free it); 0 labels when the attribute is absent. */
+int sim__plot_labels(sim__plot_ctx *c, const char *obj, char ***labels, size_t *n, tm_diag *diag);
+
+/* The parameters of a merged sweep's combinations (/sweep/params): per
+ * parameter its JSON path, its column over the combinations (NULL when
+ * unreadable; NaN or -1 where a combination keeps the base's value) and, for
+ * a coded column, its values. */
+typedef struct sim__plot_params {
+    size_t n;
+    char **paths; /* one block (sim__plot_split_lines) */
+    double **col; /* [n][rows] */
+    char ***vals; /* [n]: NULL for a numeric column */
+    size_t *n_vals;
+} sim__plot_params;
+/* Read them for `rows` combinations; an empty set when the sweep varies
+ * nothing. */
+int sim__plot_params_read(sim__plot_ctx *c, size_t rows, sim__plot_params *p, tm_diag *diag);
+void sim__plot_params_fini(sim__plot_params *p);
+/* The label of combination k: "path=value; ..." over the parameters whose
+ * skip[i] is 0 (skip may be NULL); a coded value by its text, a file by its
+ * name, "(base)" where it keeps the base's value, and a value of the form
+ * "key=..." (a policy) alone. shorten: each path by its last component where
+ * that is unambiguous. */
+void sim__plot_params_label(const sim__plot_params *p, size_t k, const int *skip, int shorten,
+                            char *out, size_t cap);
+/* A newline-separated list as one block: the pointers, then the text (free
+ * the block); NULL when out of memory. */
+char **sim__plot_split_lines(const char *t, size_t *n);
+/* The part of a path after its last '/'. */
+const char *sim__plot_base_name(const char *p);
+
+/* A time axis for simulated seconds: the unit ("min", "h" or "d") and its
+ * length in seconds, chosen from the span. */
+void sim__plot_time_unit(double span_s, const char **unit, double *unit_s);
+
+/* The plots, by family. */
+int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_utilization_types(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_services(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_cost(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * size_int.h — the smallest fleet that meets targets, found by simulation
+ * (internal to sim/; `tarmac size` is its command, docs/cli.md the target
+ * syntax, docs/cost.md §6 the method).
+ *
+ * Three layers, kept apart so that candidates can be evaluated elsewhere (in
+ * parallel) without touching the search:
+ *
+ *   targets     "wait_p95<=10m,slo>=0.99" parsed into terms (metric, scope,
+ *               direction, limit), checked against a scenario's classes and
+ *               services; a term whose direction a larger fleet cannot help
+ *               ("wait_p95>=10m") is refused.
+ *   evaluation  a function pointer: "simulate this fleet (nodes per searched
+ *               pool) at this demand with R replications and say whether
+ *               every target holds". sim__size_runner_eval is the one that
+ *               runs sim_run; tests plug in closed forms.
+ *   search      monotone: metrics improve as nodes are added (true in
+ *               expectation for work-conserving policies; common random
+ *               numbers keep it true in most replications, and the
+ *               neighbours are reported so a violation shows). One pool: a
+ *               galloping search from the floor (1, 2, 4, ... nodes added)
+ *               then bisection, O(log n) evaluations. Several pools: the
+ *               Pareto frontier of minimal mixes by a staircase walk over
+ *               the last two pools (O(n_a + n_b) evaluations) for every
+ *               combination of the others; every frontier mix is costed and
+ *               the cheapest chosen. Evaluations are cached by (nodes, demand).
+ *
+ * Decision rule (per term, over the R replications): the one-sided upper
+ * confidence bound of the mean, mean + t(c, R-1) sd / sqrt(R), must be at
+ * most the limit of a "<=" term, and the lower bound at least the limit of a
+ * ">=" term; t is Student's quantile at the confidence c (default 0.95). With
+ * sd = 0, or R = 1, the bound is the mean. A replication whose metric is
+ * undefined (NaN) fails the term, and a fleet on which any job is rejected
+ * (can never fit) fails outright.
+ */
+#ifndef TARMAC_SIZE_INT_H
+#define TARMAC_SIZE_INT_H
+
+#include "studies/studies.h"
+
+#include <stdio.h>
+
+#define SIM__SIZE_MAX_TERMS 32
+#define SIM__SIZE_MAX_VARY  4 /* pools searched at once */
+
+/* name, units ("s" for durations), 1 when a larger fleet lowers it, scope
+ * (0 job classes, 1 services), description */
+#define SIM__SIZE_METRICS(X)                                                                       \
+    X(SIM__SIZE_WAIT_MEAN, "wait_mean", "s", 1, 0, "mean wait")                                    \
+    X(SIM__SIZE_WAIT_P50, "wait_p50", "s", 1, 0, "median wait")                                    \
+    X(SIM__SIZE_WAIT_P95, "wait_p95", "s", 1, 0, "95th percentile wait")                           \
+    X(SIM__SIZE_WAIT_P99, "wait_p99", "s", 1, 0, "99th percentile wait")                           \
+    X(SIM__SIZE_SLOWDOWN, "slowdown_mean", "1", 1, 0, "mean bounded slowdown")                     \
+    X(SIM__SIZE_DEADLINE, "deadline", "1", 0, 0, "share of deadlines met")                         \
+    X(SIM__SIZE_SLO, "slo", "1", 0, 1, "SLO attainment")                                           \
+    X(SIM__SIZE_API_SHARE, "api_share", "1", 1, 1, "share of requests sent to the API")
+
+typedef enum sim__size_metric {
+#define SIM__SIZE_ENUM_(id, name, units, lower, scope, desc) id,
+    SIM__SIZE_METRICS(SIM__SIZE_ENUM_)
+#undef SIM__SIZE_ENUM_
+        SIM__SIZE_N_METRICS
+} sim__size_metric;
+
+const char *sim__size_metric_name(int m);
+const char *sim__size_metric_units(int m);
+
+typedef struct sim__size_term {
+    int metric;
+    int scope;      /* class or service index; -1: all jobs pooled (job metrics) */
+    int le;         /* 1: "<=" or "<"; 0: ">=" or ">" */
+    int strict;     /* "<" or ">" */
+    double limit;   /* in the metric's units (seconds, or a ratio) */
+    char text[320]; /* the term as written, with a service scope filled in */
+} sim__size_term;
+
+/* Parse `spec` (comma-separated terms METRIC[SCOPE]OP VALUE; docs/cli.md)
+ * against sc. A service metric without a scope becomes one term per service.
+ * TM_ERR_USAGE with diag naming the term on a malformed one. */
+int sim__size_parse_targets(const char *spec, const sim_scenario *sc, sim__size_term *out,
+                            size_t max, size_t *n, tm_diag *diag);
+/* "wait_p95 <= 10.0 min" for messages. */
+void sim__size_term_format(char *buf, size_t n, const sim__size_term *t, double v);
+
+/* Costs under one ownership: as the scenario has it, or every pool priced as
+ * owned, reserved or on-demand. */
+enum {
+    SIM__SIZE_AS_GIVEN = 0,
+    SIM__SIZE_AS_OWNED,
+    SIM__SIZE_AS_RESERVED,
+    SIM__SIZE_AS_ONDEMAND,
+    SIM__SIZE_N_AS
+};
+
+/* What one evaluation found (means over the replications). */
+typedef struct sim__size_eval {
+    int pass;
+    int why; /* the first failing term; -1 passed; -2 jobs were rejected */
+    size_t n_terms;
+    double mean[SIM__SIZE_MAX_TERMS], bound[SIM__SIZE_MAX_TERMS];
+    uint64_t rejected; /* over all replications */
+    double gpus;
+    double usd_per_month[SIM__SIZE_N_AS]; /* fleet + API */
+    double api_usd_per_month;             /* overflow, as given */
+    double capex_usd;                     /* every pool owned: its purchase */
+    double owned_opex_usd_per_month;      /* every pool owned: energy, colo, maintenance, staff */
+    double alloc_util, busy_util;
+    double tokens_per_month;       /* demanded by the services (input + output) */
+    double api_list_usd_per_month; /* those tokens at the services' API prices */
+    uint32_t replications;
+} sim__size_eval;
+
+/* Evaluate the fleet with nodes[i] nodes in searched pool i at `demand` x the
+ * scenario's arrival and load rates. */
+typedef int (*sim__size_eval_fn)(void *ud, const uint32_t *nodes, double demand,
+                                 sim__size_eval *out, tm_diag *diag);
+
+/* Evaluations already made, shared by searches over one problem. */
+typedef struct sim__size_cache_entry {
+    uint32_t nodes[SIM__SIZE_MAX_VARY];
+    double demand;
+    sim__size_eval eval;
+} sim__size_cache_entry;
+typedef struct sim__size_cache {
+    sim__size_cache_entry *e;
+    size_t n, cap;
+    size_t max_evals; /* budget: TM_ERR_LIMIT beyond it (0: 10000) */
+} sim__size_cache;
+void sim__size_cache_fini(sim__size_cache *c);
+
+typedef struct sim__size_search_cfg {
+    size_t n_vary;
+    uint32_t floor[SIM__SIZE_MAX_VARY]; /* nodes at least (the current fleet, for growth) */
+    uint32_t max[SIM__SIZE_MAX_VARY];   /* nodes at most */
+    double demand;
+    int cost_as; /* SIM__SIZE_AS_*: the cost the choice minimizes */
+    sim__size_eval_fn eval;
+    void *ud;
+    sim__size_cache *cache; /* may be shared by several searches */
+} sim__size_search_cfg;
+
+typedef struct sim__size_fleet {
+    uint32_t nodes[SIM__SIZE_MAX_VARY];
+    sim__size_eval eval;
+} sim__size_fleet;
+
+typedef struct sim__size_answer {
+    int found;                 /* 0: nothing up to max meets the targets */
+    sim__size_fleet best;      /* the cheapest frontier mix (found) or the largest (not) */
+    sim__size_fleet *frontier; /* minimal mixes that meet the targets, as walked */
+    size_t n_frontier;
+    sim__size_fleet *neighbours; /* best with one node more or less in one pool */
+    size_t n_neighbours;
+    size_t evaluations; /* distinct fleets simulated by this search */
+} sim__size_answer;
+
+/* Search. TM_OK with found = 0 when no fleet within max meets the targets
+ * (best is then the largest fleet tried, with why it fails). */
+int sim__size_search(const sim__size_search_cfg *cfg, sim__size_answer *ans, tm_diag *diag);
+void sim__size_answer_fini(sim__size_answer *a);
+
+/* Growth: the fleet `current` (nodes per searched pool) under demand growing
+ * by `rate_per_month`, compounding. The first month m in 0..max_months at
+ * which it fails the targets (galloping then bisection on m: the metrics get
+ * worse as demand grows), and the cheapest fleet of at least `current` that
+ * meets them at month m. */
+typedef struct sim__size_growth {
+    int fails;                   /* 0: meets the targets through max_months */
+    uint32_t month;              /* the first failing month */
+    double demand;               /* (1 + rate)^month */
+    sim__size_eval current_eval; /* the current fleet at that month (or at max_months) */
+    sim__size_answer add;        /* what meets them then (found = 0: nothing within max) */
+} sim__size_growth;
+int sim__size_growth_run(const sim__size_search_cfg *cfg, const uint32_t *current,
+                         double rate_per_month, uint32_t max_months, sim__size_growth *out,
+                         tm_diag *diag);
+void sim__size_growth_fini(sim__size_growth *g);
+
+/* ------------------------------------------------------------------------- */
+/* The evaluation that simulates                                              */
+
+typedef struct sim__size_runner {
+    const sim_scenario *base;
+    const sim__size_term *terms;
+    size_t n_terms;
+    size_t n_vary;
+    uint32_t vary[SIM__SIZE_MAX_VARY]; /* pool indices of the searched pools */
+    uint32_t replications;             /* >= 1 */
+    double confidence;                 /* of the one-sided bounds, in (0.5, 1) */
+    int64_t warmup_us;                 /* jobs arriving earlier are not counted */
+    int services_elastic;              /* breakeven: overflow to "miss", autoscaler max lifted */
+    unsigned workers;                  /* processes for the replications (-j); 0 or 1: this one */
+    volatile int *stop_flag;
+    FILE *log; /* one line per evaluation (NULL: quiet) */
+    uint64_t runs, events;
+} sim__size_runner;
+
+/* The sim__size_eval_fn of a runner (ud is the runner). */
+int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__size_eval *out,
+                          tm_diag *diag);
+
+/* "h100 12 (96 H100), l40s 0" for a fleet of the runner's searched pools. */
+void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r, const uint32_t *nodes);
+
+#endif
