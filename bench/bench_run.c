@@ -44,7 +44,7 @@ static int run_once(const char *path, const char *out, int fd)
     sim_result res;
     sim_run_opts opts = {0};
     double t0 = now_s();
-    int rc = out ? sim_report_run(&sc, &opts, out, &res, &d) : sim_run(&sc, &opts, NULL, &res, &d);
+    int rc = out ? sim_study_run(&sc, &opts, out, &res, &d) : sim_run(&sc, &opts, NULL, &res, &d);
     double wall = now_s() - t0;
     if (rc != TM_OK) {
         fprintf(stderr, "%s: %s\n", d.where, d.msg);

@@ -7,7 +7,7 @@
 #include "studies/breakeven_int.h"
 #include "studies/work_int.h"
 #include "cli/cli_int.h"
-#include "model/cost_int.h"
+#include "output/report_int.h"
 #include "version.h"
 
 #include <errno.h>

@@ -288,7 +288,7 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     opts.stop_flag = &sim__cli_stop;
     sim_result res;
     const char *out = c->out ? c->out : "tarmac-replay.h5";
-    rc = sim_report_run(sc, &opts, out, &res, d);
+    rc = sim_study_run(sc, &opts, out, &res, d);
     src.close(src.ud);
     if (rc)
         return rc;

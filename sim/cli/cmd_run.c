@@ -3,7 +3,7 @@
  */
 #include "cli/cli_int.h"
 #include "model/service_int.h"
-#include "model/cost_int.h"
+#include "output/report_int.h"
 #include "version.h"
 
 #include <stdio.h>
@@ -258,7 +258,7 @@ static int cmd_run(int argc, char **argv)
         opts.progress_every = 4096;
     }
     sim_result res;
-    rc = sim_report_run(&sc, &opts, out, &res, &d);
+    rc = sim_study_run(&sc, &opts, out, &res, &d);
     sim__cli_progress_end(&bar);
     if (rc != TM_OK) {
         sim_scenario_fini(&sc);

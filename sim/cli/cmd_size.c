@@ -4,7 +4,7 @@
  * the runs; this file parses, prints and reports).
  */
 #include "cli/cli_int.h"
-#include "model/cost_int.h"
+#include "output/report_int.h"
 #include "studies/size_int.h"
 #include "studies/work_int.h"
 #include "version.h"

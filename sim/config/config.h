@@ -20,6 +20,8 @@ int sim_scenario_init_code(sim_scenario *sc, const char *name, tm_diag *diag);
 void sim_scenario_class_defaults(const sim_scenario *sc, sim_class_cfg *cc, const char *name);
 /* The resolved scenario as JSON text (malloc'd; NULL on out of memory). */
 char *sim_scenario_resolved_json(const sim_scenario *sc);
+/* The resolved cost section as JSON text (malloc'd; NULL on out of memory). */
+char *sim__scenario_cost_json(const sim_scenario *sc);
 /* The cJSON version tarmac runs with, for provenance. */
 const char *sim_lib_version_cjson(void);
 

@@ -36,7 +36,6 @@
 #ifndef TARMAC_COST_INT_H
 #define TARMAC_COST_INT_H
 
-#include "output/h5io_int.h"
 #include "model/model.h"
 
 #include <stdio.h>
@@ -127,19 +126,5 @@ typedef struct sim__cost_report {
 int sim__cost_account(const sim_scenario *sc, const sim_result *res, sim__cost_report *out,
                       tm_diag *diag);
 void sim__cost_report_fini(sim__cost_report *r);
-
-/* Account and write /cost (docs/output.md) into a run's file. */
-int sim__cost_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *res, tm_diag *diag);
-
-/* The resolved cost section as JSON text (malloc'd; NULL on out of memory).
- * In scenario.c, the only cJSON user. */
-char *sim__scenario_cost_json(const sim_scenario *sc);
-
-/* A few lines for `tarmac run`'s summary. */
-void sim__cost_print_summary(FILE *f, const sim_scenario *sc, const sim__cost_report *r);
-
-/* A dollar amount for people: "$1,234,567", with cents under $100 ("$12.34"),
- * "n/a" for NaN or an infinity. */
-void sim__cost_fmt_usd(char *buf, size_t n, double v);
 
 #endif

@@ -495,6 +495,12 @@ typedef struct sim_pack_result {
     size_t n_classes; /* pod shapes of the target workload of the fragmentation measure */
 } sim_pack_result;
 
+/* Name (as in files), units and description of each metric. */
+typedef struct sim_pack_metric_desc {
+    const char *name, *units, *desc;
+} sim_pack_metric_desc;
+extern const sim_pack_metric_desc sim_pack_metric_info[SIM_PACK_METRICS];
+
 /* The value of a metric at grid point k for (policy, seed). */
 double sim_pack_value(const sim_pack_result *r, size_t policy, size_t seed, int metric, size_t k);
 /* Mean, standard deviation (n - 1), min and max over seeds. */

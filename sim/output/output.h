@@ -6,10 +6,6 @@
 /* ------------------------------------------------------------------------- */
 /* Reporting                                                                  */
 
-/* Run a scenario and write its results to an HDF5 file at `path` (atomically:
- * written under a temporary name and renamed when complete). */
-int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
-                   sim_result *res, tm_diag *diag);
 
 
 /* The curves as HDF5 (layout: docs/output.md, "Packing experiment"). */

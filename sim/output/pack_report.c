@@ -1,10 +1,12 @@
 /*
  * pack_report.c — the curves of the packing experiment as an HDF5 file
  * (layout: docs/output.md, "Packing experiment"), through the h5io writer
- * like every tarmac file: written under a temporary name, renamed when whole.
+ * like every tarmac file, and as a whitespace table for gnuplot; both are
+ * written under a temporary name and renamed when whole.
  */
 #include "output/output.h"
 
+#include "base/afile_int.h"
 #include "output/h5io_int.h"
 #include "version.h"
 
@@ -14,16 +16,6 @@
 
 #define SIM_PACK_SCHEMA 1
 
-static const struct {
-    const char *name, *units, *desc;
-} metrics[SIM_PACK_METRICS] = {
-    {"alloc_pct", "percent", "GPU allocated / GPU capacity"},
-    {"frag_pct", "percent",
-     "fragmented GPU / idle GPU (the FGD measure; the FGD simulator's frag_gpu_milli ratio)"},
-    {"frag_capacity_pct", "percent", "fragmented GPU / GPU capacity"},
-    {"failed_pods", "1", "pods that fitted nowhere, cumulative"},
-    {"failed_gpu_pct", "percent", "GPU requested by failed pods, cumulative / GPU capacity"},
-};
 
 int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *pods_path,
                       const char *path, tm_diag *diag)
@@ -81,18 +73,18 @@ int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const c
                                &buf[2 * r->n_points + k], &buf[3 * r->n_points + k]);
             for (int s = 0; s < 4; s++) {
                 char desc[256];
-                snprintf(p, sizeof p, "%s/%s_%s", g, metrics[m].name, stat[s]);
-                snprintf(desc, sizeof desc, "%s, %s", metrics[m].desc, stat_desc[s]);
+                snprintf(p, sizeof p, "%s/%s_%s", g, sim_pack_metric_info[m].name, stat[s]);
+                snprintf(desc, sizeof desc, "%s, %s", sim_pack_metric_info[m].desc, stat_desc[s]);
                 if ((rc = sim__h5w_array_f64(w, p, buf + (size_t)s * r->n_points, r->n_points,
-                                             metrics[m].units, desc, diag)))
+                                             sim_pack_metric_info[m].units, desc, diag)))
                     goto fail;
             }
             for (size_t s = 0; s < r->n_seeds; s++) {
                 for (size_t k = 0; k < r->n_points; k++)
                     buf[k] = sim_pack_value(r, pol, s, m, k);
-                snprintf(p, sizeof p, "%s/seeds/s%02zu/%s", g, s, metrics[m].name);
-                if ((rc = sim__h5w_array_f64(w, p, buf, r->n_points, metrics[m].units,
-                                             metrics[m].desc, diag)))
+                snprintf(p, sizeof p, "%s/seeds/s%02zu/%s", g, s, sim_pack_metric_info[m].name);
+                if ((rc = sim__h5w_array_f64(w, p, buf, r->n_points, sim_pack_metric_info[m].units,
+                                             sim_pack_metric_info[m].desc, diag)))
                     goto fail;
             }
         }
@@ -118,4 +110,33 @@ out:
     free(buf);
     free(ibuf);
     return rc;
+}
+
+int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *path,
+                       tm_diag *diag)
+{
+    sim__afile af;
+    int rc = sim__afile_open(&af, path, diag);
+    if (rc != TM_OK)
+        return rc;
+    FILE *f = af.f;
+    fprintf(f, "# tarmac openb packing experiment: %zu seeds, target %.1f %%\n", r->n_seeds,
+            cfg->target_pct);
+    fprintf(f, "# columns: arrived_pct");
+    for (int m = 0; m < SIM_PACK_METRICS; m++)
+        fprintf(f, " %s_mean %s_sd", sim_pack_metric_info[m].name, sim_pack_metric_info[m].name);
+    fprintf(f, "\n# one block per policy, separated by two blank lines (gnuplot index)\n");
+    for (size_t p = 0; p < r->n_policies; p++) {
+        fprintf(f, "%s# policy %zu: %s\n", p ? "\n\n" : "", p, cfg->policies[p]);
+        for (size_t k = 0; k < r->n_points; k++) {
+            fprintf(f, "%.4f", r->arrived_pct[k]);
+            for (int m = 0; m < SIM_PACK_METRICS; m++) {
+                double mean, sd, lo, hi;
+                sim_pack_stats(r, p, m, k, &mean, &sd, &lo, &hi);
+                fprintf(f, " %.6f %.6f", mean, sd);
+            }
+            fputc('\n', f);
+        }
+    }
+    return sim__afile_commit(&af, diag);
 }

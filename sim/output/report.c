@@ -1,17 +1,18 @@
 /*
  * report.c — a run's results as an HDF5 file (layout: docs/output.md).
  *
- * The report is a sim_sink: job rows and time-series bins go into the /jobs
- * and /timeseries tables as the engine produces them (job rows a batch of
- * JOB_BATCH at a time), so memory stays constant in the number of jobs. After the run, the summary
- * and the provenance are written and the file is committed: it appears under its final name only
- * when complete (h5io writes a temporary file and renames it). Times are float64 seconds; every
- * dataset carries units and a description.
+ * The report hands the engine a sim_sink: job rows and time-series bins go
+ * into the /jobs and /timeseries tables as the engine produces them (job rows
+ * a batch of JOB_BATCH at a time), so memory stays constant in the number of
+ * jobs. The study that runs the model (studies/run.c) then hands in the
+ * finished result and its cost accounting; the summary, the cost and the
+ * provenance are written and the file is committed: it appears under its
+ * final name only when complete (h5io writes a temporary file and renames
+ * it). Nothing here computes a figure of the run. Times are float64 seconds;
+ * every dataset carries units and a description.
  */
-#include "output/output.h"
+#include "output/report_int.h"
 
-#include "model/cost_int.h"
-#include "output/h5io_int.h"
 #include "model/service_int.h"
 #include "version.h"
 
@@ -184,7 +185,7 @@ typedef struct job_batch {
     size_t n; /* rows held */
 } job_batch;
 
-typedef struct report {
+struct sim_report {
     const sim_scenario *sc;
     sim__h5w *w;
     sim__h5t *jobs, *ts;
@@ -192,7 +193,9 @@ typedef struct report {
     sim__h5t **pool_ts, **type_ts, **class_ts; /* NULL entries for types not in the fleet */
     sim__h5t **svc_ts;
     char block_names[SIM_BLOCK_COUNT][48], block_desc[SIM_BLOCK_COUNT][160];
-} report;
+    sim_sink sink;
+};
+typedef struct sim_report report;
 
 static double us_to_s(int64_t us)
 {
@@ -702,43 +705,67 @@ static void report_free(report *rp)
     free(rp->svc_ts);
 }
 
-int sim_report_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
-                   sim_result *res, tm_diag *diag)
+int sim_report_open(sim_report **out, const sim_scenario *sc, const char *path, tm_diag *diag)
 {
-    report rp;
-    memset(&rp, 0, sizeof rp);
-    rp.sc = sc;
-    memset(res, 0, sizeof *res);
-    if (!(rp.jb = malloc(sizeof *rp.jb)))
+    *out = NULL;
+    report *rp = calloc(1, sizeof *rp);
+    if (!rp)
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    rp.jb->n = 0;
-    int rc = sim__h5w_open(&rp.w, path, diag);
+    rp->sc = sc;
+    if (!(rp->jb = malloc(sizeof *rp->jb))) {
+        free(rp);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    }
+    rp->jb->n = 0;
+    int rc = sim__h5w_open(&rp->w, path, diag);
     if (rc != TM_OK) {
-        report_free(&rp);
+        report_free(rp);
+        free(rp);
         return rc;
     }
-    if ((rc = sim__h5w_attr_i64(rp.w, "/", "schema_version", SIM_OUTPUT_SCHEMA, diag)) ||
-        (rc = sim__h5w_attr_str(rp.w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
-        (rc = sim__h5w_attr_str(rp.w, "/", "layout", "docs/output.md", diag)) ||
-        (rc = sim__h5t_create(&rp.jobs, rp.w, "/jobs", "one row per job (finished or not)",
+    if ((rc = sim__h5w_attr_i64(rp->w, "/", "schema_version", SIM_OUTPUT_SCHEMA, diag)) ||
+        (rc = sim__h5w_attr_str(rp->w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
+        (rc = sim__h5w_attr_str(rp->w, "/", "layout", "docs/output.md", diag)) ||
+        (rc = sim__h5t_create(&rp->jobs, rp->w, "/jobs", "one row per job (finished or not)",
                               job_cols, J_NCOLS, diag)) ||
-        (rc = create_series(&rp, diag)))
-        goto fail;
-    sim_sink sink = {sink_job, sink_bin, &rp};
-    if ((rc = sim_run(sc, opts, &sink, res, diag)) != TM_OK)
-        goto fail;
-    if ((rc = jobs_flush(&rp, diag)) || (rc = write_labels(&rp, sc, diag)) ||
-        (rc = write_summary(&rp, sc, res, diag)) || (rc = write_provenance(&rp, sc, opts, diag)) ||
-        (rc = sim__cost_write_h5(rp.w, sc, res, diag)))
-        goto fail;
-    rc = sim__h5w_commit(rp.w, diag);
-    if (rc != TM_OK)
-        sim_result_fini(res);
-    report_free(&rp);
+        (rc = create_series(rp, diag))) {
+        sim_report_abort(rp);
+        return rc;
+    }
+    rp->sink.job = sink_job;
+    rp->sink.bin = sink_bin;
+    rp->sink.ud = rp;
+    *out = rp;
+    return TM_OK;
+}
+
+const sim_sink *sim_report_sink(sim_report *rp)
+{
+    return &rp->sink;
+}
+
+int sim_report_commit(sim_report *rp, const sim_run_opts *opts, const sim_result *res,
+                      const sim__cost_report *cost, tm_diag *diag)
+{
+    const sim_scenario *sc = rp->sc;
+    int rc;
+    if ((rc = jobs_flush(rp, diag)) || (rc = write_labels(rp, sc, diag)) ||
+        (rc = write_summary(rp, sc, res, diag)) || (rc = write_provenance(rp, sc, opts, diag)) ||
+        (rc = sim__cost_write_h5(rp->w, sc, res, cost, diag))) {
+        sim_report_abort(rp);
+        return rc;
+    }
+    rc = sim__h5w_commit(rp->w, diag);
+    report_free(rp);
+    free(rp);
     return rc;
-fail:
-    sim__h5w_abort(rp.w);
-    sim_result_fini(res);
-    report_free(&rp);
-    return rc;
+}
+
+void sim_report_abort(sim_report *rp)
+{
+    if (!rp)
+        return;
+    sim__h5w_abort(rp->w);
+    report_free(rp);
+    free(rp);
 }

@@ -39,8 +39,6 @@
  */
 #include "studies/studies.h"
 
-#include "base/afile_int.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,45 +361,6 @@ static double demand(const trace_job *j)
     return (double)j->gpus * j->gpu_milli;
 }
 
-double sim_pack_value(const sim_pack_result *r, size_t policy, size_t seed, int metric, size_t k)
-{
-    return r
-        ->v[((policy * r->n_seeds + seed) * SIM_PACK_METRICS + (size_t)metric) * r->n_points + k];
-}
-
-void sim_pack_stats(const sim_pack_result *r, size_t policy, int metric, size_t k, double *mean,
-                    double *sd, double *min, double *max)
-{
-    double s = 0, ss = 0, lo = INFINITY, hi = -INFINITY;
-    size_t n = r->n_seeds;
-    for (size_t i = 0; i < n; i++) {
-        double x = sim_pack_value(r, policy, i, metric, k);
-        s += x;
-        lo = x < lo ? x : lo;
-        hi = x > hi ? x : hi;
-    }
-    double m = n ? s / (double)n : NAN;
-    for (size_t i = 0; i < n; i++) {
-        double d = sim_pack_value(r, policy, i, metric, k) - m;
-        ss += d * d;
-    }
-    *mean = m;
-    *sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0.0;
-    *min = lo;
-    *max = hi;
-}
-
-void sim_pack_result_fini(sim_pack_result *r)
-{
-    if (!r)
-        return;
-    free(r->arrived_pct);
-    free(r->v);
-    free(r->pods);
-    free(r->failed);
-    memset(r, 0, sizeof *r);
-}
-
 /* One (policy, seed) run; writes the curves at out[metric * n_points + k]. */
 static int pack_one(const sim_scenario *sc, const frag_model *fm, const char *typical,
                     const trace_job *pods, size_t n_pods, const sim_pack_cfg *cfg, const char *spec,
@@ -615,47 +574,4 @@ out:
     if (rc != TM_OK)
         sim_pack_result_fini(res);
     return rc;
-}
-
-/* ------------------------------------------------------------------------- */
-/* output                                                                     */
-
-static const struct {
-    const char *name, *units, *desc;
-} metric_info[SIM_PACK_METRICS] = {
-    {"alloc_pct", "percent", "GPU allocated / GPU capacity"},
-    {"frag_pct", "percent",
-     "fragmented GPU / idle GPU (the FGD measure, as its simulator's frag_gpu_milli)"},
-    {"frag_capacity_pct", "percent", "fragmented GPU / GPU capacity"},
-    {"failed_pods", "1", "pods that fitted nowhere so far"},
-    {"failed_gpu_pct", "percent", "GPU requested by failed pods so far / GPU capacity"},
-};
-
-int sim_pack_write_dat(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *path,
-                       tm_diag *diag)
-{
-    sim__afile af;
-    int rc = sim__afile_open(&af, path, diag);
-    if (rc != TM_OK)
-        return rc;
-    FILE *f = af.f;
-    fprintf(f, "# tarmac openb packing experiment: %zu seeds, target %.1f %%\n", r->n_seeds,
-            cfg->target_pct);
-    fprintf(f, "# columns: arrived_pct");
-    for (int m = 0; m < SIM_PACK_METRICS; m++)
-        fprintf(f, " %s_mean %s_sd", metric_info[m].name, metric_info[m].name);
-    fprintf(f, "\n# one block per policy, separated by two blank lines (gnuplot index)\n");
-    for (size_t p = 0; p < r->n_policies; p++) {
-        fprintf(f, "%s# policy %zu: %s\n", p ? "\n\n" : "", p, cfg->policies[p]);
-        for (size_t k = 0; k < r->n_points; k++) {
-            fprintf(f, "%.4f", r->arrived_pct[k]);
-            for (int m = 0; m < SIM_PACK_METRICS; m++) {
-                double mean, sd, lo, hi;
-                sim_pack_stats(r, p, m, k, &mean, &sd, &lo, &hi);
-                fprintf(f, " %.6f %.6f", mean, sd);
-            }
-            fputc('\n', f);
-        }
-    }
-    return sim__afile_commit(&af, diag);
 }

@@ -3,6 +3,11 @@
 
 #include "output/output.h"
 
+/* Run a scenario and write its results to an HDF5 file at `path` (atomically:
+ * written under a temporary name and renamed when complete). */
+int sim_study_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
+                  sim_result *res, tm_diag *diag);
+
 /* SWF window protocol: replay `count` consecutive jobs from job index
  * `first` (0-based, counting jobs the reader hands out), the machine empty at
  * the first job's submit time (times shifted to 0), until every job is done. */

@@ -4,7 +4,7 @@
  * sweep_int.h; format: docs/sweeps.md).
  *
  * A point of kind scenario is `tarmac run` of the base scenario with the
- * point's parameters set, at the point's replication: sim_report_run writes
+ * point's parameters set, at the point's replication: sim_study_run writes
  * the normal run report under a private name, then h5io reopens it as the
  * temporary file of the point's final name (sim__h5w_open_edit), adds
  * /sweep_point and commits. A point of kind pack is one seed of `tarmac
@@ -259,7 +259,7 @@ static int run_scenario_point(const sim__sweep *sw, const char *json, uint32_t r
         ro.replication = rep;
         ro.stop_flag = stop;
         sim_result res;
-        rc = sim_report_run(&sc, &ro, tmp, &res, diag);
+        rc = sim_study_run(&sc, &ro, tmp, &res, diag);
         if (rc == TM_OK)
             sim_result_fini(&res);
     }

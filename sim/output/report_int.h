@@ -1,0 +1,44 @@
+/*
+ * report_int.h — the writers of a run's report that other rooms call
+ * (internal to sim/): the /cost group and the cost lines of the summary.
+ * Each takes finished results; none computes a figure.
+ */
+#ifndef TARMAC_REPORT_INT_H
+#define TARMAC_REPORT_INT_H
+
+#include "model/cost_int.h"
+#include "output/h5io_int.h"
+#include "output/output.h"
+
+#include <stdio.h>
+
+/* A run's report file (docs/output.md), written in three steps so that
+ * the study that runs the model owns the run:
+ *   sim_report_open    creates the file under a temporary name, with the
+ *                      /jobs table and the time series of scenario sc;
+ *   sim_report_sink    the sink to hand sim_run: rows stream into the file;
+ *   sim_report_commit  writes the finished summary, cost and provenance and
+ *                      renames the file into place; frees the report.
+ * sim_report_abort removes the temporary file and frees (NULL: no-op).
+ * Both commit and abort consume the report, whatever they return; sc must
+ * outlive it. */
+typedef struct sim_report sim_report;
+int sim_report_open(sim_report **rp, const sim_scenario *sc, const char *path, tm_diag *diag);
+const sim_sink *sim_report_sink(sim_report *rp);
+int sim_report_commit(sim_report *rp, const sim_run_opts *opts, const sim_result *res,
+                      const sim__cost_report *cost, tm_diag *diag);
+void sim_report_abort(sim_report *rp);
+
+/* Write /cost (docs/output.md) into a run's file from the accounting *r of
+ * the run's result res (sim__cost_account). */
+int sim__cost_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *res,
+                       const sim__cost_report *r, tm_diag *diag);
+
+/* A few lines for `tarmac run`'s summary. */
+void sim__cost_print_summary(FILE *f, const sim_scenario *sc, const sim__cost_report *r);
+
+/* A dollar amount for people: "$1,234,567", with cents under $100 ("$12.34"),
+ * "n/a" for NaN or an infinity. */
+void sim__cost_fmt_usd(char *buf, size_t n, double v);
+
+#endif
