@@ -1,3 +1,10 @@
+/*
+ * config.h — the config room of sim/ (docs/architecture.md): scenario JSON
+ * into the model's typed structs (every default resolved, every error naming
+ * the file and the JSON path), the resolved scenario back as JSON, the
+ * fleet-only files and scenarios built from traces, cluster snapshots for
+ * `tarmac place`, and sweep files. The only room that includes cJSON.
+ */
 #ifndef TARMAC_SIM_CONFIG_H
 #define TARMAC_SIM_CONFIG_H
 

@@ -1,13 +1,15 @@
 /*
- * sim.h — the public header of sim/: scenarios, the GPU catalog, one run of the
- * engine, and its results.
+ * model.h — the model room of sim/ (docs/architecture.md): scenarios as typed
+ * structs, the GPU catalog, one run of the engine, its results, the random
+ * streams, the cost model's inputs and the packing experiment's curves.
  *
- * A run takes a resolved scenario (sim_scenario, from the loader or built in
- * code), streams jobs from its sources through the event engine and the
- * placement core, and reports per-job rows and time-series bins to a sink as
- * they happen (so memory does not grow with finished jobs), then fills a
- * sim_result with the summary. The HDF5 report (report.c) is one sink; tests
- * use their own.
+ * Pure computation: a run takes a resolved scenario (sim_scenario, filled by
+ * config/ or built in code), streams jobs from its sources through the event
+ * engine and the placement core, and reports per-job rows and time-series
+ * bins to a sink as they happen (so memory does not grow with finished jobs),
+ * then fills a sim_result with the summary. The model includes nothing of the
+ * rooms above it: it reads no file, writes no file and knows no JSON, HDF5 or
+ * gnuplot; output/report.c is one sink, tests use their own.
  */
 #ifndef TARMAC_SIM_MODEL_H
 #define TARMAC_SIM_MODEL_H

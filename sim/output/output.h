@@ -1,3 +1,11 @@
+/*
+ * output.h — the output room of sim/ (docs/architecture.md): files written
+ * from finished results. HDF5 lives here only (h5io: writer, table layer,
+ * reader); the run report (report.c, with its cost group) and the packing
+ * curves are writers that compute nothing; every file appears under its
+ * final name only when complete. Internal writers other rooms call:
+ * output/report_int.h and output/h5io_int.h.
+ */
 #ifndef TARMAC_SIM_OUTPUT_H
 #define TARMAC_SIM_OUTPUT_H
 

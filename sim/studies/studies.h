@@ -1,3 +1,10 @@
+/*
+ * studies.h — the studies room of sim/ (docs/architecture.md): what drives
+ * one or many runs of the model and hands the results to output/: a run into
+ * its report (run.c), the SWF window protocol (replay.c), the packing
+ * experiment (pack.c), compare, size, breakeven and sweeps (their APIs in
+ * their *_int.h), and the worker pool they share (work.c).
+ */
 #ifndef TARMAC_SIM_STUDIES_H
 #define TARMAC_SIM_STUDIES_H
 
