@@ -67,7 +67,13 @@ typedef struct pool {
     pid_t parent;
     int pipe_r, pipe_w;
     unsigned char *reported; /* parent only: done() called */
+    unsigned char *leaving;  /* parent only: per worker, it wrote its exit note */
 } pool;
+
+/* A worker's last note: EXIT_NOTE - w says worker w is about to _exit(0), so
+ * the parent can wait for it at once instead of at its next 50 ms look
+ * around (a pool of short jobs would otherwise end up to 50 ms late). */
+#define EXIT_NOTE UINT64_MAX
 
 unsigned sim__work_cores(void)
 {
@@ -191,12 +197,18 @@ static void worker_main(pool *p, unsigned w)
         if (wr != (ssize_t)sizeof note || rc == TM_ERR_INTERRUPTED)
             break;
     }
+    uint64_t note = EXIT_NOTE - w;
+    ssize_t wr;
+    do
+        wr = write(p->pipe_w, &note, sizeof note);
+    while (wr < 0 && errno == EINTR);
     _exit(0);
 }
 
 static int spawn(pool *p, unsigned w, tm_diag *diag)
 {
     atomic_store(&p->current[w], -1L);
+    p->leaving[w] = 0;
     fflush(NULL); /* no buffered output copied into the child */
     pid_t pid = fork();
     if (pid < 0)
@@ -227,9 +239,12 @@ static void drain_notes(pool *p)
         if (r <= 0)
             return;
         /* writes of 8 bytes to a pipe are atomic: whole notes only */
-        for (size_t i = 0; i < (size_t)r / sizeof notes[0]; i++)
+        for (size_t i = 0; i < (size_t)r / sizeof notes[0]; i++) {
             if (notes[i] < p->n_jobs && atomic_load(&p->slots[notes[i]].state) == JOB_DONE)
                 report(p, (size_t)notes[i]);
+            else if (notes[i] > EXIT_NOTE - p->n_workers)
+                p->leaving[EXIT_NOTE - notes[i]] = 1;
+        }
     }
 }
 
@@ -296,10 +311,14 @@ static int run_forked(pool *p, tm_diag *diag)
             if (p->pids[w] <= 0)
                 continue;
             int st;
-            pid_t r = waitpid(p->pids[w], &st, WNOHANG);
+            /* a worker that wrote its exit note is gone or about to be */
+            pid_t r = waitpid(p->pids[w], &st, p->leaving[w] ? 0 : WNOHANG);
+            if (r < 0 && errno == EINTR)
+                continue;
             if (r != p->pids[w])
                 continue;
-            drain_notes(p); /* its last note, if it wrote one */
+            drain_notes(p); /* its last notes, if it wrote them */
+            p->leaving[w] = 0;
             int abnormal = worker_exited(p, w, st, stopping);
             p->pids[w] = 0;
             alive--;
@@ -343,8 +362,9 @@ int sim__work_run(size_t n_jobs, sim__work_fn fn, void *ud, const sim__work_opts
     p.map = shared_map(p.map_len);
     p.pids = calloc(workers, sizeof *p.pids);
     p.reported = calloc(n_jobs, 1);
+    p.leaving = calloc(workers, 1);
     int fds[2] = {-1, -1};
-    if (p.map == MAP_FAILED || !p.pids || !p.reported) {
+    if (p.map == MAP_FAILED || !p.pids || !p.reported || !p.leaving) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "workers", "out of memory for %zu jobs", n_jobs);
         goto out;
     }
@@ -424,5 +444,6 @@ out:
         munmap(p.map, p.map_len);
     free(p.pids);
     free(p.reported);
+    free(p.leaving);
     return rc;
 }
