@@ -730,6 +730,37 @@ static void test_small_fixtures(void)
     CHECK_EQ_INT(drain(&s, &m, &d), TRACE_END);
     CHECK_EQ_U64(m.n, 2);
     CHECK_EQ_U64(st.dropped, 3);
+    o.swf_drop_cancelled = 0;
+
+    /* where estimates come from: job 1 asked for 60 s and ran 30; job 4
+     * asked for nothing (-1) and ran 12; job 5 asked for 10 and ran 0 */
+    static const struct {
+        trace_estimate_source src;
+        int64_t est_s[3];
+        uint64_t no_estimate;
+    } est_cases[] = {
+        {TRACE_EST_REQUESTED, {60, -1, 10}, 1},
+        {TRACE_EST_RUNTIME, {30, 12, 0}, 0},
+        {TRACE_EST_REQUESTED_ELSE, {60, 12, 10}, 0},
+    };
+    for (size_t c = 0; c < sizeof est_cases / sizeof est_cases[0]; c++) {
+        o.swf_estimates = est_cases[c].src;
+        memset(&st, 0, sizeof st);
+        CHECK_EQ_INT(trace_swf_open(&s, p, &o, &info, &d), TM_OK);
+        for (int k = 0; k < 3; k++) {
+            CHECK_EQ_INT(s.next(s.ud, &j, &d), TM_OK);
+            int64_t want_s = est_cases[c].est_s[k];
+            CHECK_EQ_INT(j.estimate_us, want_s < 0 ? -1 : want_s * 1000000ll);
+        }
+        CHECK_EQ_INT(s.next(s.ud, &j, &d), TRACE_END);
+        s.close(s.ud);
+        CHECK_EQ_U64(st.no_estimate, est_cases[c].no_estimate);
+        const char *name = trace_estimate_source_name((int)est_cases[c].src);
+        CHECK(name != NULL);
+        CHECK_EQ_INT(trace_estimate_source_find(name), (int)est_cases[c].src);
+    }
+    CHECK_EQ_INT(trace_estimate_source_find("exact"), -1);
+    o.swf_estimates = TRACE_EST_REQUESTED;
 }
 
 /* ------------------------------------------------------------------------- */

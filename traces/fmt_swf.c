@@ -136,7 +136,23 @@ static int parse_row(swf_rd *s, char *line, trace_job *j, int *skip, tm_diag *di
     j->id = (uint64_t)(v[0] < 0 ? 0 : v[0]);
     j->submit_us = trace__s_to_us(submit);
     j->duration_us = trace__s_to_us(run);
-    j->estimate_us = est > 0 ? trace__s_to_us(est) : -1;
+    /* the estimate backfilling and SJF see: the requested time as the log
+     * has it (default), the actual run time (perfect estimates, as
+     * RLScheduler and many backfilling studies use), or the requested time
+     * where there is one and the run time elsewhere */
+    switch (r->o.swf_estimates) {
+    case TRACE_EST_RUNTIME:
+        j->estimate_us = j->duration_us;
+        break;
+    case TRACE_EST_REQUESTED_ELSE:
+        j->estimate_us = est > 0 ? trace__s_to_us(est) : j->duration_us;
+        break;
+    default:
+        j->estimate_us = est > 0 ? trace__s_to_us(est) : -1;
+        break;
+    }
+    if (j->estimate_us < 0)
+        r->st->no_estimate++;
     j->gpus = (uint32_t)(nodes * ppn);
     j->flags = TRACE_JOB_CAN_SPAN;
     j->status = status;

@@ -23,6 +23,27 @@ void trace_read_opts_init(trace_read_opts *o)
     o->mode = TRACE_STRICT;
 }
 
+static const char *const estimate_names[] = {
+    [TRACE_EST_REQUESTED] = "requested",
+    [TRACE_EST_RUNTIME] = "runtime",
+    [TRACE_EST_REQUESTED_ELSE] = "requested-else-runtime",
+};
+
+const char *trace_estimate_source_name(int source)
+{
+    return source >= 0 && (size_t)source < sizeof estimate_names / sizeof estimate_names[0]
+               ? estimate_names[source]
+               : NULL;
+}
+
+int trace_estimate_source_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof estimate_names / sizeof estimate_names[0]; i++)
+        if (strcmp(name, estimate_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
 int trace__same_name(const char *a, const char *b)
 {
     for (; *a && *b; a++, b++)

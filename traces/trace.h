@@ -310,8 +310,21 @@ typedef struct trace_read_stats {
     uint64_t records;  /* records handed out (jobs, nodes or requests) */
     uint64_t bad;      /* malformed rows skipped (lenient mode) */
     uint64_t dropped;  /* well-formed rows not replayed, by the format's rules */
+    uint64_t no_estimate; /* records handed out with no run-time estimate (SWF) */
     tm_diag first_bad; /* the first malformed row ("file:line", what was wrong) */
 } trace_read_stats;
+
+/* Where an SWF job's run-time estimate (trace_job.estimate_us, what
+ * backfilling and SJF order by) comes from (docs/traces.md, "Estimates"). */
+typedef enum trace_estimate_source {
+    TRACE_EST_REQUESTED = 0,      /* field 9, the user's requested time; -1: none */
+    TRACE_EST_RUNTIME = 1,        /* the actual run time (perfect estimates) */
+    TRACE_EST_REQUESTED_ELSE = 2, /* field 9, else the actual run time */
+} trace_estimate_source;
+/* "requested", "runtime", "requested-else-runtime"; NULL for another value. */
+const char *trace_estimate_source_name(int source);
+/* The source named `name`, or -1. */
+int trace_estimate_source_find(const char *name);
 
 /* Options every reader takes. trace_read_opts_init sets the defaults. */
 typedef struct trace_read_opts {
@@ -335,6 +348,8 @@ typedef struct trace_read_opts {
      * a cancelled job that ran replays as it ran; one that never ran is
      * dropped). */
     int swf_drop_cancelled;
+    /* SWF: where run-time estimates come from (default TRACE_EST_REQUESTED). */
+    trace_estimate_source swf_estimates;
     /* 1: rows need not be in submit order (a reader used as a list, e.g. by
      * the packing experiment); 0 (default): a row out of order is malformed. */
     int any_order;
