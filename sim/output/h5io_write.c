@@ -27,6 +27,8 @@
  */
 #include "output/h5io_priv.h"
 
+#include "base/afile_int.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -309,32 +311,18 @@ static int w_open(sim__h5w **wp, const char *src, const char *final_path, tm_dia
         free(w);
         return tm_diag_set(diag, TM_ERR_NOMEM, final_path, "cannot create a mutex");
     }
-    size_t cap = strlen(final_path) + 48;
-    w->final_path = malloc(strlen(final_path) + 1);
-    char *tmp = malloc(cap);
-    if (!w->final_path || !tmp) {
-        free(tmp);
+    if (!(w->final_path = malloc(strlen(final_path) + 1))) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, final_path, "out of memory");
         goto out;
     }
     strcpy(w->final_path, final_path);
 
-    /* Claim a fresh temporary name: O_EXCL, so never someone else's file. */
-    for (unsigned n = 0;; n++) {
-        snprintf(tmp, cap, "%s.tmp.%ld.%u", final_path, (long)getpid(), n);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd >= 0) {
-            close(fd);
-            w->tmp_path = tmp;
-            break;
-        }
-        if (errno != EEXIST || n == 1000) {
-            rc = tm_diag_set(diag, TM_ERR_IO, final_path, "cannot create the temporary file %s: %s",
-                             tmp, strerror(errno));
-            free(tmp);
-            goto out;
-        }
-    }
+    /* Claim a fresh temporary name: O_EXCL, so never someone else's file.
+     * HDF5 truncates and fills it (or, to edit, src is moved onto it). */
+    int fd;
+    if ((rc = sim__afile_tmp_create(final_path, &w->tmp_path, &fd, diag)) != TM_OK)
+        goto out;
+    close(fd);
     /* The claimed (empty) name is replaced by the file to edit: a rename, so
      * the file is never under two names and never under the final one. */
     if (src && rename(src, w->tmp_path) != 0) {
@@ -428,19 +416,6 @@ void sim__h5w_set_sync(sim__h5w *w, int on)
         w->sync = on != 0;
 }
 
-/* fsync a file or directory by name. */
-static int sync_path(const char *path, int dir)
-{
-    int fd = open(path, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY);
-    if (fd < 0)
-        return -1;
-    int r = fsync(fd);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return r;
-}
-
 int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
 {
     h5err e = {0};
@@ -471,38 +446,14 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
         rc = sim__h5w_fail_h5(w, diag, &e, NULL);
         goto out;
     }
-    if (w->sync && sync_path(w->tmp_path, 0) != 0) {
-        rc = sim__h5w_fail(w, diag, TM_ERR_IO, NULL, "cannot sync %s: %s", w->tmp_path,
-                           strerror(errno));
-        goto out;
-    }
-    if (rename(w->tmp_path, w->final_path) != 0) {
-        rc = sim__h5w_fail(w, diag, TM_ERR_IO, NULL, "cannot rename %s to the final name: %s",
-                           w->tmp_path, strerror(errno));
-        goto out;
-    }
+    /* fsync, rename over the final name, fsync the folder; the temporary
+     * is renamed or removed either way. */
+    tm_diag d;
+    int st = sim__afile_tmp_commit(w->tmp_path, w->final_path, w->sync, &d);
     free(w->tmp_path);
-    w->tmp_path = NULL; /* renamed: nothing to remove */
-
-    /* Make the rename itself durable. The file is complete either way, so a
-     * failure here is reported but the file stays. */
-    char *dir = malloc(strlen(w->final_path) + 2);
-    if (!dir) {
-        rc = sim__h5w_fail(w, diag, TM_ERR_NOMEM, NULL, "out of memory");
-        goto out;
-    }
-    strcpy(dir, w->final_path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == dir)
-        dir[1] = '\0';
-    else
-        *slash = '\0';
-    if (w->sync && sync_path(dir, 1) != 0 && errno != EINVAL && errno != ENOTSUP)
-        rc = sim__h5w_fail(w, diag, TM_ERR_IO, NULL,
-                           "written, but cannot sync the directory %s: %s", dir, strerror(errno));
-    free(dir);
+    w->tmp_path = NULL;
+    if (st != TM_OK)
+        rc = sim__h5w_fail(w, diag, st, NULL, "%s", d.msg);
 out:
     w_discard(w);
     return rc;
