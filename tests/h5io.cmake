@@ -1,4 +1,4 @@
-# h5io: the HDF5 writer and reader (sim/output/h5io.c, sim/output/h5io_int.h).
+# h5io: the HDF5 writer and reader (sim/output/h5io*.c, sim/output/h5io_int.h).
 #   test_h5io     unit: write, commit, read back; abort; bad folders; misuse; EFBIG
 #   h5io_python   integration: h5py and h5dump read what test_h5io --write wrote,
 #                 and the same checks reject a perturbed file

@@ -1,5 +1,5 @@
 /*
- * test_h5io.c — the HDF5 writer and reader (sim/output/h5io.c).
+ * test_h5io.c — the HDF5 writer and reader (sim/output/h5io*.c).
  *
  * With no argument: unit tests in a fresh temporary folder each (safe under
  * ctest -j): a sample file written, committed and read back exactly, written

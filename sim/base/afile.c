@@ -1,5 +1,16 @@
 /*
- * afile.c — text output files that appear only when complete (afile_int.h).
+ * afile.c — output files that appear only when complete (afile_int.h).
+ *
+ * How it works. The temporary is a sibling of the final name, so the rename
+ * stays inside one file system and is atomic. Its name carries the pid and a
+ * counter; O_EXCL makes the claim safe against other processes and against
+ * our own earlier files (a retry takes the next counter). Commit fsyncs the
+ * file before the rename, so the new name never points at data still in the
+ * page cache only, and the folder after it, so the rename itself survives a
+ * crash. Everything before the rename can fail and leave path untouched; the
+ * folder's fsync comes after, so its failure is reported with the file in
+ * place. The stdio layer (sim__afile_*) checks ferror and fclose before
+ * handing the closed file to the primitive.
  */
 #include "base/afile_int.h"
 
@@ -9,6 +20,83 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Attempts at a fresh name before giving up (only EEXIST retries). */
+#define AFILE_TMP_TRIES 1000
+
+int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag)
+{
+    *tmp = NULL;
+    *fd = -1;
+    size_t cap = strlen(path) + 48;
+    char *t = malloc(cap);
+    if (!t)
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    for (unsigned n = 0;; n++) {
+        snprintf(t, cap, "%s.tmp.%ld.%u", path, (long)getpid(), n);
+        int f = open(t, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (f >= 0) {
+            *tmp = t;
+            *fd = f;
+            return TM_OK;
+        }
+        if (errno != EEXIST || n == AFILE_TMP_TRIES) {
+            int rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot create the temporary file %s: %s",
+                                 t, strerror(errno));
+            free(t);
+            return rc;
+        }
+    }
+}
+
+/* fsync a file or directory by name. */
+static int sync_path(const char *path, int dir)
+{
+    int fd = open(path, dir ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+    if (fd < 0)
+        return -1;
+    int r = fsync(fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return r;
+}
+
+int sim__afile_tmp_commit(const char *tmp, const char *path, int sync, tm_diag *diag)
+{
+    if (sync && sync_path(tmp, 0) != 0) {
+        int rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot sync %s: %s", tmp, strerror(errno));
+        unlink(tmp);
+        return rc;
+    }
+    if (rename(tmp, path) != 0) {
+        int rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot rename %s to the final name: %s", tmp,
+                             strerror(errno));
+        unlink(tmp);
+        return rc;
+    }
+    if (!sync)
+        return TM_OK;
+    /* The file is complete either way, so a failure from here on is reported
+     * but the file stays. */
+    char *dir = malloc(strlen(path) + 2);
+    if (!dir)
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    strcpy(dir, path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        strcpy(dir, ".");
+    else if (slash == dir)
+        dir[1] = '\0';
+    else
+        *slash = '\0';
+    int rc = TM_OK;
+    if (sync_path(dir, 1) != 0 && errno != EINVAL && errno != ENOTSUP)
+        rc = tm_diag_set(diag, TM_ERR_IO, path, "written, but cannot sync the directory %s: %s",
+                         dir, strerror(errno));
+    free(dir);
+    return rc;
+}
 
 static void afile_release(sim__afile *a)
 {
@@ -20,34 +108,18 @@ static void afile_release(sim__afile *a)
 int sim__afile_open(sim__afile *a, const char *path, tm_diag *diag)
 {
     memset(a, 0, sizeof *a);
-    size_t cap = strlen(path) + 48;
-    a->path = malloc(strlen(path) + 1);
-    a->tmp = malloc(cap);
-    if (!a->path || !a->tmp) {
-        afile_release(a);
+    if (!(a->path = malloc(strlen(path) + 1)))
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-    }
     strcpy(a->path, path);
     struct stat st;
-    int fd;
+    int fd, rc;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        free(a->tmp);
-        a->tmp = NULL;
-        fd = open(path, O_WRONLY | O_TRUNC);
-    } else {
-        for (unsigned n = 0;; n++) {
-            snprintf(a->tmp, cap, "%s.tmp.%ld.%u", path, (long)getpid(), n);
-            fd = open(a->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-            if (fd >= 0 || errno != EEXIST || n == 1000)
-                break;
+        if ((fd = open(path, O_WRONLY | O_TRUNC)) < 0) {
+            rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(errno));
+            afile_release(a);
+            return rc;
         }
-    }
-    if (fd < 0) {
-        int e = errno;
-        int rc = a->tmp
-                     ? tm_diag_set(diag, TM_ERR_IO, path, "cannot create the temporary file %s: %s",
-                                   a->tmp, strerror(e))
-                     : tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(e));
+    } else if ((rc = sim__afile_tmp_create(path, &a->tmp, &fd, diag)) != TM_OK) {
         afile_release(a);
         return rc;
     }
@@ -67,23 +139,17 @@ int sim__afile_commit(sim__afile *a, tm_diag *diag)
     int e = 0;
     if (fflush(a->f) != 0 || ferror(a->f))
         e = errno ? errno : EIO;
-    else if (a->tmp && fsync(fileno(a->f)) != 0)
-        e = errno;
     if (fclose(a->f) != 0 && !e)
         e = errno ? errno : EIO;
     a->f = NULL;
     int rc = TM_OK;
-    if (e)
+    if (e) {
         rc = tm_diag_set(diag, TM_ERR_IO, a->path, "cannot write: %s", strerror(e));
-    else if (a->tmp && rename(a->tmp, a->path) != 0)
-        rc = tm_diag_set(diag, TM_ERR_IO, a->path, "cannot rename %s to the final name: %s", a->tmp,
-                         strerror(errno));
-    else if (a->tmp) {
-        free(a->tmp); /* renamed: nothing to remove */
-        a->tmp = NULL;
+        if (a->tmp)
+            unlink(a->tmp);
+    } else if (a->tmp) {
+        rc = sim__afile_tmp_commit(a->tmp, a->path, 1, diag);
     }
-    if (a->tmp)
-        unlink(a->tmp);
     afile_release(a);
     return rc;
 }

@@ -1,11 +1,17 @@
 /*
- * afile_int.h — text output files that appear only when complete.
+ * afile_int.h — output files that appear only when complete.
  *
- * The HDF5 writer (h5io.c) and the trace writer (traces/fmt_tarmac.c) do the
- * same for their formats. An afile writes "<path>.tmp.<pid>.<n>" (O_EXCL, so
- * never someone else's file); commit checks every write, syncs, closes and
- * renames it over path; abort removes it. A path that exists and is not a
- * regular file (/dev/stdout, a FIFO) is written directly.
+ * One primitive for every writer of tarmac: sim__afile_tmp_create claims
+ * "<path>.tmp.<pid>.<n>" next to path (O_EXCL, so never someone else's file,
+ * and a missing or read-only folder gives a plain errno), the writer fills
+ * it, and sim__afile_tmp_commit fsyncs it, renames it over path and fsyncs
+ * the folder. Readers therefore see either the old file or the whole new one,
+ * after a crash as well. The HDF5 writer (output/h5io_write.c), the sweep's
+ * point records and tarmac plot's pictures use the primitive directly.
+ *
+ * On top of it, an afile is a text file written through stdio: commit checks
+ * every write, closes and commits; abort removes the temporary. A path that
+ * exists and is not a regular file (/dev/stdout, a FIFO) is written directly.
  */
 #ifndef TARMAC_AFILE_INT_H
 #define TARMAC_AFILE_INT_H
@@ -13,6 +19,24 @@
 #include "status.h"
 
 #include <stdio.h>
+
+/* Claim a fresh temporary name next to path and create it, empty, with
+ * O_CREAT | O_EXCL. On success *tmp is the malloc'd name (the caller frees
+ * it) and *fd a descriptor open for writing (the caller closes it). On
+ * failure *tmp is NULL, *fd is -1, nothing was created and diag, naming path,
+ * says why: TM_ERR_IO "cannot create the temporary file <tmp>: <strerror>",
+ * or TM_ERR_NOMEM. */
+int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag);
+
+/* Put the complete, closed file tmp in place of path: fsync it, rename it
+ * over path (replacing any file there) and fsync the folder, so the rename is
+ * durable too. With sync == 0 both fsyncs are skipped (benchmarks only: the
+ * file may be lost in a power failure). Always disposes of tmp, which stays
+ * the caller's string: renamed, or removed on a failure before the rename,
+ * when path is left as it was. TM_ERR_IO naming path: "cannot sync <tmp>: ...",
+ * "cannot rename <tmp> to the final name: ..." or, with the file already in
+ * place, "written, but cannot sync the directory <dir>: ..."; TM_ERR_NOMEM. */
+int sim__afile_tmp_commit(const char *tmp, const char *path, int sync, tm_diag *diag);
 
 typedef struct sim__afile {
     FILE *f; /* write here */
@@ -23,8 +47,9 @@ typedef struct sim__afile {
 /* Open for writing; on failure (TM_ERR_IO naming path, TM_ERR_NOMEM) the
  * afile is empty and abort is a no-op. */
 int sim__afile_open(sim__afile *a, const char *path, tm_diag *diag);
-/* Flush, check, sync, close, rename. On failure nothing is left at path
- * (TM_ERR_IO with errno's message, naming path). Always releases a. */
+/* Flush, check, close, then sim__afile_tmp_commit. On failure nothing is
+ * left at path (TM_ERR_IO with errno's message, naming path: "cannot write:
+ * ..." when a write failed). Always releases a. */
 int sim__afile_commit(sim__afile *a, tm_diag *diag);
 /* Close and remove the temporary (safe on an empty or released afile). */
 void sim__afile_abort(sim__afile *a);

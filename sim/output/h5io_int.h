@@ -1,8 +1,9 @@
 /*
  * h5io_int.h — writing and reading tarmac's HDF5 files (internal to sim/).
  *
- * h5io.c is the only file of the project that includes hdf5.h; everything else
- * goes through these opaque handles. docs/hdf5-io.md describes the layout.
+ * sim/output/h5io*.c are the only files of the project that include hdf5.h
+ * (h5io_priv.h says which piece does what); everything else goes through
+ * these opaque handles. docs/hdf5-io.md describes the layout.
  *
  * Writer. sim__h5w_open creates "<final>.tmp.<pid>.<n>" next to the final
  * name; sim__h5w_commit flushes, fsyncs and renames it into place, so a file

@@ -1,13 +1,15 @@
 /*
  * pack_report.c — the curves of the packing experiment as an HDF5 file
  * (layout: docs/output.md, "Packing experiment"), through the h5io writer
- * like every tarmac file, and as a whitespace table for gnuplot; both are
- * written under a temporary name and renamed when whole.
+ * like every tarmac file (with the versions in /provenance), and as a
+ * whitespace table for gnuplot; both are written under a temporary name and
+ * renamed when whole.
  */
 #include "output/output.h"
 
 #include "base/afile_int.h"
 #include "output/h5io_int.h"
+#include "output/provenance_int.h"
 #include "version.h"
 
 #include <stdio.h>
@@ -102,6 +104,8 @@ int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const c
                                      diag)))
             goto fail;
     }
+    if ((rc = sim__provenance_write(w, NULL, NULL, diag)))
+        goto fail;
     rc = sim__h5w_commit(w, diag);
     goto out;
 fail:

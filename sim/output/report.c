@@ -13,6 +13,7 @@
  */
 #include "output/report_int.h"
 
+#include "output/provenance_int.h"
 #include "model/service_int.h"
 #include "version.h"
 
@@ -643,59 +644,6 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
     return TM_OK;
 }
 
-static int write_provenance(report *rp, const sim_scenario *sc, const sim_run_opts *opts,
-                            tm_diag *diag)
-{
-    sim__h5w *w = rp->w;
-    int rc;
-    char *resolved = sim_scenario_resolved_json(sc);
-    if (!resolved)
-        return tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
-    rc = sim__h5w_scalar_str(w, "/provenance/scenario_given", sc->json_given ? sc->json_given : "",
-                             "the scenario text as given", diag);
-    if (rc == TM_OK)
-        rc = sim__h5w_scalar_str(w, "/provenance/scenario_resolved", resolved,
-                                 "the scenario with every default filled in (JSON)", diag);
-    free(resolved);
-    if (rc)
-        return rc;
-    if ((rc = sim__h5w_scalar_str(w, "/provenance/scenario_source", sc->source,
-                                  "file the scenario came from", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
-                                  diag)) ||
-        (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",
-                                  "scenario seed (random streams: docs/rng.md)", diag)) ||
-        (rc = sim__h5w_scalar_i64(w, "/provenance/replication",
-                                  opts ? (int64_t)opts->replication : 0, "1",
-                                  "replication index (selects independent streams)", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/tarmac_version", TARMAC_VERSION,
-                                  "version of tarmac that wrote the file", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/policy", sc->policy,
-                                  "placement-core specification", diag)))
-        return rc;
-    char lib[64];
-    struct {
-        const char *name, *v;
-    } libs[4];
-    size_t nl = 0;
-    libs[nl].name = "gsl";
-    libs[nl++].v = sim_lib_version_gsl();
-    libs[nl].name = "hdf5";
-    sim__h5_version(lib, sizeof lib);
-    libs[nl++].v = lib;
-    libs[nl].name = "cjson";
-    libs[nl++].v = sim_lib_version_cjson();
-    libs[nl].name = "zlib";
-    libs[nl++].v = trace_zlib_version();
-    for (size_t i = 0; i < nl; i++) {
-        char p[96];
-        snprintf(p, sizeof p, "/provenance/libraries/%s", libs[i].name);
-        if ((rc = sim__h5w_scalar_str(w, p, libs[i].v, "library version", diag)))
-            return rc;
-    }
-    return TM_OK;
-}
-
 static void report_free(report *rp)
 {
     free(rp->jb);
@@ -748,9 +696,11 @@ int sim_report_commit(sim_report *rp, const sim_run_opts *opts, const sim_result
                       const sim__cost_report *cost, tm_diag *diag)
 {
     const sim_scenario *sc = rp->sc;
+    const sim__provenance_extra prov = {.run = 1, .replication = opts ? opts->replication : 0};
     int rc;
     if ((rc = jobs_flush(rp, diag)) || (rc = write_labels(rp, sc, diag)) ||
-        (rc = write_summary(rp, sc, res, diag)) || (rc = write_provenance(rp, sc, opts, diag)) ||
+        (rc = write_summary(rp, sc, res, diag)) ||
+        (rc = sim__provenance_write(rp->w, sc, &prov, diag)) ||
         (rc = sim__cost_write_h5(rp->w, sc, res, cost, diag))) {
         sim_report_abort(rp);
         return rc;

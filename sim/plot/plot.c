@@ -16,6 +16,7 @@
  */
 #include "plot/plot_int.h"
 
+#include "base/afile_int.h"
 #include "version.h"
 
 #include <errno.h>
@@ -464,6 +465,63 @@ static void first_line(char *dst, size_t n, const char *s)
     dst[o] = '\0';
 }
 
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* Draw one figure. The picture is drawn under a temporary name (base/afile:
+ * claimed with O_EXCL, next to the picture) and put in place once gnuplot
+ * has succeeded and written something. */
+static int draw_one(sim__plot_ctx *c, const char *exe, const char *stem, tm_diag *diag)
+{
+    char script[SIM__PLOT_STEM_MAX + 8], msg[4096], out[SIM__PLOT_STEM_MAX + 48], pic[1100];
+    char *tmp = NULL;
+    int fd, status = 0;
+    snprintf(script, sizeof script, "%s.gp", stem);
+    snprintf(pic, sizeof pic, "%s/%s.%s", c->dir, stem, format_ext(c->format));
+    int rc = sim__afile_tmp_create(pic, &tmp, &fd, diag);
+    if (rc != TM_OK)
+        return rc;
+    close(fd);
+    snprintf(out, sizeof out, "%s", base_name(tmp));
+    rc = spawn_gnuplot(exe, c->dir, script, out, &status, msg, sizeof msg, diag);
+    if (rc == TM_ERR_UNAVAILABLE)
+        c->rep->gnuplot_missing = 1;
+    if (rc != TM_OK)
+        goto fail;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char line[400], where[1100];
+        first_line(line, sizeof line, msg);
+        snprintf(where, sizeof where, "%s/%s", c->dir, script);
+        if (WIFSIGNALED(status))
+            rc = tm_diag_set(diag, TM_ERR_INTERNAL, where, "gnuplot was killed by signal %d",
+                             WTERMSIG(status));
+        else
+            rc = tm_diag_set(diag, TM_ERR_INTERNAL, where, "gnuplot exited with status %d: %s",
+                             WEXITSTATUS(status), line[0] ? line : "(no message)");
+        goto fail;
+    }
+    if (msg[0])
+        fprintf(stderr, "tarmac plot: gnuplot on %s/%s said:\n%s", c->dir, script, msg);
+    struct stat st;
+    if (stat(tmp, &st) != 0 || st.st_size == 0) {
+        rc =
+            tm_diag_set(diag, TM_ERR_INTERNAL, pic, "gnuplot exited normally but wrote no picture");
+        goto fail;
+    }
+    rc = sim__afile_tmp_commit(tmp, pic, 1, diag); /* renamed, or removed on failure */
+    if (rc == TM_OK)
+        c->rep->n_drawn++;
+    free(tmp);
+    return rc;
+fail:
+    unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
 static int draw_all(sim__plot_ctx *c, tm_diag *diag)
 {
     char exe[1024];
@@ -476,63 +534,15 @@ static int draw_all(sim__plot_ctx *c, tm_diag *diag)
                            c->rep->n_figures, c->dir);
     }
     for (size_t i = 0; i < c->rep->n_figures; i++) {
-        const char *stem = c->rep->stems[i];
-        char script[SIM__PLOT_STEM_MAX + 8], msg[4096];
-        snprintf(script, sizeof script, "%s.gp", stem);
-        /* the picture is drawn under a temporary name and renamed once
-         * gnuplot has succeeded and written something */
-        char out[SIM__PLOT_STEM_MAX + 48], tmp[1200], pic[1100];
-        snprintf(out, sizeof out, "%s.%s.tmp.%ld.%zu", stem, format_ext(c->format), (long)getpid(),
-                 i);
-        snprintf(tmp, sizeof tmp, "%s/%s", c->dir, out);
-        snprintf(pic, sizeof pic, "%s/%s.%s", c->dir, stem, format_ext(c->format));
-        int status = 0;
-        int rc = spawn_gnuplot(exe, c->dir, script, out, &status, msg, sizeof msg, diag);
-        if (rc == TM_ERR_UNAVAILABLE)
-            c->rep->gnuplot_missing = 1;
-        if (rc != TM_OK) {
-            unlink(tmp);
+        int rc = draw_one(c, exe, c->rep->stems[i], diag);
+        if (rc != TM_OK)
             return rc;
-        }
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            unlink(tmp);
-            char line[400];
-            first_line(line, sizeof line, msg);
-            char where[1100];
-            snprintf(where, sizeof where, "%s/%s", c->dir, script);
-            if (WIFSIGNALED(status))
-                return tm_diag_set(diag, TM_ERR_INTERNAL, where, "gnuplot was killed by signal %d",
-                                   WTERMSIG(status));
-            return tm_diag_set(diag, TM_ERR_INTERNAL, where, "gnuplot exited with status %d: %s",
-                               WEXITSTATUS(status), line[0] ? line : "(no message)");
-        }
-        if (msg[0])
-            fprintf(stderr, "tarmac plot: gnuplot on %s/%s said:\n%s", c->dir, script, msg);
-        struct stat st;
-        if (stat(tmp, &st) != 0 || st.st_size == 0) {
-            unlink(tmp);
-            return tm_diag_set(diag, TM_ERR_INTERNAL, pic,
-                               "gnuplot exited normally but wrote no picture");
-        }
-        if (rename(tmp, pic) != 0) {
-            int e = errno;
-            unlink(tmp);
-            return tm_diag_set(diag, TM_ERR_IO, pic, "cannot rename %s to the final name: %s", tmp,
-                               strerror(e));
-        }
-        c->rep->n_drawn++;
     }
     return TM_OK;
 }
 
 /* ------------------------------------------------------------------------- */
 /* the file                                                                   */
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
-}
 
 /* What the file is, for titles: the scenario's name (the file's name when
  * it has none), and the policy of a run. */

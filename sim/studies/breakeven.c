@@ -14,6 +14,7 @@
 
 #include "model/cost_int.h"
 #include "output/h5io_int.h"
+#include "output/provenance_int.h"
 #include "model/service_int.h"
 #include "version.h"
 
@@ -593,15 +594,7 @@ int sim__be_write(const char *path, const sim_scenario *sc, const sim__be_cfg *c
                                   "runs per candidate fleet", diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/breakeven/fleets_simulated", (int64_t)res->fleets_simulated,
                                   "1", "distinct (fleet, volume) pairs simulated", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_given",
-                                  sc->json_given ? sc->json_given : "",
-                                  "the scenario text as given", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
-                                  diag)) ||
-        (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",
-                                  "scenario seed (random streams: docs/rng.md)", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/tarmac_version", TARMAC_VERSION,
-                                  "version of tarmac that wrote the file", diag))) {
+        (rc = sim__provenance_write(w, sc, NULL, diag))) {
         free(params);
         sim__h5w_abort(w);
         return rc;

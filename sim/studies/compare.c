@@ -14,6 +14,7 @@
 #include "studies/compare_int.h"
 
 #include "output/h5io_int.h"
+#include "output/provenance_int.h"
 #include "model/metrics_int.h"
 #include "version.h"
 #include "studies/work_int.h"
@@ -646,45 +647,6 @@ static int write_class_runs(sim__h5w *w, const sim_scenario *sc, const sim__cmp_
     return attr_classes(w, "/compare/class_runs/class", sc, diag);
 }
 
-static int write_provenance(sim__h5w *w, const sim_scenario *sc, tm_diag *diag)
-{
-    char *resolved = sim_scenario_resolved_json(sc);
-    if (!resolved)
-        return tm_diag_set(diag, TM_ERR_NOMEM, "compare", "out of memory");
-    int rc =
-        sim__h5w_scalar_str(w, "/provenance/scenario_given", sc->json_given ? sc->json_given : "",
-                            "the scenario text as given", diag);
-    if (rc == TM_OK)
-        rc = sim__h5w_scalar_str(w, "/provenance/scenario_resolved", resolved,
-                                 "the scenario with every default filled in (JSON)", diag);
-    free(resolved);
-    if (rc ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_source", sc->source,
-                                  "file the scenario came from", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
-                                  diag)) ||
-        (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",
-                                  "scenario seed (random streams: docs/rng.md)", diag)) ||
-        (rc = sim__h5w_scalar_str(w, "/provenance/tarmac_version", TARMAC_VERSION,
-                                  "version of tarmac that wrote the file", diag)))
-        return rc;
-    char lib[64];
-    sim__h5_version(lib, sizeof lib);
-    const struct {
-        const char *name, *v;
-    } libs[] = {{"gsl", sim_lib_version_gsl()},
-                {"hdf5", lib},
-                {"cjson", sim_lib_version_cjson()},
-                {"zlib", trace_zlib_version()}};
-    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
-        char p[96];
-        snprintf(p, sizeof p, "/provenance/libraries/%s", libs[i].name);
-        if ((rc = sim__h5w_scalar_str(w, p, libs[i].v, "library version", diag)))
-            return rc;
-    }
-    return TM_OK;
-}
-
 int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_policy *pol,
                        size_t n_pol, const sim__cmp_result *res, tm_diag *diag)
 {
@@ -729,7 +691,7 @@ int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_
             if ((rc = write_class_metric(w, sc, res, pol, m, diag)))
                 goto fail;
     }
-    if ((rc = write_provenance(w, sc, diag)))
+    if ((rc = sim__provenance_write(w, sc, NULL, diag)))
         goto fail;
     return sim__h5w_commit(w, diag);
 fail:

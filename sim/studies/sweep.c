@@ -16,6 +16,7 @@
  */
 #include "studies/sweep_int.h"
 
+#include "base/afile_int.h"
 #include "output/h5io_int.h"
 #include "version.h"
 #include "studies/work_int.h"
@@ -390,24 +391,16 @@ int sim__sweep_run_point(sim__sweep *sw, size_t i, volatile int *stop, tm_diag *
     return rc;
 }
 
-/* Write `text` to path atomically (a temporary name, then rename). */
+/* Write `text` to path atomically (base/afile: a temporary name, fsync,
+ * rename). */
 static int write_text_atomic(const char *path, const char *text, tm_diag *diag)
 {
-    char tmp[1300];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot create %s: %s", tmp, strerror(errno));
-    int bad = fputs(text, f) < 0;
-    bad |= fflush(f) != 0;
-    bad |= fsync(fileno(f)) != 0 && errno != EINVAL;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return tm_diag_set(diag, TM_ERR_IO, path, "cannot write: %s", strerror(e));
-    }
-    return TM_OK;
+    sim__afile af;
+    int rc = sim__afile_open(&af, path, diag);
+    if (rc != TM_OK)
+        return rc;
+    fputs(text, af.f); /* a failure shows in commit's check of the stream */
+    return sim__afile_commit(&af, diag);
 }
 
 int sim__sweep_record(const sim__sweep *sw, size_t i, int rc, const tm_diag *d, tm_diag *diag)

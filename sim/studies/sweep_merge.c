@@ -19,6 +19,7 @@
 #include "studies/sweep_int.h"
 
 #include "output/h5io_int.h"
+#include "output/provenance_int.h"
 #include "version.h"
 
 #include <errno.h>
@@ -688,7 +689,8 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
         (rc = write_params(w, s, diag)) || (rc = write_points(w, &m, diag)) ||
         (rc = write_stats(w, &m, 0, diag)) || (rc = write_stats(w, &m, 1, diag)) ||
         (rc = write_failed(w, &m, diag)) || (pack && (rc = write_curves(w, &m, diag))) ||
-        (rc = write_links(w, &m, path, diag))) {
+        (rc = write_links(w, &m, path, diag)) ||
+        (rc = sim__provenance_write(w, NULL, NULL, diag))) {
         sim__h5w_abort(w);
         goto out;
     }

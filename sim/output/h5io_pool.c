@@ -1,0 +1,340 @@
+/*
+ * h5io_pool.c — the compression worker of an HDF5 writer: HDF5's shuffle and
+ * deflate filters, applied by us to whole table chunks, off the HDF5 thread.
+ *
+ * How it works. HDF5 (serial, not thread-safe) is only ever called by the
+ * thread that calls the h5io API, the owner. Each writer has one worker
+ * thread, started at the first full chunk, that does nothing but compress:
+ * it takes slots (one chunk of every column of a table) from the writer's
+ * queue, oldest first, applies the shuffle filter and zlib's deflate at
+ * SIM__H5_DEFLATE_LEVEL with the Z_RLE strategy (slot_compress: a zlib
+ * stream like HDF5's deflate filter writes, but found in half its time), and
+ * marks them done. The owner writes a done slot with H5Dwrite_chunk (filter
+ * mask 0; h5io_table.c), so readers decompress it through the datasets'
+ * declared filters. When the slot the owner must write is not done, it
+ * compresses queued slots itself while it waits (so two cores share the work
+ * when the worker falls behind); with no thread (SIM__H5_PIPE_INLINE, or
+ * pthread_create failed) it compresses everything, into the same bytes.
+ *
+ * The mutex guards the queue and the slots' states; a slot's buffers belong
+ * to the owner when FREE or DONE, to no one when QUEUED and to its
+ * compressor when BUSY; the tables' layout is fixed before any slot is
+ * queued. A compression failure on the worker is posted to the pool (an
+ * atomic flag + message) and the writer's sticky check, at the start of
+ * every call, adopts it, so it surfaces on the owner's next call. Stopping
+ * joins the worker after the chunk in hand and drops the queue. The worker
+ * blocks all signals, so SIGINT and the SIGXFSZ of a write reach the owner.
+ */
+#include "output/h5io_priv.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------- */
+/* Compression: HDF5's shuffle and deflate filters, done by us                */
+
+/* Test hook (sim__h5_test_fail_compress): the countdown to a failed chunk. */
+static atomic_ulong zfail_countdown;
+
+void sim__h5_test_fail_compress(unsigned long nth)
+{
+    atomic_store(&zfail_countdown, nth);
+}
+
+/* 1 if this compression is the one the test hook asked to fail. */
+static int zfail_now(void)
+{
+    unsigned long n = atomic_load(&zfail_countdown);
+    while (n > 0) {
+        if (atomic_compare_exchange_weak(&zfail_countdown, &n, n - 1))
+            return n == 1;
+    }
+    return 0;
+}
+
+/* HDF5's shuffle filter (H5Z_filter_shuffle): byte j of element i goes to
+ * dst[j * n + i]. es is a constant where this is inlined, so the inner loop
+ * unrolls. n * es bytes, no leftover (chunks hold whole elements). */
+static inline void shuffle_es(unsigned char *restrict dst, const unsigned char *restrict src,
+                              size_t n, size_t es)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < es; j++)
+            dst[j * n + i] = src[i * es + j];
+}
+
+static void shuffle(unsigned char *restrict dst, const unsigned char *restrict src, size_t n,
+                    size_t es)
+{
+    switch (es) {
+    case 8:
+        shuffle_es(dst, src, n, 8);
+        break;
+    case 4:
+        shuffle_es(dst, src, n, 4);
+        break;
+    default:
+        shuffle_es(dst, src, n, es);
+        break;
+    }
+}
+
+/* One zlib stream (zlib format, as H5Z_filter_deflate writes) of n bytes at
+ * src into dst (compressBound(n) bytes), with z initialised by the caller's
+ * first call (*ok) and reset after: the output is what a fresh
+ * deflateInit2 would give, without its allocation per column. */
+static int z_chunk(z_stream *z, int *ok, unsigned char *dst, size_t *dst_n,
+                   const unsigned char *src, size_t n)
+{
+    if (!*ok) {
+        memset(z, 0, sizeof *z);
+        int zr =
+            deflateInit2(z, SIM__H5_DEFLATE_LEVEL, Z_DEFLATED, 15, 8, SIM__H5_DEFLATE_STRATEGY);
+        if (zr != Z_OK)
+            return zr;
+        *ok = 1;
+    } else if (deflateReset(z) != Z_OK) {
+        return Z_STREAM_ERROR;
+    }
+    z->next_in = (unsigned char *)(uintptr_t)src; /* zlib 1.2 has no const input */
+    z->avail_in = (uInt)n;
+    z->next_out = dst;
+    z->avail_out = (uInt)compressBound((uLong)n);
+    int zr = deflate(z, Z_FINISH);
+    if (zr != Z_STREAM_END)
+        return zr == Z_OK ? Z_BUF_ERROR : zr;
+    *dst_n = (size_t)z->total_out;
+    return Z_OK;
+}
+
+/* Filter every column of a slot as the dataset's pipeline declares: shuffle
+ * by the element size (a no-op for bytes), then one zlib stream at
+ * SIM__H5_DEFLATE_LEVEL with SIM__H5_DEFLATE_STRATEGY into a compressBound
+ * buffer. Any reader's deflate filter (inflate) decodes it; HDF5's own filter
+ * would have used the default strategy, so the bytes differ from H5Dwrite's
+ * (SIM__H5_PIPE_FILTER) but the values do not. The last, partial chunk was
+ * zero-padded to full size, as HDF5 pads it with the fill value. Reads the
+ * table's fixed layout only; returns Z_OK or zlib's status. Runs on the
+ * worker (who = 1) or on the owner (0), never on both for one slot. */
+static int slot_compress(h5pool *p, int who, h5slot *s)
+{
+    const sim__h5t *t = s->t;
+    unsigned char *scratch = p->scratch[who];
+    for (size_t i = 0; i < t->ncols; i++) {
+        size_t es = t->esize[i], n = SIM__H5_CHUNK_ROWS * es;
+        const unsigned char *src = s->raw + t->raw_off[i];
+        if (es > 1) {
+            shuffle(scratch, src, SIM__H5_CHUNK_ROWS, es);
+            src = scratch;
+        }
+        size_t zn = 0;
+        int zr = zfail_now()
+                     ? Z_MEM_ERROR
+                     : z_chunk(&p->zs[who], &p->zs_ok[who], s->z + t->z_off[i], &zn, src, n);
+        if (zr != Z_OK) {
+            s->zcol = i;
+            return zr;
+        }
+        s->zlen[i] = zn;
+    }
+    return Z_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* The worker pool                                                            */
+/*
+ * One worker thread per writer compresses queued slots, oldest first. It
+ * never calls HDF5 and touches nothing but the slots it takes (and their
+ * tables' fixed layout); the owner writes the chunks in its own time. The
+ * owner, when it must wait for a slot, compresses queued ones itself, so it
+ * is never idle while there is work, and with no thread it does it all.
+ */
+
+/* Called with mu held: a slot was compressed (status zr). */
+static void slot_done(h5pool *p, h5slot *s, int zr)
+{
+    s->zrc = zr;
+    s->state = SLOT_DONE;
+    if (zr != Z_OK && !atomic_load_explicit(&p->failed, memory_order_relaxed)) {
+        const sim__h5t *t = s->t;
+        p->fail_status = zr == Z_MEM_ERROR ? TM_ERR_NOMEM : TM_ERR_INTERNAL;
+        snprintf(p->fail_where, sizeof p->fail_where, "%s/%s", t->path, t->cols[s->zcol].name);
+        snprintf(p->fail_msg, sizeof p->fail_msg,
+                 "compressing rows %" PRIu64 "..%" PRIu64 ": zlib deflate: %s", s->row0,
+                 s->row0 + s->nrows - 1, zr == Z_MEM_ERROR ? "out of memory" : zError(zr));
+        atomic_store_explicit(&p->failed, 1, memory_order_release);
+    }
+    pthread_cond_broadcast(&p->done);
+}
+
+/* Called with mu held: take the oldest queued slot, or NULL. */
+static h5slot *pool_pop(h5pool *p)
+{
+    h5slot *s = p->head;
+    if (s) {
+        p->head = s->qnext;
+        if (!p->head)
+            p->tail = NULL;
+        s->qnext = NULL;
+        s->state = SLOT_BUSY;
+    }
+    return s;
+}
+
+static void *pool_main(void *arg)
+{
+    h5pool *p = arg;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        while (!p->quit && !p->head)
+            pthread_cond_wait(&p->work, &p->mu);
+        if (p->quit)
+            break; /* what is still queued is the owner's to drop */
+        h5slot *s = pool_pop(p);
+        pthread_mutex_unlock(&p->mu);
+        int zr = slot_compress(p, 1, s);
+        pthread_mutex_lock(&p->mu);
+        slot_done(p, s, zr);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+int sim__h5pool_init(h5pool *p)
+{
+    memset(p, 0, sizeof *p);
+    atomic_init(&p->failed, 0);
+    if (pthread_mutex_init(&p->mu, NULL) != 0)
+        return -1;
+    if (pthread_cond_init(&p->work, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        return -1;
+    }
+    if (pthread_cond_init(&p->done, NULL) != 0) {
+        pthread_cond_destroy(&p->work);
+        pthread_mutex_destroy(&p->mu);
+        return -1;
+    }
+    p->inited = 1;
+    return 0;
+}
+
+/* The shuffle buffers, on the first piped table. */
+int sim__h5pool_scratch(h5pool *p)
+{
+    for (int i = 0; i < 2; i++)
+        if (!p->scratch[i] && !(p->scratch[i] = malloc(SIM__H5_CHUNK_ROWS * sizeof(double))))
+            return -1;
+    return 0;
+}
+
+/* Start the worker if there is none yet. With all signals blocked in it, so
+ * that signals (SIGINT, a SIGXFSZ of the owner's writes) go to the other
+ * threads. If no thread can be had, the owner compresses everything: the
+ * same bytes, only slower, so this is not an error. */
+void sim__h5pool_start(h5pool *p)
+{
+    sigset_t all, old;
+    if (p->running || p->no_thread)
+        return;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    p->running = pthread_create(&p->thread, NULL, pool_main, p) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!p->running)
+        p->no_thread = 1;
+}
+
+/* Stop and join the worker. It finishes the slot in its hands (one chunk of
+ * one table: a millisecond or so) and leaves the rest of the queue. */
+void sim__h5pool_stop(h5pool *p)
+{
+    if (!p->running)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(p->thread, NULL);
+    p->running = 0;
+    p->no_thread = 1; /* no restart: the writer is being finished */
+    p->head = p->tail = NULL;
+}
+
+void sim__h5pool_fini(h5pool *p)
+{
+    sim__h5pool_stop(p);
+    if (p->inited) {
+        pthread_cond_destroy(&p->done);
+        pthread_cond_destroy(&p->work);
+        pthread_mutex_destroy(&p->mu);
+        p->inited = 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        free(p->scratch[i]);
+        p->scratch[i] = NULL;
+        if (p->zs_ok[i])
+            deflateEnd(&p->zs[i]);
+        p->zs_ok[i] = 0;
+    }
+}
+
+/* Owner: queue a filled slot for compression. */
+void sim__h5pool_push(h5pool *p, h5slot *s)
+{
+    pthread_mutex_lock(&p->mu);
+    s->state = SLOT_QUEUED;
+    s->qnext = NULL;
+    if (p->tail)
+        p->tail->qnext = s;
+    else
+        p->head = s;
+    p->tail = s;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Owner: unlink a queued slot that will not be written after all. */
+static void pool_unqueue(h5pool *p, h5slot *s)
+{
+    h5slot **q = &p->head, *prev = NULL;
+    for (; *q; prev = *q, q = &(*q)->qnext) {
+        if (*q == s) {
+            *q = s->qnext;
+            if (p->tail == s)
+                p->tail = prev;
+            s->qnext = NULL;
+            return;
+        }
+    }
+}
+
+/* Owner: wait until slot s is compressed, compressing queued slots (of any
+ * table, oldest first) meanwhile. With `drop`, a slot still queued is taken
+ * out instead and left uncompressed (the writer has failed). Afterwards no
+ * thread touches s. */
+void sim__h5pool_wait(h5pool *p, h5slot *s, int drop)
+{
+    pthread_mutex_lock(&p->mu);
+    if (drop && s->state == SLOT_QUEUED) {
+        pool_unqueue(p, s);
+        s->state = SLOT_DONE;
+        s->zrc = Z_OK;
+    }
+    while (s->state != SLOT_DONE) {
+        h5slot *x = drop ? NULL : pool_pop(p);
+        if (x) {
+            pthread_mutex_unlock(&p->mu);
+            int zr = slot_compress(p, 0, x);
+            pthread_mutex_lock(&p->mu);
+            slot_done(p, x, zr);
+        } else {
+            pthread_cond_wait(&p->done, &p->mu);
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+}

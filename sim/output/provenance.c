@@ -1,0 +1,72 @@
+/*
+ * provenance.c — the /provenance group of every tarmac HDF5 file
+ * (provenance_int.h).
+ *
+ * How it works. A fixed sequence of h5io scalar writes, in the order a
+ * reader listing the group by creation order sees them: the scenario (when
+ * there is one), the run's replication, tarmac's version, the run's policy,
+ * then one string per library from a table. The library versions come from
+ * the rooms that own each library (model: GSL, config: cJSON, traces: zlib,
+ * h5io: HDF5), so no room reaches for another's library to ask.
+ */
+#include "output/provenance_int.h"
+
+#include "trace.h"
+#include "version.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int write_scenario(sim__h5w *w, const sim_scenario *sc, tm_diag *diag)
+{
+    char *resolved = sim_scenario_resolved_json(sc);
+    if (!resolved)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "provenance", "out of memory");
+    int rc =
+        sim__h5w_scalar_str(w, "/provenance/scenario_given", sc->json_given ? sc->json_given : "",
+                            "the scenario text as given", diag);
+    if (rc == TM_OK)
+        rc = sim__h5w_scalar_str(w, "/provenance/scenario_resolved", resolved,
+                                 "the scenario with every default filled in (JSON)", diag);
+    free(resolved);
+    if (rc ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_source", sc->source,
+                                  "file the scenario came from", diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/scenario_name", sc->name, "the scenario's name",
+                                  diag)) ||
+        (rc = sim__h5w_scalar_i64(w, "/provenance/seed", (int64_t)sc->seed, "1",
+                                  "scenario seed (random streams: docs/rng.md)", diag)))
+        return rc;
+    return TM_OK;
+}
+
+int sim__provenance_write(sim__h5w *w, const sim_scenario *sc, const sim__provenance_extra *x,
+                          tm_diag *diag)
+{
+    int run = x && x->run && sc;
+    int rc;
+    if ((sc && (rc = write_scenario(w, sc, diag))) ||
+        (run &&
+         (rc = sim__h5w_scalar_i64(w, "/provenance/replication", (int64_t)x->replication, "1",
+                                   "replication index (selects independent streams)", diag))) ||
+        (rc = sim__h5w_scalar_str(w, "/provenance/tarmac_version", TARMAC_VERSION,
+                                  "version of tarmac that wrote the file", diag)) ||
+        (run && (rc = sim__h5w_scalar_str(w, "/provenance/policy", sc->policy,
+                                          "placement-core specification", diag))))
+        return rc;
+    char hdf5[64];
+    sim__h5_version(hdf5, sizeof hdf5);
+    const struct {
+        const char *name, *version;
+    } libs[] = {{"gsl", sim_lib_version_gsl()},
+                {"hdf5", hdf5},
+                {"cjson", sim_lib_version_cjson()},
+                {"zlib", trace_zlib_version()}};
+    for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
+        char p[96];
+        snprintf(p, sizeof p, "/provenance/libraries/%s", libs[i].name);
+        if ((rc = sim__h5w_scalar_str(w, p, libs[i].version, "library version", diag)))
+            return rc;
+    }
+    return TM_OK;
+}

@@ -1,0 +1,33 @@
+/*
+ * provenance_int.h — the /provenance group every tarmac HDF5 file carries
+ * (internal to sim/; layout: docs/output.md, "/provenance").
+ *
+ * One writer for all of them, so that every file says the same things the
+ * same way: which tarmac and which libraries wrote it and, when the file
+ * comes from a scenario, the scenario as given and as resolved, where it came
+ * from, its name and seed. A single run's file adds its replication and
+ * placement policy.
+ */
+#ifndef TARMAC_PROVENANCE_INT_H
+#define TARMAC_PROVENANCE_INT_H
+
+#include "config/config.h"
+#include "output/h5io_int.h"
+
+#include <stdint.h>
+
+/* What a file's /provenance holds beyond the versions and the scenario. */
+typedef struct sim__provenance_extra {
+    int run;              /* a single run's file: write replication and policy */
+    uint32_t replication; /* the run's replication index (with run) */
+} sim__provenance_extra;
+
+/* Write /provenance into w: scenario_given, scenario_resolved,
+ * scenario_source, scenario_name and seed when sc is not NULL, then
+ * replication (x->run), tarmac_version, policy (x->run, from sc) and
+ * libraries/{gsl,hdf5,cjson,zlib}. x may be NULL (nothing extra). Fails like
+ * any h5io write (the writer's sticky status), or TM_ERR_NOMEM. */
+int sim__provenance_write(sim__h5w *w, const sim_scenario *sc, const sim__provenance_extra *x,
+                          tm_diag *diag);
+
+#endif
