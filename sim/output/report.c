@@ -474,49 +474,29 @@ static int write_scalars(sim__h5w *w, const char *group, const scalar *f, size_t
 
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The metrics of one class (or of all) under `group`. */
+/* One metric under `group`: an integer dataset of units "1" for a count,
+ * a float64 otherwise. */
+static int write_metric(sim__h5w *w, const char *group, const sim_metric_desc *m, double v,
+                        tm_diag *diag)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", group, m->name);
+    return strcmp(m->units, "count") == 0
+               ? sim__h5w_scalar_i64(w, p, (int64_t)v, "1", m->desc, diag)
+               : sim__h5w_scalar_f64(w, p, v, m->units, m->desc, diag);
+}
+
+/* The metrics of one class (or of all) under `group`, from the metric table
+ * (model.h, SIM_CLASS_METRICS). */
 static int write_class(sim__h5w *w, const char *group, const sim_class_result *c, tm_diag *diag)
 {
-    const scalar f[] = {
-        {"jobs_arrived", (double)c->arrived, "count", "jobs that arrived"},
-        {"jobs_started", (double)c->started, "count", "jobs that started"},
-        {"jobs_completed", (double)c->completed, "count", "jobs that completed"},
-        {"jobs_rejected", (double)c->rejected, "count",
-         "jobs rejected because they can never fit the fleet"},
-        {"jobs_failed", (double)c->failed, "count", "jobs killed by a GPU failure, not restarted"},
-        {"jobs_queued_end", (double)c->queued_end, "count", "jobs still waiting at the end"},
-        {"jobs_running_end", (double)c->running_end, "count", "jobs still running at the end"},
-        {"preemptions", (double)c->preemptions, "count", "runs preempted by the policy"},
-        {"failure_interruptions", (double)c->killed, "count", "runs stopped by a GPU failure"},
-        {"deadline_met", (double)c->deadline_met, "count",
-         "completed jobs with a deadline that met it"},
-        {"deadline_missed", (double)c->deadline_missed, "count",
-         "completed jobs with a deadline that missed it"},
-        {"wait_mean_s", c->wait_mean_s, "s", "mean wait (first start - arrival) of started jobs"},
-        {"wait_p50_s", c->wait_p50_s, "s", "median wait of started jobs (0.4 % relative error)"},
-        {"wait_p95_s", c->wait_p95_s, "s", "95th percentile wait of started jobs"},
-        {"wait_p99_s", c->wait_p99_s, "s", "99th percentile wait of started jobs"},
-        {"wait_max_s", c->wait_max_s, "s", "largest wait of a started job"},
-        {"completion_mean_s", c->completion_mean_s, "s",
-         "mean completion time (end - arrival) of completed jobs"},
-        {"completion_p50_s", c->completion_p50_s, "s", "median completion time"},
-        {"completion_p95_s", c->completion_p95_s, "s", "95th percentile completion time"},
-        {"completion_p99_s", c->completion_p99_s, "s", "99th percentile completion time"},
-        {"slowdown_mean", c->slowdown_mean, "1",
-         "mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) of completed jobs"},
-        {"slowdown_p50", c->slowdown_p50, "1", "median bounded slowdown"},
-        {"slowdown_p95", c->slowdown_p95, "1", "95th percentile bounded slowdown"},
-        {"slowdown_p99", c->slowdown_p99, "1", "99th percentile bounded slowdown"},
-        {"gpu_hours_alloc", c->gpu_s_alloc / 3600, "GPU h", "GPU-hours allocated to the jobs"},
-        {"gpu_hours_busy", c->gpu_s_busy / 3600, "GPU h",
-         "GPU-hours doing work (restart overhead excluded)"},
-        {"gpu_hours_lost", c->gpu_s_lost / 3600, "GPU h",
-         "GPU-hours lost to preemption and failure (work and restart overhead)"},
-        {"gpu_hours_goodput", c->gpu_s_goodput / 3600, "GPU h",
-         "busy GPU-hours whose work survived"},
-        {"value_goodput", c->value_goodput / 3600, "GPU h", "goodput weighted by job value"},
-    };
-    return write_scalars(w, group, f, N_(f), diag);
+    for (int m = 0; m < SIM_CLASS_METRIC_COUNT; m++) {
+        int rc = write_metric(w, group, &sim_class_metric_info[m], sim_class_metric_value(c, m),
+                              diag);
+        if (rc)
+            return rc;
+    }
+    return TM_OK;
 }
 
 static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g, tm_diag *diag)
@@ -584,31 +564,10 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
     int rc;
     if ((rc = write_class(w, "/summary", &r->classes[r->n_classes], diag)))
         return rc;
-    const scalar f[] = {
-        {"t_end_s", (double)r->t_end_us / SIM_US_PER_S, "s", "simulated time at the end"},
-        {"alloc_util", r->alloc_util, "1", "GPU-time allocated / GPU-time in service"},
-        {"busy_util", r->busy_util, "1", "GPU-time doing work / GPU-time in service"},
-        {"goodput_util", r->goodput_util, "1",
-         "GPU-time whose work survived / GPU-time in service"},
-        {"gpu_hours_up", r->gpu_s_up / 3600, "GPU h", "GPU-hours in service"},
-        {"gpu_hours_idle", r->gpu_s_idle / 3600, "GPU h", "GPU-hours in service, not allocated"},
-        {"fleet_gpu_hours_alloc", r->gpu_s_alloc / 3600, "GPU h",
-         "GPU-hours allocated to jobs and service replicas"},
-        {"fleet_gpu_hours_busy", r->gpu_s_busy / 3600, "GPU h",
-         "GPU-hours doing work, jobs and service replicas"},
-        {"fleet_gpu_hours_goodput", r->gpu_s_goodput / 3600, "GPU h",
-         "busy GPU-hours whose work survived, jobs and service replicas"},
-        {"queue_len_mean", r->queue_len_mean, "1", "time-average number of jobs waiting"},
-        {"running_mean", r->running_mean, "1", "time-average number of jobs running"},
-        {"events", (double)r->events, "count", "events processed"},
-        {"passes", (double)r->passes, "count", "scheduling passes run"},
-        {"policy_errors", (double)r->policy_errors, "count",
-         "invalid policy decisions refused by the engine"},
-        {"gpu_failures", (double)r->failures, "count", "GPU failures"},
-        {"gpu_repairs", (double)r->repairs, "count", "GPU repairs"},
-    };
-    if ((rc = write_scalars(w, "/summary", f, N_(f), diag)))
-        return rc;
+    for (int m = 0; m < SIM_RUN_METRIC_COUNT; m++)
+        if ((rc = write_metric(w, "/summary", &sim_run_metric_info[m], sim_run_metric_value(r, m),
+                               diag)))
+            return rc;
     for (int k = 0; k < SIM_BLOCK_COUNT; k++) {
         char p[128], d[256];
         snprintf(p, sizeof p, "/summary/shape_blocked/%s_gpu_hours", sim_block_reason_key(k));
