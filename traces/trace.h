@@ -555,4 +555,54 @@ int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64
  * success, -1 if malformed. */
 int trace_parse_datetime(const char *s, int64_t *out_s);
 
+/* ------------------------------------------------------------------------- */
+/* The format table (formats.c): a format is a reader file plus a line there  */
+
+/* What a jobs reader needs besides the path and the options. */
+typedef struct trace_open_args {
+    const trace_gavel_matrix *gavel_matrix; /* TRACE_FORMAT_NEEDS_MATRIX: required */
+    const char *gavel_reference;            /* its reference worker; NULL: "v100" */
+} trace_open_args;
+
+enum trace_format_flags {
+    /* the trace says nothing of its machine: the host must give a fleet
+     * (formats with a `machine` function describe theirs; request traces
+     * need none) */
+    TRACE_FORMAT_NEEDS_FLEET = 1u << 0,
+    TRACE_FORMAT_WINDOWS = 1u << 1,          /* a job log for window replay */
+    TRACE_FORMAT_POD_LIST = 1u << 2,         /* a pod list for packing experiments */
+    TRACE_FORMAT_REQUESTS = 1u << 3,         /* requests, not jobs: open_requests */
+    TRACE_FORMAT_SCENARIO_CLASSES = 1u << 4, /* its jobs carry a scenario's class indices */
+    TRACE_FORMAT_NEEDS_MATRIX = 1u << 5,     /* needs trace_open_args.gavel_matrix */
+};
+
+typedef struct trace_format {
+    const char *name;    /* as a user names it ("swf") */
+    const char *summary; /* one line, for help texts */
+    unsigned flags;      /* trace_format_flags */
+    /* open the jobs (NULL for request traces); a may be NULL when the
+     * format needs nothing of it */
+    int (*open)(trace_source *src, const char *path, const trace_read_opts *o,
+                const trace_open_args *a, tm_diag *diag);
+    /* open the requests (TRACE_FORMAT_REQUESTS), else NULL */
+    int (*open_requests)(trace_request_source *src, const char *path, const trace_read_opts *o,
+                         tm_diag *diag);
+    /* read the machine the trace's header describes; NULL when it has none */
+    int (*machine)(const char *path, const trace_read_opts *o, trace_swf_info *info, tm_diag *diag);
+} trace_format;
+
+/* The formats, in the order help texts list them; *n their number. */
+const trace_format *trace_formats(size_t *n);
+/* The format named name, or NULL. */
+const trace_format *trace_format_find(const char *name);
+
+/* Node lists: the fleet a trace ran on. */
+typedef struct trace_node_format {
+    const char *name, *summary;
+    int (*open)(trace_node_source *src, const char *path, const trace_read_opts *o, tm_diag *diag);
+} trace_node_format;
+
+const trace_node_format *trace_node_formats(size_t *n);
+const trace_node_format *trace_node_format_find(const char *name);
+
 #endif

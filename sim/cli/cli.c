@@ -5,8 +5,9 @@
  *
  * Every failure prints "tarmac: WHERE: MESSAGE" on stderr and exits with the
  * code of its status (docs/cli.md): 64 usage, 65 bad input, 66 missing file,
- * 70 internal, 74 I/O, 130 interrupted. Commands live one per file (cmd_*.c);
- * this file holds the table and what they share.
+ * 70 internal, 74 I/O, 130 interrupted. Commands live one per file (cmd_*.c)
+ * and parse their options with the one parser of cli_opts.c; this file holds
+ * the table and what they share.
  */
 #include "cli/cli_int.h"
 #include "version.h"
@@ -182,7 +183,7 @@ int sim_cli_main(int argc, char **argv)
     if (strcmp(cmd, "help") == 0) {
         for (size_t i = 0; argc > 2 && i < N_COMMANDS; i++)
             if (strcmp(argv[2], commands[i]->name) == 0) {
-                fputs(commands[i]->help, stdout);
+                sim__cli_help(commands[i], stdout);
                 return 0;
             }
         main_help(stdout);

@@ -69,7 +69,87 @@ typedef struct sim__cli_command {
     int (*fn)(int argc, char **argv); /* argv[0] is the command name */
     const char *summary;
     const char *help;
+    /* when not NULL, prints the help instead of `help` (a help text with a
+     * part built from a table, such as replay's list of trace formats) */
+    void (*print_help)(FILE *f);
 } sim__cli_command;
+
+/* Print a command's help (tarmac CMD --help, tarmac help CMD). */
+void sim__cli_help(const sim__cli_command *c, FILE *f);
+
+/* ------------------------------------------------------------------------- */
+/* Options (cli_opts.c): one parser, over getopt_long, for every command      */
+
+/* The options several commands share, parsed (and their values checked) in
+ * one place; a command takes those it names in sim__cli_spec.shared and
+ * reads them from sim__cli_args. -h/--help is always there. */
+enum {
+    SIM__CLI_OUTPUT = 1u << 0,      /* -o, --output FILE ("-": standard output) */
+    SIM__CLI_SEED = 1u << 1,        /* --seed N, N in [0, 2^53) */
+    SIM__CLI_REPLICATION = 1u << 2, /* --replication R, R in [0, 2^32) */
+    SIM__CLI_JOBS = 1u << 3,        /* -j, --jobs N, N in [1, 4096] */
+    SIM__CLI_QUIET = 1u << 4,       /* -q, --quiet */
+    SIM__CLI_JSON = 1u << 5,        /* --json */
+    SIM__CLI_VERBOSE = 1u << 6,     /* -v, --verbose */
+};
+
+/* Keys from here on are the shared options' (long-only ones). */
+#define SIM__CLI_KEY_SHARED 4096
+
+/* One of a command's own options. */
+typedef struct sim__cli_opt {
+    const char *name;  /* the long name, without "--" */
+    int key;           /* its short letter when it has one, else a number in [256, 4096) */
+    int has_arg;       /* 1: takes a value (--name V, --name=V, -kV, -k V) */
+    const char *needs; /* what the value must be: "--name needs NEEDS" */
+} sim__cli_opt;
+
+typedef struct sim__cli_spec {
+    const sim__cli_command *cmd; /* its name (messages) and help (-h) */
+    unsigned shared;             /* SIM__CLI_* */
+    const char *output_needs;    /* what -o takes when not "a file name" ("a folder") */
+    /* when not NULL, "-o -" is a usage error: "the output is NO_STDOUT,
+     * which cannot go to standard output"; NULL: "-" is standard output */
+    const char *no_stdout;
+    const char *operand;      /* what an operand is, for "more than one OPERAND given" */
+    int max_operands;         /* -1: any number */
+    const sim__cli_opt *opts; /* the command's own, ending with {NULL} */
+} sim__cli_spec;
+
+/* The parse of a command line: the shared options' values, then the operands. */
+typedef struct sim__cli_args {
+    const char *output; /* NULL when not given */
+    uint64_t seed, replication, jobs;
+    int have_seed, have_jobs, quiet, json, verbose;
+    char **operands; /* once sim__cli_next returned 0: in the order given */
+    int n_operands;
+    int code; /* once sim__cli_next returned SIM__CLI_STOP: the exit code */
+    /* the option sim__cli_next returned last, as spelt in full ("--seed"),
+     * and what its value must be (for sim__cli_bad_value) */
+    char opt[64];
+    const char *needs;
+    /* parser state */
+    const sim__cli_spec *spec;
+    int argc, next_operand;
+    char **argv;
+} sim__cli_args;
+
+#define SIM__CLI_STOP (-1)
+
+/* Start parsing argv (argv[0] the command name). argv's array is rewritten
+ * as it is parsed (the operands move to its front); its strings are not. */
+void sim__cli_args_init(sim__cli_args *a, const sim__cli_spec *s, int argc, char **argv);
+/* The next of the command's own options: its key, with its value in *val
+ * (NULL when it takes none). 0 when the options are done: the operands are in
+ * a->operands. SIM__CLI_STOP when the command is to return a->code at once:
+ * after --help (0), or a usage error, already printed (64). */
+int sim__cli_next(sim__cli_args *a, const char **val);
+/* sim__cli_args_init and sim__cli_next for a command with no options of
+ * its own: 0 or SIM__CLI_STOP. */
+int sim__cli_parse(sim__cli_args *a, const sim__cli_spec *s, int argc, char **argv);
+/* For an option whose value the command found wrong: print "tarmac CMD: OPT
+ * needs NEEDS" and the --help hint; return the usage exit code. */
+int sim__cli_bad_value(const sim__cli_args *a);
 
 extern const sim__cli_command sim__cmd_run, sim__cmd_validate, sim__cmd_compare, sim__cmd_plot,
     sim__cmd_export, sim__cmd_replay, sim__cmd_synth, sim__cmd_size, sim__cmd_breakeven;

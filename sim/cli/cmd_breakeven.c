@@ -212,79 +212,78 @@ static void print_json(const sim_scenario *sc, const sim__be_result *res, const 
     fputs("\n ]\n}\n", f);
 }
 
+enum { O_VOLUMES = 256, O_POOLS, O_REPLICATIONS, O_CONFIDENCE, O_REFINE, O_MAX_NODES };
+
+static const sim__cli_opt breakeven_opts[] = {
+    {"volumes", O_VOLUMES, 1, "LO:HI[:N], 0 < LO < HI, N in [2, 1000] (e.g. 1M:100B:9)"},
+    {"pools", O_POOLS, 1, "pool names"},
+    {"replications", O_REPLICATIONS, 1, "an integer in [1, 100000]"},
+    {"confidence", O_CONFIDENCE, 1, "a number in [0.5, 1)"},
+    {"refine", O_REFINE, 1, "an integer in [0, 60]"},
+    {"max-nodes", O_MAX_NODES, 1, "an integer in [1, 1000000]"},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec breakeven_spec = {
+    .cmd = &sim__cmd_breakeven,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET |
+              SIM__CLI_JSON,
+    .no_stdout = "an HDF5 file",
+    .operand = "scenario",
+    .max_operands = 1,
+    .opts = breakeven_opts,
+};
+
 static int cmd_breakeven(int argc, char **argv)
 {
-    const char *path = NULL, *out = "tarmac-breakeven.h5", *pools = NULL;
-    uint64_t reps = 3, jobs = 0, refine = 6, max_nodes = 1024, seed = 0, npts = 7;
+    const char *pools = NULL;
+    uint64_t reps = 3, refine = 6, max_nodes = 1024, npts = 7;
     double conf = 0.95, lo = 0, hi = 0;
-    int have_seed = 0, quiet = 0, json = 0, verbose = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(breakeven_help, stdout);
-            return 0;
-        } else if (strcmp(a, "--volumes") == 0) {
-            if (++i >= argc || parse_volumes(argv[i], &lo, &hi, &npts))
-                return sim__cli_usage("breakeven",
-                                      "%s needs LO:HI[:N], 0 < LO < HI, N in [2, 1000] (e.g. "
-                                      "1M:100B:9)",
-                                      a);
-        } else if (strcmp(a, "--pools") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("breakeven", "%s needs pool names", a);
-            pools = argv[i];
-        } else if (strcmp(a, "--replications") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 100000, &reps) || reps < 1)
-                return sim__cli_usage("breakeven", "%s needs an integer in [1, 100000]", a);
-        } else if (strcmp(a, "--confidence") == 0) {
-            char *end;
-            if (++i >= argc)
-                return sim__cli_usage("breakeven", "%s needs a number in [0.5, 1)", a);
-            conf = strtod(argv[i], &end);
-            if (*end || !(conf >= 0.5 && conf < 1))
-                return sim__cli_usage("breakeven", "%s needs a number in [0.5, 1)", a);
-        } else if (strcmp(a, "--refine") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 60, &refine))
-                return sim__cli_usage("breakeven", "%s needs an integer in [0, 60]", a);
-        } else if (strcmp(a, "--max-nodes") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 1000000, &max_nodes) || max_nodes < 1)
-                return sim__cli_usage("breakeven", "%s needs an integer in [1, 1000000]", a);
-        } else if (strcmp(a, "--seed") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
-                return sim__cli_usage("breakeven", "%s needs an integer in [0, 2^53)", a);
-            have_seed = 1;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("breakeven", "%s needs a file name", a);
-            out = argv[i];
-        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
-            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
-                return sim__cli_usage("breakeven", "-j needs a number of workers in [1, 4096]");
-        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
-                return sim__cli_usage("breakeven", "%s needs a number of workers in [1, 4096]", a);
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            verbose = 1;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("breakeven", "unknown option '%s'", a);
-        } else if (!path) {
-            path = a;
-        } else {
-            return sim__cli_usage("breakeven", "more than one scenario given ('%s')", a);
+    sim__cli_args a;
+    sim__cli_args_init(&a, &breakeven_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0) {
+        int bad = 0;
+        char *end;
+        switch (key) {
+        case O_VOLUMES:
+            bad = parse_volumes(v, &lo, &hi, &npts);
+            break;
+        case O_POOLS:
+            pools = v;
+            break;
+        case O_REPLICATIONS:
+            bad = sim__cli_parse_u64(v, 100000, &reps) || reps < 1;
+            break;
+        case O_CONFIDENCE:
+            conf = strtod(v, &end);
+            bad = end == v || *end || !(conf >= 0.5 && conf < 1);
+            break;
+        case O_REFINE:
+            bad = sim__cli_parse_u64(v, 60, &refine);
+            break;
+        case O_MAX_NODES:
+            bad = sim__cli_parse_u64(v, 1000000, &max_nodes) || max_nodes < 1;
+            break;
         }
+        if (bad)
+            return sim__cli_bad_value(&a);
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    const char *path = a.n_operands ? a.operands[0] : NULL;
+    const char *out = a.output ? a.output : "tarmac-breakeven.h5";
+    uint64_t jobs = a.have_jobs ? a.jobs : 0;
+    int quiet = a.quiet, json = a.json, verbose = a.verbose;
     tm_diag d;
     tm_diag_clear(&d);
     sim_scenario sc;
     int rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
-    if (have_seed)
-        sc.seed = seed;
+    if (a.have_seed)
+        sc.seed = a.seed;
     int code = 0;
     sim__size_term terms[SIM__SIZE_MAX_TERMS];
     size_t nt = 0;
@@ -358,4 +357,5 @@ const sim__cli_command sim__cmd_breakeven = {
     cmd_breakeven,
     "API versus renting versus owning a fleet sized by simulation, across token volumes",
     breakeven_help,
+    NULL,
 };

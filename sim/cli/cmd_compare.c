@@ -361,81 +361,87 @@ static void print_json(const sim_scenario *sc, const sim__cmp_policy *pol,
     fputs("\n }\n}\n", f);
 }
 
+enum { O_POLICIES = 256, O_POLICY, O_REPLICATIONS, O_WARMUP, O_CONFIDENCE, O_PER_CLASS };
+
+static const sim__cli_opt compare_opts[] = {
+    {"policies", O_POLICIES, 1, "a comma-separated list"},
+    {"policy", O_POLICY, 1, NULL}, /* its own message, below */
+    {"replications", O_REPLICATIONS, 1, "an integer in [2, 1000000]"},
+    {"warmup", O_WARMUP, 1, "a duration (\"3d\", \"12h\", seconds)"},
+    {"confidence", O_CONFIDENCE, 1, "a number in (0, 1)"},
+    {"per-class", O_PER_CLASS, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec compare_spec = {
+    .cmd = &sim__cmd_compare,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_QUIET | SIM__CLI_JSON,
+    .no_stdout = "an HDF5 file",
+    .operand = "scenario",
+    .max_operands = 1,
+    .opts = compare_opts,
+};
+
 static int cmd_compare(int argc, char **argv)
 {
-    const char *path = NULL, *out = "tarmac-compare.h5";
     sim__cmp_policy pol[MAX_POLICIES];
     size_t n_pol = 0;
-    uint64_t seed = 0, reps = 10;
+    uint64_t reps = 10;
     int64_t warm_us = -1;
     double conf = 0.95;
-    int have_seed = 0, quiet = 0, json = 0, per_class = 0;
-    uint64_t jobs = sim__work_cores();
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(compare_help, stdout);
-            return 0;
-        } else if (strcmp(a, "--policies") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("compare", "%s needs a comma-separated list", a);
+    int per_class = 0;
+    sim__cli_args a;
+    sim__cli_args_init(&a, &compare_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0) {
+        switch (key) {
+        case O_POLICIES: {
             char list[4096];
-            if (strlen(argv[i]) >= sizeof list)
-                return sim__cli_usage("compare", "%s: list too long", a);
-            snprintf(list, sizeof list, "%s", argv[i]);
+            if (strlen(v) >= sizeof list)
+                return sim__cli_usage("compare", "%s: list too long", a.opt);
+            snprintf(list, sizeof list, "%s", v);
             char *save = NULL;
             for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
                 if (add_policy(pol, &n_pol, tok, 0))
                     return sim__cli_usage("compare",
                                           "%s: bad policy '%s' (empty, too long, or more than "
                                           "%d policies)",
-                                          a, tok, MAX_POLICIES);
-        } else if (strcmp(a, "--policy") == 0) {
-            if (++i >= argc || add_policy(pol, &n_pol, argv[i], 1))
+                                          a.opt, tok, MAX_POLICIES);
+            break;
+        }
+        case O_POLICY:
+            if (add_policy(pol, &n_pol, v, 1))
                 return sim__cli_usage(
-                    "compare", "%s needs a specification ([LABEL:]SPEC, at most %d policies)", a,
-                    MAX_POLICIES);
-        } else if (strcmp(a, "--replications") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 1000000, &reps) || reps < 2)
-                return sim__cli_usage("compare", "%s needs an integer in [2, 1000000]", a);
-        } else if (strcmp(a, "--warmup") == 0) {
-            if (++i >= argc || sim__cli_parse_duration(argv[i], &warm_us))
-                return sim__cli_usage("compare", "%s needs a duration (\"3d\", \"12h\", seconds)",
-                                      a);
-        } else if (strcmp(a, "--confidence") == 0) {
+                    "compare", "%s needs a specification ([LABEL:]SPEC, at most %d policies)",
+                    a.opt, MAX_POLICIES);
+            break;
+        case O_REPLICATIONS:
+            if (sim__cli_parse_u64(v, 1000000, &reps) || reps < 2)
+                return sim__cli_bad_value(&a);
+            break;
+        case O_WARMUP:
+            if (sim__cli_parse_duration(v, &warm_us))
+                return sim__cli_bad_value(&a);
+            break;
+        case O_CONFIDENCE: {
             char *end = NULL;
-            if (++i < argc)
-                conf = strtod(argv[i], &end);
-            if (i >= argc || !end || *end || !(conf > 0 && conf < 1))
-                return sim__cli_usage("compare", "%s needs a number in (0, 1)", a);
-        } else if (strcmp(a, "--seed") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
-                return sim__cli_usage("compare", "%s needs an integer in [0, 2^53)", a);
-            have_seed = 1;
-        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
-            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
-                return sim__cli_usage("compare", "-j needs a number of workers in [1, 4096]");
-        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
-                return sim__cli_usage("compare", "%s needs a number of workers in [1, 4096]", a);
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("compare", "%s needs a file name", a);
-            out = argv[i];
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--per-class") == 0) {
+            conf = strtod(v, &end);
+            if (end == v || *end || !(conf > 0 && conf < 1))
+                return sim__cli_bad_value(&a);
+            break;
+        }
+        case O_PER_CLASS:
             per_class = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("compare", "unknown option '%s'", a);
-        } else if (!path) {
-            path = a;
-        } else {
-            return sim__cli_usage("compare", "more than one scenario given ('%s')", a);
+            break;
         }
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    const char *path = a.n_operands ? a.operands[0] : NULL;
+    const char *out = a.output ? a.output : "tarmac-compare.h5";
+    uint64_t jobs = a.have_jobs ? a.jobs : sim__work_cores();
+    int quiet = a.quiet, json = a.json;
     if (n_pol == 0)
         return sim__cli_usage("compare", "%s", "needs --policies or --policy");
     tm_diag d;
@@ -447,8 +453,8 @@ static int cmd_compare(int argc, char **argv)
     rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
-    if (have_seed)
-        sc.seed = seed;
+    if (a.have_seed)
+        sc.seed = a.seed;
     if (warm_us >= sc.horizon_us) {
         char h[32];
         sim__cli_fmt_duration(h, sizeof h, (double)sc.horizon_us / SIM_US_PER_S);
@@ -489,8 +495,6 @@ static int cmd_compare(int argc, char **argv)
 }
 
 const sim__cli_command sim__cmd_compare = {
-    "compare",
-    cmd_compare,
-    "policies side by side: replications, warm-up, confidence intervals",
-    compare_help,
+    "compare",    cmd_compare, "policies side by side: replications, warm-up, confidence intervals",
+    compare_help, NULL,
 };

@@ -10,10 +10,11 @@
  * that read back to the same double, and NaN as an empty cell. With --labels, a
  * column carrying a `labels` attribute (class, state, reject_reason,
  * gpu_type, policy) is written as its label text instead of its code. A file
- * given with -o appears only when complete (written under a temporary name
- * and renamed).
+ * given with -o appears only when complete (sim__afile: an exclusive
+ * temporary, synced and renamed); -o - or no -o is standard output.
  */
 #include "cli/cli_int.h"
+#include "base/afile_int.h"
 #include "output/h5io_int.h"
 
 #include <errno.h>
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char export_help[] =
     "Usage: tarmac export RESULT.h5 --table NAME [--csv] [--labels] [-o FILE]\n"
@@ -35,7 +35,7 @@ static const char export_help[] =
     "  --table NAME         the table's group (\"jobs\", \"/timeseries\", ...)\n"
     "  --csv                comma-separated values (the default and only format)\n"
     "  --labels             write coded columns (class, state, ...) as their labels\n"
-    "  -o, --output FILE    write FILE (atomically) instead of stdout\n"
+    "  -o, --output FILE    write FILE (atomically) instead of stdout (- is stdout)\n"
     "  --list               list the tables of the file with their rows and columns\n";
 
 typedef struct col {
@@ -185,37 +185,54 @@ static int write_csv(FILE *f, const col *cols, size_t ncols, size_t rows, int la
     return ferror(f) ? -1 : 0;
 }
 
+enum { O_TABLE = 256, O_CSV, O_LABELS, O_LIST };
+
+static const sim__cli_opt export_opts[] = {
+    {"table", O_TABLE, 1, "a table name"},
+    {"csv", O_CSV, 0, NULL},
+    {"labels", O_LABELS, 0, NULL},
+    {"list", O_LIST, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec export_spec = {
+    .cmd = &sim__cmd_export,
+    .shared = SIM__CLI_OUTPUT,
+    .operand = "result file",
+    .max_operands = 1,
+    .opts = export_opts,
+};
+
 static int cmd_export(int argc, char **argv)
 {
-    const char *path = NULL, *table = NULL, *out = NULL;
+    const char *table = NULL;
     int labels = 0, list = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(export_help, stdout);
-            return 0;
-        } else if (strcmp(a, "--table") == 0) {
-            if (++i >= argc || !argv[i][0])
-                return sim__cli_usage("export", "%s needs a table name", a);
-            table = argv[i];
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("export", "%s needs a file name", a);
-            out = argv[i];
-        } else if (strcmp(a, "--csv") == 0) {
-            /* the only format */
-        } else if (strcmp(a, "--labels") == 0) {
+    sim__cli_args a;
+    sim__cli_args_init(&a, &export_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0) {
+        switch (key) {
+        case O_TABLE:
+            if (!v[0])
+                return sim__cli_bad_value(&a);
+            table = v;
+            break;
+        case O_CSV: /* the only format */
+            break;
+        case O_LABELS:
             labels = 1;
-        } else if (strcmp(a, "--list") == 0) {
+            break;
+        case O_LIST:
             list = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("export", "unknown option '%s'", a);
-        } else if (!path) {
-            path = a;
-        } else {
-            return sim__cli_usage("export", "more than one result file given ('%s')", a);
+            break;
         }
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    const char *path = a.n_operands ? a.operands[0] : NULL;
+    /* NULL or "-": standard output */
+    const char *out = a.output && strcmp(a.output, "-") != 0 ? a.output : NULL;
     if (!path)
         return sim__cli_usage("export", "%s", "needs a result file");
     if (!list && !table)
@@ -239,8 +256,7 @@ static int cmd_export(int argc, char **argv)
     char **names = NULL;
     col *cols = NULL;
     size_t ncols = 0, rows = 0;
-    FILE *f = NULL;
-    char tmp[1100] = "";
+    sim__afile af = {0};
     if (!is_table(r, group, &rows, &ncols)) {
         rc = tm_diag_set(&d, TM_ERR_NOTFOUND, path,
                          "no table %s (a group of equal-length columns); "
@@ -276,38 +292,18 @@ static int cmd_export(int argc, char **argv)
             (rc = read_labels(r, p, &cols[c].labels, &cols[c].n_labels, &d)))
             goto out;
     }
-    if (out) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
-        if (!(f = fopen(tmp, "w"))) {
-            rc = tm_diag_set(&d, TM_ERR_IO, out, "cannot create %s: %s", tmp, strerror(errno));
-            tmp[0] = '\0';
-            goto out;
-        }
-    }
-    if (write_csv(f ? f : stdout, cols, ncols, rows, labels) != 0) {
+    if (out && (rc = sim__afile_open(&af, out, &d)) != TM_OK)
+        goto out;
+    if (write_csv(out ? af.f : stdout, cols, ncols, rows, labels) != 0) {
         rc = tm_diag_set(&d, TM_ERR_IO, out ? out : "stdout", "write failed: %s", strerror(errno));
         goto out;
     }
-    if (f) {
-        FILE *g = f;
-        f = NULL;
-        if (fclose(g) != 0) {
-            rc = tm_diag_set(&d, TM_ERR_IO, out, "write failed: %s", strerror(errno));
-            goto out;
-        }
-        if (rename(tmp, out) != 0) {
-            rc = tm_diag_set(&d, TM_ERR_IO, out, "cannot rename %s: %s", tmp, strerror(errno));
-            goto out;
-        }
-        tmp[0] = '\0';
-    } else if (fflush(stdout) != 0) {
+    if (out)
+        rc = sim__afile_commit(&af, &d); /* releases af, whatever it returns */
+    else if (fflush(stdout) != 0)
         rc = tm_diag_set(&d, TM_ERR_IO, "stdout", "write failed: %s", strerror(errno));
-    }
 out:
-    if (f)
-        fclose(f);
-    if (tmp[0])
-        remove(tmp);
+    sim__afile_abort(&af); /* after a failure: the temporary goes, FILE is untouched */
     for (size_t c = 0; cols && c < ncols; c++) {
         free(cols[c].f);
         free(cols[c].i);
@@ -320,8 +316,5 @@ out:
 }
 
 const sim__cli_command sim__cmd_export = {
-    "export",
-    cmd_export,
-    "write a table of a result file as CSV",
-    export_help,
+    "export", cmd_export, "write a table of a result file as CSV", export_help, NULL,
 };

@@ -388,46 +388,57 @@ static void timeout_stop(void)
 /* ------------------------------------------------------------------------- */
 /* the command                                                                */
 
+enum { O_POLICY = 256, O_MAX_INPUT_BYTES, O_TIMEOUT, O_LIST };
+
+static const sim__cli_opt place_opts[] = {
+    {"policy", O_POLICY, 1, "a specification"},
+    {"max-input-bytes", O_MAX_INPUT_BYTES, 1, "an integer in [0, 268435456]"},
+    {"timeout", O_TIMEOUT, 1, "a duration: seconds, or 500ms, 2s, ..."},
+    {"list", O_LIST, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec place_spec = {
+    .cmd = &sim__cmd_place,
+    .shared = SIM__CLI_SEED,
+    .operand = "snapshot file",
+    .max_operands = 1,
+    .opts = place_opts,
+};
+
 static int cmd_place(int argc, char **argv)
 {
-    const char *path = NULL, *policy = NULL;
-    uint64_t seed = 0, max_input = DEFAULT_MAX_INPUT_BYTES;
+    const char *policy = NULL;
+    uint64_t max_input = DEFAULT_MAX_INPUT_BYTES;
     int64_t timeout_us = DEFAULT_TIMEOUT_US;
-    int have_seed = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(place_help, stdout);
-            return 0;
-        }
-        if (strcmp(a, "--list") == 0) {
+    sim__cli_args a;
+    sim__cli_args_init(&a, &place_spec, argc, argv);
+    int key;
+    const char *val;
+    while ((key = sim__cli_next(&a, &val)) > 0) {
+        switch (key) {
+        case O_POLICY:
+            policy = val;
+            break;
+        case O_MAX_INPUT_BYTES:
+            if (sim__cli_parse_u64(val, SIM_SNAPSHOT_MAX_BYTES, &max_input) != 0)
+                return sim__cli_usage("place", "%s needs an integer in [0, %u]", a.opt,
+                                      (unsigned)SIM_SNAPSHOT_MAX_BYTES);
+            break;
+        case O_TIMEOUT:
+            if (sim__cli_parse_duration(val, &timeout_us) != 0)
+                return sim__cli_bad_value(&a);
+            break;
+        case O_LIST:
             list_components();
             return 0;
         }
-        if (strcmp(a, "--policy") == 0) {
-            if (++i == argc)
-                return sim__cli_usage("place", "%s", "--policy needs a specification");
-            policy = argv[i];
-        } else if (strcmp(a, "--seed") == 0) {
-            if (++i == argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed) != 0)
-                return sim__cli_usage("place", "%s", "--seed needs an integer in [0, 2^53)");
-            have_seed = 1;
-        } else if (strcmp(a, "--max-input-bytes") == 0) {
-            if (++i == argc || sim__cli_parse_u64(argv[i], SIM_SNAPSHOT_MAX_BYTES, &max_input) != 0)
-                return sim__cli_usage("place", "--max-input-bytes needs an integer in [0, %u]",
-                                      (unsigned)SIM_SNAPSHOT_MAX_BYTES);
-        } else if (strcmp(a, "--timeout") == 0) {
-            if (++i == argc || sim__cli_parse_duration(argv[i], &timeout_us) != 0)
-                return sim__cli_usage("place", "%s",
-                                      "--timeout needs a duration: seconds, or 500ms, 2s, ...");
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("place", "unknown option '%s'", a);
-        } else if (path) {
-            return sim__cli_usage("place", "%s", "at most one snapshot file");
-        } else {
-            path = strcmp(a, "-") == 0 ? NULL : a;
-        }
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    /* no operand or "-": stdin */
+    const char *path = a.n_operands && strcmp(a.operands[0], "-") != 0 ? a.operands[0] : NULL;
+    uint64_t seed = a.seed;
     tm_diag d;
     tm_diag_clear(&d);
     char *text = NULL;
@@ -447,7 +458,7 @@ static int cmd_place(int argc, char **argv)
     }
     if (!policy)
         policy = s.policy[0] ? s.policy : DEFAULT_POLICY;
-    if (!have_seed)
+    if (!a.have_seed)
         seed = s.seed;
 
     int io_broken = 0;
@@ -545,8 +556,6 @@ out:
 }
 
 const sim__cli_command sim__cmd_place = {
-    "place",
-    cmd_place,
-    "one scheduling pass on a cluster snapshot (JSON in, decisions out)",
-    place_help,
+    "place",    cmd_place, "one scheduling pass on a cluster snapshot (JSON in, decisions out)",
+    place_help, NULL,
 };

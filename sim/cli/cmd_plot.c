@@ -55,47 +55,60 @@ static int list_plots(const char *path)
     return 0;
 }
 
+enum { O_FORMAT = 256, O_ONLY, O_LIST };
+
+static const sim__cli_opt plot_opts[] = {
+    {"format", O_FORMAT, 1, "png, svg or pdf"},
+    {"only", O_ONLY, 1, "plot names"},
+    {"list", O_LIST, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec plot_spec = {
+    .cmd = &sim__cmd_plot,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_QUIET,
+    .output_needs = "a folder",
+    .no_stdout = "a folder of figures",
+    .operand = "result file",
+    .max_operands = 1,
+    .opts = plot_opts,
+};
+
 static int cmd_plot(int argc, char **argv)
 {
-    const char *path = NULL, *dir = NULL, *only = NULL;
+    const char *only = NULL;
     sim__plot_format fmt = SIM__PLOT_PNG;
-    int quiet = 0, list = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(plot_help, stdout);
-            return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("plot", "%s needs a folder", a);
-            dir = argv[i];
-        } else if (strcmp(a, "--format") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("plot", "%s needs png, svg or pdf", a);
-            if (strcmp(argv[i], "png") == 0)
+    int list = 0;
+    sim__cli_args a;
+    sim__cli_args_init(&a, &plot_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0) {
+        switch (key) {
+        case O_FORMAT:
+            if (strcmp(v, "png") == 0)
                 fmt = SIM__PLOT_PNG;
-            else if (strcmp(argv[i], "svg") == 0)
+            else if (strcmp(v, "svg") == 0)
                 fmt = SIM__PLOT_SVG;
-            else if (strcmp(argv[i], "pdf") == 0)
+            else if (strcmp(v, "pdf") == 0)
                 fmt = SIM__PLOT_PDF;
             else
-                return sim__cli_usage("plot", "%s: '%s' is not png, svg or pdf", a, argv[i]);
-        } else if (strcmp(a, "--only") == 0) {
-            if (++i >= argc || !argv[i][0])
-                return sim__cli_usage("plot", "%s needs plot names", a);
-            only = argv[i];
-        } else if (strcmp(a, "--list") == 0) {
+                return sim__cli_usage("plot", "%s: '%s' is not png, svg or pdf", a.opt, v);
+            break;
+        case O_ONLY:
+            if (!v[0])
+                return sim__cli_bad_value(&a);
+            only = v;
+            break;
+        case O_LIST:
             list = 1;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("plot", "unknown option '%s'", a);
-        } else if (!path) {
-            path = a;
-        } else {
-            return sim__cli_usage("plot", "more than one result file given ('%s')", a);
+            break;
         }
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    const char *path = a.n_operands ? a.operands[0] : NULL, *dir = a.output;
+    int quiet = a.quiet;
     if (list)
         return list_plots(path);
     if (!path)
@@ -123,8 +136,6 @@ static int cmd_plot(int argc, char **argv)
 }
 
 const sim__cli_command sim__cmd_plot = {
-    "plot",
-    cmd_plot,
-    "draw the figures of a result file with gnuplot (PNG, SVG, PDF)",
-    plot_help,
+    "plot",    cmd_plot, "draw the figures of a result file with gnuplot (PNG, SVG, PDF)",
+    plot_help, NULL,
 };

@@ -22,18 +22,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char replay_help[] =
-    "Usage: tarmac replay TRACE --format FORMAT [FLEET] [options]\n"
-    "\n"
+/* The help: replay_help_head, the formats of the table (traces/formats.c),
+ * replay_help_tail; replay_help is the whole, for what wants one string. */
+#define REPLAY_HELP_HEAD                                                                           \
+    "Usage: tarmac replay TRACE --format FORMAT [FLEET] [options]\n"                               \
+    "\n"                                                                                           \
     "Replay TRACE (plain or gzip) against a fleet. Formats (docs/traces.md):\n"
-    "  tarmac       tarmac's own CSV (traces/FORMAT.md; `tarmac synth` writes it)\n"
-    "  swf          Standard Workload Format (Parallel Workloads Archive)\n"
-    "  openb        Alibaba GPU v2023 pod list (openb_pod_list_*.csv)\n"
-    "  pai-tasks    Alibaba PAI 2020 task table\n"
-    "  helios       Helios cluster_log.csv\n"
-    "  philly       Philly cluster_job_log (JSON)\n"
-    "  gavel        Gavel trace (needs --throughputs)\n"
-    "  azure-llm    Azure LLM inference trace 2023 (requests: --protocol profile)\n"
+
+static const char replay_help_tail[] =
     "\n"
     "Fleet (one of):\n"
     "  --fleet FILE            a scenario file (its fleet and policy) or a fleet-only file\n"
@@ -57,8 +53,43 @@ static const char replay_help[] =
     "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
     "                          is never read)\n"
     "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
-    "                          profile: CSV (default stdout)\n"
+    "                          profile: CSV (default, or -, stdout)\n"
     "  -q, --quiet             print nothing but errors\n";
+
+static const char replay_help[] = REPLAY_HELP_HEAD "  (tarmac replay --help lists them)\n";
+
+static void print_replay_help(FILE *f)
+{
+    fputs(REPLAY_HELP_HEAD, f);
+    size_t n;
+    const trace_format *t = trace_formats(&n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "  %-12s %s%s\n", t[i].name, t[i].summary,
+                t[i].flags & TRACE_FORMAT_NEEDS_MATRIX ? " (needs --throughputs)"
+                : t[i].flags & TRACE_FORMAT_REQUESTS   ? " (requests: --protocol profile)"
+                                                       : "");
+    fputs(replay_help_tail, f);
+}
+
+/* The names of the formats with a flag, for messages: "tarmac or swf". */
+static const char *format_names(unsigned flag, char *buf, size_t size)
+{
+    size_t n, k = 0, used = 0, count = 0;
+    const trace_format *t = trace_formats(&n);
+    for (size_t i = 0; i < n; i++)
+        count += (t[i].flags & flag) != 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        if (!(t[i].flags & flag))
+            continue;
+        const char *sep = k == 0 ? "" : k + 1 == count ? " or " : ", ";
+        int w = snprintf(buf + used, size - used, "%s%s", sep, t[i].name);
+        if (w > 0 && (size_t)w < size - used)
+            used += (size_t)w;
+        k++;
+    }
+    return buf;
+}
 
 enum { P_TIME, P_WINDOW, P_PACK, P_PROFILE };
 
@@ -67,7 +98,9 @@ enum { P_TIME, P_WINDOW, P_PACK, P_PROFILE };
 #define MAX_REPORTED 10
 
 typedef struct rcfg {
-    const char *trace, *format, *fleet, *nodes, *nodes_format, *out, *dat, *tput, *ref;
+    const char *trace, *fleet, *nodes, *out, *dat, *tput, *ref;
+    const trace_format *format;
+    const trace_node_format *nodes_format; /* NULL: openb */
     const char *gavel_cluster;
     int machine_from_trace, lenient, quiet, protocol;
     const char *policies[MAX_POLICIES];
@@ -109,22 +142,10 @@ static int open_jobs(rcfg *c, trace_source *src, int any_order, tm_diag *d)
     trace_read_opts o;
     read_opts(c, &o, any_order);
     c->reported = 0;
-    const char *f = c->format;
-    if (strcmp(f, "tarmac") == 0)
-        return trace_tarmac_open(src, c->trace, &o, d);
-    if (strcmp(f, "swf") == 0)
-        return trace_swf_open(src, c->trace, &o, NULL, d);
-    if (strcmp(f, "openb") == 0)
-        return trace_openb_pods_open(src, c->trace, &o, d);
-    if (strcmp(f, "pai-tasks") == 0)
-        return trace_pai_tasks_open(src, c->trace, &o, d);
-    if (strcmp(f, "helios") == 0)
-        return trace_helios_open(src, c->trace, &o, d);
-    if (strcmp(f, "philly") == 0)
-        return trace_philly_open(src, c->trace, &o, d);
-    if (strcmp(f, "gavel") == 0)
-        return trace_gavel_open(src, c->trace, c->matrix, c->ref, &o, NULL, d);
-    return tm_diag_set(d, TM_ERR_USAGE, "replay", "format '%s' has no jobs", f);
+    if (!c->format->open)
+        return tm_diag_set(d, TM_ERR_USAGE, "replay", "format '%s' has no jobs", c->format->name);
+    trace_open_args a = {c->matrix, c->ref};
+    return c->format->open(src, c->trace, &o, &a, d);
 }
 
 static int open_cb(void *ud, trace_source *src, tm_diag *d)
@@ -138,7 +159,7 @@ static void print_stats(const rcfg *c)
         return;
     printf("trace %s (%s): %llu rows, %llu records, %llu dropped by the format's rules, %llu "
            "malformed skipped\n",
-           c->trace, c->format, (unsigned long long)c->stats.rows,
+           c->trace, c->format->name, (unsigned long long)c->stats.rows,
            (unsigned long long)c->stats.records, (unsigned long long)c->stats.dropped,
            (unsigned long long)c->stats.bad);
     if (c->stats.bad)
@@ -173,7 +194,6 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
 {
     int rc;
-    int is_swf = strcmp(c->format, "swf") == 0;
     if (c->fleet) {
         if ((rc = sim_scenario_load_fleet_file(sc, c->fleet, d)))
             return rc;
@@ -185,16 +205,15 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
             sc->sample_us = 3600 * SIM_US_PER_S;
         return TM_OK;
     }
-    if ((rc = sim_scenario_init_replay(sc, c->format, d)))
+    if ((rc = sim_scenario_init_replay(sc, c->format->name, d)))
         return rc;
     if (c->nodes) {
         trace_node_source ns;
         trace_read_opts o;
         read_opts(c, &o, 1);
-        int pai = c->nodes_format && strcmp(c->nodes_format, "pai") == 0;
-        rc = pai ? trace_pai_machines_open(&ns, c->nodes, &o, d)
-                 : trace_openb_nodes_open(&ns, c->nodes, &o, d);
-        if (rc)
+        const trace_node_format *nf =
+            c->nodes_format ? c->nodes_format : trace_node_format_find("openb");
+        if ((rc = nf->open(&ns, c->nodes, &o, d)))
             return rc;
         uint64_t cpu_only = 0;
         rc = sim_scenario_add_nodes(sc, &ns, &cpu_only, d);
@@ -235,27 +254,28 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
             return tm_diag_set(d, TM_ERR_USAGE, "--gavel-cluster", "expected some GPUs");
         return TM_OK;
     }
-    if (is_swf || c->machine_from_trace) {
-        if (!is_swf)
+    /* the machine the trace's header describes (SWF) */
+    if (c->format->machine || c->machine_from_trace) {
+        if (!c->format->machine)
             return tm_diag_set(d, TM_ERR_USAGE, "replay",
-                               "--machine-from-trace needs an SWF trace (its header)");
-        trace_source s;
+                               "--machine-from-trace needs a trace whose header describes its "
+                               "machine (format swf), not %s",
+                               c->format->name);
         trace_swf_info info;
         trace_read_opts o;
         read_opts(c, &o, 0);
-        if ((rc = trace_swf_open(&s, c->trace, &o, &info, d)))
+        if ((rc = c->format->machine(c->trace, &o, &info, d)))
             return rc;
-        s.close(s.ud);
         if ((rc = sim_scenario_add_swf_machine(sc, &info, d)))
             return rc;
         if (!c->quiet)
-            printf("machine from the SWF header: %u nodes of %u processor(s)\n", info.nodes,
-                   info.procs_per_node);
+            printf("machine from the %s header: %u nodes of %u processor(s)\n", c->format->name,
+                   info.nodes, info.procs_per_node);
         return TM_OK;
     }
     return tm_diag_set(d, TM_ERR_USAGE, "replay",
                        "format '%s' needs a fleet: --fleet FILE, --nodes FILE or --gavel-cluster",
-                       c->format);
+                       c->format->name);
 }
 
 static int check_policy(const char *spec, tm_diag *d)
@@ -415,7 +435,7 @@ static int run_profile(rcfg *c, tm_diag *d)
     trace_request_source rs;
     trace_read_opts o;
     read_opts(c, &o, 0);
-    int rc = trace_azure_llm_open(&rs, c->trace, &o, d);
+    int rc = c->format->open_requests(&rs, c->trace, &o, d);
     if (rc)
         return rc;
     trace_load_profile p;
@@ -445,6 +465,59 @@ static int run_profile(rcfg *c, tm_diag *d)
     return rc;
 }
 
+enum {
+    O_FORMAT = 256,
+    O_FLEET,
+    O_NODES,
+    O_NODES_FORMAT,
+    O_MACHINE_FROM_TRACE,
+    O_GAVEL_CLUSTER,
+    O_PROTOCOL,
+    O_POLICY,
+    O_WINDOW,
+    O_TARGET,
+    O_STEP,
+    O_BIN,
+    O_SEEDS,
+    O_DAT,
+    O_THROUGHPUTS,
+    O_REFERENCE,
+    O_MAX_JOBS,
+    O_LENIENT,
+};
+
+static const sim__cli_opt replay_opts[] = {
+    {"format", O_FORMAT, 1, "a format (tarmac replay --help lists them)"},
+    {"fleet", O_FLEET, 1, "a scenario or fleet file"},
+    {"nodes", O_NODES, 1, "a node list file"},
+    {"nodes-format", O_NODES_FORMAT, 1, "openb or pai"},
+    {"machine-from-trace", O_MACHINE_FROM_TRACE, 0, NULL},
+    {"gavel-cluster", O_GAVEL_CLUSTER, 1, "V:P:K GPU counts"},
+    {"protocol", O_PROTOCOL, 1, "time, window, pack or profile"},
+    {"policy", O_POLICY, 1, "a specification"},
+    {"window", O_WINDOW, 1, "K:N with N >= 1 (at most 256)"},
+    {"target", O_TARGET, 1, "a percentage in [1, 10000]"},
+    {"step", O_STEP, 1, "a percentage in [0.001, 100]"},
+    {"bin", O_BIN, 1, "seconds > 0"},
+    {"seeds", O_SEEDS, 1, "an integer in [1, 10000]"},
+    {"dat", O_DAT, 1, "a file name"},
+    {"throughputs", O_THROUGHPUTS, 1, "a throughput matrix file"},
+    {"reference", O_REFERENCE, 1, "a worker type"},
+    {"max-jobs", O_MAX_JOBS, 1, "an integer >= 1"},
+    {"lenient", O_LENIENT, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+/* -o - is standard output for the profile's CSV; the other protocols write
+ * HDF5, which the command checks once it knows the protocol. */
+static const sim__cli_spec replay_spec = {
+    .cmd = &sim__cmd_replay,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_QUIET,
+    .operand = "trace",
+    .max_operands = 1,
+    .opts = replay_opts,
+};
+
 static int cmd_replay(int argc, char **argv)
 {
     rcfg c;
@@ -456,39 +529,34 @@ static int cmd_replay(int argc, char **argv)
     c.seed = 1;
     c.ref = "v100";
     c.protocol = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_()                                                                                    \
-    do {                                                                                           \
-        if (!v)                                                                                    \
-            return sim__cli_usage("replay", "%s needs a value", a);                                \
-        i++;                                                                                       \
-    } while (0)
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(replay_help, stdout);
-            return 0;
-        } else if (strcmp(a, "--format") == 0) {
-            NEED_();
-            c.format = v;
-        } else if (strcmp(a, "--fleet") == 0) {
-            NEED_();
+    const char *format = NULL;
+    sim__cli_args a;
+    sim__cli_args_init(&a, &replay_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0) {
+        int bad = 0;
+        switch (key) {
+        case O_FORMAT:
+            format = v;
+            break;
+        case O_FLEET:
             c.fleet = v;
-        } else if (strcmp(a, "--nodes") == 0) {
-            NEED_();
+            break;
+        case O_NODES:
             c.nodes = v;
-        } else if (strcmp(a, "--nodes-format") == 0) {
-            NEED_();
-            if (strcmp(v, "openb") && strcmp(v, "pai"))
+            break;
+        case O_NODES_FORMAT:
+            if (!(c.nodes_format = trace_node_format_find(v)))
                 return sim__cli_usage("replay", "--nodes-format is openb or pai, not '%s'", v);
-            c.nodes_format = v;
-        } else if (strcmp(a, "--machine-from-trace") == 0) {
+            break;
+        case O_MACHINE_FROM_TRACE:
             c.machine_from_trace = 1;
-        } else if (strcmp(a, "--gavel-cluster") == 0) {
-            NEED_();
+            break;
+        case O_GAVEL_CLUSTER:
             c.gavel_cluster = v;
-        } else if (strcmp(a, "--protocol") == 0) {
-            NEED_();
+            break;
+        case O_PROTOCOL: {
             static const char *const names[] = {"time", "window", "pack", "profile"};
             c.protocol = -1;
             for (int k = 0; k < 4; k++)
@@ -496,96 +564,102 @@ static int cmd_replay(int argc, char **argv)
                     c.protocol = k;
             if (c.protocol < 0)
                 return sim__cli_usage("replay", "unknown protocol '%s'", v);
-        } else if (strcmp(a, "--policy") == 0) {
-            NEED_();
+            break;
+        }
+        case O_POLICY:
             if (c.n_pol == MAX_POLICIES)
                 return sim__cli_usage("replay", "at most %d policies", MAX_POLICIES);
             c.policies[c.n_pol++] = v;
-        } else if (strcmp(a, "--window") == 0) {
-            NEED_();
-            if (c.n_win == MAX_WINDOWS || parse_window(v, &c.windows[c.n_win]))
-                return sim__cli_usage("replay", "--window needs K:N with N >= 1 (at most %d)",
-                                      MAX_WINDOWS);
-            c.n_win++;
-        } else if (strcmp(a, "--target") == 0) {
-            NEED_();
-            if (parse_double(v, 1, 10000, &c.target))
-                return sim__cli_usage("replay", "--target needs a percentage in [1, 10000]");
-        } else if (strcmp(a, "--step") == 0) {
-            NEED_();
-            if (parse_double(v, 0.001, 100, &c.step))
-                return sim__cli_usage("replay", "--step needs a percentage in [0.001, 100]");
-        } else if (strcmp(a, "--bin") == 0) {
-            NEED_();
-            if (parse_double(v, 1e-3, 1e9, &c.bin))
-                return sim__cli_usage("replay", "--bin needs seconds > 0");
-        } else if (strcmp(a, "--seeds") == 0) {
-            NEED_();
-            if (sim__cli_parse_u64(v, 10000, &c.seeds) || c.seeds == 0)
-                return sim__cli_usage("replay", "--seeds needs an integer in [1, 10000]");
-        } else if (strcmp(a, "--seed") == 0) {
-            NEED_();
-            if (sim__cli_parse_u64(v, (1ull << 53) - 1, &c.seed))
-                return sim__cli_usage("replay", "--seed needs an integer in [0, 2^53)");
-        } else if (strcmp(a, "--dat") == 0) {
-            NEED_();
+            break;
+        case O_WINDOW:
+            bad = c.n_win == MAX_WINDOWS || parse_window(v, &c.windows[c.n_win]);
+            c.n_win += !bad;
+            break;
+        case O_TARGET:
+            bad = parse_double(v, 1, 10000, &c.target);
+            break;
+        case O_STEP:
+            bad = parse_double(v, 0.001, 100, &c.step);
+            break;
+        case O_BIN:
+            bad = parse_double(v, 1e-3, 1e9, &c.bin);
+            break;
+        case O_SEEDS:
+            bad = sim__cli_parse_u64(v, 10000, &c.seeds) || c.seeds == 0;
+            break;
+        case O_DAT:
             c.dat = v;
-        } else if (strcmp(a, "--throughputs") == 0) {
-            NEED_();
+            break;
+        case O_THROUGHPUTS:
             c.tput = v;
-        } else if (strcmp(a, "--reference") == 0) {
-            NEED_();
+            break;
+        case O_REFERENCE:
             c.ref = v;
-        } else if (strcmp(a, "--max-jobs") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], UINT64_MAX, &c.max_jobs) ||
-                c.max_jobs == 0)
-                return sim__cli_usage("replay", "--max-jobs needs an integer >= 1");
-        } else if (strcmp(a, "--lenient") == 0) {
+            break;
+        case O_MAX_JOBS:
+            bad = sim__cli_parse_u64(v, UINT64_MAX, &c.max_jobs) || c.max_jobs == 0;
+            break;
+        case O_LENIENT:
             c.lenient = 1;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            NEED_();
-            c.out = v;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            c.quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("replay", "unknown option '%s'", a);
-        } else if (!c.trace) {
-            c.trace = a;
-        } else {
-            return sim__cli_usage("replay", "more than one trace given ('%s')", a);
+            break;
         }
-#undef NEED_
+        if (bad)
+            return sim__cli_bad_value(&a);
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    c.trace = a.n_operands ? a.operands[0] : NULL;
+    c.out = a.output;
+    c.quiet = a.quiet;
+    if (a.have_seed)
+        c.seed = a.seed;
     if (!c.trace)
         return sim__cli_usage("replay", "a trace file is required");
-    if (!c.format)
+    if (!format)
         return sim__cli_usage("replay", "--format is required");
-    static const char *const formats[] = {"tarmac", "swf",    "openb", "pai-tasks",
-                                          "helios", "philly", "gavel", "azure-llm"};
-    int known = 0;
-    for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++)
-        known |= strcmp(c.format, formats[k]) == 0;
-    if (!known)
-        return sim__cli_usage("replay", "unknown format '%s'", c.format);
-    int is_azure = strcmp(c.format, "azure-llm") == 0;
+    char names[128];
+    if (!(c.format = trace_format_find(format))) {
+        size_t n;
+        const trace_format *t = trace_formats(&n);
+        size_t used = 0;
+        for (size_t i = 0; i < n && used < sizeof names; i++) {
+            int w = snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", t[i].name);
+            used += w > 0 ? (size_t)w : 0;
+        }
+        return sim__cli_usage("replay", "unknown format '%s' (formats: %s)", format, names);
+    }
+    unsigned fl = c.format->flags;
+    int requests = (fl & TRACE_FORMAT_REQUESTS) != 0;
     if (c.protocol < 0)
-        c.protocol = is_azure ? P_PROFILE : P_TIME;
-    if ((c.protocol == P_PROFILE) != is_azure)
-        return sim__cli_usage("replay", "the profile protocol is for azure-llm traces, and "
-                                        "azure-llm traces have only that protocol");
-    if (c.protocol == P_WINDOW && strcmp(c.format, "swf") != 0 && strcmp(c.format, "tarmac"))
-        return sim__cli_usage("replay", "the window protocol is for swf (or tarmac) traces");
-    if (c.protocol == P_PACK && strcmp(c.format, "openb") != 0)
-        return sim__cli_usage("replay", "the pack protocol is for openb pod lists");
+        c.protocol = requests ? P_PROFILE : P_TIME;
+    if ((c.protocol == P_PROFILE) != requests)
+        return sim__cli_usage("replay",
+                              "the profile protocol is for request traces (%s), and they have only "
+                              "that protocol",
+                              format_names(TRACE_FORMAT_REQUESTS, names, sizeof names));
+    if (c.protocol == P_WINDOW && !(fl & TRACE_FORMAT_WINDOWS))
+        return sim__cli_usage("replay", "the window protocol is for %s traces",
+                              format_names(TRACE_FORMAT_WINDOWS, names, sizeof names));
+    if (c.protocol == P_PACK && !(fl & TRACE_FORMAT_POD_LIST))
+        return sim__cli_usage("replay", "the pack protocol is for pod lists (%s)",
+                              format_names(TRACE_FORMAT_POD_LIST, names, sizeof names));
     if (c.n_win && c.protocol != P_WINDOW)
         return sim__cli_usage("replay", "--window needs --protocol window");
     if (c.max_jobs && c.protocol != P_TIME)
         return sim__cli_usage("replay", "--max-jobs needs --protocol time");
-    if (strcmp(c.format, "gavel") == 0 && !c.tput)
-        return sim__cli_usage("replay", "the gavel format needs --throughputs FILE");
+    if ((fl & TRACE_FORMAT_NEEDS_MATRIX) && !c.tput)
+        return sim__cli_usage("replay", "the %s format needs --throughputs FILE", format);
     if (!!c.fleet + !!c.nodes + !!c.gavel_cluster + c.machine_from_trace > 1)
         return sim__cli_usage("replay", "give one of --fleet, --nodes, --gavel-cluster, "
                                         "--machine-from-trace");
+    if (c.out && strcmp(c.out, "-") == 0) {
+        if (c.protocol == P_TIME || c.protocol == P_PACK)
+            return sim__cli_usage("replay",
+                                  "-o -: the output of the %s protocol is an HDF5 file, which "
+                                  "cannot go to standard output",
+                                  c.protocol == P_PACK ? "pack" : "time");
+        c.out = NULL; /* the profile's CSV: standard output (window writes no file) */
+    }
     tm_diag d;
     tm_diag_clear(&d);
     int rc = TM_OK;
@@ -608,7 +682,9 @@ static int cmd_replay(int argc, char **argv)
         size_t n = trace_gavel_matrix_job_types(c.matrix, &jt);
         if ((rc = sim_scenario_set_classes(&sc, jt, n, &d)))
             goto out;
-    } else if (strcmp(c.format, "tarmac") != 0 || !c.fleet) {
+    } else if (!(c.format->flags & TRACE_FORMAT_SCENARIO_CLASSES) || !c.fleet) {
+        /* one class for the trace, unless its jobs carry the classes of the
+         * scenario given as --fleet (a tarmac trace `tarmac synth` wrote) */
         const char *trace = "trace";
         if ((rc = sim_scenario_set_classes(&sc, &trace, 1, &d)))
             goto out;
@@ -644,4 +720,5 @@ const sim__cli_command sim__cmd_replay = {
     cmd_replay,
     "replay a public trace (SWF, openb, PAI, Helios, Philly, Gavel, ...) against a fleet",
     replay_help,
+    print_replay_help,
 };

@@ -204,49 +204,47 @@ static void print_json(const sim_scenario *sc, const sim_result *r, const char *
     fputs("\n ]\n}\n", f);
 }
 
+enum { O_CHECK = 256 };
+
+static const sim__cli_opt run_opts[] = {
+    {"check", O_CHECK, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec run_spec = {
+    .cmd = &sim__cmd_run,
+    .shared =
+        SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_REPLICATION | SIM__CLI_QUIET | SIM__CLI_JSON,
+    .no_stdout = "an HDF5 file",
+    .operand = "scenario",
+    .max_operands = 1,
+    .opts = run_opts,
+};
+
 static int cmd_run(int argc, char **argv)
 {
-    const char *path = NULL, *out = "tarmac-out.h5";
-    uint64_t seed = 0, rep = 0;
-    int have_seed = 0, quiet = 0, check = 0, json = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(run_help, stdout);
-            return 0;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("run", "%s needs a file name", a);
-            out = argv[i];
-        } else if (strcmp(a, "--seed") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
-                return sim__cli_usage("run", "%s needs an integer in [0, 2^53)", a);
-            have_seed = 1;
-        } else if (strcmp(a, "--replication") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], UINT32_MAX, &rep))
-                return sim__cli_usage("run", "%s needs an integer in [0, 2^32)", a);
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(a, "--check") == 0) {
+    int check = 0;
+    sim__cli_args a;
+    sim__cli_args_init(&a, &run_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0)
+        if (key == O_CHECK)
             check = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("run", "unknown option '%s'", a);
-        } else if (!path) {
-            path = a;
-        } else {
-            return sim__cli_usage("run", "more than one scenario given ('%s')", a);
-        }
-    }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    const char *path = a.n_operands ? a.operands[0] : NULL;
+    const char *out = a.output ? a.output : "tarmac-out.h5";
+    uint64_t rep = a.replication;
+    int quiet = a.quiet, json = a.json;
     tm_diag d;
     tm_diag_clear(&d);
     sim_scenario sc;
     int rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
-    if (have_seed)
-        sc.seed = seed;
+    if (a.have_seed)
+        sc.seed = a.seed;
     sim__cli_install_signals();
     sim_run_opts opts = {
         .replication = (uint32_t)rep, .check_invariants = check, .stop_flag = &sim__cli_stop};
@@ -274,8 +272,5 @@ static int cmd_run(int argc, char **argv)
 }
 
 const sim__cli_command sim__cmd_run = {
-    "run",
-    cmd_run,
-    "run a scenario (the embedded default if none) and write HDF5",
-    run_help,
+    "run", cmd_run, "run a scenario (the embedded default if none) and write HDF5", run_help, NULL,
 };

@@ -212,68 +212,83 @@ static int split_pools(const sim_scenario *sc, const char *list, sim__size_runne
     return 0;
 }
 
+enum {
+    O_TARGET = 256,
+    O_POOLS,
+    O_REPLICATIONS,
+    O_CONFIDENCE,
+    O_WARMUP,
+    O_MAX_NODES,
+    O_GROWTH,
+    O_GROWTH_MONTHS,
+};
+
+static const sim__cli_opt size_opts[] = {
+    {"target", O_TARGET, 1, "targets, e.g. 'wait_p95<=10m'"},
+    {"pools", O_POOLS, 1, "pool names"},
+    {"replications", O_REPLICATIONS, 1, "an integer in [1, 100000]"},
+    {"confidence", O_CONFIDENCE, 1, "a number in [0.5, 1)"},
+    {"warmup", O_WARMUP, 1, "a duration (\"1d\", \"6h\", seconds)"},
+    {"max-nodes", O_MAX_NODES, 1, "an integer in [1, 1000000]"},
+    {"growth", O_GROWTH, 1, "a monthly rate in (0, 10], e.g. 0.05"},
+    {"growth-months", O_GROWTH_MONTHS, 1, "an integer in [1, 1200]"},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec size_spec = {
+    .cmd = &sim__cmd_size,
+    .shared = SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET | SIM__CLI_JSON,
+    .operand = "scenario",
+    .max_operands = 1,
+    .opts = size_opts,
+};
+
 static int cmd_size(int argc, char **argv)
 {
-    const char *path = NULL, *target = NULL, *pools = NULL;
-    uint64_t reps = 5, jobs = 0, max_nodes = 1024, seed = 0, months = 36;
+    const char *target = NULL, *pools = NULL;
+    uint64_t reps = 5, max_nodes = 1024, months = 36;
     double conf = 0.95, growth = 0;
     int64_t warm_us = -1;
-    int have_seed = 0, quiet = 0, json = 0, verbose = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(size_help, stdout);
-            return 0;
-        } else if (strcmp(a, "--target") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("size", "%s needs targets, e.g. 'wait_p95<=10m'", a);
-            target = argv[i];
-        } else if (strcmp(a, "--pools") == 0) {
-            if (++i >= argc)
-                return sim__cli_usage("size", "%s needs pool names", a);
-            pools = argv[i];
-        } else if (strcmp(a, "--replications") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 100000, &reps) || reps < 1)
-                return sim__cli_usage("size", "%s needs an integer in [1, 100000]", a);
-        } else if (strcmp(a, "--confidence") == 0) {
-            if (++i >= argc || parse_double(argv[i], 0.5, 0.999999, &conf))
-                return sim__cli_usage("size", "%s needs a number in [0.5, 1)", a);
-        } else if (strcmp(a, "--warmup") == 0) {
-            if (++i >= argc || sim__cli_parse_duration(argv[i], &warm_us))
-                return sim__cli_usage("size", "%s needs a duration (\"1d\", \"6h\", seconds)", a);
-        } else if (strcmp(a, "--max-nodes") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 1000000, &max_nodes) || max_nodes < 1)
-                return sim__cli_usage("size", "%s needs an integer in [1, 1000000]", a);
-        } else if (strcmp(a, "--growth") == 0) {
-            if (++i >= argc || parse_double(argv[i], 1e-9, 10, &growth))
-                return sim__cli_usage("size", "%s needs a monthly rate in (0, 10], e.g. 0.05", a);
-        } else if (strcmp(a, "--growth-months") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 1200, &months) || months < 1)
-                return sim__cli_usage("size", "%s needs an integer in [1, 1200]", a);
-        } else if (strcmp(a, "--seed") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], (1ull << 53) - 1, &seed))
-                return sim__cli_usage("size", "%s needs an integer in [0, 2^53)", a);
-            have_seed = 1;
-        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
-            if (sim__cli_parse_u64(a + 2, 4096, &jobs) || jobs == 0)
-                return sim__cli_usage("size", "-j needs a number of workers in [1, 4096]");
-        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-            if (++i >= argc || sim__cli_parse_u64(argv[i], 4096, &jobs) || jobs == 0)
-                return sim__cli_usage("size", "%s needs a number of workers in [1, 4096]", a);
-        } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-            verbose = 1;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            quiet = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            json = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("size", "unknown option '%s'", a);
-        } else if (!path) {
-            path = a;
-        } else {
-            return sim__cli_usage("size", "more than one scenario given ('%s')", a);
+    sim__cli_args a;
+    sim__cli_args_init(&a, &size_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0) {
+        int bad = 0;
+        switch (key) {
+        case O_TARGET:
+            target = v;
+            break;
+        case O_POOLS:
+            pools = v;
+            break;
+        case O_REPLICATIONS:
+            bad = sim__cli_parse_u64(v, 100000, &reps) || reps < 1;
+            break;
+        case O_CONFIDENCE:
+            bad = parse_double(v, 0.5, 0.999999, &conf);
+            break;
+        case O_WARMUP:
+            bad = sim__cli_parse_duration(v, &warm_us);
+            break;
+        case O_MAX_NODES:
+            bad = sim__cli_parse_u64(v, 1000000, &max_nodes) || max_nodes < 1;
+            break;
+        case O_GROWTH:
+            bad = parse_double(v, 1e-9, 10, &growth);
+            break;
+        case O_GROWTH_MONTHS:
+            bad = sim__cli_parse_u64(v, 1200, &months) || months < 1;
+            break;
         }
+        if (bad)
+            return sim__cli_bad_value(&a);
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    const char *path = a.n_operands ? a.operands[0] : NULL;
+    uint64_t jobs = a.have_jobs ? a.jobs : 0;
+    int quiet = a.quiet, json = a.json, verbose = a.verbose;
     if (!target)
         return sim__cli_usage("size", "--target is required, e.g. --target 'wait_p95<=10m'");
     tm_diag d;
@@ -282,8 +297,8 @@ static int cmd_size(int argc, char **argv)
     int rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
-    if (have_seed)
-        sc.seed = seed;
+    if (a.have_seed)
+        sc.seed = a.seed;
     sim__size_term terms[SIM__SIZE_MAX_TERMS];
     sim__size_runner run;
     memset(&run, 0, sizeof run);
@@ -458,8 +473,5 @@ out:
 }
 
 const sim__cli_command sim__cmd_size = {
-    "size",
-    cmd_size,
-    "the smallest fleet that meets targets, found by simulation",
-    size_help,
+    "size", cmd_size, "the smallest fleet that meets targets, found by simulation", size_help, NULL,
 };

@@ -311,74 +311,84 @@ static int do_merge(const sweep_cli *c)
     return report_merge(out, &mc, c->quiet);
 }
 
+enum { O_SHARD = 256, O_POINT, O_RESUME, O_DIR, O_MERGE, O_MPI };
+
+static const sim__cli_opt sweep_opts[] = {
+    {"shard", O_SHARD, 1, "K/N with 0 <= K < N"},
+    {"point", O_POINT, 1, "a point index"},
+    {"resume", O_RESUME, 0, NULL},
+    {"dir", O_DIR, 1, "a folder"},
+    {"merge", O_MERGE, 1, "a file name"},
+    {"mpi", O_MPI, 0, NULL},
+    {NULL, 0, 0, NULL},
+};
+
+static const sim__cli_spec sweep_spec = {
+    .cmd = &sim__cmd_sweep,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_JOBS | SIM__CLI_JSON | SIM__CLI_QUIET,
+    .output_needs = "a folder (plan, run) or a file name (merge)",
+    .no_stdout = "a folder of point files or an HDF5 file",
+    .max_operands = -1, /* [VERB] SWEEP.json, checked below */
+    .opts = sweep_opts,
+};
+
+static int is_verb(const char *s)
+{
+    return strcmp(s, "plan") == 0 || strcmp(s, "run") == 0 || strcmp(s, "merge") == 0;
+}
+
 static int cmd_sweep(int argc, char **argv)
 {
     sweep_cli c;
     memset(&c, 0, sizeof c);
     c.shard_n = 1;
     c.point = -1;
-    int i = 1;
-    if (i < argc && (strcmp(argv[i], "plan") == 0 || strcmp(argv[i], "run") == 0 ||
-                     strcmp(argv[i], "merge") == 0))
-        c.verb = argv[i++];
-    const char *verb = c.verb ? c.verb : "";
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_()                                                                                    \
-    do {                                                                                           \
-        if (!v)                                                                                    \
-            return sim__cli_usage("sweep", "%s needs a value", a);                                 \
-        i++;                                                                                       \
-    } while (0)
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(sweep_help, stdout);
-            return 0;
-        } else if (strcmp(a, "--shard") == 0) {
-            NEED_();
+    sim__cli_args a;
+    sim__cli_args_init(&a, &sweep_spec, argc, argv);
+    int key;
+    const char *v;
+    while ((key = sim__cli_next(&a, &v)) > 0) {
+        switch (key) {
+        case O_SHARD:
             if (parse_shard(v, &c.shard_k, &c.shard_n))
                 return sim__cli_usage("sweep", "--shard needs K/N with 0 <= K < N, got '%s'", v);
-        } else if (strcmp(a, "--point") == 0) {
-            NEED_();
+            break;
+        case O_POINT: {
             uint64_t p;
             if (sim__cli_parse_u64(v, (uint64_t)1 << 40, &p))
                 return sim__cli_usage("sweep", "--point needs a point index, got '%s'", v);
             c.point = (long)p;
-        } else if (strncmp(a, "-j", 2) == 0 && a[2] && a[2] != '-') { /* -jN */
-            if (sim__cli_parse_u64(a + 2, 4096, &c.jobs) || c.jobs == 0)
-                return sim__cli_usage("sweep", "-j needs a number of workers in [1, 4096]");
-            c.have_jobs = 1;
-        } else if (strcmp(a, "-j") == 0 || strcmp(a, "--jobs") == 0) {
-            NEED_();
-            if (sim__cli_parse_u64(v, 4096, &c.jobs) || c.jobs == 0)
-                return sim__cli_usage("sweep", "%s needs a number of workers in [1, 4096]", a);
-            c.have_jobs = 1;
-        } else if (strcmp(a, "--resume") == 0) {
-            c.resume = 1;
-        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            NEED_();
-            c.out = v;
-        } else if (strcmp(a, "--dir") == 0) {
-            NEED_();
-            c.dir = v;
-        } else if (strcmp(a, "--merge") == 0) {
-            NEED_();
-            c.merge = v;
-        } else if (strcmp(a, "--mpi") == 0) {
-            c.mpi = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            c.json = 1;
-        } else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            c.quiet = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return sim__cli_usage("sweep", "unknown option '%s'", a);
-        } else if (!c.file) {
-            c.file = a;
-        } else {
-            return sim__cli_usage("sweep", "more than one sweep file given ('%s')", a);
+            break;
         }
-#undef NEED_
+        case O_RESUME:
+            c.resume = 1;
+            break;
+        case O_DIR:
+            c.dir = v;
+            break;
+        case O_MERGE:
+            c.merge = v;
+            break;
+        case O_MPI:
+            c.mpi = 1;
+            break;
+        }
     }
+    if (key == SIM__CLI_STOP)
+        return a.code;
+    c.out = a.output;
+    c.jobs = a.jobs;
+    c.have_jobs = a.have_jobs;
+    c.json = a.json;
+    c.quiet = a.quiet;
+    int k = 0;
+    if (k < a.n_operands && is_verb(a.operands[k]))
+        c.verb = a.operands[k++];
+    if (k < a.n_operands)
+        c.file = a.operands[k++];
+    if (k < a.n_operands)
+        return sim__cli_usage("sweep", "more than one sweep file given ('%s')", a.operands[k]);
+    const char *verb = c.verb ? c.verb : "";
     if (!c.file)
         return sim__cli_usage("sweep", "a sweep file is required");
     int is_plan = strcmp(verb, "plan") == 0, is_run = strcmp(verb, "run") == 0,
@@ -410,8 +420,6 @@ static int cmd_sweep(int argc, char **argv)
 }
 
 const sim__cli_command sim__cmd_sweep = {
-    "sweep",
-    cmd_sweep,
-    "run a parameter grid: plan, run (shards, workers, MPI) and merge",
-    sweep_help,
+    "sweep",    cmd_sweep, "run a parameter grid: plan, run (shards, workers, MPI) and merge",
+    sweep_help, NULL,
 };

@@ -12,29 +12,31 @@ static const char validate_help[] =
     "Load each scenario and report the first error in each (with its JSON path),\n"
     "without running anything. Exit 0 when all are valid.\n";
 
+static const sim__cli_spec validate_spec = {
+    .cmd = &sim__cmd_validate,
+    .operand = "scenario",
+    .max_operands = -1,
+};
+
 static int cmd_validate(int argc, char **argv)
 {
     int files = 0, bad = 0, code = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(validate_help, stdout);
-            return 0;
-        }
-        if (argv[i][0] == '-' && argv[i][1])
-            return sim__cli_usage("validate", "unknown option '%s'", argv[i]);
-    }
-    for (int i = 1; i < argc; i++) {
+    sim__cli_args a;
+    if (sim__cli_parse(&a, &validate_spec, argc, argv) == SIM__CLI_STOP)
+        return a.code;
+    for (int i = 0; i < a.n_operands; i++) {
+        const char *path = a.operands[i];
         files++;
         tm_diag d;
         tm_diag_clear(&d);
         sim_scenario sc;
-        int rc = sim_scenario_load_file(&sc, argv[i], &d);
+        int rc = sim_scenario_load_file(&sc, path, &d);
         if (rc != TM_OK) {
             code = sim__cli_error(rc, &d);
             bad++;
             continue;
         }
-        printf("%s: ok (%zu pools, %zu classes, policy %s)\n", argv[i], sc.n_pools, sc.n_classes,
+        printf("%s: ok (%zu pools, %zu classes, policy %s)\n", path, sc.n_pools, sc.n_classes,
                sc.policy);
         sim_scenario_fini(&sc);
     }
@@ -44,8 +46,5 @@ static int cmd_validate(int argc, char **argv)
 }
 
 const sim__cli_command sim__cmd_validate = {
-    "validate",
-    cmd_validate,
-    "check scenarios without running them",
-    validate_help,
+    "validate", cmd_validate, "check scenarios without running them", validate_help, NULL,
 };
