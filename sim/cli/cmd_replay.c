@@ -269,7 +269,7 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
         if ((rc = sim_scenario_add_swf_machine(sc, &info, d)))
             return rc;
         if (!c->quiet)
-            printf("machine from the %s header: %u nodes of %u processor(s)\n", c->format->name,
+            printf("machine from the SWF header: %u nodes of %u processor(s)\n",
                    info.nodes, info.procs_per_node);
         return TM_OK;
     }
