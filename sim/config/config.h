@@ -35,7 +35,7 @@ const char *sim_lib_version_cjson(void);
 /* Load the fleet (and policy, types) of a scenario file, or of a fleet-only
  * file: {"pools": [...]} or {"fleet": {...}, "gpu_types": [...], "policy": ...}
  * without a workload. A missing workload becomes one placeholder class
- * "trace" (rate 0) that replay replaces. (sim/scenario.c) */
+ * "trace" (rate 0) that replay replaces. (config/fleet.c) */
 int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *diag);
 
 /* An empty scenario for replay built in code: the built-in catalog, no pools,
@@ -102,7 +102,7 @@ int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char
 void sim_snapshot_fini(sim_snapshot *s);
 
 /* ------------------------------------------------------------------------- */
-/* Sweeps: the sweep file (sim/scenario.c; format: docs/sweeps.md)            */
+/* Sweeps: the sweep file (config/sweep_file.c; format: docs/sweeps.md)      */
 
 typedef enum sim_sweep_kind {
     SIM_SWEEP_SCENARIO = 0, /* a point is a run of a scenario (tarmac run) */

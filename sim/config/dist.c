@@ -1,0 +1,200 @@
+/*
+ * dist.c — probability distributions written in a scenario.
+ *
+ * A number (or a duration string) is a constant; an object names the
+ * distribution in "dist" and gives its parameters by name, in seconds or in
+ * the unit of the value (SIM__VAL_DURATION or SIM__VAL_NUMBER), with an
+ * optional clamp (min, max). traces/ builds and checks the sampler; its
+ * message is placed at the JSON path. An "empirical" distribution reads a
+ * CSV column, from a path relative to the scenario (or "data:REL").
+ */
+#include "config/config_int.h"
+
+#include <cjson/cJSON.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int value_of(sim__loader *L, const cJSON *v, const char *p, int kind, double *x)
+{
+    if (kind == SIM__VAL_DURATION)
+        return sim__cfg_duration_value(L, v, p, x);
+    if (cJSON_IsNumber(v) && !isfinite(v->valuedouble))
+        return sim__cfg_fail(L, p, "expected a finite number, got %g", v->valuedouble);
+    if (!cJSON_IsNumber(v))
+        return sim__cfg_fail(L, p, "expected a number, got %s", sim__json_kind(v));
+    *x = v->valuedouble;
+    return TM_OK;
+}
+
+static int get_value(sim__loader *L, const cJSON *o, const char *path, const char *key, int kind,
+                     double *x, int required)
+{
+    char p[SIM__PATH_MAX_LEN];
+    sim__json_child(p, path, key);
+    const cJSON *v = sim__json_member(o, key);
+    if (!v) {
+        if (required)
+            return sim__cfg_fail(L, p, "required");
+        return TM_OK;
+    }
+    return value_of(L, v, p, kind, x);
+}
+
+int sim__cfg_dist_diag(sim__loader *L, const char *p, int rc, tm_diag *sub)
+{
+    if (rc == TM_OK)
+        return rc;
+    if (rc == TM_ERR_NOMEM)
+        return tm_diag_set(L->diag, rc, L->file, "out of memory");
+    if (rc == TM_ERR_SCENARIO)
+        return rc;
+    /* a sampler's own message, placed at the JSON path */
+    sim__cfg_fail(L, p, "%s%s%s", sub->where[0] ? sub->where : "", sub->where[0] ? ": " : "",
+                  sub->msg);
+    return rc == TM_ERR_INVAL ? TM_ERR_SCENARIO : rc;
+}
+
+int sim__cfg_load_dist(sim__loader *L, const cJSON *v, const char *p, int kind, trace_dist *d)
+{
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    memset(d, 0, sizeof *d);
+    if (cJSON_IsNumber(v) || cJSON_IsString(v)) {
+        double x;
+        int rc = value_of(L, v, p, kind, &x);
+        if (rc)
+            return rc;
+        return sim__cfg_dist_diag(L, p, trace_dist_init(d, TRACE_DIST_CONSTANT, x, 0, &sub), &sub);
+    }
+    static const char *const keys[] = {"dist",   "value",   "mean", "median", "sigma",    "scale",
+                                       "shape",  "alpha",   "low",  "high",   "min",      "max",
+                                       "values", "weights", "file", "column", "multiply", NULL};
+    int rc = sim__cfg_check_object(L, v, p, keys);
+    if (rc)
+        return rc;
+    char name[32];
+    if ((rc = sim__cfg_get_string(L, v, p, "dist", name, sizeof name, NULL)))
+        return rc;
+    double a = NAN, b = NAN, lo = 0, hi = INFINITY;
+    if ((rc = get_value(L, v, p, "min", kind, &lo, 0)) ||
+        (rc = get_value(L, v, p, "max", kind, &hi, 0)))
+        return rc;
+    char q[SIM__PATH_MAX_LEN];
+    if (strcmp(name, "constant") == 0) {
+        if ((rc = get_value(L, v, p, "value", kind, &a, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_CONSTANT, a, 0, &sub);
+    } else if (strcmp(name, "exponential") == 0) {
+        if ((rc = get_value(L, v, p, "mean", kind, &a, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_EXPONENTIAL, a, 0, &sub);
+    } else if (strcmp(name, "lognormal") == 0) {
+        double sigma = NAN;
+        if ((rc = sim__cfg_get_number(L, v, p, "sigma", &sigma, 0, 20, 1)))
+            return rc;
+        if (sim__json_member(v, "mean") && sim__json_member(v, "median"))
+            return sim__cfg_fail(L, p, "give \"mean\" or \"median\", not both");
+        if (sim__json_member(v, "median")) {
+            if ((rc = get_value(L, v, p, "median", kind, &a, 1)))
+                return rc;
+            if (!(a > 0)) {
+                sim__json_child(q, p, "median");
+                return sim__cfg_fail(L, q, "expected a median > 0, got %g", a);
+            }
+            rc = trace_dist_init(d, TRACE_DIST_LOGNORMAL, log(a), sigma, &sub);
+        } else {
+            if ((rc = get_value(L, v, p, "mean", kind, &a, 1)))
+                return rc;
+            rc = trace_dist_init_lognormal_mean(d, a, sigma, &sub);
+        }
+    } else if (strcmp(name, "weibull") == 0) {
+        if ((rc = get_value(L, v, p, "scale", kind, &a, 1)) ||
+            (rc = sim__cfg_get_number(L, v, p, "shape", &b, 1e-6, 1e6, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_WEIBULL, a, b, &sub);
+    } else if (strcmp(name, "pareto") == 0) {
+        if ((rc = get_value(L, v, p, "scale", kind, &a, 1)) ||
+            (rc = sim__cfg_get_number(L, v, p, "alpha", &b, 1e-6, 1e6, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_PARETO, a, b, &sub);
+    } else if (strcmp(name, "uniform") == 0) {
+        if ((rc = get_value(L, v, p, "low", kind, &a, 1)) ||
+            (rc = get_value(L, v, p, "high", kind, &b, 1)))
+            return rc;
+        rc = trace_dist_init(d, TRACE_DIST_UNIFORM, a, b, &sub);
+    } else if (strcmp(name, "discrete") == 0) {
+        const cJSON *vals = sim__json_member(v, "values"), *w = sim__json_member(v, "weights");
+        sim__json_child(q, p, "values");
+        if (!cJSON_IsArray(vals) || cJSON_GetArraySize(vals) < 1)
+            return sim__cfg_fail(L, q, "expected a non-empty array, got %s", sim__json_kind(vals));
+        int n = cJSON_GetArraySize(vals);
+        if (w && (!cJSON_IsArray(w) || cJSON_GetArraySize(w) != n)) {
+            sim__json_child(q, p, "weights");
+            return sim__cfg_fail(L, q, "expected an array of %d weights, got %s", n,
+                                 sim__json_kind(w));
+        }
+        double *xv = malloc((size_t)n * sizeof *xv), *wv = malloc((size_t)n * sizeof *wv);
+        if (!xv || !wv) {
+            free(xv);
+            free(wv);
+            return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
+        }
+        int k = 0;
+        rc = TM_OK;
+        for (const cJSON *e = vals->child; e && rc == TM_OK; e = e->next, k++) {
+            char r[SIM__PATH_MAX_LEN], vp[SIM__PATH_MAX_LEN];
+            sim__json_child(vp, p, "values");
+            sim__json_element(r, vp, k);
+            rc = value_of(L, e, r, kind, &xv[k]);
+            wv[k] = 1.0;
+        }
+        k = 0;
+        for (const cJSON *e = w ? w->child : NULL; e && rc == TM_OK; e = e->next, k++) {
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
+                char r[SIM__PATH_MAX_LEN], wp[SIM__PATH_MAX_LEN];
+                sim__json_child(wp, p, "weights");
+                sim__json_element(r, wp, k);
+                rc = sim__cfg_fail(L, r, "expected a weight >= 0, got %s", sim__json_kind(e));
+            } else {
+                wv[k] = e->valuedouble;
+            }
+        }
+        if (rc == TM_OK)
+            rc = trace_dist_init_discrete(d, xv, wv, (size_t)n, &sub);
+        free(xv);
+        free(wv);
+    } else if (strcmp(name, "empirical") == 0) {
+        char file[400], column[64], path[1024];
+        double mult = 1.0;
+        if ((rc = sim__cfg_get_string(L, v, p, "file", file, sizeof file, NULL)) ||
+            (rc = sim__cfg_get_string(L, v, p, "column", column, sizeof column, NULL)) ||
+            (rc = sim__cfg_get_number(L, v, p, "multiply", &mult, 0, 1e12, 0)))
+            return rc;
+        sim__cfg_resolve_path(L, file, path, sizeof path);
+        double *vals = NULL;
+        size_t n = 0;
+        rc = trace_csv_column(path, column, &vals, &n, &sub);
+        if (rc != TM_OK) {
+            sim__json_child(q, p, "file");
+            sim__cfg_fail(L, q, "%s: %s", sub.where, sub.msg);
+            return rc;
+        }
+        for (size_t k = 0; k < n; k++)
+            vals[k] *= mult;
+        rc = trace_dist_init_empirical(d, vals, n, &sub);
+    } else {
+        sim__json_child(q, p, "dist");
+        return sim__cfg_fail(
+            L, q,
+            "unknown distribution \"%s\" (constant, exponential, lognormal, weibull, "
+            "pareto, uniform, discrete, empirical)",
+            name);
+    }
+    if (rc != TM_OK)
+        return sim__cfg_dist_diag(L, p, rc, &sub);
+    if (lo > hi)
+        return sim__cfg_fail(L, p, "min (%g) is above max (%g)", lo, hi);
+    return sim__cfg_dist_diag(L, p, trace_dist_set_clamp(d, lo, hi, &sub), &sub);
+}

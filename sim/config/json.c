@@ -1,0 +1,328 @@
+/*
+ * json.c — what every config loader reads JSON with.
+ *
+ * cJSON parses with allocation hooks that note a failure, so that out of
+ * memory is reported as such (cJSON reports it as a syntax error). The rest
+ * reads one member of an object into a typed value: the member is looked up,
+ * its kind and range checked, and a failure is written to the loader's
+ * diagnostic as "file: json.path" and "expected ..., got ...". A missing
+ * optional member leaves the output at its default, so a caller sets the
+ * defaults first and then reads over them. JSON paths are built in fixed
+ * buffers of SIM__PATH_MAX_LEN and cut short with "..." when too long.
+ */
+#include "config/config_int.h"
+
+#include <cjson/cJSON.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* cJSON allocates through these, so that a parse that failed for want of
+ * memory says so: cJSON itself reports an allocation failure as a syntax
+ * error. The hooks are process-wide, and every cJSON user frees what it
+ * parsed before it returns, so setting them before each parse is harmless. */
+static _Thread_local int json_oom;
+
+static void *json_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p)
+        json_oom = 1;
+    return p;
+}
+
+static void json_free(void *p)
+{
+    free(p);
+}
+
+void sim__json_track_oom(void)
+{
+    static cJSON_Hooks hooks = {json_malloc, json_free};
+    cJSON_InitHooks(&hooks);
+    json_oom = 0;
+}
+
+int sim__json_oom_seen(void)
+{
+    return json_oom;
+}
+
+cJSON *sim__json_parse(const char *text, size_t len, const char **end, int *oom)
+{
+    sim__json_track_oom();
+    cJSON *root =
+        end ? cJSON_ParseWithLengthOpts(text, len, end, 1) : cJSON_ParseWithLength(text, len);
+    *oom = !root && json_oom;
+    return root;
+}
+
+int sim__cfg_fail(sim__loader *L, const char *path, const char *fmt, ...)
+{
+    if (L->diag) {
+        snprintf(L->diag->where, sizeof L->diag->where, "%s: %s", L->file, path);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(L->diag->msg, sizeof L->diag->msg, fmt, ap);
+        va_end(ap);
+    }
+    return TM_ERR_SCENARIO;
+}
+
+/* JSON paths are for messages: one that does not fit is cut short with "...". */
+static void path_cut(char *out, int written)
+{
+    if (written >= SIM__PATH_MAX_LEN)
+        memcpy(out + SIM__PATH_MAX_LEN - 4, "...", 4);
+}
+
+void sim__json_child(char *out, const char *path, const char *key)
+{
+    path_cut(out, path[0] ? snprintf(out, SIM__PATH_MAX_LEN, "%s.%s", path, key)
+                          : snprintf(out, SIM__PATH_MAX_LEN, "%s", key));
+}
+
+void sim__json_element(char *out, const char *path, int i)
+{
+    path_cut(out, snprintf(out, SIM__PATH_MAX_LEN, "%s[%d]", path, i));
+}
+
+/* A short description of a JSON value for "got ..." messages. */
+const char *sim__json_kind(const cJSON *v)
+{
+    if (!v)
+        return "nothing";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsArray(v))
+        return "an array";
+    if (cJSON_IsObject(v))
+        return "an object";
+    return "an invalid value";
+}
+
+int sim__cfg_check_object(sim__loader *L, const cJSON *o, const char *path, const char *const *keys)
+{
+    if (!cJSON_IsObject(o))
+        return sim__cfg_fail(L, path[0] ? path : "(top level)", "expected an object, got %s",
+                             sim__json_kind(o));
+    for (const cJSON *m = o->child; m; m = m->next) {
+        int ok = 0;
+        for (const char *const *k = keys; *k; k++)
+            if (strcmp(m->string, *k) == 0)
+                ok = 1;
+        if (!ok) {
+            char p[SIM__PATH_MAX_LEN];
+            sim__json_child(p, path, m->string);
+            char list[400] = "";
+            size_t len = 0;
+            for (const char *const *k = keys; *k && len < sizeof list - 40; k++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                        k == keys ? "" : ", ", *k);
+            return sim__cfg_fail(L, p, "unknown key (allowed here: %s)", list);
+        }
+        /* a duplicate key would silently shadow the first one */
+        for (const cJSON *n = m->next; n; n = n->next)
+            if (strcmp(m->string, n->string) == 0) {
+                char p[SIM__PATH_MAX_LEN];
+                sim__json_child(p, path, m->string);
+                return sim__cfg_fail(L, p, "key given twice");
+            }
+    }
+    return TM_OK;
+}
+
+const cJSON *sim__json_member(const cJSON *o, const char *key)
+{
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+int sim__cfg_get_string(sim__loader *L, const cJSON *o, const char *path, const char *key,
+                        char *out, size_t n, const char *def)
+{
+    char p[SIM__PATH_MAX_LEN];
+    sim__json_child(p, path, key);
+    const cJSON *v = sim__json_member(o, key);
+    if (!v) {
+        if (!def)
+            return sim__cfg_fail(L, p, "required: expected a string");
+        if (def != out) /* the value kept as its own default: copying it onto itself is UB */
+            snprintf(out, n, "%s", def);
+        return TM_OK;
+    }
+    if (!cJSON_IsString(v))
+        return sim__cfg_fail(L, p, "expected a string, got %s", sim__json_kind(v));
+    if (strlen(v->valuestring) >= n)
+        return sim__cfg_fail(L, p, "string longer than %zu bytes", n - 1);
+    snprintf(out, n, "%s", v->valuestring);
+    return TM_OK;
+}
+
+/* A finite number in [lo, hi]; `required` or else *out keeps its default. */
+int sim__cfg_get_number(sim__loader *L, const cJSON *o, const char *path, const char *key,
+                        double *out, double lo, double hi, int required)
+{
+    char p[SIM__PATH_MAX_LEN];
+    sim__json_child(p, path, key);
+    const cJSON *v = sim__json_member(o, key);
+    if (!v) {
+        if (required)
+            return sim__cfg_fail(L, p, "required: expected a number in [%g, %g]", lo, hi);
+        return TM_OK;
+    }
+    if (!cJSON_IsNumber(v))
+        return sim__cfg_fail(L, p, "expected a number in [%g, %g], got %s", lo, hi,
+                             sim__json_kind(v));
+    double x = v->valuedouble;
+    if (!isfinite(x) || x < lo || x > hi)
+        return sim__cfg_fail(L, p, "expected a number in [%g, %g], got %g", lo, hi, x);
+    *out = x;
+    return TM_OK;
+}
+
+int sim__cfg_get_int(sim__loader *L, const cJSON *o, const char *path, const char *key,
+                     int64_t *out, int64_t lo, int64_t hi, int required)
+{
+    char p[SIM__PATH_MAX_LEN];
+    sim__json_child(p, path, key);
+    const cJSON *v = sim__json_member(o, key);
+    if (!v) {
+        if (required)
+            return sim__cfg_fail(L, p, "required: expected an integer in [%lld, %lld]",
+                                 (long long)lo, (long long)hi);
+        return TM_OK;
+    }
+    double x = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!cJSON_IsNumber(v) || !isfinite(x) || x != floor(x) || x < (double)lo || x > (double)hi) {
+        if (cJSON_IsNumber(v))
+            return sim__cfg_fail(L, p, "expected an integer in [%lld, %lld], got %g", (long long)lo,
+                                 (long long)hi, x);
+        return sim__cfg_fail(L, p, "expected an integer in [%lld, %lld], got %s", (long long)lo,
+                             (long long)hi, sim__json_kind(v));
+    }
+    *out = (int64_t)x;
+    return TM_OK;
+}
+
+int sim__cfg_get_bool(sim__loader *L, const cJSON *o, const char *path, const char *key, int *out)
+{
+    char p[SIM__PATH_MAX_LEN];
+    sim__json_child(p, path, key);
+    const cJSON *v = sim__json_member(o, key);
+    if (!v)
+        return TM_OK;
+    if (!cJSON_IsBool(v))
+        return sim__cfg_fail(L, p, "expected true or false, got %s", sim__json_kind(v));
+    *out = cJSON_IsTrue(v);
+    return TM_OK;
+}
+
+/* "90s", "15m", "2.5h", "30d", "1w", "500ms", "10us", or a number of seconds. */
+int sim__cfg_duration_value(sim__loader *L, const cJSON *v, const char *p, double *seconds)
+{
+    if (cJSON_IsNumber(v)) {
+        if (!isfinite(v->valuedouble) || v->valuedouble < 0)
+            return sim__cfg_fail(L, p, "expected a duration >= 0, got %g", v->valuedouble);
+        *seconds = v->valuedouble;
+        return TM_OK;
+    }
+    if (!cJSON_IsString(v))
+        return sim__cfg_fail(L, p,
+                             "expected a duration (seconds, or a string like \"15m\"), got %s",
+                             sim__json_kind(v));
+    const char *s = v->valuestring;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(x) || x < 0)
+        return sim__cfg_fail(
+            L, p, "expected a duration like \"90s\", \"15m\", \"2h\", \"30d\", got \"%s\"", s);
+    while (*end == ' ')
+        end++;
+    static const struct {
+        const char *unit;
+        double s;
+    } units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1},        {"m", 60}, {"min", 60},
+                 {"h", 3600},  {"d", 86400}, {"w", 604800.0}, {"", 1}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *seconds = x * units[i].s;
+            return TM_OK;
+        }
+    return sim__cfg_fail(L, p, "unknown time unit in \"%s\" (us, ms, s, m, h, d, w)", s);
+}
+
+static int seconds_to_us(sim__loader *L, const char *p, double s, int64_t *us)
+{
+    double x = s * 1e6;
+    if (!(x < 9.2e18))
+        return sim__cfg_fail(
+            L, p, "duration of %g s is beyond the int64 microsecond clock (292,000 years)", s);
+    *us = (int64_t)llround(x);
+    return TM_OK;
+}
+
+int sim__cfg_get_duration(sim__loader *L, const cJSON *o, const char *path, const char *key,
+                          int64_t *us, int required)
+{
+    char p[SIM__PATH_MAX_LEN];
+    sim__json_child(p, path, key);
+    const cJSON *v = sim__json_member(o, key);
+    if (!v) {
+        if (required)
+            return sim__cfg_fail(L, p, "required: expected a duration");
+        return TM_OK;
+    }
+    double s;
+    int rc = sim__cfg_duration_value(L, v, p, &s);
+    return rc == TM_OK ? seconds_to_us(L, p, s, us) : rc;
+}
+
+int sim__cfg_oom(sim__loader *L)
+{
+    return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
+}
+
+/* Resolve a data path: "data:REL" is relative to TARMAC_DATA_DIR (default
+ * ../shared/data), an absolute path is itself, anything else is relative to
+ * the scenario's folder. */
+void sim__cfg_resolve_path(const sim__loader *L, const char *in, char *out, size_t n)
+{
+    if (strncmp(in, "data:", 5) == 0) {
+        const char *d = getenv("TARMAC_DATA_DIR");
+        snprintf(out, n, "%s/%s", d && *d ? d : "../shared/data", in + 5);
+    } else if (in[0] == '/' || !L->dir[0]) {
+        snprintf(out, n, "%s", in);
+    } else {
+        snprintf(out, n, "%s/%s", L->dir, in);
+    }
+}
+
+void sim__json_line_col(const char *text, const char *at, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (const char *p = text; p < at && *p; p++) {
+        if (*p == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+const char *sim_lib_version_cjson(void)
+{
+    return cJSON_Version();
+}
