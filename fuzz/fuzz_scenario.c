@@ -1,5 +1,5 @@
 /*
- * fuzz_scenario.c — libFuzzer target: the scenario loader (sim/config/scenario.c).
+ * fuzz_scenario.c — libFuzzer target: the scenario loader (sim/config/).
  *
  * An input is a scenario's JSON text. A scenario that loads is also turned
  * into its resolved JSON (the provenance `tarmac run` writes), which walks

@@ -6,7 +6,7 @@
  * test and the static libraries of policies/, traces/ and sim/) through
  * failalloc.c. Allocations inside other shared libraries (libc's own, GSL, HDF5,
  * zlib) are not seen. cJSON allocates through hooks that the scenario loader
- * sets to functions of its own (sim/config/scenario.c), so they are seen too.
+ * sets to functions of its own (sim/config/json.c), so they are seen too.
  *
  * Armed, it counts allocations (malloc, calloc, realloc to a non-zero size),
  * makes the k-th one fail (return NULL, errno ENOMEM), and remembers every

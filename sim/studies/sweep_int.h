@@ -1,7 +1,7 @@
 /*
  * sweep_int.h — running a sweep: points, shards, point files, failure records
  * and the merged file (internal to sim/; the sweep file's JSON is parsed in
- * scenario.c, the format and the recipes are in docs/sweeps.md, the file
+ * config/sweep_file.c, the format and the recipes are in docs/sweeps.md, the file
  * layouts in docs/output.md, "Sweep files").
  *
  * A sweep of C combinations and R replications has C * R points; point i is
