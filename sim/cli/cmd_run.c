@@ -141,6 +141,16 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
         printf("\nwrote %s\n", out);
 }
 
+/* One metric as a JSON member: an integer for a count. */
+static void json_metric(FILE *f, const sim_metric_desc *m, double v)
+{
+    fprintf(f, ", \"%s\": ", m->name);
+    if (strcmp(m->units, "count") == 0)
+        fprintf(f, "%llu", (unsigned long long)v);
+    else
+        sim__cli_json_num(f, v);
+}
+
 /* --json: the summary for scripts (docs/cli.md). */
 static void print_json(const sim_scenario *sc, const sim_result *r, const char *out, uint64_t rep)
 {
@@ -157,48 +167,19 @@ static void print_json(const sim_scenario *sc, const sim_result *r, const char *
     sim__cli_json_str(f, sc->policy);
     fputs(", \"output\": ", f);
     sim__cli_json_str(f, out);
-    fprintf(f, ",\n \"events\": %llu, \"passes\": %llu, \"policy_errors\": %llu",
-            (unsigned long long)r->events, (unsigned long long)r->passes,
-            (unsigned long long)r->policy_errors);
-    const struct {
-        const char *k;
-        double v;
-    } run[] = {{"t_end_s", (double)r->t_end_us / SIM_US_PER_S},
-               {"wall_s", r->wall_s},
-               {"alloc_util", r->alloc_util},
-               {"gpu_hours_up", r->gpu_s_up / 3600},
-               {"gpu_hours_alloc", r->gpu_s_alloc / 3600},
-               {"queue_len_mean", r->queue_len_mean},
-               {"running_mean", r->running_mean}};
-    for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {
-        fprintf(f, ", \"%s\": ", run[i].k);
-        sim__cli_json_num(f, run[i].v);
-    }
+    /* every summary metric of the run report, from the metric tables, so
+     * that the two name the same figures alike; counts as integers */
+    fputs(",\n \"wall_s\": ", f);
+    sim__cli_json_num(f, r->wall_s);
+    for (int m = 0; m < SIM_RUN_METRIC_COUNT; m++)
+        json_metric(f, &sim_run_metric_info[m], sim_run_metric_value(r, m));
     fputs(",\n \"classes\": [", f);
     for (size_t c = 0; c <= sc->n_classes; c++) {
         const sim_class_result *cr = &r->classes[c];
         fputs(c ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
         sim__cli_json_str(f, c < sc->n_classes ? sc->classes[c].name : "all");
-        fprintf(f,
-                ", \"jobs_arrived\": %llu, \"jobs_started\": %llu, \"jobs_completed\": %llu, "
-                "\"jobs_rejected\": %llu, \"jobs_queued_end\": %llu, \"jobs_running_end\": %llu",
-                (unsigned long long)cr->arrived, (unsigned long long)cr->started,
-                (unsigned long long)cr->completed, (unsigned long long)cr->rejected,
-                (unsigned long long)cr->queued_end, (unsigned long long)cr->running_end);
-        const struct {
-            const char *k;
-            double v;
-        } m[] = {{"wait_mean_s", cr->wait_mean_s},
-                 {"wait_p50_s", cr->wait_p50_s},
-                 {"wait_p95_s", cr->wait_p95_s},
-                 {"wait_p99_s", cr->wait_p99_s},
-                 {"wait_max_s", cr->wait_max_s},
-                 {"slowdown_mean", cr->slowdown_mean},
-                 {"gpu_hours_alloc", cr->gpu_s_alloc / 3600}};
-        for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
-            fprintf(f, ", \"%s\": ", m[i].k);
-            sim__cli_json_num(f, m[i].v);
-        }
+        for (int m = 0; m < SIM_CLASS_METRIC_COUNT; m++)
+            json_metric(f, &sim_class_metric_info[m], sim_class_metric_value(cr, m));
         fputc('}', f);
     }
     fputs("\n ]\n}\n", f);

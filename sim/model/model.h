@@ -397,109 +397,104 @@ void sim_result_fini(sim_result *r);
 
 /* Every summary figure of a run, one line each: the run report's /summary
  * (docs/output.md), `tarmac run --json`, the key results of sweep points and
- * the metric list of the docs read these tables, so a new metric is one line
- * here plus its computation in the engine. The naming rule: units in the
+ * the metric list of the docs (checked by test_docs) read these tables, so a
+ * new metric is one line here plus its computation in the engine. The naming rule: units in the
  * name (_s seconds, gpu_hours_ GPU-hours, _util a ratio of GPU-time, jobs_
  * a count); "count" marks an integer.
  *
  * X(ID, name, units, flags, description, value) where value is an expression
  * of `c` (const sim_class_result *) for class metrics, of `r` (const
- * sim_result *) for the fleet's. Flags: SIM_METRIC_JSON (in run --json),
- * SIM_METRIC_KEY (a key result of a sweep point). */
-#define SIM_METRIC_JSON 1u
-#define SIM_METRIC_KEY  2u
-#define SIM_METRIC_JK   (SIM_METRIC_JSON | SIM_METRIC_KEY)
+ * sim_result *) for the fleet's. Flags: SIM_METRIC_KEY, a key result of a
+ * sweep point (a column of the merged table, docs/sweeps.md). */
+#define SIM_METRIC_KEY 1u
 
 #define SIM_CLASS_METRICS(X)                                                                       \
-    X(SIM_CM_JOBS_ARRIVED, "jobs_arrived", "count", SIM_METRIC_JK, "jobs that arrived",           \
+    X(SIM_CM_JOBS_ARRIVED, "jobs_arrived", "count", SIM_METRIC_KEY, "jobs that arrived",           \
       (double)c->arrived)                                                                          \
-    X(SIM_CM_JOBS_STARTED, "jobs_started", "count", SIM_METRIC_JSON, "jobs that started",         \
-      (double)c->started)                                                                          \
-    X(SIM_CM_JOBS_COMPLETED, "jobs_completed", "count", SIM_METRIC_JK, "jobs that completed",     \
+    X(SIM_CM_JOBS_STARTED, "jobs_started", "count", 0u, "jobs that started", (double)c->started)   \
+    X(SIM_CM_JOBS_COMPLETED, "jobs_completed", "count", SIM_METRIC_KEY, "jobs that completed",     \
       (double)c->completed)                                                                        \
-    X(SIM_CM_JOBS_REJECTED, "jobs_rejected", "count", SIM_METRIC_JK,                               \
-      "jobs rejected because they can never fit the fleet", (double)c->rejected)                  \
+    X(SIM_CM_JOBS_REJECTED, "jobs_rejected", "count", SIM_METRIC_KEY,                              \
+      "jobs rejected because they can never fit the fleet", (double)c->rejected)                   \
     X(SIM_CM_JOBS_FAILED, "jobs_failed", "count", 0u,                                              \
-      "jobs killed by a GPU failure, not restarted", (double)c->failed)                           \
-    X(SIM_CM_JOBS_QUEUED_END, "jobs_queued_end", "count", SIM_METRIC_JK,                           \
-      "jobs still waiting at the end", (double)c->queued_end)                                     \
-    X(SIM_CM_JOBS_RUNNING_END, "jobs_running_end", "count", SIM_METRIC_JSON,                       \
-      "jobs still running at the end", (double)c->running_end)                                    \
-    X(SIM_CM_PREEMPTIONS, "preemptions", "count", 0u, "runs preempted by the policy",             \
+      "jobs killed by a GPU failure, not restarted", (double)c->failed)                            \
+    X(SIM_CM_JOBS_QUEUED_END, "jobs_queued_end", "count", SIM_METRIC_KEY,                          \
+      "jobs still waiting at the end", (double)c->queued_end)                                      \
+    X(SIM_CM_JOBS_RUNNING_END, "jobs_running_end", "count", 0u, "jobs still running at the end",   \
+      (double)c->running_end)                                                                      \
+    X(SIM_CM_PREEMPTIONS, "preemptions", "count", 0u, "runs preempted by the policy",              \
       (double)c->preemptions)                                                                      \
     X(SIM_CM_FAILURE_INTERRUPTIONS, "failure_interruptions", "count", 0u,                          \
       "runs stopped by a GPU failure", (double)c->killed)                                          \
     X(SIM_CM_DEADLINE_MET, "deadline_met", "count", 0u,                                            \
-      "completed jobs with a deadline that met it", (double)c->deadline_met)                      \
+      "completed jobs with a deadline that met it", (double)c->deadline_met)                       \
     X(SIM_CM_DEADLINE_MISSED, "deadline_missed", "count", 0u,                                      \
-      "completed jobs with a deadline that missed it", (double)c->deadline_missed)                \
-    X(SIM_CM_WAIT_MEAN_S, "wait_mean_s", "s", SIM_METRIC_JK,                                       \
-      "mean wait (first start - arrival) of started jobs", c->wait_mean_s)                        \
-    X(SIM_CM_WAIT_P50_S, "wait_p50_s", "s", SIM_METRIC_JK,                                         \
-      "median wait of started jobs (0.4 % relative error)", c->wait_p50_s)                        \
-    X(SIM_CM_WAIT_P95_S, "wait_p95_s", "s", SIM_METRIC_JK,                                         \
-      "95th percentile wait of started jobs", c->wait_p95_s)                                      \
-    X(SIM_CM_WAIT_P99_S, "wait_p99_s", "s", SIM_METRIC_JK,                                         \
-      "99th percentile wait of started jobs", c->wait_p99_s)                                      \
-    X(SIM_CM_WAIT_MAX_S, "wait_max_s", "s", SIM_METRIC_JSON, "largest wait of a started job",     \
-      c->wait_max_s)                                                                               \
+      "completed jobs with a deadline that missed it", (double)c->deadline_missed)                 \
+    X(SIM_CM_WAIT_MEAN_S, "wait_mean_s", "s", SIM_METRIC_KEY,                                      \
+      "mean wait (first start - arrival) of started jobs", c->wait_mean_s)                         \
+    X(SIM_CM_WAIT_P50_S, "wait_p50_s", "s", SIM_METRIC_KEY,                                        \
+      "median wait of started jobs (0.4 % relative error)", c->wait_p50_s)                         \
+    X(SIM_CM_WAIT_P95_S, "wait_p95_s", "s", SIM_METRIC_KEY,                                        \
+      "95th percentile wait of started jobs", c->wait_p95_s)                                       \
+    X(SIM_CM_WAIT_P99_S, "wait_p99_s", "s", SIM_METRIC_KEY,                                        \
+      "99th percentile wait of started jobs", c->wait_p99_s)                                       \
+    X(SIM_CM_WAIT_MAX_S, "wait_max_s", "s", 0u, "largest wait of a started job", c->wait_max_s)    \
     X(SIM_CM_COMPLETION_MEAN_S, "completion_mean_s", "s", 0u,                                      \
-      "mean completion time (end - arrival) of completed jobs", c->completion_mean_s)             \
-    X(SIM_CM_COMPLETION_P50_S, "completion_p50_s", "s", 0u, "median completion time",             \
+      "mean completion time (end - arrival) of completed jobs", c->completion_mean_s)              \
+    X(SIM_CM_COMPLETION_P50_S, "completion_p50_s", "s", 0u, "median completion time",              \
       c->completion_p50_s)                                                                         \
-    X(SIM_CM_COMPLETION_P95_S, "completion_p95_s", "s", 0u, "95th percentile completion time",    \
+    X(SIM_CM_COMPLETION_P95_S, "completion_p95_s", "s", 0u, "95th percentile completion time",     \
       c->completion_p95_s)                                                                         \
-    X(SIM_CM_COMPLETION_P99_S, "completion_p99_s", "s", 0u, "99th percentile completion time",    \
+    X(SIM_CM_COMPLETION_P99_S, "completion_p99_s", "s", 0u, "99th percentile completion time",     \
       c->completion_p99_s)                                                                         \
-    X(SIM_CM_SLOWDOWN_MEAN, "slowdown_mean", "1", SIM_METRIC_JK,                                   \
-      "mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) of completed jobs",            \
+    X(SIM_CM_SLOWDOWN_MEAN, "slowdown_mean", "1", SIM_METRIC_KEY,                                  \
+      "mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) of completed jobs",             \
       c->slowdown_mean)                                                                            \
-    X(SIM_CM_SLOWDOWN_P50, "slowdown_p50", "1", 0u, "median bounded slowdown", c->slowdown_p50)   \
-    X(SIM_CM_SLOWDOWN_P95, "slowdown_p95", "1", 0u, "95th percentile bounded slowdown",           \
+    X(SIM_CM_SLOWDOWN_P50, "slowdown_p50", "1", 0u, "median bounded slowdown", c->slowdown_p50)    \
+    X(SIM_CM_SLOWDOWN_P95, "slowdown_p95", "1", 0u, "95th percentile bounded slowdown",            \
       c->slowdown_p95)                                                                             \
-    X(SIM_CM_SLOWDOWN_P99, "slowdown_p99", "1", 0u, "99th percentile bounded slowdown",           \
+    X(SIM_CM_SLOWDOWN_P99, "slowdown_p99", "1", 0u, "99th percentile bounded slowdown",            \
       c->slowdown_p99)                                                                             \
-    X(SIM_CM_GPU_HOURS_ALLOC, "gpu_hours_alloc", "GPU h", SIM_METRIC_JSON,                         \
-      "GPU-hours allocated to the jobs", c->gpu_s_alloc / 3600)                                   \
+    X(SIM_CM_GPU_HOURS_ALLOC, "gpu_hours_alloc", "GPU h", 0u, "GPU-hours allocated to the jobs",   \
+      c->gpu_s_alloc / 3600)                                                                       \
     X(SIM_CM_GPU_HOURS_BUSY, "gpu_hours_busy", "GPU h", 0u,                                        \
-      "GPU-hours doing work (restart overhead excluded)", c->gpu_s_busy / 3600)                   \
+      "GPU-hours doing work (restart overhead excluded)", c->gpu_s_busy / 3600)                    \
     X(SIM_CM_GPU_HOURS_LOST, "gpu_hours_lost", "GPU h", 0u,                                        \
-      "GPU-hours lost to preemption and failure (work and restart overhead)",                     \
+      "GPU-hours lost to preemption and failure (work and restart overhead)",                      \
       c->gpu_s_lost / 3600)                                                                        \
     X(SIM_CM_GPU_HOURS_GOODPUT, "gpu_hours_goodput", "GPU h", 0u,                                  \
-      "busy GPU-hours whose work survived", c->gpu_s_goodput / 3600)                              \
-    X(SIM_CM_VALUE_GOODPUT, "value_goodput", "GPU h", 0u, "goodput weighted by job value",        \
+      "busy GPU-hours whose work survived", c->gpu_s_goodput / 3600)                               \
+    X(SIM_CM_VALUE_GOODPUT, "value_goodput", "GPU h", 0u, "goodput weighted by job value",         \
       c->value_goodput / 3600)
 
 #define SIM_RUN_METRICS(X)                                                                         \
-    X(SIM_RM_T_END_S, "t_end_s", "s", SIM_METRIC_JK, "simulated time at the end",                 \
+    X(SIM_RM_T_END_S, "t_end_s", "s", SIM_METRIC_KEY, "simulated time at the end",                 \
       (double)r->t_end_us / SIM_US_PER_S)                                                          \
-    X(SIM_RM_ALLOC_UTIL, "alloc_util", "1", SIM_METRIC_JK,                                         \
-      "GPU-time allocated / GPU-time in service", r->alloc_util)                                  \
-    X(SIM_RM_BUSY_UTIL, "busy_util", "1", SIM_METRIC_JK,                                           \
-      "GPU-time doing work / GPU-time in service", r->busy_util)                                  \
-    X(SIM_RM_GOODPUT_UTIL, "goodput_util", "1", SIM_METRIC_JK,                                     \
-      "GPU-time whose work survived / GPU-time in service", r->goodput_util)                      \
-    X(SIM_RM_GPU_HOURS_UP, "gpu_hours_up", "GPU h", SIM_METRIC_JK, "GPU-hours in service",        \
+    X(SIM_RM_ALLOC_UTIL, "alloc_util", "1", SIM_METRIC_KEY,                                        \
+      "GPU-time allocated / GPU-time in service", r->alloc_util)                                   \
+    X(SIM_RM_BUSY_UTIL, "busy_util", "1", SIM_METRIC_KEY,                                          \
+      "GPU-time doing work / GPU-time in service", r->busy_util)                                   \
+    X(SIM_RM_GOODPUT_UTIL, "goodput_util", "1", SIM_METRIC_KEY,                                    \
+      "GPU-time whose work survived / GPU-time in service", r->goodput_util)                       \
+    X(SIM_RM_GPU_HOURS_UP, "gpu_hours_up", "GPU h", SIM_METRIC_KEY, "GPU-hours in service",        \
       r->gpu_s_up / 3600)                                                                          \
-    X(SIM_RM_GPU_HOURS_IDLE, "gpu_hours_idle", "GPU h", SIM_METRIC_JK,                             \
-      "GPU-hours in service, not allocated", r->gpu_s_idle / 3600)                                \
-    X(SIM_RM_FLEET_GPU_HOURS_ALLOC, "fleet_gpu_hours_alloc", "GPU h", SIM_METRIC_JSON,             \
-      "GPU-hours allocated to jobs and service replicas", r->gpu_s_alloc / 3600)                  \
-    X(SIM_RM_FLEET_GPU_HOURS_BUSY, "fleet_gpu_hours_busy", "GPU h", SIM_METRIC_JSON,               \
-      "GPU-hours doing work, jobs and service replicas", r->gpu_s_busy / 3600)                    \
-    X(SIM_RM_FLEET_GPU_HOURS_GOODPUT, "fleet_gpu_hours_goodput", "GPU h", SIM_METRIC_JSON,         \
-      "busy GPU-hours whose work survived, jobs and service replicas", r->gpu_s_goodput / 3600)   \
-    X(SIM_RM_QUEUE_LEN_MEAN, "queue_len_mean", "1", SIM_METRIC_JK,                                 \
-      "time-average number of jobs waiting", r->queue_len_mean)                                   \
-    X(SIM_RM_RUNNING_MEAN, "running_mean", "1", SIM_METRIC_JSON,                                   \
-      "time-average number of jobs running", r->running_mean)                                     \
-    X(SIM_RM_EVENTS, "events", "count", SIM_METRIC_JK, "events processed", (double)r->events)     \
-    X(SIM_RM_PASSES, "passes", "count", SIM_METRIC_JSON, "scheduling passes run",                 \
-      (double)r->passes)                                                                           \
-    X(SIM_RM_POLICY_ERRORS, "policy_errors", "count", SIM_METRIC_JSON,                             \
-      "invalid policy decisions refused by the engine", (double)r->policy_errors)                 \
-    X(SIM_RM_GPU_FAILURES, "gpu_failures", "count", 0u, "GPU failures", (double)r->failures)      \
+    X(SIM_RM_GPU_HOURS_IDLE, "gpu_hours_idle", "GPU h", SIM_METRIC_KEY,                            \
+      "GPU-hours in service, not allocated", r->gpu_s_idle / 3600)                                 \
+    X(SIM_RM_FLEET_GPU_HOURS_ALLOC, "fleet_gpu_hours_alloc", "GPU h", 0u,                          \
+      "GPU-hours allocated to jobs and service replicas", r->gpu_s_alloc / 3600)                   \
+    X(SIM_RM_FLEET_GPU_HOURS_BUSY, "fleet_gpu_hours_busy", "GPU h", 0u,                            \
+      "GPU-hours doing work, jobs and service replicas", r->gpu_s_busy / 3600)                     \
+    X(SIM_RM_FLEET_GPU_HOURS_GOODPUT, "fleet_gpu_hours_goodput", "GPU h", 0u,                      \
+      "busy GPU-hours whose work survived, jobs and service replicas", r->gpu_s_goodput / 3600)    \
+    X(SIM_RM_QUEUE_LEN_MEAN, "queue_len_mean", "1", SIM_METRIC_KEY,                                \
+      "time-average number of jobs waiting", r->queue_len_mean)                                    \
+    X(SIM_RM_RUNNING_MEAN, "running_mean", "1", 0u, "time-average number of jobs running",         \
+      r->running_mean)                                                                             \
+    X(SIM_RM_EVENTS, "events", "count", SIM_METRIC_KEY, "events processed", (double)r->events)     \
+    X(SIM_RM_PASSES, "passes", "count", 0u, "scheduling passes run", (double)r->passes)            \
+    X(SIM_RM_POLICY_ERRORS, "policy_errors", "count", 0u,                                          \
+      "invalid policy decisions refused by the engine", (double)r->policy_errors)                  \
+    X(SIM_RM_GPU_FAILURES, "gpu_failures", "count", 0u, "GPU failures", (double)r->failures)       \
     X(SIM_RM_GPU_REPAIRS, "gpu_repairs", "count", 0u, "GPU repairs", (double)r->repairs)
 
 typedef enum sim_class_metric {

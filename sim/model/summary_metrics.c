@@ -19,7 +19,7 @@ const sim_metric_desc sim_run_metric_info[SIM_RUN_METRIC_COUNT] = {
 double sim_class_metric_value(const sim_class_result *c, int m)
 {
     switch (m) {
-#define SIM_METRIC_CASE_(id, name, units, flags, desc, value)                                       \
+#define SIM_METRIC_CASE_(id, name, units, flags, desc, value)                                      \
     case id:                                                                                       \
         return value;
         SIM_CLASS_METRICS(SIM_METRIC_CASE_)
@@ -32,7 +32,7 @@ double sim_class_metric_value(const sim_class_result *c, int m)
 double sim_run_metric_value(const sim_result *r, int m)
 {
     switch (m) {
-#define SIM_METRIC_CASE_(id, name, units, flags, desc, value)                                       \
+#define SIM_METRIC_CASE_(id, name, units, flags, desc, value)                                      \
     case id:                                                                                       \
         return value;
         SIM_RUN_METRICS(SIM_METRIC_CASE_)

@@ -491,8 +491,8 @@ static int write_metric(sim__h5w *w, const char *group, const sim_metric_desc *m
 static int write_class(sim__h5w *w, const char *group, const sim_class_result *c, tm_diag *diag)
 {
     for (int m = 0; m < SIM_CLASS_METRIC_COUNT; m++) {
-        int rc = write_metric(w, group, &sim_class_metric_info[m], sim_class_metric_value(c, m),
-                              diag);
+        int rc =
+            write_metric(w, group, &sim_class_metric_info[m], sim_class_metric_value(c, m), diag);
         if (rc)
             return rc;
     }

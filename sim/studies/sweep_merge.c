@@ -38,32 +38,37 @@ typedef struct key_result {
     int at;
 } key_result;
 
-/* The key results of a run point: names as in the run report's /summary. */
-static const key_result run_keys[] = {
-    {"jobs_arrived", "/summary/jobs_arrived", "1", "jobs that arrived", AT_SCALAR},
-    {"jobs_completed", "/summary/jobs_completed", "1", "jobs that completed", AT_SCALAR},
-    {"jobs_rejected", "/summary/jobs_rejected", "1", "jobs that can never run on the fleet",
-     AT_SCALAR},
-    {"jobs_queued_end", "/summary/jobs_queued_end", "1", "jobs still waiting at the end",
-     AT_SCALAR},
-    {"wait_mean_s", "/summary/wait_mean_s", "s", "mean wait of started jobs", AT_SCALAR},
-    {"wait_p50_s", "/summary/wait_p50_s", "s", "median wait of started jobs", AT_SCALAR},
-    {"wait_p95_s", "/summary/wait_p95_s", "s", "95th percentile wait of started jobs", AT_SCALAR},
-    {"wait_p99_s", "/summary/wait_p99_s", "s", "99th percentile wait of started jobs", AT_SCALAR},
-    {"slowdown_mean", "/summary/slowdown_mean", "1", "mean bounded slowdown of completed jobs",
-     AT_SCALAR},
-    {"alloc_util", "/summary/alloc_util", "1", "GPU-time allocated / GPU-time in service",
-     AT_SCALAR},
-    {"busy_util", "/summary/busy_util", "1", "GPU-time busy / GPU-time in service", AT_SCALAR},
-    {"goodput_util", "/summary/goodput_util", "1", "GPU-time of surviving work / in service",
-     AT_SCALAR},
-    {"queue_len_mean", "/summary/queue_len_mean", "1", "time-average jobs waiting", AT_SCALAR},
-    {"gpu_hours_up", "/summary/gpu_hours_up", "GPU h", "GPU-hours in service", AT_SCALAR},
-    {"gpu_hours_idle", "/summary/gpu_hours_idle", "GPU h", "GPU-hours in service, not allocated",
-     AT_SCALAR},
-    {"events", "/summary/events", "1", "events the engine processed", AT_SCALAR},
-    {"t_end_s", "/summary/t_end_s", "s", "simulated time the run stopped at", AT_SCALAR},
-};
+/* The key results of a run point: the metrics of the run report's /summary
+ * marked SIM_METRIC_KEY in the metric tables (model.h), the all-classes
+ * figures first, then the fleet's; built once, on first use. */
+#define RUN_KEYS_MAX (SIM_CLASS_METRIC_COUNT + SIM_RUN_METRIC_COUNT)
+static key_result run_keys[RUN_KEYS_MAX];
+static char run_key_paths[RUN_KEYS_MAX][96];
+static size_t n_run_keys;
+
+static void run_keys_add(const sim_metric_desc *d)
+{
+    key_result *k = &run_keys[n_run_keys];
+    snprintf(run_key_paths[n_run_keys], sizeof run_key_paths[0], "/summary/%s", d->name);
+    k->name = d->name;
+    k->path = run_key_paths[n_run_keys];
+    k->units = strcmp(d->units, "count") == 0 ? "1" : d->units; /* a float column */
+    k->desc = d->desc;
+    k->at = AT_SCALAR;
+    n_run_keys++;
+}
+
+static void run_keys_build(void)
+{
+    if (n_run_keys)
+        return;
+    for (int m = 0; m < SIM_CLASS_METRIC_COUNT; m++)
+        if (sim_class_metric_info[m].flags & SIM_METRIC_KEY)
+            run_keys_add(&sim_class_metric_info[m]);
+    for (int m = 0; m < SIM_RUN_METRIC_COUNT; m++)
+        if (sim_run_metric_info[m].flags & SIM_METRIC_KEY)
+            run_keys_add(&sim_run_metric_info[m]);
+}
 
 #define PACK_P "/packing/policies/p00"
 /* The key results of a packing point: the curves' values at their end (the
@@ -601,8 +606,9 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
     memset(&m, 0, sizeof m);
     m.sw = sw;
     int pack = s->kind == SIM_SWEEP_PACK;
+    run_keys_build();
     m.keys = pack ? pack_keys : run_keys;
-    m.n_keys = pack ? sizeof pack_keys / sizeof pack_keys[0] : sizeof run_keys / sizeof run_keys[0];
+    m.n_keys = pack ? sizeof pack_keys / sizeof pack_keys[0] : n_run_keys;
     m.status = calloc(P ? P : 1, 1);
     m.seed = calloc(P ? P : 1, sizeof *m.seed);
     m.v = malloc((P ? P : 1) * m.n_keys * sizeof *m.v);
