@@ -45,6 +45,41 @@ grep -q "bad.csv:3" "$W/err" || fail "bad trace: message lacks bad.csv:3: $(cat 
 grep -q "1 malformed skipped" "$W/out" || fail "lenient count: $(cat "$W/out")"
 grep -q "skipped .*bad.csv:3" "$W/err" || fail "lenient report: $(cat "$W/err")"
 
+# SWF estimates (docs/traces.md, "Estimates"), worked by hand. 4 one-processor
+# nodes; job 1 (t 0, 2 procs, runs 100 s); job 2 (t 1, 4 procs, 10 s) waits
+# for job 1; job 3 (t 2, 2 procs, 200 s) fits now. With estimates, job 2's
+# shadow time is 100 with no extra processors and job 3 would end at 202 >
+# 100, so EASY holds it: job 2 runs 100-110, job 3 110-310; waits 0, 99, 108,
+# mean 69.0. Without estimates (field 9 = -1) job 1's end is unknown, job 2
+# gets no reservation and EASY backfills greedily: job 3 runs 2-202, job 2
+# 202-212; waits 0, 201, 0, mean 67.0.
+cat >"$W/est.swf" <<'SWF'
+; MaxNodes: 4
+; MaxProcs: 4
+1 0 -1 100 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1
+2 1 -1 10 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1
+3 2 -1 200 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1
+SWF
+mean_wait() { awk '$1 == "mean" { print $2 }' "$1"; }
+"$BIN" replay "$W/est.swf" --format swf --protocol window --policy easy >"$W/est0" 2>"$W/est0.err" ||
+    fail "swf estimates: requested"
+[ "$(mean_wait "$W/est0")" = "67.0" ] || fail "EASY without estimates: mean wait $(mean_wait "$W/est0"), want 67.0"
+[ "$(grep -c 'have no run-time estimate' "$W/est0.err")" -eq 1 ] ||
+    fail "no warning (once) for jobs without estimates: $(cat "$W/est0.err")"
+for e in runtime requested-else-runtime; do
+    "$BIN" replay "$W/est.swf" --format swf --protocol window --policy easy --estimates "$e" \
+        >"$W/est1" 2>"$W/est1.err" || fail "swf estimates: $e"
+    [ "$(mean_wait "$W/est1")" = "69.0" ] || fail "EASY, estimates $e: mean wait $(mean_wait "$W/est1"), want 69.0"
+    [ ! -s "$W/est1.err" ] || fail "estimates $e: unexpected warning: $(cat "$W/est1.err")"
+done
+"$BIN" replay "$W/est.swf" --format swf --protocol window --policy fifo-first-fit >/dev/null 2>"$W/est2.err"
+[ ! -s "$W/est2.err" ] || fail "a policy without estimates got a warning: $(cat "$W/est2.err")"
+"$BIN" replay "$W/est.swf" --format swf --estimates exact 2>/dev/null
+[ $? -eq 64 ] || fail "--estimates exact: want exit 64"
+"$BIN" replay "$W/bad.csv" --format tarmac --fleet "$SRC/scenarios/enterprise.json" \
+    --estimates runtime 2>/dev/null
+[ $? -eq 64 ] || fail "--estimates on a tarmac trace: want exit 64"
+
 if [ -z "$D" ] || [ ! -d "$D" ]; then
     if [ "${CI:-}" = true ]; then fail "TARMAC_DATA_DIR missing under CI"; exit 1; fi
     echo "SKIPPED: real traces (TARMAC_DATA_DIR not found)"

@@ -574,6 +574,7 @@ enum trace_format_flags {
     TRACE_FORMAT_REQUESTS = 1u << 3,         /* requests, not jobs: open_requests */
     TRACE_FORMAT_SCENARIO_CLASSES = 1u << 4, /* its jobs carry a scenario's class indices */
     TRACE_FORMAT_NEEDS_MATRIX = 1u << 5,     /* needs trace_open_args.gavel_matrix */
+    TRACE_FORMAT_ESTIMATES = 1u << 6,        /* a requested-time field: trace_read_opts.swf_estimates */
 };
 
 typedef struct trace_format {

@@ -49,6 +49,9 @@ static const char replay_help_tail[] =
     "  --dat FILE              pack: also write the curves as a table for plotting\n"
     "  --bin S                 profile: bin width in seconds (60)\n"
     "  --throughputs FILE      gavel: the throughput matrix; --reference W: worker (v100)\n"
+    "  --estimates SOURCE      swf: run-time estimates for backfilling and SJF: requested\n"
+    "                          (field 9, default), runtime (the actual run time), or\n"
+    "                          requested-else-runtime\n"
     "  --lenient               skip malformed rows (reported) instead of stopping\n"
     "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
     "                          is never read)\n"
@@ -110,6 +113,8 @@ typedef struct rcfg {
     double target, step, bin;
     uint64_t seeds, seed;
     uint64_t max_jobs; /* 0: the whole trace */
+    int estimates;     /* trace_estimate_source; -1: not given */
+    int warned_estimates;
     /* run state */
     trace_gavel_matrix *matrix;
     const char *type_names[PLACE_MAX_TYPES];
@@ -135,6 +140,34 @@ static void read_opts(rcfg *c, trace_read_opts *o, int any_order)
     o->type_names = c->type_names;
     o->n_types = c->n_types;
     o->any_order = any_order;
+    o->swf_estimates =
+        c->estimates >= 0 ? (trace_estimate_source)c->estimates : TRACE_EST_REQUESTED;
+}
+
+/* Whether a policy specification orders or backfills by run-time estimates:
+ * SJF order, EASY or conservative backfilling, as components
+ * ("backfill=easy") or presets ("easy", "conservative"); the names are the
+ * registry's (policies/registry.c). Only a warning depends on it. */
+static int uses_estimates(const char *spec)
+{
+    return strstr(spec, "sjf") || strstr(spec, "easy") || strstr(spec, "conservative");
+}
+
+/* Once per replay: jobs without an estimate, under a policy that needs them,
+ * make SJF act as FCFS among them and EASY reserve nothing (docs/traces.md,
+ * "Estimates"); say so, and how to choose another source. */
+static void warn_estimates(rcfg *c, const char *policy)
+{
+    if (c->warned_estimates || c->stats.no_estimate == 0 || !uses_estimates(policy))
+        return;
+    c->warned_estimates = 1;
+    fprintf(stderr,
+            "tarmac: warning: %llu of %llu jobs of %s have no run-time estimate (requested time "
+            "-1), which policy '%s' needs: their ends are unknown, so backfilling cannot reserve "
+            "behind them (it backfills greedily) and SJF orders them last; --estimates runtime "
+            "or requested-else-runtime gives them one (docs/traces.md, \"Estimates\")\n",
+            (unsigned long long)c->stats.no_estimate, (unsigned long long)c->stats.records,
+            c->trace, policy);
 }
 
 static int open_jobs(rcfg *c, trace_source *src, int any_order, tm_diag *d)
@@ -313,6 +346,7 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     if (rc)
         return rc;
     print_stats(c);
+    warn_estimates(c, sc->policy);
     if (!c->quiet) {
         const sim_class_result *a = &res.classes[res.n_classes];
         printf("policy: %s\n", sc->policy);
@@ -342,6 +376,9 @@ static int run_window(rcfg *c, sim_scenario *sc, tm_diag *d)
         snprintf(sc->policy, sizeof sc->policy, "%s", c->policies[p]);
         if ((rc = sim_window_replay(sc, open_cb, c, c->windows, c->n_win, r, d)))
             break;
+        if (p == 0) /* the counts of one pass over the windows */
+            for (size_t q = 0; q < c->n_pol; q++)
+                warn_estimates(c, c->policies[q]);
         if (c->quiet)
             continue;
         printf("policy: %s\n", sc->policy);
@@ -484,6 +521,7 @@ enum {
     O_REFERENCE,
     O_MAX_JOBS,
     O_LENIENT,
+    O_ESTIMATES,
 };
 
 static const sim__cli_opt replay_opts[] = {
@@ -505,6 +543,7 @@ static const sim__cli_opt replay_opts[] = {
     {"reference", O_REFERENCE, 1, "a worker type"},
     {"max-jobs", O_MAX_JOBS, 1, "an integer >= 1"},
     {"lenient", O_LENIENT, 0, NULL},
+    {"estimates", O_ESTIMATES, 1, "requested, runtime or requested-else-runtime"},
     {NULL, 0, 0, NULL},
 };
 
@@ -522,6 +561,7 @@ static int cmd_replay(int argc, char **argv)
 {
     rcfg c;
     memset(&c, 0, sizeof c);
+    c.estimates = -1;
     c.target = 130;
     c.step = 1;
     c.bin = 60;
@@ -602,6 +642,9 @@ static int cmd_replay(int argc, char **argv)
         case O_LENIENT:
             c.lenient = 1;
             break;
+        case O_ESTIMATES:
+            bad = (c.estimates = trace_estimate_source_find(v)) < 0;
+            break;
         }
         if (bad)
             return sim__cli_bad_value(&a);
@@ -647,6 +690,9 @@ static int cmd_replay(int argc, char **argv)
         return sim__cli_usage("replay", "--window needs --protocol window");
     if (c.max_jobs && c.protocol != P_TIME)
         return sim__cli_usage("replay", "--max-jobs needs --protocol time");
+    if (c.estimates >= 0 && !(fl & TRACE_FORMAT_ESTIMATES))
+        return sim__cli_usage("replay", "--estimates is for %s traces",
+                              format_names(TRACE_FORMAT_ESTIMATES, names, sizeof names));
     if ((fl & TRACE_FORMAT_NEEDS_MATRIX) && !c.tput)
         return sim__cli_usage("replay", "the %s format needs --throughputs FILE", format);
     if (!!c.fleet + !!c.nodes + !!c.gavel_cluster + c.machine_from_trace > 1)
