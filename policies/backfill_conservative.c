@@ -67,9 +67,14 @@ static int cons_reserving(const void *state)
 }
 
 const place_backfill place__backfill_conservative = {
-    "conservative", "reserve for every blocked job; backfill only what delays none",
-    cons_create,    cons_destroy,
-    cons_begin,     cons_blocked,
-    cons_allow,     cons_observe,
-    cons_reserving, cons_hopeless,
+    .name = "conservative",
+    .summary = "reserve for every blocked job; backfill only what delays none",
+    .create = cons_create,
+    .destroy = cons_destroy,
+    .begin = cons_begin,
+    .blocked = cons_blocked,
+    .allow = cons_allow,
+    .observe = cons_observe,
+    .reserving = cons_reserving,
+    .hopeless = cons_hopeless,
 };

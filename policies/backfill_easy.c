@@ -67,9 +67,14 @@ static int easy_reserving(const void *state)
 }
 
 const place_backfill place__backfill_easy = {
-    "easy",         "reserve for the first blocked job; backfill what does not delay it",
-    easy_create,    easy_destroy,
-    easy_begin,     easy_blocked,
-    easy_allow,     easy_observe,
-    easy_reserving, easy_hopeless,
+    .name = "easy",
+    .summary = "reserve for the first blocked job; backfill what does not delay it",
+    .create = easy_create,
+    .destroy = easy_destroy,
+    .begin = easy_begin,
+    .blocked = easy_blocked,
+    .allow = easy_allow,
+    .observe = easy_observe,
+    .reserving = easy_reserving,
+    .hopeless = easy_hopeless,
 };

@@ -76,6 +76,15 @@
  * reservation start), so that a queued gang that cannot fit is refused in
  * O(types x log starts) instead of a fit's walk over the free nodes with a
  * veto per node; on one-GPU nodes (SWF logs) the bound is exact.
+ *
+ * One piece, although it is long: it is one data structure. free_at and the
+ * caches derived from it (per-node sorted times, reserved nodes' timelines,
+ * the free-time groups, hopeless()'s summary) are invalidated together at
+ * every change, by the same few functions, and the sync, the reservation
+ * search and allow() all read them; split into files, the struct and its
+ * thirty-odd helpers would become an internal interface and the
+ * invalidation rule would be spread over them. tests/ref_backfill_profile.c
+ * checks the whole against a flat rebuild.
  */
 #include "place_int.h"
 

@@ -30,17 +30,13 @@ static int skip_blocked(void *state, const place_view *v, uint32_t i)
 }
 
 const place_backfill place__backfill_none = {
-    "none", "strict order: a job that does not fit blocks the jobs behind it",
-    NULL,   NULL,
-    NULL,   stop_blocked,
-    NULL,   NULL,
-    NULL,   NULL,
+    .name = "none",
+    .summary = "strict order: a job that does not fit blocks the jobs behind it",
+    .blocked = stop_blocked,
 };
 
 const place_backfill place__backfill_greedy = {
-    "greedy", "skip a job that does not fit and try the next (no reservation)",
-    NULL,     NULL,
-    NULL,     skip_blocked,
-    NULL,     NULL,
-    NULL,     NULL,
+    .name = "greedy",
+    .summary = "skip a job that does not fit and try the next (no reservation)",
+    .blocked = skip_blocked,
 };

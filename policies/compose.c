@@ -405,13 +405,14 @@ static void compose_observe(void *state, const place_view *v, const place_decisi
 }
 
 const place_policy place__policy_compose = {
-    PLACE_ABI_VERSION,
-    sizeof(place_policy),
-    "compose",
-    "order=ORDER placement=FIT backfill=RULE preempt=RULE service=RULE, from the registry",
-    compose_create,
-    compose_destroy,
-    compose_begin,
-    compose_decide,
-    compose_observe,
+    .abi = PLACE_ABI_VERSION,
+    .size = sizeof(place_policy),
+    .name = "compose",
+    .summary =
+        "order=ORDER placement=FIT backfill=RULE preempt=RULE service=RULE, from the registry",
+    .create = compose_create,
+    .destroy = compose_destroy,
+    .begin = compose_begin,
+    .decide = compose_decide,
+    .observe = compose_observe,
 };

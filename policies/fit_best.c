@@ -86,8 +86,8 @@ static int best_fit(void *state, const place_view *v, const place_job *j, place_
 }
 
 const place_fit place__fit_best = {
-    "best-fit",     "node (or GPU) left with the least free capacity after placing the job",
-    PLACE_FIT_PURE, NULL,
-    NULL,           NULL,
-    best_fit,
+    .name = "best-fit",
+    .summary = "node (or GPU) left with the least free capacity after placing the job",
+    .flags = PLACE_FIT_PURE,
+    .fit = best_fit,
 };

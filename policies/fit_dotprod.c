@@ -249,8 +249,10 @@ static int dotprod_fit(void *state, const place_view *v, const place_job *j, pla
 }
 
 const place_fit place__fit_dotprod = {
-    "dotprod",       "smallest dot product of free resources and demand (Tetris-style packing)",
-    PLACE_FIT_SCANS, dotprod_create,
-    dotprod_destroy, NULL,
-    dotprod_fit,
+    .name = "dotprod",
+    .summary = "smallest dot product of free resources and demand (Tetris-style packing)",
+    .flags = PLACE_FIT_SCANS,
+    .create = dotprod_create,
+    .destroy = dotprod_destroy,
+    .fit = dotprod_fit,
 };

@@ -62,11 +62,11 @@ static int smallest_type_fit(void *state, const place_view *v, const place_job *
 }
 
 const place_fit place__fit_example = {
-    "smallest-type",
-    "the allowed GPU type with the least memory that holds the job",
-    PLACE_FIT_PURE, /* flags: no side effect; PLACE_FIT_SCANS if it scored every node */
-    NULL,           /* create: no state, no arguments (a rule with state allocates it here) */
-    NULL,           /* destroy */
-    NULL,           /* begin: nothing to prepare per pass */
-    smallest_type_fit,
+    .name = "smallest-type",
+    .summary = "the allowed GPU type with the least memory that holds the job",
+    .flags = PLACE_FIT_PURE, /* no side effect; PLACE_FIT_SCANS if it scored every node */
+    .create = NULL,          /* no state, no arguments (a rule with state allocates it here) */
+    .destroy = NULL,         /* frees what create allocated */
+    .begin = NULL,           /* nothing to prepare per pass */
+    .fit = smallest_type_fit,
 };

@@ -726,11 +726,11 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
 }
 
 const place_fit place__fit_fgd = {
-    "fgd",
-    "least growth of expected fragmentation for the typical pods (Weng et al., ATC'23)",
-    PLACE_FIT_SCANS,
-    fgd_create,
-    fgd_destroy,
-    fgd_begin,
-    fgd_fit,
+    .name = "fgd",
+    .summary = "least growth of expected fragmentation for the typical pods (Weng et al., ATC'23)",
+    .flags = PLACE_FIT_SCANS,
+    .create = fgd_create,
+    .destroy = fgd_destroy,
+    .begin = fgd_begin,
+    .fit = fgd_fit,
 };

@@ -71,8 +71,8 @@ static int first_fit(void *state, const place_view *v, const place_job *j, place
 }
 
 const place_fit place__fit_first = {
-    "first-fit",    "lowest-index node (and GPU) with room for the job",
-    PLACE_FIT_PURE, NULL,
-    NULL,           NULL,
-    first_fit,
+    .name = "first-fit",
+    .summary = "lowest-index node (and GPU) with room for the job",
+    .flags = PLACE_FIT_PURE,
+    .fit = first_fit,
 };

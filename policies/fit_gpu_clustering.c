@@ -204,8 +204,10 @@ static int clus_fit(void *state, const place_view *v, const place_job *j, place_
 }
 
 const place_fit place__fit_gpu_clustering = {
-    "gpu-clustering", "nodes running jobs of the same GPU request first, then mixed, idle, other",
-    PLACE_FIT_SCANS,  clus_create,
-    clus_destroy,     NULL,
-    clus_fit,
+    .name = "gpu-clustering",
+    .summary = "nodes running jobs of the same GPU request first, then mixed, idle, other",
+    .flags = PLACE_FIT_SCANS,
+    .create = clus_create,
+    .destroy = clus_destroy,
+    .fit = clus_fit,
 };

@@ -100,11 +100,8 @@ static int packing_fit(void *state, const place_view *v, const place_job *j, pla
 }
 
 const place_fit place__fit_gpu_packing = {
-    "gpu-packing",
-    "shared GPUs first, then busy nodes, then idle nodes (smallest first)",
-    PLACE_FIT_SCANS,
-    NULL,
-    NULL,
-    NULL,
-    packing_fit,
+    .name = "gpu-packing",
+    .summary = "shared GPUs first, then busy nodes, then idle nodes (smallest first)",
+    .flags = PLACE_FIT_SCANS,
+    .fit = packing_fit,
 };

@@ -54,8 +54,8 @@ static int hetero_fit(void *state, const place_view *v, const place_job *j, plac
 }
 
 const place_fit place__fit_hetero = {
-    "hetero",       "fastest allowed GPU type for the job (Gavel), best-fit within the type",
-    PLACE_FIT_PURE, NULL,
-    NULL,           NULL,
-    hetero_fit,
+    .name = "hetero",
+    .summary = "fastest allowed GPU type for the job (Gavel), best-fit within the type",
+    .flags = PLACE_FIT_PURE,
+    .fit = hetero_fit,
 };

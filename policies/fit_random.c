@@ -103,11 +103,8 @@ static int random_fit(void *state, const place_view *v, const place_job *j, plac
 }
 
 const place_fit place__fit_random = {
-    "random",
-    "a node (and GPU) drawn uniformly among those with room (env->rand)",
-    PLACE_FIT_SCANS,
-    NULL,
-    NULL,
-    NULL,
-    random_fit,
+    .name = "random",
+    .summary = "a node (and GPU) drawn uniformly among those with room (env->rand)",
+    .flags = PLACE_FIT_SCANS,
+    .fit = random_fit,
 };

@@ -87,8 +87,8 @@ static int topology_fit(void *state, const place_view *v, const place_job *j, pl
 }
 
 const place_fit place__fit_topology = {
-    "topology",     "gang on one node (best-fit), else on the fewest nodes of one type",
-    PLACE_FIT_PURE, NULL,
-    NULL,           NULL,
-    topology_fit,
+    .name = "topology",
+    .summary = "gang on one node (best-fit), else on the fewest nodes of one type",
+    .flags = PLACE_FIT_PURE,
+    .fit = topology_fit,
 };

@@ -82,8 +82,8 @@ static int worst_fit(void *state, const place_view *v, const place_job *j, place
 }
 
 const place_fit place__fit_worst = {
-    "worst-fit",    "node (or GPU) left with the most free capacity (spread)",
-    PLACE_FIT_PURE, NULL,
-    NULL,           NULL,
-    worst_fit,
+    .name = "worst-fit",
+    .summary = "node (or GPU) left with the most free capacity (spread)",
+    .flags = PLACE_FIT_PURE,
+    .fit = worst_fit,
 };

@@ -233,7 +233,9 @@ static int drf_sort(void *state, const place_view *v, uint32_t *perm, uint32_t n
 }
 
 const place_order place__order_drf = {
-    "drf",      "fair share across tenants by dominant resource fairness (progressive filling)",
-    drf_create, drf_destroy,
-    drf_sort,
+    .name = "drf",
+    .summary = "fair share across tenants by dominant resource fairness (progressive filling)",
+    .create = drf_create,
+    .destroy = drf_destroy,
+    .sort = drf_sort,
 };

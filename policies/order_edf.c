@@ -25,9 +25,9 @@ static int edf_sort(void *state, const place_view *v, uint32_t *perm, uint32_t n
 }
 
 const place_order place__order_edf = {
-    "edf",
-    "earliest deadline first (jobs without a deadline last)",
-    place__keysort_create,
-    place__keysort_destroy,
-    edf_sort,
+    .name = "edf",
+    .summary = "earliest deadline first (jobs without a deadline last)",
+    .create = place__keysort_create,
+    .destroy = place__keysort_destroy,
+    .sort = edf_sort,
 };

@@ -9,5 +9,6 @@
 #include "place_int.h"
 
 const place_order place__order_fifo = {
-    "fifo", "first come, first served (arrival order)", NULL, NULL, NULL,
+    .name = "fifo",
+    .summary = "first come, first served (arrival order)",
 };

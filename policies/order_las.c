@@ -114,7 +114,9 @@ static int las_sort(void *state, const place_view *v, uint32_t *perm, uint32_t n
 }
 
 const place_order place__order_las = {
-    "las",      "least attained GPU service first, in discretised queues (Tiresias)",
-    las_create, las_destroy,
-    las_sort,
+    .name = "las",
+    .summary = "least attained GPU service first, in discretised queues (Tiresias)",
+    .create = las_create,
+    .destroy = las_destroy,
+    .sort = las_sort,
 };

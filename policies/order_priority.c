@@ -26,9 +26,9 @@ static int priority_sort(void *state, const place_view *v, uint32_t *perm, uint3
 }
 
 const place_order place__order_priority = {
-    "priority",
-    "higher priority first, first come first served within a priority",
-    place__keysort_create,
-    place__keysort_destroy,
-    priority_sort,
+    .name = "priority",
+    .summary = "higher priority first, first come first served within a priority",
+    .create = place__keysort_create,
+    .destroy = place__keysort_destroy,
+    .sort = priority_sort,
 };

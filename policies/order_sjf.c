@@ -28,9 +28,9 @@ static int sjf_sort(void *state, const place_view *v, uint32_t *perm, uint32_t n
 }
 
 const place_order place__order_sjf = {
-    "sjf",
-    "shortest run-time estimate first (unknown estimates last)",
-    place__keysort_create,
-    place__keysort_destroy,
-    sjf_sort,
+    .name = "sjf",
+    .summary = "shortest run-time estimate first (unknown estimates last)",
+    .create = place__keysort_create,
+    .destroy = place__keysort_destroy,
+    .sort = sjf_sort,
 };

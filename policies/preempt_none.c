@@ -5,5 +5,6 @@
 #include "place_int.h"
 
 const place_preempt place__preempt_none = {
-    "none", "never preempt", NULL, NULL, NULL,
+    .name = "none",
+    .summary = "never preempt",
 };

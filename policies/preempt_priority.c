@@ -255,7 +255,9 @@ static int pre_plan(void *state, const place_view *v, uint32_t i, uint32_t *vict
 }
 
 const place_preempt place__preempt_priority = {
-    "priority", "stop lower-priority preemptible jobs, losing the least work since checkpoints",
-    pre_create, pre_destroy,
-    pre_plan,
+    .name = "priority",
+    .summary = "stop lower-priority preemptible jobs, losing the least work since checkpoints",
+    .create = pre_create,
+    .destroy = pre_destroy,
+    .plan = pre_plan,
 };

@@ -19,14 +19,15 @@ static const place_policy *const policies[] = {
 static const struct {
     const char *name, *spec;
 } presets[] = {
-    {"fifo-first-fit", "order=fifo placement=first-fit backfill=none"},
-    {"fifo-best-fit", "order=fifo placement=best-fit backfill=none"},
-    {"easy", "order=fifo placement=first-fit backfill=easy"},
-    {"conservative", "order=fifo placement=first-fit backfill=conservative"},
-    {"fgd", "order=fifo placement=fgd backfill=greedy"},
-    {"tiresias", "order=las placement=topology backfill=greedy"},
-    {"gavel", "order=fifo placement=hetero backfill=greedy"},
-    {"priority-preempt", "order=priority placement=best-fit backfill=greedy preempt=priority"},
+    {.name = "fifo-first-fit", .spec = "order=fifo placement=first-fit backfill=none"},
+    {.name = "fifo-best-fit", .spec = "order=fifo placement=best-fit backfill=none"},
+    {.name = "easy", .spec = "order=fifo placement=first-fit backfill=easy"},
+    {.name = "conservative", .spec = "order=fifo placement=first-fit backfill=conservative"},
+    {.name = "fgd", .spec = "order=fifo placement=fgd backfill=greedy"},
+    {.name = "tiresias", .spec = "order=las placement=topology backfill=greedy"},
+    {.name = "gavel", .spec = "order=fifo placement=hetero backfill=greedy"},
+    {.name = "priority-preempt",
+     .spec = "order=priority placement=best-fit backfill=greedy preempt=priority"},
 };
 
 /* The components, one line each: NAME stands for the table place__NAME that

@@ -57,9 +57,9 @@ static int hybrid_place(void *state, const place_view *v, uint32_t i, place_deci
 }
 
 const place_service place__service_hybrid = {
-    "hybrid",
-    "SLO-aware placement; overflow to an API when owned capacity cannot meet the SLO",
-    hybrid_create,
-    place__service_slo_destroy,
-    hybrid_place,
+    .name = "hybrid",
+    .summary = "SLO-aware placement; overflow to an API when owned capacity cannot meet the SLO",
+    .create = hybrid_create,
+    .destroy = place__service_slo_destroy,
+    .place = hybrid_place,
 };

@@ -6,5 +6,6 @@
 #include "place_int.h"
 
 const place_service place__service_none = {
-    "none", "replicas are placed like batch jobs", NULL, NULL, NULL,
+    .name = "none",
+    .summary = "replicas are placed like batch jobs",
 };

@@ -212,9 +212,9 @@ int place__service_slo_place(void *state, const place_view *v, uint32_t i, place
 }
 
 const place_service place__service_slo = {
-    "slo",
-    "replicas on SLO-meeting types, fastest first, spread across nodes",
-    slo_create,
-    place__service_slo_destroy,
-    place__service_slo_place,
+    .name = "slo",
+    .summary = "replicas on SLO-meeting types, fastest first, spread across nodes",
+    .create = slo_create,
+    .destroy = place__service_slo_destroy,
+    .place = place__service_slo_place,
 };

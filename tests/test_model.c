@@ -13,7 +13,8 @@
  *  - GPU failures: a lone job on a lone GPU, with exact identities between its
  *    busy time, lost time, restarts and repairs;
  *  - pools delivered and retired during the run;
- *  - GPU-time conservation and shape-blocked idle never exceeding idle.
+ *  - GPU-time conservation and shape-blocked idle never exceeding idle;
+ *  - random-stream purposes: one number per use of randomness.
  * Every run checks the engine's invariants after each event.
  */
 #include "check.h"
@@ -662,6 +663,60 @@ static void test_specialization(void)
     sim_scenario_fini(&sc);
 }
 
+/* The random-stream purposes (model.h, SIM_STREAMS). Two uses with one
+ * purpose number draw from the same seeds, silently correlated: the packing
+ * experiment's shuffle once shared 5 with the share stream. The table lists
+ * its lines in increasing number (append-only, hence distinct), its names are
+ * distinct and look themselves up, and every purpose the code passes to
+ * sim_rng_new or sim_rng_seed is a distinct number. */
+static void test_stream_purposes(void)
+{
+    static const struct {
+        uint32_t number;
+        const char *name;
+    } table[] = {
+#define ROW_(id, number, name, index) {number, name},
+        SIM_STREAMS(ROW_)
+#undef ROW_
+    };
+    size_t n = sizeof table / sizeof table[0];
+    for (size_t i = 0; i < n; i++) {
+        if (i == 0)
+            CHECK_EQ_U64(table[i].number, 1);
+        else if (table[i].number <= table[i - 1].number)
+            check_fail(__FILE__, __LINE__, "purpose %s: got number %u, want above %s's %u",
+                       table[i].name, table[i].number, table[i - 1].name, table[i - 1].number);
+        CHECK_STR(sim_stream_name(table[i].number), table[i].name);
+        CHECK(sim_stream_index(table[i].number) != NULL);
+        for (size_t k = 0; k < i; k++)
+            if (strcmp(table[i].name, table[k].name) == 0)
+                check_fail(__FILE__, __LINE__, "purpose name %s: lines %zu and %zu", table[i].name,
+                           k, i);
+    }
+    CHECK(sim_stream_name(0) == NULL);
+    CHECK(sim_stream_name(table[n - 1].number + 1) == NULL);
+
+    /* the purposes in use: engine.c, workload.c, pack.c, sweep.c, cmd_place.c */
+    static const struct {
+        uint32_t number;
+        const char *use;
+    } used[] = {
+        {SIM_STREAM_ARRIVALS, "arrivals"}, {SIM_STREAM_GPUS, "gpus"},
+        {SIM_STREAM_DURATION, "duration"}, {SIM_STREAM_POLICY, "policy"},
+        {SIM_STREAM_SHARE, "share"},       {SIM_STREAM_ESTIMATE, "estimate"},
+        {SIM_STREAM_TENANT, "tenant"},     {SIM_STREAM_FAILURES, "failures"},
+        {SIM_STREAM_REPAIR, "repair"},     {SIM_STREAM_PACK_ORDER, "pack-order"},
+    };
+    size_t n_used = sizeof used / sizeof used[0];
+    for (size_t i = 0; i < n_used; i++) {
+        CHECK_STR(sim_stream_name(used[i].number), used[i].use);
+        for (size_t k = 0; k < i; k++)
+            if (used[i].number == used[k].number)
+                check_fail(__FILE__, __LINE__, "streams %s and %s: both purpose %u", used[k].use,
+                           used[i].use, used[i].number);
+    }
+}
+
 int main(void)
 {
     check_seed(1);
@@ -674,5 +729,6 @@ int main(void)
     test_conservation();
     test_service_step();
     test_specialization();
+    test_stream_purposes();
     return check_finish("test_model");
 }

@@ -33,6 +33,17 @@
  * classifies idle GPUs (shape-blocked idle): O(GPU types with free GPUs x a few
  * waiting jobs). Rare events cost more: a failure scans the running set, a
  * requeue shifts the queue.
+ *
+ * One piece, although it is long: every section below (slots, queue, running
+ * set, levels, services, failures, the pass) reads and writes the one engine
+ * struct within one instant, and the invariants that keep a run exact (a
+ * change to the running set updates the levels, the cluster's index and the
+ * job's record in the same call; events of one instant run in kind order)
+ * hold because queueing, starting, stopping and releasing a run are
+ * file-static functions that every path shares: service replicas enter and
+ * leave the queue and the running set through them, failures and preemption
+ * stop runs through them. Split, that struct and about ninety helpers would
+ * become a cross-file interface that each file could break.
  */
 #include "model/model.h"
 

@@ -563,19 +563,36 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
 /* ------------------------------------------------------------------------- */
 /* Random streams (documented in docs/rng.md)                                 */
 
-/* Purposes of random streams; a new use of randomness gets a new purpose so
- * that existing results stay reproducible. */
+/* Every purpose of a random stream, one line each in number order:
+ * X(ID, number, "name", "what the stream's index counts"). The table is
+ * append-only: a new use of randomness is a new line with the next free
+ * number; a number is never reused or renumbered, since a stream's seed
+ * derives from it and existing results must stay reproducible (docs/rng.md
+ * has the same table). 5 was once also the packing experiment's shuffle,
+ * which thus shared seeds with the share stream; that use is now 10. */
+#define SIM_STREAMS(X)                                                                             \
+    X(ARRIVALS, 1, "arrivals", "workload class")                                                   \
+    X(GPUS, 2, "gpus", "workload class")                                                           \
+    X(DURATION, 3, "duration", "workload class")                                                   \
+    X(POLICY, 4, "policy", "0")                                                                    \
+    X(SHARE, 5, "share", "workload class")                                                         \
+    X(ESTIMATE, 6, "estimate", "workload class")                                                   \
+    X(TENANT, 7, "tenant", "workload class")                                                       \
+    X(FAILURES, 8, "failures", "GPU type")                                                         \
+    X(REPAIR, 9, "repair", "GPU type")                                                             \
+    X(PACK_ORDER, 10, "pack-order", "0")
+
 typedef enum sim_stream_purpose {
-    SIM_STREAM_ARRIVALS = 1, /* index = class */
-    SIM_STREAM_GPUS = 2,     /* index = class */
-    SIM_STREAM_DURATION = 3, /* index = class */
-    SIM_STREAM_POLICY = 4,   /* index 0 */
-    SIM_STREAM_SHARE = 5,    /* index = class */
-    SIM_STREAM_ESTIMATE = 6, /* index = class */
-    SIM_STREAM_TENANT = 7,   /* index = class */
-    SIM_STREAM_FAILURES = 8, /* index = GPU type */
-    SIM_STREAM_REPAIR = 9,   /* index = GPU type */
+#define SIM_STREAM_ENUM_(id, number, name, index) SIM_STREAM_##id = number,
+    SIM_STREAMS(SIM_STREAM_ENUM_)
+#undef SIM_STREAM_ENUM_
 } sim_stream_purpose;
+
+/* The name of a purpose ("arrivals", ...); NULL for a number not in the table. */
+const char *sim_stream_name(uint32_t purpose);
+/* What the index of a purpose's streams counts ("workload class", ...); NULL
+ * for a number not in the table. */
+const char *sim_stream_index(uint32_t purpose);
 
 /* The 32-bit seed of stream (purpose, index) of replication `rep` of a run
  * with scenario seed `seed` (never 0; see docs/rng.md). */
@@ -584,10 +601,6 @@ unsigned long sim_rng_seed(uint64_t seed, uint32_t rep, uint32_t purpose, uint32
 gsl_rng *sim_rng_new(uint64_t seed, uint32_t rep, uint32_t purpose, uint32_t index);
 /* The GSL version tarmac runs with, for provenance. */
 const char *sim_lib_version_gsl(void);
-
-/* Random streams of the replay protocols (a new purpose each, so existing
- * results stay reproducible). */
-#define SIM_STREAM_PACK_ORDER 5 /* packing experiment: shuffle and copies; index 0 */
 
 /* The packing experiment of the FGD paper (Weng et al., ATC'23). The cluster
  * is the scenario's nodes; per seed the pods are shuffled, random copies

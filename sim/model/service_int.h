@@ -120,6 +120,10 @@ void sim__svc_cfg_defaults(sim__svc_cfg *cfg);
  * with diag.where "service.<field>" and the value found. */
 int sim__svc_cfg_check(const sim__svc_cfg *cfg, size_t n_types, tm_diag *diag);
 
+/* TM_ERR_INVAL with diag.where "service.<field>" and the message "expected
+ * <what>, got <got>": the form of every argument error of the service files. */
+int sim__svc_bad(tm_diag *diag, const char *field, const char *what, double got);
+
 /* Work tokens per request: tokens_out + prefill_weight * tokens_in. */
 double sim__svc_work_per_req(const sim__svc_cfg *cfg);
 /* Batch slots of a replica of type t (the default when 0). */

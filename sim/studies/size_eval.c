@@ -1,0 +1,413 @@
+/*
+ * size_eval.c — sizing by simulation, its evaluation: a candidate fleet (nodes
+ * per searched pool, at a demand factor) simulated with R replications and
+ * judged by the decision rule of size_int.h (one-sided confidence bounds of
+ * each term's mean over the replications; any rejected job fails the fleet).
+ *
+ * How it works: each replication runs sim_run on a shallow copy of the base
+ * scenario with the searched pools resized, the rates scaled by the demand
+ * factor and (for breakeven) services made elastic, streaming job rows into
+ * per-class accumulators (waits, bounded slowdown, deadlines; jobs arriving
+ * in the warm-up are not counted) and reading services' SLO attainment and
+ * API share from the result; the cost model prices the fleet as given and as
+ * owned, reserved and on demand. Replications run on the worker pool of
+ * work.c (-j N); each uses its own random streams, so the answer is the same
+ * for any number of workers.
+ */
+#include "studies/size_int.h"
+
+#include "studies/compare_int.h"
+#include "model/cost_int.h"
+#include "model/metrics_int.h"
+#include "model/service_int.h"
+#include "studies/work_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cls_acc {
+    sim_quantiles wait; /* started jobs, and waiting ones with the wait so far */
+    double wait_sum_s;
+    uint64_t n_wait;
+    double slowdown_sum;
+    uint64_t n_done;
+    uint64_t dl_met, dl_missed;
+} cls_acc;
+
+typedef struct run_acc {
+    int64_t warm_us;
+    size_t n; /* classes; c[n] is all of them */
+    cls_acc *c;
+    uint64_t rejected;
+} run_acc;
+
+static void acc_one(cls_acc *a, const sim_job_row *r, int64_t end_us)
+{
+    if (r->state != SIM_JOB_REJECTED) {
+        a->wait_sum_s += (double)r->wait_us / SIM_US_PER_S;
+        a->n_wait++;
+        sim__quant_add(&a->wait, r->wait_us > 0 ? r->wait_us : 0);
+    }
+    if (r->state == SIM_JOB_COMPLETED) {
+        double run_s = (double)r->run_us / SIM_US_PER_S, wait_s = (double)r->wait_us / SIM_US_PER_S;
+        double sd = (wait_s + run_s) / (run_s > 10 ? run_s : 10);
+        a->slowdown_sum += sd > 1 ? sd : 1;
+        a->n_done++;
+    }
+    if (r->deadline_us >= 0) {
+        if (r->state == SIM_JOB_COMPLETED && r->end_us <= r->deadline_us)
+            a->dl_met++;
+        else if (r->state == SIM_JOB_COMPLETED)
+            a->dl_missed++;
+        else if (r->deadline_us <= end_us || r->state == SIM_JOB_FAILED)
+            a->dl_missed++; /* unfinished past its deadline */
+    }
+}
+
+static int acc_job(void *ud, const sim_job_row *r, tm_diag *diag)
+{
+    (void)diag;
+    run_acc *a = ud;
+    if (r->state == SIM_JOB_REJECTED)
+        a->rejected++;
+    if (r->submit_us < a->warm_us)
+        return TM_OK;
+    /* the end of the run, as the row shows it: waiting jobs waited to it,
+     * running ones ran to it */
+    int64_t end_us = r->state == SIM_JOB_QUEUED    ? r->submit_us + r->wait_us
+                     : r->state == SIM_JOB_RUNNING ? r->start_us + r->run_us
+                                                   : INT64_MAX;
+    if (r->cls < a->n)
+        acc_one(&a->c[r->cls], r, end_us);
+    acc_one(&a->c[a->n], r, end_us);
+    return TM_OK;
+}
+
+static void acc_fini(run_acc *a)
+{
+    for (size_t i = 0; a->c && i <= a->n; i++)
+        sim__quant_fini(&a->c[i].wait);
+    free(a->c);
+}
+
+static int acc_init(run_acc *a, size_t n, int64_t warm_us)
+{
+    memset(a, 0, sizeof *a);
+    a->warm_us = warm_us;
+    a->n = n;
+    a->c = calloc(n + 1, sizeof *a->c);
+    if (!a->c)
+        return TM_ERR_NOMEM;
+    for (size_t i = 0; i <= n; i++)
+        if (sim__quant_init(&a->c[i].wait) != TM_OK) {
+            acc_fini(a);
+            return TM_ERR_NOMEM;
+        }
+    return TM_OK;
+}
+
+static double term_value(const sim__size_term *t, const run_acc *a, const sim_result *res)
+{
+    const cls_acc *c = t->scope >= 0 && (size_t)t->scope < a->n ? &a->c[t->scope] : &a->c[a->n];
+    const double us = 1.0 / SIM_US_PER_S;
+    switch (t->metric) {
+    case SIM__SIZE_WAIT_MEAN:
+        return c->n_wait ? c->wait_sum_s / (double)c->n_wait : 0.0;
+    case SIM__SIZE_WAIT_P50:
+        return c->n_wait ? sim__quant_get(&c->wait, 0.50) * us : 0.0;
+    case SIM__SIZE_WAIT_P95:
+        return c->n_wait ? sim__quant_get(&c->wait, 0.95) * us : 0.0;
+    case SIM__SIZE_WAIT_P99:
+        return c->n_wait ? sim__quant_get(&c->wait, 0.99) * us : 0.0;
+    case SIM__SIZE_SLOWDOWN:
+        return c->n_done ? c->slowdown_sum / (double)c->n_done : NAN;
+    case SIM__SIZE_DEADLINE: {
+        uint64_t n = c->dl_met + c->dl_missed;
+        return n ? (double)c->dl_met / (double)n : 1.0;
+    }
+    case SIM__SIZE_SLO: {
+        const sim_service_result *v = &res->services[t->scope];
+        if (isfinite(v->attainment))
+            return v->attainment;
+        return v->req_demanded > 0 ? 0.0 : 1.0; /* nothing kept on the fleet */
+    }
+    case SIM__SIZE_API_SHARE: {
+        const sim_service_result *v = &res->services[t->scope];
+        return v->req_demanded > 0 ? v->req_api / v->req_demanded : 0.0;
+    }
+    default:
+        return NAN;
+    }
+}
+
+/* Replicas of service c the fleet of rs could host (at least 1, as the
+ * autoscaler's max must be). */
+static uint32_t fleet_replicas(const sim_scenario *rs, const sim__svc_cfg *c)
+{
+    uint64_t n = 0;
+    for (size_t p = 0; p < rs->n_pools; p++) {
+        const sim_pool_cfg *pc = &rs->pools[p];
+        if (sim__svc_type_ok(c, pc->type) && c->replica_gpus > 0)
+            n += (uint64_t)pc->nodes * (pc->gpus_per_node / c->replica_gpus);
+    }
+    return n < 1 ? 1u : n > 1000000 ? 1000000u : (uint32_t)n;
+}
+
+/* The scenario of one evaluation: the base with its searched pools resized,
+ * rates scaled and (for breakeven) services made elastic. Shallow: only the
+ * arrays it changes are copied (free them with free_run). */
+static int build_run(const sim__size_runner *r, const uint32_t *nodes, double demand,
+                     sim_scenario *rs)
+{
+    const sim_scenario *b = r->base;
+    *rs = *b;
+    rs->pools = malloc((b->n_pools ? b->n_pools : 1) * sizeof *rs->pools);
+    rs->classes = malloc((b->n_classes ? b->n_classes : 1) * sizeof *rs->classes);
+    rs->services = malloc((b->n_services ? b->n_services : 1) * sizeof *rs->services);
+    if (!rs->pools || !rs->classes || !rs->services) {
+        free(rs->pools);
+        free(rs->classes);
+        free(rs->services);
+        return TM_ERR_NOMEM;
+    }
+    /* a scenario without classes or services has NULL arrays: memcpy must not see them */
+    if (b->n_pools)
+        memcpy(rs->pools, b->pools, b->n_pools * sizeof *rs->pools);
+    if (b->n_classes)
+        memcpy(rs->classes, b->classes, b->n_classes * sizeof *rs->classes);
+    if (b->n_services)
+        memcpy(rs->services, b->services, b->n_services * sizeof *rs->services);
+    for (size_t k = 0; k < r->n_vary; k++)
+        rs->pools[r->vary[k]].nodes = nodes[k];
+    for (size_t c = 0; c < rs->n_classes; c++)
+        rs->classes[c].arrival.rate_per_s *= demand;
+    for (size_t s = 0; s < rs->n_services; s++) {
+        sim_service_spec *v = &rs->services[s];
+        v->cfg.load.rate_per_s *= demand;
+        v->special.load.rate_per_s *= demand;
+        if (r->services_elastic) {
+            /* the fleet, not the autoscaler's cap, limits the replicas (the
+             * cap becomes the replicas the fleet could host: a larger one
+             * only queues replicas that can never be placed), and what it
+             * cannot serve within the SLO counts as missed */
+            v->cfg.overflow = v->special.overflow = SIM__SVC_OVERFLOW_MISS;
+            v->cfg.max_replicas = fleet_replicas(rs, &v->cfg);
+            v->special.max_replicas = fleet_replicas(rs, &v->special);
+        }
+    }
+    return TM_OK;
+}
+
+static void free_run(sim_scenario *rs)
+{
+    free(rs->pools);
+    free(rs->classes);
+    free(rs->services);
+}
+
+/* The cost of run `res` with every pool priced as `own` (-1: as given). */
+static int cost_as(const sim_scenario *rs, const sim_result *res, int own, sim__cost_report *cr,
+                   tm_diag *diag)
+{
+    if (own < 0)
+        return sim__cost_account(rs, res, cr, diag);
+    sim_scenario s2 = *rs;
+    s2.pools = malloc((rs->n_pools ? rs->n_pools : 1) * sizeof *s2.pools);
+    if (!s2.pools)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "size", "out of memory");
+    memcpy(s2.pools, rs->pools, rs->n_pools * sizeof *s2.pools);
+    for (size_t p = 0; p < rs->n_pools; p++)
+        s2.pools[p].ownership = (sim_ownership)own;
+    int rc = sim__cost_account(&s2, res, cr, diag);
+    free(s2.pools);
+    return rc;
+}
+
+void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r, const uint32_t *nodes)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < r->n_vary && len < n; k++) {
+        const sim_pool_cfg *pc = &r->base->pools[r->vary[k]];
+        len += (size_t)snprintf(buf + len, n - len, "%s%s %u node%s (%llu %s)", k ? ", " : "",
+                                pc->name, nodes[k], nodes[k] == 1 ? "" : "s",
+                                (unsigned long long)nodes[k] * pc->gpus_per_node,
+                                r->base->types[pc->type].name);
+    }
+}
+
+/* One replication's measurements: what the worker pool carries back from a
+ * worker process (a fixed size and no pointers). cost[] holds the monthly
+ * cost of the fleet as given and as owned, reserved and on demand
+ * (SIM__SIZE_AS_*), then the API spend, the tokens demanded, their API list
+ * price (per month) and the owned fleet's operating cost per month. */
+typedef struct rep_out {
+    double vals[SIM__SIZE_MAX_TERMS];
+    double cost[8];
+    double capex_usd, alloc_util, busy_util;
+    uint64_t rejected, events;
+} rep_out;
+
+typedef struct rep_ctx {
+    const sim__size_runner *r;
+    const sim_scenario *rs;
+} rep_ctx;
+
+/* sim__work_fn: replication `rep` of the candidate fleet. */
+static int eval_rep(void *ud, size_t rep, void *outp, tm_diag *diag)
+{
+    const rep_ctx *x = ud;
+    const sim__size_runner *r = x->r;
+    const sim_scenario *rs = x->rs;
+    rep_out *o = outp;
+    run_acc acc;
+    if (acc_init(&acc, rs->n_classes, r->warmup_us) != TM_OK)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "size", "out of memory");
+    sim_run_opts ro = {.replication = (uint32_t)rep, .stop_flag = r->stop_flag};
+    sim_sink sink = {acc_job, NULL, &acc};
+    sim_result res;
+    int rc = sim_run(rs, &ro, &sink, &res, diag);
+    if (rc != TM_OK) {
+        acc_fini(&acc);
+        return rc;
+    }
+    o->events = res.events;
+    o->rejected = acc.rejected;
+    for (size_t i = 0; i < r->n_terms; i++)
+        o->vals[i] = term_value(&r->terms[i], &acc, &res);
+    for (int as = 0; rc == TM_OK && as < SIM__SIZE_N_AS; as++) {
+        sim__cost_report cr;
+        rc = cost_as(rs, &res, as == SIM__SIZE_AS_GIVEN ? -1 : as - 1, &cr, diag);
+        if (rc != TM_OK)
+            break;
+        double month = cr.hours > 0 ? SIM_HOURS_PER_MONTH / cr.hours : NAN;
+        o->cost[as] = cr.usd_per_month;
+        if (as == SIM__SIZE_AS_GIVEN) {
+            o->cost[4] = cr.api_usd * month;
+            double tok = 0, list = 0;
+            for (size_t s = 0; s < rs->n_services; s++) {
+                const sim_service_result *v = &res.services[s];
+                double pin, pout;
+                int api;
+                sim__cost_service_price(rs, s, &pin, &pout, &api);
+                tok += v->tok_in_demanded + v->tok_out_demanded;
+                list += (v->tok_in_demanded * pin + v->tok_out_demanded * pout) / 1e6;
+            }
+            o->cost[5] = tok * month;
+            o->cost[6] = list * month;
+        } else if (as == SIM__SIZE_AS_OWNED) {
+            o->capex_usd = cr.capex_usd; /* the same in every replication */
+            o->cost[7] = cr.owned_opex_usd * month;
+        }
+        sim__cost_report_fini(&cr);
+    }
+    o->alloc_util = res.alloc_util;
+    o->busy_util = res.busy_util;
+    sim_result_fini(&res);
+    acc_fini(&acc);
+    return rc;
+}
+
+int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__size_eval *out,
+                          tm_diag *diag)
+{
+    sim__size_runner *r = ud;
+    memset(out, 0, sizeof *out);
+    uint32_t R = r->replications ? r->replications : 1;
+    size_t nt = r->n_terms;
+    sim_scenario rs;
+    if (build_run(r, nodes, demand, &rs) != TM_OK)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "size", "out of memory");
+    double *vals = calloc((size_t)R * (nt ? nt : 1), sizeof *vals);
+    double *cost = calloc((size_t)R * 8, sizeof *cost);
+    rep_out *reps = calloc(R, sizeof *reps);
+    int rc =
+        vals && cost && reps ? TM_OK : tm_diag_set(diag, TM_ERR_NOMEM, "size", "out of memory");
+    out->n_terms = nt;
+    out->replications = R;
+    for (size_t p = 0; p < rs.n_pools; p++)
+        out->gpus += (double)rs.pools[p].nodes * rs.pools[p].gpus_per_node;
+    /* the replications run on the worker pool (-j); each has its own random
+     * streams, so the answer is the same for any number of workers */
+    if (rc == TM_OK) {
+        rep_ctx x = {r, &rs};
+        sim__work_opts wo = {.workers = r->workers ? r->workers : 1,
+                             .out_size = sizeof(rep_out),
+                             .stop_on_error = 1,
+                             .stop_flag = r->stop_flag};
+        rc = sim__work_run(R, eval_rep, &x, &wo, reps, NULL, NULL, diag);
+    }
+    for (uint32_t rep = 0; rc == TM_OK && rep < R; rep++) {
+        const rep_out *o = &reps[rep];
+        r->runs++;
+        r->events += o->events;
+        out->rejected += o->rejected;
+        for (size_t i = 0; i < nt; i++)
+            vals[(size_t)rep * nt + i] = o->vals[i];
+        memcpy(&cost[(size_t)rep * 8], o->cost, sizeof o->cost);
+        out->capex_usd = o->capex_usd;
+        out->alloc_util += o->alloc_util / R;
+        out->busy_util += o->busy_util / R;
+    }
+    if (rc == TM_OK) {
+        double t = R >= 2 ? sim__t_quantile(2 * r->confidence - 1, R) : 0;
+        out->pass = out->rejected == 0;
+        out->why = out->rejected ? -2 : -1;
+        for (size_t i = 0; i < nt; i++) {
+            const sim__size_term *tm = &r->terms[i];
+            double m, sd, lo, hi;
+            int nan = 0;
+            for (uint32_t rep = 0; rep < R; rep++)
+                nan |= isnan(vals[(size_t)rep * nt + i]);
+            sim__stat_interval(&vals[i], R, nt, t, &m, &sd, &lo, &hi);
+            double half = R >= 2 && sd > 0 ? (hi - lo) / 2 : 0;
+            double bound = tm->le ? m + half : m - half;
+            out->mean[i] = m;
+            out->bound[i] = nan ? NAN : bound;
+            int ok = !nan && (tm->le ? (tm->strict ? bound < tm->limit : bound <= tm->limit)
+                                     : (tm->strict ? bound > tm->limit : bound >= tm->limit));
+            if (!ok && out->pass) {
+                out->pass = 0;
+                out->why = (int)i;
+            }
+        }
+        for (int k = 0; k < 8; k++) {
+            double sum = 0;
+            for (uint32_t rep = 0; rep < R; rep++)
+                sum += cost[(size_t)rep * 8 + (size_t)k];
+            double mean = sum / R;
+            if (k < SIM__SIZE_N_AS)
+                out->usd_per_month[k] = mean;
+            else if (k == 4)
+                out->api_usd_per_month = mean;
+            else if (k == 5)
+                out->tokens_per_month = mean;
+            else if (k == 6)
+                out->api_list_usd_per_month = mean;
+            else
+                out->owned_opex_usd_per_month = mean;
+        }
+        if (r->log) {
+            char fleet[512], why[512] = "meets the targets";
+            sim__size_fleet_format(fleet, sizeof fleet, r, nodes);
+            if (out->why == -2)
+                snprintf(why, sizeof why, "fails: %llu jobs can never fit",
+                         (unsigned long long)out->rejected);
+            else if (out->why >= 0) {
+                char b[48];
+                sim__size_term_format(b, sizeof b, &r->terms[out->why], out->bound[out->why]);
+                snprintf(why, sizeof why, "fails %s (bound %s)", r->terms[out->why].text, b);
+            }
+            fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand, why,
+                    out->usd_per_month[SIM__SIZE_AS_GIVEN]);
+            fflush(r->log);
+        }
+    }
+    free(vals);
+    free(cost);
+    free(reps);
+    free_run(&rs);
+    return rc;
+}
