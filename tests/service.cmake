@@ -1,4 +1,4 @@
-# The service model (sim/model/service.c): closed forms against hand-worked cases,
+# The service model (sim/model/service*.c): closed forms against hand-worked cases,
 # the request-level mode against the queueing model, overflow conservation,
 # interval accounting, the autoscaler. `test_service azure` replays the Azure
 # LLM inference trace 2023 (skipped where TARMAC_DATA_DIR lacks it).
