@@ -57,30 +57,6 @@ int sim__cli_error(int rc, const tm_diag *d)
     return tm_status_exit_code(rc);
 }
 
-int sim__cli_usage(const char *cmd, const char *fmt, ...)
-{
-    fprintf(stderr, "tarmac %s: ", cmd);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'tarmac %s --help'.\n", cmd);
-    return tm_status_exit_code(TM_ERR_USAGE);
-}
-
-int sim__cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-    if (!s || !*s || *s == '-')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int sim__cli_parse_duration(const char *s, int64_t *us)
 {
     /* the units of scenario durations (scenarios/SCHEMA.md) */

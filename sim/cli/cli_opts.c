@@ -28,8 +28,37 @@
 
 #include <assert.h>
 #include <getopt.h> /* getopt_long: glibc and musl declare it here without _GNU_SOURCE */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The usage message every command ends with, and the integer reader every
+ * option uses: here, so that the parser needs nothing of cli.c. */
+int sim__cli_usage(const char *cmd, const char *fmt, ...)
+{
+    fprintf(stderr, "tarmac %s: ", cmd);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'tarmac %s --help'.\n", cmd);
+    return tm_status_exit_code(TM_ERR_USAGE);
+}
+
+int sim__cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
 
 /* The shared options: long name, key (the short letter or a number >= 256),
  * the flag that turns them on, whether they take a value, what it must be. */

@@ -7,7 +7,7 @@
  * profiles, growth and MMPP bursts; "offered_load" is turned into a rate
  * once the class's mean GPU-time per job is known. A specialization is the
  * class's own object with some keys replaced (merged_object), loaded again
- * as a class. Services (services.c) share the arrival reader.
+ * as a class. Arrivals are read by dist.c (services share them).
  */
 #include "config/config_int.h"
 
@@ -20,127 +20,6 @@
 
 /* ------------------------------------------------------------------------- */
 /* workload                                                                   */
-
-static int load_profile(sim__loader *L, const cJSON *o, const char *path, const char *key,
-                        double *out, int n)
-{
-    char p[SIM__PATH_MAX_LEN];
-    sim__json_child(p, path, key);
-    const cJSON *v = sim__json_member(o, key);
-    if (!v)
-        return TM_OK;
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
-        return sim__cfg_fail(L, p, "expected an array of %d multipliers, got %s", n,
-                             sim__json_kind(v));
-    int i = 0;
-    for (const cJSON *e = v->child; e; e = e->next, i++) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
-            char q[SIM__PATH_MAX_LEN];
-            sim__json_element(q, p, i);
-            return sim__cfg_fail(L, q, "expected a multiplier >= 0, got %s", sim__json_kind(e));
-        }
-        out[i] = e->valuedouble;
-    }
-    return TM_OK;
-}
-
-int sim__cfg_load_arrival(sim__loader *L, const cJSON *o, const char *p, trace_arrival_cfg *a,
-                          double *offered_load)
-{
-    static const char *const keys[] = {
-        "process", "rate_per_s", "rate_per_hour",    "rate_per_day", "offered_load",
-        "daily",   "weekly",     "growth_per_month", "start_offset", "mmpp",
-        NULL};
-    int rc = sim__cfg_check_object(L, o, p, keys);
-    if (rc)
-        return rc;
-    char proc[32];
-    if ((rc = sim__cfg_get_string(L, o, p, "process", proc, sizeof proc, "poisson")))
-        return rc;
-    char q[SIM__PATH_MAX_LEN];
-    if (strcmp(proc, "poisson") != 0) {
-        sim__json_child(q, p, "process");
-        return sim__cfg_fail(
-            L, q,
-            "expected \"poisson\" (profiles, growth and bursts are options of it), got "
-            "\"%s\"",
-            proc);
-    }
-    trace_arrival_cfg_poisson(a, 0);
-    int given = 0;
-    double r;
-    static const struct {
-        const char *key;
-        double per_s;
-    } rates[] = {{"rate_per_s", 1}, {"rate_per_hour", 1.0 / 3600}, {"rate_per_day", 1.0 / 86400}};
-    for (size_t k = 0; k < 3; k++) {
-        if (!sim__json_member(o, rates[k].key))
-            continue;
-        if ((rc = sim__cfg_get_number(L, o, p, rates[k].key, &r, 0, 1e9, 1)))
-            return rc;
-        a->rate_per_s = r * rates[k].per_s;
-        given++;
-    }
-    *offered_load = NAN;
-    if (sim__json_member(o, "offered_load")) {
-        if ((rc = sim__cfg_get_number(L, o, p, "offered_load", offered_load, 0, 100, 1)))
-            return rc;
-        given++;
-    }
-    if (given != 1)
-        return sim__cfg_fail(
-            L, p, "give exactly one of rate_per_s, rate_per_hour, rate_per_day, offered_load");
-    int64_t off = 0;
-    if ((rc = load_profile(L, o, p, "daily", a->daily, 24)) ||
-        (rc = load_profile(L, o, p, "weekly", a->weekly, 7)) ||
-        (rc = sim__cfg_get_number(L, o, p, "growth_per_month", &a->growth_per_month, -0.999, 100,
-                                  0)) ||
-        (rc = sim__cfg_get_duration(L, o, p, "start_offset", &off, 0)))
-        return rc;
-    a->t0_offset_s = (double)off / SIM_US_PER_S;
-    const cJSON *m = sim__json_member(o, "mmpp");
-    if (m) {
-        sim__json_child(q, p, "mmpp");
-        static const char *const mkeys[] = {"multipliers", "sojourn", NULL};
-        if ((rc = sim__cfg_check_object(L, m, q, mkeys)))
-            return rc;
-        const cJSON *mult = sim__json_member(m, "multipliers"),
-                    *soj = sim__json_member(m, "sojourn");
-        char r1[SIM__PATH_MAX_LEN];
-        sim__json_child(r1, q, "multipliers");
-        int n = cJSON_IsArray(mult) ? cJSON_GetArraySize(mult) : 0;
-        if (n < 2 || n > TRACE_MMPP_MAX_STATES)
-            return sim__cfg_fail(L, r1, "expected an array of 2 to %d multipliers",
-                                 TRACE_MMPP_MAX_STATES);
-        if (!cJSON_IsArray(soj) || cJSON_GetArraySize(soj) != n) {
-            sim__json_child(r1, q, "sojourn");
-            return sim__cfg_fail(L, r1, "expected an array of %d mean sojourn durations", n);
-        }
-        a->mmpp_states = (uint32_t)n;
-        int i = 0;
-        for (const cJSON *e = mult->child; e; e = e->next, i++) {
-            char r2[SIM__PATH_MAX_LEN];
-            sim__json_element(r2, r1, i);
-            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
-                return sim__cfg_fail(L, r2, "expected a multiplier >= 0, got %s",
-                                     sim__json_kind(e));
-            a->mmpp_mult[i] = e->valuedouble;
-        }
-        i = 0;
-        sim__json_child(r1, q, "sojourn");
-        for (const cJSON *e = soj->child; e; e = e->next, i++) {
-            char r2[SIM__PATH_MAX_LEN];
-            sim__json_element(r2, r1, i);
-            double s;
-            if ((rc = sim__cfg_duration_value(L, e, r2, &s)))
-                return rc;
-            if (!(s > 0))
-                return sim__cfg_fail(L, r2, "expected a sojourn > 0");
-            a->mmpp_sojourn_s[i] = s;
-        }
-    }
-    return TM_OK;
-}
 
 /* Defaults per kind of work. These are starting points for a scenario, not
  * measurements: scenarios/SCHEMA.md lists them, and the figures that have a
@@ -222,17 +101,6 @@ static const kind_defaults kind_table[SIM_KIND_COUNT] = {
     [SIM_KIND_EVALUATION] =
         {1, {1}, {1}, 1, 1200, 0, 16, 0, 0, 0, 3, SIM_SPEED_COMPUTE, 1, 0, 1, -1, 0},
 };
-
-static const char *const kind_names[SIM_KIND_COUNT] = {
-#define SIM_KIND_NAME_(name, str) str,
-    SIM_KINDS(SIM_KIND_NAME_)
-#undef SIM_KIND_NAME_
-};
-
-const char *sim_kind_name(int kind)
-{
-    return kind >= 0 && kind < SIM_KIND_COUNT ? kind_names[kind] : "unknown";
-}
 
 static const char *const class_keys[] = {"name",
                                          "kind",
@@ -430,7 +298,7 @@ static int load_class(sim__loader *L, const cJSON *o, const char *p, sim_class_c
         return rc;
     int ki;
     for (ki = 0; ki < SIM_KIND_COUNT; ki++)
-        if (strcmp(kind, kind_names[ki]) == 0)
+        if (strcmp(kind, sim_kind_name(ki)) == 0)
             break;
     if (ki == SIM_KIND_COUNT) {
         sim__json_child(q, p, "kind");

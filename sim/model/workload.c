@@ -103,3 +103,14 @@ int sim_class_source_open(const sim_scenario *sc, size_t cls, uint32_t rep, trac
     out->ud = cs;
     return TM_OK;
 }
+
+static const char *const kind_names[SIM_KIND_COUNT] = {
+#define SIM_KIND_NAME_(name, str) str,
+    SIM_KINDS(SIM_KIND_NAME_)
+#undef SIM_KIND_NAME_
+};
+
+const char *sim_kind_name(int kind)
+{
+    return kind >= 0 && kind < SIM_KIND_COUNT ? kind_names[kind] : "unknown";
+}

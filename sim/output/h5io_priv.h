@@ -119,6 +119,8 @@ typedef struct h5pool {
     int zs_ok[2];
 } h5pool;
 
+typedef struct sim__h5t_ops sim__h5t_ops;
+
 struct sim__h5w {
     hid_t file;
     hid_t str_type; /* variable-length UTF-8 string */
@@ -128,6 +130,10 @@ struct sim__h5w {
     char *final_path;
     char *tmp_path;
     sim__h5t *tables;
+    /* how to finish and free them: set by the table layer when it links its
+     * first table in, so that the writer below calls up into the tables
+     * through these pointers and never by name */
+    const sim__h5t_ops *table_ops;
     int ntables;       /* tables created so far (sim__h5w_set_pipe must come first) */
     sim__h5_pipe pipe; /* how table chunks are compressed */
     int sync;          /* fsync at commit; benchmarks may turn it off */
@@ -197,11 +203,13 @@ hid_t sim__h5_chunked_dcpl(hsize_t chunk_rows, int filters, h5err *e);
 /* ------------------------------------------------------------------------- */
 /* h5io_table.c: what the writer needs of its tables                          */
 
-/* Flush, close and free the table (unlinked from its writer). */
-int sim__h5t_finish(sim__h5t *t, tm_diag *diag);
-/* Free a table; NULL is a no-op. No thread may hold one of its slots: it was
- * drained, or the worker was stopped. */
-void sim__h5t_free(sim__h5t *t);
+/* finish: flush, close and free the table (unlinked from its writer).
+ * free: free a table; NULL is a no-op. No thread may hold one of its
+ * slots: it was drained, or the worker was stopped. */
+struct sim__h5t_ops {
+    int (*finish)(sim__h5t *t, tm_diag *diag);
+    void (*free)(sim__h5t *t);
+};
 
 /* ------------------------------------------------------------------------- */
 /* h5io_pool.c: the compression worker                                       */

@@ -42,7 +42,7 @@ static void col_where(const sim__h5t *t, size_t col, char *buf, size_t cap)
 
 /* Free a table. No thread may hold one of its slots: it was drained, or the
  * worker was stopped. */
-void sim__h5t_free(sim__h5t *t)
+static void t_free(sim__h5t *t)
 {
     if (!t)
         return;
@@ -296,7 +296,7 @@ static int t_ship(sim__h5t *t, int last, tm_diag *diag)
 }
 
 /* Flush, close and free the table (unlinked from its writer). */
-int sim__h5t_finish(sim__h5t *t, tm_diag *diag)
+static int t_finish(sim__h5t *t, tm_diag *diag)
 {
     int rc = sim__h5w_check(t->w, diag);
     for (size_t i = 0; i < t->ncols && !rc; i++)
@@ -321,7 +321,7 @@ int sim__h5t_finish(sim__h5t *t, tm_diag *diag)
         c->dset = H5I_INVALID_HID;
     }
     t_unlink(t);
-    sim__h5t_free(t);
+    t_free(t);
     return rc;
 }
 
@@ -329,7 +329,7 @@ int sim__h5t_close(sim__h5t *t, tm_diag *diag)
 {
     if (!t)
         return tm_diag_set(diag, TM_ERR_INVAL, "", "close of no table");
-    return sim__h5t_finish(t, diag);
+    return t_finish(t, diag);
 }
 
 static int t_check_cols(sim__h5w *w, const char *path, const sim__h5_col *cols, size_t ncols,
@@ -441,6 +441,8 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
                                        w->dapl));
         H5CHK(&e, sim__h5w_put_meta(w, c->dset, cols[i].units, cols[i].description, &e));
     }
+    static const sim__h5t_ops ops = {t_finish, t_free};
+    w->table_ops = &ops;
     t->next = w->tables;
     w->tables = t;
     *tp = t;
@@ -448,7 +450,7 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
 out:
     if (e.set)
         rc = sim__h5w_fail_h5(w, diag, &e, where);
-    sim__h5t_free(t);
+    t_free(t);
     free(names);
     sim__h5_close_id(dcpl);
     sim__h5_close_id(s);

@@ -267,7 +267,7 @@ static void w_discard(sim__h5w *w)
     while (w->tables) {
         sim__h5t *t = w->tables;
         w->tables = t->next;
-        sim__h5t_free(t);
+        w->table_ops->free(t);
     }
     w_close_handles(w);
     if (w->tmp_path)
@@ -426,7 +426,7 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
         goto out;
     while (w->tables) {
         sim__h5t *t = w->tables;
-        if ((rc = sim__h5t_finish(t, diag)) != 0)
+        if ((rc = w->table_ops->finish(t, diag)) != 0)
             goto out;
     }
     sim__h5pool_stop(&w->pool); /* idle: every table was drained */
