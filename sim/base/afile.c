@@ -11,6 +11,14 @@
  * folder's fsync comes after, so its failure is reported with the file in
  * place. The stdio layer (sim__afile_*) checks ferror and fclose before
  * handing the closed file to the primitive.
+ *
+ * A final name that exists and is neither a regular file nor a folder (a
+ * device such as /dev/null, a FIFO, a socket; or a link to one) is never
+ * renamed over: that would replace a file that is not ours. The temporary
+ * then lives in $TMPDIR (default /tmp), and commit copies the finished file
+ * into the path, writing it as a stream (a FIFO's reader gets the whole file,
+ * /dev/null swallows it), then removes the temporary. Text files are written
+ * to such a path directly (sim__afile_open), with no temporary at all.
  */
 #include "base/afile_int.h"
 
@@ -24,6 +32,14 @@
 /* Attempts at a fresh name before giving up (only EEXIST retries). */
 #define AFILE_TMP_TRIES 1000
 
+/* path exists and is something a rename must not replace: neither a regular
+ * file nor a folder (a folder makes the rename fail with its own message). */
+static int is_special(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
 int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag)
 {
     *tmp = NULL;
@@ -32,8 +48,24 @@ int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag)
     char *t = malloc(cap);
     if (!t)
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    const char *tmpdir = NULL;
+    if (is_special(path)) { /* never next to a device or a FIFO */
+        tmpdir = getenv("TMPDIR");
+        if (!tmpdir || !*tmpdir)
+            tmpdir = "/tmp";
+        cap = strlen(tmpdir) + 64;
+        char *t2 = realloc(t, cap);
+        if (!t2) {
+            free(t);
+            return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+        }
+        t = t2;
+    }
     for (unsigned n = 0;; n++) {
-        snprintf(t, cap, "%s.tmp.%ld.%u", path, (long)getpid(), n);
+        if (tmpdir)
+            snprintf(t, cap, "%s/tarmac-out.tmp.%ld.%u", tmpdir, (long)getpid(), n);
+        else
+            snprintf(t, cap, "%s.tmp.%ld.%u", path, (long)getpid(), n);
         int f = open(t, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (f >= 0) {
             *tmp = t;
@@ -62,8 +94,51 @@ static int sync_path(const char *path, int dir)
     return r;
 }
 
+/* The finished file tmp written into the special file path, as a stream. */
+static int copy_into(const char *tmp, const char *path, tm_diag *diag)
+{
+    int rc = TM_OK;
+    int in = open(tmp, O_RDONLY);
+    int out = in >= 0 ? open(path, O_WRONLY) : -1;
+    if (in < 0 || out < 0) {
+        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(errno));
+        goto out;
+    }
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot read %s: %s", tmp, strerror(errno));
+            goto out;
+        }
+        if (n == 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot write: %s", strerror(errno));
+                goto out;
+            }
+            off += w;
+        }
+    }
+out:
+    if (out >= 0 && close(out) != 0 && rc == TM_OK)
+        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot write: %s", strerror(errno));
+    if (in >= 0)
+        close(in);
+    unlink(tmp);
+    return rc;
+}
+
 int sim__afile_tmp_commit(const char *tmp, const char *path, int sync, tm_diag *diag)
 {
+    if (is_special(path))
+        return copy_into(tmp, path, diag);
     if (sync && sync_path(tmp, 0) != 0) {
         int rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot sync %s: %s", tmp, strerror(errno));
         unlink(tmp);

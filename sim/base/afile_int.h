@@ -12,6 +12,10 @@
  * On top of it, an afile is a text file written through stdio: commit checks
  * every write, closes and commits; abort removes the temporary. A path that
  * exists and is not a regular file (/dev/stdout, a FIFO) is written directly.
+ *
+ * A final name that exists and is neither a regular file nor a folder (a
+ * device, a FIFO) is never replaced: the temporary is made in $TMPDIR and
+ * commit copies the finished file into the path, then removes it.
  */
 #ifndef TARMAC_AFILE_INT_H
 #define TARMAC_AFILE_INT_H
