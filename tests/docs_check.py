@@ -11,6 +11,8 @@
 - tarmac(1) renders without warnings and has every command of `tarmac
   --help` and every option of `tarmac help COMMAND`; docs/cli.md too.
 - The Python snippets of docs/output.md run on the real files.
+- The trace-format table (traces/formats.c, through `tarmac replay --help`)
+  and the format table of docs/traces.md name the same formats.
 """
 import os
 import re
@@ -162,6 +164,20 @@ with tempfile.TemporaryDirectory() as d:
             check(opt in cli_md, f"docs/cli.md lacks {c} {opt}")
     for code in ("64", "65", "66", "69", "70", "74", "130"):
         check(re.search(rf"^\s+{code}\b", man1, re.M), f"tarmac(1) lacks exit status {code}")
+
+    # the trace formats: the table of traces/formats.c, as `tarmac replay
+    # --help` prints it, against the format table of docs/traces.md
+    with open(os.path.join(SRC, "docs", "traces.md")) as f:
+        traces_md = f.read()
+    rh = subprocess.run([BIN, "replay", "--help"], capture_output=True, text=True).stdout
+    block = rh.split("Formats (docs/traces.md):", 1)[1].split("\n\n", 1)[0]
+    formats = re.findall(r"^  ([a-z][a-z0-9-]*)\s", block, re.M)
+    check(len(formats) >= 8, f"tarmac replay --help lists {len(formats)} formats")
+    documented = set(re.findall(r"^\| `([a-z][a-z0-9-]*)` \|", traces_md, re.M))
+    for fmt in formats:
+        check(fmt in documented, f"docs/traces.md's format table lacks {fmt}")
+    for fmt in documented - set(formats):
+        check(False, f"docs/traces.md documents a format {fmt} that the format table lacks")
 
     # the snippets of docs/output.md run on the files
     for i, block in enumerate(re.findall(r"```python\n(.*?)```", md, re.S)):
