@@ -766,7 +766,7 @@ int main(void)
         CHECK(dd != NULL);
         for (struct dirent *e; dd && (e = readdir(dd));)
             if (strstr(e->d_name, ".tmp.")) {
-                CHECK(!"a temporary left in the output folder");
+                CHECK(0 && "a temporary left in the output folder");
                 printf("  left: %s\n", e->d_name);
             }
         if (dd)

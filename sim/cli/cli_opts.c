@@ -327,7 +327,7 @@ int sim__cli_parse(sim__cli_args *a, const sim__cli_spec *s, int argc, char **ar
     const char *val;
     int key;
     while ((key = sim__cli_next(a, &val)) > 0)
-        assert(!"an option of the command's own: use sim__cli_next");
+        assert(0 && "an option of the command's own: use sim__cli_next");
     return key;
 }
 
