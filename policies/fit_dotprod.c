@@ -24,11 +24,14 @@
  * the largest node's (here: the largest CPU and GPU capacity of any node of
  * the cluster; the simulator's constants, 128 cores and 8 GPUs, are openb's
  * largest node), and the node's score is int(100 (1 - dot / 2)); the highest
- * score wins and equal scores are drawn uniformly among the nodes that have
- * them (env->rand; the Kubernetes scheduler's selectHost). A share goes to
- * the node's tightest GPU that holds it ("best"), whole GPUs to the lowest
- * fully free ones. Host memory is not scored (the reference has no memory
- * dimension); it still must fit.
+ * score wins and equal scores go to the reference's node rank (fit_k8s.c:
+ * the simulator's selectHost keeps the first node name, and names come from
+ * one random permutation per run). A share goes to the node's tightest GPU
+ * that holds it ("best"), whole GPUs to the lowest fully free ones. A pod
+ * without GPU is scored too, its GPU dimension 0 (the reference scores every
+ * feasible node for every pod; tarmac's own rule places it first-fit). Host
+ * memory is not scored (the reference has no memory dimension); it still
+ * must fit.
  */
 #include "place_int.h"
 
@@ -38,6 +41,7 @@
 typedef struct dotprod {
     place_env env;
     int k8s;
+    place__k8s k;
 } dotprod;
 
 static int dotprod_create(const place_env *env, const char *args, void **state, char *err,
@@ -53,8 +57,10 @@ static int dotprod_create(const place_env *env, const char *args, void **state, 
     dotprod *s = place__realloc(env, NULL, 0, sizeof *s);
     if (!s)
         return PLACE_ERR_NOMEM;
+    memset(s, 0, sizeof *s);
     s->env = *env;
     s->k8s = k8s;
+    s->k.env = *env;
     *state = s;
     return PLACE_OK;
 }
@@ -65,7 +71,14 @@ static void dotprod_destroy(void *state)
     if (!s)
         return;
     place_env env = s->env;
+    place__k8s_fini(&s->k);
     place__free(&env, s, sizeof *s);
+}
+
+static int dotprod_begin(void *state, const place_view *v)
+{
+    dotprod *s = state;
+    return s->k8s ? place__k8s_begin(&s->k, &s->env, v->cluster) : PLACE_OK;
 }
 
 static double ratio(int64_t a, int64_t cap)
@@ -96,13 +109,6 @@ static void consider(best *b, double score, uint32_t node, uint32_t gpu)
     }
 }
 
-/* k8s mode: the largest CPU and GPU capacity of a node, the normalisers */
-typedef struct k8s_best {
-    int64_t score;
-    uint32_t node, gpu;
-    uint64_t n_top; /* nodes seen with that score */
-} k8s_best;
-
 static int64_t k8s_score(double cpu_free, double gpu_free, double cpu_req, double gpu_req,
                          double max_cpu, double max_gpu)
 {
@@ -114,76 +120,33 @@ static int64_t k8s_score(double cpu_free, double gpu_free, double cpu_req, doubl
     return (int64_t)(100.0 * (1.0 - dot / 2.0));
 }
 
-static void k8s_consider(const dotprod *s, k8s_best *b, int64_t score, uint32_t node, uint32_t gpu)
-{
-    if (b->node == PLACE_NONE || score > b->score) {
-        *b = (k8s_best){score, node, gpu, 1};
-        return;
-    }
-    /* without a random source the first seen stays */
-    if (score == b->score && s->env.rand && place_rand_below(&s->env, ++b->n_top) == 0) {
-        b->node = node;
-        b->gpu = gpu;
-    }
-}
-
-/* The tightest GPU of node n with room for the share (the lowest index among
- * equals), or PLACE_NONE. */
-static uint32_t tightest_gpu(const place_view *v, const place_job *j, uint32_t n,
-                             const place_fit_ctx *ctx)
-{
-    const place_cluster *c = v->cluster;
-    uint32_t g0 = c->node_gpu0[n], pick = PLACE_NONE, pick_free = 0;
-    for (uint32_t g = 0; g < c->node_gpus[n]; g++)
-        if (place__share_ok(v, j, n, g, ctx) &&
-            (pick == PLACE_NONE || c->gpu_free_milli[g0 + g] < pick_free)) {
-            pick = g;
-            pick_free = c->gpu_free_milli[g0 + g];
-        }
-    return pick;
-}
-
-/* The largest CPU and whole-GPU capacity of any node (k8s mode's normalisers). */
-static void largest_node(const place_cluster *c, double *max_cpu, double *max_gpu)
-{
-    int64_t mc = 0, mg = 0;
-    for (uint32_t n = 0; n < c->n_nodes; n++) {
-        if (c->node_cpu_milli[n] > mc)
-            mc = c->node_cpu_milli[n];
-        if ((int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE > mg)
-            mg = (int64_t)c->node_gpus[n] * PLACE_MILLI_WHOLE;
-    }
-    *max_cpu = (double)mc;
-    *max_gpu = (double)mg;
-}
-
 typedef struct scorer {
     const dotprod *s;
     const place_view *v;
     const place_job *j;
     const place_fit_ctx *ctx;
-    int share;               /* a GPU share (else whole GPUs) */
-    double max_cpu, max_gpu; /* k8s mode */
-    best b;                  /* exact */
-    k8s_best kb;             /* k8s mode */
+    int share;          /* a GPU share (else whole GPUs) */
+    best b;             /* exact */
+    place__k8s_best kb; /* k8s mode */
 } scorer;
 
-/* Score candidate node n: per GPU a share could take (exact), or the node
- * with its tightest GPU for a share (k8s). */
+/* k8s mode: node n (its GPU g for a share) scored as the reference does. */
+static void k8s_node(void *ud, uint32_t n, uint32_t g)
+{
+    scorer *sc = ud;
+    const place_cluster *c = sc->v->cluster;
+    const place_job *j = sc->j;
+    int64_t score = k8s_score((double)c->node_cpu_free_milli[n], (double)c->node_milli_free[n],
+                              (double)j->cpu_milli, (double)j->gpus * (double)j->gpu_milli,
+                              (double)sc->s->k.max_cpu_milli, (double)sc->s->k.max_gpu_milli);
+    place__k8s_consider(&sc->s->k, &sc->kb, score, n, g);
+}
+
+/* Score candidate node n (exact rule): per GPU a share could take. */
 static void score_node(scorer *sc, uint32_t n)
 {
     const place_cluster *c = sc->v->cluster;
     const place_job *j = sc->j;
-    if (sc->s->k8s) {
-        uint32_t g = sc->share ? tightest_gpu(sc->v, j, n, sc->ctx) : 0;
-        if (g != PLACE_NONE)
-            k8s_consider(sc->s, &sc->kb,
-                         k8s_score((double)c->node_cpu_free_milli[n], (double)c->node_milli_free[n],
-                                   (double)j->cpu_milli, (double)j->gpus * (double)j->gpu_milli,
-                                   sc->max_cpu, sc->max_gpu),
-                         n, g);
-        return;
-    }
     double h = host_score(c, n, j);
     if (sc->share) {
         uint32_t g0 = c->node_gpu0[n];
@@ -206,19 +169,14 @@ static int dotprod_fit(void *state, const place_view *v, const place_job *j, pla
 {
     const dotprod *s = state;
     const place_cluster *c = v->cluster;
+    scorer sc = {
+        s, v, j, ctx, j->gpu_milli < PLACE_MILLI_WHOLE, {0, PLACE_NONE, 0}, PLACE__K8S_BEST_NONE};
+    if (s->k8s) {
+        place__k8s_walk(v, j, ctx, k8s_node, &sc);
+        return place__k8s_decide(v, j, &sc.kb, d, ctx);
+    }
     if (j->gpus == 0)
         return place_fit_cpu_only(v, j, d, ctx);
-    scorer sc = {s,
-                 v,
-                 j,
-                 ctx,
-                 j->gpu_milli < PLACE_MILLI_WHOLE,
-                 0,
-                 0,
-                 {0, PLACE_NONE, 0},
-                 {0, PLACE_NONE, 0, 0}};
-    if (s->k8s)
-        largest_node(c, &sc.max_cpu, &sc.max_gpu);
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t))
             continue;
@@ -235,7 +193,7 @@ static int dotprod_fit(void *state, const place_view *v, const place_job *j, pla
                 if (place__whole_ok(v, j, n, ctx))
                     score_node(&sc, n);
     }
-    uint32_t node = s->k8s ? sc.kb.node : sc.b.node, gpu = s->k8s ? sc.kb.gpu : sc.b.gpu;
+    uint32_t node = sc.b.node, gpu = sc.b.gpu;
     if (node != PLACE_NONE) {
         if (sc.share)
             place_decide_share(d, j, node, gpu);
@@ -254,5 +212,6 @@ const place_fit place__fit_dotprod = {
     .flags = PLACE_FIT_SCANS,
     .create = dotprod_create,
     .destroy = dotprod_destroy,
+    .begin = dotprod_begin,
     .fit = dotprod_fit,
 };

@@ -40,12 +40,14 @@
  * "placement=fgd:k8s[:PODS]" scores as the reference simulator
  * (hkust-adsl/kubernetes-scheduler-simulator, plugin/fgd_score.go) does
  * instead: a node's score is int(100 sigmoid(-gradient / 1000)), the
- * gradient in milli-GPU with the popularities summing to 1, a share's GPU is
- * the first with the node's best score, and equal node scores are drawn
- * uniformly (env->rand; the Kubernetes scheduler's selectHost). On
- * openb_pod_list_default it allocates less than the exact rule (90.2 % vs
- * 94.4 % at 130 % arrived, 5 seeds) and fails pods from 50 % arrived, which
- * the reference's published curves do not: kept for study, not the default.
+ * gradient in milli-GPU with the popularities summing to 1 (FGDScorePlugin
+ * .Score and calculateGpuShareFragExtendScore: int64(sigmoid((F before -
+ * F after) / 1000) x 100)), a share's GPU is the first with the node's best
+ * score (allocateGpuIdBasedOnFGDScore), and equal node scores go to the
+ * reference's node rank (fit_k8s.c: its selectHost keeps the first node
+ * name, names numbered by one random permutation per run). Scores are
+ * integers in 0..100, so nodes whose gradients differ by less than about
+ * 40 milli-GPU (near 0) tie.
  *
  * FGD must score every candidate node (PLACE_FIT_SCANS). The fragmentation
  * after a candidate is derived from per-pod sums of the node (usable GPUs,
@@ -74,14 +76,12 @@
  * A share's GPUs with the same (free share, free memory) have the same
  * gradient, and ties go to the lowest GPU, so each distinct state is scored
  * once. Results are those of scoring from scratch, decision for decision, and
- * k8s mode draws its ties with env->rand in the same node order, so its draws
- * are the same too (tests/test_fgd_cache.c checks both against the uncached
- * algorithm). Cost per decision: O(candidate nodes x GPUs) to check the
- * snapshots; O(GPUs x pods) more for each node that changed since the last
- * decision; and for each node whose result for the job's shape is not kept,
- * O(pods) for a gang, O(pods) per distinct GPU state for a share.
- * Memory: O(nodes x pods) sums, O(GPUs) snapshots, O(FGD_SHAPES x nodes)
- * results.
+ * k8s mode's node ranks are drawn in begin(), so its draws are the same too
+ * (tests/test_fgd_cache.c checks both against the uncached algorithm). Cost per decision:
+ * O(candidate nodes x GPUs) to check the snapshots; O(GPUs x pods) more for each node that changed
+ * since the last decision; and for each node whose result for the job's shape is not kept, O(pods)
+ * for a gang, O(pods) per distinct GPU state for a share. Memory: O(nodes x pods) sums, O(GPUs)
+ * snapshots, O(FGD_SHAPES x nodes) results.
  */
 #include "place_int.h"
 
@@ -152,7 +152,8 @@ typedef struct shape_cache {
 typedef struct fgd {
     place_env env;
     int learn;
-    int k8s; /* score and break ties as the reference simulator ("k8s:") */
+    int k8s;      /* score and break ties as the reference simulator ("k8s:") */
+    place__k8s k; /* k8s mode: node ranks */
     uint32_t top;
     pod given[FGD_MAX_GIVEN];
     uint32_t n_given;
@@ -255,6 +256,7 @@ static int fgd_create(const place_env *env, const char *args, void **state, char
         return PLACE_ERR_NOMEM;
     memset(s, 0, sizeof *s);
     s->env = *env;
+    s->k.env = *env;
     s->learn = 1;
     s->top = 16;
     if (strncmp(args, "k8s", 3) == 0 && (args[3] == '\0' || args[3] == ':')) {
@@ -293,6 +295,7 @@ static void fgd_destroy(void *state)
     place__free(&s->env, s->gpu_snap, s->cap_gpu_snap * sizeof *s->gpu_snap);
     for (uint32_t k = 0; k < FGD_SHAPES; k++)
         place__free(&s->env, s->shapes[k].res, s->shapes[k].cap_res * sizeof *s->shapes[k].res);
+    place__k8s_fini(&s->k);
     place_env env = s->env;
     place__free(&env, s, sizeof *s);
 }
@@ -338,6 +341,8 @@ static void weigh_pods(fgd *s)
 static int fgd_begin(void *state, const place_view *v)
 {
     fgd *s = state;
+    if (s->k8s && place__k8s_begin(&s->k, &s->env, v->cluster) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
     if (!s->learn) {
         if (place__grow(&s->env, (void **)&s->pods, &s->cap_pods, s->n_given, sizeof *s->pods))
             return PLACE_ERR_NOMEM;
@@ -371,8 +376,8 @@ static int fgd_begin(void *state, const place_view *v)
 typedef struct best {
     int64_t delta;
     uint32_t node, gpu;
-    int64_t score;  /* k8s mode: the node's integer score */
-    uint64_t n_top; /* k8s mode: nodes seen with that score */
+    int64_t score; /* k8s mode: the node's integer score */
+    uint32_t rank; /* k8s mode: the node's rank (fit_k8s.c) */
 } best;
 
 static void consider(best *b, int64_t delta, uint32_t node, uint32_t gpu)
@@ -395,22 +400,16 @@ static int64_t k8s_score(const fgd *s, int64_t delta)
 }
 
 /* k8s mode, one node's best (its GPU: the highest score, the first GPU among
- * equals): the highest score wins; equal scores are drawn uniformly among the
- * nodes that have it (reservoir sampling with env->rand; without it the first
- * seen stays), as the Kubernetes scheduler's selectHost does. */
+ * equals): the highest score wins; among equal scores the lowest node rank
+ * (fit_k8s.c), as the reference's selectHost keeps the first node name. */
 static void consider_k8s(const fgd *s, best *b, int64_t score, uint32_t node, uint32_t gpu)
 {
-    if (b->node == PLACE_NONE || score > b->score) {
+    uint32_t r = node < s->k.n_rank ? s->k.rank[node] : node;
+    if (b->node == PLACE_NONE || score > b->score || (score == b->score && r < b->rank)) {
         b->score = score;
         b->node = node;
         b->gpu = gpu;
-        b->n_top = 1;
-        return;
-    }
-    /* without a random source the first seen stays */
-    if (score == b->score && s->env.rand && place_rand_below(&s->env, ++b->n_top) == 0) {
-        b->node = node;
-        b->gpu = gpu;
+        b->rank = r;
     }
 }
 

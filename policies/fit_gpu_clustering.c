@@ -20,6 +20,20 @@
  * the job allows it.
  * Source: the GpuClustering baseline of Weng et al., USENIX ATC 2023
  * (section 6), with the four tiers of its simulator's score.
+ *
+ * "placement=gpu-clustering:k8s" scores as that simulator does (hkust-adsl/
+ * kubernetes-scheduler-simulator, pkg/simulator/plugin/
+ * gpu_clustering_score.go, Score): the affinity is the pod's kind, not its
+ * share (pkg/type/open-gpu-share/utils/pod.go, GetGpuAffinityFromPodAnnotation:
+ * "share-gpu" for every share, "N-gpu" for N whole GPUs, none for a pod
+ * without GPU), a node's affinities are those of the pods on it
+ * (pkg/utils/utils.go, GetNodeResourceViaNodeInfo), and the score is
+ * 25 (G - free) / G (integer division, G the largest node's GPU capacity:
+ * the reference's MaxSpecGpu, 8 GPUs) plus 75 for a node running only this
+ * affinity, 50 for this among others, 25 for a node running no GPU pod,
+ * 0 for others only; a pod without GPU scores 0 everywhere. The highest
+ * score wins, ties by the reference's node rank (fit_k8s.c); a share takes
+ * the node's tightest GPU ("-gpusel best").
  */
 #include "place_int.h"
 
@@ -30,6 +44,8 @@ enum { AFF_SAME = 1, AFF_OTHER = 2 };
 
 typedef struct clus {
     place_env env;
+    int k8s;
+    place__k8s k;
     uint8_t *aff; /* per node: AFF_* bits of what runs there */
     uint32_t cap;
     uint32_t *touched;
@@ -39,9 +55,11 @@ typedef struct clus {
 static int clus_create(const place_env *env, const char *args, void **state, char *err,
                        size_t err_len)
 {
-    if (*args) {
+    int k8s = strcmp(args, "k8s") == 0;
+    if (*args && !k8s) {
         if (err && err_len)
-            snprintf(err, err_len, "placement 'gpu-clustering' takes no arguments, got '%.60s'",
+            snprintf(err, err_len,
+                     "placement 'gpu-clustering': expected no argument or 'k8s', got '%.60s'",
                      args);
         return PLACE_ERR_SPEC;
     }
@@ -50,6 +68,8 @@ static int clus_create(const place_env *env, const char *args, void **state, cha
         return PLACE_ERR_NOMEM;
     memset(s, 0, sizeof *s);
     s->env = *env;
+    s->k8s = k8s;
+    s->k.env = *env;
     *state = s;
     return PLACE_OK;
 }
@@ -61,8 +81,24 @@ static void clus_destroy(void *state)
         return;
     place__free(&s->env, s->aff, s->cap);
     place__free(&s->env, s->touched, s->cap_touched * sizeof *s->touched);
+    place__k8s_fini(&s->k);
     place_env env = s->env;
     place__free(&env, s, sizeof *s);
+}
+
+/* A job's affinity: its share (tarmac's rule), or in k8s mode its kind (0
+ * for every share, the GPU count for whole GPUs). */
+static uint32_t affinity(const clus *s, const place_job *j)
+{
+    if (!s->k8s)
+        return j->gpu_milli;
+    return j->gpu_milli < PLACE_MILLI_WHOLE ? 0 : j->gpus;
+}
+
+static int clus_begin(void *state, const place_view *v)
+{
+    clus *s = state;
+    return s->k8s ? place__k8s_begin(&s->k, &s->env, v->cluster) : PLACE_OK;
 }
 
 /* Mark every node with what runs on it, relative to affinity `key`. */
@@ -78,7 +114,9 @@ static int mark(clus *s, const place_view *v, uint32_t key)
     s->n_touched = 0;
     for (uint32_t r = 0; r < v->n_running; r++) {
         const place_running *rj = &v->running[r];
-        uint8_t bit = rj->job.gpu_milli == key ? AFF_SAME : AFF_OTHER;
+        if (rj->job.gpus == 0)
+            continue; /* a pod without GPU has no affinity */
+        uint8_t bit = affinity(s, &rj->job) == key ? AFF_SAME : AFF_OTHER;
         for (uint32_t k = 0; k < rj->n_parts; k++) {
             uint32_t n = rj->parts[k].node;
             if (n >= c->n_nodes || rj->parts[k].gpus == 0)
@@ -149,17 +187,48 @@ static uint32_t best_gpu(const place_view *v, const place_job *j, uint32_t n,
     return bg;
 }
 
+typedef struct k8s_walk {
+    const clus *s;
+    const place_cluster *c;
+    place__k8s_best b;
+} k8s_walk;
+
+static void k8s_score(void *ud, uint32_t n, uint32_t g)
+{
+    k8s_walk *w = ud;
+    int64_t max = w->s->k.max_gpu_milli > 0 ? w->s->k.max_gpu_milli : 1;
+    int64_t score = 25 * (max - (int64_t)w->c->node_milli_free[n]) / max +
+                    25 * (3 - (int64_t)class_of(w->s->aff[n]));
+    place__k8s_consider(&w->s->k, &w->b, score, n, g);
+}
+
+static void k8s_zero(void *ud, uint32_t n, uint32_t g)
+{
+    k8s_walk *w = ud;
+    place__k8s_consider(&w->s->k, &w->b, 0, n, g);
+}
+
 static int clus_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
                     const place_fit_ctx *ctx)
 {
     clus *s = state;
     const place_cluster *c = v->cluster;
-    if (j->gpus == 0)
+    if (j->gpus == 0 && !s->k8s)
         return place_fit_cpu_only(v, j, d, ctx);
-    int rc = mark(s, v, j->gpu_milli);
+    int rc = j->gpus ? mark(s, v, affinity(s, j)) : PLACE_OK;
     if (rc != PLACE_OK) {
         unmark(s);
         return rc;
+    }
+    if (s->k8s) {
+        /* a pod without GPU scores 0 everywhere: the node rank decides */
+        k8s_walk w = {s, c, PLACE__K8S_BEST_NONE};
+        if (j->gpus)
+            place__k8s_walk(v, j, ctx, k8s_score, &w);
+        else
+            place__k8s_walk(v, j, ctx, k8s_zero, &w);
+        unmark(s);
+        return place__k8s_decide(v, j, &w.b, d, ctx);
     }
     rank b = {0, 0, PLACE_NONE};
     uint32_t b_gpu = 0;
@@ -209,5 +278,6 @@ const place_fit place__fit_gpu_clustering = {
     .flags = PLACE_FIT_SCANS,
     .create = clus_create,
     .destroy = clus_destroy,
+    .begin = clus_begin,
     .fit = clus_fit,
 };

@@ -16,8 +16,122 @@
  * nodes first-fit if the job allows it.
  * Source: the GpuPacking baseline of Weng et al., USENIX ATC 2023 (section
  * 6), with the three tiers of its simulator's score.
+ *
+ * "placement=gpu-packing:k8s" scores as that simulator does (hkust-adsl/
+ * kubernetes-scheduler-simulator, pkg/simulator/plugin/gpu_packing_score.go,
+ * getPackingScore), integer scores, highest first:
+ *   idle node (every GPU fully free, F of them): max(33 - F, F);
+ *   the pod would take a fully free GPU of a busy node (the GPUs it takes
+ *     are the ones with the least free share that hold it): max(50 - the
+ *     fully free GPUs taken, 33);
+ *   else (a share on a used GPU): max(100 - (sum of the GPUs' free share
+ *     in percent, each truncated) / 10, 50);
+ *   a pod without GPU: 0 on every node.
+ * Ties (many: every busy node scores the same for a whole-GPU pod, and a
+ * share's score moves in steps of 100 milli) go to the reference's node
+ * rank (fit_k8s.c); a share takes the node's tightest GPU ("-gpusel best").
  */
 #include "place_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct packing {
+    place__k8s k;
+} packing;
+
+static int packing_create(const place_env *env, const char *args, void **state, char *err,
+                          size_t err_len)
+{
+    if (strcmp(args, "k8s") != 0) {
+        if (*args) {
+            if (err && err_len)
+                snprintf(err, err_len,
+                         "placement 'gpu-packing': expected no argument or 'k8s', got '%.60s'",
+                         args);
+            return PLACE_ERR_SPEC;
+        }
+        *state = NULL; /* tarmac's rule needs no state */
+        return PLACE_OK;
+    }
+    packing *s = place__realloc(env, NULL, 0, sizeof *s);
+    if (!s)
+        return PLACE_ERR_NOMEM;
+    memset(s, 0, sizeof *s);
+    s->k.env = *env;
+    *state = s;
+    return PLACE_OK;
+}
+
+static void packing_destroy(void *state)
+{
+    packing *s = state;
+    if (!s)
+        return;
+    place_env env = s->k.env;
+    place__k8s_fini(&s->k);
+    place__free(&env, s, sizeof *s);
+}
+
+static int packing_begin(void *state, const place_view *v)
+{
+    packing *s = state;
+    return s ? place__k8s_begin(&s->k, &s->k.env, v->cluster) : PLACE_OK;
+}
+
+typedef struct k8s_walk {
+    const packing *s;
+    const place_cluster *c;
+    const place_job *j;
+    place__k8s_best b;
+} k8s_walk;
+
+static int64_t max64(int64_t a, int64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The reference's score of node n for job j (see the header). Cost O(GPUs^2)
+ * at most (a selection of the least free GPUs, GPUs <= 64). */
+static int64_t k8s_packing_score(const place_cluster *c, uint32_t n, const place_job *j)
+{
+    if (j->gpus == 0)
+        return 0;
+    uint32_t g0 = c->node_gpu0[n], ng = c->node_gpus[n], full = 0;
+    uint32_t left[PLACE_MAX_GPUS_PER_NODE];
+    for (uint32_t g = 0; g < ng; g++) {
+        left[g] = c->gpu_up[g0 + g] ? c->gpu_free_milli[g0 + g] : 0;
+        full += left[g] == PLACE_MILLI_WHOLE;
+    }
+    if (full == ng)
+        return max64(100 / 3 - (int64_t)full, (int64_t)full);
+    /* take GPUs in ascending free share (stable), those that hold the share */
+    uint64_t used = 0;
+    uint32_t need = j->gpus, full_used = 0;
+    int64_t pct = 0;
+    while (need > 0) {
+        uint32_t pick = PLACE_NONE;
+        for (uint32_t g = 0; g < ng; g++)
+            if (!((used >> g) & 1u) && left[g] >= j->gpu_milli &&
+                (pick == PLACE_NONE || left[g] < left[pick]))
+                pick = g;
+        if (pick == PLACE_NONE)
+            return 0; /* cannot happen for a candidate */
+        used |= 1ull << pick;
+        need--;
+        full_used += left[pick] == PLACE_MILLI_WHOLE;
+        pct += (int64_t)left[pick] * 100 / PLACE_MILLI_WHOLE;
+    }
+    if (full_used > 0)
+        return max64(100 / 2 - (int64_t)full_used, 100 / 3);
+    return max64(100 - pct / 10, 100 / 2);
+}
+
+static void k8s_score(void *ud, uint32_t n, uint32_t g)
+{
+    k8s_walk *w = ud;
+    place__k8s_consider(&w->s->k, &w->b, k8s_packing_score(w->c, n, w->j), n, g);
+}
 
 typedef struct rank {
     uint32_t cls, tie, node, gpu;
@@ -48,8 +162,13 @@ static int node_idle(const place_cluster *c, uint32_t n)
 static int packing_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
                        const place_fit_ctx *ctx)
 {
-    (void)state;
+    const packing *s = state;
     const place_cluster *c = v->cluster;
+    if (s) {
+        k8s_walk w = {s, c, j, PLACE__K8S_BEST_NONE};
+        place__k8s_walk(v, j, ctx, k8s_score, &w);
+        return place__k8s_decide(v, j, &w.b, d, ctx);
+    }
     if (j->gpus == 0)
         return place_fit_cpu_only(v, j, d, ctx);
     rank b = {0, 0, PLACE_NONE, 0};
@@ -103,5 +222,8 @@ const place_fit place__fit_gpu_packing = {
     .name = "gpu-packing",
     .summary = "shared GPUs first, then busy nodes, then idle nodes (smallest first)",
     .flags = PLACE_FIT_SCANS,
+    .create = packing_create,
+    .destroy = packing_destroy,
+    .begin = packing_begin,
     .fit = packing_fit,
 };

@@ -12,8 +12,33 @@
  * allows it (deterministically).
  * Cost: two walks over the candidate nodes per decision (PLACE_FIT_SCANS).
  * Source: the Random-fit baseline of Weng et al., USENIX ATC 2023 (section 6).
+ *
+ * "placement=random:k8s" is the same rule: the FGD paper's simulator
+ * (hkust-adsl/kubernetes-scheduler-simulator, pkg/simulator/plugin/
+ * random_score.go) draws one feasible node uniformly in PreScore and scores
+ * it 100, every other 0, so no tie arises, pods without GPU included; its
+ * GPU for a share is drawn uniformly among those that hold it
+ * (allocateGpuIdBasedOnRandomFit, "-gpusel random"). The argument is
+ * accepted so that every packing fit has a "k8s" mode.
  */
 #include "place_int.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int random_create(const place_env *env, const char *args, void **state, char *err,
+                         size_t err_len)
+{
+    (void)env;
+    *state = NULL;
+    if (*args && strcmp(args, "k8s") != 0) {
+        if (err && err_len)
+            snprintf(err, err_len, "placement 'random': expected no argument or 'k8s', got '%.60s'",
+                     args);
+        return PLACE_ERR_SPEC;
+    }
+    return PLACE_OK;
+}
 
 /* Walk the candidate nodes of job j; return the count, or the (k+1)-th
  * candidate when stop_at == k (PLACE_NONE = count them all). */
@@ -106,5 +131,6 @@ const place_fit place__fit_random = {
     .name = "random",
     .summary = "a node (and GPU) drawn uniformly among those with room (env->rand)",
     .flags = PLACE_FIT_SCANS,
+    .create = random_create,
     .fit = random_fit,
 };

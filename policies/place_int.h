@@ -77,6 +77,55 @@ static inline int place__share_ok(const place_view *v, const place_job *j, uint3
 }
 
 /* ------------------------------------------------------------------------- */
+/* The reference simulator's shared rules, for the fits' "k8s" modes (fit_k8s.c) */
+
+/* Node ranks (ties go to the lowest) and the normalisers of the scores. */
+typedef struct place__k8s {
+    place_env env;
+    uint32_t *rank; /* per node: its rank in a permutation drawn once */
+    uint32_t n_rank, cap_rank;
+    int64_t max_cpu_milli, max_gpu_milli; /* the largest node's CPU and GPU capacity */
+} place__k8s;
+/* From a fit's begin(): draw the ranks when the node count differs from the
+ * one they were drawn for (env->rand; identity without it) and take the
+ * normalisers. k zeroed before the first call. PLACE_OK or NOMEM. */
+int place__k8s_begin(place__k8s *k, const place_env *env, const place_cluster *c);
+void place__k8s_fini(place__k8s *k);
+
+/* The best node so far: the highest score, then the lowest rank. */
+typedef struct place__k8s_best {
+    int64_t score;
+    uint32_t node, gpu, rank;
+} place__k8s_best;
+#define PLACE__K8S_BEST_NONE                                                                       \
+    {                                                                                              \
+        0, PLACE_NONE, 0, 0                                                                        \
+    }
+static inline void place__k8s_consider(const place__k8s *k, place__k8s_best *b, int64_t score,
+                                       uint32_t node, uint32_t gpu)
+{
+    uint32_t r = k && node < k->n_rank ? k->rank[node] : node;
+    if (b->node == PLACE_NONE || score > b->score || (score == b->score && r < b->rank)) {
+        b->score = score;
+        b->node = node;
+        b->gpu = gpu;
+        b->rank = r;
+    }
+}
+/* The GPU of node n that holds j's share most tightly (first among equals),
+ * or PLACE_NONE. */
+uint32_t place__k8s_tightest_gpu(const place_view *v, const place_job *j, uint32_t n,
+                                 const place_fit_ctx *ctx);
+/* Call fn for every node that can take j now, with the GPU a share would take
+ * (place__k8s_tightest_gpu; 0 for whole GPUs and CPU-only jobs). */
+void place__k8s_walk(const place_view *v, const place_job *j, const place_fit_ctx *ctx,
+                     void (*fn)(void *ud, uint32_t node, uint32_t gpu), void *ud);
+/* The decision for the best node b (a gang that fits no node spans nodes
+ * first-fit if it may); PLACE_ERR_NOFIT when there is none. */
+int place__k8s_decide(const place_view *v, const place_job *j, const place__k8s_best *b,
+                      place_decision *d, const place_fit_ctx *ctx);
+
+/* ------------------------------------------------------------------------- */
 /* Orders: sorting by a key (order_common.c)                                   */
 
 /* A reusable buffer of (key, index) pairs. Orders compute one 64-bit key per

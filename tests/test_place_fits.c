@@ -214,7 +214,7 @@ static void test_fgd(void)
     CHECK_EQ_INT(place1("fgd:0.1@1", share(1, 300, 0), NULL, NULL), 0);
     /* k8s scoring: int(100 sigmoid(-gradient / 1000)): node 0 100 / (1 +
      * e^0.1) = 47, node 1 50: node 1 (exact scores too). For {0.1} both
-     * would score 50 and env->rand would draw between them. */
+     * would score 50 and the node rank would decide (test_k8s_modes). */
     CHECK_EQ_INT(place1("fgd:k8s:0.3@1", share(1, 300, 0), NULL, NULL), 1);
     /* learned from the view: the queue holds 0.3, 0.3, 0.1 and the running jobs
      * are 0.6 and 0.4 pods: weights 0.3 x2, 0.1, 0.4, 0.6 x1. Placing the
@@ -317,6 +317,28 @@ static uint64_t fixed_value, sm_state;
 static uint64_t fixed_rand(void *ud);
 static uint64_t splitmix(void *ud);
 
+/* The node ranks a k8s-mode fit draws in its first begin() from a fresh
+ * splitmix stream at `seed` (Fisher-Yates from the top, fit_k8s.c), and of
+ * cands[0..n_c) the one ranked first. */
+static uint32_t mirror_first(uint64_t seed, uint32_t n_nodes, const uint32_t *cands, uint32_t n_c)
+{
+    uint32_t rank[64];
+    for (uint32_t k = 0; k < n_nodes; k++)
+        rank[k] = k;
+    sm_state = seed;
+    place_env env = {place_alloc_libc, NULL, splitmix, NULL};
+    for (uint32_t i = n_nodes; i > 1; i--) {
+        uint32_t x = (uint32_t)place_rand_below(&env, i), t = rank[i - 1];
+        rank[i - 1] = rank[x];
+        rank[x] = t;
+    }
+    uint32_t best = cands[0];
+    for (uint32_t k = 1; k < n_c; k++)
+        if (rank[cands[k]] < rank[best])
+            best = cands[k];
+    return best;
+}
+
 static void test_dotprod_k8s(void)
 {
     /* node 0: 8 GPUs, node 1: 2 GPUs, both free, 64 cores. A 1-GPU job, no CPU:
@@ -331,27 +353,30 @@ static void test_dotprod_k8s(void)
     CHECK_EQ_INT(place1("dotprod", j, NULL, NULL), 0);
     CHECK_EQ_INT(place1("dotprod:k8s", j, NULL, NULL), 1);
     pv_fini(&H);
-    /* nodes 1 and 2 both free: both 98, drawn. The first seen (node 1) is
-     * replaced by node 2 when the draw for the second is 0; without a random
-     * source the first seen stays */
+    /* nodes 1 and 2 both free: both 98, a tie. It goes to the node of lowest
+     * rank in a permutation of the nodes the instance draws once (fit_k8s.c,
+     * the reference's selectHost over names numbered by rand.Perm), not to a
+     * draw per decision: for every seed, the node the mirror below ranks
+     * first of {1, 2}; over seeds, both. Without a random source the rank
+     * is the node index: node 1. */
     pv_init(&H, 1, NULL, NULL, g, 3);
     H.n_queue = 0;
     pv_queue(&H, j);
-    fixed_value = 0;
-    CHECK_EQ_INT(pick_with("placement=dotprod:k8s", fixed_rand), 2);
-    fixed_value = UINT64_MAX;
-    CHECK_EQ_INT(pick_with("placement=dotprod:k8s", fixed_rand), 1);
     CHECK_EQ_INT(pick_with("placement=dotprod:k8s", NULL), 1);
-    sm_state = check_seed(11);
-    uint32_t count[3] = {0};
-    for (int k = 0; k < 4000; k++) {
+    uint32_t count[3] = {0}, tied[2] = {1, 2};
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        uint32_t want = mirror_first(seed, 3, tied, 2);
+        sm_state = seed;
         uint32_t n = pick_with("placement=dotprod:k8s", splitmix);
+        if (n != want)
+            check_fail(__FILE__, __LINE__, "seed %llu: tie went to node %u, want %u",
+                       (unsigned long long)seed, n, want);
         if (n < 3)
             count[n]++;
     }
     CHECK_EQ_INT(count[0], 0);
-    CHECK_NEAR(count[1], 2000, 5 * sqrt(4000 * 0.25));
-    CHECK_NEAR(count[2], 2000, 5 * sqrt(4000 * 0.25));
+    CHECK_NEAR(count[1], 200, 5 * sqrt(400 * 0.25));
+    CHECK_NEAR(count[2], 200, 5 * sqrt(400 * 0.25));
     pv_fini(&H);
     /* a share: node 0 has 900 and 400 free, node 1 one free GPU; largest
      * node 2 GPUs. A 300 share: node 0 (1300/2000)(300/2000) / 2 = 0.04875
@@ -465,6 +490,123 @@ static uint32_t pick_with(const char *placement, place_rand_fn fn)
     int rc = pi.policy->decide(pi.state, &v, &d);
     place_instance_fini(&pi);
     return rc == PLACE_OK ? parts[0].node : PLACE_NONE;
+}
+
+/* Over seeds 1..n: placement (a k8s mode) puts H's queued job on the node
+ * mirror_first ranks first among cands (a tie broken by the instance's node
+ * ranks). */
+static void check_rank_ties(const char *placement, const uint32_t *cands, uint32_t n_c, int line)
+{
+    for (uint64_t seed = 1; seed <= 60; seed++) {
+        uint32_t want = mirror_first(seed, H.c.n_nodes, cands, n_c);
+        sm_state = seed;
+        uint32_t n = pick_with(placement, splitmix);
+        if (n != want) {
+            check_fail(__FILE__, line, "%s, seed %llu: node %u, want %u", placement,
+                       (unsigned long long)seed, n, want);
+            return;
+        }
+    }
+}
+
+/* The k8s modes of the packing fits: the reference simulator's scores, its
+ * GPU choice, CPU-only pods scored like any other, ties by node rank. */
+static void test_k8s_modes(void)
+{
+    /* A CPU-only pod (1 core) on nodes of 8, 2 and 2 free GPUs, 64 cores
+     * each. tarmac's rules place it first-fit (node 0). The reference scores
+     * it:
+     *  best-fit:k8s: s = 1/2 (63/64) + 1/2 (G free / 8000): node 0 s = 0.992
+     *    -> 0; nodes 1, 2 s = 0.617 -> 38, a tie: the first ranked of {1, 2};
+     *  dotprod:k8s: dot = (64000/64000)(1000/64000) on every node: a tie of
+     *    all three; gpu-packing:k8s and gpu-clustering:k8s: 0 everywhere;
+     *  fgd:k8s with typical pods {1 GPU}: nothing changes for them, gradient
+     *    0, score 50 everywhere. All: the first ranked of {0, 1, 2}. */
+    uint32_t g[3] = {8, 2, 2};
+    pv_init(&H, 1, NULL, NULL, g, 3);
+    place_job cpu = pv_job(1, 0);
+    cpu.cpu_milli = 1000;
+    H.n_queue = 0;
+    pv_queue(&H, cpu);
+    uint32_t all[3] = {0, 1, 2}, small[2] = {1, 2};
+    CHECK_EQ_INT(pick_with("placement=best-fit", splitmix), 0);
+    CHECK_EQ_INT(pick_with("placement=gpu-packing", splitmix), 0);
+    CHECK_EQ_INT(pick_with("placement=gpu-clustering", splitmix), 0);
+    CHECK_EQ_INT(pick_with("placement=dotprod", splitmix), 0);
+    check_rank_ties("placement=best-fit:k8s", small, 2, __LINE__);
+    check_rank_ties("placement=dotprod:k8s", all, 3, __LINE__);
+    check_rank_ties("placement=gpu-packing:k8s", all, 3, __LINE__);
+    check_rank_ties("placement=gpu-clustering:k8s", all, 3, __LINE__);
+    check_rank_ties("placement=fgd:k8s:1@1", all, 3, __LINE__);
+    pv_fini(&H);
+
+    /* gpu-packing:k8s (gpu_packing_score.go). Nodes of 2 GPUs: node 0 runs
+     * a whole GPU, node 1 a 0.5 share on GPU 0, node 2 nothing.
+     *  1 GPU: node 0 takes its fully free GPU 1: 50 - 1 = 49; node 1 too
+     *    (the 500 left cannot hold it): 49; node 2 idle, F = 2:
+     *    max(33 - 2, 2) = 31. Tie of {0, 1} (tarmac's rule: node 0).
+     *  a 0.3 share: node 1's GPU 0 holds it: 100 - (500 x 100 / 1000) / 10
+     *    = 95; node 0 must take a free GPU: 49: node 1, GPU 0. */
+    uint32_t g2[3] = {2, 2, 2};
+    pv_init(&H, 1, NULL, NULL, g2, 3);
+    pv_running_whole(&H, 100, 0, 1, -1);
+    run_share(101, 1, 0, 500);
+    H.n_queue = 0;
+    pv_queue(&H, pv_job(1, 1));
+    uint32_t busy[2] = {0, 1};
+    CHECK_EQ_INT(pick_with("placement=gpu-packing", splitmix), 0);
+    check_rank_ties("placement=gpu-packing:k8s", busy, 2, __LINE__);
+    uint32_t gpu = 9;
+    CHECK_EQ_INT(place1("gpu-packing:k8s", share(1, 300, 0), &gpu, NULL), 1);
+    CHECK_EQ_INT(gpu, 0);
+    pv_fini(&H);
+    /* Shares on used GPUs score in steps of 100 milli: one-GPU nodes with 600
+     * (node 0) and 650 (node 1) left: (60 or 65) / 10 = 6: both 94, a tie;
+     * tarmac's rule takes the fuller, node 0. */
+    uint32_t g3[2] = {1, 1};
+    pv_init(&H, 1, NULL, NULL, g3, 2);
+    run_share(100, 0, 0, 400);
+    run_share(101, 1, 0, 350);
+    H.n_queue = 0;
+    pv_queue(&H, share(1, 300, 0));
+    uint32_t both[2] = {0, 1};
+    CHECK_EQ_INT(pick_with("placement=gpu-packing", splitmix), 0);
+    check_rank_ties("placement=gpu-packing:k8s", both, 2, __LINE__);
+    pv_fini(&H);
+
+    /* gpu-clustering:k8s (gpu_clustering_score.go): every share has the one
+     * affinity "share-gpu". One-GPU nodes: node 0 runs a 0.2 share (800
+     * left), node 1 a 0.5 share (500 left), node 2 nothing. A 0.3 share:
+     * tarmac's rule keys by the share (300): nodes 0, 1 run only others
+     * (class 3), node 2 is idle (class 2): node 2. The reference: nodes 0
+     * and 1 run only its affinity: 25 (1000 - 800) / 1000 + 75 = 80 and
+     * 25 x 500 / 1000 + 75 = 87; node 2: 25 x 0 + 25 = 25: node 1. */
+    uint32_t g4[3] = {1, 1, 1};
+    pv_init(&H, 1, NULL, NULL, g4, 3);
+    run_share(100, 0, 0, 200);
+    run_share(101, 1, 0, 500);
+    CHECK_EQ_INT(place1("gpu-clustering", share(1, 300, 0), NULL, NULL), 2);
+    CHECK_EQ_INT(place1("gpu-clustering:k8s", share(1, 300, 0), NULL, NULL), 1);
+    pv_fini(&H);
+
+    /* fgd:k8s scores int(100 sigmoid((F before - F after) / 1000)), the
+     * popularities summing to 1 (fgd_score.go). Typical pods {0.36 x 1,
+     * 0.01 x 99}: popularities 0.01 and 0.99. One-GPU nodes: node 0 fully
+     * free, node 1 with 300 left. A 0.3 share:
+     *  node 0: 1000 -> 700, usable by both pods before and after: F 0 -> 0,
+     *    gradient 0, score int(50) = 50;
+     *  node 1: 300 is below 0.36: F = 0.01 x 300 = 3 before, 0 after (nothing
+     *    left): gradient -3, score int(100 sigmoid(0.003)) = int(50.07) = 50.
+     * The exact rule takes node 1 (-3 < 0); the reference's integer scores
+     * tie, and the tie goes by rank. */
+    uint32_t g5[2] = {1, 1};
+    pv_init(&H, 1, NULL, NULL, g5, 2);
+    run_share(100, 1, 0, 700);
+    H.n_queue = 0;
+    pv_queue(&H, share(1, 300, 0));
+    CHECK_EQ_INT(pick_with("placement=fgd:0.36@1,0.01@99", splitmix), 1);
+    check_rank_ties("placement=fgd:k8s:0.36@1,0.01@99", both, 2, __LINE__);
+    pv_fini(&H);
 }
 
 static uint32_t random_pick(place_rand_fn fn)
@@ -652,6 +794,7 @@ int main(void)
     test_fgd();
     test_dotprod();
     test_dotprod_k8s();
+    test_k8s_modes();
     test_gpu_packing();
     test_gpu_clustering();
     test_random();

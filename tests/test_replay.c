@@ -309,6 +309,55 @@ static void test_pack_fgd(void)
     sim_scenario_fini(&sc);
 }
 
+/* gpu-clustering in the packing protocol sees the pods placed before (the
+ * view's running jobs), as the reference's plugin sees the pods bound to
+ * each node. Two nodes of 2 GPUs; pods in list order: a 0.5 share, a 1-GPU
+ * pod, a 2-GPU pod.
+ *   share: both nodes idle (class 2), equally free: node 0, GPU 0.
+ *   1 GPU: node 0 runs only another affinity (class 3), node 1 nothing
+ *     (class 2): node 1. Blind to the pods, both would be class 2 and the
+ *     fuller node 0 would take it.
+ *   2 GPUs: each node has one fully free GPU left: it fails. (Blind: node 1
+ *     would still be idle and take it.)
+ * Allocated 1500 of 4000 milli = 37.5 % at 100 % arrived, one pod failed
+ * (blind: all three, 87.5 %). */
+static void test_pack_clustering(void)
+{
+    sim_scenario sc;
+    tm_diag d;
+    CHECK_EQ_INT(sim_scenario_init_replay(&sc, "p", &d), TM_OK);
+    const char *nodes = fixture("nodes3.csv", "sn,cpu_milli,memory_mib,gpu,model\n"
+                                              "n0,100000,100000,2,T4\n"
+                                              "n1,100000,100000,2,T4\n");
+    trace_node_source ns;
+    CHECK_EQ_INT(trace_openb_nodes_open(&ns, nodes, NULL, &d), TM_OK);
+    uint64_t cpu_only = 0;
+    CHECK_EQ_INT(sim_scenario_add_nodes(&sc, &ns, &cpu_only, &d), TM_OK);
+    ns.close(ns.ud);
+    trace_job pods[3];
+    uint32_t g[3] = {1, 1, 2}, m[3] = {500, 1000, 1000};
+    for (int i = 0; i < 3; i++) {
+        trace_job_defaults(&pods[i]);
+        pods[i].id = (uint64_t)i + 1;
+        pods[i].gpus = g[i];
+        pods[i].gpu_milli = m[i];
+    }
+    const char *pol[] = {"order=fifo placement=gpu-clustering backfill=none"};
+    sim_pack_cfg cfg = {100, 50, 1, 1, pol, 1, 1};
+    sim_pack_result r;
+    int rc = sim_pack_run(&sc, pods, 3, &cfg, &r, &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", d.where, d.msg);
+        sim_scenario_fini(&sc);
+        return;
+    }
+    CHECK_NEAR(sim_pack_value(&r, 0, 0, SIM_PACK_ALLOC, 2), 37.5, 1e-9);
+    CHECK_NEAR(sim_pack_value(&r, 0, 0, SIM_PACK_FAILED, 2), 1, 0);
+    sim_pack_result_fini(&r);
+    sim_scenario_fini(&sc);
+}
+
 static void test_fleet_file(void)
 {
     tm_diag d;
@@ -397,6 +446,7 @@ int main(void)
     test_window_easy_sjf();
     test_pack();
     test_pack_fgd();
+    test_pack_clustering();
     test_fleet_file();
     test_synth_equivalence();
     return check_finish("test_replay");
