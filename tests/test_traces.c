@@ -14,9 +14,11 @@
 #include "trace.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char tmpdir[256];
 
@@ -844,6 +846,58 @@ static void test_window(void)
     CHECK_EQ_INT(trace_parse_datetime("2020-02-30 00:00:00", &t), -1);
 }
 
+/* ------------------------------------------------------------------------- */
+/* a truncated gzip file                                                      */
+
+/* A gzip file of `lines` whose stream stops right after a full flush that
+ * falls on a line boundary (no end of stream, no trailer): every line that
+ * decompresses is whole, so only zlib's end-of-input status tells. */
+static void test_truncated_gzip(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/cut.csv.gz", tmpdir);
+    static const char head[] = "id,submit_us,duration_us\n1,0,5\n2,10,5\n";
+    static const char rest[] = "3,20,5\n";
+    unsigned char out[4096];
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    CHECK_EQ_INT(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (unsigned char *)head;
+    z.avail_in = (uInt)strlen(head);
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    CHECK_EQ_INT(deflate(&z, Z_FULL_FLUSH), Z_OK);
+    size_t cut = sizeof out - z.avail_out; /* the stream up to here: the head, whole */
+    z.next_in = (unsigned char *)rest;
+    z.avail_in = (uInt)strlen(rest);
+    CHECK_EQ_INT(deflate(&z, Z_FINISH), Z_STREAM_END);
+    size_t whole = sizeof out - z.avail_out;
+    deflateEnd(&z);
+    for (int truncated = 0; truncated < 2; truncated++) {
+        FILE *f = fopen(path, "wb");
+        CHECK(f != NULL);
+        if (!f)
+            return;
+        fwrite(out, 1, truncated ? cut : whole, f);
+        fclose(f);
+        trace_source s;
+        tm_diag d;
+        memset(&d, 0, sizeof d);
+        CHECK_EQ_INT(trace_tarmac_open(&s, path, NULL, &d), TM_OK);
+        sums m;
+        int rc = drain(&s, &m, &d);
+        if (truncated) {
+            /* the two whole lines come out, then the error, naming the line */
+            CHECK_EQ_INT(rc, TM_ERR_TRACE);
+            CHECK_EQ_U64(m.n, 2);
+            CHECK(strstr(d.msg, "truncated") != NULL);
+        } else {
+            CHECK_EQ_INT(rc, TRACE_END);
+            CHECK_EQ_U64(m.n, 3);
+        }
+    }
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/tarmac-test-traces-XXXXXX");
@@ -855,6 +909,7 @@ int main(void)
     test_small_fixtures();
     test_roundtrip();
     test_window();
+    test_truncated_gzip();
     const char *dir = check_data_dir();
     if (!dir) {
         int r = check_finish("test_traces (fixtures)");

@@ -73,8 +73,22 @@ static int refill(trace_lines *tl, tm_diag *diag)
     }
     tl->in_len = (size_t)n;
     tl->in_pos = 0;
-    if (n == 0)
+    if (n == 0) {
+        /* zlib ends a gzip stream cut short like a whole one, but records
+         * Z_BUF_ERROR ("the input file ended in the middle of a gzip
+         * stream"): a truncated .gz is an error, even when the cut falls on
+         * a line boundary and every line read so far looks whole */
+        int err;
+        (void)gzerror(tl->gz, &err);
+        if (err == Z_BUF_ERROR) {
+            char where[600];
+            snprintf(where, sizeof where, "%s:%llu", tl->path, (unsigned long long)tl->line + 1);
+            return tm_diag_set(diag, TM_ERR_TRACE, where,
+                               "the compressed file ends in the middle of its stream "
+                               "(truncated: the rest of the trace is missing)");
+        }
         tl->eof = 1;
+    }
     return TM_OK;
 }
 
