@@ -763,6 +763,40 @@ static void test_small_fixtures(void)
     }
     CHECK_EQ_INT(trace_estimate_source_find("exact"), -1);
     o.swf_estimates = TRACE_EST_REQUESTED;
+
+    /* headers: a machine past the bound is refused before a node is built;
+     * a value that is not a whole number is malformed, at its line */
+    static const struct {
+        const char *head;
+        int rc;
+        const char *where_suffix;
+    } heads[] = {
+        {"; MaxProcs: 4294967294\n", TM_ERR_LIMIT, NULL},
+        {"; MaxNodes: 3000000\n; MaxProcs: 3000000\n", TM_ERR_LIMIT, NULL},
+        {"; MaxProcs: 1e30\n", TM_ERR_TRACE, ":1"},
+        {"; Version: 2\n; MaxNodes: 12.5\n", TM_ERR_TRACE, ":2"},
+        {"; MaxNodes: -4\n", TM_ERR_TRACE, ":1"},
+        {"; MaxNodes: 2097152\n", TM_OK, NULL},
+    };
+    for (size_t c = 0; c < sizeof heads / sizeof heads[0]; c++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s1 0 -1 30 1 -1 -1 1 60 -1 1 3 1 -1 -1 -1 -1 -1\n",
+                 heads[c].head);
+        const char *hp = fixture("head.swf", text);
+        memset(&d, 0, sizeof d);
+        int hrc = trace_swf_open(&s, hp, &o, &info, &d);
+        CHECK_EQ_INT(hrc, heads[c].rc);
+        if (hrc == TM_OK) {
+            CHECK_EQ_U64(info.nodes, 2097152);
+            s.close(s.ud);
+        } else if (heads[c].where_suffix) {
+            char want_where[600];
+            snprintf(want_where, sizeof want_where, "%s%s", hp, heads[c].where_suffix);
+            if (strcmp(d.where, want_where) != 0)
+                check_fail(__FILE__, __LINE__, "header %zu: at \"%s\", want \"%s\" (%s)", c,
+                           d.where, want_where, d.msg);
+        }
+    }
 }
 
 /* ------------------------------------------------------------------------- */

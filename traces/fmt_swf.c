@@ -22,6 +22,7 @@
 #include "trace_int.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,29 +37,45 @@ typedef struct swf_rd {
     int has_pending;
 } swf_rd;
 
-static int64_t header_value(const char *line, const char *key)
+/* The largest machine a header may describe: MaxNodes, or MaxProcs where it
+ * becomes one-processor nodes (docs/traces.md). The largest machines of the
+ * Parallel Workloads Archive have under a million processors; a header past
+ * this is a typo or hostile, and would ask for gigabytes of nodes. */
+#define SWF_MAX_HEADER_NODES (1u << 21)
+
+/* "; Key: value" with any blanks: 1 and *v when line gives key, 0 when it
+ * is another line, -1 when it gives key with a value that is not a whole
+ * number in [0, 2^53] (such as "1e30", "12.5", "-3" or "many"). */
+static int header_value(const char *line, const char *key, int64_t *v)
 {
-    /* "; Key: value" with any blanks */
     const char *p = line + 1;
     while (*p == ' ' || *p == '\t')
         p++;
     size_t k = strlen(key);
     if (strncmp(p, key, k) != 0)
-        return -2;
+        return 0;
     p += k;
     while (*p == ' ' || *p == '\t')
         p++;
     if (*p != ':')
-        return -2;
+        return 0;
     p++;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return -1;
     char *end;
-    long long v = strtoll(p, &end, 10);
-    if (end == p)
-        return -2;
-    return v;
+    errno = 0;
+    long long x = strtoll(p, &end, 10);
+    while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+        end++;
+    if (errno || *end || x > (1ll << 53))
+        return -1;
+    *v = x;
+    return 1;
 }
 
-static void header_line(swf_rd *s, const char *line)
+static int header_line(swf_rd *s, const char *line, tm_diag *diag)
 {
     struct {
         const char *key;
@@ -70,10 +87,16 @@ static void header_line(swf_rd *s, const char *line)
         {"UnixStartTime", &s->info.unix_start_s},
     };
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        int64_t v = header_value(line, keys[i].key);
-        if (v != -2)
+        int64_t v;
+        int got = header_value(line, keys[i].key, &v);
+        if (got < 0)
+            return tm_diag_set(diag, TM_ERR_TRACE, s->rd.where,
+                               "expected a whole number after \"%s:\", got \"%.60s\"",
+                               keys[i].key, strchr(line, ':') + 1);
+        if (got > 0)
             *keys[i].dst = v;
     }
+    return TM_OK;
 }
 
 static int is_blank_line(const char *s)
@@ -221,7 +244,8 @@ int trace_swf_open(trace_source *src, const char *path, const trace_read_opts *o
         if (rc != TM_OK)
             goto fail;
         if (line[0] == ';') {
-            header_line(s, line);
+            if ((rc = header_line(s, line, diag)) != TM_OK)
+                goto fail;
             continue;
         }
         if (is_blank_line(line))
@@ -237,6 +261,17 @@ int trace_swf_open(trace_source *src, const char *path, const trace_read_opts *o
         break;
     }
     trace_swf_info *in = &s->info;
+    if (in->max_nodes > (int64_t)SWF_MAX_HEADER_NODES ||
+        (in->max_procs > (int64_t)SWF_MAX_HEADER_NODES &&
+         !(in->max_nodes > 0 && in->max_procs % in->max_nodes == 0 &&
+           in->max_procs / in->max_nodes <= PLACE_MAX_GPUS_PER_NODE))) {
+        rc = tm_diag_set(diag, TM_ERR_LIMIT, path,
+                         "the header describes a machine of %lld nodes and %lld processors; at "
+                         "most %u nodes are built from a header (give the fleet with --fleet)",
+                         (long long)in->max_nodes, (long long)in->max_procs,
+                         SWF_MAX_HEADER_NODES);
+        goto fail;
+    }
     in->procs_per_node = 1;
     if (in->max_nodes > 0 && in->max_procs > 0 && in->max_procs % in->max_nodes == 0 &&
         in->max_procs / in->max_nodes <= PLACE_MAX_GPUS_PER_NODE) {
