@@ -82,5 +82,22 @@ fi
 "$BIN" frobnicate >/dev/null 2>&1
 [ $? -eq 64 ] || { echo "FAIL: an unknown command is not a usage error"; fails=$((fails + 1)); }
 
+# a fleet with no GPU at any time: accepted, but said so (every job would be
+# rejected); a fleet with GPUs gets no such word
+cat >"$W/zero.json" <<'EOF2'
+{"name": "zero", "seed": 1, "horizon": "1d",
+ "fleet": {"pools": [{"name": "p", "gpu_type": "H100", "nodes": 0}]},
+ "workload": {"classes": [{"name": "c", "arrival": {"rate_per_hour": 10}, "duration": "1h"}]}}
+EOF2
+for cmd in validate "run -q -o $W/zero.h5"; do
+    # shellcheck disable=SC2086
+    "$BIN" $cmd "$W/zero.json" >/dev/null 2>"$W/zero.err" ||
+        { echo "FAIL: $cmd of a zero-GPU fleet: exit $?"; fails=$((fails + 1)); }
+    grep -q "no GPU is in service at any time" "$W/zero.err" ||
+        { echo "FAIL: $cmd of a zero-GPU fleet: no warning: $(cat "$W/zero.err")"; fails=$((fails + 1)); }
+done
+"$BIN" validate "$TARMAC_SRC/scenarios/enterprise.json" >/dev/null 2>"$W/ok.err"
+[ ! -s "$W/ok.err" ] || { echo "FAIL: a warning for a fleet with GPUs: $(cat "$W/ok.err")"; fails=$((fails + 1)); }
+
 [ $fails -eq 0 ] && echo "all bad inputs handled" || echo "$fails failure(s)"
 exit $fails

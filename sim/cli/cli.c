@@ -172,3 +172,13 @@ int sim_cli_main(int argc, char **argv)
     main_help(stderr);
     return tm_status_exit_code(TM_ERR_USAGE);
 }
+
+void sim__cli_warn_no_gpus(const sim_scenario *sc, const char *name)
+{
+    if (sim_fleet_gpus_ever(sc) == 0)
+        fprintf(stderr,
+                "tarmac: warning: %s: fleet.pools: no GPU is in service at any time of the run "
+                "(no pool has nodes, or every one is delivered after the horizon or retired on "
+                "delivery): every job will be rejected and every utilization is 0\n",
+                name);
+}

@@ -156,4 +156,8 @@ extern const sim__cli_command sim__cmd_run, sim__cmd_validate, sim__cmd_compare,
 extern const sim__cli_command sim__cmd_place;
 extern const sim__cli_command sim__cmd_sweep;
 
+/* On stderr, when scenario sc (named name) has no GPU in service at any time:
+ * a run of it rejects every job (sim_fleet_gpus_ever). */
+void sim__cli_warn_no_gpus(const sim_scenario *sc, const char *name);
+
 #endif

@@ -230,6 +230,7 @@ static int cmd_run(int argc, char **argv)
     sim_run_opts opts = {
         .replication = (uint32_t)rep, .check_invariants = check, .stop_flag = &sim__cli_stop};
     sim__cli_progress bar;
+    sim__cli_warn_no_gpus(&sc, path ? path : "(embedded default)");
     sim__cli_progress_init(&bar, !quiet && sim__cli_stderr_is_tty(), sc.horizon_us, 1);
     if (bar.enabled) {
         opts.progress = sim__cli_progress_cb;

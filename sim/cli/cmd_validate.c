@@ -38,6 +38,7 @@ static int cmd_validate(int argc, char **argv)
         }
         printf("%s: ok (%zu pools, %zu classes, policy %s)\n", path, sc.n_pools, sc.n_classes,
                sc.policy);
+        sim__cli_warn_no_gpus(&sc, path);
         sim_scenario_fini(&sc);
     }
     if (!files)

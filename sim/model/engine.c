@@ -2457,3 +2457,16 @@ size_t sim_level_count(const sim_scenario *sc)
     return SIM_LV_FIXED + 3 * sc->n_pools + 3 * sc->n_types + 2 * sc->n_classes +
            SIM_LV_S_COUNT * sc->n_services;
 }
+
+uint64_t sim_fleet_gpus_ever(const sim_scenario *sc)
+{
+    uint64_t g = 0;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        const sim_pool_cfg *pc = &sc->pools[p];
+        int delivered = sc->stop == SIM_STOP_DRAIN || pc->delivered_us < sc->horizon_us;
+        int retired_at_once = pc->retired_us >= 0 && pc->retired_us <= pc->delivered_us;
+        if (delivered && !retired_at_once)
+            g += (uint64_t)pc->nodes * pc->gpus_per_node;
+    }
+    return g;
+}

@@ -392,6 +392,11 @@ typedef struct sim_result {
 
 void sim_result_fini(sim_result *r);
 
+/* GPUs of the pools that are in service at some time of the run (delivered
+ * before the horizon, not retired on delivery). 0 means every job will be
+ * rejected: the commands say so before they run. */
+uint64_t sim_fleet_gpus_ever(const sim_scenario *sc);
+
 /* ------------------------------------------------------------------------- */
 /* The summary metrics (model/summary_metrics.c)                              */
 
