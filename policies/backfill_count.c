@@ -30,8 +30,10 @@
  *
  * When it applies (count_applies(); checked once per pass, at the first use):
  *   the cluster has one GPU type; every node has the same GPU count G; every
- *   GPU of every node in service is in service; every running part holds G
- *   whole GPUs (a whole node); every waiting job asks for whole GPUs, a
+ *   GPU of every node in service is in service; every node in service is
+ *   either fully free or fully held (no GPU held by something the view does
+ *   not list beside free ones); every running part holds G whole GPUs (a
+ *   whole node); every waiting job asks for whole GPUs, a
  *   multiple of G of them (one node, or several with PLACE_JOB_CAN_SPAN), of
  *   the one type and its GPU memory, is no service replica, and asks for host
  *   CPU and memory that the smallest node holds in full (so host resources
@@ -159,6 +161,8 @@ static int count_applies(cprof *p, const place_view *v)
     uint32_t t = p->uni_type, g = p->uni_gpn;
     if (c->gpus_up != (uint64_t)g * bits_count(&c->up[t]))
         return 0; /* a GPU out of service on a node in service */
+    if (g > 1 && c->type_gpus_free[t] != (uint64_t)g * bits_count(c->by_free[t] + g))
+        return 0; /* a node partly free: held in part by something no view lists */
     for (uint32_t r = 0; r < v->n_running; r++)
         for (uint32_t k = 0; k < v->running[r].n_parts; k++) {
             const place_part *q = &v->running[r].parts[k];
@@ -433,7 +437,8 @@ void place__bf_observe(void *state, const place_view *v, const place_decision *d
                     e = p->now + 1;
                 int64_t k = 0;
                 for (uint32_t q = 0; q < x->n_parts; q++)
-                    k += v->cluster->node_up[x->parts[q].node];
+                    if (v->cluster->node_up[x->parts[q].node])
+                        k += x->parts[q].gpus / p->gpn;
                 /* counted free now and never as a release: held over [now, e) */
                 if (profile_take(p, p->now, e, k) != PLACE_OK)
                     p->built = 0;
