@@ -39,9 +39,15 @@
  *   CPU and memory that the smallest node holds in full (so host resources
  *   never bind: a node runs one job). A unit is then a node (a GPU when G is
  *   1, as on SWF machines), and any free unit is as good as another. In any
- *   other pass the node-identity profile of backfill_profile.c decides.
+ *   other pass the node-identity profile of backfill_profile.c decides. The
+ *   mode holds for the whole pass: a start in it keeps the condition (the
+ *   job was a waiting whole-node job). The node part is cached per cluster
+ *   and rechecked for nodes added since (place_cluster has no removal; a
+ *   state serves one host's cluster); hopeless() is exact in a count pass
+ *   (fewer free units now than the job needs, or allow() refuses).
  *
- * Costs, with S steps (at most 1 + running jobs + 2 x reservations) and Q
+ * Costs, with S steps (at most 1 + running jobs + 2 x (reservations and
+ * starts of the pass)) and Q
  * waiting jobs: building O(R log R + parts + nodes / 64) per pass that
  * needs it (R running jobs); the applicability test O(Q + parts), the node
  * uniformity cached (O(1) unless nodes were added); a point lookup O(log S)
@@ -156,7 +162,8 @@ static int job_counts(const cprof *p, const place_cluster *c, const place_job *j
 static int count_applies(cprof *p, const place_view *v)
 {
     const place_cluster *c = v->cluster;
-    if (!nodes_uniform(p, c) || c->types_present != (1ull << p->uni_type))
+    if (!nodes_uniform(p, c) || c->types_present != (1ull << p->uni_type) ||
+        c->type_max_gpus[p->uni_type] != p->uni_gpn)
         return 0;
     uint32_t t = p->uni_type, g = p->uni_gpn;
     if (c->gpus_up != (uint64_t)g * bits_count(&c->up[t]))
