@@ -8,9 +8,12 @@
  * delayed by one behind it, at the price of fewer backfills than EASY. The
  * profile follows the running jobs from pass to pass; reservations are not
  * kept between passes: each pass recomputes them, as the schedule is
- * recomputed when jobs end early. Model: backfill_profile.c.
- * Cost: one reservation search per blocked job, O(queue x nodes) per pass in
- * the worst case.
+ * recomputed when jobs end early. Model: a count of nodes in an
+ * availability profile where the nodes a job may use are identical
+ * (backfill_count.c, which states the condition), node identities otherwise
+ * (backfill_profile.c); both behind place__bf_*, shared with EASY.
+ * Cost: one reservation search per blocked job: O(queue x steps) per pass on
+ * identical nodes, O(queue x nodes) in the worst case otherwise.
  * Source: Mu'alem and Feitelson, IEEE TPDS 12(6), 2001, section 2
  * (conservative backfilling, after Feitelson and Weil, IPPS 1998).
  */
@@ -26,55 +29,18 @@ static int cons_create(const place_env *env, const char *args, void **state, cha
             snprintf(err, err_len, "backfill 'conservative' takes no arguments, got '%.60s'", args);
         return PLACE_ERR_SPEC;
     }
-    return place__profile_create(env, UINT32_MAX, (place__profile **)state);
-}
-
-static void cons_destroy(void *state)
-{
-    place__profile_destroy(state);
-}
-
-static int cons_begin(void *state, const place_view *v)
-{
-    place__profile_begin(state, v);
-    return PLACE_OK;
-}
-
-static int cons_blocked(void *state, const place_view *v, uint32_t i)
-{
-    int rc = place__profile_reserve(state, v, i);
-    return rc < 0 ? rc : PLACE_BF_SKIP;
-}
-
-static int cons_allow(void *state, const place_view *v, const place_job *j, const place_part *p)
-{
-    return place__profile_allow(state, v, j, p);
-}
-
-static void cons_observe(void *state, const place_view *v, const place_decision *d)
-{
-    place__profile_observe(state, v, d);
-}
-
-static int cons_hopeless(void *state, const place_view *v, const place_job *j)
-{
-    return place__profile_hopeless(state, v, j);
-}
-
-static int cons_reserving(const void *state)
-{
-    return place__profile_n_resv(state) > 0;
+    return place__bf_create(env, UINT32_MAX, state);
 }
 
 const place_backfill place__backfill_conservative = {
     .name = "conservative",
     .summary = "reserve for every blocked job; backfill only what delays none",
     .create = cons_create,
-    .destroy = cons_destroy,
-    .begin = cons_begin,
-    .blocked = cons_blocked,
-    .allow = cons_allow,
-    .observe = cons_observe,
-    .reserving = cons_reserving,
-    .hopeless = cons_hopeless,
+    .destroy = place__bf_destroy,
+    .begin = place__bf_begin,
+    .blocked = place__bf_blocked,
+    .allow = place__bf_allow,
+    .observe = place__bf_observe,
+    .reserving = place__bf_reserving,
+    .hopeless = place__bf_hopeless,
 };

@@ -13,6 +13,20 @@
  * backfilling gives every queued job such a reservation, in order, and lets a
  * job start only if it delays none of them.
  *
+ * Which model decides a pass. Where the nodes a job may use are identical
+ * (one GPU type, one GPU count per node, whole-node jobs, host resources not
+ * binding: an SWF machine; the exact condition is in backfill_count.c), the
+ * rules above are applied as stated, on a count of nodes in an availability
+ * profile (backfill_count.c); this file's reservations are not used in such
+ * a pass. Reserving node identities there would be wrong, not just slow: a
+ * spanning gang would get the lowest-numbered nodes free at its shadow time,
+ * idle ones included, and a later job that the count's "extra" admits would
+ * be refused on them (tests/test_place_backfill.c, test_count_idle_nodes).
+ * This file decides every other pass: heterogeneous GPU types or node sizes,
+ * GPU shares, jobs smaller than a node, host CPU or memory that bind, GPUs
+ * out of service on nodes in service, or nodes partly held by something no
+ * view lists. There node identity matters and the count has no meaning.
+ *
  * Generalisation to GPU nodes (documented in place.h and README.md):
  *
  *  - A gang runs on one node (unless it may span), so the pool is per node.

@@ -200,6 +200,30 @@ void place__profile_resv(const place__profile *p, uint32_t k, uint32_t *node, in
                          int64_t *end_us, uint32_t *gpus, uint32_t *queue_index);
 
 /* ------------------------------------------------------------------------- */
+/* EASY and conservative: count-based on identical nodes (backfill_count.c)   */
+
+/* The state both reserving rules keep: a count-based availability profile,
+ * used in a pass where the nodes a job may use are identical (the condition
+ * is in backfill_count.c), and the node-identity profile above otherwise.
+ * The functions are the place_backfill table's; max_resv as for
+ * place__profile_create. */
+int place__bf_create(const place_env *env, uint32_t max_resv, void **state);
+void place__bf_destroy(void *state);
+int place__bf_begin(void *state, const place_view *v);
+int place__bf_blocked(void *state, const place_view *v, uint32_t i);
+int place__bf_allow(void *state, const place_view *v, const place_job *j, const place_part *part);
+void place__bf_observe(void *state, const place_view *v, const place_decision *d);
+int place__bf_hopeless(void *state, const place_view *v, const place_job *j);
+int place__bf_reserving(const void *state);
+/* For tests: 1 when this pass counts (decided at the first use in the pass);
+ * the count reservations (returns their number; fills reservation k when
+ * k < that number): start, end (PLACE_T_NEVER = open-ended), units (nodes,
+ * or GPUs on one-GPU nodes) and the queue index it protects. */
+int place__bf_counting(const void *state);
+uint32_t place__bf_count_resv(const void *state, uint32_t k, int64_t *start_us, int64_t *end_us,
+                              uint32_t *units, uint32_t *queue_index);
+
+/* ------------------------------------------------------------------------- */
 /* The SLO-aware replica placement both service rules use (service_slo.c)     */
 
 /* wait_us: how long a replica waits before the hybrid rule routes it. */

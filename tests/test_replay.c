@@ -65,6 +65,7 @@ static const char *fixture(const char *name, const char *text)
 }
 
 static const char *swf_path;
+static uint32_t swf_nodes = 4; /* the machine of window_case */
 
 static int open_swf(void *ud, trace_source *src, tm_diag *d)
 {
@@ -79,7 +80,7 @@ static int window_case(const char *spec, sim_window_result *r, sim_window *w, si
     CHECK_EQ_INT(sim_scenario_init_replay(&sc, "w", &d), TM_OK);
     trace_swf_info info;
     memset(&info, 0, sizeof info);
-    info.nodes = 4;
+    info.nodes = swf_nodes;
     info.procs_per_node = 1;
     CHECK_EQ_INT(sim_scenario_add_swf_machine(&sc, &info, &d), TM_OK);
     snprintf(sc.policy, sizeof sc.policy, "%s", spec);
@@ -106,17 +107,21 @@ static void test_window_fcfs(void)
     CHECK_NEAR(r[0].wait_mean_s, 80, 1e-9);
     CHECK_NEAR(r[0].bsld_mean, 19.0 / 3, 1e-9);
     CHECK_NEAR(r[0].util, 0.65625, 1e-12);
+    /* RLScheduler's: 420 GPU-s / (4 GPUs x last start 150 s) */
+    CHECK_NEAR(r[0].util_rlsched, 0.7, 1e-12);
     CHECK_NEAR(r[0].makespan_s, 160, 1e-9);
     CHECK_EQ_U64(r[1].jobs, 2);
     CHECK_NEAR(r[1].wait_mean_s, 20, 1e-9);
     CHECK_NEAR(r[1].bsld_mean, 3, 1e-9);
     CHECK_NEAR(r[1].util, 220.0 / 240, 1e-12);
+    CHECK_NEAR(r[1].util_rlsched, 220.0 / 200, 1e-12); /* J3 starts at 50: above 1 */
     /* greedy backfilling (no reservation) lets J3 pass */
     rc = window_case("order=fifo placement=first-fit backfill=greedy", r, w, 1);
     CHECK_EQ_INT(rc, TM_OK);
     CHECK_NEAR(r[0].wait_mean_s, 100.0 / 3, 1e-9);
     CHECK_NEAR(r[0].bsld_mean, 5.0 / 3, 1e-9);
     CHECK_NEAR(r[0].util, 0.7, 1e-12);
+    CHECK_NEAR(r[0].util_rlsched, 420.0 / 400, 1e-12); /* J2 starts last, at 100 */
 }
 
 /* EASY backfilling and shortest-estimate-first come from policies/, written
@@ -164,6 +169,47 @@ static void test_window_easy_sjf(void)
         CHECK_NEAR(r.bsld_mean, groups[g].bsld, 1e-9);
         CHECK_NEAR(r.util, 0.7, 1e-12);
     }
+}
+
+/* EASY and conservative count processors on an SWF machine (Lifka 1995;
+ * Mu'alem and Feitelson 2001, section 2), through the window protocol.
+ * Five one-processor nodes; estimates = requested times = run times.
+ *   X  submit 0, 3 procs, 5 s: nodes 0-2, [0, 5)
+ *   R  submit 0, 2 procs, 10 s: nodes 3-4, [0, 10)
+ *   J1 submit 5, 4 procs, 10 s
+ *   J2 submit 5, 1 proc, 20 s
+ * At 5, X is gone: nodes 0-2 idle. J1 does not fit (3 free); its shadow
+ * time is 10 (R ends: 5 free), extra 5 - 4 = 1. J2 fits now, ends at 25 >
+ * 10, but takes 1 <= extra: it starts at 5 (EASY). Conservative: J1 holds 4
+ * over [10, 20), leaving [5,10) 3, [10,20) 1: J2 fits [5, 25): it starts at
+ * 5. J1 starts at 10 under both. Waits 0, 0, 5, 0: mean 1.25; bounded
+ * slowdowns 1, 1, 1.5, 1: mean 1.125; GPU-time 15 + 20 + 40 + 20 = 95 over
+ * 5 x 25 (last end 25): util 0.76; over 5 x 10 (last start 10): 1.9.
+ * The node-identity reservations gave J1 nodes 0-3 (the lowest free at 10,
+ * three of them idle at 5), so J2 waited for node 4 until 10: mean wait
+ * 2.5, last end 30, util 95 / 150. */
+static void test_window_count(void)
+{
+    swf_path = fixture("c.swf", "; MaxNodes: 5\n"
+                                "1 0 -1  5 3 -1 -1 3  5 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                "2 0 -1 10 2 -1 -1 2 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                "3 5 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 -1 -1 -1 -1\n"
+                                "4 5 -1 20 1 -1 -1 1 20 -1 1 1 1 -1 -1 -1 -1 -1\n");
+    const char *spec[2] = {"order=fifo placement=first-fit backfill=easy",
+                           "order=fifo placement=first-fit backfill=conservative"};
+    swf_nodes = 5;
+    for (int k = 0; k < 2; k++) {
+        sim_window w = {0, 0};
+        sim_window_result r;
+        CHECK_EQ_INT(window_case(spec[k], &r, &w, 1), TM_OK);
+        CHECK_EQ_U64(r.jobs, 4);
+        CHECK_NEAR(r.wait_mean_s, 1.25, 1e-9);
+        CHECK_NEAR(r.bsld_mean, 1.125, 1e-9);
+        CHECK_NEAR(r.util, 0.76, 1e-12);
+        CHECK_NEAR(r.util_rlsched, 1.9, 1e-12);
+        CHECK_NEAR(r.makespan_s, 25, 1e-9);
+    }
+    swf_nodes = 4;
 }
 
 static void test_pack(void)
@@ -444,6 +490,7 @@ int main(void)
     }
     test_window_fcfs();
     test_window_easy_sjf();
+    test_window_count();
     test_pack();
     test_pack_fgd();
     test_pack_clustering();

@@ -302,8 +302,8 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
         if ((rc = sim_scenario_add_swf_machine(sc, &info, d)))
             return rc;
         if (!c->quiet)
-            printf("machine from the SWF header: %u nodes of %u processor(s)\n",
-                   info.nodes, info.procs_per_node);
+            printf("machine from the SWF header: %u nodes of %u processor(s)\n", info.nodes,
+                   info.procs_per_node);
         return TM_OK;
     }
     return tm_diag_set(d, TM_ERR_USAGE, "replay",
@@ -382,21 +382,22 @@ static int run_window(rcfg *c, sim_scenario *sc, tm_diag *d)
         if (c->quiet)
             continue;
         printf("policy: %s\n", sc->policy);
-        printf("%8s %10s %8s %8s %12s %10s %8s %9s\n", "window", "first", "jobs", "rejected",
-               "wait_mean_s", "bsld_mean", "util", "errors");
-        double sw = 0, sb = 0, su = 0;
+        printf("%8s %10s %8s %8s %12s %10s %8s %12s %9s\n", "window", "first", "jobs", "rejected",
+               "wait_mean_s", "bsld_mean", "util", "util_rlsched", "errors");
+        double sw = 0, sb = 0, su = 0, sr = 0;
         for (size_t i = 0; i < c->n_win; i++) {
-            printf("%8zu %10llu %8llu %8llu %12.1f %10.3f %8.4f %9llu\n", i,
+            printf("%8zu %10llu %8llu %8llu %12.1f %10.3f %8.4f %12.4f %9llu\n", i,
                    (unsigned long long)r[i].first, (unsigned long long)r[i].jobs,
                    (unsigned long long)r[i].rejected, r[i].wait_mean_s, r[i].bsld_mean, r[i].util,
-                   (unsigned long long)r[i].policy_errors);
+                   r[i].util_rlsched, (unsigned long long)r[i].policy_errors);
             sw += r[i].wait_mean_s;
             sb += r[i].bsld_mean;
             su += r[i].util;
+            sr += r[i].util_rlsched;
         }
         double n = (double)c->n_win;
-        printf("%8s %10s %8s %8s %12.1f %10.3f %8.4f\n\n", "mean", "", "", "", sw / n, sb / n,
-               su / n);
+        printf("%8s %10s %8s %8s %12.1f %10.3f %8.4f %12.4f\n\n", "mean", "", "", "", sw / n,
+               sb / n, su / n, sr / n);
     }
     free(r);
     if (rc == TM_OK)

@@ -29,7 +29,10 @@ typedef struct sim_window_result {
     double wait_mean_s; /* mean wait of started jobs */
     double bsld_mean;   /* mean bounded slowdown max(1, (wait + run) / max(run, 10 s)) */
     double util;        /* GPU-time allocated / GPU-time available, first submit .. last end */
-    double makespan_s;  /* first submit .. last completion */
+    /* the same GPU-time / (GPUs x (last start - first submit)), as RLScheduler
+     * reports utilization; may exceed 1; 0 when every job starts at once */
+    double util_rlsched;
+    double makespan_s; /* first submit .. last completion */
     uint64_t policy_errors;
 } sim_window_result;
 
