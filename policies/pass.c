@@ -1,5 +1,6 @@
 /*
- * place.c — status messages, the libc allocator, policy instances and the pass.
+ * pass.c — the scheduling pass: policy instances, the one loop both hosts run,
+ * and what the pass needs besides (status messages, the libc allocator).
  *
  * place_pass_run is the one loop both hosts run, so that the simulator and
  * `tarmac place` cannot drift apart: ask the policy for a decision, check it
