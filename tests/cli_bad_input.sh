@@ -82,6 +82,32 @@ fi
 "$BIN" frobnicate >/dev/null 2>&1
 [ $? -eq 64 ] || { echo "FAIL: an unknown command is not a usage error"; fails=$((fails + 1)); }
 
+# names (scenarios/SCHEMA.md, "Names"): refused at load, naming the JSON path,
+# before anything runs; before, "", "." and ".." failed only when the report
+# was written (exit 70, the run lost) and "/" or a newline broke plots
+name_case() {
+    tag=$1 where=$2 json=$3
+    printf '%s' "$json" >"$W/name-$tag.json"
+    expect 65 "$where: .*a name is not empty" "$W/name-$tag.json"
+}
+pool='{"gpu_type":"H100","nodes":2}'
+cls='{"name":"a","arrival":{"rate_per_hour":1},"duration":"1h"}'
+name_case empty 'workload.classes\[0\].name' \
+    "{\"fleet\":{\"pools\":[$pool]},\"workload\":{\"classes\":[{\"name\":\"\",\"arrival\":{\"rate_per_hour\":1},\"duration\":\"1h\"}]}}"
+name_case dot 'fleet.pools\[0\].name' \
+    "{\"fleet\":{\"pools\":[{\"name\":\".\",\"gpu_type\":\"H100\",\"nodes\":2}]},\"workload\":{\"classes\":[$cls]}}"
+name_case dotdot 'fleet.pools\[0\].name' \
+    "{\"fleet\":{\"pools\":[{\"name\":\"..\",\"gpu_type\":\"H100\",\"nodes\":2}]},\"workload\":{\"classes\":[$cls]}}"
+name_case slash 'workload.classes\[0\].name' \
+    "{\"fleet\":{\"pools\":[$pool]},\"workload\":{\"classes\":[{\"name\":\"a/\",\"arrival\":{\"rate_per_hour\":1},\"duration\":\"1h\"}]}}"
+name_case newline 'tenants\[0\].name' \
+    "{\"tenants\":[{\"name\":\"a\\nb\",\"share\":1}],\"fleet\":{\"pools\":[$pool]},\"workload\":{\"classes\":[$cls]}}"
+printf '{"fleet":{"pools":[{"name":"p\377","gpu_type":"H100","nodes":2}]},"workload":{"classes":[%s]}}' "$cls" >"$W/name-utf8.json"
+expect 65 'fleet.pools\[0\].name: a name that is not valid UTF-8' "$W/name-utf8.json"
+# names outside ASCII are names
+printf '{"fleet":{"pools":[{"name":"b\303\266rse","gpu_type":"H100","nodes":2}]},"workload":{"classes":[%s]}}' "$cls" >"$W/name-ok.json"
+"$BIN" validate "$W/name-ok.json" >/dev/null 2>&1 || { echo "FAIL: a UTF-8 name was refused"; fails=$((fails + 1)); }
+
 # a fleet with no GPU at any time: accepted, but said so (every job would be
 # rejected); a fleet with GPUs gets no such word
 cat >"$W/zero.json" <<'EOF2'

@@ -77,6 +77,11 @@ int sim__cfg_check_object(sim__loader *L, const cJSON *o, const char *path,
  * get_duration: seconds or a string with a unit, into microseconds. */
 int sim__cfg_get_string(sim__loader *L, const cJSON *o, const char *path, const char *key,
                         char *out, size_t n, const char *def);
+/* sim__cfg_get_string of a name (a pool, type, class, service or tenant),
+ * held to the name rule: not empty, valid UTF-8, no '/', no control
+ * character, not "." or "..". */
+int sim__cfg_get_name(sim__loader *L, const cJSON *o, const char *path, const char *key, char *out,
+                      size_t n, const char *def);
 int sim__cfg_get_number(sim__loader *L, const cJSON *o, const char *path, const char *key,
                         double *out, double lo, double hi, int required);
 int sim__cfg_get_int(sim__loader *L, const cJSON *o, const char *path, const char *key,

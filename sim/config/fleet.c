@@ -53,7 +53,7 @@ int sim__cfg_load_types(sim__loader *L, const cJSON *arr)
         if (rc)
             return rc;
         char name[SIM_NAME_MAX], base[SIM_NAME_MAX];
-        if ((rc = sim__cfg_get_string(L, o, p, "name", name, sizeof name, NULL)) ||
+        if ((rc = sim__cfg_get_name(L, o, p, "name", name, sizeof name, NULL)) ||
             (rc = sim__cfg_get_string(L, o, p, "base", base, sizeof base, "")))
             return rc;
         int idx = sim_catalog_find(sc->types, sc->n_types, name);
@@ -150,7 +150,7 @@ int sim__cfg_load_fleet(sim__loader *L, const cJSON *fleet)
         int64_t nodes = 0, gpn = 8;
         double cores = 0, mem_gib = 0;
         pc->retired_us = -1;
-        if ((rc = sim__cfg_get_string(L, o, p, "name", pc->name, sizeof pc->name, defname)) ||
+        if ((rc = sim__cfg_get_name(L, o, p, "name", pc->name, sizeof pc->name, defname)) ||
             (rc = sim__cfg_get_string(L, o, p, "gpu_type", tname, sizeof tname, NULL)) ||
             (rc = sim__cfg_get_int(L, o, p, "nodes", &nodes, 0, 10000000, 1)) ||
             (rc =

@@ -168,6 +168,56 @@ int sim__cfg_get_string(sim__loader *L, const cJSON *o, const char *path, const 
     return TM_OK;
 }
 
+/* The name rule (scenarios/SCHEMA.md, "Names"): a name becomes an HDF5 group
+ * (/summary/classes/NAME), a file name (plot's pictures), a label in tables
+ * and figures. So: not empty, valid UTF-8, no '/', no control character
+ * (newline, tab, ...), not "." or "..". NULL when name follows it, else what
+ * is wrong. */
+static const char *name_problem(const char *name)
+{
+    if (!*name)
+        return "an empty name";
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return "\".\" and \"..\" are not names";
+    const unsigned char *u = (const unsigned char *)name;
+    while (*u) {
+        if (*u == '/')
+            return "a '/' in a name";
+        if (*u < 0x20 || *u == 0x7f)
+            return "a control character (newline, tab, ...) in a name";
+        size_t len = *u < 0x80 ? 1 : (*u & 0xe0) == 0xc0 ? 2 : (*u & 0xf0) == 0xe0 ? 3
+                                 : (*u & 0xf8) == 0xf0 ? 4 : 0;
+        if (len == 0 || (len == 2 && *u < 0xc2) || (len == 4 && *u > 0xf4))
+            return "a name that is not valid UTF-8";
+        for (size_t k = 1; k < len; k++)
+            if ((u[k] & 0xc0) != 0x80)
+                return "a name that is not valid UTF-8";
+        if ((len == 3 && *u == 0xe0 && u[1] < 0xa0) || (len == 3 && *u == 0xed && u[1] >= 0xa0) ||
+            (len == 4 && *u == 0xf0 && u[1] < 0x90) || (len == 4 && *u == 0xf4 && u[1] >= 0x90))
+            return "a name that is not valid UTF-8"; /* overlong, surrogate, past U+10FFFF */
+        u += len;
+    }
+    return NULL;
+}
+
+int sim__cfg_get_name(sim__loader *L, const cJSON *o, const char *path, const char *key, char *out,
+                      size_t n, const char *def)
+{
+    int rc = sim__cfg_get_string(L, o, path, key, out, n, def);
+    if (rc != TM_OK)
+        return rc;
+    const char *why = name_problem(out);
+    if (why) {
+        char p[SIM__PATH_MAX_LEN];
+        sim__json_child(p, path, key);
+        return sim__cfg_fail(L, p,
+                             "%s: a name is not empty, has no '/' and no control character, is "
+                             "valid UTF-8 and not \".\" or \"..\"",
+                             why);
+    }
+    return TM_OK;
+}
+
 /* A finite number in [lo, hi]; `required` or else *out keeps its default. */
 int sim__cfg_get_number(sim__loader *L, const cJSON *o, const char *path, const char *key,
                         double *out, double lo, double hi, int required)

@@ -116,7 +116,7 @@ static int load_tenants(sim__loader *L, const cJSON *arr)
         sim__json_element(p, "tenants", i);
         int rc = sim__cfg_check_object(L, o, p, keys);
         double share = 1.0;
-        if (rc || (rc = sim__cfg_get_string(L, o, p, "name", sc->tenants[i], SIM_NAME_MAX, NULL)) ||
+        if (rc || (rc = sim__cfg_get_name(L, o, p, "name", sc->tenants[i], SIM_NAME_MAX, NULL)) ||
             (rc = sim__cfg_get_number(L, o, p, "share", &share, 0, 1e12, 0)))
             return rc;
         for (int k = 0; k < i; k++)

@@ -171,7 +171,7 @@ static int load_service(sim__loader *L, const cJSON *o, const char *p, sim_servi
     spec->special_at_us = -1;
     char defname[SIM_NAME_MAX], q[SIM__PATH_MAX_LEN];
     snprintf(defname, sizeof defname, "service%d", index);
-    if ((rc = sim__cfg_get_string(L, o, p, "name", cfg->name, sizeof cfg->name, defname)) ||
+    if ((rc = sim__cfg_get_name(L, o, p, "name", cfg->name, sizeof cfg->name, defname)) ||
         (rc = load_service_model(L, o, p, cfg, spec)))
         return rc;
     sim__json_child(q, p, "load");

@@ -330,7 +330,7 @@ static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
         snap_element(p, "gpu_types", i);
         int64_t mem = 0;
         if ((rc = sim__cfg_check_object(L, o, p, type_keys_snap)) ||
-            (rc = sim__cfg_get_string(L, o, p, "name", s->type_name[i], SIM_NAME_MAX, NULL)) ||
+            (rc = sim__cfg_get_name(L, o, p, "name", s->type_name[i], SIM_NAME_MAX, NULL)) ||
             (rc = sim__cfg_get_int(L, o, p, "mem_mib", &mem, 0, UINT32_MAX, 1)))
             return rc;
         for (int k = 0; k < i; k++)

@@ -293,7 +293,7 @@ static int load_class(sim__loader *L, const cJSON *o, const char *p, sim_class_c
         return rc;
     char defname[SIM_NAME_MAX], q[SIM__PATH_MAX_LEN], kind[32];
     snprintf(defname, sizeof defname, "class%d", index);
-    if ((rc = sim__cfg_get_string(L, o, p, "name", cc->name, sizeof cc->name, defname)) ||
+    if ((rc = sim__cfg_get_name(L, o, p, "name", cc->name, sizeof cc->name, defname)) ||
         (rc = sim__cfg_get_string(L, o, p, "kind", kind, sizeof kind, "generic")))
         return rc;
     int ki;
