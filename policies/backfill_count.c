@@ -284,7 +284,8 @@ static int profile_build(cprof *p, const place_view *v)
             m++;
         }
     }
-    qsort(p->rel, m, sizeof *p->rel, cmp_rel);
+    if (m > 1) /* rel is NULL while nothing ever ran; qsort wants a pointer */
+        qsort(p->rel, m, sizeof *p->rel, cmp_rel);
     if (place__grow(&p->env, (void **)&p->st, &p->cap_st, m + 1, sizeof *p->st) ||
         place__grow(&p->env, (void **)&p->sf, &p->cap_sf, m + 1, sizeof *p->sf))
         return PLACE_ERR_NOMEM;
