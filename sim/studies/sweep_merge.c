@@ -154,6 +154,31 @@ static void read_failed(const char *path, char **msg, int32_t *code)
         snprintf(*msg, 16, "(no message)");
 }
 
+/* Point i's file exists and looked valid, but cannot be read (rc, d): one bad
+ * file must not lose the whole merge, so the point becomes a failed one with
+ * the reason as its message (status ST_FAILED, its key results NaN). The
+ * error is also printed, once per point, since nothing failed when it ran. */
+static int mark_unreadable(merge_state *m, size_t i, sim__sweep_merge_counts *mc, int rc,
+                           const tm_diag *d)
+{
+    char msg[1200];
+    snprintf(msg, sizeof msg, "its file cannot be read: %s%s%s", d->where, d->where[0] ? ": " : "",
+             d->msg[0] ? d->msg : tm_strerror(rc));
+    size_t n = strlen(msg) + 1;
+    free(m->messages[i]);
+    if (!(m->messages[i] = malloc(n)))
+        return TM_ERR_NOMEM;
+    memcpy(m->messages[i], msg, n);
+    m->codes[i] = (int32_t)tm_status_exit_code(rc);
+    m->status[i] = ST_FAILED;
+    for (size_t k = 0; k < m->n_keys; k++)
+        m->v[i * m->n_keys + k] = NAN;
+    mc->ok--;
+    mc->failed++;
+    fprintf(stderr, "tarmac: sweep merge: point %zu: %s\n", i, msg);
+    return TM_OK;
+}
+
 static int read_point(merge_state *m, size_t i, tm_diag *diag)
 {
     const sim__sweep *sw = m->sw;
@@ -201,7 +226,7 @@ out:
 
 /* The longest curve of the ok points (a packing sweep may vary the target
  * or the step). */
-static int curve_length(const merge_state *m, size_t *g, tm_diag *diag)
+static int curve_length(merge_state *m, sim__sweep_merge_counts *mc, size_t *g)
 {
     *g = 0;
     for (size_t i = 0; i < m->sw->n_points; i++) {
@@ -210,14 +235,21 @@ static int curve_length(const merge_state *m, size_t *g, tm_diag *diag)
         char path[1100];
         sim__sweep_point_path(m->sw, i, path, sizeof path);
         sim__h5r *r;
-        int rc = sim__h5r_open(&r, path, diag);
-        if (rc)
-            return rc;
+        tm_diag d;
+        tm_diag_clear(&d);
+        int rc = sim__h5r_open(&r, path, &d);
         sim__h5_info info;
-        rc = sim__h5r_info(r, "/packing/arrived_pct", &info, diag);
-        sim__h5r_close(r);
-        if (rc)
+        if (rc == TM_OK) {
+            rc = sim__h5r_info(r, "/packing/arrived_pct", &info, &d);
+            sim__h5r_close(r);
+        }
+        if (rc == TM_ERR_NOMEM)
             return rc;
+        if (rc) {
+            if ((rc = mark_unreadable(m, i, mc, rc, &d)))
+                return rc;
+            continue;
+        }
         if (info.len > *g)
             *g = (size_t)info.len;
     }
@@ -644,8 +676,10 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
         }
     }
     if (pack) {
-        if ((rc = curve_length(&m, &m.grid, diag)))
+        if ((rc = curve_length(&m, mc, &m.grid))) {
+            rc = tm_diag_set(diag, rc, "merge", "out of memory");
             goto out;
+        }
         size_t n = (N_CURVES + 1) * P * (m.grid ? m.grid : 1);
         if (!(m.cv = malloc(n * sizeof *m.cv))) {
             rc = tm_diag_set(diag, TM_ERR_NOMEM, "merge", "out of memory");
@@ -654,9 +688,22 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
         for (size_t k = 0; k < n; k++)
             m.cv[k] = NAN;
     }
-    for (size_t i = 0; i < P; i++)
-        if (m.status[i] == ST_OK && (rc = read_point(&m, i, diag)))
+    for (size_t i = 0; i < P; i++) {
+        if (m.status[i] != ST_OK)
+            continue;
+        tm_diag d;
+        tm_diag_clear(&d);
+        if ((rc = read_point(&m, i, &d)) == TM_OK)
+            continue;
+        if (rc == TM_ERR_NOMEM || (rc = mark_unreadable(&m, i, mc, rc, &d))) {
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "merge", "out of memory");
             goto out;
+        }
+        if (m.cv) /* its curves as far as they were read: NaN, like a failed point's */
+            for (size_t c = 0; c <= N_CURVES; c++)
+                for (size_t k = 0; k < m.grid; k++)
+                    m.cv[(c * P + i) * m.grid + k] = NAN;
+    }
 
     if ((rc = sim__h5w_open(&w, path, diag)))
         goto out;
