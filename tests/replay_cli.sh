@@ -45,6 +45,15 @@ grep -q "bad.csv:3" "$W/err" || fail "bad trace: message lacks bad.csv:3: $(cat 
 grep -q "1 malformed skipped" "$W/out" || fail "lenient count: $(cat "$W/out")"
 grep -q "skipped .*bad.csv:3" "$W/err" || fail "lenient report: $(cat "$W/err")"
 
+# a trace with no job (a header only; or every row dropped): exit 65, no file
+printf 'id,submit_us,duration_us\n' >"$W/empty.csv"
+"$BIN" replay "$W/empty.csv" --format tarmac --fleet "$SRC/scenarios/enterprise.json" \
+    -o "$W/empty.h5" 2>"$W/err"
+code=$?
+[ "$code" -eq 65 ] || fail "empty trace: exit $code, want 65"
+grep -q "no job to replay" "$W/err" || fail "empty trace: message: $(cat "$W/err")"
+[ ! -e "$W/empty.h5" ] || fail "empty trace left an output file"
+
 # SWF estimates (docs/traces.md, "Estimates"), worked by hand. 4 one-processor
 # nodes; job 1 (t 0, 2 procs, runs 100 s); job 2 (t 1, 4 procs, 10 s) waits
 # for job 1; job 3 (t 2, 2 procs, 200 s) fits now. With estimates, job 2's

@@ -324,11 +324,69 @@ static int check_policy(const char *spec, tm_diag *d)
     return TM_OK;
 }
 
+/* A source whose first job was read ahead (so that a trace with no job is
+ * refused before any output exists, even when it is a FIFO): next() hands
+ * out that job, then the inner source's. */
+typedef struct peeked {
+    trace_source inner;
+    trace_job first;
+    int has_first;
+} peeked;
+
+static int peeked_next(void *ud, trace_job *job, tm_diag *diag)
+{
+    peeked *pk = ud;
+    if (pk->has_first) {
+        pk->has_first = 0;
+        *job = pk->first;
+        return TM_OK;
+    }
+    return pk->inner.next(pk->inner.ud, job, diag);
+}
+
+static void peeked_close(void *ud)
+{
+    peeked *pk = ud;
+    pk->inner.close(pk->inner.ud);
+    free(pk);
+}
+
+/* Read src's first job ahead. A trace with no job at all (only a header,
+ * every row dropped by the format's rules or skipped as malformed) is an
+ * error: a run of nothing would look like a result. */
+static int peek_first(rcfg *c, trace_source *src, tm_diag *d)
+{
+    peeked *pk = calloc(1, sizeof *pk);
+    if (!pk) {
+        src->close(src->ud);
+        return tm_diag_set(d, TM_ERR_NOMEM, "replay", "out of memory");
+    }
+    pk->inner = *src;
+    int rc = src->next(src->ud, &pk->first, d);
+    if (rc == TRACE_END)
+        rc = tm_diag_set(d, TM_ERR_TRACE, c->trace,
+                         "no job to replay (%llu rows: %llu dropped by the format's rules, %llu "
+                         "malformed skipped)",
+                         (unsigned long long)c->stats.rows, (unsigned long long)c->stats.dropped,
+                         (unsigned long long)c->stats.bad);
+    if (rc != TM_OK) {
+        peeked_close(pk);
+        return rc;
+    }
+    pk->has_first = 1;
+    src->next = peeked_next;
+    src->close = peeked_close;
+    src->ud = pk;
+    return TM_OK;
+}
+
 static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
 {
     trace_source src;
     int rc = open_jobs(c, &src, 0, d);
     if (rc)
+        return rc;
+    if ((rc = peek_first(c, &src, d)))
         return rc;
     /* the first N jobs: the window stops before reading the N + 1st */
     if (c->max_jobs && (rc = trace_window_open(&src, src, 0, c->max_jobs, 0, d)))
