@@ -348,6 +348,9 @@ typedef struct trace_read_opts {
      * a cancelled job that ran replays as it ran; one that never ran is
      * dropped). */
     int swf_drop_cancelled;
+    /* Set (non-zero) by a signal handler to stop reading: checked every 4096
+     * lines, the read then fails with TM_ERR_INTERRUPTED. NULL: never. */
+    volatile int *stop_flag;
     /* SWF: where run-time estimates come from (default TRACE_EST_REQUESTED). */
     trace_estimate_source swf_estimates;
     /* 1: rows need not be in submit order (a reader used as a list, e.g. by

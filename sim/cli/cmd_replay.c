@@ -142,6 +142,7 @@ static void read_opts(rcfg *c, trace_read_opts *o, int any_order)
     o->any_order = any_order;
     o->swf_estimates =
         c->estimates >= 0 ? (trace_estimate_source)c->estimates : TRACE_EST_REQUESTED;
+    o->stop_flag = &sim__cli_stop; /* SIGINT and SIGTERM stop a read, too */
 }
 
 /* Whether a policy specification orders or backfills by run-time estimates:
@@ -768,6 +769,9 @@ static int cmd_replay(int argc, char **argv)
     tm_diag d;
     tm_diag_clear(&d);
     int rc = TM_OK;
+    /* from here every phase (reading node lists, pods, the trace; running;
+     * writing) stops on SIGINT or SIGTERM */
+    sim__cli_install_signals();
     if (c.protocol == P_PROFILE) {
         rc = run_profile(&c, &d);
         return rc == TM_OK ? 0 : sim__cli_error(rc, &d);

@@ -1,0 +1,37 @@
+#!/bin/sh
+# signal_read.sh — SIGINT and SIGTERM stop `tarmac replay` while it is still
+# reading a trace (here a FIFO that sends blank lines for ever, so no job
+# ever arrives): exit 130 within a second or two, "interrupted while reading"
+# naming the line, no output file. Before, a read was deaf to signals until
+# it handed out a job (minutes on a big file; never on this FIFO). Each run
+# is bounded by timeout(1), so a regression fails instead of hanging.
+set -u
+BIN=${TARMAC_BIN:?}
+SRC=${TARMAC_SRC:?}
+W=$(mktemp -d)
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+writer=
+trap '[ -n "$writer" ] && kill "$writer" 2>/dev/null; rm -rf "$W"' EXIT
+for sig in INT TERM; do
+    rm -f "$W/fifo"
+    mkfifo "$W/fifo" || { echo "SKIPPED: no mkfifo"; exit 77; }
+    (printf 'id,submit_us,duration_us\n'; yes '') >"$W/fifo" 2>/dev/null &
+    writer=$!
+    timeout 20 "$BIN" replay "$W/fifo" --format tarmac --fleet "$SRC/tests/golden/small.json" \
+        -o "$W/out.h5" 2>"$W/err" &
+    pid=$!
+    sleep 1
+    kill -"$sig" "$pid" 2>/dev/null
+    wait "$pid"
+    code=$?
+    kill "$writer" 2>/dev/null
+    wait "$writer" 2>/dev/null
+    writer=
+    [ "$code" -eq 130 ] || fail "SIG$sig while reading: exit $code, want 130 ($(cat "$W/err"))"
+    grep -q "interrupted while reading" "$W/err" || fail "SIG$sig: message: $(cat "$W/err")"
+    [ -z "$(ls "$W" | grep '^out.h5')" ] || fail "SIG$sig: an output file was left"
+done
+if [ "$fails" -eq 0 ]; then echo "signal_read: all checks passed"; exit 0; fi
+echo "signal_read: $fails check(s) failed"
+exit 1
