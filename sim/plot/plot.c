@@ -160,7 +160,21 @@ void sim__plot_time_unit(double span_s, const char **unit, double *unit_s)
 
 int sim__plot_read_f64(sim__plot_ctx *c, const char *path, double **v, size_t *n, tm_diag *diag)
 {
-    int rc = sim__h5r_array_f64(c->r, path, v, n, diag);
+    /* A series is read whole; one longer than a figure can show would only
+     * eat memory (a small compressed file can hold 3e8 points: 2.4 GB of
+     * doubles), so it is refused, by its size, before it is read. */
+    sim__h5_info info;
+    int rc = sim__h5r_info(c->r, path, &info, diag);
+    if (rc == TM_OK && info.len > SIM__PLOT_MAX_POINTS) {
+        *v = NULL;
+        *n = 0;
+        rc = tm_diag_set(diag, TM_ERR_LIMIT, path,
+                         "%llu points, more than the %u a figure reads (tarmac export writes "
+                         "the table as CSV)",
+                         (unsigned long long)info.len, (unsigned)SIM__PLOT_MAX_POINTS);
+    }
+    if (rc == TM_OK)
+        rc = sim__h5r_array_f64(c->r, path, v, n, diag);
     if (rc != TM_OK && !strstr(diag->where, c->file)) {
         /* "file:/path"; a long one loses its end */
         char where[sizeof diag->where];

@@ -105,7 +105,13 @@ void sim__plot_str(FILE *gp, const char *s);
 /* A value for a data file: %.9g, or NaN. */
 void sim__plot_num(FILE *dat, double v);
 
-/* Read a whole column or array (sim__h5r_array_f64), diag naming the file. */
+/* The longest series a figure reads (points): a longer one is refused with
+ * a message (TM_ERR_LIMIT) instead of read into memory. 2e7 doubles is
+ * 160 MB, far more than a picture can show. */
+#define SIM__PLOT_MAX_POINTS 20000000u
+
+/* Read a whole column or array (sim__h5r_array_f64), diag naming the file;
+ * one longer than SIM__PLOT_MAX_POINTS is refused unread. */
 int sim__plot_read_f64(sim__plot_ctx *c, const char *path, double **v, size_t *n, tm_diag *diag);
 /* The "labels" attribute of obj split on newlines: *labels is one malloc'd
  * block (free it); 0 labels when the attribute is absent. */
