@@ -68,5 +68,10 @@ printf '%s' "{\"now_us\":0,$T,\"queue\":[{\"id\":1,\"gpus\":8}]}" | "$BIN" place
     grep -q '"job_id":1' "$W/out" || { echo "FAIL: stdin snapshot"; cat "$W/out"; fail=1; }
 "$BIN" place --help | grep -q 'docs/place-json.md' || { echo "FAIL: --help"; fail=1; }
 "$BIN" --help | grep -q '^  place' || { echo "FAIL: place not in tarmac --help"; fail=1; }
+# a tiny --timeout is a tiny limit, not none (it rounded to 0 us, "no limit")
+printf '%s' "{\"now_us\":0,$T,\"queue\":[{\"id\":1,\"gpus\":8}]}" |
+    "$BIN" place --timeout 0.0000001 > "$W/out" 2>"$W/err"
+[ $? -eq 65 ] && grep -q 'time limit of 1e-06 s' "$W/err" ||
+    { echo "FAIL: --timeout 0.0000001 set no limit: $(cat "$W/err")"; fail=1; }
 [ $fail -eq 0 ] && echo "tarmac place: every bad snapshot refused with its path"
 exit $fail

@@ -80,6 +80,8 @@ int sim__cli_parse_duration(const char *s, int64_t *us)
             if (!(v < 9.2e18))
                 return -1;
             *us = (int64_t)llround(v);
+            if (*us == 0 && v > 0)
+                *us = 1; /* above zero stays above zero: 0 often means "no limit" */
             return 0;
         }
     return -1;
