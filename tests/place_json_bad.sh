@@ -57,6 +57,12 @@ expect 65 'given twice' '{"now_us":0,"gpu_types":[{"name":"A","mem_mib":1},{"nam
 expect 64 'unknown option' "{\"now_us\":0,$T}" --frobnicate
 expect 64 'seed' "{\"now_us\":0,$T}" --seed -3
 
+# one id names one job (decisions refer to jobs by id): a repeat is refused
+expect 65 "queue[2].id: job id 1 is already queue[0]'s" \
+    "{\"now_us\":0,$T,\"queue\":[{\"id\":1,\"gpus\":1},{\"id\":2,\"gpus\":1},{\"id\":1,\"gpus\":2}]}"
+expect 65 "queue[0].id: job id 7 is already running[0]'s" \
+    "{\"now_us\":0,$T,\"running\":[{\"id\":7,\"gpus\":1,\"start_us\":0,\"parts\":[{\"node\":0,\"gpus\":1,\"gpu_ids\":[0]}]}],\"queue\":[{\"id\":7,\"gpus\":1}]}"
+
 # deep nesting and a huge input are refused, not crashed on
 python3 -c 'print("[" * 100000 + "]" * 100000)' > "$W/deep.json" 2>/dev/null ||
     awk 'BEGIN { for (i = 0; i < 100000; i++) printf "["; for (i = 0; i < 100000; i++) printf "]" }' > "$W/deep.json"

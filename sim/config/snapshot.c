@@ -300,6 +300,59 @@ static int snap_parts(sim__loader *L, sim_snapshot *s, const cJSON *o, const cha
     return TM_OK;
 }
 
+/* A job id names one job: the decisions refer to jobs by id, so two entries
+ * with one id would make an answer ambiguous. Entry k is running[k] for
+ * k < n_running, else queue[k - n_running]; sorted by (id, k), the first
+ * repeat is reported at its later entry. O(n log n). */
+typedef struct snap_idk {
+    uint64_t id;
+    uint32_t k;
+} snap_idk;
+
+static int idk_cmp(const void *a, const void *b)
+{
+    const snap_idk *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k;
+}
+
+static void snap_entry_path(const sim_snapshot *s, uint32_t k, char *out)
+{
+    if (k < s->n_running)
+        snap_element(out, "running", (int)k);
+    else
+        snap_element(out, "queue", (int)(k - s->n_running));
+}
+
+static int snap_unique_ids(sim__loader *L, const sim_snapshot *s)
+{
+    size_t n = (size_t)s->n_running + s->n_queue;
+    if (n < 2)
+        return TM_OK;
+    snap_idk *v = malloc(n * sizeof *v);
+    if (!v)
+        return sim__cfg_oom(L);
+    for (uint32_t k = 0; k < n; k++) {
+        v[k].id = k < s->n_running ? s->running[k].job.id : s->queue[k - s->n_running].id;
+        v[k].k = k;
+    }
+    qsort(v, n, sizeof *v, idk_cmp);
+    int rc = TM_OK;
+    for (size_t i = 1; i < n; i++)
+        if (v[i].id == v[i - 1].id) {
+            char p[SIM__PATH_MAX_LEN], first[SIM__PATH_MAX_LEN], q[SIM__PATH_MAX_LEN];
+            snap_entry_path(s, v[i].k, p);
+            snap_entry_path(s, v[i - 1].k, first);
+            snap_child(q, p, "id");
+            rc = sim__cfg_fail(L, q, "job id %llu is already %s's: ids must be unique",
+                               (unsigned long long)v[i].id, first);
+            break;
+        }
+    free(v);
+    return rc;
+}
+
 static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
 {
     static const char *const keys[] = {"now_us", "policy",  "seed",  "gpu_types",
@@ -426,7 +479,7 @@ static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
             return rc;
         s->n_queue++;
     }
-    return TM_OK;
+    return snap_unique_ids(L, s);
 }
 
 int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char *name,
