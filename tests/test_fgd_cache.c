@@ -1,16 +1,17 @@
 /*
  * test_fgd_cache.c — FGD with its caches against FGD without them.
+ * (One piece past 1,000 lines: most of it is the reference copy, which must
+ * stay whole to be the code it checks against.)
  *
  * policies/fit_fgd.c keeps, between decisions, each node's per-pod sums and
  * fragmentation (checked against a snapshot of the node) and each node's
  * result per job shape. Below is a verbatim copy of the file as it was
  * before those caches (only its table renamed, and k8s ties given to the
  * lowest node rank of fit_k8s.c, drawn in begin(), as the library now does),
- * the reference. Two
- * instances, the library's and the reference, see the same random worlds
- * decision after decision and must answer the same: the same status and the
- * same parts, the same number of env->rand draws (k8s mode draws its node
- * ranks with them) and the same calls of the backfilling veto, in the same
+ * the reference. Two instances, the library's and the reference, see the
+ * same random worlds decision after decision and must answer the same: the
+ * same status and the same parts, the same number of env->rand draws (k8s
+ * mode draws its node ranks with them) and the same calls of the backfilling veto, in the same
  * order.
  *
  * A world: 1 to 3 GPU types of different memory, nodes of 0 to 8 GPUs and

@@ -1,5 +1,7 @@
 /*
  * test_h5io.c — the HDF5 writer and reader (sim/output/h5io*.c).
+ * (One executable per module, as every test here; the writer, tables and
+ * reader share their sample file and fault set-ups, so they stay together.)
  *
  * With no argument: unit tests in a fresh temporary folder each (safe under
  * ctest -j): a sample file written, committed and read back exactly, written

@@ -1,6 +1,8 @@
 /*
- * test_service.c — the service model (sim/model/service.c) against hand-worked
- * cases, queueing theory and its own request-level simulation.
+ * test_service.c — the service model (sim/model/service*.c) against
+ * hand-worked cases, queueing theory and its own request-level simulation.
+ * (One executable per module, as every test here: the queueing model, the
+ * autoscaler and the request-level simulation check one another.)
  *
  *  - Erlang B/C: hand values (B(1,a) = a/(1+a), C(2,1) = 1/3, M/M/10 at a = 8
  *    from the textbook sum in long double), the backward series against the

@@ -91,8 +91,8 @@ static int header_line(swf_rd *s, const char *line, tm_diag *diag)
         int got = header_value(line, keys[i].key, &v);
         if (got < 0)
             return tm_diag_set(diag, TM_ERR_TRACE, s->rd.where,
-                               "expected a whole number after \"%s:\", got \"%.60s\"",
-                               keys[i].key, strchr(line, ':') + 1);
+                               "expected a whole number after \"%s:\", got \"%.60s\"", keys[i].key,
+                               strchr(line, ':') + 1);
         if (got > 0)
             *keys[i].dst = v;
     }
@@ -268,8 +268,7 @@ int trace_swf_open(trace_source *src, const char *path, const trace_read_opts *o
         rc = tm_diag_set(diag, TM_ERR_LIMIT, path,
                          "the header describes a machine of %lld nodes and %lld processors; at "
                          "most %u nodes are built from a header (give the fleet with --fleet)",
-                         (long long)in->max_nodes, (long long)in->max_procs,
-                         SWF_MAX_HEADER_NODES);
+                         (long long)in->max_nodes, (long long)in->max_procs, SWF_MAX_HEADER_NODES);
         goto fail;
     }
     in->procs_per_node = 1;

@@ -305,13 +305,13 @@ typedef enum trace_mode {
 
 /* Counters a reader keeps while it reads (caller-owned; see trace_read_opts). */
 typedef struct trace_read_stats {
-    uint64_t lines;    /* lines read, header and comments included */
-    uint64_t rows;     /* data rows (or JSON records) seen */
-    uint64_t records;  /* records handed out (jobs, nodes or requests) */
-    uint64_t bad;      /* malformed rows skipped (lenient mode) */
-    uint64_t dropped;  /* well-formed rows not replayed, by the format's rules */
+    uint64_t lines;       /* lines read, header and comments included */
+    uint64_t rows;        /* data rows (or JSON records) seen */
+    uint64_t records;     /* records handed out (jobs, nodes or requests) */
+    uint64_t bad;         /* malformed rows skipped (lenient mode) */
+    uint64_t dropped;     /* well-formed rows not replayed, by the format's rules */
     uint64_t no_estimate; /* records handed out with no run-time estimate (SWF) */
-    tm_diag first_bad; /* the first malformed row ("file:line", what was wrong) */
+    tm_diag first_bad;    /* the first malformed row ("file:line", what was wrong) */
 } trace_read_stats;
 
 /* Where an SWF job's run-time estimate (trace_job.estimate_us, what
@@ -577,7 +577,7 @@ enum trace_format_flags {
     TRACE_FORMAT_REQUESTS = 1u << 3,         /* requests, not jobs: open_requests */
     TRACE_FORMAT_SCENARIO_CLASSES = 1u << 4, /* its jobs carry a scenario's class indices */
     TRACE_FORMAT_NEEDS_MATRIX = 1u << 5,     /* needs trace_open_args.gavel_matrix */
-    TRACE_FORMAT_ESTIMATES = 1u << 6,        /* a requested-time field: trace_read_opts.swf_estimates */
+    TRACE_FORMAT_ESTIMATES = 1u << 6, /* a requested-time field: trace_read_opts.swf_estimates */
 };
 
 typedef struct trace_format {

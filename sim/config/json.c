@@ -185,8 +185,11 @@ static const char *name_problem(const char *name)
             return "a '/' in a name";
         if (*u < 0x20 || *u == 0x7f)
             return "a control character (newline, tab, ...) in a name";
-        size_t len = *u < 0x80 ? 1 : (*u & 0xe0) == 0xc0 ? 2 : (*u & 0xf0) == 0xe0 ? 3
-                                 : (*u & 0xf8) == 0xf0 ? 4 : 0;
+        size_t len = *u < 0x80             ? 1
+                     : (*u & 0xe0) == 0xc0 ? 2
+                     : (*u & 0xf0) == 0xe0 ? 3
+                     : (*u & 0xf8) == 0xf0 ? 4
+                                           : 0;
         if (len == 0 || (len == 2 && *u < 0xc2) || (len == 4 && *u > 0xf4))
             return "a name that is not valid UTF-8";
         for (size_t k = 1; k < len; k++)

@@ -12,9 +12,7 @@
 #include "config/config.h"
 
 /* ------------------------------------------------------------------------- */
-/* Reporting                                                                  */
-
-
+/* The packing experiment's curves (output/pack_report.c)                     */
 
 /* The curves as HDF5 (layout: docs/output.md, "Packing experiment"). */
 int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *pods_path,

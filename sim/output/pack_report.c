@@ -18,7 +18,6 @@
 
 #define SIM_PACK_SCHEMA 1
 
-
 int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *pods_path,
                       const char *path, tm_diag *diag)
 {
