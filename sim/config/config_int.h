@@ -37,6 +37,8 @@ typedef struct cJSON cJSON;
 #define SIM__MAX_CLASSES  1000
 #define SIM__MAX_SERVICES 1000
 #define SIM__MAX_TENANTS  1000
+/* The longest horizon: 100 years of 365.25 days (36525 days). */
+#define SIM__HORIZON_MAX_US ((int64_t)36525 * 86400 * SIM_US_PER_S)
 
 /* The state of one load: where messages go and what is being filled. */
 typedef struct sim__loader {

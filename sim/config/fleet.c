@@ -85,7 +85,8 @@ int sim__cfg_load_types(sim__loader *L, const cJSON *arr)
             }
             snprintf(t->name, sizeof t->name, "%s", name);
         }
-        double mem = (double)t->mem_mib / 1024.0, slices = t->partition_slices;
+        double mem = (double)t->mem_mib / 1024.0;
+        int64_t slices = t->partition_slices;
         if ((rc = sim__cfg_get_number(L, o, p, "mem_gib", &mem, 0.001, 65536, 0)) ||
             (rc = sim__cfg_get_number(L, o, p, "bf16_tflops", &t->bf16_tflops, 0, 1e6, 0)) ||
             (rc = sim__cfg_get_number(L, o, p, "mem_bw_gbs", &t->mem_bw_gbs, 0, 1e7, 0)) ||
@@ -96,7 +97,7 @@ int sim__cfg_load_types(sim__loader *L, const cJSON *arr)
                                       0)) ||
             (rc = sim__cfg_get_number(L, o, p, "reserved_usd_per_h", &t->reserved_usd_per_h, 0, 1e6,
                                       0)) ||
-            (rc = sim__cfg_get_number(L, o, p, "partition_slices", &slices, 0, 64, 0)))
+            (rc = sim__cfg_get_int(L, o, p, "partition_slices", &slices, 0, 64, 0)))
             return rc;
         t->mem_mib = (uint32_t)llround(mem * 1024.0);
         t->partition_slices = (uint32_t)slices;

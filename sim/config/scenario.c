@@ -219,8 +219,11 @@ static int load_tree(sim__loader *L, const cJSON *root)
         (rc = sim__cfg_get_duration(L, root, "", "sample", &sc->sample_us, 0)))
         return rc;
     sc->seed = (uint64_t)seed;
-    if (sc->horizon_us <= 0)
-        return sim__cfg_fail(L, "horizon", "expected a horizon > 0");
+    /* a planning horizon: 100 years keeps what compounds over it finite (the
+     * API price factor of a year, growth is bounded by admission) */
+    if (sc->horizon_us <= 0 || sc->horizon_us > SIM__HORIZON_MAX_US)
+        return sim__cfg_fail(L, "horizon", "expected a horizon in (0, 100 years], got %g s",
+                             (double)sc->horizon_us / SIM_US_PER_S);
     if (strcmp(stop, "horizon") == 0)
         sc->stop = SIM_STOP_HORIZON;
     else if (strcmp(stop, "drain") == 0)
