@@ -9,14 +9,25 @@
  * header gives the column index once; each later row only walks to that
  * field. Blank lines are tolerated at the end of the file only: a blank line
  * followed by data is a missing row, reported at the blank line.
+ *
+ * A scenario may name any file here, so the reader is careful with what it
+ * is given: only a regular file of at most TRACE_CSV_MAX_BYTES is read (a
+ * FIFO, a device or a folder is refused before a byte is read, and opening
+ * does not wait for a FIFO's writer), and no message repeats what the file
+ * holds (a header or a field): a message names FILE:LINE, the column the
+ * caller asked for and what was expected, so that a file the user cannot read
+ * (/etc/shadow, when tarmac runs with more rights) never shows in an error.
  */
 #include "trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int is_blank(char c)
 {
@@ -92,15 +103,38 @@ static int line_is_blank(const char *s)
     return *s == '\0';
 }
 
-/* Append "name" to a list "a, b" in buf, truncating with "..." when full. */
-static void list_append(char *buf, size_t size, const char *name)
+/* Open path for reading when it is a regular file of at most
+ * TRACE_CSV_MAX_BYTES: O_NONBLOCK so that a FIFO does not block the open,
+ * then the file's type and size from the descriptor itself (no race with a
+ * rename), then blocking reads again. */
+static int open_regular(const char *path, FILE **out, tm_diag *diag)
 {
-    size_t used = strlen(buf);
-    if (used + 4 >= size)
-        return;
-    int w = snprintf(buf + used, size - used, "%s\"%s\"", used ? ", " : "", name);
-    if (w < 0 || (size_t)w >= size - used)
-        snprintf(buf + (size - 4), 4, "...");
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        return tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "cannot open: %s",
+                           strerror(e));
+    }
+    struct stat st;
+    int rc = TM_OK;
+    if (fstat(fd, &st) != 0)
+        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot stat: %s", strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = tm_diag_set(diag, TM_ERR_TRACE, path, "expected a regular file (a CSV file), got a %s",
+                         S_ISDIR(st.st_mode)                          ? "folder"
+                         : S_ISFIFO(st.st_mode)                       ? "FIFO"
+                         : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device"
+                         : S_ISSOCK(st.st_mode)                       ? "socket"
+                                                                      : "special file");
+    else if ((uintmax_t)st.st_size > TRACE_CSV_MAX_BYTES)
+        rc = tm_diag_set(diag, TM_ERR_LIMIT, path, "larger than %u MiB (%jd bytes)",
+                         TRACE_CSV_MAX_BYTES >> 20, (intmax_t)st.st_size);
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(*out = fdopen(fd, "r")))
+        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(errno));
+    if (rc != TM_OK)
+        close(fd);
+    return rc;
 }
 
 int trace_csv_column(const char *path, const char *column, double **values, size_t *n,
@@ -118,13 +152,8 @@ int trace_csv_column(const char *path, const char *column, double **values, size
 
     *values = NULL;
     *n = 0;
-    f = fopen(path, "r");
-    if (!f) {
-        int e = errno;
-        rc = tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "cannot open: %s",
-                         strerror(e));
+    if ((rc = open_regular(path, &f, diag)) != TM_OK)
         goto out;
-    }
 
     /* The header. */
     errno = 0;
@@ -149,7 +178,6 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         (unsigned char)cursor[2] == 0xBF)
         cursor += 3; /* UTF-8 byte-order mark */
     int found = 0;
-    char names[400] = "";
     while (cursor) {
         char *name = next_field(&cursor);
         if (!name) {
@@ -167,12 +195,13 @@ int trace_csv_column(const char *path, const char *column, double **values, size
             found = 1;
             col = nfields;
         }
-        list_append(names, sizeof names, name);
         nfields++;
     }
     if (!found) {
         rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                         "expected a column named \"%s\", got columns %s", column, names);
+                         "expected a header row with a column named \"%s\", got %zu column%s "
+                         "without it",
+                         column, nfields, nfields == 1 ? "" : "s");
         goto out;
     }
 
@@ -227,13 +256,16 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         double v = strtod(field, &end);
         if (end == field || *end != '\0') {
             rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                             "expected a number in column \"%s\", got \"%.200s\"", column, field);
+                             "expected a number in column \"%s\" (field %zu), got text that is "
+                             "not one",
+                             column, col + 1);
             goto out;
         }
         if (!isfinite(v)) {
             rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                             "expected a finite number in column \"%s\", got \"%.200s\"", column,
-                             field);
+                             "expected a finite number in column \"%s\" (field %zu), got an "
+                             "infinity or NaN",
+                             column, col + 1);
             goto out;
         }
         if (count == cap) {

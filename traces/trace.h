@@ -166,12 +166,16 @@ double trace_dist_cdf(const trace_dist *d, double x);
  * parsed with strtod (C locale assumed) and must be finite. On success
  * *values (malloc'd, caller frees; NULL when n is 0) gets the n values in
  * file order. Errors: TM_ERR_NOTFOUND (no such file) or TM_ERR_IO with
- * strerror; TM_ERR_TRACE for an empty file, a missing or ambiguous column
- * (the message lists the columns), a short row, an empty, non-numeric or
- * non-finite value, with diag.where = "path:line". On error *values = NULL
- * and *n = 0. */
+ * strerror; TM_ERR_TRACE for a file that is not a regular one, an empty
+ * file, a missing or ambiguous column, a short row, an empty, non-numeric or
+ * non-finite value, with diag.where = "path:line"; TM_ERR_LIMIT for a file
+ * larger than TRACE_CSV_MAX_BYTES. On error *values = NULL and *n = 0. */
 int trace_csv_column(const char *path, const char *column, double **values, size_t *n,
                      tm_diag *diag);
+/* trace_csv_column reads a regular file of at most this many bytes (a
+ * FIFO, device or folder is TM_ERR_TRACE, a larger file TM_ERR_LIMIT), and
+ * its messages never quote the file's content. */
+#define TRACE_CSV_MAX_BYTES (64u << 20)
 
 /* ------------------------------------------------------------------------- */
 /* Arrival processes                                                          */

@@ -91,6 +91,7 @@ enum {
     SIM__CLI_QUIET = 1u << 4,       /* -q, --quiet */
     SIM__CLI_JSON = 1u << 5,        /* --json */
     SIM__CLI_VERBOSE = 1u << 6,     /* -v, --verbose */
+    SIM__CLI_LIMIT = 1u << 7,       /* --limit NAME=VALUE, repeatable (admission, config.h) */
 };
 
 /* Keys from here on are the shared options' (long-only ones). */
@@ -121,7 +122,8 @@ typedef struct sim__cli_args {
     const char *output; /* NULL when not given */
     uint64_t seed, replication, jobs;
     int have_seed, have_jobs, quiet, json, verbose;
-    char **operands; /* once sim__cli_next returned 0: in the order given */
+    sim_limits limits; /* the defaults, with each --limit applied */
+    char **operands;   /* once sim__cli_next returned 0: in the order given */
     int n_operands;
     int code; /* once sim__cli_next returned SIM__CLI_STOP: the exit code */
     /* the option sim__cli_next returned last, as spelt in full ("--seed"),
@@ -155,6 +157,14 @@ extern const sim__cli_command sim__cmd_run, sim__cmd_validate, sim__cmd_compare,
     sim__cmd_export, sim__cmd_replay, sim__cmd_synth, sim__cmd_size, sim__cmd_breakeven;
 extern const sim__cli_command sim__cmd_place;
 extern const sim__cli_command sim__cmd_sweep;
+
+/* Admission (cli_admit.c): hold sc to the limits of a (its --limit options)
+ * before it runs; 0, or the exit code after printing why not. */
+int sim__cli_admit(const sim_scenario *sc, const sim__cli_args *a);
+/* The estimate of sc, one line per heading, each line starting with
+ * `indent`, with the limits it is held to. */
+void sim__cli_print_estimate(FILE *f, const sim_estimate *e, const sim_limits *l,
+                             const char *indent);
 
 /* On stderr, when scenario sc (named name) has no GPU in service at any time:
  * a run of it rejects every job (sim_fleet_gpus_ever). */

@@ -62,7 +62,7 @@ int sim__cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 
 /* The shared options: long name, key (the short letter or a number >= 256),
  * the flag that turns them on, whether they take a value, what it must be. */
-enum { K_SEED = SIM__CLI_KEY_SHARED, K_REPLICATION, K_JSON };
+enum { K_SEED = SIM__CLI_KEY_SHARED, K_REPLICATION, K_JSON, K_LIMIT };
 
 static const struct shared_opt {
     const char *name;
@@ -79,6 +79,8 @@ static const struct shared_opt {
     {"quiet", 'q', SIM__CLI_QUIET, 0, NULL},
     {"json", K_JSON, SIM__CLI_JSON, 0, NULL},
     {"verbose", 'v', SIM__CLI_VERBOSE, 0, NULL},
+    {"limit", K_LIMIT, SIM__CLI_LIMIT, 1,
+     "NAME=VALUE (arrivals, request_rate, nodes, gpus, tables, series, events)"},
 };
 
 #define N_SHARED   (sizeof shared_opts / sizeof shared_opts[0])
@@ -157,6 +159,7 @@ void sim__cli_args_init(sim__cli_args *a, const sim__cli_spec *s, int argc, char
     a->argc = argc;
     a->argv = argv;
     a->next_operand = 1;
+    sim_limits_default(&a->limits);
     opt_view v, w;
     size_t n = 0;
     while (opt_at(s, n, &v)) {
@@ -253,6 +256,12 @@ static int take_shared(sim__cli_args *a, int key, const char *val)
     case 'v':
         a->verbose = 1;
         return 0;
+    case K_LIMIT: {
+        char err[300];
+        if (sim_limits_set(&a->limits, val, err, sizeof err))
+            return stop(a, sim__cli_usage(cmd_name(a), "%s needs %s", a->opt, err));
+        return 0;
+    }
     }
     return 0;
 }

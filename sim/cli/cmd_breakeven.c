@@ -20,7 +20,7 @@ static const char breakeven_help[] =
     "Usage: tarmac breakeven [SCENARIO] [--volumes LO:HI[:N]] [--pools A,B,...]\n"
     "                        [--replications R] [--confidence C] [--refine K]\n"
     "                        [--max-nodes N] [--seed N] [-o FILE]\n"
-    "                        [-j N] [--verbose] [--quiet] [--json]\n"
+    "                        [-j N] [--verbose] [--quiet] [--json] [--limit NAME=VALUE]...\n"
     "\n"
     "For the scenario's services (their load scaled to each monthly token volume,\n"
     "mix and daily profile kept; batch classes are left out), the monthly cost of\n"
@@ -45,7 +45,9 @@ static const char breakeven_help[] =
     "  -o, --output FILE    HDF5 output (default tarmac-breakeven.h5)\n"
     "  -v, --verbose        one line per simulated fleet on stderr\n"
     "  -q, --quiet          print nothing but errors\n"
-    "  --json               print a JSON summary on stdout instead of the text\n";
+    "  --json               print a JSON summary on stdout instead of the text\n"
+    "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
+    "                       (docs/cli.md, \"Limits\"; repeatable)\n";
 
 static int parse_volume(const char *s, size_t len, double *out)
 {
@@ -227,7 +229,7 @@ static const sim__cli_opt breakeven_opts[] = {
 static const sim__cli_spec breakeven_spec = {
     .cmd = &sim__cmd_breakeven,
     .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET |
-              SIM__CLI_JSON,
+              SIM__CLI_JSON | SIM__CLI_LIMIT,
     .no_stdout = "an HDF5 file",
     .operand = "scenario",
     .max_operands = 1,
@@ -282,6 +284,11 @@ static int cmd_breakeven(int argc, char **argv)
     int rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
+    int admit = sim__cli_admit(&sc, &a);
+    if (admit) {
+        sim_scenario_fini(&sc);
+        return admit;
+    }
     if (a.have_seed)
         sc.seed = a.seed;
     int code = 0;

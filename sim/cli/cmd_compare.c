@@ -25,6 +25,7 @@ static const char compare_help[] =
     "Usage: tarmac compare [SCENARIO] --policies A,B,... [--policy [LABEL:]SPEC]...\n"
     "                      [--replications R] [--warmup DURATION] [--confidence C]\n"
     "                      [--seed N] [-j N] [-o FILE] [--per-class] [--quiet] [--json]\n"
+    "                      [--limit NAME=VALUE]...\n"
     "\n"
     "Run SCENARIO (the embedded default without one) under every policy, R times\n"
     "each with independent random streams. Every policy sees the same jobs in the\n"
@@ -53,7 +54,9 @@ static const char compare_help[] =
     "  --per-class          the table also shows the job metrics of every workload\n"
     "                       class\n"
     "  -q, --quiet          no table and no progress bar\n"
-    "  --json               print a JSON summary on stdout instead of the table\n";
+    "  --json               print a JSON summary on stdout instead of the table\n"
+    "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
+    "                       (docs/cli.md, \"Limits\"; repeatable)\n";
 
 typedef struct prog_adapter {
     sim__cli_progress bar;
@@ -375,7 +378,8 @@ static const sim__cli_opt compare_opts[] = {
 
 static const sim__cli_spec compare_spec = {
     .cmd = &sim__cmd_compare,
-    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_QUIET | SIM__CLI_JSON,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_QUIET | SIM__CLI_JSON |
+              SIM__CLI_LIMIT,
     .no_stdout = "an HDF5 file",
     .operand = "scenario",
     .max_operands = 1,
@@ -453,6 +457,11 @@ static int cmd_compare(int argc, char **argv)
     rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
+    int admit = sim__cli_admit(&sc, &a);
+    if (admit) {
+        sim_scenario_fini(&sc);
+        return admit;
+    }
     if (a.have_seed)
         sc.seed = a.seed;
     if (warm_us >= sc.horizon_us) {

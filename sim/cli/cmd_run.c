@@ -11,6 +11,7 @@
 
 static const char run_help[] =
     "Usage: tarmac run [SCENARIO] [-o FILE] [--seed N] [--replication R] [--quiet] [--json]\n"
+    "                  [--limit NAME=VALUE]...\n"
     "\n"
     "Run SCENARIO (a JSON file; without one, the embedded default scenario) and\n"
     "write the results to FILE (default tarmac-out.h5), atomically: the file\n"
@@ -22,7 +23,11 @@ static const char run_help[] =
     "  --replication R      use the independent random streams of replication R\n"
     "  -q, --quiet          print nothing but errors (no table, no progress bar)\n"
     "  --json               print a JSON summary on stdout instead of the table\n"
-    "  --check              check engine invariants after every event (slow)\n";
+    "  --check              check engine invariants after every event (slow)\n"
+    "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
+    "                       (docs/cli.md, \"Limits\"; tarmac validate -v shows the\n"
+    "                       estimate): arrivals, request_rate, nodes, gpus, tables,\n"
+    "                       series, events (repeatable)\n";
 
 static void print_thousands(FILE *f, uint64_t v, int width)
 {
@@ -194,8 +199,8 @@ static const sim__cli_opt run_opts[] = {
 
 static const sim__cli_spec run_spec = {
     .cmd = &sim__cmd_run,
-    .shared =
-        SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_REPLICATION | SIM__CLI_QUIET | SIM__CLI_JSON,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_REPLICATION | SIM__CLI_QUIET |
+              SIM__CLI_JSON | SIM__CLI_LIMIT,
     .no_stdout = "an HDF5 file",
     .operand = "scenario",
     .max_operands = 1,
@@ -224,6 +229,11 @@ static int cmd_run(int argc, char **argv)
     int rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
+    int code = sim__cli_admit(&sc, &a);
+    if (code) {
+        sim_scenario_fini(&sc);
+        return code;
+    }
     if (a.have_seed)
         sc.seed = a.seed;
     sim__cli_install_signals();

@@ -19,7 +19,7 @@ static const char size_help[] =
     "Usage: tarmac size [SCENARIO] --target SPEC [--pools A,B,...] [--replications R]\n"
     "                   [--confidence C] [--warmup DURATION] [--max-nodes N]\n"
     "                   [--growth RATE] [--growth-months M] [--seed N]\n"
-    "                   [-j N] [--verbose] [--quiet] [--json]\n"
+    "                   [-j N] [--verbose] [--quiet] [--json] [--limit NAME=VALUE]...\n"
     "\n"
     "Find the smallest fleet that meets the targets, by simulation: the number of\n"
     "nodes of each searched pool (all pools by default) is searched, galloping then\n"
@@ -55,7 +55,9 @@ static const char size_help[] =
     "                       (default: the online cores); the answer is the same for any N\n"
     "  -v, --verbose        one line per simulated fleet on stderr\n"
     "  -q, --quiet          print nothing but errors\n"
-    "  --json               print a JSON summary on stdout instead of the text\n";
+    "  --json               print a JSON summary on stdout instead of the text\n"
+    "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
+    "                       (docs/cli.md, \"Limits\"; repeatable)\n";
 
 static int parse_double(const char *s, double lo, double hi, double *out)
 {
@@ -237,7 +239,8 @@ static const sim__cli_opt size_opts[] = {
 
 static const sim__cli_spec size_spec = {
     .cmd = &sim__cmd_size,
-    .shared = SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET | SIM__CLI_JSON,
+    .shared = SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET | SIM__CLI_JSON |
+              SIM__CLI_LIMIT,
     .operand = "scenario",
     .max_operands = 1,
     .opts = size_opts,
@@ -297,6 +300,11 @@ static int cmd_size(int argc, char **argv)
     int rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
+    int admit = sim__cli_admit(&sc, &a);
+    if (admit) {
+        sim_scenario_fini(&sc);
+        return admit;
+    }
     if (a.have_seed)
         sc.seed = a.seed;
     sim__size_term terms[SIM__SIZE_MAX_TERMS];

@@ -61,6 +61,8 @@ static const char sweep_help[] =
     "                       ranks as they finish and merges (into --merge FILE, or\n"
     "                       DIR/merged.h5 for a whole sweep; needs -DTARMAC_MPI=ON)\n"
     "  --json               plan: the points as JSON on stdout\n"
+    "  --limit NAME=VALUE   run: raise a limit each point's scenario is held to before\n"
+    "                       any point runs (docs/cli.md, \"Limits\"; repeatable)\n"
     "  -q, --quiet          print nothing but errors\n"
     "\n"
     "Exit status: 0 every point ok; 1 some points failed or are missing (see the\n"
@@ -72,6 +74,7 @@ typedef struct sweep_cli {
     long point;
     uint64_t jobs;
     int have_jobs, resume, mpi, json, quiet;
+    const sim_limits *limits;
 } sweep_cli;
 
 static double now_s(void)
@@ -211,6 +214,44 @@ static void report_run(const sweep_cli *c, const sim__sweep_counts *n, double wa
     printf("\n");
 }
 
+/* Admission of the points to run, before any runs: each combination's
+ * scenario is held to the limits (a pack sweep has none). A scenario that
+ * does not load is left to fail as its point, with its reason, as before. */
+static int admit_points(const sweep_cli *c, const sim__sweep *sw, const size_t *todo, size_t n,
+                        tm_diag *d)
+{
+    if (sw->spec.kind != SIM_SWEEP_SCENARIO)
+        return TM_OK;
+    size_t last = SIZE_MAX;
+    for (size_t k = 0; k < n; k++) {
+        size_t combo;
+        uint32_t rep;
+        sim__sweep_point_of(sw, todo[k], &combo, &rep);
+        if (combo == last)
+            continue;
+        last = combo;
+        char *json = NULL;
+        sim_scenario sc;
+        tm_diag sub;
+        if (sim_sweep_apply(&sw->spec, combo, &json, NULL, &sub) != TM_OK ||
+            sim_scenario_load_text(&sc, json, strlen(json), sw->spec.base_name, &sub) != TM_OK) {
+            free(json);
+            continue;
+        }
+        free(json);
+        int rc = sim_scenario_admit(&sc, c->limits, NULL, d);
+        sim_scenario_fini(&sc);
+        if (rc != TM_OK) {
+            char msg[sizeof d->msg];
+            snprintf(msg, sizeof msg, "%s", d->msg);
+            snprintf(d->msg, sizeof d->msg, "sweep point %zu (combination %zu): %.400s", todo[k],
+                     combo, msg);
+            return rc;
+        }
+    }
+    return TM_OK;
+}
+
 static int do_run(const sweep_cli *c, int merge_after)
 {
     tm_diag d;
@@ -261,7 +302,8 @@ static int do_run(const sweep_cli *c, int merge_after)
     if ((rc = sim__sweep_open(&sw, c->file, c->dir, &d)))
         return sim__cli_error(rc, &d);
     size_t *todo = NULL, n_todo = 0;
-    if ((rc = sim__sweep_todo(&sw, &o, &todo, &n_todo, &n, &d)))
+    if ((rc = sim__sweep_todo(&sw, &o, &todo, &n_todo, &n, &d)) ||
+        (rc = admit_points(c, &sw, todo, n_todo, &d)))
         goto out;
     if (!c->quiet)
         printf("sweep %s: %zu point%s to run on %u worker%s%s\n", sw.spec.path, n_todo,
@@ -325,7 +367,7 @@ static const sim__cli_opt sweep_opts[] = {
 
 static const sim__cli_spec sweep_spec = {
     .cmd = &sim__cmd_sweep,
-    .shared = SIM__CLI_OUTPUT | SIM__CLI_JOBS | SIM__CLI_JSON | SIM__CLI_QUIET,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_JOBS | SIM__CLI_JSON | SIM__CLI_QUIET | SIM__CLI_LIMIT,
     .output_needs = "a folder (plan, run) or a file name (merge)",
     .no_stdout = "a folder of point files or an HDF5 file",
     .max_operands = -1, /* [VERB] SWEEP.json, checked below */
@@ -381,6 +423,7 @@ static int cmd_sweep(int argc, char **argv)
     c.have_jobs = a.have_jobs;
     c.json = a.json;
     c.quiet = a.quiet;
+    c.limits = &a.limits;
     int k = 0;
     if (k < a.n_operands && is_verb(a.operands[k]))
         c.verb = a.operands[k++];

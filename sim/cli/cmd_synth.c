@@ -19,6 +19,7 @@
 
 static const char synth_help[] =
     "Usage: tarmac synth [SCENARIO] -o FILE [--seed N] [--replication R] [--quiet]\n"
+    "                    [--limit NAME=VALUE]...\n"
     "\n"
     "Synthesize the workload of SCENARIO (the embedded default if none) up to its\n"
     "horizon and write it as a tarmac trace (CSV, traces/FORMAT.md; gzip when FILE\n"
@@ -27,7 +28,9 @@ static const char synth_help[] =
     "  -o, --output FILE    the trace to write (required; - for standard output)\n"
     "  --seed N             override the scenario's seed\n"
     "  --replication R      use the random streams of replication R\n"
-    "  -q, --quiet          print nothing but errors\n";
+    "  -q, --quiet          print nothing but errors\n"
+    "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
+    "                       (docs/cli.md, \"Limits\"; repeatable)\n";
 
 typedef struct cls_src {
     trace_source src;
@@ -37,7 +40,8 @@ typedef struct cls_src {
 
 static const sim__cli_spec synth_spec = {
     .cmd = &sim__cmd_synth,
-    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_REPLICATION | SIM__CLI_QUIET,
+    .shared =
+        SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_REPLICATION | SIM__CLI_QUIET | SIM__CLI_LIMIT,
     .operand = "scenario",
     .max_operands = 1,
 };
@@ -119,6 +123,11 @@ static int cmd_synth(int argc, char **argv)
     int rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
+    int admit = sim__cli_admit(&sc, &a);
+    if (admit) {
+        sim_scenario_fini(&sc);
+        return admit;
+    }
     if (a.have_seed)
         sc.seed = a.seed;
     cls_src *cs = calloc(sc.n_classes, sizeof *cs);

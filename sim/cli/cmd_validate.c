@@ -1,5 +1,6 @@
 /*
- * cmd_validate.c — `tarmac validate`: load scenarios, report their first error.
+ * cmd_validate.c — `tarmac validate`: load scenarios, hold each to the run
+ * limits (admission), report the first error of each.
  */
 #include "cli/cli_int.h"
 
@@ -7,13 +8,20 @@
 #include <string.h>
 
 static const char validate_help[] =
-    "Usage: tarmac validate SCENARIO...\n"
+    "Usage: tarmac validate SCENARIO... [--limit NAME=VALUE]... [-v]\n"
     "\n"
     "Load each scenario and report the first error in each (with its JSON path),\n"
-    "without running anything. Exit 0 when all are valid.\n";
+    "without running anything. Each is also held to the limits every command\n"
+    "holds a run to (docs/cli.md, \"Limits\"): a scenario that validates is not\n"
+    "refused when it runs with the same limits. Exit 0 when all are valid.\n"
+    "\n"
+    "  --limit NAME=VALUE   raise (or lower) a limit: arrivals, request_rate, nodes,\n"
+    "                       gpus, tables, series, events (repeatable)\n"
+    "  -v, --verbose        print each scenario's estimate, one line per heading\n";
 
 static const sim__cli_spec validate_spec = {
     .cmd = &sim__cmd_validate,
+    .shared = SIM__CLI_LIMIT | SIM__CLI_VERBOSE,
     .operand = "scenario",
     .max_operands = -1,
 };
@@ -30,7 +38,10 @@ static int cmd_validate(int argc, char **argv)
         tm_diag d;
         tm_diag_clear(&d);
         sim_scenario sc;
+        sim_estimate est;
         int rc = sim_scenario_load_file(&sc, path, &d);
+        if (rc == TM_OK && (rc = sim_scenario_admit(&sc, &a.limits, &est, &d)) != TM_OK)
+            sim_scenario_fini(&sc);
         if (rc != TM_OK) {
             code = sim__cli_error(rc, &d);
             bad++;
@@ -38,6 +49,8 @@ static int cmd_validate(int argc, char **argv)
         }
         printf("%s: ok (%zu pools, %zu classes, policy %s)\n", path, sc.n_pools, sc.n_classes,
                sc.policy);
+        if (a.verbose)
+            sim__cli_print_estimate(stdout, &est, &a.limits, "  ");
         sim__cli_warn_no_gpus(&sc, path);
         sim_scenario_fini(&sc);
     }

@@ -58,6 +58,75 @@ int sim_scenario_set_classes(sim_scenario *sc, const char *const *names, size_t 
 size_t sim_scenario_type_names(const sim_scenario *sc, const char **names);
 
 /* ------------------------------------------------------------------------- */
+/* Admission (config/admit.c; docs/cli.md, "Limits")                        */
+
+/* What a run may cost before it is refused. Each limit has a name for
+ * --limit NAME=VALUE, a default that every example scenario passes with a
+ * wide margin, and the most it may be raised to (past it the run's own
+ * arithmetic would fail). */
+typedef enum sim_limit_kind {
+    SIM_LIMIT_ARRIVALS = 0, /* expected job arrivals over the horizon, per class and in all */
+    SIM_LIMIT_REQUEST_RATE, /* peak offered load of one service, requests/s */
+    SIM_LIMIT_NODES,        /* nodes in all pools */
+    SIM_LIMIT_GPUS,         /* GPUs in all pools */
+    SIM_LIMIT_TABLES, /* time-series tables: pools, GPU types in the fleet, classes, services */
+    SIM_LIMIT_SERIES, /* time-series values: bins x columns */
+    SIM_LIMIT_EVENTS, /* events and generator steps of a run */
+    SIM_LIMIT_COUNT
+} sim_limit_kind;
+
+typedef struct sim_limit_info {
+    const char *name;  /* as --limit takes it */
+    double def, most;  /* default; the most it may be raised to */
+    const char *units; /* what is counted, for messages and help */
+} sim_limit_info;
+extern const sim_limit_info sim_limit_table[SIM_LIMIT_COUNT];
+
+typedef struct sim_limits {
+    double max[SIM_LIMIT_COUNT];
+} sim_limits;
+
+/* Every limit at its default. */
+void sim_limits_default(sim_limits *l);
+/* Set one limit from "NAME=VALUE" (VALUE a number > 0, at most the limit's
+ * `most`): 0, or -1 with what is wrong in err. */
+int sim_limits_set(sim_limits *l, const char *spec, char *err, size_t n);
+
+/* The work a run of a scenario would do, estimated from the resolved
+ * scenario alone (nothing runs): closed forms and exact integrals of the
+ * arrival intensities over the horizon. Indices are SIZE_MAX where there is
+ * none. */
+typedef struct sim_estimate {
+    double arrivals;        /* expected job arrivals in all classes (max_jobs applied) */
+    double class_arrivals;  /* ... in the class with the most */
+    size_t arrivals_class;  /* that class */
+    double requests;        /* expected requests offered to all services */
+    double request_rate;    /* the highest offered load of a service over the horizon, 1/s */
+    size_t request_service; /* that service */
+    size_t pools;           /* pools */
+    double nodes, gpus;     /* in all pools */
+    double tables;          /* time-series tables of the run file */
+    double bins, columns;   /* time-series bins over the horizon, columns (levels) per bin */
+    double series;          /* bins x columns */
+    double failures;        /* expected GPU failures over the horizon */
+    double mmpp_changes;    /* expected MMPP state changes of the classes' generators */
+    size_t mmpp_class;      /* the class with the most */
+    double profile_steps;   /* hour windows the generators and services step through */
+    double events;          /* 2 x arrivals + 2 x failures + the above + bins + 2 x pools */
+} sim_estimate;
+
+/* The estimate of scenario sc (any scenario the loader accepted). */
+void sim_scenario_estimate(const sim_scenario *sc, sim_estimate *e);
+/* Estimate sc (into *e when e is not NULL) and hold it to lim (NULL: the
+ * defaults). TM_ERR_LIMIT over a limit, with diag "FILE: json.path" and a
+ * message saying the estimate, the limit and the --limit that raises it. */
+int sim_scenario_admit(const sim_scenario *sc, const sim_limits *lim, sim_estimate *e,
+                       tm_diag *diag);
+/* A count for people: "41000", "3.2e9"; "about " first when `about`; a value
+ * past a double's range reads "more than 1e308". */
+void sim_estimate_fmt(char *buf, size_t n, double x, int about);
+
+/* ------------------------------------------------------------------------- */
 /* Cluster snapshots for `tarmac place` (docs/place-json.md)                  */
 
 /* Snapshots are read whole; a bound keeps a hostile input from eating memory. */

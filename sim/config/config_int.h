@@ -29,6 +29,17 @@ typedef struct cJSON cJSON;
  * input from eating memory. */
 #define SIM__SCENARIO_MAX_BYTES (64u << 20)
 
+/* How many of each a scenario may have (scenarios/SCHEMA.md, "Ranges"): the
+ * loader's memory and time are near-linear in each, and these keep a small
+ * hostile file from asking for gigabytes (a class keeps a distribution over
+ * the tenants). Admission (admit.c) bounds the work a run would do. */
+#define SIM__MAX_POOLS    1000000
+#define SIM__MAX_CLASSES  1000
+#define SIM__MAX_SERVICES 1000
+#define SIM__MAX_TENANTS  1000
+/* The longest horizon: 100 years of 365.25 days (36525 days). */
+#define SIM__HORIZON_MAX_US ((int64_t)36525 * 86400 * SIM_US_PER_S)
+
 /* The state of one load: where messages go and what is being filled. */
 typedef struct sim__loader {
     const char *file; /* for messages */
@@ -92,6 +103,14 @@ int sim__cfg_get_duration(sim__loader *L, const cJSON *o, const char *path, cons
 /* A duration value v (at path p) in seconds: "90s", "15m", "2.5h", "30d",
  * "1w", "500ms", "10us", or a number of seconds. */
 int sim__cfg_duration_value(sim__loader *L, const cJSON *v, const char *p, double *seconds);
+/* Names must differ (pools, classes, services, tenants): n names, the
+ * first at `first` and each `stride` bytes after the one before (a name
+ * member of an array of structs). *repeat gets the smallest index whose name
+ * equals an earlier one's, or n when all differ. O(n log n): a fleet file may
+ * hold 10^5 pools, and comparing each name with every earlier one took 20 s.
+ * TM_ERR_NOMEM when the sort's array cannot be allocated. */
+int sim__names_first_repeat(const char *first, size_t n, size_t stride, size_t *repeat);
+
 /* A data path: "data:REL" is relative to TARMAC_DATA_DIR (default
  * ../shared/data), an absolute path is itself, anything else is relative to
  * the loaded file's folder. */

@@ -31,7 +31,7 @@ static int load_cost_api(sim__loader *L, const cJSON *o, sim_cost_cfg *c)
     char q[SIM__PATH_MAX_LEN], id[SIM_NAME_MAX];
     int rc = sim__cfg_check_object(L, o, p, keys);
     if (rc || (rc = sim__cfg_get_number(L, o, p, "yearly_price_factor",
-                                        &c->api_price_factor_per_year, 1e-6, 1e6, 0)))
+                                        &c->api_price_factor_per_year, 0.01, 100, 0)))
         return rc;
     const cJSON *prices = sim__json_member(o, "prices");
     sim__json_child(q, p, "prices");

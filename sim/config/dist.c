@@ -206,6 +206,17 @@ int sim__cfg_load_dist(sim__loader *L, const cJSON *v, const char *p, int kind, 
 /* ------------------------------------------------------------------------- */
 /* arrivals                                                                   */
 
+/* The ranges of an arrival process (scenarios/SCHEMA.md, "Ranges"). Each
+ * bounds one factor of the intensity; their product over the horizon is
+ * bounded by the admission estimate (admit.c), which sees them together. */
+#define RATE_MAX_PER_S   1e6 /* a million jobs or requests a second */
+#define RATE_MAX_IN_UNIT 1e9 /* rate_per_hour, rate_per_day */
+#define MULT_MAX         1e6 /* daily, weekly and MMPP multipliers */
+#define GROWTH_MIN       -0.999
+#define GROWTH_MAX       10.0     /* x11 a month */
+#define OFFSET_MAX_S     604800.0 /* start_offset: a place in the week */
+#define SOJOURN_MIN_S    1.0
+
 static int load_profile(sim__loader *L, const cJSON *o, const char *path, const char *key,
                         double *out, int n)
 {
@@ -219,10 +230,15 @@ static int load_profile(sim__loader *L, const cJSON *o, const char *path, const 
                              sim__json_kind(v));
     int i = 0;
     for (const cJSON *e = v->child; e; e = e->next, i++) {
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0) {
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0 ||
+            e->valuedouble > MULT_MAX) {
             char q[SIM__PATH_MAX_LEN];
             sim__json_element(q, p, i);
-            return sim__cfg_fail(L, q, "expected a multiplier >= 0, got %s", sim__json_kind(e));
+            if (cJSON_IsNumber(e))
+                return sim__cfg_fail(L, q, "expected a multiplier in [0, %g], got %g", MULT_MAX,
+                                     e->valuedouble);
+            return sim__cfg_fail(L, q, "expected a multiplier in [0, %g], got %s", MULT_MAX,
+                                 sim__json_kind(e));
         }
         out[i] = e->valuedouble;
     }
@@ -256,12 +272,14 @@ int sim__cfg_load_arrival(sim__loader *L, const cJSON *o, const char *p, trace_a
     double r;
     static const struct {
         const char *key;
-        double per_s;
-    } rates[] = {{"rate_per_s", 1}, {"rate_per_hour", 1.0 / 3600}, {"rate_per_day", 1.0 / 86400}};
+        double per_s, max;
+    } rates[] = {{"rate_per_s", 1, RATE_MAX_PER_S},
+                 {"rate_per_hour", 1.0 / 3600, RATE_MAX_IN_UNIT},
+                 {"rate_per_day", 1.0 / 86400, RATE_MAX_IN_UNIT}};
     for (size_t k = 0; k < 3; k++) {
         if (!sim__json_member(o, rates[k].key))
             continue;
-        if ((rc = sim__cfg_get_number(L, o, p, rates[k].key, &r, 0, 1e9, 1)))
+        if ((rc = sim__cfg_get_number(L, o, p, rates[k].key, &r, 0, rates[k].max, 1)))
             return rc;
         a->rate_per_s = r * rates[k].per_s;
         given++;
@@ -278,11 +296,16 @@ int sim__cfg_load_arrival(sim__loader *L, const cJSON *o, const char *p, trace_a
     int64_t off = 0;
     if ((rc = load_profile(L, o, p, "daily", a->daily, 24)) ||
         (rc = load_profile(L, o, p, "weekly", a->weekly, 7)) ||
-        (rc = sim__cfg_get_number(L, o, p, "growth_per_month", &a->growth_per_month, -0.999, 100,
-                                  0)) ||
+        (rc = sim__cfg_get_number(L, o, p, "growth_per_month", &a->growth_per_month, GROWTH_MIN,
+                                  GROWTH_MAX, 0)) ||
         (rc = sim__cfg_get_duration(L, o, p, "start_offset", &off, 0)))
         return rc;
     a->t0_offset_s = (double)off / SIM_US_PER_S;
+    if (a->t0_offset_s > OFFSET_MAX_S) {
+        sim__json_child(q, p, "start_offset");
+        return sim__cfg_fail(L, q, "expected a place in the week within [0, 7d], got %g s",
+                             a->t0_offset_s);
+    }
     const cJSON *m = sim__json_member(o, "mmpp");
     if (m) {
         sim__json_child(q, p, "mmpp");
@@ -306,9 +329,14 @@ int sim__cfg_load_arrival(sim__loader *L, const cJSON *o, const char *p, trace_a
         for (const cJSON *e = mult->child; e; e = e->next, i++) {
             char r2[SIM__PATH_MAX_LEN];
             sim__json_element(r2, r1, i);
-            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
-                return sim__cfg_fail(L, r2, "expected a multiplier >= 0, got %s",
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0 ||
+                e->valuedouble > MULT_MAX) {
+                if (cJSON_IsNumber(e))
+                    return sim__cfg_fail(L, r2, "expected a multiplier in [0, %g], got %g",
+                                         MULT_MAX, e->valuedouble);
+                return sim__cfg_fail(L, r2, "expected a multiplier in [0, %g], got %s", MULT_MAX,
                                      sim__json_kind(e));
+            }
             a->mmpp_mult[i] = e->valuedouble;
         }
         i = 0;
@@ -319,8 +347,9 @@ int sim__cfg_load_arrival(sim__loader *L, const cJSON *o, const char *p, trace_a
             double s;
             if ((rc = sim__cfg_duration_value(L, e, r2, &s)))
                 return rc;
-            if (!(s > 0))
-                return sim__cfg_fail(L, r2, "expected a sojourn > 0");
+            if (!(s >= SOJOURN_MIN_S) || !(s * 1e6 <= (double)SIM_T_MAX_US))
+                return sim__cfg_fail(L, r2,
+                                     "expected a mean sojourn within [1 s, 2^61 us], got %g s", s);
             a->mmpp_sojourn_s[i] = s;
         }
     }

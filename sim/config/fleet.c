@@ -85,7 +85,8 @@ int sim__cfg_load_types(sim__loader *L, const cJSON *arr)
             }
             snprintf(t->name, sizeof t->name, "%s", name);
         }
-        double mem = (double)t->mem_mib / 1024.0, slices = t->partition_slices;
+        double mem = (double)t->mem_mib / 1024.0;
+        int64_t slices = t->partition_slices;
         if ((rc = sim__cfg_get_number(L, o, p, "mem_gib", &mem, 0.001, 65536, 0)) ||
             (rc = sim__cfg_get_number(L, o, p, "bf16_tflops", &t->bf16_tflops, 0, 1e6, 0)) ||
             (rc = sim__cfg_get_number(L, o, p, "mem_bw_gbs", &t->mem_bw_gbs, 0, 1e7, 0)) ||
@@ -96,7 +97,7 @@ int sim__cfg_load_types(sim__loader *L, const cJSON *arr)
                                       0)) ||
             (rc = sim__cfg_get_number(L, o, p, "reserved_usd_per_h", &t->reserved_usd_per_h, 0, 1e6,
                                       0)) ||
-            (rc = sim__cfg_get_number(L, o, p, "partition_slices", &slices, 0, 64, 0)))
+            (rc = sim__cfg_get_int(L, o, p, "partition_slices", &slices, 0, 64, 0)))
             return rc;
         t->mem_mib = (uint32_t)llround(mem * 1024.0);
         t->partition_slices = (uint32_t)slices;
@@ -134,6 +135,9 @@ int sim__cfg_load_fleet(sim__loader *L, const cJSON *fleet)
     int n = cJSON_GetArraySize(arr);
     if (n < 1)
         return sim__cfg_fail(L, "fleet.pools", "expected at least one pool");
+    if (n > SIM__MAX_POOLS)
+        return sim__cfg_fail(L, "fleet.pools", "expected at most %d pools, got %d", SIM__MAX_POOLS,
+                             n);
     sim_scenario *sc = L->sc;
     sc->pools = calloc((size_t)n, sizeof *sc->pools);
     if (!sc->pools)
@@ -185,13 +189,17 @@ int sim__cfg_load_fleet(sim__loader *L, const cJSON *fleet)
             return sim__cfg_fail(L, q, "retired at %.0f s, not after delivery at %.0f s",
                                  (double)pc->retired_us / 1e6, (double)pc->delivered_us / 1e6);
         }
-        for (int k = 0; k < i; k++)
-            if (strcmp(sc->pools[k].name, pc->name) == 0) {
-                sim__json_child(q, p, "name");
-                return sim__cfg_fail(L, q, "pool name \"%s\" used twice", pc->name);
-            }
     }
     sc->n_pools = (size_t)n;
+    size_t rep;
+    if (sim__names_first_repeat(sc->pools[0].name, sc->n_pools, sizeof *sc->pools, &rep) != TM_OK)
+        return sim__cfg_oom(L);
+    if (rep < sc->n_pools) {
+        char p[SIM__PATH_MAX_LEN], q[SIM__PATH_MAX_LEN];
+        sim__json_element(p, "fleet.pools", (int)rep);
+        sim__json_child(q, p, "name");
+        return sim__cfg_fail(L, q, "pool name \"%s\" used twice", sc->pools[rep].name);
+    }
     uint64_t nodes_total = 0;
     for (size_t k = 0; k < sc->n_pools; k++)
         nodes_total += sc->pools[k].nodes;

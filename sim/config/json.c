@@ -315,13 +315,20 @@ int sim__cfg_duration_value(sim__loader *L, const cJSON *v, const char *p, doubl
     return sim__cfg_fail(L, p, "unknown time unit in \"%s\" (us, ms, s, m, h, d, w)", s);
 }
 
+/* A duration in a scenario is at most the end of simulated time (2^61 us,
+ * SIM_T_MAX_US): a time plus a duration (a submit time plus a deadline, a
+ * delivery plus a run) then stays within int64. */
 static int seconds_to_us(sim__loader *L, const char *p, double s, int64_t *us)
 {
     double x = s * 1e6;
-    if (!(x < 9.2e18))
-        return sim__cfg_fail(
-            L, p, "duration of %g s is beyond the int64 microsecond clock (292,000 years)", s);
+    if (!(x <= (double)SIM_T_MAX_US))
+        return sim__cfg_fail(L, p,
+                             "duration of %g s is beyond the end of simulated time (2^61 us, about "
+                             "73,000 years)",
+                             s);
     *us = (int64_t)llround(x);
+    if (*us > SIM_T_MAX_US) /* 2^61 as a double is one past INT64_MAX / 4 */
+        *us = SIM_T_MAX_US;
     return TM_OK;
 }
 
@@ -339,6 +346,46 @@ int sim__cfg_get_duration(sim__loader *L, const cJSON *o, const char *path, cons
     double s;
     int rc = sim__cfg_duration_value(L, v, p, &s);
     return rc == TM_OK ? seconds_to_us(L, p, s, us) : rc;
+}
+
+typedef struct named {
+    const char *name;
+    size_t i;
+} named;
+
+/* By name, then by index: equal names sit together, in file order. */
+static int named_cmp(const void *a, const void *b)
+{
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+int sim__names_first_repeat(const char *first, size_t n, size_t stride, size_t *repeat)
+{
+    *repeat = n;
+    if (n <= 32) { /* a few names (most scenarios): compare them all, allocate nothing */
+        for (size_t i = 1; i < n && *repeat == n; i++)
+            for (size_t k = 0; k < i; k++)
+                if (strcmp(first + k * stride, first + i * stride) == 0) {
+                    *repeat = i;
+                    break;
+                }
+        return TM_OK;
+    }
+    named *v = malloc(n * sizeof *v);
+    if (!v)
+        return TM_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++)
+        v[i] = (named){first + i * stride, i};
+    qsort(v, n, sizeof *v, named_cmp);
+    /* in a run of equal names the first is the earliest; each later one is a
+     * repeat, and the answer is the earliest repeat of all runs */
+    for (size_t k = 1; k < n; k++)
+        if (v[k].i < *repeat && strcmp(v[k - 1].name, v[k].name) == 0)
+            *repeat = v[k].i;
+    free(v);
+    return TM_OK;
 }
 
 int sim__cfg_oom(sim__loader *L)

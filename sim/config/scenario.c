@@ -97,6 +97,9 @@ static int load_tenants(sim__loader *L, const cJSON *arr)
     if (arr && (!cJSON_IsArray(arr) || n < 1))
         return sim__cfg_fail(L, "tenants", "expected a non-empty array of tenants, got %s",
                              sim__json_kind(arr));
+    if (n > SIM__MAX_TENANTS)
+        return sim__cfg_fail(L, "tenants", "expected at most %d tenants, got %d", SIM__MAX_TENANTS,
+                             n);
     size_t m = n ? (size_t)n : 1;
     sc->tenants = calloc(m, sizeof *sc->tenants);
     sc->tenant_share = calloc(m, sizeof *sc->tenant_share);
@@ -119,11 +122,16 @@ static int load_tenants(sim__loader *L, const cJSON *arr)
         if (rc || (rc = sim__cfg_get_name(L, o, p, "name", sc->tenants[i], SIM_NAME_MAX, NULL)) ||
             (rc = sim__cfg_get_number(L, o, p, "share", &share, 0, 1e12, 0)))
             return rc;
-        for (int k = 0; k < i; k++)
-            if (strcmp(sc->tenants[k], sc->tenants[i]) == 0)
-                return sim__cfg_fail(L, p, "tenant name \"%s\" used twice", sc->tenants[i]);
         sc->tenant_share[i] = share;
         total += share;
+    }
+    size_t rep;
+    if (sim__names_first_repeat(sc->tenants[0], m, sizeof sc->tenants[0], &rep) != TM_OK)
+        return sim__cfg_oom(L);
+    if (rep < m) {
+        char p[SIM__PATH_MAX_LEN];
+        sim__json_element(p, "tenants", (int)rep);
+        return sim__cfg_fail(L, p, "tenant name \"%s\" used twice", sc->tenants[rep]);
     }
     if (!(total > 0))
         return sim__cfg_fail(L, "tenants", "the shares add up to 0");
@@ -167,8 +175,9 @@ static int load_failures(sim__loader *L, const cJSON *o)
             uint32_t t = 0;
             if ((rc = sim__cfg_find_type(L, p, e->string, &t)))
                 return rc;
-            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !(e->valuedouble > 0))
-                return sim__cfg_fail(L, p, "expected an MTBF in hours > 0, got %s",
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !(e->valuedouble >= 1e-3) ||
+                e->valuedouble > 1e12)
+                return sim__cfg_fail(L, p, "expected an MTBF in hours in [0.001, 1e+12], got %s",
                                      sim__json_kind(e));
             f->mtbf_h[t] = e->valuedouble;
         }
@@ -210,8 +219,11 @@ static int load_tree(sim__loader *L, const cJSON *root)
         (rc = sim__cfg_get_duration(L, root, "", "sample", &sc->sample_us, 0)))
         return rc;
     sc->seed = (uint64_t)seed;
-    if (sc->horizon_us <= 0)
-        return sim__cfg_fail(L, "horizon", "expected a horizon > 0");
+    /* a planning horizon: 100 years keeps what compounds over it finite (the
+     * API price factor of a year, growth is bounded by admission) */
+    if (sc->horizon_us <= 0 || sc->horizon_us > SIM__HORIZON_MAX_US)
+        return sim__cfg_fail(L, "horizon", "expected a horizon in (0, 100 years], got %g s",
+                             (double)sc->horizon_us / SIM_US_PER_S);
     if (strcmp(stop, "horizon") == 0)
         sc->stop = SIM_STOP_HORIZON;
     else if (strcmp(stop, "drain") == 0)

@@ -93,8 +93,10 @@ static int load_service_model(sim__loader *L, const cJSON *o, const char *p, sim
             uint32_t t = 0;
             if ((rc = sim__cfg_find_type(L, r, e->string, &t)))
                 return rc;
-            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
-                return sim__cfg_fail(L, r, "expected tokens/s >= 0, got %s", sim__json_kind(e));
+            if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0 ||
+                e->valuedouble > 1e9)
+                return sim__cfg_fail(L, r, "expected tokens/s in [0, 1e+09], got %s",
+                                     sim__json_kind(e));
             cfg->tokens_per_s[t] = e->valuedouble;
             if (e->valuedouble > 0 && cfg->type_mask)
                 cfg->type_mask |= 1ull << t;
@@ -284,6 +286,9 @@ int sim__cfg_load_services(sim__loader *L, const cJSON *arr)
         return sim__cfg_fail(L, "workload.services", "expected an array of services, got %s",
                              sim__json_kind(arr));
     int n = cJSON_GetArraySize(arr);
+    if (n > SIM__MAX_SERVICES)
+        return sim__cfg_fail(L, "workload.services", "expected at most %d services, got %d",
+                             SIM__MAX_SERVICES, n);
     sc->services = calloc(n ? (size_t)n : 1, sizeof *sc->services);
     if (!sc->services)
         return sim__cfg_oom(L);
@@ -295,10 +300,15 @@ int sim__cfg_load_services(sim__loader *L, const cJSON *arr)
         int rc = load_service(L, o, p, &sc->services[i], i);
         if (rc)
             return rc;
-        for (int k = 0; k < i; k++)
-            if (strcmp(sc->services[k].cfg.name, sc->services[i].cfg.name) == 0)
-                return sim__cfg_fail(L, p, "service name \"%s\" used twice",
-                                     sc->services[i].cfg.name);
+    }
+    size_t rep;
+    if (sim__names_first_repeat(sc->services[0].cfg.name, sc->n_services, sizeof *sc->services,
+                                &rep) != TM_OK)
+        return sim__cfg_oom(L);
+    if (rep < sc->n_services) {
+        char p[SIM__PATH_MAX_LEN];
+        sim__json_element(p, "workload.services", (int)rep);
+        return sim__cfg_fail(L, p, "service name \"%s\" used twice", sc->services[rep].cfg.name);
     }
     return TM_OK;
 }

@@ -22,6 +22,10 @@
 /* Limits that keep a typo from planning billions of points. */
 #define SWEEP_MAX_POINTS 10000000u
 #define SWEEP_MAX_PARAMS 64
+/* Values held in memory: combinations x parameters (each a small struct and
+ * two strings, about 100 bytes): 7 parameters of 10 values each are 10^7
+ * combinations, 7 x 10^7 values and 7 GB; the bound keeps it under 0.5 GB. */
+#define SWEEP_MAX_CELLS 4000000u
 /* A sweep file, or the scenario file it names. A file too large, or memory
  * short for it, is reported as one invalid input: the sweep's messages have
  * always said "larger than 64 MiB or out of memory" (exit 65). */
@@ -289,34 +293,50 @@ static int sweep_expand(sim__loader *L, sim_sweep_spec *s, const cJSON *list, co
         n_list * n_grid > SWEEP_MAX_POINTS / (s->replications ? s->replications : 1))
         return sim__cfg_fail(L, "grid", "more than %u points", SWEEP_MAX_POINTS);
     s->n_combos = n_list * n_grid;
+    if (s->n_params > 0 && s->n_combos > SWEEP_MAX_CELLS / s->n_params)
+        return sim__cfg_fail(L, "grid",
+                             "%zu combinations of %zu parameters: more than %u values to hold",
+                             s->n_combos, s->n_params, SWEEP_MAX_CELLS);
     s->values = calloc(s->n_combos * (s->n_params ? s->n_params : 1), sizeof *s->values);
     if (!s->values)
         return sim__cfg_oom(L);
-    for (size_t c = 0; c < s->n_combos; c++) {
+    /* the list's entries and each grid parameter's values by index (cJSON
+     * finds the i-th item of an array by walking it: quadratic in a loop) */
+    size_t n_items = list ? n_list : 0;
+    for (size_t g = 0; g < n_grid_params; g++)
+        n_items += (size_t)cJSON_GetArraySize(grid_members[g]);
+    const cJSON **item = malloc((n_items ? n_items : 1) * sizeof *item);
+    if (!item)
+        return sim__cfg_oom(L);
+    size_t at = 0, grid_at[SWEEP_MAX_PARAMS];
+    for (const cJSON *e = list ? list->child : NULL; e; e = e->next)
+        item[at++] = e;
+    for (size_t g = 0; g < n_grid_params; g++) {
+        grid_at[g] = at;
+        for (const cJSON *e = grid_members[g]->child; e; e = e->next)
+            item[at++] = e;
+    }
+    rc = TM_OK;
+    for (size_t c = 0; c < s->n_combos && rc == TM_OK; c++) {
         sim_sweep_value *row = &s->values[c * s->n_params];
         size_t li = c / n_grid, gi = c % n_grid;
-        if (list) {
-            const cJSON *e = cJSON_GetArrayItem(list, (int)li);
-            for (const cJSON *m = e->child; m; m = m->next)
-                if ((rc = sweep_set_value(L, &row[sweep_param_index(s, m->string)], m)))
-                    return rc;
-        }
+        if (list)
+            for (const cJSON *m = item[li]->child; m && rc == TM_OK; m = m->next)
+                rc = sweep_set_value(L, &row[sweep_param_index(s, m->string)], m);
         /* the grid in row-major order: the last parameter varies fastest; the
          * grid's parameters come after the list's, in the order written */
         size_t rest = gi;
-        for (size_t g = n_grid_params; g-- > 0;) {
-            const cJSON *m = grid_members[g];
-            size_t k = (size_t)cJSON_GetArraySize(m);
-            if ((rc = sweep_set_value(L, &row[n_list_params + g],
-                                      cJSON_GetArrayItem(m, (int)(rest % k)))))
-                return rc;
+        for (size_t g = n_grid_params; g-- > 0 && rc == TM_OK;) {
+            size_t k = (size_t)cJSON_GetArraySize(grid_members[g]);
+            rc = sweep_set_value(L, &row[n_list_params + g], item[grid_at[g] + rest % k]);
             rest /= k;
         }
-        for (size_t q = 0; q < s->n_params; q++)
+        for (size_t q = 0; q < s->n_params && rc == TM_OK; q++)
             if (!row[q].text && !(row[q].text = dup_str("")))
-                return sim__cfg_oom(L);
+                rc = sim__cfg_oom(L);
     }
-    return TM_OK;
+    free(item);
+    return rc;
 }
 
 int sim_sweep_load(sim_sweep_spec *s, const char *path, tm_diag *diag)

@@ -180,8 +180,14 @@ static int load_speeds(sim__loader *L, const cJSON *o, const char *p, sim_class_
         int rc = sim__cfg_find_type(L, r, e->string, &t);
         if (rc)
             return rc;
-        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !(e->valuedouble > 0))
-            return sim__cfg_fail(L, r, "expected a speed > 0, got %s", sim__json_kind(e));
+        if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || !(e->valuedouble >= 1e-6) ||
+            e->valuedouble > 1e6) {
+            if (cJSON_IsNumber(e))
+                return sim__cfg_fail(L, r, "expected a speed in [1e-06, 1e+06], got %g",
+                                     e->valuedouble);
+            return sim__cfg_fail(L, r, "expected a speed in [1e-06, 1e+06], got %s",
+                                 sim__json_kind(e));
+        }
         cc->speed[t] = e->valuedouble;
     }
     return TM_OK;
@@ -209,6 +215,9 @@ static int load_tenant_mix(sim__loader *L, const cJSON *o, const char *p, sim_cl
     if (m && !cJSON_IsObject(m))
         rc = sim__cfg_fail(L, q, "expected an object {\"tenant\": weight, ...}, got %s",
                            sim__json_kind(m));
+    else if (m && (size_t)cJSON_GetArraySize(m) > sc->n_tenants) /* each key looked up once */
+        rc = sim__cfg_fail(L, q, "more keys (%d) than tenants (%zu): a tenant given twice",
+                           cJSON_GetArraySize(m), sc->n_tenants);
     for (const cJSON *e = m ? m->child : NULL; e && rc == TM_OK; e = e->next) {
         char r[SIM__PATH_MAX_LEN];
         sim__json_child(r, q, e->string);
@@ -219,8 +228,9 @@ static int load_tenant_mix(sim__loader *L, const cJSON *o, const char *p, sim_cl
         if (k == sc->n_tenants)
             rc = sim__cfg_fail(L, r, "no tenant named \"%s\" in the top-level \"tenants\"",
                                e->string);
-        else if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0)
-            rc = sim__cfg_fail(L, r, "expected a weight >= 0, got %s", sim__json_kind(e));
+        else if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble < 0 ||
+                 e->valuedouble > 1e12)
+            rc = sim__cfg_fail(L, r, "expected a weight in [0, 1e+12], got %s", sim__json_kind(e));
         else
             w[k] = e->valuedouble;
     }
@@ -614,6 +624,9 @@ int sim__cfg_load_workload(sim__loader *L, const cJSON *w)
         return sim__cfg_fail(L, "workload.classes", "expected a non-empty array of classes, got %s",
                              sim__json_kind(arr));
     int n = cJSON_GetArraySize(arr);
+    if (n > SIM__MAX_CLASSES)
+        return sim__cfg_fail(L, "workload.classes", "expected at most %d classes, got %d",
+                             SIM__MAX_CLASSES, n);
     sc->classes = calloc(n ? (size_t)n : 1, sizeof *sc->classes);
     if (!sc->classes)
         return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
@@ -625,12 +638,16 @@ int sim__cfg_load_workload(sim__loader *L, const cJSON *w)
         if ((rc = load_class(L, o, p, &sc->classes[i], i)) ||
             (rc = load_class_special(L, o, p, &sc->classes[i], i)))
             return rc;
-        for (int k = 0; k < i; k++)
-            if (strcmp(sc->classes[k].name, sc->classes[i].name) == 0) {
-                char q[SIM__PATH_MAX_LEN];
-                sim__json_child(q, p, "name");
-                return sim__cfg_fail(L, q, "class name \"%s\" used twice", sc->classes[i].name);
-            }
+    }
+    size_t rep;
+    if (sim__names_first_repeat(sc->classes[0].name, sc->n_classes, sizeof *sc->classes, &rep) !=
+        TM_OK)
+        return sim__cfg_oom(L);
+    if (rep < sc->n_classes) {
+        char p[SIM__PATH_MAX_LEN], q[SIM__PATH_MAX_LEN];
+        sim__json_element(p, "workload.classes", (int)rep);
+        sim__json_child(q, p, "name");
+        return sim__cfg_fail(L, q, "class name \"%s\" used twice", sc->classes[rep].name);
     }
     return TM_OK;
 }

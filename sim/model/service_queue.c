@@ -313,8 +313,8 @@ static void perf_rates(const sim__svc_pool *pool, double offered, sim__svc_perf 
 int sim__svc_perf_eval(const sim__svc_pool *pool, double offered_req_per_s, sim__svc_perf *perf,
                        tm_diag *diag)
 {
-    if (!(isfinite(offered_req_per_s) && offered_req_per_s >= 0.0))
-        return sim__svc_bad(diag, "load", "a finite rate >= 0 requests/s", offered_req_per_s);
+    if (!(offered_req_per_s >= 0.0 && offered_req_per_s <= SIM__SVC_RATE_MAX))
+        return sim__svc_bad(diag, "load", "a rate in [0, 1e12] requests/s", offered_req_per_s);
     perf_rates(pool, offered_req_per_s, perf);
     if (pool->n_sub == 0) {
         perf->wait_mean_s = perf->response_mean_s = NAN;
