@@ -103,6 +103,13 @@ static void list_append(char *buf, size_t size, const char *name)
         snprintf(buf + (size - 4), 4, "...");
 }
 
+/* "path:line", formatted only for a message (not for every row). */
+static const char *line_where(char *where, size_t size, const char *path, unsigned long line)
+{
+    snprintf(where, size, "%s:%lu", path, line);
+    return where;
+}
+
 int trace_csv_column(const char *path, const char *column, double **values, size_t *n,
                      tm_diag *diag)
 {
@@ -183,9 +190,9 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         if (len < 0)
             break;
         lineno++;
-        snprintf(where, sizeof where, "%s:%lu", path, lineno);
         if (strlen(line) != (size_t)len) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where, "expected text, got a NUL byte");
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
+                             "expected text, got a NUL byte");
             goto out;
         }
         chomp(line, (size_t)len);
@@ -195,8 +202,7 @@ int trace_csv_column(const char *path, const char *column, double **values, size
             continue;
         }
         if (blank_at) {
-            snprintf(where, sizeof where, "%s:%lu", path, blank_at);
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, blank_at),
                              "expected a row, got a blank line (data follows at line %lu)", lineno);
             goto out;
         }
@@ -206,19 +212,19 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         for (; cursor && i <= col; i++) {
             field = next_field(&cursor);
             if (!field) {
-                rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                                  "expected a closing quote in field %zu, got end of line", i + 1);
                 goto out;
             }
         }
         if (i <= col) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                              "expected at least %zu fields (column \"%s\" is field %zu), got %zu",
                              col + 1, column, col + 1, i);
             goto out;
         }
         if (*field == '\0') {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                              "expected a number in column \"%s\", got an empty field", column);
             goto out;
         }
@@ -226,12 +232,12 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         errno = 0;
         double v = strtod(field, &end);
         if (end == field || *end != '\0') {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                              "expected a number in column \"%s\", got \"%.200s\"", column, field);
             goto out;
         }
         if (!isfinite(v)) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                              "expected a finite number in column \"%s\", got \"%.200s\"", column,
                              field);
             goto out;
@@ -240,7 +246,8 @@ int trace_csv_column(const char *path, const char *column, double **values, size
             size_t ncap = cap ? 2 * cap : 1024;
             double *grown = realloc(out, ncap * sizeof *out);
             if (!grown) {
-                rc = tm_diag_set(diag, TM_ERR_NOMEM, where, "cannot grow to %zu values", ncap);
+                rc = tm_diag_set(diag, TM_ERR_NOMEM, line_where(where, sizeof where, path, lineno),
+                                 "cannot grow to %zu values", ncap);
                 goto out;
             }
             out = grown;

@@ -343,11 +343,9 @@ static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
     char *line, *f[11];
     size_t len;
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
+        int rc = trace__rd_line_data(r, &line, &len, diag);
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue;
         r->st->rows++;
         s->seq++;
         size_t n = trace__split_char(line, '\t', f, 10);
@@ -403,7 +401,7 @@ static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
         if (s->n_types) {
             row = row_of(s, jt, (uint32_t)scale, tput);
             if (!row)
-                return tm_diag_set(diag, TM_ERR_NOMEM, r->where, "out of memory");
+                return tm_diag_set(diag, TM_ERR_NOMEM, trace__rd_where(r), "out of memory");
             if (row->mask == 0) {
                 if ((rc = trace__rd_bad(r, diag,
                                         "expected a throughput for \"%.60s\" at scale %lld on "

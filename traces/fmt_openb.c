@@ -267,7 +267,7 @@ int trace_openb_pods_open(trace_source *src, const char *path, const trace_read_
         int any = s->col[P_CREATE] >= 0 || s->col[P_DELETE] >= 0 || s->col[P_SCHED] >= 0;
         s->timed = s->col[P_CREATE] >= 0 && s->col[P_DELETE] >= 0 && s->col[P_SCHED] >= 0;
         if (any && !s->timed)
-            rc = tm_diag_set(diag, TM_ERR_TRACE, s->rd.where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&s->rd),
                              "expected all of creation_time, deletion_time, scheduled_time or "
                              "none of them");
     }

@@ -349,7 +349,8 @@ typedef struct trace_read_opts {
      * dropped). */
     int swf_drop_cancelled;
     /* Set (non-zero) by a signal handler to stop reading: checked every 4096
-     * lines, the read then fails with TM_ERR_INTERRUPTED. NULL: never. */
+     * lines, and every 256 KiB read within a run of empty lines (skipped in
+     * bulk); the read then fails with TM_ERR_INTERRUPTED. NULL: never. */
     volatile int *stop_flag;
     /* SWF: where run-time estimates come from (default TRACE_EST_REQUESTED). */
     trace_estimate_source swf_estimates;
