@@ -77,7 +77,8 @@ static int nodes_next(void *ud, trace_node *node, tm_diag *diag)
             continue;
         }
         memset(node, 0, sizeof *node);
-        trace__copy(node->name, sizeof node->name, f[s->col[N_SN]]);
+        /* a name from the file: made safe (label.c), as every trace label */
+        trace_label_safe(node->name, f[s->col[N_SN]], strlen(f[s->col[N_SN]]));
         trace__copy(node->model, sizeof node->model, model);
         trace__copy(node->type_name, sizeof node->type_name, gpus > 0 ? type : "");
         node->gpus = (uint32_t)gpus;

@@ -90,7 +90,8 @@ static int machines_next(void *ud, trace_node *node, tm_diag *diag)
             continue;
         }
         memset(node, 0, sizeof *node);
-        trace__copy(node->name, sizeof node->name, f[0]);
+        /* a name from the file: made safe (label.c), as every trace label */
+        trace_label_safe(node->name, f[0], strlen(f[0]));
         trace__copy(node->model, sizeof node->model, cpu_only ? "" : f[1]);
         trace__copy(node->type_name, sizeof node->type_name, gpus > 0 ? type : "");
         node->gpus = (uint32_t)gpus;

@@ -150,6 +150,7 @@ int trace__rd_bad(trace__rd *r, tm_diag *diag, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(d.msg, sizeof d.msg, fmt, ap);
     va_end(ap);
+    trace__msg_scrub(d.msg); /* it may quote the row */
     if (r->o.mode == TRACE_STRICT) {
         if (diag)
             *diag = d;
@@ -458,6 +459,7 @@ int trace__json_error(trace__json *j, tm_diag *diag, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    trace__msg_scrub(msg);
     return tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(j->rd), "%s", msg);
 }
 

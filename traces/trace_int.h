@@ -98,6 +98,11 @@ int trace__parse_f64(const char *s, double *v);
 /* Seconds (a finite double, >= 0 unless allow_neg) to microseconds, rounded. */
 int64_t trace__s_to_us(double s);
 
+/* Make a message fit to print: every control character (C0, DEL, C1) and
+ * every byte that is not valid UTF-8 becomes '?', in place (a field quoted
+ * from a hostile trace must not drive the terminal). */
+void trace__msg_scrub(char *msg);
+
 /* Case-insensitive equality. */
 int trace__same_name(const char *a, const char *b);
 /* 32-bit FNV-1a of a string (tenant ids from user names). */
