@@ -1,8 +1,9 @@
 /*
  * csvcol.c — one numeric column of a CSV file, for empirical distributions.
  *
- * The file is read one line at a time with getline, so memory is the longest
- * line plus the growing output array (doubling; amortised O(1) per value).
+ * The file (plain or gzip) is read one line at a time with trace_lines, so
+ * memory is the longest line (at most TRACE_MAX_LINE) plus the growing
+ * output array (doubling; amortised O(1) per value).
  * A line is split in place: fields are separated by commas, a field may be
  * double-quoted (a quote inside is written ""), and quotes do not span lines
  * (numeric traces never need that; an unterminated quote is an error). The
@@ -10,7 +11,7 @@
  * field. Blank lines are tolerated at the end of the file only: a blank line
  * followed by data is a missing row, reported at the blank line.
  */
-#include "trace.h"
+#include "trace_int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -77,14 +78,6 @@ static char *next_field(char **cursor)
     return trim(s);
 }
 
-/* Strip the line ending ("\n", "\r\n" or a lone "\r"); returns the length. */
-static size_t chomp(char *line, size_t len)
-{
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-        line[--len] = '\0';
-    return len;
-}
-
 static int line_is_blank(const char *s)
 {
     while (is_blank(*s))
@@ -104,9 +97,9 @@ static void list_append(char *buf, size_t size, const char *name)
 }
 
 /* "path:line", formatted only for a message (not for every row). */
-static const char *line_where(char *where, size_t size, const char *path, unsigned long line)
+static const char *line_where(char *where, size_t size, const char *path, uint64_t line)
 {
-    snprintf(where, size, "%s:%lu", path, line);
+    snprintf(where, size, "%s:%llu", path, (unsigned long long)line);
     return where;
 }
 
@@ -114,43 +107,30 @@ int trace_csv_column(const char *path, const char *column, double **values, size
                      tm_diag *diag)
 {
     int rc = TM_OK;
-    FILE *f = NULL;
+    trace_lines *tl = NULL;
     char *line = NULL;
-    size_t cap_line = 0;
+    size_t len;
     double *out = NULL;
     size_t count = 0, cap = 0;
     char where[sizeof diag->where];
-    unsigned long lineno = 0, blank_at = 0;
+    uint64_t blank_at = 0;
     size_t col = 0, nfields = 0;
 
     *values = NULL;
     *n = 0;
-    f = fopen(path, "r");
-    if (!f) {
-        int e = errno;
-        rc = tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "cannot open: %s",
-                         strerror(e));
+    if ((rc = trace_lines_open(&tl, path, diag)) != TM_OK)
         goto out;
-    }
 
     /* The header. */
-    errno = 0;
-    ssize_t len = getline(&line, &cap_line, f);
-    lineno = 1;
-    snprintf(where, sizeof where, "%s:%lu", path, lineno);
-    if (len < 0) {
-        if (ferror(f))
-            rc = tm_diag_set(diag, TM_ERR_IO, where, "cannot read: %s", strerror(errno));
-        else
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                             "expected a header row naming the columns, got an empty file");
+    rc = trace_lines_next(tl, &line, &len, diag);
+    if (rc == TRACE_END) {
+        rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, 1),
+                         "expected a header row naming the columns, got an empty file");
         goto out;
     }
-    if (strlen(line) != (size_t)len) {
-        rc = tm_diag_set(diag, TM_ERR_TRACE, where, "expected text, got a NUL byte");
+    if (rc != TM_OK)
         goto out;
-    }
-    chomp(line, (size_t)len);
+    snprintf(where, sizeof where, "%s:1", path);
     char *cursor = line;
     if ((unsigned char)cursor[0] == 0xEF && (unsigned char)cursor[1] == 0xBB &&
         (unsigned char)cursor[2] == 0xBF)
@@ -178,24 +158,28 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         nfields++;
     }
     if (!found) {
+        trace__msg_scrub(names);
         rc = tm_diag_set(diag, TM_ERR_TRACE, where,
                          "expected a column named \"%s\", got columns %s", column, names);
         goto out;
     }
 
-    /* The rows: O(col) per row to reach the field. */
+    /* The rows: O(col) per row to reach the field. Runs of empty lines are
+     * skipped in bulk (trace__lines_skip_empty); they may only end the file. */
     for (;;) {
-        errno = 0;
-        len = getline(&line, &cap_line, f);
-        if (len < 0)
-            break;
-        lineno++;
-        if (strlen(line) != (size_t)len) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
-                             "expected text, got a NUL byte");
+        uint64_t skipped;
+        if ((rc = trace__lines_skip_empty(tl, &skipped, NULL, diag)) != TM_OK)
             goto out;
+        if (skipped && !blank_at)
+            blank_at = trace_lines_number(tl) - skipped + 1;
+        rc = trace_lines_next(tl, &line, &len, diag);
+        if (rc == TRACE_END) {
+            rc = TM_OK;
+            break;
         }
-        chomp(line, (size_t)len);
+        if (rc != TM_OK)
+            goto out;
+        uint64_t lineno = trace_lines_number(tl);
         if (line_is_blank(line)) {
             if (!blank_at)
                 blank_at = lineno;
@@ -203,7 +187,8 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         }
         if (blank_at) {
             rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, blank_at),
-                             "expected a row, got a blank line (data follows at line %lu)", lineno);
+                             "expected a row, got a blank line (data follows at line %llu)",
+                             (unsigned long long)lineno);
             goto out;
         }
         cursor = line;
@@ -231,15 +216,13 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         char *end = NULL;
         errno = 0;
         double v = strtod(field, &end);
-        if (end == field || *end != '\0') {
+        if (end == field || *end != '\0' || !isfinite(v)) {
+            char shown[201];
+            snprintf(shown, sizeof shown, "%s", field);
+            trace__msg_scrub(shown);
             rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
-                             "expected a number in column \"%s\", got \"%.200s\"", column, field);
-            goto out;
-        }
-        if (!isfinite(v)) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
-                             "expected a finite number in column \"%s\", got \"%.200s\"", column,
-                             field);
+                             "expected a %snumber in column \"%s\", got \"%s\"",
+                             end == field || *end != '\0' ? "" : "finite ", column, shown);
             goto out;
         }
         if (count == cap) {
@@ -255,11 +238,6 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         }
         out[count++] = v;
     }
-    if (ferror(f)) {
-        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot read after line %lu: %s", lineno,
-                         strerror(errno));
-        goto out;
-    }
     if (count == 0) {
         free(out);
         out = NULL;
@@ -269,8 +247,6 @@ int trace_csv_column(const char *path, const char *column, double **values, size
     out = NULL;
 out:
     free(out);
-    free(line);
-    if (f)
-        fclose(f);
+    trace_lines_close(tl);
     return rc;
 }
