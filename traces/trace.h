@@ -174,8 +174,9 @@ double trace_dist_mean(const trace_dist *d);
  * EMPIRICAL (O(log n)). */
 double trace_dist_cdf(const trace_dist *d, double x);
 
-/* Read one numeric column of a CSV file with a header row (by column name),
- * streaming line by line (memory: the longest line plus the output).
+/* Read one numeric column of a CSV file (plain or gzip) with a header row
+ * (by column name), streaming line by line (memory: the longest line, at
+ * most TRACE_MAX_LINE, plus the output).
  * Header names are trimmed of blanks; fields may be double-quoted (RFC 4180
  * quoting within one line; "" is a quote); a UTF-8 BOM and \r\n endings are
  * accepted; blank lines are allowed only at the end of the file. Values are
