@@ -264,6 +264,19 @@ static void test_blank_gzip(void)
     snprintf(want, sizeof want, "%s:3", csv);
     CHECK_STR(d.where, want);
     CHECK(strstr(d.msg, "data follows at line 6") != NULL);
+    /* a line past TRACE_MAX_LINE: refused at its line (getline took any
+     * length; "1" and 17 MiB of blanks read as 1) */
+    size_t big = TRACE_MAX_LINE + (1u << 20);
+    char *text = malloc(big + 8);
+    memcpy(text, "x\n1", 4);
+    memset(text + 4, ' ', big);
+    memcpy(text + 4 + big, "\n", 2);
+    csv = write_file_n("long.csv", text, big + 6);
+    free(text);
+    CHECK_EQ_INT(trace_csv_column(csv, "x", &v, &n, &d), TM_ERR_TRACE);
+    snprintf(want, sizeof want, "%s:2", csv);
+    CHECK_STR(d.where, want);
+    CHECK(strstr(d.msg, "line longer than") != NULL);
 }
 
 /* ------------------------------------------------------------------------- */
