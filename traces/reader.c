@@ -633,7 +633,7 @@ int trace__json_expect(trace__json *j, int want, const char *what, tm_diag *diag
 
 int trace__json_skip(trace__json *j, int tok, tm_diag *diag)
 {
-    int depth = 0;
+    int64_t depth = 0; /* 64 bits: a few MB of gzip hold billions of brackets */
     for (;;) {
         if (tok == TRACE__J_LBRACE || tok == TRACE__J_LBRACK)
             depth++;
