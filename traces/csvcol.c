@@ -1,8 +1,9 @@
 /*
  * csvcol.c — one numeric column of a CSV file, for empirical distributions.
  *
- * The file is read one line at a time with getline, so memory is the longest
- * line plus the growing output array (doubling; amortised O(1) per value).
+ * The file (plain or gzip) is read one line at a time with trace_lines, so
+ * memory is the longest line (at most TRACE_MAX_LINE) plus the growing
+ * output array (doubling; amortised O(1) per value).
  * A line is split in place: fields are separated by commas, a field may be
  * double-quoted (a quote inside is written ""), and quotes do not span lines
  * (numeric traces never need that; an unterminated quote is an error). The
@@ -18,7 +19,7 @@
  * caller asked for and what was expected, so that a file the user cannot read
  * (/etc/shadow, when tarmac runs with more rights) never shows in an error.
  */
-#include "trace.h"
+#include "trace_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,14 +89,6 @@ static char *next_field(char **cursor)
     return trim(s);
 }
 
-/* Strip the line ending ("\n", "\r\n" or a lone "\r"); returns the length. */
-static size_t chomp(char *line, size_t len)
-{
-    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-        line[--len] = '\0';
-    return len;
-}
-
 static int line_is_blank(const char *s)
 {
     while (is_blank(*s))
@@ -107,9 +100,9 @@ static int line_is_blank(const char *s)
  * TRACE_CSV_MAX_BYTES: O_NONBLOCK so that a FIFO does not block the open,
  * then the file's type and size from the descriptor itself (no race with a
  * rename), then blocking reads again. */
-static int open_regular(const char *path, FILE **out, tm_diag *diag)
+static int open_regular(const char *path, int *out, tm_diag *diag)
 {
-    *out = NULL;
+    *out = -1;
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
@@ -130,49 +123,52 @@ static int open_regular(const char *path, FILE **out, tm_diag *diag)
     else if ((uintmax_t)st.st_size > TRACE_CSV_MAX_BYTES)
         rc = tm_diag_set(diag, TM_ERR_LIMIT, path, "larger than %u MiB (%jd bytes)",
                          TRACE_CSV_MAX_BYTES >> 20, (intmax_t)st.st_size);
-    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(*out = fdopen(fd, "r")))
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
         rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(errno));
     if (rc != TM_OK)
         close(fd);
+    else
+        *out = fd;
     return rc;
+}
+
+/* "path:line", formatted only for a message (not for every row). */
+static const char *line_where(char *where, size_t size, const char *path, uint64_t line)
+{
+    snprintf(where, size, "%s:%llu", path, (unsigned long long)line);
+    return where;
 }
 
 int trace_csv_column(const char *path, const char *column, double **values, size_t *n,
                      tm_diag *diag)
 {
     int rc = TM_OK;
-    FILE *f = NULL;
+    trace_lines *tl = NULL;
     char *line = NULL;
-    size_t cap_line = 0;
+    size_t len;
     double *out = NULL;
     size_t count = 0, cap = 0;
     char where[sizeof diag->where];
-    unsigned long lineno = 0, blank_at = 0;
+    uint64_t blank_at = 0;
     size_t col = 0, nfields = 0;
 
     *values = NULL;
     *n = 0;
-    if ((rc = open_regular(path, &f, diag)) != TM_OK)
+    int fd;
+    if ((rc = open_regular(path, &fd, diag)) != TM_OK ||
+        (rc = trace__lines_open_fd(&tl, fd, path, diag)) != TM_OK)
         goto out;
 
     /* The header. */
-    errno = 0;
-    ssize_t len = getline(&line, &cap_line, f);
-    lineno = 1;
-    snprintf(where, sizeof where, "%s:%lu", path, lineno);
-    if (len < 0) {
-        if (ferror(f))
-            rc = tm_diag_set(diag, TM_ERR_IO, where, "cannot read: %s", strerror(errno));
-        else
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                             "expected a header row naming the columns, got an empty file");
+    rc = trace_lines_next(tl, &line, &len, diag);
+    if (rc == TRACE_END) {
+        rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, 1),
+                         "expected a header row naming the columns, got an empty file");
         goto out;
     }
-    if (strlen(line) != (size_t)len) {
-        rc = tm_diag_set(diag, TM_ERR_TRACE, where, "expected text, got a NUL byte");
+    if (rc != TM_OK)
         goto out;
-    }
-    chomp(line, (size_t)len);
+    snprintf(where, sizeof where, "%s:1", path);
     char *cursor = line;
     if ((unsigned char)cursor[0] == 0xEF && (unsigned char)cursor[1] == 0xBB &&
         (unsigned char)cursor[2] == 0xBF)
@@ -205,28 +201,31 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         goto out;
     }
 
-    /* The rows: O(col) per row to reach the field. */
+    /* The rows: O(col) per row to reach the field. Runs of empty lines are
+     * skipped in bulk (trace__lines_skip_empty); they may only end the file. */
     for (;;) {
-        errno = 0;
-        len = getline(&line, &cap_line, f);
-        if (len < 0)
-            break;
-        lineno++;
-        snprintf(where, sizeof where, "%s:%lu", path, lineno);
-        if (strlen(line) != (size_t)len) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where, "expected text, got a NUL byte");
+        uint64_t skipped;
+        if ((rc = trace__lines_skip_empty(tl, &skipped, NULL, diag)) != TM_OK)
             goto out;
+        if (skipped && !blank_at)
+            blank_at = trace_lines_number(tl) - skipped + 1;
+        rc = trace_lines_next(tl, &line, &len, diag);
+        if (rc == TRACE_END) {
+            rc = TM_OK;
+            break;
         }
-        chomp(line, (size_t)len);
+        if (rc != TM_OK)
+            goto out;
+        uint64_t lineno = trace_lines_number(tl);
         if (line_is_blank(line)) {
             if (!blank_at)
                 blank_at = lineno;
             continue;
         }
         if (blank_at) {
-            snprintf(where, sizeof where, "%s:%lu", path, blank_at);
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                             "expected a row, got a blank line (data follows at line %lu)", lineno);
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, blank_at),
+                             "expected a row, got a blank line (data follows at line %llu)",
+                             (unsigned long long)lineno);
             goto out;
         }
         cursor = line;
@@ -235,36 +234,34 @@ int trace_csv_column(const char *path, const char *column, double **values, size
         for (; cursor && i <= col; i++) {
             field = next_field(&cursor);
             if (!field) {
-                rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+                rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                                  "expected a closing quote in field %zu, got end of line", i + 1);
                 goto out;
             }
         }
         if (i <= col) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                              "expected at least %zu fields (column \"%s\" is field %zu), got %zu",
                              col + 1, column, col + 1, i);
             goto out;
         }
         if (*field == '\0') {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
                              "expected a number in column \"%s\", got an empty field", column);
             goto out;
         }
         char *end = NULL;
         errno = 0;
         double v = strtod(field, &end);
-        if (end == field || *end != '\0') {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                             "expected a number in column \"%s\" (field %zu), got text that is "
-                             "not one",
-                             column, col + 1);
-            goto out;
-        }
-        if (!isfinite(v)) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, where,
-                             "expected a finite number in column \"%s\" (field %zu), got an "
-                             "infinity or NaN",
+        if (end == field || *end != '\0' || !isfinite(v)) {
+            /* the field itself is not shown: the file may be one the user
+             * cannot read (see the top of this file) */
+            rc = tm_diag_set(diag, TM_ERR_TRACE, line_where(where, sizeof where, path, lineno),
+                             end == field || *end != '\0'
+                                 ? "expected a number in column \"%s\" (field %zu), got text "
+                                   "that is not one"
+                                 : "expected a finite number in column \"%s\" (field %zu), got "
+                                   "an infinity or NaN",
                              column, col + 1);
             goto out;
         }
@@ -272,18 +269,14 @@ int trace_csv_column(const char *path, const char *column, double **values, size
             size_t ncap = cap ? 2 * cap : 1024;
             double *grown = realloc(out, ncap * sizeof *out);
             if (!grown) {
-                rc = tm_diag_set(diag, TM_ERR_NOMEM, where, "cannot grow to %zu values", ncap);
+                rc = tm_diag_set(diag, TM_ERR_NOMEM, line_where(where, sizeof where, path, lineno),
+                                 "cannot grow to %zu values", ncap);
                 goto out;
             }
             out = grown;
             cap = ncap;
         }
         out[count++] = v;
-    }
-    if (ferror(f)) {
-        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot read after line %lu: %s", lineno,
-                         strerror(errno));
-        goto out;
     }
     if (count == 0) {
         free(out);
@@ -294,8 +287,6 @@ int trace_csv_column(const char *path, const char *column, double **values, size
     out = NULL;
 out:
     free(out);
-    free(line);
-    if (f)
-        fclose(f);
+    trace_lines_close(tl);
     return rc;
 }

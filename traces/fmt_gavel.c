@@ -4,9 +4,17 @@
  *
  * The matrix is JSON: {worker: {"('Job type', scale)": {"null": tput,
  * "('Other', s)": [a, b], ...}}}. Only the isolated throughputs ("null") are
- * kept (0 too: "cannot run there"): a flat table of (worker, job type, scale,
- * steps/s), small (hundreds of entries) and searched linearly once per job. The file is read with
- * the streaming tokenizer of reader.c (cJSON stays the scenario loader's).
+ * kept (0 too: "cannot run there"): a table of (job type, worker, scale,
+ * steps/s) sorted once loaded, so a throughput is a binary search. The file
+ * is read with the streaming tokenizer of reader.c (cJSON stays the scenario
+ * loader's). What a matrix may declare is bounded (TRACE_GAVEL_MAX_*: Gavel's
+ * own has 6 workers, 26 job types and 492 entries), because every job type
+ * becomes a class of the replay, and a class costs the model far more than
+ * its line costs the file: a 30,000-type matrix of 1 MB made a replay take 5
+ * GB. Past a bound the load stops at the line that passes it. Job types and
+ * workers are held under their names in the file (the trace refers to them
+ * so) and under their safe names (label.c), which the lists hand out: two
+ * job types with one safe name are refused.
  *
  * Traces are tab-separated, one job per line:
  *   msr (7 fields):       job_type, command, num_steps_arg, needs_data_dir,
@@ -36,32 +44,53 @@
 #include <string.h>
 
 typedef struct entry {
-    uint32_t worker, job_type, scale;
+    uint32_t job_type, worker, scale;
+    uint64_t line; /* where the file gives it, for messages */
     double tput;
 } entry;
 
 struct trace_gavel_matrix {
-    char **workers;
+    char *path;
+    char **workers, **worker_names; /* as in the file; safe (label.c) */
     size_t n_workers;
-    char **job_types;
+    char **job_types, **job_type_names;
     size_t n_job_types;
-    entry *e;
+    entry *e; /* sorted by (job type, worker, scale) once loaded */
     size_t n, cap;
+    /* per job type, the scales any worker has (ascending, distinct):
+     * scales[scale_at[jt] .. scale_at[jt + 1]) */
+    uint32_t *scales;
+    size_t *scale_at, n_scales;
 };
 
-static int intern(char ***list, size_t *n, const char *s)
+/* The index of s in list[0..n), or -1. Linear: n is bounded (TRACE_GAVEL_MAX_*). */
+static int find_name(char *const *list, size_t n, const char *s)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*list)[i], s) == 0)
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(list[i], s) == 0)
             return (int)i;
-    char **l = realloc(*list, (*n + 1) * sizeof *l);
-    if (!l)
+    return -1;
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* Append s (and its safe name) to the lists; -1 when out of memory. The
+ * lists have room: they are allocated at their bound. */
+static int add_name(char **raw, char **safe, size_t *n, const char *s)
+{
+    char label[TRACE_LABEL_MAX + 1];
+    trace_label_safe(label, s, strlen(s));
+    raw[*n] = dup_str(s);
+    safe[*n] = dup_str(label);
+    if (!raw[*n] || !safe[*n])
         return -1;
-    *list = l;
-    l[*n] = malloc(strlen(s) + 1);
-    if (!l[*n])
-        return -1;
-    strcpy(l[*n], s);
     return (int)(*n)++;
 }
 
@@ -69,17 +98,28 @@ void trace_gavel_matrix_free(trace_gavel_matrix *m)
 {
     if (!m)
         return;
-    for (size_t i = 0; i < m->n_workers; i++)
-        free(m->workers[i]);
-    for (size_t i = 0; i < m->n_job_types; i++)
-        free(m->job_types[i]);
+    /* the lists are allocated at their bound, zeroed: free every slot */
+    for (size_t i = 0; i < TRACE_GAVEL_MAX_WORKERS; i++) {
+        free(m->workers ? m->workers[i] : NULL);
+        free(m->worker_names ? m->worker_names[i] : NULL);
+    }
+    for (size_t i = 0; i < TRACE_GAVEL_MAX_JOB_TYPES; i++) {
+        free(m->job_types ? m->job_types[i] : NULL);
+        free(m->job_type_names ? m->job_type_names[i] : NULL);
+    }
     free(m->workers);
+    free(m->worker_names);
     free(m->job_types);
+    free(m->job_type_names);
     free(m->e);
+    free(m->scales);
+    free(m->scale_at);
+    free(m->path);
     free(m);
 }
 
-/* "('ResNet-50 (batch size 64)', 1)" -> name, scale; -1 if not of that form. */
+/* "('ResNet-50 (batch size 64)', 1)" -> name, scale (in place); -1 if not of
+ * that form. */
 static int parse_key(char *key, char **name, uint32_t *scale)
 {
     size_t n = strlen(key);
@@ -98,6 +138,63 @@ static int parse_key(char *key, char **name, uint32_t *scale)
     return 0;
 }
 
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const entry *a = pa, *b = pb;
+    if (a->job_type != b->job_type)
+        return a->job_type < b->job_type ? -1 : 1;
+    if (a->worker != b->worker)
+        return a->worker < b->worker ? -1 : 1;
+    if (a->scale != b->scale)
+        return a->scale < b->scale ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* Sort the entries, refuse a (job type, worker, scale) given twice, and
+ * list each job type's scales. */
+static int matrix_index(trace_gavel_matrix *m, tm_diag *diag)
+{
+    qsort(m->e, m->n, sizeof *m->e, entry_cmp);
+    for (size_t i = 1; i < m->n; i++) {
+        const entry *a = &m->e[i - 1], *b = &m->e[i];
+        if (a->job_type == b->job_type && a->worker == b->worker && a->scale == b->scale) {
+            char where[600];
+            snprintf(where, sizeof where, "%s:%llu", m->path, (unsigned long long)b->line);
+            return tm_diag_set(diag, TM_ERR_TRACE, where,
+                               "expected each (worker, job type, scale) once, got \"%s\", "
+                               "\"%s\", %u again (first at line %llu)",
+                               m->worker_names[b->worker], m->job_type_names[b->job_type], b->scale,
+                               (unsigned long long)a->line);
+        }
+    }
+    m->scales = malloc((m->n ? m->n : 1) * sizeof *m->scales);
+    m->scale_at = calloc(m->n_job_types + 1, sizeof *m->scale_at);
+    if (!m->scales || !m->scale_at)
+        return tm_diag_set(diag, TM_ERR_NOMEM, m->path, "out of memory");
+    size_t i = 0, k = 0;
+    for (size_t jt = 0; jt < m->n_job_types; jt++) {
+        m->scale_at[jt] = k;
+        size_t first = k;
+        for (; i < m->n && m->e[i].job_type == jt; i++)
+            m->scales[k++] = m->e[i].scale;
+        qsort(m->scales + first, k - first, sizeof *m->scales, u32_cmp);
+        size_t u = first;
+        for (size_t j = first; j < k; j++)
+            if (j == first || m->scales[j] != m->scales[u - 1])
+                m->scales[u++] = m->scales[j];
+        k = u;
+    }
+    m->scale_at[m->n_job_types] = k;
+    m->n_scales = k;
+    return TM_OK;
+}
+
 int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag *diag)
 {
     *out = NULL;
@@ -107,12 +204,20 @@ int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag 
     int rc, tok;
     if (!m)
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    m->path = dup_str(path);
+    m->workers = calloc(TRACE_GAVEL_MAX_WORKERS, sizeof *m->workers);
+    m->worker_names = calloc(TRACE_GAVEL_MAX_WORKERS, sizeof *m->worker_names);
+    m->job_types = calloc(TRACE_GAVEL_MAX_JOB_TYPES, sizeof *m->job_types);
+    m->job_type_names = calloc(TRACE_GAVEL_MAX_JOB_TYPES, sizeof *m->job_type_names);
+    if (!m->path || !m->workers || !m->worker_names || !m->job_types || !m->job_type_names) {
+        trace_gavel_matrix_free(m);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+    }
     if ((rc = trace__rd_open(&rd, path, NULL, diag))) {
-        free(m);
+        trace_gavel_matrix_free(m);
         return rc;
     }
     trace__json_init(&js, &rd);
-    char worker[128], key[512];
     if ((rc = trace__json_expect(&js, TRACE__J_LBRACE, "a JSON object of worker types", diag)))
         goto out;
     for (;;) {
@@ -126,11 +231,30 @@ int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag 
             rc = trace__json_error(&js, diag, "expected a worker type name");
             goto out;
         }
-        trace__copy(worker, sizeof worker, js.str);
-        int w = intern(&m->workers, &m->n_workers, worker);
-        if (w < 0) {
-            rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+        int w = find_name(m->workers, m->n_workers, js.str);
+        if (w < 0 && m->n_workers == TRACE_GAVEL_MAX_WORKERS) {
+            rc = trace__json_error(&js, diag,
+                                   "expected at most %u worker types in a throughput matrix, "
+                                   "got another (\"%.60s\")",
+                                   TRACE_GAVEL_MAX_WORKERS, js.str);
             goto out;
+        }
+        if (w < 0) {
+            char label[TRACE_LABEL_MAX + 1];
+            trace_label_safe(label, js.str, strlen(js.str));
+            int same = find_name(m->worker_names, m->n_workers, label);
+            if (same >= 0) {
+                rc = trace__json_error(&js, diag,
+                                       "expected worker types with distinct names, got \"%.60s\" "
+                                       "and \"%.60s\", which are both named \"%s\" once made safe "
+                                       "(docs/traces.md, \"Labels\")",
+                                       m->workers[same], js.str, label);
+                goto out;
+            }
+            if ((w = add_name(m->workers, m->worker_names, &m->n_workers, js.str)) < 0) {
+                rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+                goto out;
+            }
         }
         if ((rc = trace__json_expect(&js, TRACE__J_COLON, "':'", diag)) ||
             (rc = trace__json_expect(&js, TRACE__J_LBRACE, "an object of job keys", diag)))
@@ -146,20 +270,39 @@ int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag 
                 rc = trace__json_error(&js, diag, "expected a job key \"('type', scale)\"");
                 goto out;
             }
-            trace__copy(key, sizeof key, js.str);
             char *name;
             uint32_t scale;
-            if (parse_key(key, &name, &scale)) {
+            if (parse_key(js.str, &name, &scale)) {
                 rc = trace__json_error(&js, diag,
-                                       "expected a job key of the form \"('type', scale)\", got "
-                                       "\"%.80s\"",
+                                       "expected a job key of the form \"('type', scale)\" with "
+                                       "1 <= scale <= 4096, got \"%.80s\"",
                                        js.str);
                 goto out;
             }
-            int jt = intern(&m->job_types, &m->n_job_types, name);
+            int jt = find_name(m->job_types, m->n_job_types, name);
             if (jt < 0) {
-                rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
-                goto out;
+                if (m->n_job_types == TRACE_GAVEL_MAX_JOB_TYPES) {
+                    rc = trace__json_error(&js, diag,
+                                           "expected at most %u job types in a throughput "
+                                           "matrix, got another (\"%.60s\")",
+                                           TRACE_GAVEL_MAX_JOB_TYPES, name);
+                    goto out;
+                }
+                char label[TRACE_LABEL_MAX + 1];
+                trace_label_safe(label, name, strlen(name));
+                int same = find_name(m->job_type_names, m->n_job_types, label);
+                if (same >= 0) {
+                    rc = trace__json_error(&js, diag,
+                                           "expected job types with distinct names, got "
+                                           "\"%.60s\" and \"%.60s\", which are both named "
+                                           "\"%s\" once made safe (docs/traces.md, \"Labels\")",
+                                           m->job_types[same], name, label);
+                    goto out;
+                }
+                if ((jt = add_name(m->job_types, m->job_type_names, &m->n_job_types, name)) < 0) {
+                    rc = tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+                    goto out;
+                }
             }
             if ((rc = trace__json_expect(&js, TRACE__J_COLON, "':'", diag)) ||
                 (rc = trace__json_expect(&js, TRACE__J_LBRACE, "an object of throughputs", diag)))
@@ -184,8 +327,16 @@ int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag 
                         goto out;
                     continue;
                 }
-                if (tok != TRACE__J_NUMBER || !(js.num >= 0)) {
-                    rc = trace__json_error(&js, diag, "expected a throughput >= 0 for \"null\"");
+                if (tok != TRACE__J_NUMBER || !(js.num >= 0) || !isfinite(js.num)) {
+                    rc = trace__json_error(&js, diag,
+                                           "expected a finite throughput >= 0 for \"null\"");
+                    goto out;
+                }
+                if (m->n == TRACE_GAVEL_MAX_ENTRIES) {
+                    rc = trace__json_error(&js, diag,
+                                           "expected at most %u throughputs in a matrix, got "
+                                           "another",
+                                           TRACE_GAVEL_MAX_ENTRIES);
                     goto out;
                 }
                 if (m->n == m->cap) {
@@ -198,12 +349,15 @@ int trace_gavel_matrix_load(trace_gavel_matrix **out, const char *path, tm_diag 
                     m->e = e;
                     m->cap = cap;
                 }
-                m->e[m->n++] = (entry){(uint32_t)w, (uint32_t)jt, scale, js.num};
+                m->e[m->n++] =
+                    (entry){(uint32_t)jt, (uint32_t)w, scale, trace_lines_number(rd.tl), js.num};
             }
         }
     }
     if (m->n == 0)
         rc = tm_diag_set(diag, TM_ERR_TRACE, path, "expected throughputs, got none");
+    else
+        rc = matrix_index(m, diag);
 out:
     trace__json_fini(&js);
     trace__rd_close(&rd);
@@ -217,38 +371,56 @@ out:
 
 size_t trace_gavel_matrix_workers(const trace_gavel_matrix *m, const char *const **names)
 {
-    *names = (const char *const *)m->workers;
+    *names = (const char *const *)m->worker_names;
     return m->n_workers;
 }
 
 size_t trace_gavel_matrix_job_types(const trace_gavel_matrix *m, const char *const **names)
 {
-    *names = (const char *const *)m->job_types;
+    *names = (const char *const *)m->job_type_names;
     return m->n_job_types;
+}
+
+/* A name as the file has it, else its safe form (at most one list entry
+ * matches either way: two job types with one safe name are refused). */
+static int find_either(char *const *raw, char *const *safe, size_t n, const char *s)
+{
+    int i = find_name(raw, n, s);
+    return i >= 0 ? i : find_name(safe, n, s);
 }
 
 int trace_gavel_matrix_job_type(const trace_gavel_matrix *m, const char *job_type)
 {
-    for (size_t i = 0; i < m->n_job_types; i++)
-        if (strcmp(m->job_types[i], job_type) == 0)
-            return (int)i;
-    return -1;
+    return find_either(m->job_types, m->job_type_names, m->n_job_types, job_type);
+}
+
+/* The first entry at or after (jt, w, scale) in the sorted table. */
+static size_t lower_bound(const trace_gavel_matrix *m, int w, int jt, uint32_t scale)
+{
+    entry key = {(uint32_t)jt, (uint32_t)w, scale, 0, 0};
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (entry_cmp(&m->e[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 static double lookup(const trace_gavel_matrix *m, int w, int jt, uint32_t scale)
 {
-    for (size_t i = 0; i < m->n; i++)
-        if ((int)m->e[i].worker == w && (int)m->e[i].job_type == jt && m->e[i].scale == scale)
-            return m->e[i].tput;
+    size_t i = lower_bound(m, w, jt, scale);
+    if (i < m->n && (int)m->e[i].worker == w && (int)m->e[i].job_type == jt &&
+        m->e[i].scale == scale)
+        return m->e[i].tput;
     return NAN;
 }
 
 static int worker_index(const trace_gavel_matrix *m, const char *worker)
 {
-    for (size_t i = 0; i < m->n_workers; i++)
-        if (strcmp(m->workers[i], worker) == 0)
-            return (int)i;
-    return -1;
+    return find_either(m->workers, m->worker_names, m->n_workers, worker);
 }
 
 double trace_gavel_matrix_tput(const trace_gavel_matrix *m, const char *worker,
@@ -263,11 +435,17 @@ double trace_gavel_matrix_tput(const trace_gavel_matrix *m, const char *worker,
 /* ------------------------------------------------------------------------- */
 /* traces                                                                     */
 
-/* A job type's row at one scale: its speeds per caller type. */
+/* A job type's speeds per caller type, and the types it may run on, for one
+ * class of scales. A trace's scale s of job type jt falls in one of two
+ * classes per scale a of the matrix for jt (on any worker): s == a, or s
+ * strictly between a and the next such scale (or above the largest). In the
+ * second class every worker's throughput is its entry at the largest scale
+ * below s, scaled by s over that scale, and s cancels out of the ratio to
+ * the reference: the speeds depend on the class only. So the rows a trace
+ * can make are bounded by the matrix (2 per scale), whatever the trace. */
 typedef struct speed_row {
-    uint32_t job_type, scale;
     uint64_t mask;
-    double *speed; /* n_types entries */
+    double speed[]; /* n_types entries */
 } speed_row;
 
 typedef struct gavel_rd {
@@ -278,61 +456,80 @@ typedef struct gavel_rd {
     uint64_t *approx;
     int worker_of[64]; /* per caller type: its worker index, or -1 */
     size_t n_types;    /* caller types with an entry in worker_of; 0: no speeds */
-    speed_row *rows;
-    size_t n_rows, cap_rows;
+    speed_row **rows;  /* 2 m->n_scales slots: [2k] between, [2k + 1] at scale k */
 } gavel_rd;
 
 /* Throughput of (jt, scale) on worker w: the entry (0 when it cannot run
- * there), else the largest scale below scaled linearly (*approx set); NAN
- * when neither exists. */
+ * there), else the entry at the largest scale below, scaled linearly
+ * (*approx set); NAN when neither exists. O(log entries). */
 static double tput_at(const trace_gavel_matrix *m, int w, int jt, uint32_t scale, int *approx)
 {
-    double tput = lookup(m, w, jt, scale);
+    size_t i = lower_bound(m, w, jt, scale);
     *approx = 0;
-    if (!isnan(tput))
-        return tput;
-    uint32_t best = 0;
-    for (size_t i = 0; i < m->n; i++) {
-        const entry *e = &m->e[i];
-        if ((int)e->worker == w && (int)e->job_type == jt && e->scale < scale && e->scale > best) {
-            best = e->scale;
-            tput = e->tput * (double)scale / e->scale;
-        }
-    }
-    *approx = best != 0;
-    return best ? tput : NAN;
+    if (i < m->n && (int)m->e[i].worker == w && (int)m->e[i].job_type == jt &&
+        m->e[i].scale == scale)
+        return m->e[i].tput;
+    if (i == 0 || (int)m->e[i - 1].worker != w || (int)m->e[i - 1].job_type != jt)
+        return NAN;
+    const entry *e = &m->e[i - 1]; /* the largest scale below */
+    *approx = 1;
+    return e->tput * (double)scale / e->scale;
 }
 
-/* The speed row of (jt, scale) against the reference throughput ref_tput;
- * NULL when out of memory. */
-static const speed_row *row_of(gavel_rd *s, int jt, uint32_t scale, double ref_tput)
+/* The throughput per GPU of (jt, scale) on worker w from the largest scale
+ * below `scale` (the "between" class); NAN when there is none. */
+static double tput_per_gpu_below(const trace_gavel_matrix *m, int w, int jt, uint32_t scale)
 {
-    for (size_t i = 0; i < s->n_rows; i++)
-        if ((int)s->rows[i].job_type == jt && s->rows[i].scale == scale)
-            return &s->rows[i];
-    if (s->n_rows == s->cap_rows) {
-        size_t cap = s->cap_rows ? 2 * s->cap_rows : 16;
-        speed_row *r = realloc(s->rows, cap * sizeof *r);
-        if (!r)
-            return NULL;
-        s->rows = r;
-        s->cap_rows = cap;
+    size_t i = lower_bound(m, w, jt, scale);
+    if (i == 0 || (int)m->e[i - 1].worker != w || (int)m->e[i - 1].job_type != jt)
+        return NAN;
+    return m->e[i - 1].tput / m->e[i - 1].scale;
+}
+
+/* The speed row of (jt, scale); *oom set (and NULL returned) when out of
+ * memory. NULL without *oom when jt has no scale at or below `scale` (the
+ * reference cannot run it: the caller has refused the row already). */
+static const speed_row *row_of(gavel_rd *s, int jt, uint32_t scale, int *oom)
+{
+    const trace_gavel_matrix *m = s->m;
+    *oom = 0;
+    /* the class: the largest scale of jt at or below `scale` */
+    size_t lo = m->scale_at[jt], hi = m->scale_at[jt + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->scales[mid] <= scale)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    double *v = calloc(s->n_types, sizeof *v);
-    if (!v)
+    if (lo == m->scale_at[jt])
         return NULL;
-    speed_row *row = &s->rows[s->n_rows++];
-    *row = (speed_row){(uint32_t)jt, scale, 0, v};
+    size_t k = lo - 1;
+    int at = m->scales[k] == scale;
+    speed_row **slot = &s->rows[2 * k + (size_t)at];
+    if (*slot)
+        return *slot;
+    speed_row *row = calloc(1, sizeof *row + s->n_types * sizeof row->speed[0]);
+    if (!row) {
+        *oom = 1;
+        return NULL;
+    }
+    int approx;
+    /* at a scale of the matrix: the throughputs there (or below, scaled);
+     * between scales: per GPU from the scale below, where s cancels */
+    double ref =
+        at ? tput_at(m, s->ref, jt, scale, &approx) : tput_per_gpu_below(m, s->ref, jt, scale);
     for (size_t t = 0; t < s->n_types; t++) {
         if (s->worker_of[t] < 0)
             continue;
-        int approx;
-        double tp = tput_at(s->m, s->worker_of[t], jt, scale, &approx);
-        if (isnan(tp) || !(tp > 0))
+        double tp = at ? tput_at(m, s->worker_of[t], jt, scale, &approx)
+                       : tput_per_gpu_below(m, s->worker_of[t], jt, scale);
+        if (isnan(tp) || !(tp > 0) || !(ref > 0))
             continue; /* not measured there: not allowed */
-        v[t] = tp / ref_tput;
+        row->speed[t] = tp / ref;
         row->mask |= 1ull << t;
     }
+    *slot = row;
     return row;
 }
 
@@ -343,11 +540,9 @@ static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
     char *line, *f[11];
     size_t len;
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
+        int rc = trace__rd_line_data(r, &line, &len, diag);
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue;
         r->st->rows++;
         s->seq++;
         size_t n = trace__split_char(line, '\t', f, 10);
@@ -401,10 +596,11 @@ static int gavel_next(void *ud, trace_job *j, tm_diag *diag)
         }
         const speed_row *row = NULL;
         if (s->n_types) {
-            row = row_of(s, jt, (uint32_t)scale, tput);
-            if (!row)
-                return tm_diag_set(diag, TM_ERR_NOMEM, r->where, "out of memory");
-            if (row->mask == 0) {
+            int oom;
+            row = row_of(s, jt, (uint32_t)scale, &oom);
+            if (oom)
+                return tm_diag_set(diag, TM_ERR_NOMEM, trace__rd_where(r), "out of memory");
+            if (!row || row->mask == 0) {
                 if ((rc = trace__rd_bad(r, diag,
                                         "expected a throughput for \"%.60s\" at scale %lld on "
                                         "one of the fleet's GPU types, got none",
@@ -443,8 +639,8 @@ static void gavel_close(void *ud)
     if (!s)
         return;
     trace__rd_close(&s->rd);
-    for (size_t i = 0; i < s->n_rows; i++)
-        free(s->rows[i].speed);
+    for (size_t i = 0; s->rows && i < 2 * s->m->n_scales; i++)
+        free(s->rows[i]);
     free(s->rows);
     free(s);
 }
@@ -479,6 +675,10 @@ int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matr
             s->worker_of[t] = (int)w;
             s->n_types = nt;
         }
+    }
+    if (s->n_types && !(s->rows = calloc(2 * m->n_scales, sizeof *s->rows))) {
+        gavel_close(s);
+        return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     }
     src->next = gavel_next;
     src->close = gavel_close;

@@ -77,7 +77,8 @@ static int nodes_next(void *ud, trace_node *node, tm_diag *diag)
             continue;
         }
         memset(node, 0, sizeof *node);
-        trace__copy(node->name, sizeof node->name, f[s->col[N_SN]]);
+        /* a name from the file: made safe (label.c), as every trace label */
+        trace_label_safe(node->name, f[s->col[N_SN]], strlen(f[s->col[N_SN]]));
         trace__copy(node->model, sizeof node->model, model);
         trace__copy(node->type_name, sizeof node->type_name, gpus > 0 ? type : "");
         node->gpus = (uint32_t)gpus;
@@ -267,7 +268,7 @@ int trace_openb_pods_open(trace_source *src, const char *path, const trace_read_
         int any = s->col[P_CREATE] >= 0 || s->col[P_DELETE] >= 0 || s->col[P_SCHED] >= 0;
         s->timed = s->col[P_CREATE] >= 0 && s->col[P_DELETE] >= 0 && s->col[P_SCHED] >= 0;
         if (any && !s->timed)
-            rc = tm_diag_set(diag, TM_ERR_TRACE, s->rd.where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&s->rd),
                              "expected all of creation_time, deletion_time, scheduled_time or "
                              "none of them");
     }

@@ -50,11 +50,9 @@ static int machines_next(void *ud, trace_node *node, tm_diag *diag)
     char *line, *f[MACHINE_FIELDS + 1];
     size_t len;
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
+        int rc = trace__rd_line_data(r, &line, &len, diag);
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue;
         if (r->st->lines == 1 && strcmp(line, "machine,gpu_type,cap_cpu,cap_mem,cap_gpu") == 0)
             continue;
         r->st->rows++;
@@ -92,7 +90,8 @@ static int machines_next(void *ud, trace_node *node, tm_diag *diag)
             continue;
         }
         memset(node, 0, sizeof *node);
-        trace__copy(node->name, sizeof node->name, f[0]);
+        /* a name from the file: made safe (label.c), as every trace label */
+        trace_label_safe(node->name, f[0], strlen(f[0]));
         trace__copy(node->model, sizeof node->model, cpu_only ? "" : f[1]);
         trace__copy(node->type_name, sizeof node->type_name, gpus > 0 ? type : "");
         node->gpus = (uint32_t)gpus;
@@ -213,11 +212,9 @@ static int tasks_next(void *ud, trace_job *job, tm_diag *diag)
     while (s->left == 0) {
         char *line;
         size_t len;
-        int rc = trace__rd_line(&s->rd, &line, &len, diag);
+        int rc = trace__rd_line_data(&s->rd, &line, &len, diag);
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue;
         if (s->rd.st->lines == 1 && strncmp(line, "job_name,task_name,inst_num",
                                             strlen("job_name,task_name,inst_num")) == 0)
             continue;

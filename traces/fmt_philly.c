@@ -202,8 +202,7 @@ static int philly_next(void *ud, trace_job *job, tm_diag *diag)
         if (tok != TRACE__J_LBRACE)
             return trace__json_error(j, diag, "expected a job object or the end of the array");
         r->st->rows++;
-        char where[sizeof r->where];
-        snprintf(where, sizeof where, "%s", r->where); /* the job's first line */
+        uint64_t first_line = trace_lines_number(r->tl); /* messages name the job's first line */
         job_acc a;
         memset(&a, 0, sizeof a);
         a.status = -1;
@@ -248,15 +247,13 @@ static int philly_next(void *ud, trace_job *job, tm_diag *diag)
             }
         }
         s->seq++;
-        char here[sizeof r->where];
-        snprintf(here, sizeof here, "%s", r->where);
-        snprintf(r->where, sizeof r->where, "%s", where);
+        r->at_line = first_line;
         if (bad_time || !a.has_submit) {
             rc = trace__rd_bad(r, diag,
                                "expected times as \"YYYY-MM-DD HH:MM:SS\" (or null) and a "
                                "submitted_time in job %llu",
                                (unsigned long long)s->seq);
-            snprintf(r->where, sizeof r->where, "%s", here);
+            r->at_line = 0;
             if (rc)
                 return rc;
             continue;
@@ -271,7 +268,7 @@ static int philly_next(void *ud, trace_job *job, tm_diag *diag)
             bad = 1;
         else
             rc = trace__rd_order(r, (a.submit - r->o.origin_s) * 1000000, &bad, diag);
-        snprintf(r->where, sizeof r->where, "%s", here);
+        r->at_line = 0;
         if (rc)
             return rc;
         if (bad)

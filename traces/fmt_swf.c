@@ -90,7 +90,7 @@ static int header_line(swf_rd *s, const char *line, tm_diag *diag)
         int64_t v;
         int got = header_value(line, keys[i].key, &v);
         if (got < 0)
-            return tm_diag_set(diag, TM_ERR_TRACE, s->rd.where,
+            return tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&s->rd),
                                "expected a whole number after \"%s:\", got \"%.60s\"", keys[i].key,
                                strchr(line, ':') + 1);
         if (got > 0)
@@ -197,7 +197,7 @@ static int swf_next(void *ud, trace_job *job, tm_diag *diag)
             line = s->pending;
             /* where still names the pending line: open() stopped there */
         } else {
-            int rc = trace__rd_line(&s->rd, &line, &len, diag);
+            int rc = trace__rd_line_data(&s->rd, &line, &len, diag);
             if (rc != TM_OK)
                 return rc;
             if (line[0] == ';' || is_blank_line(line))
@@ -236,7 +236,7 @@ int trace_swf_open(trace_source *src, const char *path, const trace_read_opts *o
     for (;;) {
         char *line;
         size_t len;
-        rc = trace__rd_line(&s->rd, &line, &len, diag);
+        rc = trace__rd_line_data(&s->rd, &line, &len, diag);
         if (rc == TRACE_END) {
             rc = TM_OK;
             break;

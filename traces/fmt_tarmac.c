@@ -176,7 +176,7 @@ int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts
     size_t len;
     rc = trace__rd_line(&t->rd, &line, &len, diag);
     if (rc == TRACE_END) {
-        rc = tm_diag_set(diag, TM_ERR_TRACE, t->rd.where,
+        rc = tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&t->rd),
                          "expected the header \"%s\", got an empty file", header);
         goto fail;
     }
@@ -187,7 +187,7 @@ int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts
         line += 3;
     size_t n = trace__split_csv(line, f, TRACE__MAX_COLS);
     if (n == (size_t)-1 || n > TRACE__MAX_COLS) {
-        rc = tm_diag_set(diag, TM_ERR_TRACE, t->rd.where,
+        rc = tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&t->rd),
                          "expected a header of at most %d column names", TRACE__MAX_COLS);
         goto fail;
     }
@@ -200,20 +200,20 @@ int trace_tarmac_open(trace_source *src, const char *path, const trace_read_opts
             if (strcmp(f[i], col_names[c]) == 0)
                 break;
         if (c == C_N) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, t->rd.where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&t->rd),
                              "expected tarmac trace columns (%s), got unknown column \"%.60s\"",
                              header, f[i]);
             goto fail;
         }
         if (t->col[c] >= 0) {
-            rc = tm_diag_set(diag, TM_ERR_TRACE, t->rd.where,
+            rc = tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&t->rd),
                              "expected each column once, got \"%s\" twice", col_names[c]);
             goto fail;
         }
         t->col[c] = (int)i;
     }
     if (t->col[C_SUBMIT] < 0 || t->col[C_DURATION] < 0) {
-        rc = tm_diag_set(diag, TM_ERR_TRACE, t->rd.where,
+        rc = tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(&t->rd),
                          "expected columns \"submit_us\" and \"duration_us\" in the header");
         goto fail;
     }

@@ -91,7 +91,19 @@ int trace__rd_open(trace__rd *r, const char *path, const trace_read_opts *o, tm_
     r->st = r->o.stats ? r->o.stats : &r->own;
     memset(r->st, 0, sizeof *r->st);
     snprintf(r->where, sizeof r->where, "%s", path);
+    r->where_line = 0;
     return trace_lines_open(&r->tl, path, diag);
+}
+
+const char *trace__rd_where(trace__rd *r)
+{
+    uint64_t line = r->at_line ? r->at_line : r->tl ? trace_lines_number(r->tl) : 0;
+    if (line != r->where_line && r->tl) {
+        snprintf(r->where, sizeof r->where, "%s:%llu", trace_lines_path(r->tl),
+                 (unsigned long long)line);
+        r->where_line = line;
+    }
+    return r->where;
 }
 
 void trace__rd_close(trace__rd *r)
@@ -106,23 +118,39 @@ int trace__rd_line(trace__rd *r, char **line, size_t *len, tm_diag *diag)
     if (rc != TM_OK)
         return rc;
     r->st->lines++;
-    snprintf(r->where, sizeof r->where, "%s:%llu", trace_lines_path(r->tl),
-             (unsigned long long)trace_lines_number(r->tl));
     /* a long read (a huge file, a FIFO without end) stops when asked; one
      * look every 4096 lines costs nothing measurable */
     if ((r->st->lines & 4095) == 0 && r->o.stop_flag && *r->o.stop_flag)
-        return tm_diag_set(diag, TM_ERR_INTERRUPTED, r->where, "interrupted while reading");
+        return tm_diag_set(diag, TM_ERR_INTERRUPTED, trace__rd_where(r),
+                           "interrupted while reading");
     return TM_OK;
+}
+
+int trace__rd_line_data(trace__rd *r, char **line, size_t *len, tm_diag *diag)
+{
+    for (;;) {
+        uint64_t skipped;
+        int rc = trace__lines_skip_empty(r->tl, &skipped, r->o.stop_flag, diag);
+        r->st->lines += skipped;
+        if (rc != TM_OK)
+            return rc;
+        if ((rc = trace__rd_line(r, line, len, diag)) != TM_OK)
+            return rc;
+        if (*len > 0)
+            return TM_OK;
+        /* an empty line the bulk skip left (a "\r\n" across two buffers) */
+    }
 }
 
 int trace__rd_bad(trace__rd *r, tm_diag *diag, const char *fmt, ...)
 {
     tm_diag d;
-    snprintf(d.where, sizeof d.where, "%s", r->where);
+    snprintf(d.where, sizeof d.where, "%s", trace__rd_where(r));
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(d.msg, sizeof d.msg, fmt, ap);
     va_end(ap);
+    trace__msg_scrub(d.msg); /* it may quote the row */
     if (r->o.mode == TRACE_STRICT) {
         if (diag)
             *diag = d;
@@ -162,7 +190,8 @@ int trace__rd_header(trace__rd *r, const char *const *names, int n, int n_requir
     size_t len;
     int rc = trace__rd_line(r, &line, &len, diag);
     if (rc == TRACE_END)
-        return tm_diag_set(diag, TM_ERR_TRACE, r->where, "expected %s, got an empty file", what);
+        return tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(r), "expected %s, got an empty file",
+                           what);
     if (rc != TM_OK)
         return rc;
     if ((unsigned char)line[0] == 0xEF && (unsigned char)line[1] == 0xBB &&
@@ -170,8 +199,8 @@ int trace__rd_header(trace__rd *r, const char *const *names, int n, int n_requir
         line += 3; /* a UTF-8 byte order mark */
     size_t nf = trace__split_csv(line, f, TRACE__MAX_COLS);
     if (nf == (size_t)-1 || nf > TRACE__MAX_COLS)
-        return tm_diag_set(diag, TM_ERR_TRACE, r->where, "expected %s of at most %d column names",
-                           what, TRACE__MAX_COLS);
+        return tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(r),
+                           "expected %s of at most %d column names", what, TRACE__MAX_COLS);
     *ncols = nf;
     for (int c = 0; c < n; c++) {
         col[c] = -1;
@@ -179,7 +208,7 @@ int trace__rd_header(trace__rd *r, const char *const *names, int n, int n_requir
             if (strcmp(f[i], names[c]) == 0)
                 col[c] = (int)i;
         if (c < n_required && col[c] < 0)
-            return tm_diag_set(diag, TM_ERR_TRACE, r->where,
+            return tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(r),
                                "expected %s with a column named \"%s\"", what, names[c]);
     }
     return TM_OK;
@@ -190,11 +219,9 @@ int trace__rd_csv_row(trace__rd *r, char **f, size_t ncols, tm_diag *diag)
     char *line;
     size_t len;
     for (;;) {
-        int rc = trace__rd_line(r, &line, &len, diag);
+        int rc = trace__rd_line_data(r, &line, &len, diag); /* blank lines carry nothing */
         if (rc != TM_OK)
             return rc;
-        if (len == 0)
-            continue; /* blank lines carry nothing */
         r->st->rows++;
         size_t n = trace__split_csv(line, f, TRACE__MAX_COLS);
         if (n == ncols)
@@ -432,7 +459,8 @@ int trace__json_error(trace__json *j, tm_diag *diag, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return tm_diag_set(diag, TM_ERR_TRACE, j->rd->where, "%s", msg);
+    trace__msg_scrub(msg);
+    return tm_diag_set(diag, TM_ERR_TRACE, trace__rd_where(j->rd), "%s", msg);
 }
 
 static int str_push(trace__json *j, char c)
@@ -465,7 +493,7 @@ static int lex_string(trace__json *j, tm_diag *diag)
 {
     j->str_len = 0;
     if (str_push(j, 'x'))
-        return tm_diag_set(diag, TM_ERR_NOMEM, j->rd->where, "out of memory");
+        return tm_diag_set(diag, TM_ERR_NOMEM, trace__rd_where(j->rd), "out of memory");
     j->str_len = 0;
     j->str[0] = '\0';
     for (;;) {
@@ -494,14 +522,14 @@ static int lex_string(trace__json *j, tm_diag *diag)
                     cp = cp * 16 + (unsigned)d;
                 }
                 if (utf8_push(j, cp))
-                    return tm_diag_set(diag, TM_ERR_NOMEM, j->rd->where, "out of memory");
+                    return tm_diag_set(diag, TM_ERR_NOMEM, trace__rd_where(j->rd), "out of memory");
                 continue;
             } else {
                 return trace__json_error(j, diag, "expected a JSON escape, got '\\%c'", e);
             }
         }
         if (str_push(j, c))
-            return tm_diag_set(diag, TM_ERR_NOMEM, j->rd->where, "out of memory");
+            return tm_diag_set(diag, TM_ERR_NOMEM, trace__rd_where(j->rd), "out of memory");
     }
 }
 
@@ -522,7 +550,7 @@ int trace__json_next(trace__json *j, int *tok, tm_diag *diag)
             return TM_OK;
         }
         size_t len;
-        int rc = trace__rd_line(j->rd, &j->line, &len, diag);
+        int rc = trace__rd_line_data(j->rd, &j->line, &len, diag);
         if (rc == TRACE_END) {
             j->eof = 1;
             j->line = NULL;
@@ -605,7 +633,7 @@ int trace__json_expect(trace__json *j, int want, const char *what, tm_diag *diag
 
 int trace__json_skip(trace__json *j, int tok, tm_diag *diag)
 {
-    int depth = 0;
+    int64_t depth = 0; /* 64 bits: a few MB of gzip hold billions of brackets */
     for (;;) {
         if (tok == TRACE__J_LBRACE || tok == TRACE__J_LBRACK)
             depth++;

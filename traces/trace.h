@@ -93,6 +93,22 @@ void trace_lines_close(trace_lines *tl);
 const char *trace_zlib_version(void);
 
 /* ------------------------------------------------------------------------- */
+/* Labels: names read from traces (label.c, docs/traces.md "Labels")          */
+
+/* The longest safe label, in bytes: a name of the model (scenarios/SCHEMA.md,
+ * "names": at most 63 bytes). */
+#define TRACE_LABEL_MAX 63
+
+/* Write into out (TRACE_LABEL_MAX + 1 bytes) the safe form of the label
+ * raw[0..len) (any bytes, NUL included): control characters (C0, DEL, C1)
+ * and '/' become '_', bytes that are not valid UTF-8 '?', "" becomes "-",
+ * "." and ".." become "_." and "_..", and the result is cut to
+ * TRACE_LABEL_MAX bytes at a character boundary. The result follows the
+ * scenario name rule. Returns 1 when the label was changed, 0 when it was
+ * safe already (out holds the same bytes). */
+int trace_label_safe(char *out, const char *raw, size_t len);
+
+/* ------------------------------------------------------------------------- */
 /* Distributions                                                              */
 
 typedef enum trace_dist_kind {
@@ -158,8 +174,9 @@ double trace_dist_mean(const trace_dist *d);
  * EMPIRICAL (O(log n)). */
 double trace_dist_cdf(const trace_dist *d, double x);
 
-/* Read one numeric column of a CSV file with a header row (by column name),
- * streaming line by line (memory: the longest line plus the output).
+/* Read one numeric column of a CSV file (plain or gzip) with a header row
+ * (by column name), streaming line by line (memory: the longest line, at
+ * most TRACE_MAX_LINE, plus the output).
  * Header names are trimmed of blanks; fields may be double-quoted (RFC 4180
  * quoting within one line; "" is a quote); a UTF-8 BOM and \r\n endings are
  * accepted; blank lines are allowed only at the end of the file. Values are
@@ -353,7 +370,8 @@ typedef struct trace_read_opts {
      * dropped). */
     int swf_drop_cancelled;
     /* Set (non-zero) by a signal handler to stop reading: checked every 4096
-     * lines, the read then fails with TM_ERR_INTERRUPTED. NULL: never. */
+     * lines, and every 256 KiB read within a run of empty lines (skipped in
+     * bulk); the read then fails with TM_ERR_INTERRUPTED. NULL: never. */
     volatile int *stop_flag;
     /* SWF: where run-time estimates come from (default TRACE_EST_REQUESTED). */
     trace_estimate_source swf_estimates;
@@ -417,8 +435,8 @@ int trace_swf_open(trace_source *src, const char *path, const trace_read_opts *o
 
 /* One node of a fleet a trace describes. */
 typedef struct trace_node {
-    char name[64];
-    char model[32];     /* the trace's GPU model; "" for a CPU-only node */
+    char name[TRACE_LABEL_MAX + 1]; /* the trace's, made safe (trace_label_safe) */
+    char model[32];     /* the trace's GPU model (one of its reader's table); "" CPU-only */
     char type_name[32]; /* the tarmac catalog type it maps to; "" CPU-only */
     uint32_t gpus;
     int64_t cpu_milli;
@@ -478,18 +496,29 @@ int trace_philly_open(trace_source *src, const char *path, const trace_read_opts
 
 typedef struct trace_gavel_matrix trace_gavel_matrix;
 
+/* What a throughput matrix may declare (Gavel's own: 6 worker types, 26 job
+ * types, 492 throughputs). Every job type becomes a class of the replay. */
+#define TRACE_GAVEL_MAX_WORKERS   64u
+#define TRACE_GAVEL_MAX_JOB_TYPES 256u
+#define TRACE_GAVEL_MAX_ENTRIES   65536u
+
 /* Load a throughput matrix ({worker: {"('type', scale)": {"null": tput, ...}}}).
- * Only the isolated throughputs ("null") are kept. */
+ * Only the isolated throughputs ("null", finite, >= 0) are kept; scales are
+ * 1..4096. TM_ERR_TRACE at path:line past a TRACE_GAVEL_MAX_* bound, for a
+ * (worker, job type, scale) given twice, and for two job types (or two
+ * workers) with one safe name (trace_label_safe). */
 int trace_gavel_matrix_load(trace_gavel_matrix **m, const char *path, tm_diag *diag);
 void trace_gavel_matrix_free(trace_gavel_matrix *m);
-/* Worker types ("k80", "p100", "v100", ...) and job types, in first-seen order. */
+/* Worker types ("k80", "p100", "v100", ...) and job types, in first-seen
+ * order, by their safe names (trace_label_safe: the file's own where those
+ * are safe already, as in Gavel's matrices). */
 size_t trace_gavel_matrix_workers(const trace_gavel_matrix *m, const char *const **names);
 size_t trace_gavel_matrix_job_types(const trace_gavel_matrix *m, const char *const **names);
-/* Index of a job type, or -1. */
+/* Index of a job type named as in the file or by its safe name, or -1. */
 int trace_gavel_matrix_job_type(const trace_gavel_matrix *m, const char *job_type);
 /* Isolated throughput (steps/s) of (job type, scale factor) on a worker type
- * (0: the matrix says it cannot run there);
- * NAN when the matrix has no entry. */
+ * (0: the matrix says it cannot run there); NAN when the matrix has no
+ * entry. Names as in the file or safe; O(log entries). */
 double trace_gavel_matrix_tput(const trace_gavel_matrix *m, const char *worker,
                                const char *job_type, uint32_t scale);
 

@@ -19,14 +19,26 @@ typedef struct trace__rd {
     trace_read_stats *st;
     int64_t last_submit_us;
     int have_last;
+    /* the line messages name: 0 = the line last read; else this one (a
+     * record that spans lines is reported at its first) */
+    uint64_t at_line;
+    /* "path:line", formatted only when a message needs it (formatting it
+     * for every line cost more than reading the line): trace__rd_where */
     char where[sizeof(((tm_diag *)0)->where)];
+    uint64_t where_line; /* the line `where` names; 0: the path alone */
 } trace__rd;
 
 /* Open path for reading with options o (NULL = defaults). */
 int trace__rd_open(trace__rd *r, const char *path, const trace_read_opts *o, tm_diag *diag);
 void trace__rd_close(trace__rd *r);
-/* The next line (counted in stats.lines), with r->where set to "path:line". */
+/* The next line (counted in stats.lines). */
 int trace__rd_line(trace__rd *r, char **line, size_t *len, tm_diag *diag);
+/* The next line that is not empty ("" or "\r"): runs of empty lines are
+ * skipped in bulk (counted in stats.lines, never handed out). */
+int trace__rd_line_data(trace__rd *r, char **line, size_t *len, tm_diag *diag);
+/* "path:line" for messages: the line last read (or r->at_line when set);
+ * the path alone before the first line. Valid until the next call. */
+const char *trace__rd_where(trace__rd *r);
 /* A malformed row at r->where: TM_ERR_TRACE in strict mode (diag filled),
  * TM_OK in lenient mode (counted and reported; the caller skips the row). */
 int trace__rd_bad(trace__rd *r, tm_diag *diag, const char *fmt, ...)
@@ -39,6 +51,18 @@ int trace__rd_bad(trace__rd *r, tm_diag *diag, const char *fmt, ...)
 void *trace__rd_new(size_t size, const char *path, const trace_read_opts *o, int *rc,
                     tm_diag *diag);
 void trace__rd_free(void *state);
+
+/* trace_lines_open on an open descriptor (taken over: closed by
+ * trace_lines_close, or here when the open fails); `path` names it in
+ * messages. */
+int trace__lines_open_fd(trace_lines **tl, int fd, const char *path, tm_diag *diag);
+
+/* Skip the empty lines ("" or "\r") from the current position in bulk,
+ * counting them into *skipped (they count as lines read: the next line's
+ * number is after them), up to the first line with content or the end of
+ * the file. Looks at *stop (may be NULL) once per read buffer: set, the skip
+ * fails with TM_ERR_INTERRUPTED. TM_ERR_IO / TM_ERR_TRACE for a read error. */
+int trace__lines_skip_empty(trace_lines *tl, uint64_t *skipped, volatile int *stop, tm_diag *diag);
 
 /* CSV with a header: column names of at most TRACE__MAX_COLS columns. */
 #define TRACE__MAX_COLS 32
@@ -78,6 +102,11 @@ int trace__parse_i64(const char *s, int64_t *v);
 int trace__parse_f64(const char *s, double *v);
 /* Seconds (a finite double, >= 0 unless allow_neg) to microseconds, rounded. */
 int64_t trace__s_to_us(double s);
+
+/* Make a message fit to print: every control character (C0, DEL, C1) and
+ * every byte that is not valid UTF-8 becomes '?', in place (a field quoted
+ * from a hostile trace must not drive the terminal). */
+void trace__msg_scrub(char *msg);
 
 /* Case-insensitive equality. */
 int trace__same_name(const char *a, const char *b);

@@ -124,16 +124,22 @@ static const char *format_ext(sim__plot_format f)
 
 void sim__plot_str(FILE *gp, const char *s)
 {
-    fputc('\'', gp);
+    /* gnuplot 5.4 misreads '' (a quote) at the start of a single-quoted
+     * string or right after another ('''a', 'a''''b'): such a string goes in
+     * double quotes, with \" and \\ */
+    char q = s && (s[0] == '\'' || strstr(s, "''")) ? '"' : '\'';
+    fputc(q, gp);
     for (; s && *s; s++) {
-        if (*s == '\'')
+        if (*s == q && q == '\'')
             fputs("''", gp);
+        else if (q == '"' && (*s == '"' || *s == '\\'))
+            fprintf(gp, "\\%c", *s);
         else if (*s == '\n' || *s == '\r')
             fputc(' ', gp);
         else
             fputc(*s, gp);
     }
-    fputc('\'', gp);
+    fputc(q, gp);
 }
 
 void sim__plot_num(FILE *dat, double v)

@@ -100,7 +100,9 @@ int sim__plot_end(sim__plot_ctx *c, sim__plot_fig *f, tm_diag *diag);
 void sim__plot_abandon(sim__plot_fig *f);
 
 /* Write s as a gnuplot single-quoted string ('' for a quote; newlines become
- * spaces), so no text from a file can leave the string. */
+ * spaces), so no text from a file can leave the string; double-quoted (\"
+ * and \\) when it starts with a quote or has two in a row, which gnuplot
+ * 5.4 misreads in single quotes. */
 void sim__plot_str(FILE *gp, const char *s);
 /* A value for a data file: %.9g, or NaN. */
 void sim__plot_num(FILE *dat, double v);
