@@ -27,7 +27,9 @@
 # Under AddressSanitizer a virtual-memory limit cannot work (ASan reserves
 # terabytes of shadow memory at start): when the binary is an ASan build
 # (TARMAC_SANITIZE=ON from the cmake fragment, or an __asan_init symbol in
-# it), the memory limit is left out, and the run says so.
+# it), `ulimit -v` is left out, and the run says so; ASan's own
+# hard_rss_limit_mb, at twice the case's memory (ASan's shadow and
+# quarantine take their share), stops a run-away instead.
 set -u
 BIN=${TARMAC_BIN:?TARMAC_BIN: the tarmac binary}
 SRC=${TARMAC_SRC:?TARMAC_SRC: the source tree}
@@ -48,7 +50,10 @@ if [ $asan -eq 0 ] && command -v nm >/dev/null 2>&1 &&
     { nm "$BIN" 2>/dev/null; nm -D "$BIN" 2>/dev/null; } | grep -q '__asan_init'; then
     asan=1
 fi
-[ $asan -eq 1 ] && echo "note: $BIN is an AddressSanitizer build: no memory limit (ulimit -v) is applied"
+if [ $asan -eq 1 ]; then
+    echo "note: $BIN is an AddressSanitizer build: no virtual-memory limit (ulimit -v);" \
+        "ASan's hard_rss_limit_mb (twice the case's memory) stands in for it"
+fi
 
 # expand WORD SCRATCH: WORD with @/ and %/ (or a lone @ or %) replaced
 expand() {
@@ -106,12 +111,17 @@ run_case() {
     start=$(date +%s.%N)
     (
         cd "$scratch" || exit 125
-        [ $asan -eq 0 ] && { ulimit -v $((memory * 1024)) || exit 125; }
+        if [ $asan -eq 0 ]; then
+            ulimit -v $((memory * 1024)) || exit 125
+        else
+            ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=$((memory * 2))"
+            export ASAN_OPTIONS
+        fi
         exec timeout -k 5 "$time" "$BIN" "$@"
     ) <"$in" >"$W/out" 2>"$W/err"
     got=$?
     secs=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.2f", $2 - $1 }')
-    msg=$(sed "s|$DIR/|@/|g" "$W/err" | head -c 200 | tr '\n' ' ')
+    msg=$(sed "s|$DIR/|@/|g" "$W/err" | head -c 200 | LC_ALL=C tr -c '\040-\176' ' ')
     why=""
     if [ $got -eq 124 ] || [ $got -eq 137 ]; then
         why="no exit within the time limit of $time s (timeout: $got)"

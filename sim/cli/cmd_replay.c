@@ -200,18 +200,40 @@ static void print_stats(const rcfg *c)
         printf("first malformed row: %s: %s\n", c->stats.first_bad.where, c->stats.first_bad.msg);
 }
 
+/* K:N, each a decimal integer: a value past uint64 is refused, not saturated
+ * (strtoull returns 2^64 - 1 with ERANGE, a window that silently holds no job) */
 static int parse_window(const char *s, sim_window *w)
 {
-    char *end;
-    unsigned long long k = strtoull(s, &end, 10);
-    if (end == s || *end != ':' || *s == '-')
+    const char *colon = strchr(s, ':');
+    if (!colon || colon == s || colon - s >= 32)
         return -1;
-    const char *n = end + 1;
-    unsigned long long c = strtoull(n, &end, 10);
-    if (end == n || *end || *n == '-' || c == 0)
+    char k_text[32];
+    memcpy(k_text, s, (size_t)(colon - s));
+    k_text[colon - s] = '\0';
+    uint64_t k, c;
+    if (sim__cli_parse_u64(k_text, UINT64_MAX, &k) ||
+        sim__cli_parse_u64(colon + 1, UINT64_MAX, &c) || c == 0)
         return -1;
     w->first = k;
     w->count = c;
+    return 0;
+}
+
+/* --gavel-cluster V:P:K: three decimal counts of at most GAVEL_MAX_GPUS */
+#define GAVEL_MAX_GPUS (8ull * 10000000ull)
+static int parse_gavel_cluster(const char *s, uint64_t n[3])
+{
+    for (int t = 0; t < 3; t++) {
+        const char *end = t < 2 ? strchr(s, ':') : s + strlen(s);
+        if (!end || end == s || end - s >= 32)
+            return -1;
+        char text[32];
+        memcpy(text, s, (size_t)(end - s));
+        text[end - s] = '\0';
+        if (sim__cli_parse_u64(text, GAVEL_MAX_GPUS, &n[t]))
+            return -1;
+        s = end + 1;
+    }
     return 0;
 }
 
@@ -262,9 +284,14 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
         return TM_OK;
     }
     if (c->gavel_cluster) {
-        unsigned long long n[3];
-        if (sscanf(c->gavel_cluster, "%llu:%llu:%llu", &n[0], &n[1], &n[2]) != 3)
-            return tm_diag_set(d, TM_ERR_USAGE, "--gavel-cluster", "expected V:P:K GPU counts");
+        /* each count at most GAVEL_MAX_GPUS: as many nodes of 8 as a scenario's
+         * pool may have (a count past uint64, or "-8", was read by %llu as a
+         * huge number, and its node count cut to 32 bits) */
+        uint64_t n[3];
+        if (parse_gavel_cluster(c->gavel_cluster, n))
+            return tm_diag_set(d, TM_ERR_USAGE, "--gavel-cluster",
+                               "expected V:P:K GPU counts, each an integer in [0, %llu]",
+                               (unsigned long long)GAVEL_MAX_GPUS);
         const char *types[3] = {"V100", "P100", "K80"};
         sc->pools = calloc(6, sizeof *sc->pools);
         if (!sc->pools)
