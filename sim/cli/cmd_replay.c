@@ -519,13 +519,16 @@ static int run_pack(rcfg *c, sim_scenario *sc, tm_diag *d)
     }
     sim_pack_cfg cfg = {c->target, c->step, c->seed, (uint32_t)c->seeds, c->policies, c->n_pol, 0};
     sim_pack_result res;
-    if ((rc = sim_pack_run(sc, pods, n, &cfg, &res, d))) {
+    if ((rc = sim_pack_run_reps(sc, pods, n, &cfg, 0, &sim__cli_stop, &res, d))) {
         free(pods);
         return rc;
     }
     free(pods);
     const char *out = c->out ? c->out : "tarmac-pack.h5";
-    rc = sim_pack_write_h5(&res, &cfg, c->trace, out, d);
+    if (sim__cli_stop) /* the last look: the files are written whole from here */
+        rc = tm_diag_set(d, TM_ERR_INTERRUPTED, "replay", "interrupted; %s not written", out);
+    else
+        rc = sim_pack_write_h5(&res, &cfg, c->trace, out, d);
     if (rc == TM_OK && c->dat)
         rc = sim_pack_write_dat(&res, &cfg, c->dat, d);
     if (rc == TM_OK && !c->quiet) {
@@ -574,10 +577,20 @@ static int run_profile(rcfg *c, tm_diag *d)
     }
     FILE *f = c->out ? af.f : stdout;
     fprintf(f, "t_s,requests_per_s,prompt_tokens_per_s,output_tokens_per_s\n");
-    for (size_t i = 0; i < p.n_bins; i++)
+    for (size_t i = 0; i < p.n_bins; i++) {
+        /* up to 10^7 lines: a look at the stop flag every 65536 */
+        if ((i & 65535) == 0 && sim__cli_stop) {
+            rc = tm_diag_set(d, TM_ERR_INTERRUPTED, c->out ? c->out : "stdout",
+                             "interrupted while writing the load profile (%zu of %zu bins)%s", i,
+                             p.n_bins, c->out ? "; not written" : "");
+            break;
+        }
         fprintf(f, "%.3f,%.6f,%.3f,%.3f\n", (double)i * p.bin_s, p.requests_per_s[i],
                 p.prompt_tokens_per_s[i], p.output_tokens_per_s[i]);
-    if (c->out)
+    }
+    if (rc != TM_OK)
+        sim__afile_abort(&af);
+    else if (c->out)
         rc = sim__afile_commit(&af, d);
     else if (fflush(stdout) != 0 || ferror(stdout))
         rc = tm_diag_set(d, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));
