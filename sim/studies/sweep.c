@@ -14,6 +14,7 @@
  *
  * Merging lives in sweep_merge.c; MPI in sweep_mpi.c.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "studies/sweep_int.h"
 
 #include "base/afile_int.h"
@@ -138,7 +139,12 @@ static int point_json(const sim__sweep *sw, size_t i, char **json, sim__sweep_po
     uint64_t h = 0xcbf29ce484222325ull;
     h = fnv(h, head, (size_t)hn);
     h = fnv(h, *json, strlen(*json) + 1);
-    h = fnv(h, sw->spec.base_name, strlen(sw->spec.base_name) + 1);
+    /* the base's file as it resolves, so that the sweep file named by another
+     * path (absolute, or from another folder) finds its points valid */
+    char *real = realpath(sw->spec.base_name, NULL);
+    const char *base = real ? real : sw->spec.base_name;
+    h = fnv(h, base, strlen(base) + 1);
+    free(real);
     snprintf(pi->fingerprint, sizeof pi->fingerprint, "%016llx", (unsigned long long)h);
     return TM_OK;
 }
