@@ -10,15 +10,17 @@
 # reads), a 10-year scenario (run), a packing experiment of 3000 nodes, an
 # Azure trace whose load profile has 3.3 million bins (the CSV being written),
 # an SWF window of 400000 jobs, a scenario of 120 days (compare, size, sweep
-# points), a scenario of 100 million arrivals (synth), and a gnuplot that
-# never finishes its picture (plot). Each command runs in its own folder, so
+# points), a scenario of 100 million arrivals (synth), a `place` request of
+# 40000 queued jobs on 4000 nodes, and a gnuplot that never finishes its
+# picture (plot). Each command runs in its own folder, so
 # anything it leaves is seen; a watchdog kills a command that does not stop
 # within 30 s (a failure, not a hang).
 set -u
 BIN=${TARMAC_BIN:?}
 SRC=${TARMAC_SRC:?}
 W=$(mktemp -d "${TMPDIR:-/tmp}/tarmac-sigphase.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
+# a fake gnuplot that outlived its tarmac (a failure) is not left running
+trap 'for p in $(cat "$W/gnuplot.pids" 2>/dev/null); do kill "$p" 2>/dev/null; done; rm -rf "$W"' EXIT
 fails=0 worst=0
 fail() {
     echo "FAIL: $*"
@@ -91,6 +93,12 @@ printf '{"horizon": "3650d", "fleet": {"pools": [{"gpu_type": "H100", "nodes": 1
     >"$W/flood.json"
 printf '{"scenario": "%s", "replications": 4, "grid": {"policy": ["fifo-first-fit", "fifo-best-fit"], "fleet.pools[0].nodes": [6, 8, 10]}}\n' \
     "$W/days120.json" >"$W/sweep.json"
+# a scheduling pass of seconds: 40000 queued jobs, conservative backfilling
+awk 'BEGIN { printf "{\"now_us\": 0, \"gpu_types\": [{\"name\": \"H100\", \"mem_mib\": 81920}], \"nodes\": ["
+    for (i = 0; i < 4000; i++) printf "%s{\"type\": \"H100\", \"gpus\": 8}", i ? "," : ""
+    printf "], \"queue\": ["
+    for (i = 0; i < 40000; i++) printf "%s{\"id\": %d, \"submit_us\": %d, \"gpus\": %d, \"estimate_us\": 3600000000}", i ? "," : "", i + 1, i, 1 + i % 8
+    print "], \"policy\": \"order=fifo placement=best-fit backfill=conservative\"}" }' >"$W/snapshot.json"
 # the file export reads (400000 jobs) and one plot draws from
 "$BIN" replay "$W/trace.csv" --format tarmac --fleet "$W/fleet.json" -q -o "$W/jobs.h5" ||
     fail "cannot make the export input"
@@ -130,12 +138,19 @@ for sig in INT TERM; do
         "$BIN" sweep run "$W/sweep.json" -o points -j 2 -q
     phase export $sig 1 'export: interrupted while (reading the table|writing out\.csv)' '' \
         "$BIN" export "$W/jobs.h5" --table jobs --labels -o out.csv
-    : >"$W/gnuplot.pids"
+    # stdout holds the error object alone, no decision
+    phase place $sig 1.5 'place: .*interrupted while answering' '' \
+        "$BIN" place "$W/snapshot.json" --timeout 0
+    grep -q -x '{"error":{"where":".*","message":"interrupted (SIGINT or SIGTERM) before an answer","status":"TM_ERR_INTERRUPTED"}}' \
+        "$W/place.$sig.out" && [ "$(wc -l <"$W/place.$sig.out")" -eq 1 ] ||
+        fail "place, SIG$sig: stdout is not the error object alone: $(head -c 300 "$W/place.$sig.out")"
+    : >>"$W/gnuplot.pids"
+    n_before=$(wc -l <"$W/gnuplot.pids")
     # the figures' data and scripts are written before gnuplot is started
     # (each whole); no picture, no temporary
     phase plot $sig 2 'plot: interrupted while gnuplot drew' '^figs/[a-z_]+\.(dat|gp)$' \
         env PATH="$W/bin:$PATH" "$BIN" plot "$W/small.h5" -o figs -q
-    for p in $(cat "$W/gnuplot.pids"); do
+    for p in $(tail -n +$((n_before + 1)) "$W/gnuplot.pids"); do
         kill -0 "$p" 2>/dev/null && fail "plot, SIG$sig: gnuplot ($p) still runs"
     done
 done
