@@ -12,6 +12,8 @@
  * gpu_type, policy) is written as its label text instead of its code. A file
  * given with -o appears only when complete (sim__afile: an exclusive
  * temporary, synced and renamed); -o - or no -o is standard output.
+ * SIGINT and SIGTERM stop it between columns while reading and every 4096
+ * rows while writing (exit 130; the temporary of -o FILE is removed).
  */
 #include "cli/cli_int.h"
 #include "base/afile_int.h"
