@@ -7,6 +7,17 @@
 #   TARMAC_FUZZ_SECONDS   fuzzing time per target (default 8; 0 = replay only)
 #   TARMAC_FUZZ_TARGETS   space-separated targets (default: every fuzz_* in BUILD_DIR/fuzz)
 #   TARMAC_FUZZ_JOBS      parallel fuzzing processes per target (default 1)
+#   TARMAC_FUZZ_TIMEOUT   seconds one input may take (default 10)
+#   TARMAC_FUZZ_RSS_MB    resident memory a target may reach (default 2048)
+#   TARMAC_FUZZ_MALLOC_MB largest single allocation (default 512)
+#
+# Limits make a run-away a finding, in the replay as in the fuzzing: an input
+# that takes longer than TARMAC_FUZZ_TIMEOUT (-timeout), grows the process
+# past TARMAC_FUZZ_RSS_MB (-rss_limit_mb) or asks for one block of
+# TARMAC_FUZZ_MALLOC_MB or more (-malloc_limit_mb) fails the run like a
+# crash, with the input kept. The inputs are at most 64 KiB (-max_len), and
+# every reader bounds what one input can make it hold (16 MiB per trace line,
+# 10^7 profile or time-series bins): 512 MB in one allocation is a bug.
 #
 # The stored corpus is fuzz/corpus/TARGET (seeds from real files, and every
 # input that once crashed, fuzz/README.md). Replay runs each stored input once
@@ -20,6 +31,13 @@ build=${1:?usage: fuzz/run.sh BUILD_DIR}
 src=$(cd "$(dirname "$0")" && pwd)
 secs=${TARMAC_FUZZ_SECONDS:-8}
 jobs=${TARMAC_FUZZ_JOBS:-1}
+timeout=${TARMAC_FUZZ_TIMEOUT:-10}
+rss_mb=${TARMAC_FUZZ_RSS_MB:-2048}
+malloc_mb=${TARMAC_FUZZ_MALLOC_MB:-512}
+for v in "$secs" "$jobs" "$timeout" "$rss_mb" "$malloc_mb"; do
+    case "$v" in '' | *[!0-9]*) echo "fuzz/run.sh: '$v' is not a whole number (TARMAC_FUZZ_*)"; exit 2 ;; esac
+done
+limits="-timeout=$timeout -rss_limit_mb=$rss_mb -malloc_limit_mb=$malloc_mb"
 bin="$build/fuzz"
 [ -d "$bin" ] || { echo "fuzz/run.sh: no $bin: configure with -DTARMAC_FUZZ=ON"; exit 2; }
 targets=${TARMAC_FUZZ_TARGETS:-$(cd "$bin" && ls fuzz_* 2>/dev/null | grep -v '\.' | sort)}
@@ -41,19 +59,21 @@ for t in $targets; do
     log="$build/fuzz-logs/$t.log"
     mkdir -p "$work"
     [ -d "$stored" ] || { echo "FAIL: $t: no stored corpus $stored"; failed=1; n_fail=$((n_fail + 1)); continue; }
-    # 1. replay: every stored input, once
-    if ! "$bin/$t" -timeout=20 -rss_limit_mb=2048 "$stored"/* >"$log" 2>&1; then
-        echo "FAIL: $t: a stored input fails (log: $log)"; tail -30 "$log"
+    # 1. replay: every stored input, once, under the same limits as fuzzing
+    if ! "$bin/$t" $limits "$stored"/* >"$log" 2>&1; then
+        echo "FAIL: $t: a stored input fails (log: $log)"
+        grep -m1 -A12 'ERROR:\|runtime error\|deadly signal\|timeout\|out-of-memory\|malloc(' "$log" ||
+            tail -30 "$log"
         failed=1; n_fail=$((n_fail + 1)); continue
     fi
     n_in=$(ls "$stored" | wc -l)
-    # 2. fuzz for a bounded time (-timeout: an input taking 10 s is a hang)
+    # 2. fuzz for a bounded time (an input past a limit is a finding)
     if [ "$secs" -gt 0 ]; then
-        if ! "$bin/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+        if ! "$bin/$t" -max_total_time="$secs" $limits -max_len=65536 \
             $par -print_final_stats=1 \
             -artifact_prefix="$build/fuzz-artifacts/$t-" "$work" "$stored" >>"$log" 2>&1; then
             echo "FAIL: $t: the fuzzer found a crash (log: $log; input in $build/fuzz-artifacts/)"
-            grep -m1 -A12 'ERROR:\|runtime error\|deadly signal\|timeout' "$log"
+            grep -m1 -A12 'ERROR:\|runtime error\|deadly signal\|timeout\|out-of-memory\|malloc(' "$log"
             failed=1; n_fail=$((n_fail + 1)); continue
         fi
         execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | grep -o '[0-9]*$')

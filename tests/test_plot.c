@@ -524,7 +524,7 @@ int main(void)
     if (chdir(dir) != 0) /* a PWNED file would appear here or in figs/ */
         return 1;
 
-    sim__plot_opts o = {out, SIM__PLOT_PNG, NULL};
+    sim__plot_opts o = {out, SIM__PLOT_PNG, NULL, NULL};
     sim__plot_report rep;
     tm_diag d;
     int rc = sim__plot_file(h5, &o, &rep, &d);
@@ -585,7 +585,7 @@ int main(void)
     /* the packing experiment: only its figure */
     char pout[300];
     snprintf(pout, sizeof pout, "%s/pack-figs", dir);
-    sim__plot_opts po = {pout, SIM__PLOT_PNG, NULL};
+    sim__plot_opts po = {pout, SIM__PLOT_PNG, NULL, NULL};
     rc = sim__plot_file(pack, &po, &rep, &d);
     if (rc)
         fprintf(stderr, "plot packing: %s: %s\n", d.where, d.msg);
@@ -606,7 +606,7 @@ int main(void)
     /* the packing sweep: its mean curves, one line per combination */
     char sout[300];
     snprintf(sout, sizeof sout, "%s/sweep-figs", dir);
-    sim__plot_opts so = {sout, SIM__PLOT_PNG, NULL};
+    sim__plot_opts so = {sout, SIM__PLOT_PNG, NULL, NULL};
     rc = sim__plot_file(sweep, &so, &rep, &d);
     if (rc)
         fprintf(stderr, "plot sweep: %s: %s\n", d.where, d.msg);
@@ -627,7 +627,7 @@ int main(void)
     snprintf(ssw, sizeof ssw, "%s/scn-sweep.h5", dir);
     snprintf(ssout, sizeof ssout, "%s/scn-sweep-figs", dir);
     CHECK_EQ_INT(write_scn_sweep(ssw, 1), TM_OK);
-    sim__plot_opts sso = {ssout, SIM__PLOT_PNG, NULL};
+    sim__plot_opts sso = {ssout, SIM__PLOT_PNG, NULL, NULL};
     rc = sim__plot_file(ssw, &sso, &rep, &d);
     if (rc)
         fprintf(stderr, "plot scenario sweep: %s: %s\n", d.where, d.msg);
@@ -660,7 +660,7 @@ int main(void)
     /* a comparison: the overall figures and the per-class ones */
     char cout[300];
     snprintf(cout, sizeof cout, "%s/cmp-figs", dir);
-    sim__plot_opts co = {cout, SIM__PLOT_PNG, NULL};
+    sim__plot_opts co = {cout, SIM__PLOT_PNG, NULL, NULL};
     rc = sim__plot_file(cmp, &co, &rep, &d);
     if (rc)
         fprintf(stderr, "plot compare: %s: %s\n", d.where, d.msg);
@@ -683,7 +683,7 @@ int main(void)
     /* a bare run: utilization only, and no figure of what it lacks */
     char bout[300];
     snprintf(bout, sizeof bout, "%s/bare-figs", dir);
-    sim__plot_opts bo = {bout, SIM__PLOT_PNG, NULL};
+    sim__plot_opts bo = {bout, SIM__PLOT_PNG, NULL, NULL};
     CHECK_EQ_INT(sim__plot_file(bare, &bo, &rep, &d), TM_OK);
     CHECK_EQ_U64(rep.n_figures, 1);
     CHECK(rep.n_figures == 1 && strcmp(rep.stems[0], "utilization") == 0);
@@ -695,16 +695,16 @@ int main(void)
     CHECK(file_size(p) < 0);
     snprintf(p, sizeof p, "%s/sweep_packing.gp", bout);
     CHECK(file_size(p) < 0);
-    sim__plot_opts bo2 = {bout, SIM__PLOT_PNG, "shape_blocked,services,packing"};
+    sim__plot_opts bo2 = {bout, SIM__PLOT_PNG, "shape_blocked,services,packing", NULL};
     CHECK_EQ_INT(sim__plot_file(bare, &bo2, &rep, &d), TM_ERR_NOTFOUND);
 
     /* --only, and a name that is not a plot */
-    sim__plot_opts only = {out, SIM__PLOT_SVG, "slowdown"};
+    sim__plot_opts only = {out, SIM__PLOT_SVG, "slowdown", NULL};
     CHECK_EQ_INT(sim__plot_file(h5, &only, &rep, &d), TM_OK);
     CHECK_EQ_U64(rep.n_figures, 1);
     snprintf(p, sizeof p, "%s/slowdown.svg", out);
     CHECK(file_size(p) > 10000);
-    sim__plot_opts bad = {out, SIM__PLOT_PNG, "slowdown,nosuch"};
+    sim__plot_opts bad = {out, SIM__PLOT_PNG, "slowdown,nosuch", NULL};
     CHECK_EQ_INT(sim__plot_file(h5, &bad, &rep, &d), TM_ERR_USAGE);
     CHECK(strstr(d.msg, "nosuch") != NULL);
 
@@ -714,7 +714,7 @@ int main(void)
     const char *path = getenv("PATH");
     char *saved = path ? strdup(path) : NULL;
     setenv("PATH", "/nonexistent-tarmac-test", 1);
-    sim__plot_opts none = {nodir, SIM__PLOT_PNG, NULL};
+    sim__plot_opts none = {nodir, SIM__PLOT_PNG, NULL, NULL};
     CHECK_EQ_INT(sim__plot_file(h5, &none, &rep, &d), TM_ERR_UNAVAILABLE);
     CHECK_EQ_INT(rep.gnuplot_missing, 1);
     CHECK_EQ_U64(rep.n_figures, N_WANT);
@@ -754,7 +754,7 @@ int main(void)
         char fpath[400];
         snprintf(fpath, sizeof fpath, "%s:/usr/bin:/bin", fakebin);
         setenv("PATH", fpath, 1);
-        sim__plot_opts fo = {fdir, SIM__PLOT_PNG, "slowdown"};
+        sim__plot_opts fo = {fdir, SIM__PLOT_PNG, "slowdown", NULL};
         CHECK_EQ_INT(sim__plot_file(h5, &fo, &rep, &d), TM_ERR_INTERNAL);
         CHECK(strstr(d.msg, mode == 0 ? "exited with status 1" : "wrote no picture") != NULL);
         CHECK_EQ_U64(rep.n_drawn, 0);

@@ -490,7 +490,7 @@ static int cmd_compare(int argc, char **argv)
     rc = sim__compare_run(&sc, pol, n_pol, &o, &res, &d);
     sim__cli_progress_end(&pa.bar);
     if (rc == TM_OK) {
-        rc = sim__compare_write(out, &sc, pol, n_pol, &res, &d);
+        rc = sim__compare_write(out, &sc, pol, n_pol, &res, &sim__cli_stop, &d);
         if (rc == TM_OK) {
             if (json)
                 print_json(&sc, pol, &res, out);

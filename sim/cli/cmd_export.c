@@ -12,6 +12,8 @@
  * gpu_type, policy) is written as its label text instead of its code. A file
  * given with -o appears only when complete (sim__afile: an exclusive
  * temporary, synced and renamed); -o - or no -o is standard output.
+ * SIGINT and SIGTERM stop it between columns while reading and every 4096
+ * rows while writing (exit 130; the temporary of -o FILE is removed).
  */
 #include "cli/cli_int.h"
 #include "base/afile_int.h"
@@ -151,7 +153,10 @@ static void list_tables(sim__h5r *r, const char *group)
     free(names);
 }
 
-static int write_csv(FILE *f, const col *cols, size_t ncols, size_t rows, int labels)
+/* 0 written, -1 a write failed (errno), 1 stopped by a signal (SIGINT,
+ * SIGTERM: a look at the flag every 4096 rows, a few milliseconds) */
+static int write_csv(FILE *f, const col *cols, size_t ncols, size_t rows, int labels,
+                     size_t *rows_done)
 {
     for (size_t c = 0; c < ncols; c++) {
         if (c)
@@ -160,6 +165,9 @@ static int write_csv(FILE *f, const col *cols, size_t ncols, size_t rows, int la
     }
     fputc('\n', f);
     for (size_t i = 0; i < rows; i++) {
+        *rows_done = i;
+        if ((i & 4095) == 0 && sim__cli_stop)
+            return 1;
         for (size_t c = 0; c < ncols; c++) {
             const col *k = &cols[c];
             if (c)
@@ -182,6 +190,7 @@ static int write_csv(FILE *f, const col *cols, size_t ncols, size_t rows, int la
         if (ferror(f))
             return -1;
     }
+    *rows_done = rows;
     return ferror(f) ? -1 : 0;
 }
 
@@ -239,6 +248,9 @@ static int cmd_export(int argc, char **argv)
         return sim__cli_usage("export", "%s", "needs --table NAME (or --list)");
     tm_diag d;
     tm_diag_clear(&d);
+    /* SIGINT and SIGTERM stop the reading and the writing (the temporary of
+     * -o FILE is removed) */
+    sim__cli_install_signals();
     sim__h5r *r = NULL;
     int rc = sim__h5r_open(&r, path, &d);
     if (rc != TM_OK)
@@ -272,6 +284,13 @@ static int cmd_export(int argc, char **argv)
         goto out;
     }
     for (size_t c = 0; c < ncols; c++) {
+        if (sim__cli_stop) {
+            rc = tm_diag_set(&d, TM_ERR_INTERRUPTED, "export",
+                             "interrupted while reading the table %s (%zu of %zu columns); "
+                             "nothing written",
+                             group, c, ncols);
+            goto out;
+        }
         char p[1024];
         snprintf(p, sizeof p, "%s/%s", group, names[c]);
         sim__h5_info info;
@@ -294,7 +313,15 @@ static int cmd_export(int argc, char **argv)
     }
     if (out && (rc = sim__afile_open(&af, out, &d)) != TM_OK)
         goto out;
-    if (write_csv(out ? af.f : stdout, cols, ncols, rows, labels) != 0) {
+    size_t done = 0;
+    int wr = write_csv(out ? af.f : stdout, cols, ncols, rows, labels, &done);
+    if (wr > 0) {
+        rc = tm_diag_set(&d, TM_ERR_INTERRUPTED, "export",
+                         "interrupted while writing %s (%zu of %zu rows)%s", out ? out : "stdout",
+                         done, rows, out ? "; not written" : "");
+        goto out;
+    }
+    if (wr < 0) {
         rc = tm_diag_set(&d, TM_ERR_IO, out ? out : "stdout", "write failed: %s", strerror(errno));
         goto out;
     }

@@ -339,10 +339,23 @@ static void on_timeout(int sig)
     _exit(tm_status_exit_code(TM_ERR_LIMIT));
 }
 
+/* SIGINT and SIGTERM before the answer is ready: the same way, an error
+ * object and exit 130 (the handler of either is set back to the default
+ * when the answer is written, so a signal then ends the process as usual). */
+static char intr_out[512], intr_err[512];
+static size_t intr_out_len, intr_err_len;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    ssize_t ignored = write(STDOUT_FILENO, intr_out, intr_out_len);
+    ignored = write(STDERR_FILENO, intr_err, intr_err_len);
+    (void)ignored;
+    _exit(tm_status_exit_code(TM_ERR_INTERRUPTED));
+}
+
 static void timeout_start(int64_t us, const char *name)
 {
-    if (us <= 0)
-        return;
     char sec[32], where[128];
     snprintf(sec, sizeof sec, "%.6g", (double)us / SIM_US_PER_S);
     /* the input's name as a JSON string body (cut short if long) */
@@ -356,10 +369,27 @@ static void timeout_start(int64_t us, const char *name)
             where[w++] = (char)*p;
     }
     where[w] = '\0';
-    int n = snprintf(timeout_out, sizeof timeout_out,
-                     "{\"error\":{\"where\":\"%s\",\"message\":\"no answer within the time "
-                     "limit of %s s (--timeout)\",\"status\":\"%s\"}}\n",
-                     where, sec, tm_status_name(TM_ERR_LIMIT));
+    int n = snprintf(intr_out, sizeof intr_out,
+                     "{\"error\":{\"where\":\"%s\",\"message\":\"interrupted (SIGINT or SIGTERM) "
+                     "before an answer\",\"status\":\"%s\"}}\n",
+                     where, tm_status_name(TM_ERR_INTERRUPTED));
+    intr_out_len = n > 0 && (size_t)n < sizeof intr_out ? (size_t)n : 0;
+    n = snprintf(intr_err, sizeof intr_err,
+                 "tarmac: place: %s: interrupted while answering (no decision written)\n", name);
+    intr_err_len = n > 0 && (size_t)n < sizeof intr_err ? (size_t)n : 0;
+    fflush(stdout);
+    struct sigaction si;
+    memset(&si, 0, sizeof si);
+    si.sa_handler = on_interrupt;
+    sigemptyset(&si.sa_mask);
+    sigaction(SIGINT, &si, NULL);
+    sigaction(SIGTERM, &si, NULL);
+    if (us <= 0)
+        return;
+    n = snprintf(timeout_out, sizeof timeout_out,
+                 "{\"error\":{\"where\":\"%s\",\"message\":\"no answer within the time "
+                 "limit of %s s (--timeout)\",\"status\":\"%s\"}}\n",
+                 where, sec, tm_status_name(TM_ERR_LIMIT));
     timeout_out_len = n > 0 && (size_t)n < sizeof timeout_out ? (size_t)n : 0;
     n = snprintf(timeout_err, sizeof timeout_err,
                  "tarmac: place: %s: no answer within the time limit of %s s (--timeout)\n", name,
@@ -383,6 +413,8 @@ static void timeout_stop(void)
     struct itimerval it;
     memset(&it, 0, sizeof it);
     setitimer(ITIMER_REAL, &it, NULL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -123,7 +123,9 @@ static int cmd_plot(int argc, char **argv)
         snprintf(def_dir, sizeof def_dir, "%.*s-plots", (int)l, path);
         dir = def_dir;
     }
-    sim__plot_opts o = {dir, fmt, only};
+    /* SIGINT and SIGTERM stop it: gnuplot killed, no temporary left */
+    sim__cli_install_signals();
+    sim__plot_opts o = {dir, fmt, only, &sim__cli_stop};
     sim__plot_report rep;
     tm_diag d;
     int rc = sim__plot_file(path, &o, &rep, &d);

@@ -200,18 +200,40 @@ static void print_stats(const rcfg *c)
         printf("first malformed row: %s: %s\n", c->stats.first_bad.where, c->stats.first_bad.msg);
 }
 
+/* K:N, each a decimal integer: a value past uint64 is refused, not saturated
+ * (strtoull returns 2^64 - 1 with ERANGE, a window that silently holds no job) */
 static int parse_window(const char *s, sim_window *w)
 {
-    char *end;
-    unsigned long long k = strtoull(s, &end, 10);
-    if (end == s || *end != ':' || *s == '-')
+    const char *colon = strchr(s, ':');
+    if (!colon || colon == s || colon - s >= 32)
         return -1;
-    const char *n = end + 1;
-    unsigned long long c = strtoull(n, &end, 10);
-    if (end == n || *end || *n == '-' || c == 0)
+    char k_text[32];
+    memcpy(k_text, s, (size_t)(colon - s));
+    k_text[colon - s] = '\0';
+    uint64_t k, c;
+    if (sim__cli_parse_u64(k_text, UINT64_MAX, &k) ||
+        sim__cli_parse_u64(colon + 1, UINT64_MAX, &c) || c == 0)
         return -1;
     w->first = k;
     w->count = c;
+    return 0;
+}
+
+/* --gavel-cluster V:P:K: three decimal counts of at most GAVEL_MAX_GPUS */
+#define GAVEL_MAX_GPUS (8ull * 10000000ull)
+static int parse_gavel_cluster(const char *s, uint64_t n[3])
+{
+    for (int t = 0; t < 3; t++) {
+        const char *end = t < 2 ? strchr(s, ':') : s + strlen(s);
+        if (!end || end == s || end - s >= 32)
+            return -1;
+        char text[32];
+        memcpy(text, s, (size_t)(end - s));
+        text[end - s] = '\0';
+        if (sim__cli_parse_u64(text, GAVEL_MAX_GPUS, &n[t]))
+            return -1;
+        s = end + 1;
+    }
     return 0;
 }
 
@@ -262,9 +284,14 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
         return TM_OK;
     }
     if (c->gavel_cluster) {
-        unsigned long long n[3];
-        if (sscanf(c->gavel_cluster, "%llu:%llu:%llu", &n[0], &n[1], &n[2]) != 3)
-            return tm_diag_set(d, TM_ERR_USAGE, "--gavel-cluster", "expected V:P:K GPU counts");
+        /* each count at most GAVEL_MAX_GPUS: as many nodes of 8 as a scenario's
+         * pool may have (a count past uint64, or "-8", was read by %llu as a
+         * huge number, and its node count cut to 32 bits) */
+        uint64_t n[3];
+        if (parse_gavel_cluster(c->gavel_cluster, n))
+            return tm_diag_set(d, TM_ERR_USAGE, "--gavel-cluster",
+                               "expected V:P:K GPU counts, each an integer in [0, %llu]",
+                               (unsigned long long)GAVEL_MAX_GPUS);
         const char *types[3] = {"V100", "P100", "K80"};
         sc->pools = calloc(6, sizeof *sc->pools);
         if (!sc->pools)
@@ -492,13 +519,16 @@ static int run_pack(rcfg *c, sim_scenario *sc, tm_diag *d)
     }
     sim_pack_cfg cfg = {c->target, c->step, c->seed, (uint32_t)c->seeds, c->policies, c->n_pol, 0};
     sim_pack_result res;
-    if ((rc = sim_pack_run(sc, pods, n, &cfg, &res, d))) {
+    if ((rc = sim_pack_run_reps(sc, pods, n, &cfg, 0, &sim__cli_stop, &res, d))) {
         free(pods);
         return rc;
     }
     free(pods);
     const char *out = c->out ? c->out : "tarmac-pack.h5";
-    rc = sim_pack_write_h5(&res, &cfg, c->trace, out, d);
+    if (sim__cli_stop) /* the last look: the files are written whole from here */
+        rc = tm_diag_set(d, TM_ERR_INTERRUPTED, "replay", "interrupted; %s not written", out);
+    else
+        rc = sim_pack_write_h5(&res, &cfg, c->trace, out, d);
     if (rc == TM_OK && c->dat)
         rc = sim_pack_write_dat(&res, &cfg, c->dat, d);
     if (rc == TM_OK && !c->quiet) {
@@ -547,10 +577,20 @@ static int run_profile(rcfg *c, tm_diag *d)
     }
     FILE *f = c->out ? af.f : stdout;
     fprintf(f, "t_s,requests_per_s,prompt_tokens_per_s,output_tokens_per_s\n");
-    for (size_t i = 0; i < p.n_bins; i++)
+    for (size_t i = 0; i < p.n_bins; i++) {
+        /* up to 10^7 lines: a look at the stop flag every 65536 */
+        if ((i & 65535) == 0 && sim__cli_stop) {
+            rc = tm_diag_set(d, TM_ERR_INTERRUPTED, c->out ? c->out : "stdout",
+                             "interrupted while writing the load profile (%zu of %zu bins)%s", i,
+                             p.n_bins, c->out ? "; not written" : "");
+            break;
+        }
         fprintf(f, "%.3f,%.6f,%.3f,%.3f\n", (double)i * p.bin_s, p.requests_per_s[i],
                 p.prompt_tokens_per_s[i], p.output_tokens_per_s[i]);
-    if (c->out)
+    }
+    if (rc != TM_OK)
+        sim__afile_abort(&af);
+    else if (c->out)
         rc = sim__afile_commit(&af, d);
     else if (fflush(stdout) != 0 || ferror(stdout))
         rc = tm_diag_set(d, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));

@@ -318,7 +318,7 @@ static int do_run(const sweep_cli *c, int merge_after)
         snprintf(merged, sizeof merged, "%s", c->merge);
     else if (merge_after)
         snprintf(merged, sizeof merged, "%s/merged.h5", sw.dir);
-    if (merged[0] && (rc = sim__sweep_merge(&sw, merged, &mc, &d)))
+    if (merged[0] && (rc = sim__sweep_merge(&sw, merged, &mc, &sim__cli_stop, &d)))
         goto out;
 out:
     free(todo);
@@ -346,7 +346,8 @@ static int do_merge(const sweep_cli *c)
     else
         snprintf(out, sizeof out, "%s/merged.h5", sw.dir);
     sim__sweep_merge_counts mc;
-    rc = sim__sweep_merge(&sw, out, &mc, &d);
+    sim__cli_install_signals();
+    rc = sim__sweep_merge(&sw, out, &mc, &sim__cli_stop, &d);
     sim__sweep_close(&sw);
     if (rc)
         return sim__cli_error(rc, &d);

@@ -103,6 +103,12 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag);
  * no-op. Never touches the final name. */
 void sim__h5w_abort(sim__h5w *w);
 
+/* Watch *stop (set by a SIGINT/SIGTERM handler; NULL: nothing to watch):
+ * once it is nonzero, the next call on w or its tables fails with
+ * TM_ERR_INTERRUPTED ("FILE: interrupted while writing; not written"), as
+ * does commit up to the rename, so an interrupted file is never put in place. */
+void sim__h5w_set_stop(sim__h5w *w, volatile int *stop);
+
 /* How the chunks of tables are compressed and written. Every mode but NONE
  * stores chunks that decode to the same bytes (shuffle + deflate
  * SIM__H5_DEFLATE_LEVEL), which any reader decompresses through the

@@ -141,6 +141,7 @@ struct sim__h5w {
     int status;        /* the first failure; sticky */
     tm_diag err;
     h5pool pool;
+    volatile int *stop; /* set by a signal handler: fail at the next call (may be NULL) */
 };
 
 /* ------------------------------------------------------------------------- */

@@ -19,7 +19,9 @@
  * Errors are sticky: the writer records its first failure (sim__h5w_fail)
  * and returns it from every later call, its tables' included; a failure the
  * compression worker posted is adopted by sim__h5w_check at the start of the
- * next call.
+ * next call, and so is a signal (sim__h5w_set_stop: the flag a SIGINT or
+ * SIGTERM handler sets), which commit looks at once more just before the
+ * rename, so an interrupted writer never puts its file in place.
  *
  * Reproducibility. Object modification times are off (H5Pset_obj_track_times)
  * so that the same run writes the same bytes. Groups track link creation order
@@ -81,6 +83,8 @@ int sim__h5w_check(sim__h5w *w, tm_diag *diag)
 {
     if (!w->status && atomic_load_explicit(&w->pool.failed, memory_order_acquire))
         w_adopt_pool_failure(w);
+    if (!w->status && w->stop && *w->stop)
+        sim__h5w_fail(w, NULL, TM_ERR_INTERRUPTED, NULL, "interrupted while writing; not written");
     if (w->status && diag)
         *diag = w->err;
     return w->status;
@@ -416,6 +420,12 @@ void sim__h5w_set_sync(sim__h5w *w, int on)
         w->sync = on != 0;
 }
 
+void sim__h5w_set_stop(sim__h5w *w, volatile int *stop)
+{
+    if (w)
+        w->stop = stop;
+}
+
 int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
 {
     h5err e = {0};
@@ -446,6 +456,9 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
         rc = sim__h5w_fail_h5(w, diag, &e, NULL);
         goto out;
     }
+    /* the last moment a signal can still keep the file from its name */
+    if ((rc = sim__h5w_check(w, diag)) != 0)
+        goto out;
     /* fsync, rename over the final name, fsync the folder; the temporary
      * is renamed or removed either way. */
     tm_diag d;

@@ -657,6 +657,8 @@ int sim_report_commit(sim_report *rp, const sim_run_opts *opts, const sim_result
     const sim_scenario *sc = rp->sc;
     const sim__provenance_extra prov = {.run = 1, .replication = opts ? opts->replication : 0};
     int rc;
+    /* a signal from here on keeps the file from its name (the run watched it) */
+    sim__h5w_set_stop(rp->w, opts ? opts->stop_flag : NULL);
     if ((rc = jobs_flush(rp, diag)) || (rc = write_labels(rp, sc, diag)) ||
         (rc = write_summary(rp, sc, res, diag)) ||
         (rc = sim__provenance_write(rp->w, sc, &prov, diag)) ||

@@ -13,6 +13,12 @@
  * stderr. An exec failure in the child comes back through a close-on-exec
  * pipe as an errno. The exit status is checked, and so is the picture
  * (present, not empty).
+ *
+ * Stopping (sim__plot_opts.stop, set by the CLI's SIGINT/SIGTERM handler):
+ * the flag is looked at before each plot's data, before each picture and,
+ * while gnuplot draws, every 100 ms (a poll on its output): gnuplot is then
+ * killed and reaped, and its temporary picture removed. What was completed
+ * before stays, each file whole; nothing half-written is left.
  */
 #include "plot/plot_int.h"
 
@@ -22,6 +28,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -381,7 +389,7 @@ static int find_program(const char *name, char *out, size_t n)
  * wait status; msg the first kilobytes of its output. TM_OK when it ran
  * (whatever its status). */
 static int spawn_gnuplot(const char *exe, const char *dir, const char *script, const char *output,
-                         int *status, char *msg, size_t msg_n, tm_diag *diag)
+                         volatile int *stop, int *status, char *msg, size_t msg_n, tm_diag *diag)
 {
     char set_output[SIM__PLOT_STEM_MAX + 64];
     snprintf(set_output, sizeof set_output, "tarmac_output='%s'", output);
@@ -432,7 +440,19 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, c
     close(err[1]);
     size_t got = 0;
     char buf[512];
+    int killed = 0;
     for (;;) {
+        /* gnuplot's output until it closes it (exits); every 100 ms, and on
+         * a signal, a look at the stop flag: SIGKILL, as gnuplot may be deep
+         * in a long picture, and nothing it would still write is wanted */
+        if (stop && *stop && !killed) {
+            kill(pid, SIGKILL);
+            killed = 1;
+        }
+        struct pollfd pfd = {out[0], POLLIN, 0};
+        int pr = poll(&pfd, 1, 100);
+        if (pr == 0 || (pr < 0 && errno == EINTR))
+            continue;
         ssize_t k = read(out[0], buf, sizeof buf);
         if (k < 0 && errno == EINTR)
             continue;
@@ -455,6 +475,9 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, c
     while (w < 0 && errno == EINTR);
     if (w < 0)
         return tm_diag_set(diag, TM_ERR_IO, "gnuplot", "waitpid: %s", strerror(errno));
+    if (stop && *stop) /* killed by us, or by the same signal (a terminal's ^C) */
+        return tm_diag_set(diag, TM_ERR_INTERRUPTED, "plot", "interrupted while gnuplot drew %s",
+                           script);
     if (k == (ssize_t)sizeof child_errno)
         return tm_diag_set(diag, child_errno == ENOENT ? TM_ERR_UNAVAILABLE : TM_ERR_IO, exe,
                            "cannot run gnuplot in %s: %s", dir, strerror(child_errno));
@@ -506,7 +529,7 @@ static int draw_one(sim__plot_ctx *c, const char *exe, const char *stem, tm_diag
         return rc;
     close(fd);
     snprintf(out, sizeof out, "%s", base_name(tmp));
-    rc = spawn_gnuplot(exe, c->dir, script, out, &status, msg, sizeof msg, diag);
+    rc = spawn_gnuplot(exe, c->dir, script, out, c->stop, &status, msg, sizeof msg, diag);
     if (rc == TM_ERR_UNAVAILABLE)
         c->rep->gnuplot_missing = 1;
     if (rc != TM_OK)
@@ -554,7 +577,16 @@ static int draw_all(sim__plot_ctx *c, tm_diag *diag)
                            c->rep->n_figures, c->dir);
     }
     for (size_t i = 0; i < c->rep->n_figures; i++) {
+        if (c->stop && *c->stop)
+            return tm_diag_set(diag, TM_ERR_INTERRUPTED, "plot",
+                               "interrupted while drawing the pictures (%zu of %zu drawn)", i,
+                               c->rep->n_figures);
         int rc = draw_one(c, exe, c->rep->stems[i], diag);
+        if (rc == TM_ERR_INTERRUPTED) {
+            size_t l = strlen(diag->msg);
+            snprintf(diag->msg + l, sizeof diag->msg - l, " (%zu of %zu pictures drawn before it)",
+                     i, c->rep->n_figures);
+        }
         if (rc != TM_OK)
             return rc;
     }
@@ -642,6 +674,7 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     c.dir = o->dir;
     c.format = o->format;
     c.rep = rep;
+    c.stop = o->stop;
     if ((rc = sim__h5r_open(&c.r, h5path, diag)) != TM_OK)
         return rc;
     size_t applicable = 0;
@@ -662,6 +695,13 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     for (size_t i = 0; i < N_PLOTS; i++) {
         if (!wanted(o->only, plots[i].name) || !sim__plot_applies(&plots[i], c.r))
             continue;
+        if (c.stop && *c.stop) {
+            rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "plot",
+                             "interrupted while writing the figures' data and scripts (%zu "
+                             "figures written)",
+                             rep->n_figures);
+            goto out;
+        }
         if ((rc = plots[i].fn(&c, diag)) != TM_OK)
             goto out;
     }

@@ -35,6 +35,10 @@ typedef struct sim__plot_opts {
     const char *dir;         /* output folder; created (one level) if missing */
     sim__plot_format format; /* of the pictures */
     const char *only;        /* comma-separated plot names, or NULL for every plot */
+    /* set by a SIGINT/SIGTERM handler (NULL: never): the figure in hand is
+     * dropped (gnuplot killed, temporaries removed) and the call returns
+     * TM_ERR_INTERRUPTED; figures completed before it stay, each whole */
+    volatile int *stop;
 } sim__plot_opts;
 
 /* What a call of sim__plot_file did. */
@@ -77,6 +81,7 @@ struct sim__plot_ctx {
     const char *dir;   /* output folder */
     sim__plot_format format;
     sim__plot_report *rep;
+    volatile int *stop; /* sim__plot_opts.stop */
 };
 
 /* One figure being written. */

@@ -266,6 +266,7 @@ typedef struct cmp_jobs {
     const sim_scenario *sc;
     const sim__cmp_policy *pol;
     size_t n_pol, n_runs, finished;
+    size_t n_done; /* runs that completed (any way they ran) */
     const sim__cmp_opts *opts;
     int inline_progress; /* runs in this process: progress from inside each run */
 } cmp_jobs;
@@ -319,6 +320,8 @@ static void cmp_done(void *ud, size_t k, int rc, const tm_diag *d, const void *o
     (void)k;
     (void)d;
     cmp_jobs *x = ud;
+    if (rc == TM_OK)
+        x->n_done++;
     if (rc != TM_OK || x->inline_progress || !x->opts->progress)
         return;
     const run_out *o = out;
@@ -366,9 +369,13 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
     /* the runs, on the workers asked for (one: in this process); results do
      * not depend on how many */
     unsigned workers = opts->workers > 1 ? opts->workers : 1;
-    cmp_jobs jobs = {sc, pol, n_pol, n_runs, 0, opts, workers == 1};
+    cmp_jobs jobs = {sc, pol, n_pol, n_runs, 0, 0, opts, workers == 1};
     sim__work_opts wo = {workers, out_size, 1, opts->stop_flag, cmp_done};
     rc = sim__work_run(n_runs, cmp_job, &jobs, &wo, outs, NULL, NULL, diag);
+    if (rc == TM_ERR_INTERRUPTED)
+        tm_diag_set(diag, rc, "compare",
+                    "interrupted while running the replications (%zu of %zu runs done)",
+                    jobs.n_done, n_runs);
     if (rc != TM_OK) {
         free(outs);
         goto fail;
@@ -648,12 +655,13 @@ static int write_class_runs(sim__h5w *w, const sim_scenario *sc, const sim__cmp_
 }
 
 int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_policy *pol,
-                       size_t n_pol, const sim__cmp_result *res, tm_diag *diag)
+                       size_t n_pol, const sim__cmp_result *res, volatile int *stop, tm_diag *diag)
 {
     sim__h5w *w;
     int rc = sim__h5w_open(&w, path, diag);
     if (rc != TM_OK)
         return rc;
+    sim__h5w_set_stop(w, stop);
     if ((rc = sim__h5w_attr_i64(w, "/", "schema_version", 1, diag)) ||
         (rc = sim__h5w_attr_str(w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
         (rc = sim__h5w_attr_str(w, "/", "layout", "docs/output.md", diag)) ||

@@ -168,9 +168,10 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
 void sim__compare_fini(sim__cmp_result *res);
 
 /* Write a comparison as HDF5 at path (atomically; layout: docs/output.md,
- * "Comparison files"). */
+ * "Comparison files"). Once *stop is set (NULL: never), the write stops with
+ * TM_ERR_INTERRUPTED and no file (sim__h5w_set_stop). */
 int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_policy *pol,
-                       size_t n_pol, const sim__cmp_result *res, tm_diag *diag);
+                       size_t n_pol, const sim__cmp_result *res, volatile int *stop, tm_diag *diag);
 
 /* Mean, standard deviation and two-sided Student-t interval of x[0], x[stride],
  * ... (n values) at quantile t (from sim__t_quantile). sd and the interval

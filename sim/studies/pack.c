@@ -424,8 +424,8 @@ static double demand(const trace_job *j)
 /* One (policy, seed) run; writes the curves at out[metric * n_points + k]. */
 static int pack_one(const sim_scenario *sc, const frag_model *fm, const char *typical,
                     const trace_job *pods, size_t n_pods, const sim_pack_cfg *cfg, const char *spec,
-                    uint32_t rep, const sim_pack_result *res, double *out, uint64_t *n_run,
-                    uint64_t *n_failed, tm_diag *diag)
+                    uint32_t rep, volatile int *stop, const sim_pack_result *res, double *out,
+                    uint64_t *n_run, uint64_t *n_failed, tm_diag *diag)
 {
     int rc = TM_OK;
     place_cluster c;
@@ -517,6 +517,15 @@ static int pack_one(const sim_scenario *sc, const frag_model *fm, const char *ty
         kpt++;                                                                                     \
     } while (0)
     for (size_t i = 0; i < n_list; i++) {
+        /* a look at the stop flag every 64 pods (a pass is well under a
+         * millisecond, so this stops within a few) */
+        if ((i & 63) == 0 && stop && *stop) {
+            rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "pack",
+                             "interrupted while placing the pods (policy '%s', seed %u: %zu of "
+                             "%zu placed)",
+                             spec, rep, i, n_list);
+            goto out;
+        }
         const trace_job *t = list[i];
         double a_next = arrived + demand(t);
         while (kpt < np && res->arrived_pct[kpt] < 100.0 * a_next / cap_milli)
@@ -585,12 +594,12 @@ out:
 int sim_pack_run(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
                  const sim_pack_cfg *cfg, sim_pack_result *res, tm_diag *diag)
 {
-    return sim_pack_run_reps(sc, pods, n_pods, cfg, 0, res, diag);
+    return sim_pack_run_reps(sc, pods, n_pods, cfg, 0, NULL, res, diag);
 }
 
 int sim_pack_run_reps(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
-                      const sim_pack_cfg *cfg, uint32_t first_rep, sim_pack_result *res,
-                      tm_diag *diag)
+                      const sim_pack_cfg *cfg, uint32_t first_rep, volatile int *stop,
+                      sim_pack_result *res, tm_diag *diag)
 {
     memset(res, 0, sizeof *res);
     if (!(cfg->target_pct > 0) || !(cfg->grid_step_pct > 0) || cfg->n_seeds == 0 ||
@@ -628,7 +637,7 @@ int sim_pack_run_reps(const sim_scenario *sc, const trace_job *pods, size_t n_po
             size_t i = p * res->n_seeds + s;
             double *out = res->v + i * SIM_PACK_METRICS * res->n_points;
             if ((rc = pack_one(sc, &fm, typical, pods, n_pods, cfg, cfg->policies[p], first_rep + s,
-                               res, out, &res->pods[i], &res->failed[i], diag)))
+                               stop, res, out, &res->pods[i], &res->failed[i], diag)))
                 goto out;
         }
 out:

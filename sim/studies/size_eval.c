@@ -338,6 +338,15 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                              .stop_on_error = 1,
                              .stop_flag = r->stop_flag};
         rc = sim__work_run(R, eval_rep, &x, &wo, reps, NULL, NULL, diag);
+        if (rc == TM_ERR_INTERRUPTED) {
+            char fleet[256], at[64] = "";
+            sim__size_fleet_format(fleet, sizeof fleet, r, nodes);
+            if (demand != 1)
+                snprintf(at, sizeof at, " at %.4g times the demand", demand);
+            tm_diag_set(diag, rc, r->services_elastic ? "breakeven" : "size",
+                        "interrupted while simulating the fleet %s%s (%llu runs done before it)",
+                        fleet, at, (unsigned long long)r->runs);
+        }
     }
     for (uint32_t rep = 0; rc == TM_OK && rep < R; rep++) {
         const rep_out *o = &reps[rep];

@@ -49,8 +49,10 @@ int sim_pack_run(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
 
 /* sim_pack_run with the seeds of replications first_rep .. first_rep +
  * cfg->n_seeds - 1 (sim_pack_run is first_rep 0): a sweep point runs seed k
- * alone and gets what seed k of a full run gets. (sim/pack.c) */
+ * alone and gets what seed k of a full run gets. Once *stop is set (a
+ * SIGINT/SIGTERM handler; NULL: never) it stops within 64 pods with
+ * TM_ERR_INTERRUPTED. (sim/pack.c) */
 int sim_pack_run_reps(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
-                      const sim_pack_cfg *cfg, uint32_t first_rep, sim_pack_result *res,
-                      tm_diag *diag);
+                      const sim_pack_cfg *cfg, uint32_t first_rep, volatile int *stop,
+                      sim_pack_result *res, tm_diag *diag);
 #endif

@@ -14,6 +14,7 @@
  *
  * Merging lives in sweep_merge.c; MPI in sweep_mpi.c.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "studies/sweep_int.h"
 
 #include "base/afile_int.h"
@@ -138,7 +139,12 @@ static int point_json(const sim__sweep *sw, size_t i, char **json, sim__sweep_po
     uint64_t h = 0xcbf29ce484222325ull;
     h = fnv(h, head, (size_t)hn);
     h = fnv(h, *json, strlen(*json) + 1);
-    h = fnv(h, sw->spec.base_name, strlen(sw->spec.base_name) + 1);
+    /* the base's file as it resolves, so that the sweep file named by another
+     * path (absolute, or from another folder) finds its points valid */
+    char *real = realpath(sw->spec.base_name, NULL);
+    const char *base = real ? real : sw->spec.base_name;
+    h = fnv(h, base, strlen(base) + 1);
+    free(real);
     snprintf(pi->fingerprint, sizeof pi->fingerprint, "%016llx", (unsigned long long)h);
     return TM_OK;
 }
@@ -236,12 +242,13 @@ static int write_point_group(sim__h5w *w, const sim__sweep *sw, size_t i,
 /* The report at tmp becomes the point file: /sweep_point added, committed
  * under the final name. */
 static int finish_point(const sim__sweep *sw, size_t i, const sim__sweep_point_info *pi,
-                        const char *tmp, const char *final, tm_diag *diag)
+                        const char *tmp, const char *final, volatile int *stop, tm_diag *diag)
 {
     sim__h5w *w;
     int rc = sim__h5w_open_edit(&w, tmp, final, diag);
     if (rc)
         return rc;
+    sim__h5w_set_stop(w, stop);
     if ((rc = write_point_group(w, sw, i, pi, diag))) {
         sim__h5w_abort(w);
         return rc;
@@ -345,8 +352,8 @@ fail:
     return rc;
 }
 
-static int run_pack_point(sim__sweep *sw, const char *json, uint32_t rep, const char *tmp,
-                          tm_diag *diag)
+static int run_pack_point(sim__sweep *sw, const char *json, uint32_t rep, volatile int *stop,
+                          const char *tmp, tm_diag *diag)
 {
     sim_sweep_pack pk;
     int rc = sim_sweep_pack_parse(json, sw->spec.base_name, &pk, diag);
@@ -355,7 +362,7 @@ static int run_pack_point(sim__sweep *sw, const char *json, uint32_t rep, const 
     const char *pol[1] = {pk.policy};
     sim_pack_cfg cfg = {pk.target_pct, pk.step_pct, pk.seed, 1, pol, 1, 0};
     sim_pack_result res;
-    if ((rc = sim_pack_run_reps(&sw->fleet, sw->pods, sw->n_pods, &cfg, rep, &res, diag)))
+    if ((rc = sim_pack_run_reps(&sw->fleet, sw->pods, sw->n_pods, &cfg, rep, stop, &res, diag)))
         return rc;
     rc = sim_pack_write_h5(&res, &cfg, pk.pods, tmp, diag);
     sim_pack_result_fini(&res);
@@ -376,7 +383,7 @@ int sim__sweep_run_point(sim__sweep *sw, size_t i, volatile int *stop, tm_diag *
      * which clean_temps recognizes */
     snprintf(tmp, sizeof tmp, "%s.run.%ld", final, (long)getpid());
     if (sw->spec.kind == SIM_SWEEP_PACK)
-        rc = run_pack_point(sw, json, pi.replication, tmp, diag);
+        rc = run_pack_point(sw, json, pi.replication, stop, tmp, diag);
     else
         rc = run_scenario_point(sw, json, pi.replication, stop, tmp, diag);
     free(json);
@@ -385,7 +392,7 @@ int sim__sweep_run_point(sim__sweep *sw, size_t i, volatile int *stop, tm_diag *
         return tm_diag_set(diag, TM_ERR_INTERRUPTED, final, "interrupted");
     }
     if (rc == TM_OK)
-        rc = finish_point(sw, i, &pi, tmp, final, diag);
+        rc = finish_point(sw, i, &pi, tmp, final, stop, diag);
     else
         unlink(tmp);
     return rc;
@@ -520,6 +527,11 @@ int sim__sweep_run_local(sim__sweep *sw, const size_t *todo, size_t n, const sim
     local_ctx x = {sw, todo, n, o, c};
     sim__work_opts wo = {o->workers, 0, 0, o->stop_flag, local_done};
     rc = sim__work_run(n, local_job, &x, &wo, NULL, NULL, NULL, diag);
+    if (rc == TM_ERR_INTERRUPTED)
+        tm_diag_set(diag, rc, "sweep",
+                    "interrupted while running the points (%zu of %zu done; `tarmac sweep run "
+                    "--resume` runs the rest)",
+                    c->ok + c->failed, n);
     /* failed points are recorded, not fatal */
     if (rc != TM_OK && rc != TM_ERR_INTERRUPTED && c->ok + c->failed + c->interrupted == n)
         rc = TM_OK;

@@ -119,9 +119,11 @@ typedef struct sim__sweep_merge_counts {
 /* Write one file at `path` with a table of every point's parameters and key
  * results, their means over replications, the failures, external links to
  * the point files and (kind pack) every curve. Points that are neither valid
- * nor failed are "missing" rows. Atomic, like every tarmac file. */
+ * nor failed are "missing" rows. Atomic, like every tarmac file. Once *stop
+ * is set (a signal; NULL: never), it stops with TM_ERR_INTERRUPTED and
+ * writes nothing. */
 int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_counts *mc,
-                     tm_diag *diag);
+                     volatile int *stop, tm_diag *diag);
 
 #ifdef TARMAC_MPI
 /* `tarmac sweep run --mpi` (sweep_mpi.c, the only MPI user; built with

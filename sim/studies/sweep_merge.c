@@ -628,8 +628,17 @@ static int write_links(sim__h5w *w, const merge_state *m, const char *merged_pat
     return rc;
 }
 
+/* TM_ERR_INTERRUPTED once *stop is set, saying how far the merge came */
+static int merge_stopped(volatile int *stop, const char *phase, size_t i, size_t n, tm_diag *diag)
+{
+    if (!stop || !*stop)
+        return TM_OK;
+    return tm_diag_set(diag, TM_ERR_INTERRUPTED, "merge",
+                       "interrupted while %s (%zu of %zu points); nothing written", phase, i, n);
+}
+
 int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_counts *mc,
-                     tm_diag *diag)
+                     volatile int *stop, tm_diag *diag)
 {
     memset(mc, 0, sizeof *mc);
     const sim_sweep_spec *s = &sw->spec;
@@ -656,7 +665,8 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
         m.v[i] = NAN;
     for (size_t i = 0; i < P; i++) {
         sim__sweep_point_info pi;
-        if ((rc = sim__sweep_point_info_get(sw, i, &pi, diag)))
+        if ((rc = merge_stopped(stop, "checking the point files", i, P, diag)) ||
+            (rc = sim__sweep_point_info_get(sw, i, &pi, diag)))
             goto out;
         m.seed[i] = (int64_t)pi.seed;
         if (sim__sweep_point_valid(sw, i)) {
@@ -689,6 +699,8 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
             m.cv[k] = NAN;
     }
     for (size_t i = 0; i < P; i++) {
+        if ((rc = merge_stopped(stop, "reading the points", i, P, diag)))
+            goto out;
         if (m.status[i] != ST_OK)
             continue;
         tm_diag d;
@@ -707,6 +719,7 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
 
     if ((rc = sim__h5w_open(&w, path, diag)))
         goto out;
+    sim__h5w_set_stop(w, stop);
     if ((rc = sim__h5w_attr_i64(w, "/", "schema_version", SWEEP_SCHEMA, diag)) ||
         (rc = sim__h5w_attr_str(w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
         (rc = sim__h5w_attr_str(w, "/", "layout", "docs/output.md#sweep-files", diag)) ||

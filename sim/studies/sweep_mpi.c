@@ -175,7 +175,7 @@ int sim__sweep_mpi(const char *sweep_path, const char *dir, const sim__sweep_run
         }
     }
     if (rc == TM_OK && *rank == 0 && merge_path)
-        rc = sim__sweep_merge(&sw, merge_path, mc, diag);
+        rc = sim__sweep_merge(&sw, merge_path, mc, o->stop_flag, diag);
     free(todo);
     if (opened)
         sim__sweep_close(&sw);
