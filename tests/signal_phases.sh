@@ -122,7 +122,7 @@ for sig in INT TERM; do
     phase replay-profile $sig 2 'interrupted while writing the load profile' '' \
         "$BIN" replay "$W/azure.csv" --format azure-llm --protocol profile --bin 60 -q -o profile.csv
     phase synth $sig 1 'synth: interrupted' '' \
-        "$BIN" synth "$W/flood.json" -q -o trace.csv
+        "$BIN" synth "$W/flood.json" --limit arrivals=1e12 --limit events=1e13 -q -o trace.csv
     phase compare $sig 1.5 'compare: interrupted while running the replications' '' \
         "$BIN" compare "$W/days120.json" --policies fifo-first-fit,fifo-best-fit --replications 100 \
         -j 2 -q -o out.h5

@@ -91,11 +91,18 @@ static int refill(trace_lines *tl, tm_diag *diag)
     int n = gzread(tl->gz, tl->in, IN_SIZE);
     if (n < 0) {
         int err;
+        int e = errno;
         const char *msg = gzerror(tl->gz, &err);
         char where[600];
         snprintf(where, sizeof where, "%s:%llu", tl->path, (unsigned long long)tl->line + 1);
+        /* A read cut by a signal handler (a FIFO or a slow device waiting for
+         * data): tarmac's handlers are those of SIGINT and SIGTERM, installed
+         * without SA_RESTART so that a blocked read returns; that is a stop,
+         * not an I/O error, whichever caller's flag would see it next. */
+        if (err == Z_ERRNO && e == EINTR)
+            return tm_diag_set(diag, TM_ERR_INTERRUPTED, where, "interrupted while reading");
         return tm_diag_set(diag, err == Z_ERRNO ? TM_ERR_IO : TM_ERR_TRACE, where, "read error: %s",
-                           err == Z_ERRNO ? strerror(errno) : msg);
+                           err == Z_ERRNO ? strerror(e) : msg);
     }
     tl->in_len = (size_t)n;
     tl->in_pos = 0;
