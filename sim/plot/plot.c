@@ -611,9 +611,11 @@ static int check_only(const char *only, tm_diag *diag)
     return TM_OK;
 }
 
-static int make_dir(const char *dir, tm_diag *diag)
+/* The output folder; *made says whether this call created it. */
+static int make_dir(const char *dir, int *made, tm_diag *diag)
 {
     struct stat st;
+    *made = 0;
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
             return tm_diag_set(diag, TM_ERR_CANTCREAT, dir, "exists and is not a folder");
@@ -622,6 +624,7 @@ static int make_dir(const char *dir, tm_diag *diag)
     if (mkdir(dir, 0777) != 0)
         return tm_diag_set(diag, TM_ERR_CANTCREAT, dir, "cannot create the folder: %s",
                            strerror(errno));
+    *made = 1;
     return TM_OK;
 }
 
@@ -634,6 +637,7 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     if (rc != TM_OK)
         return rc;
     sim__plot_ctx c;
+    int made = 0;
     memset(&c, 0, sizeof c);
     c.file = h5path;
     c.dir = o->dir;
@@ -653,7 +657,7 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
                                   "/sweep/curves_mean or /breakeven)");
         goto out;
     }
-    if ((rc = make_dir(o->dir, diag)) != TM_OK)
+    if ((rc = make_dir(o->dir, &made, diag)) != TM_OK)
         goto out;
     find_subject(&c);
     for (size_t i = 0; i < N_PLOTS; i++) {
@@ -664,6 +668,10 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     }
     rc = draw_all(&c, diag);
 out:
+    /* A failure before anything was written (a dataset of the first figure
+     * unreadable) leaves no empty folder behind; rmdir removes only that. */
+    if (rc != TM_OK && made)
+        rmdir(o->dir);
     sim__h5r_close(c.r);
     return rc;
 }
