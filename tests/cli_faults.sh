@@ -12,12 +12,15 @@
 #   kill -9 during `tarmac run`: no file under the final name;
 #   RLIMIT_FSIZE (ulimit -f; EFBIG, SIGXFSZ ignored) for run and synth: exit
 #     74, the message names the file, nothing left;
-#   an output path under a regular file (ENOTDIR): exit 74, nothing left;
+#   an output path under a regular file (ENOTDIR) or in a folder that does
+#     not exist (ENOENT), for run, synth, export and plot: exit 73 (the output
+#     cannot be created; a write that fails part-way is 74), nothing left;
 #   /dev/full as synth's and replay --protocol profile's output, and as
 #     stdout of run --json, place and export: exit 74, "write error" /
 #     "cannot write";
-#   a 64 KiB tmpfs (ENOSPC) and a read-only one (EROFS) for run and synth,
-#     where mount is allowed (root, as in CI); said and skipped otherwise.
+#   a 64 KiB tmpfs (ENOSPC: exit 74) and a read-only one (EROFS: exit 73) for
+#     run and synth, where mount is allowed (root, as in CI); said and skipped
+#     otherwise.
 set -u
 BIN=${TARMAC_BIN:?}
 SRC=${TARMAC_SRC:?}
@@ -105,16 +108,16 @@ signal_case KILL run out.h5 "$W/long.json"
 signal_case INT synth out.csv "$W/long.json"
 signal_case TERM synth out.csv.gz "$W/long.json"
 
-# expect_io NAME DIR OUT PATTERN CMD...: exit 74, PATTERN on stderr, nothing
-# under OUT or its temporaries in DIR
-expect_io() {
-    name=$1 dir=$2 out=$3 pattern=$4
-    shift 4
+# expect_code CODE NAME DIR OUT PATTERN CMD...: exit CODE, PATTERN on stderr,
+# nothing under OUT or its temporaries in DIR
+expect_code() {
+    want=$1 name=$2 dir=$3 out=$4 pattern=$5
+    shift 5
     "$@" >"$W/stdout" 2>"$W/stderr"
     rc=$?
     msg=$(cat "$W/stderr")
-    if [ $rc -ne 74 ]; then
-        fail "$name: exit $rc, want 74 ($msg)"
+    if [ $rc -ne "$want" ]; then
+        fail "$name: exit $rc, want $want ($msg)"
     elif ! echo "$msg" | grep -q -- "$pattern"; then
         fail "$name: message '$msg' lacks '$pattern'"
     else
@@ -125,6 +128,10 @@ expect_io() {
         [ -z "$l" ] || fail "$name: left $l"
     fi
 }
+# expect_io ...: a write failed (EX_IOERR); expect_create ...: the output
+# cannot be created, opened or renamed into place (EX_CANTCREAT)
+expect_io() { expect_code 74 "$@"; }
+expect_create() { expect_code 73 "$@"; }
 
 # a file-size limit of 64 blocks (32 KiB in dash's 512-byte blocks)
 mkdir -p "$W/fsize"
@@ -144,12 +151,23 @@ else
     echo "skipped: replay profile CSV: no $AZ"
 fi
 
-# a folder that is a regular file
+# a folder that is a regular file, and one that does not exist
 : >"$W/afile"
-expect_io "run, output under a file" "$W" afile/ "afile/out.h5.*Not a directory" \
+expect_create "run, output under a file" "$W" afile/ "afile/out.h5.*Not a directory" \
     "$BIN" run "$W/small.json" -q -o "$W/afile/out.h5"
-expect_io "synth, output under a file" "$W" afile/ "afile/out.csv.*Not a directory" \
+expect_create "synth, output under a file" "$W" afile/ "afile/out.csv.*Not a directory" \
     "$BIN" synth "$W/small.json" -q -o "$W/afile/out.csv"
+expect_create "run, no such folder" "$W" nodir "nodir/out.h5.*No such file or directory" \
+    "$BIN" run "$W/small.json" -q -o "$W/nodir/out.h5"
+expect_create "synth, no such folder" "$W" nodir "nodir/out.csv.*No such file or directory" \
+    "$BIN" synth "$W/small.json" -q -o "$W/nodir/out.csv"
+"$BIN" run "$W/small.json" -q -o "$W/create-src.h5" || fail "run for export and plot"
+expect_create "export, no such folder" "$W" nodir "nodir/jobs.csv.*No such file or directory" \
+    "$BIN" export "$W/create-src.h5" --table jobs -o "$W/nodir/jobs.csv"
+expect_create "plot, output folder under a file" "$W" afile/ "afile/figs: cannot create the folder" \
+    "$BIN" plot "$W/create-src.h5" -q -o "$W/afile/figs"
+expect_create "plot, output folder is a file" "" "" "afile: exists and is not a folder" \
+    "$BIN" plot "$W/create-src.h5" -q -o "$W/afile"
 
 # /dev/full: the device is written directly, and is always full
 expect_io "synth -o /dev/full" "" "" "/dev/full: cannot write: No space left" \
@@ -170,9 +188,9 @@ if err=$(mount -t tmpfs -o size=64k,mode=0700 tmpfs "$mnt" 2>&1); then
     expect_io "synth, full disk" "$mnt" out.csv "out.csv: cannot write: No space left" \
         "$BIN" synth "$W/small.json" -q -o "$mnt/out.csv"
     if mount -o remount,ro "$mnt"; then
-        expect_io "run, read-only folder" "$mnt" out.h5 "out.h5.*Read-only file system" \
+        expect_create "run, read-only folder" "$mnt" out.h5 "out.h5.*Read-only file system" \
             "$BIN" run "$W/small.json" -q -o "$mnt/out.h5"
-        expect_io "synth, read-only folder" "$mnt" out.csv "out.csv.*Read-only file system" \
+        expect_create "synth, read-only folder" "$mnt" out.csv "out.csv.*Read-only file system" \
             "$BIN" synth "$W/small.json" -q -o "$mnt/out.csv"
     else
         fail "cannot remount $mnt read-only"

@@ -162,7 +162,7 @@ with tempfile.TemporaryDirectory() as d:
         for opt in sorted({o for pair in opts for o in pair if o}):
             check(opt in man1, f"tarmac(1) lacks {c} {opt}")
             check(opt in cli_md, f"docs/cli.md lacks {c} {opt}")
-    for code in ("64", "65", "66", "69", "70", "74", "130"):
+    for code in ("64", "65", "66", "69", "70", "71", "73", "74", "130"):
         check(re.search(rf"^\s+{code}\b", man1, re.M), f"tarmac(1) lacks exit status {code}")
 
     # the trace formats: the table of traces/formats.c, as `tarmac replay

@@ -100,7 +100,7 @@ with tempfile.TemporaryDirectory() as d:
     tarmac("export", run, "--table", "summary", code=66)  # a group of scalars is no table
     tarmac("export", run, code=64)
     tarmac("export", os.path.join(d, "nosuch.h5"), "--table", "jobs", code=66)
-    tarmac("export", run, "--table", "jobs", "-o", os.path.join(d, "no", "such", "dir.csv"), code=74)
+    tarmac("export", run, "--table", "jobs", "-o", os.path.join(d, "no", "such", "dir.csv"), code=73)
 
 if failures:
     print(f"{len(failures)} failure(s)")

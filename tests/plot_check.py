@@ -13,8 +13,9 @@
 - The scripts stand alone: run with gnuplot in their folder (no tarmac), they
   draw the same picture again, byte for byte.
 - Without gnuplot in PATH: exit 69, a message saying so, the data and scripts
-  written (and drawable later), no picture. A gnuplot that fails: exit 70
-  with its message. A file that is no tarmac result: exit 66.
+  written (and drawable later), no picture. A gnuplot that fails: exit 69
+  (the program tarmac runs failed; 70 is for tarmac's own bugs) with its
+  message. A file that is no tarmac result: exit 66.
 """
 import json
 import os
@@ -161,11 +162,11 @@ with tempfile.TemporaryDirectory() as d:
     with open(gp, "w") as f:
         f.write('#!/bin/sh\necho "\\"$1\\" line 7: undefined variable: nosuch" >&2\nexit 3\n')
     os.chmod(gp, stat.S_IRWXU)
-    p = tarmac("plot", run, "-o", os.path.join(d, "fails"), env=dict(os.environ, PATH=fake), code=70)
+    p = tarmac("plot", run, "-o", os.path.join(d, "fails"), env=dict(os.environ, PATH=fake), code=69)
     check("status 3" in p.stderr and "undefined variable: nosuch" in p.stderr, f"failing gnuplot: {p.stderr}")
     with open(gp, "w") as f:
         f.write("#!/bin/sh\nexit 0\n")
-    p = tarmac("plot", run, "-o", os.path.join(d, "silent"), env=dict(os.environ, PATH=fake), code=70)
+    p = tarmac("plot", run, "-o", os.path.join(d, "silent"), env=dict(os.environ, PATH=fake), code=69)
     check("wrote no picture" in p.stderr, f"gnuplot without a picture: {p.stderr}")
 
     # not a tarmac result; no such file

@@ -4,7 +4,7 @@
  * For each case (a scenario loaded and run, a trace read by each reader, a
  * `tarmac place` request), a first round counts its allocations (N) and
  * records the outcome; then, for every k in 1..N, a round in which the k-th
- * allocation fails must return either TM_ERR_NOMEM (exit code 70 for the
+ * allocation fails must return either TM_ERR_NOMEM (exit code 71 for the
  * place command), or success with the very same outcome (the allocation had
  * a fallback), and must leave nothing allocated. The allocator is
  * tests/failalloc.c, linked with --wrap (tests/failalloc.cmake); cJSON's
@@ -264,7 +264,7 @@ static int run_place(const fcase *c, uint64_t *sig)
     close(err);
     close(null);
     *sig = (uint64_t)code;
-    /* exit codes back to statuses: 70 is out of memory (or internal) */
+    /* exit codes back to statuses: 71 is out of memory (70, a bug, is not) */
     return code == 0                                   ? TM_OK
            : code == tm_status_exit_code(TM_ERR_NOMEM) ? TM_ERR_NOMEM
                                                        : -100 - code;

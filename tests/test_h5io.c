@@ -441,17 +441,17 @@ static void read_back(const char *path)
     /* reader errors: each must say where */
     CHECK_EQ_INT(sim__h5r_scalar_f64(r, "/summary/nope", &f, &dg), TM_ERR_NOTFOUND);
     CHECK_DIAG_HAS(dg, "/summary/nope");
-    CHECK_EQ_INT(sim__h5r_scalar_i64(r, "/summary/wait_mean_s", &i64, &dg), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5r_scalar_i64(r, "/summary/wait_mean_s", &i64, &dg), TM_ERR_DATA);
     CHECK_DIAG_HAS(dg, "floating point");
-    CHECK_EQ_INT(sim__h5r_array_i64(r, "/jobs/t_s", &ai, &na, &dg), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5r_array_i64(r, "/jobs/t_s", &ai, &na, &dg), TM_ERR_DATA);
     CHECK(ai == NULL);
-    CHECK_EQ_INT(sim__h5r_scalar_f64(r, "/arrays/edges_s", &f, &dg), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5r_scalar_f64(r, "/arrays/edges_s", &f, &dg), TM_ERR_DATA);
     CHECK_DIAG_HAS(dg, "want one");
-    CHECK_EQ_INT(sim__h5r_scalar_f64(r, "/provenance/version", &f, &dg), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5r_scalar_f64(r, "/provenance/version", &f, &dg), TM_ERR_DATA);
     CHECK_DIAG_HAS(dg, "not a number");
-    CHECK_EQ_INT(sim__h5r_scalar_str(r, "/summary/jobs", &s, &dg), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5r_scalar_str(r, "/summary/jobs", &s, &dg), TM_ERR_DATA);
     CHECK_DIAG_HAS(dg, "not a string");
-    CHECK_EQ_INT(sim__h5r_scalar_f64(r, "/summary", &f, &dg), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5r_scalar_f64(r, "/summary", &f, &dg), TM_ERR_DATA);
     CHECK_DIAG_HAS(dg, "not a dataset");
     CHECK_EQ_INT(sim__h5r_attr_str(r, "/jobs", "nope", &s, &dg), TM_ERR_NOTFOUND);
     CHECK_DIAG_HAS(dg, "/jobs@nope");
@@ -459,7 +459,7 @@ static void read_back(const char *path)
     char **names = NULL;
     size_t nn = 0;
     CHECK_EQ_INT(sim__h5r_list(r, "/summary/jobs", SIM__H5_ORDER_NAME, &names, &nn, &dg),
-                 TM_ERR_INVAL);
+                 TM_ERR_DATA);
     CHECK(names == NULL);
     sim__h5r_close(r);
 }
@@ -600,7 +600,7 @@ static void test_bad_dir(void)
     sim__h5w *w = (sim__h5w *)&dg; /* must be reset to NULL */
 
     join(path, sizeof path, dir, "missing/out.h5");
-    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_IO);
+    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_CANTCREAT);
     CHECK(w == NULL);
     CHECK_DIAG_HAS(dg, strerror(ENOENT));
     CHECK_DIAG_HAS(dg, "missing/out.h5");
@@ -609,7 +609,7 @@ static void test_bad_dir(void)
     join(file, sizeof file, dir, "plain");
     write_text(file, "x");
     join(path, sizeof path, dir, "plain/out.h5");
-    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_IO);
+    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_CANTCREAT);
     CHECK_DIAG_HAS(dg, strerror(ENOTDIR));
     unlink(file);
 
@@ -618,7 +618,7 @@ static void test_bad_dir(void)
     if (geteuid() != 0) {
         join(path, sizeof path, dir, "out.h5");
         chmod(dir, 0500);
-        CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_IO);
+        CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_CANTCREAT);
         CHECK_DIAG_HAS(dg, strerror(EACCES));
         chmod(dir, 0700);
     }
@@ -642,7 +642,7 @@ static void test_commit_fails(void)
 
     CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_OK);
     CHECK_EQ_INT(sim__h5w_scalar_f64(w, "/a", 1.0, "1", "x", &dg), TM_OK);
-    CHECK_EQ_INT(sim__h5w_commit(w, &dg), TM_ERR_IO);
+    CHECK_EQ_INT(sim__h5w_commit(w, &dg), TM_ERR_CANTCREAT);
     CHECK_DIAG_HAS(dg, "rename");
     CHECK_EQ_INT(count_entries(dir, first, sizeof first), 1);
     CHECK_STR(first, "out.h5");
@@ -1442,7 +1442,7 @@ static void test_misuse(void)
     CHECK_EQ_U64(sim__h5t_rows(NULL), 0);
     sim__h5t_put_f64(NULL, 0, 1.0);
     CHECK_EQ_INT(sim__h5w_open(NULL, "x", &d0), TM_ERR_INVAL);
-    CHECK_EQ_INT(sim__h5w_open(&w, "", &d0), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__h5w_open(&w, "", &d0), TM_ERR_CANTCREAT);
     CHECK(w == NULL);
 
     rm_tree(dir);
@@ -1461,8 +1461,11 @@ static void test_reader_errors(void)
     CHECK_DIAG_HAS(dg, "none.h5");
     join(path, sizeof path, dir, "text.h5");
     write_text(path, "not hdf5\n");
-    CHECK_EQ_INT(sim__h5r_open(&r, path, &dg), TM_ERR_HDF5);
+    CHECK_EQ_INT(sim__h5r_open(&r, path, &dg), TM_ERR_DATA);
     CHECK_DIAG_HAS(dg, "not an HDF5 file");
+    CHECK_EQ_INT(sim__h5r_open(&r, dir, &dg), TM_ERR_NOTFOUND);
+    CHECK_DIAG_HAS(dg, "is a folder");
+    CHECK_EQ_INT(sim__h5r_open(&r, "", &dg), TM_ERR_NOTFOUND);
     CHECK_EQ_INT(sim__h5r_exists(NULL, "/"), 0);
     rm_tree(dir);
     free(dir);
@@ -1507,7 +1510,7 @@ static int mode_erofs(const char *path)
 {
     tm_diag dg = {0};
     sim__h5w *w = NULL;
-    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_IO);
+    CHECK_EQ_INT(sim__h5w_open(&w, path, &dg), TM_ERR_CANTCREAT);
     CHECK_DIAG_HAS(dg, strerror(EROFS));
     printf("  expected failure: %s: %s\n", dg.where, dg.msg);
     CHECK(w == NULL);

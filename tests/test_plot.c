@@ -755,7 +755,7 @@ int main(void)
         snprintf(fpath, sizeof fpath, "%s:/usr/bin:/bin", fakebin);
         setenv("PATH", fpath, 1);
         sim__plot_opts fo = {fdir, SIM__PLOT_PNG, "slowdown", NULL};
-        CHECK_EQ_INT(sim__plot_file(h5, &fo, &rep, &d), TM_ERR_INTERNAL);
+        CHECK_EQ_INT(sim__plot_file(h5, &fo, &rep, &d), TM_ERR_UNAVAILABLE);
         CHECK(strstr(d.msg, mode == 0 ? "exited with status 1" : "wrote no picture") != NULL);
         CHECK_EQ_U64(rep.n_drawn, 0);
         snprintf(p, sizeof p, "%s/slowdown.png", fdir);

@@ -62,6 +62,15 @@ void trace_arrival_cfg_poisson(trace_arrival_cfg *cfg, double rate_per_s)
     }
 }
 
+static double max_of(const double *v, int n)
+{
+    double m = 0.0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > m)
+            m = v[i];
+    return m;
+}
+
 /* Multipliers finite and >= 0, at least one positive when `need_positive`. */
 static int check_mults(const double *m, int n, const char *name, int need_positive, tm_diag *diag)
 {
@@ -123,16 +132,17 @@ static int cfg_check(const trace_arrival_cfg *cfg, tm_diag *diag)
             }
         }
     }
+    /* Each factor finite is not enough: their product, and the expected
+     * counts over hours built on it, must be too (1e308 in a daily profile
+     * made the rate of a service infinite in the middle of a run). */
+    double peak =
+        rate * max_of(cfg->daily, 24) * max_of(cfg->weekly, 7) * max_of(cfg->mmpp_mult, (int)n);
+    if (!(peak <= TRACE_ARRIVAL_PEAK_MAX_PER_S))
+        return tm_diag_set(diag, TM_ERR_INVAL, "arrival.rate_per_s",
+                           "expected a peak rate (the rate times the largest daily, weekly and "
+                           "MMPP multipliers) of at most %.3g per second, got %.17g",
+                           TRACE_ARRIVAL_PEAK_MAX_PER_S, peak);
     return TM_OK;
-}
-
-static double max_of(const double *v, int n)
-{
-    double m = 0.0;
-    for (int i = 0; i < n; i++)
-        if (v[i] > m)
-            m = v[i];
-    return m;
 }
 
 static int all_equal(const double *v, int n)

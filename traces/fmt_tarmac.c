@@ -295,7 +295,7 @@ int trace_tarmac_writer_open(trace_tarmac_writer **out, const char *path, tm_dia
         if (fd < 0) {
             int e = errno;
             writer_free(w);
-            return tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(e));
+            return tm_diag_set(diag, TM_ERR_CANTCREAT, path, "cannot open: %s", strerror(e));
         }
     } else {
         for (unsigned n = 0;; n++) {
@@ -306,8 +306,8 @@ int trace_tarmac_writer_open(trace_tarmac_writer **out, const char *path, tm_dia
             if (errno != EEXIST || n == 1000) {
                 int e = errno;
                 int rc =
-                    tm_diag_set(diag, TM_ERR_IO, path, "cannot create the temporary file %s: %s",
-                                w->tmp, strerror(e));
+                    tm_diag_set(diag, TM_ERR_CANTCREAT, path,
+                                "cannot create the temporary file %s: %s", w->tmp, strerror(e));
                 writer_free(w);
                 return rc;
             }
@@ -378,8 +378,8 @@ int trace_tarmac_writer_close(trace_tarmac_writer *w, tm_diag *diag)
     if (w->failed) {
         rc = writer_diag(w, diag);
     } else if (w->tmp && rename(w->tmp, w->path) != 0) {
-        rc = tm_diag_set(diag, TM_ERR_IO, w->path, "cannot rename %s to the final name: %s", w->tmp,
-                         strerror(errno));
+        rc = tm_diag_set(diag, TM_ERR_CANTCREAT, w->path, "cannot rename %s to the final name: %s",
+                         w->tmp, strerror(errno));
     } else if (w->tmp) {
         free(w->tmp); /* renamed: nothing to remove */
         w->tmp = NULL;

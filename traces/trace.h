@@ -227,6 +227,10 @@ void trace_arrival_cfg_poisson(trace_arrival_cfg *cfg, double rate_per_s);
 /* The latest time the samplers produce: int64 microseconds end here
  * (about 292,000 years). */
 #define TRACE_ARRIVAL_T_MAX_S 9.2e12
+/* The largest peak intensity (rate times the largest multipliers) accepted:
+ * a trillion arrivals a second, far past any workload, and far enough below
+ * DBL_MAX that counts over the longest time stay finite. */
+#define TRACE_ARRIVAL_PEAK_MAX_PER_S 1e12
 
 /* The state of one arrival stream. Fields are set by init and next(); read
  * them, do not write them. The MMPP starts in its stationary distribution
@@ -249,8 +253,9 @@ typedef struct trace_arrival {
  * cfg must be finite with rate >= 0, multipliers >= 0, growth > -1,
  * |t0_offset_s| <= TRACE_ARRIVAL_T_MAX_S, 1 <= mmpp_states <=
  * TRACE_MMPP_MAX_STATES, sojourns > 0 (when there are several states) and,
- * if rate > 0, at least one positive daily, weekly and MMPP multiplier.
- * TM_ERR_INVAL otherwise, with diag naming the field ("arrival.daily[3]")
+ * if rate > 0, at least one positive daily, weekly and MMPP multiplier, and
+ * a peak rate (rate times the largest multipliers) of at most
+ * TRACE_ARRIVAL_PEAK_MAX_PER_S. TM_ERR_INVAL otherwise, with diag naming the field ("arrival.daily[3]")
  * and the value found. */
 int trace_arrival_init(trace_arrival *a, const trace_arrival_cfg *cfg, double t_start_s,
                        tm_diag *diag);

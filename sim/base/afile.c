@@ -9,7 +9,9 @@
  * page cache only, and the folder after it, so the rename itself survives a
  * crash. Everything before the rename can fail and leave path untouched; the
  * folder's fsync comes after, so its failure is reported with the file in
- * place. The stdio layer (sim__afile_*) checks ferror and fclose before
+ * place. A file that cannot be created, opened or renamed into place is
+ * TM_ERR_CANTCREAT (exit 73); a write, sync or copy that fails once the file
+ * exists is TM_ERR_IO (exit 74). The stdio layer (sim__afile_*) checks ferror and fclose before
  * handing the closed file to the primitive.
  *
  * A final name that exists and is neither a regular file nor a folder (a
@@ -44,6 +46,8 @@ int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag)
 {
     *tmp = NULL;
     *fd = -1;
+    if (!*path) /* a name the user left empty: "" would become ".tmp.PID.N" */
+        return tm_diag_set(diag, TM_ERR_CANTCREAT, "", "no output file name");
     size_t cap = strlen(path) + 48;
     char *t = malloc(cap);
     if (!t)
@@ -73,8 +77,8 @@ int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag)
             return TM_OK;
         }
         if (errno != EEXIST || n == AFILE_TMP_TRIES) {
-            int rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot create the temporary file %s: %s",
-                                 t, strerror(errno));
+            int rc = tm_diag_set(diag, TM_ERR_CANTCREAT, path,
+                                 "cannot create the temporary file %s: %s", t, strerror(errno));
             free(t);
             return rc;
         }
@@ -100,8 +104,12 @@ static int copy_into(const char *tmp, const char *path, tm_diag *diag)
     int rc = TM_OK;
     int in = open(tmp, O_RDONLY);
     int out = in >= 0 ? open(path, O_WRONLY) : -1;
-    if (in < 0 || out < 0) {
-        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(errno));
+    if (in < 0) {
+        rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot read %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    if (out < 0) {
+        rc = tm_diag_set(diag, TM_ERR_CANTCREAT, path, "cannot open: %s", strerror(errno));
         goto out;
     }
     char buf[65536];
@@ -145,8 +153,8 @@ int sim__afile_tmp_commit(const char *tmp, const char *path, int sync, tm_diag *
         return rc;
     }
     if (rename(tmp, path) != 0) {
-        int rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot rename %s to the final name: %s", tmp,
-                             strerror(errno));
+        int rc = tm_diag_set(diag, TM_ERR_CANTCREAT, path, "cannot rename %s to the final name: %s",
+                             tmp, strerror(errno));
         unlink(tmp);
         return rc;
     }
@@ -190,7 +198,7 @@ int sim__afile_open(sim__afile *a, const char *path, tm_diag *diag)
     int fd, rc;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if ((fd = open(path, O_WRONLY | O_TRUNC)) < 0) {
-            rc = tm_diag_set(diag, TM_ERR_IO, path, "cannot open: %s", strerror(errno));
+            rc = tm_diag_set(diag, TM_ERR_CANTCREAT, path, "cannot open: %s", strerror(errno));
             afile_release(a);
             return rc;
         }

@@ -28,8 +28,8 @@
  * O_CREAT | O_EXCL. On success *tmp is the malloc'd name (the caller frees
  * it) and *fd a descriptor open for writing (the caller closes it). On
  * failure *tmp is NULL, *fd is -1, nothing was created and diag, naming path,
- * says why: TM_ERR_IO "cannot create the temporary file <tmp>: <strerror>",
- * or TM_ERR_NOMEM. */
+ * says why: TM_ERR_CANTCREAT "cannot create the temporary file <tmp>:
+ * <strerror>", or TM_ERR_NOMEM. */
 int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag);
 
 /* Put the complete, closed file tmp in place of path: fsync it, rename it
@@ -37,9 +37,10 @@ int sim__afile_tmp_create(const char *path, char **tmp, int *fd, tm_diag *diag);
  * durable too. With sync == 0 both fsyncs are skipped (benchmarks only: the
  * file may be lost in a power failure). Always disposes of tmp, which stays
  * the caller's string: renamed, or removed on a failure before the rename,
- * when path is left as it was. TM_ERR_IO naming path: "cannot sync <tmp>: ...",
- * "cannot rename <tmp> to the final name: ..." or, with the file already in
- * place, "written, but cannot sync the directory <dir>: ..."; TM_ERR_NOMEM. */
+ * when path is left as it was. Naming path: TM_ERR_IO "cannot sync <tmp>:
+ * ...", TM_ERR_CANTCREAT "cannot rename <tmp> to the final name: ..." (or, for
+ * a device or FIFO, "cannot open: ..."), or, with the file already in place,
+ * TM_ERR_IO "written, but cannot sync the directory <dir>: ..."; TM_ERR_NOMEM. */
 int sim__afile_tmp_commit(const char *tmp, const char *path, int sync, tm_diag *diag);
 
 typedef struct sim__afile {
@@ -48,8 +49,8 @@ typedef struct sim__afile {
     char *tmp; /* NULL when writing path directly */
 } sim__afile;
 
-/* Open for writing; on failure (TM_ERR_IO naming path, TM_ERR_NOMEM) the
- * afile is empty and abort is a no-op. */
+/* Open for writing; on failure (TM_ERR_CANTCREAT naming path, TM_ERR_NOMEM)
+ * the afile is empty and abort is a no-op. */
 int sim__afile_open(sim__afile *a, const char *path, tm_diag *diag);
 /* Flush, check, close, then sim__afile_tmp_commit. On failure nothing is
  * left at path (TM_ERR_IO with errno's message, naming path: "cannot write:

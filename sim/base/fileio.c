@@ -4,6 +4,10 @@
  * The buffer starts at 64 KiB and doubles; a growth past the bound is the
  * refusal, so a file is never read much beyond max_bytes + 1 bytes and
  * the length of a pipe or a device need not be known in advance.
+ *
+ * A file that is missing, not readable or a folder is TM_ERR_NOTFOUND (exit
+ * 66, "cannot open input"); a read that fails once the file is open is
+ * TM_ERR_IO (74).
  */
 #include "base/fileio_int.h"
 
@@ -11,15 +15,26 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int sim__file_read(const char *path, size_t max_bytes, char **out, size_t *len_out, tm_diag *diag)
 {
     *out = NULL;
     *len_out = 0;
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path,
-                           "cannot open: %s", strerror(errno));
+    if (!f) {
+        int e = errno; /* missing or not readable: 66; anything else, 74 */
+        int st = e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == ELOOP ||
+                         e == ENAMETOOLONG
+                     ? TM_ERR_NOTFOUND
+                     : TM_ERR_IO;
+        return tm_diag_set(diag, st, path, "cannot open: %s", strerror(e));
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return tm_diag_set(diag, TM_ERR_NOTFOUND, path, "is a folder, not a file");
+    }
     char *buf = NULL;
     size_t len = 0, cap = 0;
     int rc = TM_OK;

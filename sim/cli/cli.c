@@ -4,8 +4,10 @@
  *     tarmac COMMAND [ARGS]     (tarmac --help lists the commands)
  *
  * Every failure prints "tarmac: WHERE: MESSAGE" on stderr and exits with the
- * code of its status (docs/cli.md): 64 usage, 65 bad input, 66 missing file,
- * 70 internal, 74 I/O, 130 interrupted. Commands live one per file (cmd_*.c)
+ * code of its status (docs/cli.md, traces/status.h): 64 usage, 65 bad input,
+ * 66 missing input, 69 gnuplot missing or failing, 70 a bug (internal error
+ * only), 71 out of memory or another system error, 73 cannot create an
+ * output, 74 I/O error, 130 interrupted. Commands live one per file (cmd_*.c)
  * and parse their options with the one parser of cli_opts.c; this file holds
  * the table and what they share.
  */
@@ -117,8 +119,9 @@ static void main_help(FILE *f)
         fprintf(f, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
     fputs("  help COMMAND help for a command\n\n"
           "Options: --help, --version\n"
-          "Exit codes: 0 ok, 64 usage, 65 bad input, 66 file not found, 69 gnuplot missing,\n"
-          "            70 internal error, 74 I/O error, 130 interrupted. See docs/cli.md.\n",
+          "Exit codes: 0 ok, 64 usage, 65 bad input, 66 input not found, 69 gnuplot missing\n"
+          "            or failing, 70 internal error (a bug), 71 out of memory or system error,\n"
+          "            73 cannot create output, 74 I/O error, 130 interrupted. See docs/cli.md.\n",
           f);
 }
 

@@ -304,7 +304,7 @@ static int cmd_export(int argc, char **argv)
         if (rc)
             goto out;
         if (n != rows) {
-            rc = tm_diag_set(&d, TM_ERR_HDF5, p, "has %zu rows, the table %zu", n, rows);
+            rc = tm_diag_set(&d, TM_ERR_DATA, p, "has %zu rows, the table %zu", n, rows);
             goto out;
         }
         if (labels && cols[c].is_int &&

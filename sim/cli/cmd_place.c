@@ -52,7 +52,7 @@ static const char place_help[] =
     "  --list         list the policies, presets' components and their summaries\n"
     "\n"
     "Exit: 0 decisions written; 65 malformed snapshot or policy, or a limit hit;\n"
-    "64 usage; 70 out of memory; 74 I/O. Every failure writes {\"error\": ...}.\n";
+    "64 usage; 71 out of memory; 74 I/O. Every failure writes {\"error\": ...}.\n";
 
 #define DEFAULT_POLICY          "order=fifo placement=first-fit backfill=none"
 #define DEFAULT_MAX_INPUT_BYTES ((uint64_t)64 << 20)

@@ -23,7 +23,7 @@ static const char plot_help[] =
     "  --list               list the plots and, given a file, which it has data for\n"
     "  -q, --quiet          print nothing but errors\n"
     "\n"
-    "Exit status 69 when gnuplot is not installed: the data and scripts are written\n"
+    "Exit status 69 when gnuplot is missing or fails: the data and scripts are written\n"
     "all the same, and the message says how to draw them.\n";
 
 static int list_plots(const char *path)

@@ -9,15 +9,25 @@
  * conversion; sim__h5_info reports the narrowest type that holds the stored
  * one) and closes what it opened, so no HDF5 ID outlives the call but the
  * file's.
+ *
+ * Statuses. The file is the user's (a result to plot or export, the point
+ * files of a sweep merge), so what is wrong with it is a data error: a file
+ * that is not HDF5, an object of the wrong kind, type or shape, and any HDF5
+ * failure without an errno while reading are TM_ERR_DATA (exit 65). A file
+ * or an object that is not there is TM_ERR_NOTFOUND (66); a read that fails
+ * with an errno is TM_ERR_IO (74). TM_ERR_INVAL (70) is kept for a caller
+ * that breaks the contract (a NULL argument), which no input can cause.
  */
 #include "output/h5io_priv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------------- */
 /* Reader                                                                     */
@@ -43,11 +53,22 @@ static int r_fail(const sim__h5r *r, tm_diag *diag, int status, const char *obj,
     return status;
 }
 
+/* An HDF5 failure while reading: with an errno, the read failed (TM_ERR_IO);
+ * without one, HDF5 could not make sense of the file (TM_ERR_DATA). */
 static int r_fail_h5(const sim__h5r *r, tm_diag *diag, const h5err *e, const char *obj)
 {
     char msg[512];
     int st = sim__h5_err_format(e, msg, sizeof msg);
-    return r_fail(r, diag, st, obj, "%s", msg);
+    return r_fail(r, diag, st == TM_ERR_HDF5 ? TM_ERR_DATA : st, obj, "%s", msg);
+}
+
+/* An input file that cannot be opened: missing, or not readable, is 66. */
+static int open_errno_status(int e)
+{
+    return e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == ELOOP ||
+                   e == ENAMETOOLONG
+               ? TM_ERR_NOTFOUND
+               : TM_ERR_IO;
 }
 
 int sim__h5r_open(sim__h5r **rp, const char *path, tm_diag *diag)
@@ -60,16 +81,21 @@ int sim__h5r_open(sim__h5r **rp, const char *path, tm_diag *diag)
         return tm_diag_set(diag, TM_ERR_INVAL, path, "no place for the reader");
     *rp = NULL;
     if (!path || !*path)
-        return tm_diag_set(diag, TM_ERR_INVAL, "", "no input file name");
+        return tm_diag_set(diag, TM_ERR_NOTFOUND, "", "no input file name");
     sim__h5_init();
     if (stat(path, &st) != 0)
-        return tm_diag_set(diag, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "%s",
-                           strerror(errno));
+        return tm_diag_set(diag, open_errno_status(errno), path, "%s", strerror(errno));
     if (S_ISDIR(st.st_mode))
-        return tm_diag_set(diag, TM_ERR_IO, path, "is a directory");
+        return tm_diag_set(diag, TM_ERR_NOTFOUND, path, "is a folder, not an HDF5 file");
+    /* Readable at all? Otherwise H5Fis_hdf5 would call it "not HDF5". */
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return tm_diag_set(diag, open_errno_status(errno), path, "cannot open: %s",
+                           strerror(errno));
+    close(fd);
     htri_t is = H5Fis_hdf5(path);
     if (is <= 0)
-        return tm_diag_set(diag, TM_ERR_HDF5, path, "not an HDF5 file");
+        return tm_diag_set(diag, TM_ERR_DATA, path, "not an HDF5 file");
     r = calloc(1, sizeof *r);
     if (!r || !(r->path = malloc(strlen(path) + 1))) {
         free(r);
@@ -105,14 +131,15 @@ int sim__h5r_exists(sim__h5r *r, const char *path)
     return sim__h5_path_exists(r->file, path, &e) == 1;
 }
 
-/* Open the object at `path`: TM_ERR_NOTFOUND if it is not there, TM_ERR_INVAL
- * if it is not of `want` (H5I_BADID: any). */
+/* Open the object at `path`: TM_ERR_NOTFOUND if it is not there (or `path` is
+ * no HDF5 path at all, as a name the user gave may be), TM_ERR_DATA if it is
+ * not of `want` (H5I_BADID: any). */
 static int r_open_obj(sim__h5r *r, const char *path, H5I_type_t want, hid_t *o, tm_diag *diag)
 {
     h5err e = {0};
     *o = H5I_INVALID_HID;
     if (!sim__h5_path_ok(path, 1))
-        return r_fail(r, diag, TM_ERR_INVAL, path ? path : "(null)",
+        return r_fail(r, diag, path ? TM_ERR_NOTFOUND : TM_ERR_INVAL, path ? path : "(null)",
                       "not an absolute HDF5 path like /group/name");
     int ex = sim__h5_path_exists(r->file, path, &e);
     if (ex < 0)
@@ -129,7 +156,7 @@ static int r_open_obj(sim__h5r *r, const char *path, H5I_type_t want, hid_t *o, 
     if (want != H5I_BADID && H5Iget_type(*o) != want) {
         sim__h5_close_id(*o);
         *o = H5I_INVALID_HID;
-        return r_fail(r, diag, TM_ERR_INVAL, path, "is not a %s",
+        return r_fail(r, diag, TM_ERR_DATA, path, "is not a %s",
                       want == H5I_GROUP ? "group" : "dataset");
     }
     return 0;
@@ -209,8 +236,9 @@ int sim__h5r_list(sim__h5r *r, const char *group_path, sim__h5_order order, char
         H5CHK(&e, gcpl = H5Gget_create_plist(g));
         H5CHK(&e, H5Pget_link_creation_order(gcpl, &flags));
         if (!(flags & H5P_CRT_ORDER_TRACKED)) {
-            rc = r_fail(r, diag, TM_ERR_INVAL, group_path,
-                        "the group does not record creation order; list it by name");
+            rc = r_fail(r, diag, TM_ERR_DATA, group_path,
+                        "the group does not record the order of its members (a file tarmac did "
+                        "not write?)");
             goto out;
         }
     }
@@ -283,13 +311,12 @@ static int r_numeric(sim__h5r *r, const char *path, const char *attr, int want_i
     }
     H5T_class_t cls = H5Tget_class(t);
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
-        rc = r_fail(r, diag, TM_ERR_INVAL, where, "stored as %s, not a number",
+        rc = r_fail(r, diag, TM_ERR_DATA, where, "stored as %s, not a number",
                     sim__h5_type_name(classify(t)));
         goto out;
     }
     if (want_int && cls == H5T_FLOAT) {
-        rc = r_fail(r, diag, TM_ERR_INVAL, where,
-                    "stored as floating point; read it as f64, not as an integer");
+        rc = r_fail(r, diag, TM_ERR_DATA, where, "stored as floating point, not as an integer");
         goto out;
     }
     int rank;
@@ -297,7 +324,7 @@ static int r_numeric(sim__h5r *r, const char *path, const char *attr, int want_i
     H5CHK(&e, rank = H5Sget_simple_extent_ndims(s));
     H5CHK(&e, np = H5Sget_simple_extent_npoints(s));
     if (rank > (cols ? 2 : 1)) {
-        rc = r_fail(r, diag, TM_ERR_INVAL, where, "has %d dimensions; only 0 to %d are read", rank,
+        rc = r_fail(r, diag, TM_ERR_DATA, where, "has %d dimensions; only 0 to %d are read", rank,
                     cols ? 2 : 1);
         goto out;
     }
@@ -308,7 +335,7 @@ static int r_numeric(sim__h5r *r, const char *path, const char *attr, int want_i
         *cols = (size_t)dims[1];
     }
     if (scalar_only && np != 1) {
-        rc = r_fail(r, diag, TM_ERR_INVAL, where, "has %lld values, want one", (long long)np);
+        rc = r_fail(r, diag, TM_ERR_DATA, where, "has %lld values, want one", (long long)np);
         goto out;
     }
     size_t count = (size_t)np;
@@ -446,14 +473,14 @@ static int r_string(sim__h5r *r, const char *path, const char *attr, char **v, t
         H5CHK(&e, s = H5Dget_space(o));
     }
     if (H5Tget_class(t) != H5T_STRING) {
-        rc = r_fail(r, diag, TM_ERR_INVAL, where, "stored as %s, not a string",
+        rc = r_fail(r, diag, TM_ERR_DATA, where, "stored as %s, not a string",
                     sim__h5_type_name(classify(t)));
         goto out;
     }
     hssize_t np;
     H5CHK(&e, np = H5Sget_simple_extent_npoints(s));
     if (np != 1) {
-        rc = r_fail(r, diag, TM_ERR_INVAL, where, "has %lld strings, want one", (long long)np);
+        rc = r_fail(r, diag, TM_ERR_DATA, where, "has %lld strings, want one", (long long)np);
         goto out;
     }
     htri_t var;

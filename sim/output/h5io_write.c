@@ -302,7 +302,7 @@ static int w_open(sim__h5w **wp, const char *src, const char *final_path, tm_dia
         return tm_diag_set(diag, TM_ERR_INVAL, final_path, "no place for the writer");
     *wp = NULL;
     if (!final_path || !*final_path)
-        return tm_diag_set(diag, TM_ERR_INVAL, "", "no output file name");
+        return tm_diag_set(diag, TM_ERR_CANTCREAT, "", "no output file name");
     sim__h5_init();
 
     w = calloc(1, sizeof *w);

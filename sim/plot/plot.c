@@ -408,7 +408,7 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, c
             if (err[i] >= 0)
                 close(err[i]);
         }
-        return tm_diag_set(diag, TM_ERR_IO, "gnuplot", "pipe: %s", strerror(e));
+        return tm_diag_set(diag, TM_ERR_SYSTEM, "gnuplot", "pipe: %s", strerror(e));
     }
     fflush(NULL);
     pid_t pid = fork();
@@ -418,7 +418,7 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, c
         close(out[1]);
         close(err[0]);
         close(err[1]);
-        return tm_diag_set(diag, TM_ERR_IO, "gnuplot", "fork: %s", strerror(e));
+        return tm_diag_set(diag, TM_ERR_SYSTEM, "gnuplot", "fork: %s", strerror(e));
     }
     if (pid == 0) {
         /* the child: only async-signal-safe calls until exec */
@@ -474,13 +474,13 @@ static int spawn_gnuplot(const char *exe, const char *dir, const char *script, c
         w = waitpid(pid, status, 0);
     while (w < 0 && errno == EINTR);
     if (w < 0)
-        return tm_diag_set(diag, TM_ERR_IO, "gnuplot", "waitpid: %s", strerror(errno));
+        return tm_diag_set(diag, TM_ERR_SYSTEM, "gnuplot", "waitpid: %s", strerror(errno));
     if (stop && *stop) /* killed by us, or by the same signal (a terminal's ^C) */
         return tm_diag_set(diag, TM_ERR_INTERRUPTED, "plot", "interrupted while gnuplot drew %s",
                            script);
     if (k == (ssize_t)sizeof child_errno)
-        return tm_diag_set(diag, child_errno == ENOENT ? TM_ERR_UNAVAILABLE : TM_ERR_IO, exe,
-                           "cannot run gnuplot in %s: %s", dir, strerror(child_errno));
+        return tm_diag_set(diag, TM_ERR_UNAVAILABLE, exe, "cannot run gnuplot in %s: %s", dir,
+                           strerror(child_errno));
     return TM_OK;
 }
 
@@ -530,7 +530,7 @@ static int draw_one(sim__plot_ctx *c, const char *exe, const char *stem, tm_diag
     close(fd);
     snprintf(out, sizeof out, "%s", base_name(tmp));
     rc = spawn_gnuplot(exe, c->dir, script, out, c->stop, &status, msg, sizeof msg, diag);
-    if (rc == TM_ERR_UNAVAILABLE)
+    if (rc == TM_ERR_UNAVAILABLE) /* found in PATH, but it cannot be run */
         c->rep->gnuplot_missing = 1;
     if (rc != TM_OK)
         goto fail;
@@ -538,11 +538,13 @@ static int draw_one(sim__plot_ctx *c, const char *exe, const char *stem, tm_diag
         char line[400], where[1100];
         first_line(line, sizeof line, msg);
         snprintf(where, sizeof where, "%s/%s", c->dir, script);
+        /* 69, not 70: what fails is the gnuplot installed (a terminal it
+         * lacks, a library it cannot load), and its own message says why */
         if (WIFSIGNALED(status))
-            rc = tm_diag_set(diag, TM_ERR_INTERNAL, where, "gnuplot was killed by signal %d",
+            rc = tm_diag_set(diag, TM_ERR_UNAVAILABLE, where, "gnuplot was killed by signal %d",
                              WTERMSIG(status));
         else
-            rc = tm_diag_set(diag, TM_ERR_INTERNAL, where, "gnuplot exited with status %d: %s",
+            rc = tm_diag_set(diag, TM_ERR_UNAVAILABLE, where, "gnuplot exited with status %d: %s",
                              WEXITSTATUS(status), line[0] ? line : "(no message)");
         goto fail;
     }
@@ -550,8 +552,8 @@ static int draw_one(sim__plot_ctx *c, const char *exe, const char *stem, tm_diag
         fprintf(stderr, "tarmac plot: gnuplot on %s/%s said:\n%s", c->dir, script, msg);
     struct stat st;
     if (stat(tmp, &st) != 0 || st.st_size == 0) {
-        rc =
-            tm_diag_set(diag, TM_ERR_INTERNAL, pic, "gnuplot exited normally but wrote no picture");
+        rc = tm_diag_set(diag, TM_ERR_UNAVAILABLE, pic,
+                         "gnuplot exited normally but wrote no picture");
         goto fail;
     }
     rc = sim__afile_tmp_commit(tmp, pic, 1, diag); /* renamed, or removed on failure */
@@ -647,16 +649,20 @@ static int check_only(const char *only, tm_diag *diag)
     return TM_OK;
 }
 
-static int make_dir(const char *dir, tm_diag *diag)
+/* The output folder; *made says whether this call created it. */
+static int make_dir(const char *dir, int *made, tm_diag *diag)
 {
     struct stat st;
+    *made = 0;
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode))
-            return tm_diag_set(diag, TM_ERR_IO, dir, "exists and is not a folder");
+            return tm_diag_set(diag, TM_ERR_CANTCREAT, dir, "exists and is not a folder");
         return TM_OK;
     }
     if (mkdir(dir, 0777) != 0)
-        return tm_diag_set(diag, TM_ERR_IO, dir, "cannot create the folder: %s", strerror(errno));
+        return tm_diag_set(diag, TM_ERR_CANTCREAT, dir, "cannot create the folder: %s",
+                           strerror(errno));
+    *made = 1;
     return TM_OK;
 }
 
@@ -669,6 +675,7 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     if (rc != TM_OK)
         return rc;
     sim__plot_ctx c;
+    int made = 0;
     memset(&c, 0, sizeof c);
     c.file = h5path;
     c.dir = o->dir;
@@ -689,7 +696,7 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
                                   "/sweep/curves_mean or /breakeven)");
         goto out;
     }
-    if ((rc = make_dir(o->dir, diag)) != TM_OK)
+    if ((rc = make_dir(o->dir, &made, diag)) != TM_OK)
         goto out;
     find_subject(&c);
     for (size_t i = 0; i < N_PLOTS; i++) {
@@ -707,6 +714,10 @@ int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report
     }
     rc = draw_all(&c, diag);
 out:
+    /* A failure before anything was written (a dataset of the first figure
+     * unreadable) leaves no empty folder behind; rmdir removes only that. */
+    if (rc != TM_OK && made)
+        rmdir(o->dir);
     sim__h5r_close(c.r);
     return rc;
 }

@@ -55,7 +55,7 @@ static int read_metric(sim__plot_ctx *c, const char *name, cmp_metric *m, tm_dia
         if (rc)
             return rc;
         if (i > 0 && n != m->n)
-            return tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: columns of unequal length", p);
+            return tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: columns of unequal length", p);
         m->n = n;
     }
     snprintf(p, sizeof p, "/compare/metrics/%s", name);
@@ -274,7 +274,7 @@ int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag)
     size_t n = mt[0].n;
     for (size_t m = 1; m < n_m; m++)
         if (mt[m].n != n) {
-            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file,
+            rc = tm_diag_set(diag, TM_ERR_DATA, c->file,
                              "/compare/metrics: %s has %zu policies, %s %zu", mt[0].name, n,
                              mt[m].name, mt[m].n);
             goto out;
@@ -285,7 +285,7 @@ int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag)
     if ((rc = sim__plot_labels(c, lp, &pol, &n_pol, diag)))
         goto out;
     if (n_pol != n) {
-        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: %zu labels for %zu policies", lp, n_pol,
+        rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: %zu labels for %zu policies", lp, n_pol,
                          n);
         goto out;
     }
@@ -367,7 +367,7 @@ int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag)
             if ((rc = sim__plot_read_f64(c, p, &col[q], &len, diag)))
                 goto out;
             if (q > 0 && len != rows) {
-                rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: columns of unequal length", p);
+                rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: columns of unequal length", p);
                 goto out;
             }
             rows = len;

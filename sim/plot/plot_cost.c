@@ -39,7 +39,7 @@ int sim__plot_cost(sim__plot_ctx *c, tm_diag *diag)
         goto out;
     if (n == 0 || n2 != n || n3 != n) {
         rc = n2 == n && n3 == n ? TM_OK
-                                : tm_diag_set(diag, TM_ERR_HDF5, c->file,
+                                : tm_diag_set(diag, TM_ERR_DATA, c->file,
                                               "/cost/breakdown: columns of unequal length");
         goto out;
     }
@@ -135,7 +135,7 @@ int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
         snprintf(p, sizeof p, "/breakeven/volume/%s", vol_cols[k]);
         rc = sim__plot_read_f64(c, p, &v[k], &m, diag);
         if (rc == TM_OK && k > 0 && m != nv)
-            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: columns of unequal length", p);
+            rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: columns of unequal length", p);
         nv = m;
     }
     for (size_t k = 0; k < NU && rc == TM_OK; k++) {
@@ -143,7 +143,7 @@ int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
         snprintf(p, sizeof p, "/breakeven/utilization/%s", util_cols[k]);
         rc = sim__plot_read_f64(c, p, &u[k], &m, diag);
         if (rc == TM_OK && k > 0 && m != nu)
-            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: columns of unequal length", p);
+            rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: columns of unequal length", p);
         nu = m;
     }
     double beats[3];

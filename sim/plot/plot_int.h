@@ -46,15 +46,18 @@ typedef struct sim__plot_report {
     size_t n_figures; /* figures whose data and script were written */
     size_t n_drawn;   /* pictures gnuplot drew */
     char stems[SIM__PLOT_MAX_FIGURES][SIM__PLOT_STEM_MAX];
-    int gnuplot_missing; /* 1: no gnuplot in PATH (data and scripts written) */
+    int gnuplot_missing; /* 1: no gnuplot in PATH, or none that can be run (data and
+                            scripts written) */
 } sim__plot_report;
 
 /* Plot every figure of the result file at h5path into o->dir. Returns TM_OK
  * when every picture was drawn; TM_ERR_UNAVAILABLE when gnuplot is not in PATH
  * (the data and scripts are written all the same; diag says how to draw
- * them); TM_ERR_NOTFOUND when the file has nothing tarmac plots (or no plot
- * of o->only's names); TM_ERR_INTERNAL when gnuplot failed on a script (diag
- * carries its message); TM_ERR_IO when the folder cannot be written. */
+ * them), and when gnuplot failed on a script (diag carries its message);
+ * TM_ERR_NOTFOUND when the file has nothing tarmac plots (or no plot of
+ * o->only's names); TM_ERR_DATA when a dataset a plot reads has the wrong
+ * type or shape; TM_ERR_CANTCREAT when the folder or a file in it cannot be
+ * created; TM_ERR_IO when a write fails. */
 int sim__plot_file(const char *h5path, const sim__plot_opts *o, sim__plot_report *rep,
                    tm_diag *diag);
 

@@ -224,7 +224,7 @@ int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag)
                 if ((rc = sim__plot_read_f64(c, path, v, &m, diag)))
                     goto out;
                 if (m != n) {
-                    rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: %zu points, the grid has %zu",
+                    rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: %zu points, the grid has %zu",
                                      path, m, n);
                     goto out;
                 }
@@ -352,7 +352,7 @@ int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag)
         if ((rc = sim__h5r_matrix_f64(c->r, path, &cur[k], &r2, &c2, diag)))
             goto out;
         if (r2 != rows || c2 != cols) {
-            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: %zu x %zu, the grid is %zu x %zu",
+            rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: %zu x %zu, the grid is %zu x %zu",
                              path, r2, c2, rows, cols);
             goto out;
         }

@@ -122,7 +122,7 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
         goto out;
     if (n1 != n || n2 != n || n3 != n || (up && n4 != n) || (busy && n5 != n) ||
         (good && n6 != n)) {
-        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "/timeseries: columns of unequal length");
+        rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "/timeseries: columns of unequal length");
         goto out;
     }
     if (n == 0)
@@ -243,7 +243,7 @@ static int fleet_util(sim__plot_ctx *c, const char *group, const char *stem, con
         (rc = sim__h5r_list(c->r, group, SIM__H5_ORDER_CREATION, &names, &n_names, diag)))
         goto out;
     if (n1 != n) {
-        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "/timeseries: columns of unequal length");
+        rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "/timeseries: columns of unequal length");
         goto out;
     }
     up = calloc(n_names + 1, sizeof *up);
@@ -266,7 +266,7 @@ static int fleet_util(sim__plot_ctx *c, const char *group, const char *stem, con
         if ((rc = opt_read(c, p, &busy[k], &m3, diag)))
             goto out;
         if (!up[k] || !alloc[k] || m1 != n || m2 != n || (busy[k] && m3 != n)) {
-            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file,
+            rc = tm_diag_set(diag, TM_ERR_DATA, c->file,
                              "%s/%s: gpus_up and gpus_alloc must have a row per /timeseries bin",
                              group, names[k]);
             goto out;
@@ -457,7 +457,7 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
         n = m[0];
         for (size_t i = 1; i < 4 + N_REASONS; i++)
             if (m[i] != n) {
-                rc = tm_diag_set(diag, TM_ERR_HDF5, c->file,
+                rc = tm_diag_set(diag, TM_ERR_DATA, c->file,
                                  "/timeseries: columns of unequal length");
                 goto out;
             }
@@ -688,7 +688,7 @@ static int read_jobs(sim__plot_ctx *c, const char *col, double **cls, double **v
         (rc = sim__plot_labels(c, "/jobs/class", names, n_names, diag)))
         return rc;
     if (n1 != *n)
-        return tm_diag_set(diag, TM_ERR_HDF5, c->file, "/jobs: columns of unequal length");
+        return tm_diag_set(diag, TM_ERR_DATA, c->file, "/jobs: columns of unequal length");
     return TM_OK;
 }
 
@@ -705,7 +705,7 @@ int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag)
         (rc = sim__plot_read_f64(c, "/jobs/start_s", &start, &ns, diag)))
         goto out;
     if (ns != n) {
-        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "/jobs: columns of unequal length");
+        rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "/jobs: columns of unequal length");
         goto out;
     }
     size_t n_cls = n_names;
@@ -816,7 +816,7 @@ int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag)
         (rc = sim__plot_read_f64(c, "/jobs/state", &state, &nst, diag)))
         goto out;
     if (nr != n || nst != n) {
-        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "/jobs: columns of unequal length");
+        rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "/jobs: columns of unequal length");
         goto out;
     }
     size_t n_cls = n_names;

@@ -53,7 +53,7 @@ static int svc_read(sim__plot_ctx *c, const char *name, size_t n, svc *s, tm_dia
         if (rc)
             return rc;
         if (m != n)
-            return tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: %zu rows, /timeseries has %zu bins",
+            return tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: %zu rows, /timeseries has %zu bins",
                                p, m, n);
     }
     char g[512], *kind = NULL;
@@ -212,7 +212,7 @@ int sim__plot_services(sim__plot_ctx *c, tm_diag *diag)
                             diag)))
         goto out;
     if (n1 != n) {
-        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "/timeseries: columns of unequal length");
+        rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "/timeseries: columns of unequal length");
         goto out;
     }
     if (n == 0 || n_names == 0)

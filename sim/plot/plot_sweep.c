@@ -272,7 +272,7 @@ int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag)
         if (sim__h5r_exists(c->r, ps) && (rc = sim__plot_read_f64(c, ps, &sd[k], &s, diag)))
             goto out;
         if (m != rows || (sd[k] && s != rows)) {
-            rc = tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: %zu rows, /sweep/mean has %zu", pm,
+            rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: %zu rows, /sweep/mean has %zu", pm,
                              sd[k] && s != rows ? s : m, rows);
             goto out;
         }

@@ -81,9 +81,9 @@ int sim__sweep_mkdir(const sim__sweep *sw, tm_diag *diag)
         struct stat st;
         if (stat(sw->dir, &st) == 0 && S_ISDIR(st.st_mode))
             return TM_OK;
-        return tm_diag_set(diag, TM_ERR_IO, sw->dir, "exists and is not a folder");
+        return tm_diag_set(diag, TM_ERR_CANTCREAT, sw->dir, "exists and is not a folder");
     }
-    return tm_diag_set(diag, TM_ERR_IO, sw->dir, "cannot create the points folder: %s",
+    return tm_diag_set(diag, TM_ERR_CANTCREAT, sw->dir, "cannot create the points folder: %s",
                        strerror(errno));
 }
 

@@ -212,7 +212,7 @@ static int spawn(pool *p, unsigned w, tm_diag *diag)
     fflush(NULL); /* no buffered output copied into the child */
     pid_t pid = fork();
     if (pid < 0)
-        return tm_diag_set(diag, TM_ERR_IO, "workers", "cannot fork a worker process: %s",
+        return tm_diag_set(diag, TM_ERR_SYSTEM, "workers", "cannot fork a worker process: %s",
                            strerror(errno));
     if (pid == 0)
         worker_main(p, w);
@@ -369,7 +369,7 @@ int sim__work_run(size_t n_jobs, sim__work_fn fn, void *ud, const sim__work_opts
         goto out;
     }
     if (pipe(fds) != 0) {
-        rc = tm_diag_set(diag, TM_ERR_IO, "workers", "cannot make a pipe: %s", strerror(errno));
+        rc = tm_diag_set(diag, TM_ERR_SYSTEM, "workers", "cannot make a pipe: %s", strerror(errno));
         goto out;
     }
     p.pipe_r = fds[0];
