@@ -317,6 +317,7 @@ static void list_components(void)
     LIST_(backfill, "backfill=");
     LIST_(preempt, "preempt=");
     LIST_(service, "service=");
+    LIST_(partition, "partition=");
 #undef LIST_
 }
 
