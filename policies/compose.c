@@ -4,6 +4,7 @@
  * specification:
  *
  *     order=fifo placement=best-fit backfill=easy preempt=none service=none
+ *     partition=none
  *
  * Each value is a component name from registry.c, optionally followed by ':'
  * and the component's own arguments ("placement=fgd:1@70,8@30").
@@ -24,6 +25,16 @@
  *
  * Victims are remembered by job id, not by running index: the host removes a
  * preempted job by swap-remove, which moves another entry into its index.
+ *
+ * The partition rule (docs/partition.md) adds its veto to the backfilling
+ * rule's in every fit: a job is placed at home first (its tenant's nodes and
+ * shared ones) and, when the rule lends and the job is preemptible, on
+ * borrowed nodes next. Before the preemption rule, the partition rule may
+ * plan a reclaim (borrowers evicted from the job's own nodes), carried out as
+ * a preemption plan. With one queue per tenant, a job the backfilling rule
+ * would stop the pass for stops only its tenant: that tenant's later jobs are
+ * stepped over (O(queue x blocked tenants) per pass then, instead of O(1)).
+ * partition=none installs no veto and changes nothing.
  */
 #include "place.h"
 #include "place_int.h"
@@ -44,7 +55,11 @@ typedef struct compose {
     const place_backfill *backfill;
     const place_preempt *preempt;
     const place_service *service;
-    slot s_order, s_fit, s_backfill, s_preempt, s_service;
+    const place_partition *partition;
+    slot s_order, s_fit, s_backfill, s_preempt, s_service, s_partition;
+    int phase;         /* PLACE_PHASE_* of the fit in progress */
+    uint32_t *blocked; /* tenants whose queue is stopped in this pass */
+    uint32_t n_blocked, cap_blocked;
     uint32_t *perm;
     uint32_t cap, n, cursor;
 
@@ -117,6 +132,12 @@ static int make(compose *s, const char *key, const char *val, slot *sl, char *er
             create = s->service->create;
             destroy = s->service->destroy;
         }
+    } else if (strcmp(key, "partition") == 0) {
+        found = (s->partition = place_partition_find(name)) != NULL;
+        if (found) {
+            create = s->partition->create;
+            destroy = s->partition->destroy;
+        }
     }
     if (!found) {
         set_err(err, err_len, "unknown %s '%s'", key, name);
@@ -145,9 +166,11 @@ static int make(compose *s, const char *key, const char *val, slot *sl, char *er
 /* Parse "key=value key=value" (separated by spaces or tabs). */
 static int parse_spec(compose *s, const char *args, char *err, size_t err_len)
 {
-    static const char *const keys[] = {"order", "placement", "backfill", "preempt", "service"};
-    slot *slots[] = {&s->s_order, &s->s_fit, &s->s_backfill, &s->s_preempt, &s->s_service};
-    int seen[5] = {0};
+    static const char *const keys[] = {"order",   "placement", "backfill",
+                                       "preempt", "service",   "partition"};
+    slot *slots[] = {&s->s_order,   &s->s_fit,     &s->s_backfill,
+                     &s->s_preempt, &s->s_service, &s->s_partition};
+    int seen[6] = {0};
     const char *p = args;
     for (;;) {
         while (*p == ' ' || *p == '\t')
@@ -170,12 +193,14 @@ static int parse_spec(compose *s, const char *args, char *err, size_t err_len)
         }
         *eq = '\0';
         int k;
-        for (k = 0; k < 5; k++)
+        for (k = 0; k < 6; k++)
             if (strcmp(tok, keys[k]) == 0)
                 break;
-        if (k == 5) {
+        if (k == 6) {
             set_err(err, err_len,
-                    "unknown policy key '%s' (order, placement, backfill, preempt, service)", tok);
+                    "unknown policy key '%s' (order, placement, backfill, preempt, service, "
+                    "partition)",
+                    tok);
             return PLACE_ERR_SPEC;
         }
         if (seen[k]++) {
@@ -193,10 +218,12 @@ static void compose_destroy(void *state)
     compose *s = state;
     if (!s)
         return;
-    slot *slots[] = {&s->s_order, &s->s_fit, &s->s_backfill, &s->s_preempt, &s->s_service};
-    for (int k = 0; k < 5; k++)
+    slot *slots[] = {&s->s_order,   &s->s_fit,     &s->s_backfill,
+                     &s->s_preempt, &s->s_service, &s->s_partition};
+    for (int k = 0; k < 6; k++)
         if (slots[k]->destroy)
             slots[k]->destroy(slots[k]->state);
+    place__free(&s->env, s->blocked, s->cap_blocked * sizeof *s->blocked);
     place__free(&s->env, s->perm, s->cap * sizeof *s->perm);
     place__free(&s->env, s->plan_ids, s->plan_ids_cap * sizeof *s->plan_ids);
     place__free(&s->env, s->victims, s->victims_cap * sizeof *s->victims);
@@ -218,6 +245,7 @@ static int compose_create(const place_env *env, const char *args, void **state, 
     s->backfill = &place__backfill_none;
     s->preempt = &place__preempt_none;
     s->service = &place__service_none;
+    s->partition = &place__partition_none;
     int rc = parse_spec(s, args ? args : "", err, err_len);
     if (rc != PLACE_OK) {
         compose_destroy(s);
@@ -233,7 +261,10 @@ static int compose_begin(void *state, const place_view *v)
     s->n = v->n_queue;
     s->cursor = 0;
     s->plan_active = 0;
+    s->n_blocked = 0;
     int rc;
+    if (s->partition->begin && (rc = s->partition->begin(s->s_partition.state, v)) != PLACE_OK)
+        return rc;
     if (s->fit->begin && (rc = s->fit->begin(s->s_fit.state, v)) != PLACE_OK)
         return rc;
     if (s->backfill->begin && (rc = s->backfill->begin(s->s_backfill.state, v)) != PLACE_OK)
@@ -292,12 +323,24 @@ static int plan_next(compose *s, const place_view *v, place_decision *d)
     return PLACE_OK;
 }
 
-/* Ask the preemption rule for job i; PLACE_OK when a plan was made. */
-static int try_preempt(compose *s, const place_view *v, uint32_t i, place_decision *d)
+typedef int (*plan_fn)(void *state, const place_view *v, uint32_t i, uint32_t *victims,
+                       uint32_t cap_victims, uint32_t *n_victims, place_decision *d);
+
+/* The phase in which job j may use the most capacity under the partition rule. */
+static int widest_phase(const compose *s, const place_job *j)
 {
-    if (!s->preempt->plan || v->n_running == 0)
-        return PLACE_ERR_NOFIT;
-    if (s->backfill->reserving && s->backfill->reserving(s->s_backfill.state))
+    return (s->partition->flags & PLACE_PARTITION_LENDS) && (j->flags & PLACE_JOB_PREEMPTIBLE)
+               ? PLACE_PHASE_BORROW
+               : PLACE_PHASE_HOME;
+}
+
+/* Ask a planning rule (the preemption rule, or the partition rule's reclaim)
+ * for job i; PLACE_OK when a plan was made. A plan whose START the partition
+ * rule vetoes is refused. */
+static int try_plan(compose *s, const place_view *v, uint32_t i, place_decision *d, plan_fn plan,
+                    void *plan_state)
+{
+    if (!plan || v->n_running == 0)
         return PLACE_ERR_NOFIT;
     int rc = place__grow(&s->env, (void **)&s->victims, &s->victims_cap, v->n_running,
                          sizeof *s->victims);
@@ -305,11 +348,18 @@ static int try_preempt(compose *s, const place_view *v, uint32_t i, place_decisi
         return rc;
     uint32_t nv = 0;
     d->n_parts = 0;
-    rc = s->preempt->plan(s->s_preempt.state, v, i, s->victims, v->n_running, &nv, d);
+    rc = plan(plan_state, v, i, s->victims, v->n_running, &nv, d);
     if (rc != PLACE_OK)
         return rc;
     if (nv == 0 || nv > v->n_running || d->n_parts == 0 || d->n_parts > d->cap_parts)
         return PLACE_ERR_NOFIT;
+    if (s->partition->allow) {
+        int phase = widest_phase(s, &v->queue[i]);
+        for (uint32_t k = 0; k < d->n_parts; k++)
+            if (!s->partition->allow(s->s_partition.state, v, &v->queue[i], d->parts[k].node,
+                                     phase))
+                return PLACE_ERR_NOFIT;
+    }
     if ((rc = place__grow(&s->env, (void **)&s->plan_ids, &s->plan_ids_cap, nv,
                           sizeof *s->plan_ids)) != PLACE_OK ||
         (rc = place__grow(&s->env, (void **)&s->plan_parts, &s->plan_parts_cap, d->n_parts,
@@ -329,6 +379,45 @@ static int try_preempt(compose *s, const place_view *v, uint32_t i, place_decisi
     return PLACE_OK;
 }
 
+/* Ask the preemption rule for job i (not while a reservation is held). */
+static int try_preempt(compose *s, const place_view *v, uint32_t i, place_decision *d)
+{
+    if (s->backfill->reserving && s->backfill->reserving(s->s_backfill.state))
+        return PLACE_ERR_NOFIT;
+    return try_plan(s, v, i, d, s->preempt->plan, s->s_preempt.state);
+}
+
+/* The veto every fit consults: the partition rule's in the current phase,
+ * then the backfilling rule's. Installed only when the partition rule has one. */
+static int partition_allow(void *ud, const place_view *v, const place_job *j, const place_part *p)
+{
+    compose *s = ud;
+    if (!s->partition->allow(s->s_partition.state, v, j, p->node, s->phase))
+        return 0;
+    return !s->backfill->allow || s->backfill->allow(s->s_backfill.state, v, j, p);
+}
+
+static int tenant_blocked(const compose *s, uint32_t tenant)
+{
+    for (uint32_t k = 0; k < s->n_blocked; k++) /* O(blocked tenants) */
+        if (s->blocked[k] == tenant)
+            return 1;
+    return 0;
+}
+
+/* Place job i now (START parts in d), route it (PLACE_ROUTED) or PLACE_ERR_NOFIT. */
+static int place_now(compose *s, const place_view *v, uint32_t i, place_decision *d,
+                     const place_fit_ctx *ctx)
+{
+    const place_job *j = &v->queue[i];
+    if ((j->flags & PLACE_JOB_SERVICE) && s->service->place)
+        return s->service->place(s->s_service.state, v, i, d, ctx);
+    if ((s->fit->flags & PLACE_FIT_PURE) && s->backfill->hopeless &&
+        s->backfill->hopeless(s->s_backfill.state, v, j))
+        return PLACE_ERR_NOFIT; /* what the fit would answer, without its walk */
+    return s->fit->fit(s->s_fit.state, v, j, d, ctx);
+}
+
 static int compose_decide(void *state, const place_view *v, place_decision *d)
 {
     compose *s = state;
@@ -339,6 +428,10 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
     }
     place_fit_ctx ctx = {&s->env, s->backfill->allow ? s->backfill->allow : NULL,
                          s->s_backfill.state};
+    if (s->partition->allow) {
+        ctx.allow = partition_allow;
+        ctx.allow_ud = s;
+    }
     while (s->cursor < s->n) {
         uint32_t i = s->order->sort ? s->perm[s->cursor] : s->cursor;
         if (v->queue_state[i] != PLACE_Q_WAITING) {
@@ -346,21 +439,23 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
             continue;
         }
         const place_job *j = &v->queue[i];
-        int rc;
-        if ((j->flags & PLACE_JOB_SERVICE) && s->service->place) {
-            rc = s->service->place(s->s_service.state, v, i, d, &ctx);
-            if (rc == PLACE_ROUTED) {
-                d->kind = PLACE_ROUTE_API;
-                d->index = i;
-                d->n_parts = 0;
-                s->cursor++;
-                return PLACE_OK;
-            }
-        } else if ((s->fit->flags & PLACE_FIT_PURE) && s->backfill->hopeless &&
-                   s->backfill->hopeless(s->s_backfill.state, v, j)) {
-            rc = PLACE_ERR_NOFIT; /* what the fit would answer, without its walk */
-        } else {
-            rc = s->fit->fit(s->s_fit.state, v, j, d, &ctx);
+        if (s->n_blocked && tenant_blocked(s, j->tenant)) {
+            s->cursor++; /* its tenant's queue is stopped for this pass */
+            continue;
+        }
+        s->phase = PLACE_PHASE_HOME;
+        int rc = place_now(s, v, i, d, &ctx);
+        if (rc == PLACE_ERR_NOFIT && widest_phase(s, j) == PLACE_PHASE_BORROW) {
+            s->phase = PLACE_PHASE_BORROW;
+            rc = place_now(s, v, i, d, &ctx);
+            s->phase = PLACE_PHASE_HOME;
+        }
+        if (rc == PLACE_ROUTED) {
+            d->kind = PLACE_ROUTE_API;
+            d->index = i;
+            d->n_parts = 0;
+            s->cursor++;
+            return PLACE_OK;
         }
         if (rc == PLACE_OK) {
             d->kind = PLACE_START;
@@ -370,7 +465,9 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
         }
         if (rc != PLACE_ERR_NOFIT)
             return rc;
-        rc = try_preempt(s, v, i, d);
+        rc = try_plan(s, v, i, d, s->partition->reclaim, s->s_partition.state);
+        if (rc == PLACE_ERR_NOFIT)
+            rc = try_preempt(s, v, i, d);
         if (rc == PLACE_OK) {
             rc = plan_next(s, v, d);
             if (rc != PLACE_DONE)
@@ -382,7 +479,14 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
         rc = s->backfill->blocked(s->s_backfill.state, v, i);
         if (rc < 0)
             return rc;
-        if (rc == PLACE_BF_STOP) {
+        if (rc == PLACE_BF_STOP && (s->partition->flags & PLACE_PARTITION_QUEUES)) {
+            /* only this tenant's queue stops */
+            rc = place__grow(&s->env, (void **)&s->blocked, &s->cap_blocked, s->n_blocked + 1,
+                             sizeof *s->blocked);
+            if (rc != PLACE_OK)
+                return rc;
+            s->blocked[s->n_blocked++] = j->tenant;
+        } else if (rc == PLACE_BF_STOP) {
             s->cursor = s->n;
             break;
         }
@@ -404,15 +508,23 @@ static void compose_observe(void *state, const place_view *v, const place_decisi
         plan_abort(s);
 }
 
+static int64_t compose_wake(void *state, const place_view *v)
+{
+    compose *s = state;
+    return s->partition->wake ? s->partition->wake(s->s_partition.state, v) : PLACE_T_NEVER;
+}
+
 const place_policy place__policy_compose = {
     .abi = PLACE_ABI_VERSION,
     .size = sizeof(place_policy),
     .name = "compose",
     .summary =
-        "order=ORDER placement=FIT backfill=RULE preempt=RULE service=RULE, from the registry",
+        "order=ORDER placement=FIT backfill=RULE preempt=RULE service=RULE partition=RULE, from "
+        "the registry",
     .create = compose_create,
     .destroy = compose_destroy,
     .begin = compose_begin,
     .decide = compose_decide,
     .observe = compose_observe,
+    .wake = compose_wake,
 };

@@ -224,6 +224,7 @@ int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof *stats);
+    stats->wake_us = PLACE_T_NEVER;
     if (!pi || !pi->policy || !v || !apply || !parts || cap_parts == 0)
         return PLACE_ERR_INVAL;
     const place_policy *p = pi->policy;
@@ -239,8 +240,11 @@ int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state
             return PLACE_ERR_LOOP;
         place_decision d = {0, PLACE_NONE, 0, cap_parts, parts};
         int rc = p->decide(pi->state, v, &d);
-        if (rc == PLACE_DONE)
+        if (rc == PLACE_DONE) {
+            if (p->wake)
+                stats->wake_us = p->wake(pi->state, v);
             return PLACE_OK;
+        }
         if (rc < 0)
             return rc;
         int st = check_decision(v, queue_state, &d);

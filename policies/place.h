@@ -49,8 +49,10 @@ extern "C" {
 /* ABI version of the policy and component tables and of the structs below;
  * bumped on any change of their layout or meaning. 2: components public, job
  * groups, API routing, host totals in the cluster. 3: place_backfill.hopeless
- * and PLACE_FIT_PURE (a hopeless job's fit is skipped). */
-#define PLACE_ABI_VERSION 3u
+ * and PLACE_FIT_PURE (a hopeless job's fit is skipped). 4: node owners
+ * (place_cluster.node_tenant), the partition component, place_policy.wake and
+ * place_pass_stats.wake_us. */
+#define PLACE_ABI_VERSION 4u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u
@@ -198,7 +200,20 @@ typedef struct place_cluster {
     uint32_t index_nodes; /* capacity the index was built for */
 
     place_env env;
+
+    /* Owners: node_tenant[n] is the tenant (place_job.tenant) that owns node n,
+     * or PLACE_NONE for a shared node. The array belongs to the host, which
+     * sets the pointer after place_cluster_init (n_nodes entries, kept as
+     * nodes are added); NULL means every node is shared. Only the partition
+     * component reads it (docs/partition.md); place_cluster_* ignore it. */
+    const uint32_t *node_tenant;
 } place_cluster;
+
+/* The owner of node n (PLACE_NONE: shared). */
+static inline uint32_t place_node_tenant(const place_cluster *c, uint32_t n)
+{
+    return c->node_tenant ? c->node_tenant[n] : PLACE_NONE;
+}
 
 /* Set up an empty cluster for n_types GPU types of the given memory (MiB).
  * On failure the cluster is safe to pass to place_cluster_fini. */
@@ -429,6 +444,11 @@ typedef struct place_policy {
     /* The host applied (status PLACE_OK) or refused (a PLACE_ERR_*) decision d;
      * the view already reflects it. May be NULL. */
     void (*observe)(void *state, const place_view *v, const place_decision *d, int status);
+    /* After a pass: the earliest time after v->now_us at which the policy
+     * would decide differently even if nothing else changed (a reclaim delay
+     * running out), or PLACE_T_NEVER. A host that runs passes only on change
+     * runs one then. May be NULL (never). */
+    int64_t (*wake)(void *state, const place_view *v);
 } place_policy;
 
 /* Check a table's ABI version and size and that its required entries exist. */
@@ -466,10 +486,11 @@ void place_instance_fini(place_instance *pi);
  * key=value tokens:
  *
  *     order=ORDER placement=FIT backfill=RULE preempt=RULE service=RULE
+ *     partition=RULE
  *
  * each value a component name, optionally followed by ':' and arguments that
  * the component parses ("placement=fgd:0.5@30,1@50,8@20", "order=las:3600,36000").
- * Missing keys take the defaults fifo, first-fit, none, none, none.
+ * Missing keys take the defaults fifo, first-fit, none, none, none, none.
  *
  * A pass of the composed policy:
  *   1. begin: every component's begin(); the order fills a permutation of the
@@ -596,6 +617,34 @@ typedef struct place_service {
                  const place_fit_ctx *ctx);
 } place_service;
 
+/* Partition: how node owners (place_cluster.node_tenant) bound where a job
+ * may run (docs/partition.md). allow() answers whether job j may take
+ * capacity on node n in a phase: PLACE_PHASE_HOME (its tenant's own nodes and
+ * shared ones) or PLACE_PHASE_BORROW (also idle nodes other tenants lend).
+ * The composed policy places every job at home first and, when the rule has
+ * PLACE_PARTITION_LENDS and the job is PLACE_JOB_PREEMPTIBLE, on borrowed
+ * capacity next. With PLACE_PARTITION_QUEUES a job that does not fit stops
+ * only its own tenant's queue (one queue per tenant, as Kueue's ClusterQueues
+ * or YARN's leaf queues), not the pass. reclaim() (may be NULL) is asked,
+ * before the preemption rule, for a job that does not fit: it may plan the
+ * eviction of borrowers from the job's own nodes, as place_preempt.plan
+ * does. begin() (may be NULL) starts a pass; wake() (may be NULL) gives
+ * place_policy.wake. */
+enum place_partition_phase { PLACE_PHASE_HOME = 0, PLACE_PHASE_BORROW = 1 };
+enum place_partition_flags { PLACE_PARTITION_QUEUES = 1u << 0, PLACE_PARTITION_LENDS = 1u << 1 };
+typedef struct place_partition {
+    const char *name;
+    const char *summary;
+    uint32_t flags;
+    place_create_fn create; /* may be NULL */
+    void (*destroy)(void *state);
+    int (*begin)(void *state, const place_view *v);
+    int (*allow)(void *state, const place_view *v, const place_job *j, uint32_t node, int phase);
+    int (*reclaim)(void *state, const place_view *v, uint32_t i, uint32_t *victims,
+                   uint32_t cap_victims, uint32_t *n_victims, place_decision *d);
+    int64_t (*wake)(void *state, const place_view *v);
+} place_partition;
+
 /* The registries (registry.c): find a component by name, NULL when unknown;
  * list all of a kind in registry order (*n gets the count). */
 const place_order *place_order_find(const char *name);
@@ -603,11 +652,13 @@ const place_fit *place_fit_find(const char *name);
 const place_backfill *place_backfill_find(const char *name);
 const place_preempt *place_preempt_find(const char *name);
 const place_service *place_service_find(const char *name);
+const place_partition *place_partition_find(const char *name);
 const place_order *const *place_order_list(size_t *n);
 const place_fit *const *place_fit_list(size_t *n);
 const place_backfill *const *place_backfill_list(size_t *n);
 const place_preempt *const *place_preempt_list(size_t *n);
 const place_service *const *place_service_list(size_t *n);
+const place_partition *const *place_partition_list(size_t *n);
 
 /* Helpers for writing fits (fit_common.c). */
 /* Could a GPU of type t ever serve the job's per-GPU request (type allowed
@@ -643,6 +694,7 @@ typedef int (*place_apply_fn)(void *host, place_view *v, place_decision *d);
 typedef struct place_pass_stats {
     uint32_t started, preempted, routed, invalid;
     int last_invalid; /* status of the last refused decision */
+    int64_t wake_us;  /* the policy's wake() after a pass that ended well; else PLACE_T_NEVER */
 } place_pass_stats;
 
 /* Run one pass: begin, then decide/check/apply until the policy says DONE.

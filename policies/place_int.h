@@ -248,5 +248,6 @@ extern const place_fit place__fit_best;
 extern const place_backfill place__backfill_none;
 extern const place_preempt place__preempt_none;
 extern const place_service place__service_none;
+extern const place_partition place__partition_none;
 
 #endif

@@ -46,21 +46,24 @@ static const struct {
     X(fit_gpu_clustering)                                                                          \
     X(fit_random)                                                                                  \
     X(fit_example)
-#define BACKFILLS(X) X(backfill_none) X(backfill_greedy) X(backfill_easy) X(backfill_conservative)
-#define PREEMPTS(X)  X(preempt_none) X(preempt_priority)
-#define SERVICES(X)  X(service_none) X(service_slo) X(service_hybrid)
+#define BACKFILLS(X)  X(backfill_none) X(backfill_greedy) X(backfill_easy) X(backfill_conservative)
+#define PREEMPTS(X)   X(preempt_none) X(preempt_priority)
+#define SERVICES(X)   X(service_none) X(service_slo) X(service_hybrid)
+#define PARTITIONS(X) X(partition_none) X(partition_strict) X(partition_borrow)
 
-#define DECLARE_(type)    extern const type
-#define DECL_ORDER_(n)    DECLARE_(place_order) place__##n;
-#define DECL_FIT_(n)      DECLARE_(place_fit) place__##n;
-#define DECL_BACKFILL_(n) DECLARE_(place_backfill) place__##n;
-#define DECL_PREEMPT_(n)  DECLARE_(place_preempt) place__##n;
-#define DECL_SERVICE_(n)  DECLARE_(place_service) place__##n;
+#define DECLARE_(type)     extern const type
+#define DECL_ORDER_(n)     DECLARE_(place_order) place__##n;
+#define DECL_FIT_(n)       DECLARE_(place_fit) place__##n;
+#define DECL_BACKFILL_(n)  DECLARE_(place_backfill) place__##n;
+#define DECL_PREEMPT_(n)   DECLARE_(place_preempt) place__##n;
+#define DECL_SERVICE_(n)   DECLARE_(place_service) place__##n;
+#define DECL_PARTITION_(n) DECLARE_(place_partition) place__##n;
 ORDERS(DECL_ORDER_)
 FITS(DECL_FIT_)
 BACKFILLS(DECL_BACKFILL_)
 PREEMPTS(DECL_PREEMPT_)
 SERVICES(DECL_SERVICE_)
+PARTITIONS(DECL_PARTITION_)
 
 #define ENTRY_(n) &place__##n,
 static const place_order *const orders[] = {ORDERS(ENTRY_)};
@@ -68,6 +71,7 @@ static const place_fit *const fits[] = {FITS(ENTRY_)};
 static const place_backfill *const backfills[] = {BACKFILLS(ENTRY_)};
 static const place_preempt *const preempts[] = {PREEMPTS(ENTRY_)};
 static const place_service *const services[] = {SERVICES(ENTRY_)};
+static const place_partition *const partitions[] = {PARTITIONS(ENTRY_)};
 
 #define COUNT_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -92,6 +96,7 @@ REGISTRY_(fit, fits)
 REGISTRY_(backfill, backfills)
 REGISTRY_(preempt, preempts)
 REGISTRY_(service, services)
+REGISTRY_(partition, partitions)
 
 const char *place__preset_find(const char *name)
 {

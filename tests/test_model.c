@@ -304,6 +304,7 @@ static const place_policy preempt_policy = {PLACE_ABI_VERSION,
                                             pp_destroy,
                                             NULL,
                                             pp_decide,
+                                            NULL,
                                             NULL};
 
 /* Priority, then arrival order; first fit; a job that does not fit is passed
@@ -345,6 +346,7 @@ static const place_policy prio_policy = {PLACE_ABI_VERSION,
                                          pp_destroy,
                                          NULL,
                                          prio_decide,
+                                         NULL,
                                          NULL};
 
 static void test_preemption(void)

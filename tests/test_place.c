@@ -384,6 +384,7 @@ static const place_policy bad_policy = {PLACE_ABI_VERSION,
                                         bad_destroy,
                                         NULL,
                                         bad_decide,
+                                        NULL,
                                         NULL};
 
 static int applied;

@@ -326,10 +326,16 @@ static void script_observe(void *state, const place_view *v, const place_decisio
     if (n_observed < 8)
         observed[n_observed++] = status;
 }
-static const place_policy script_policy = {
-    PLACE_ABI_VERSION, sizeof(place_policy), "script", "answers a scripted list of decisions",
-    script_create,     script_destroy,       NULL,     script_decide,
-    script_observe};
+static const place_policy script_policy = {PLACE_ABI_VERSION,
+                                           sizeof(place_policy),
+                                           "script",
+                                           "answers a scripted list of decisions",
+                                           script_create,
+                                           script_destroy,
+                                           NULL,
+                                           script_decide,
+                                           script_observe,
+                                           NULL};
 
 static void test_validation(void)
 {

@@ -207,6 +207,7 @@ static int build(host *h, const char *name, tm_diag *diag)
     place_env env = {place_alloc_libc, NULL, NULL, NULL};
     if (place_cluster_init(&h->c, &env, s->n_types, s->type_mem_mib) != PLACE_OK)
         return tm_diag_set(diag, TM_ERR_NOMEM, "place", "out of memory");
+    h->c.node_tenant = s->node_tenant; /* owners, for the partition rule */
     for (uint32_t n = 0; n < s->n_nodes; n++) {
         const sim_snapshot_node *nd = &s->nodes[n];
         int rc =
@@ -317,6 +318,7 @@ static void list_components(void)
     LIST_(backfill, "backfill=");
     LIST_(preempt, "preempt=");
     LIST_(service, "service=");
+    LIST_(partition, "partition=");
 #undef LIST_
 }
 

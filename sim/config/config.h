@@ -159,6 +159,7 @@ typedef struct sim_snapshot {
     size_t n_parts, cap_parts;
     double *speeds;
     size_t n_speeds, cap_speeds;
+    uint32_t *node_tenant; /* owner per node (PLACE_NONE shared); NULL when no node has one */
 } sim_snapshot;
 
 /* Parse a snapshot (JSON text of len bytes; name for messages). Errors name

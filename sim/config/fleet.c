@@ -118,9 +118,28 @@ int sim__cfg_find_type(sim__loader *L, const char *p, const char *name, uint32_t
 /* ------------------------------------------------------------------------- */
 /* fleet                                                                      */
 
-static const char *const pool_keys[] = {
-    "name",         "gpu_type",  "nodes",     "gpus_per_node", "cpu_cores",
-    "host_mem_gib", "ownership", "delivered", "retired",       NULL};
+static const char *const pool_keys[] = {"name",      "gpu_type",     "nodes",     "gpus_per_node",
+                                        "cpu_cores", "host_mem_gib", "ownership", "delivered",
+                                        "retired",   "tenant",       NULL};
+
+/* A pool's owner: "tenant", a name from the scenario's "tenants" (absent:
+ * shared). Tenants are loaded before the fleet. */
+static int pool_tenant(sim__loader *L, const cJSON *o, const char *p, sim_pool_cfg *pc)
+{
+    char name[SIM_NAME_MAX], q[SIM__PATH_MAX_LEN];
+    int rc = sim__cfg_get_string(L, o, p, "tenant", name, sizeof name, "");
+    if (rc || !sim__json_member(o, "tenant"))
+        return rc;
+    sim__json_child(q, p, "tenant");
+    const sim_scenario *sc = L->sc;
+    for (size_t k = 0; k < sc->n_tenants; k++)
+        if (strcmp(sc->tenants[k], name) == 0) {
+            pc->has_tenant = 1;
+            pc->tenant = (uint32_t)k;
+            return TM_OK;
+        }
+    return sim__cfg_fail(L, q, "no tenant named \"%s\" in the top-level \"tenants\"", name);
+}
 
 int sim__cfg_load_fleet(sim__loader *L, const cJSON *fleet)
 {
@@ -189,6 +208,8 @@ int sim__cfg_load_fleet(sim__loader *L, const cJSON *fleet)
             return sim__cfg_fail(L, q, "retired at %.0f s, not after delivery at %.0f s",
                                  (double)pc->retired_us / 1e6, (double)pc->delivered_us / 1e6);
         }
+        if ((rc = pool_tenant(L, o, p, pc)))
+            return rc;
     }
     sc->n_pools = (size_t)n;
     size_t rep;

@@ -185,6 +185,8 @@ char *sim_scenario_resolved_json(const sim_scenario *sc)
         cJSON_AddNumberToObject(o, "delivered_s", (double)pc->delivered_us / SIM_US_PER_S);
         if (pc->retired_us >= 0)
             cJSON_AddNumberToObject(o, "retired_s", (double)pc->retired_us / SIM_US_PER_S);
+        if (pc->has_tenant)
+            cJSON_AddStringToObject(o, "tenant", sc->tenants[pc->tenant]);
         cJSON_AddItemToArray(pools, o);
     }
     cJSON *workload = cJSON_AddObjectToObject(r, "workload");

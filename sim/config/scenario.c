@@ -47,18 +47,19 @@ static int load_policy(sim__loader *L, const cJSON *v)
         snprintf(sc->policy, sizeof sc->policy, "%s", v->valuestring);
         return TM_OK;
     }
-    static const char *const keys[] = {"order",   "placement", "backfill",
-                                       "preempt", "service",   NULL};
+    static const char *const keys[] = {"order",   "placement", "backfill", "preempt",
+                                       "service", "partition", NULL};
     int rc = sim__cfg_check_object(L, v, "policy", keys);
     if (rc)
         return rc;
-    char order[64], placement[64], backfill[64], preempt[64], service[64];
+    char order[64], placement[64], backfill[64], preempt[64], service[64], partition[64];
     if ((rc = sim__cfg_get_string(L, v, "policy", "order", order, sizeof order, "fifo")) ||
         (rc = sim__cfg_get_string(L, v, "policy", "placement", placement, sizeof placement,
                                   "first-fit")) ||
         (rc = sim__cfg_get_string(L, v, "policy", "backfill", backfill, sizeof backfill, "none")) ||
         (rc = sim__cfg_get_string(L, v, "policy", "preempt", preempt, sizeof preempt, "")) ||
-        (rc = sim__cfg_get_string(L, v, "policy", "service", service, sizeof service, "")))
+        (rc = sim__cfg_get_string(L, v, "policy", "service", service, sizeof service, "")) ||
+        (rc = sim__cfg_get_string(L, v, "policy", "partition", partition, sizeof partition, "")))
         return rc;
     int n = snprintf(sc->policy, sizeof sc->policy, "order=%s placement=%s backfill=%s", order,
                      placement, backfill);
@@ -66,6 +67,8 @@ static int load_policy(sim__loader *L, const cJSON *v)
         n += snprintf(sc->policy + n, sizeof sc->policy - (size_t)n, " preempt=%s", preempt);
     if (service[0] && n >= 0 && (size_t)n < sizeof sc->policy)
         n += snprintf(sc->policy + n, sizeof sc->policy - (size_t)n, " service=%s", service);
+    if (partition[0] && n >= 0 && (size_t)n < sizeof sc->policy)
+        n += snprintf(sc->policy + n, sizeof sc->policy - (size_t)n, " partition=%s", partition);
     if (n < 0 || (size_t)n >= sizeof sc->policy)
         return sim__cfg_fail(L, "policy", "specification longer than %zu bytes",
                              sizeof sc->policy - 1);

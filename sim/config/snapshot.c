@@ -112,6 +112,28 @@ static int snap_type_index(sim__loader *L, const sim_snapshot *s, const cJSON *v
     return TM_OK;
 }
 
+/* A node's owner ("tenant", the jobs' tenant numbers; absent: shared). The
+ * owners' array is made at the first node that has one. */
+static int snap_node_tenant(sim__loader *L, sim_snapshot *s, const cJSON *o, const char *p,
+                            uint32_t i, uint32_t nn)
+{
+    if (!sim__json_member(o, "tenant"))
+        return TM_OK;
+    int64_t t = 0;
+    int rc = sim__cfg_get_int(L, o, p, "tenant", &t, 0, (int64_t)PLACE_NONE - 1, 1);
+    if (rc)
+        return rc;
+    if (!s->node_tenant) {
+        s->node_tenant = malloc((size_t)nn * sizeof *s->node_tenant);
+        if (!s->node_tenant)
+            return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
+        for (uint32_t k = 0; k < nn; k++)
+            s->node_tenant[k] = PLACE_NONE;
+    }
+    s->node_tenant[i] = (uint32_t)t;
+    return TM_OK;
+}
+
 /* A job (queue entry, or the job of a running entry). */
 static int snap_job(sim__loader *L, sim_snapshot *s, const cJSON *o, const char *p, place_job *j,
                     int running)
@@ -409,7 +431,7 @@ static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
     if (!s->nodes || !s->queue || !s->running || !s->speeds || !s->parts)
         return tm_diag_set(L->diag, TM_ERR_NOMEM, L->file, "out of memory");
     static const char *const node_keys[] = {"type", "gpus",      "cpu_milli", "mem_mib",
-                                            "up",   "gpus_down", NULL};
+                                            "up",   "gpus_down", "tenant",    NULL};
     i = 0;
     for (const cJSON *o = nodes->child; o; o = o->next, i++) {
         char p[SIM__PATH_MAX_LEN], q[SIM__PATH_MAX_LEN];
@@ -432,6 +454,8 @@ static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
             (rc = sim__cfg_get_bool(L, o, p, "up", &nd->up)))
             return rc;
         nd->gpus = (uint32_t)gpus;
+        if ((rc = snap_node_tenant(L, s, o, p, (uint32_t)i, (uint32_t)nn)))
+            return rc;
         const cJSON *down;
         int ndown;
         if ((rc = snap_array(L, o, p, "gpus_down", 0, PLACE_MAX_GPUS_PER_NODE, &down, &ndown)))
@@ -534,5 +558,6 @@ void sim_snapshot_fini(sim_snapshot *s)
     free(s->running);
     free(s->parts);
     free(s->speeds);
+    free(s->node_tenant);
     memset(s, 0, sizeof *s);
 }

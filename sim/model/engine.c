@@ -66,10 +66,11 @@ enum {
     EV_GPU_FAIL = 5,
     EV_SVC_SPECIAL = 6,
     EV_SVC_TICK = 7,
+    EV_POLICY_WAKE = 8, /* the policy asked for a pass (place_policy.wake) */
     /* arrivals come last at equal times, after every event of the heap; they
      * are not in the heap: each source's next arrival waits in the source, and
      * the loop takes the earliest (sources are few) */
-    EV_ARRIVAL = 8,
+    EV_ARRIVAL = 9,
 };
 
 /* A service replica's state. */
@@ -203,6 +204,8 @@ typedef struct engine {
     uint32_t *pool_first_node;
     uint32_t *node_pool;
     uint8_t *node_up_gpus; /* GPUs node n adds to the in-service levels */
+    uint32_t *node_tenant; /* owner per node (PLACE_NONE shared); NULL when no pool has one */
+    int64_t wake_us;       /* the pending EV_POLICY_WAKE, or PLACE_T_NEVER */
     type_gpus tgpus[PLACE_MAX_TYPES];
 
     svc *svcs;
@@ -1787,6 +1790,13 @@ static int schedule_pass(engine *e)
     e->res->policy_errors += st.invalid;
     if (e->apply_rc != TM_OK)
         return e->apply_rc;
+    /* a policy that will decide differently later without any change (a
+     * reclaim delay running out) gets a pass then; one wake is pending at most */
+    if (rc >= 0 && st.wake_us > e->now_us && st.wake_us < e->wake_us) {
+        if (sim__evq_push(&e->evq, st.wake_us, EV_POLICY_WAKE, 0, 0, NULL) != TM_OK)
+            return nomem(e);
+        e->wake_us = st.wake_us;
+    }
     if (rc == PLACE_ERR_NOMEM)
         return nomem(e);
     if (rc < 0)
@@ -1858,6 +1868,12 @@ static int build_fleet(engine *e)
     e->node_up_gpus = calloc(nodes ? nodes : 1, sizeof *e->node_up_gpus);
     if (!e->pool_first_node || !e->node_pool || !e->node_up_gpus)
         return nomem(e);
+    e->wake_us = PLACE_T_NEVER;
+    for (size_t p = 0; p < sc->n_pools && !e->node_tenant; p++)
+        if (sc->pools[p].has_tenant &&
+            !(e->node_tenant = malloc((nodes ? nodes : 1) * sizeof *e->node_tenant)))
+            return nomem(e);
+    e->cluster.node_tenant = e->node_tenant; /* the partition rule reads the owners */
     for (size_t p = 0; p < sc->n_pools; p++) {
         const sim_pool_cfg *pc = &sc->pools[p];
         e->pool_first_node[p] = e->cluster.n_nodes;
@@ -1871,6 +1887,8 @@ static int build_fleet(engine *e)
                            : tm_diag_set(e->diag, TM_ERR_SCENARIO, pc->name, "cannot add node: %s",
                                          place_strerror(rc));
             e->node_pool[node] = (uint32_t)p;
+            if (e->node_tenant)
+                e->node_tenant[node] = pc->has_tenant ? pc->tenant : PLACE_NONE;
         }
         uint32_t t = pc->type;
         if (pc->nodes == 0)
@@ -1973,6 +1991,7 @@ static void engine_fini(engine *e)
     free(e->scratch);
     free(e->pool_first_node);
     free(e->node_pool);
+    free(e->node_tenant);
     free(e->node_up_gpus);
     for (uint32_t t = 0; t < PLACE_MAX_TYPES; t++) {
         free(e->tgpus[t].node);
@@ -2250,6 +2269,11 @@ static int run_loop(engine *e)
             break;
         case EV_SVC_SPECIAL:
             rc = svc_specialize(e, &e->svcs[ev.a]);
+            break;
+        case EV_POLICY_WAKE:
+            if (ev.t_us == e->wake_us)
+                e->wake_us = PLACE_T_NEVER;
+            e->dirty = 1;
             break;
         case EV_ARRIVAL: {
             source *s = &e->sources[ev.a];

@@ -69,6 +69,8 @@ typedef struct sim_pool_cfg {
     sim_ownership ownership;
     int64_t delivered_us; /* in service from (0 = from the start) */
     int64_t retired_us;   /* out of service from (-1 = never) */
+    int has_tenant;       /* owned by a tenant (docs/partition.md); 0 = shared */
+    uint32_t tenant;      /* the owner: index into sim_scenario.tenants */
 } sim_pool_cfg;
 
 /* The kinds of batch-like work (DESIGN §4.3); each has defaults a class can

@@ -1,0 +1,286 @@
+/*
+ * partition_borrow.c — quotas with borrowing: "borrow[:RECLAIM]".
+ *
+ * Each tenant's guarantee is the GPUs of the nodes it owns
+ * (place_cluster.node_tenant). A job is placed at home first (its tenant's
+ * nodes and shared ones); if it does not fit there and it is preemptible, it
+ * may borrow idle nodes of other tenants. A job that is not preemptible never
+ * borrows: lent capacity must be returnable. Each tenant has its own queue
+ * (PLACE_PARTITION_QUEUES), as in strict mode.
+ *
+ * Reclaim: when a job does not fit anywhere, it has waited at least RECLAIM
+ * (a duration, default 0) since it was submitted, and one node its tenant owns
+ * would hold it once borrowers there were evicted, the rule plans that
+ * eviction: the PREEMPT of each chosen borrower, then the job's START on the
+ * freed GPUs. The borrowers pay their checkpoint and restart cost through the
+ * host's ordinary preemption path. On a node, borrowers are chosen by lowest
+ * priority, then least work lost, then the most recently started (Kueue's
+ * candidate order); among nodes, the one needing the fewest victims, then the
+ * least lost work, then the lowest index. A job whose RECLAIM has not run out
+ * asks for a wake-up then (place_policy.wake), so a host that only runs passes
+ * on change still reclaims on time.
+ *
+ * What it does not do (docs/partition.md): a gang is reclaimed on one node
+ * only (a gang that needs several of its nodes waits for its own jobs to
+ * end); only whole GPUs of borrowers are counted as freed (a GPU share held by
+ * a borrower is not reclaimed); owners are never preempted for one another.
+ *
+ * Cost: a reclaim walks the running set once and sorts the borrowers found on
+ * the tenant's nodes: O(running + b log b), only for jobs that do not fit.
+ * Sources: Kueue cohorts (borrowingLimit, preemption.reclaimWithinCohort),
+ * YARN's capacity scheduler (guaranteed capacity, elasticity, preemption of
+ * over-capacity queues after max_wait_before_kill), Slurm partitions with
+ * PreemptMode=REQUEUE.
+ */
+#include "place_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cand {
+    uint32_t node, run; /* node of the part, running index */
+    int32_t priority;
+    uint64_t mask; /* the part's GPUs on the node */
+    double lost_gpu_s;
+    int64_t start_us;
+    uint64_t id;
+    int64_t cpu_milli, mem_mib; /* host resources the part holds on the node */
+} cand;
+
+typedef struct borrow {
+    place_env env;
+    int64_t reclaim_us;
+    int64_t wake_us; /* the earliest reclaim that was not due yet in this pass */
+    cand *c;
+    uint32_t cap;
+} borrow;
+
+/* "": 0; otherwise a number of seconds with an optional unit s, m, h or d. */
+static int parse_duration(const char *s, int64_t *out_us)
+{
+    if (!*s) {
+        *out_us = 0;
+        return PLACE_OK;
+    }
+    char *end = NULL;
+    double x = strtod(s, &end);
+    if (end == s)
+        return PLACE_ERR_SPEC;
+    double unit = 1;
+    if (*end == 's')
+        end++;
+    else if (*end == 'm')
+        unit = 60, end++;
+    else if (*end == 'h')
+        unit = 3600, end++;
+    else if (*end == 'd')
+        unit = 86400, end++;
+    x *= unit;
+    if (*end || !(x >= 0) || x > 1e12) /* also refuses NaN */
+        return PLACE_ERR_SPEC;
+    *out_us = (int64_t)(x * 1e6 + 0.5);
+    return PLACE_OK;
+}
+
+static int borrow_create(const place_env *env, const char *args, void **state, char *err,
+                         size_t err_len)
+{
+    int64_t r;
+    if (parse_duration(args, &r) != PLACE_OK) {
+        if (err && err_len) {
+            const char *msg = "partition 'borrow': expected a reclaim delay such as 600, 90s, 10m "
+                              "or 1h, got '";
+            size_t k = 0;
+            for (const char *p = msg; *p && k + 1 < err_len; p++)
+                err[k++] = *p;
+            for (const char *p = args; *p && k + 2 < err_len && k < 200; p++)
+                err[k++] = *p;
+            if (k + 1 < err_len)
+                err[k++] = '\'';
+            err[k] = '\0';
+        }
+        return PLACE_ERR_SPEC;
+    }
+    borrow *b = place__realloc(env, NULL, 0, sizeof *b);
+    if (!b)
+        return PLACE_ERR_NOMEM;
+    memset(b, 0, sizeof *b);
+    b->env = *env;
+    b->reclaim_us = r;
+    b->wake_us = PLACE_T_NEVER;
+    *state = b;
+    return PLACE_OK;
+}
+
+static void borrow_destroy(void *state)
+{
+    borrow *b = state;
+    if (!b)
+        return;
+    place__free(&b->env, b->c, b->cap * sizeof *b->c);
+    place_env env = b->env;
+    place__free(&env, b, sizeof *b);
+}
+
+static int borrow_begin(void *state, const place_view *v)
+{
+    (void)v;
+    ((borrow *)state)->wake_us = PLACE_T_NEVER;
+    return PLACE_OK;
+}
+
+static int64_t borrow_wake(void *state, const place_view *v)
+{
+    const borrow *b = state;
+    return b->wake_us > v->now_us ? b->wake_us : PLACE_T_NEVER;
+}
+
+/* Home: own and shared nodes. Borrowing: any node, for preemptible jobs. */
+static int borrow_allow(void *state, const place_view *v, const place_job *j, uint32_t node,
+                        int phase)
+{
+    (void)state;
+    uint32_t owner = place_node_tenant(v->cluster, node);
+    if (owner == PLACE_NONE || owner == j->tenant)
+        return 1;
+    return phase == PLACE_PHASE_BORROW && (j->flags & PLACE_JOB_PREEMPTIBLE);
+}
+
+/* Borrowers on one node first in the order they are evicted. */
+static int cand_cmp(const void *pa, const void *pb)
+{
+    const cand *a = pa, *b = pb;
+    if (a->node != b->node)
+        return a->node < b->node ? -1 : 1;
+    if (a->priority != b->priority)
+        return a->priority < b->priority ? -1 : 1;
+    if (a->lost_gpu_s != b->lost_gpu_s)
+        return a->lost_gpu_s < b->lost_gpu_s ? -1 : 1;
+    if (a->start_us != b->start_us)
+        return a->start_us > b->start_us ? -1 : 1;
+    if (a->id != b->id)
+        return a->id < b->id ? -1 : 1;
+    return (a->run > b->run) - (a->run < b->run);
+}
+
+/* GPUs of node n that are in service (bit g). */
+static uint64_t node_up_mask(const place_cluster *c, uint32_t n)
+{
+    uint64_t m = 0;
+    for (uint32_t g = 0; g < c->node_gpus[n]; g++)
+        if (c->gpu_up[c->node_gpu0[n] + g])
+            m |= 1ull << g;
+    return m;
+}
+
+static int borrow_reclaim(void *state, const place_view *v, uint32_t i, uint32_t *victims,
+                          uint32_t cap_victims, uint32_t *n_victims, place_decision *d)
+{
+    borrow *b = state;
+    const place_cluster *c = v->cluster;
+    const place_job *j = &v->queue[i];
+    if (!c->node_tenant || j->gpus == 0 || d->cap_parts < 1)
+        return PLACE_ERR_NOFIT;
+    if (j->submit_us > v->now_us - b->reclaim_us) {
+        /* not due yet: be woken when it is */
+        int64_t due = j->submit_us + b->reclaim_us;
+        if (due < b->wake_us)
+            b->wake_us = due;
+        return PLACE_ERR_NOFIT;
+    }
+    /* the borrowers' whole-GPU parts on nodes this job's tenant owns: O(running) */
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < v->n_running; k++) {
+        const place_running *r = &v->running[k];
+        if (r->job.tenant == j->tenant || !(r->job.flags & PLACE_JOB_PREEMPTIBLE))
+            continue;
+        for (uint32_t q = 0; q < r->n_parts; q++) {
+            const place_part *p = &r->parts[q];
+            if (p->gpus == 0 || p->milli < PLACE_MILLI_WHOLE ||
+                place_node_tenant(c, p->node) != j->tenant)
+                continue;
+            int rc = place__grow(&b->env, (void **)&b->c, &b->cap, n + 1, sizeof *b->c);
+            if (rc != PLACE_OK)
+                return rc;
+            cand *x = &b->c[n++];
+            x->node = p->node;
+            x->run = k;
+            x->priority = r->job.priority;
+            x->mask = p->mask;
+            x->lost_gpu_s = place_running_lost_gpu_s(r, v->now_us);
+            x->start_us = r->start_us;
+            x->id = r->job.id;
+            place__part_host_share(&r->job, r->parts, r->n_parts, q, &x->cpu_milli, &x->mem_mib);
+        }
+    }
+    if (n == 0)
+        return PLACE_ERR_NOFIT;
+    qsort(b->c, n, sizeof *b->c, cand_cmp);
+    uint32_t need = j->gpu_milli < PLACE_MILLI_WHOLE ? 1 : j->gpus;
+    uint32_t best = PLACE_NONE, best_first = 0, best_n = 0;
+    double best_lost = 0;
+    for (uint32_t a = 0; a < n;) {
+        uint32_t node = b->c[a].node, e = a;
+        while (e < n && b->c[e].node == node)
+            e++;
+        uint32_t t = c->node_type[node];
+        if (c->node_up[node] && place_type_ok(c, j, t) && c->node_gpus[node] >= need) {
+            uint64_t up = node_up_mask(c, node), freed = c->node_free_mask[node];
+            int64_t cpu = c->node_cpu_free_milli[node], mem = c->node_mem_free_mib[node];
+            double lost = 0;
+            uint32_t k = a;
+            while (k < e && ((uint32_t)__builtin_popcountll(freed & up) < need ||
+                             cpu < j->cpu_milli || mem < j->host_mem_mib)) {
+                freed |= b->c[k].mask;
+                cpu += b->c[k].cpu_milli;
+                mem += b->c[k].mem_mib;
+                lost += b->c[k].lost_gpu_s;
+                k++;
+            }
+            int ok = (uint32_t)__builtin_popcountll(freed & up) >= need && cpu >= j->cpu_milli &&
+                     mem >= j->host_mem_mib && k > a;
+            uint32_t nv = k - a;
+            if (ok && (best == PLACE_NONE || nv < best_n || (nv == best_n && lost < best_lost))) {
+                best = node;
+                best_first = a;
+                best_n = nv;
+                best_lost = lost;
+            }
+        }
+        a = e;
+    }
+    if (best == PLACE_NONE)
+        return PLACE_ERR_NOFIT;
+    /* a running job has at most one part per node: each victim once */
+    if (best_n > cap_victims)
+        return PLACE_ERR_NOFIT;
+    uint32_t nv = 0;
+    for (uint32_t k = best_first; k < best_first + best_n; k++)
+        victims[nv++] = b->c[k].run;
+    *n_victims = nv;
+    if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+        /* a share goes on the lowest GPU the eviction frees (or one free already) */
+        uint64_t freed = c->node_free_mask[best];
+        for (uint32_t k = best_first; k < best_first + best_n; k++)
+            freed |= b->c[k].mask;
+        freed &= node_up_mask(c, best);
+        d->parts[0] = place__part_share(j, best, (uint32_t)__builtin_ctzll(freed));
+    } else {
+        d->parts[0] = place__part_whole(j, best);
+    }
+    d->n_parts = 1;
+    return PLACE_OK;
+}
+
+const place_partition place__partition_borrow = {
+    .name = "borrow",
+    .summary = "quotas with borrowing: owners' idle nodes are lent to preemptible jobs and "
+               "reclaimed by preemption (borrow:RECLAIM waits RECLAIM first)",
+    .flags = PLACE_PARTITION_QUEUES | PLACE_PARTITION_LENDS,
+    .create = borrow_create,
+    .destroy = borrow_destroy,
+    .begin = borrow_begin,
+    .allow = borrow_allow,
+    .reclaim = borrow_reclaim,
+    .wake = borrow_wake,
+};
