@@ -108,8 +108,14 @@ typedef struct job {
     int warm;                     /* a replica of the start: ready when placed at t = 0 */
     uint64_t num;                 /* batch jobs: job number for the rows (from 1) */
     uint64_t end_ev, overhead_ev; /* event handles */
-    place_part part0;             /* storage for a one-part placement */
-    place_part *parts;            /* &part0, or a pooled block for a gang that spans */
+    /* useful work: reference progress that survived, in reference us (batch
+     * jobs); what it adds to the work levels now (SIM_WORK_SCALE units); for
+     * a replica, when its busy level last changed */
+    int64_t work_ref_us;
+    int64_t work_lv, value_lv;
+    int64_t busy_t_us;
+    place_part part0;  /* storage for a one-part placement */
+    place_part *parts; /* &part0, or a pooled block for a gang that spans */
     uint32_t n_parts, cap_parts;
 } job;
 
@@ -218,6 +224,11 @@ typedef struct engine {
     sim__series series;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_result *res;
+    /* useful work per class, tenant, pool and GPU type: batch jobs exactly
+     * (milli-GPU x reference us), replicas in double (milli-GPU x us x speed) */
+    sim__area *w_class, *w_tenant, *w_pool, *w_type;
+    double *wv_class, *wv_tenant; /* value-weighted, milli-GPU x reference us */
+    double *wr_pool, *wr_type, *wr_svc;
     int apply_rc;           /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
     uint32_t pass_prefix;   /* queue entries from q_head started so far in this pass */
     int pass_holes;         /* a job behind a waiting one started in this pass */
@@ -303,6 +314,35 @@ static double gpu_s(int64_t milli, int64_t us)
     return (double)milli / PLACE_MILLI_WHOLE * (double)us / SIM_US_PER_S;
 }
 
+/* A job's entry in the tenant totals: the scenario's tenants, then one for
+ * any other index (a trace's own user ids). */
+static uint32_t tenant_slot(const engine *e, const job *j)
+{
+    return j->pj.tenant < e->sc->n_tenants ? j->pj.tenant : (uint32_t)e->sc->n_tenants;
+}
+
+/* Credit ref_us of surviving reference progress of batch job j (on its
+ * current parts) to the job and to the work of its class, tenant, pools and
+ * GPU types. Exact: milli-GPU x reference microseconds. */
+static void work_credit(engine *e, job *j, int64_t ref_us)
+{
+    if (ref_us <= 0)
+        return;
+    j->work_ref_us += ref_us;
+    sim__area a = (sim__area)ref_us * job_milli(j);
+    uint32_t tn = tenant_slot(e, j);
+    e->w_class[j->pj.cls] += a;
+    e->w_tenant[tn] += a;
+    e->wv_class[j->pj.cls] += (double)a * j->value;
+    e->wv_tenant[tn] += (double)a * j->value;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        sim__area pa = (sim__area)ref_us * part_milli(j, p);
+        e->w_pool[e->node_pool[p->node]] += pa;
+        e->w_type[e->cluster.node_type[p->node]] += pa;
+    }
+}
+
 /* ------------------------------------------------------------------------- */
 /* levels: what a job's allocation and work add to the time series            */
 
@@ -323,6 +363,50 @@ static void levels_alloc(engine *e, const job *j, int sign)
     sim__level_add(&e->series, own, e->now_us, m);
 }
 
+/* The speed a job's busy GPUs work at, relative to the reference type: a
+ * batch job's applied speed in its current run, a replica's throughput on
+ * its type over the reference type's. */
+static double job_work_speed(const engine *e, const job *j)
+{
+    if (!j->svc)
+        return j->run_speed;
+    return e->svcs[j->svc - 1].speed[e->cluster.node_type[j->parts[0].node]];
+}
+
+/* A replica's useful work since its busy level last changed: busy GPU-time x
+ * its speed, to its service, pools and GPU types. */
+static void replica_work_flush(engine *e, job *j)
+{
+    int64_t dt = e->now_us - j->busy_t_us;
+    j->busy_t_us = e->now_us;
+    if (dt <= 0 || j->busy_milli == 0)
+        return;
+    double speed = job_work_speed(e, j), m = (double)job_milli(j);
+    double area = (double)j->busy_milli * (double)dt * speed;
+    e->wr_svc[j->svc - 1] += area;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        double a = area * (double)part_milli(j, p) / m;
+        e->wr_pool[e->node_pool[p->node]] += a;
+        e->wr_type[e->cluster.node_type[p->node]] += a;
+    }
+}
+
+/* What a job adds to the work levels: its busy GPUs x its speed, and that x
+ * its value (replicas count value 1). */
+static void levels_work_set(engine *e, job *j)
+{
+    double w = (double)j->busy_milli * job_work_speed(e, j) * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
+    int64_t wl = (int64_t)llround(w);
+    int64_t vl = j->svc ? wl : (int64_t)llround(w * j->value);
+    if (wl != j->work_lv)
+        sim__level_add(&e->series, SIM_LV_WORK, e->now_us, wl - j->work_lv);
+    if (vl != j->value_lv)
+        sim__level_add(&e->series, SIM_LV_VALUE_WORK, e->now_us, vl - j->value_lv);
+    j->work_lv = wl;
+    j->value_lv = vl;
+}
+
 /* Set what a job adds to the busy levels: all of its GPUs for a batch job at
  * work, none while it pays a restart overhead, the service's utilisation of
  * them for a ready replica (a replica is on one node). */
@@ -332,6 +416,8 @@ static void levels_busy_set(engine *e, job *j, int64_t milli)
     int64_t delta = milli - j->busy_milli;
     if (delta == 0)
         return;
+    if (j->svc)
+        replica_work_flush(e, j);
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
         int64_t m = j->n_parts == 1 ? delta : (delta > 0 ? 1 : -1) * part_milli(j, p);
@@ -344,6 +430,7 @@ static void levels_busy_set(engine *e, job *j, int64_t milli)
         sim__level_add(&e->series, sim_level_service(sc, j->svc - 1, SIM_LV_S_BUSY), e->now_us,
                        delta);
     j->busy_milli = milli;
+    levels_work_set(e, j);
 }
 
 static void levels_queue(engine *e, const job *j, int delta)
@@ -499,6 +586,7 @@ static int emit_row(engine *e, const job *j, int state, int reason)
         .lost_gpu_s = j->lost_gpu_s,
         .alloc_gpu_s = j->alloc_gpu_s,
         .value = j->value,
+        .work_ref_gpu_s = gpu_s(job_milli(j), j->work_ref_us),
     };
     return e->sink->job(e->sink->ud, &row, e->diag);
 }
@@ -659,6 +747,7 @@ static int admit(engine *e, const trace_job *tj)
     j->value = tj->value;
     cls_res(e, tj->cls)->arrived++;
     all_res(e)->arrived++;
+    e->res->tenants[tenant_slot(e, j)].arrived++;
     e->series.b_arrivals++;
     int reason = reject_reason(e, &j->pj);
     if (reason != SIM_REJECT_NONE) {
@@ -873,8 +962,12 @@ static void run_stop(engine *e, uint32_t slot, int cause)
     int64_t work = el - ov;
     int64_t saved = j->checkpoint_us > 0 ? work / j->checkpoint_us * j->checkpoint_us : 0;
     int64_t saved_ref = (int64_t)((double)saved * j->run_speed);
+    work_credit(e, j, saved_ref < j->remaining_ref_us ? saved_ref : j->remaining_ref_us);
     j->remaining_ref_us = saved_ref < j->remaining_ref_us ? j->remaining_ref_us - saved_ref : 0;
     int64_t milli = job_milli(j);
+    double lost_ref = (double)milli * (double)(work - saved) * j->run_speed;
+    e->series.b_lost_work += lost_ref;
+    e->series.b_lost_value_work += lost_ref * j->value;
     double lost_work = gpu_s(milli, work - saved), lost = gpu_s(milli, work - saved + ov);
     j->busy_gpu_s += gpu_s(milli, work);
     j->lost_work_gpu_s += lost_work;
@@ -920,6 +1013,7 @@ static void job_close(engine *e, job *j)
     ar->gpu_s_goodput += good;
     cr->value_goodput += good * j->value;
     ar->value_goodput += good * j->value;
+    e->res->tenants[tenant_slot(e, j)].gpu_s_alloc += j->alloc_gpu_s;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1493,6 +1587,7 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
     j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
     j->lost_gpu_s += gpu_s(milli, j->run_overhead_us); /* the last restart's overhead */
+    work_credit(e, j, j->remaining_ref_us);
     j->remaining_ref_us = 0;
     run_release(e, j);
     e->series.b_completions++;
@@ -1516,6 +1611,7 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
     cr->completed++;
     ar->completed++;
+    e->res->tenants[tenant_slot(e, j)].completed++;
     cr->slowdown_mean += slow; /* sums until the end */
     ar->slowdown_mean += slow;
     cr->completion_mean_s += (double)completion / SIM_US_PER_S;
@@ -1895,6 +1991,10 @@ static int build_fleet(engine *e)
             sim__evq_push(&e->evq, pc->retired_us, EV_POOL_RETIRE, (uint32_t)p, 0, NULL))
             return nomem(e);
     }
+    uint64_t owned = 0;
+    for (size_t p = 0; p < sc->n_pools; p++)
+        owned += (uint64_t)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+    sim__level_add(&e->series, SIM_LV_OWNED, e->now_us, (int64_t)owned * PLACE_MILLI_WHOLE);
     /* a decision has at most one part per node */
     uint64_t cap = e->cluster.n_nodes ? e->cluster.n_nodes : 1;
     e->scratch_cap = (uint32_t)(cap < 65536 ? cap : 65536);
@@ -1994,6 +2094,15 @@ static void engine_fini(engine *e)
     sim__evq_fini(&e->evq);
     free(e->hook_d);
     free(e->hook_parts);
+    free(e->w_class);
+    free(e->w_tenant);
+    free(e->w_pool);
+    free(e->w_type);
+    free(e->wv_class);
+    free(e->wv_tenant);
+    free(e->wr_pool);
+    free(e->wr_type);
+    free(e->wr_svc);
     svcs_fini(e);
 }
 
@@ -2047,6 +2156,9 @@ static int emit_unfinished(engine *e)
         cr->gpu_s_lost += gpu_s(milli, ov);
         ar->gpu_s_lost += gpu_s(milli, ov);
         e->res->gpu_s_lost += gpu_s(milli, ov);
+        /* its progress so far survived to the end, as its goodput does */
+        double done = (double)(el - ov) * j->run_speed;
+        work_credit(e, j, done < (double)j->remaining_ref_us ? (int64_t)done : j->remaining_ref_us);
         job_close(e, j);
         int64_t end = j->end_us;
         j->end_us = -1;
@@ -2060,6 +2172,59 @@ static int emit_unfinished(engine *e)
 static double level_gpu_s(const engine *e, size_t i)
 {
     return (double)sim__level_total(&e->series, i) / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+}
+
+/* milli-GPU x microseconds as GPU-seconds */
+static double area_gpu_s(double a)
+{
+    return a / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+}
+
+/* The useful work of the run (docs/output.md, "useful work"): replicas still
+ * placed are brought up to the end first. */
+static void finish_work(engine *e)
+{
+    sim_result *r = e->res;
+    const sim_scenario *sc = e->sc;
+    for (uint32_t i = 0; i < e->n_run; i++) {
+        job *j = slot_job(e, e->r_slot[i]);
+        if (j->svc)
+            replica_work_flush(e, j);
+    }
+    double span_s = (double)e->now_us / SIM_US_PER_S;
+    r->gpu_s_owned = 0;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        double g = (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+        r->pools[p].owned = g * span_s;
+        r->pools[p].work_ref = area_gpu_s((double)e->w_pool[p] + e->wr_pool[p]);
+        r->types[sc->pools[p].type].owned += g * span_s;
+        r->gpu_s_owned += g * span_s;
+    }
+    for (size_t t = 0; t < sc->n_types; t++)
+        r->types[t].work_ref = area_gpu_s((double)e->w_type[t] + e->wr_type[t]);
+    sim__area all = 0;
+    double all_v = 0;
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        r->classes[c].work_ref_gpu_s = area_gpu_s((double)e->w_class[c]);
+        r->classes[c].value_work_ref_gpu_s = area_gpu_s(e->wv_class[c]);
+        all += e->w_class[c];
+        all_v += e->wv_class[c];
+    }
+    r->classes[sc->n_classes].work_ref_gpu_s = area_gpu_s((double)all);
+    r->classes[sc->n_classes].value_work_ref_gpu_s = area_gpu_s(all_v);
+    for (size_t k = 0; k <= sc->n_tenants; k++) {
+        r->tenants[k].work_ref_gpu_s = area_gpu_s((double)e->w_tenant[k]);
+        r->tenants[k].value_work_ref_gpu_s = area_gpu_s(e->wv_tenant[k]);
+    }
+    double svc_s = 0;
+    for (size_t v = 0; v < sc->n_services; v++) {
+        r->services[v].work_ref_gpu_hours = area_gpu_s(e->wr_svc[v]) / 3600;
+        svc_s += area_gpu_s(e->wr_svc[v]);
+    }
+    r->work_ref_gpu_s = r->classes[sc->n_classes].work_ref_gpu_s + svc_s;
+    r->value_work_ref_gpu_s = r->classes[sc->n_classes].value_work_ref_gpu_s + svc_s;
+    r->work_util = r->gpu_s_owned > 0 ? r->work_ref_gpu_s / r->gpu_s_owned : 0.0;
+    r->value_util = r->gpu_s_owned > 0 ? r->value_work_ref_gpu_s / r->gpu_s_owned : 0.0;
 }
 
 static void finish_results(engine *e)
@@ -2091,6 +2256,7 @@ static void finish_results(engine *e)
         r->types[t].alloc = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_ALLOC));
         r->types[t].busy = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_BUSY));
     }
+    finish_work(e);
     for (size_t c = 0; c <= r->n_classes; c++) {
         sim_class_result *cr = &r->classes[c];
         const double us = SIM_US_PER_S;
@@ -2116,14 +2282,22 @@ static int check_state(engine *e)
     if (place_cluster_verify(&e->cluster) != PLACE_OK)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                            "cluster invariant broken at %lld us", (long long)e->now_us);
-    int64_t milli = 0, busy = 0;
+    int64_t milli = 0, busy = 0, work = 0, vwork = 0;
     for (uint32_t i = 0; i < e->n_run; i++) {
         const job *j = slot_job(e, e->r_slot[i]);
         if (j->state != SIM_JOB_RUNNING || j->pos != i)
             return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "running set broken");
         milli += job_milli(j);
         busy += j->busy_milli;
+        work += j->work_lv;
+        vwork += j->value_lv;
     }
+    if (work != e->series.lv[SIM_LV_WORK].value || vwork != e->series.lv[SIM_LV_VALUE_WORK].value)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "work levels broken at %lld us: %lld vs %lld (value %lld vs %lld)",
+                           (long long)e->now_us, (long long)e->series.lv[SIM_LV_WORK].value,
+                           (long long)work, (long long)e->series.lv[SIM_LV_VALUE_WORK].value,
+                           (long long)vwork);
     for (uint32_t i = e->q_head; i < e->q_tail; i++) {
         const job *j = slot_job(e, e->q_slot[i]);
         if (j->state != SIM_JOB_QUEUED || j->pos != i ||
@@ -2313,11 +2487,24 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     res->classes = calloc(nq, sizeof *res->classes);
     res->pools = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *res->pools);
     res->types = calloc(sc->n_types ? sc->n_types : 1, sizeof *res->types);
+    res->n_tenants = sc->n_tenants;
+    res->tenants = calloc(sc->n_tenants + 1, sizeof *res->tenants);
+    e.w_class = calloc(nq, sizeof *e.w_class);
+    e.wv_class = calloc(nq, sizeof *e.wv_class);
+    e.w_tenant = calloc(sc->n_tenants + 1, sizeof *e.w_tenant);
+    e.wv_tenant = calloc(sc->n_tenants + 1, sizeof *e.wv_tenant);
+    e.w_pool = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *e.w_pool);
+    e.wr_pool = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *e.wr_pool);
+    e.w_type = calloc(sc->n_types ? sc->n_types : 1, sizeof *e.w_type);
+    e.wr_type = calloc(sc->n_types ? sc->n_types : 1, sizeof *e.wr_type);
+    e.wr_svc = calloc(sc->n_services ? sc->n_services : 1, sizeof *e.wr_svc);
     e.q_wait = quant_new(nq);
     e.q_completion = quant_new(nq);
     e.q_slowdown = quant_new(nq);
-    if (!res->classes || !res->pools || !res->types || !res->services || !e.q_wait ||
-        !e.q_completion || !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
+    if (!res->classes || !res->pools || !res->types || !res->services || !res->tenants ||
+        !e.w_class || !e.wv_class || !e.w_tenant || !e.wv_tenant || !e.w_pool || !e.wr_pool ||
+        !e.w_type || !e.wr_type || !e.wr_svc || !e.q_wait || !e.q_completion || !e.q_slowdown ||
+        sim__evq_init(&e.evq, 1024) != TM_OK ||
         sim__series_init(&e.series, sim_level_count(sc), sc->sample_us) != TM_OK) {
         rc = nomem(&e);
         goto out;
@@ -2382,7 +2569,9 @@ void sim_result_fini(sim_result *r)
     free(r->pools);
     free(r->types);
     free(r->services);
+    free(r->tenants);
     r->services = NULL;
+    r->tenants = NULL;
     r->classes = NULL;
     r->pools = NULL;
     r->types = NULL;
