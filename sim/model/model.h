@@ -230,6 +230,92 @@ typedef enum sim_block_reason {
 const char *sim_block_reason_key(int reason);
 const char *sim_block_reason_str(int reason);
 
+/* The GPU-hour ledger (docs/output.md "/ledger"): every owned GPU-microsecond
+ * in exactly one bucket. X(ID, key, group, description), in the order of the
+ * files; the groups are SIM_LEDGER_GROUPS. Idle GPUs while work waits are
+ * split by the reason the engine judges after each scheduling pass (the
+ * shape-blocked reasons, with "order" split in two by where the job that
+ * could use them waits, and the free part of shared GPUs). */
+#define SIM_LEDGER_BUCKETS(X)                                                                      \
+    X(SIM_LEDGER_DOWN_FAILED, "down_failed", SIM_LEDGER_G_DOWN,                                    \
+      "down: out of service after a GPU failure, until repaired")                                  \
+    X(SIM_LEDGER_DOWN_UNDELIVERED, "down_undelivered", SIM_LEDGER_G_DOWN,                          \
+      "down: not delivered yet (before the pool's delivery)")                                      \
+    X(SIM_LEDGER_DOWN_RETIRED, "down_retired", SIM_LEDGER_G_DOWN,                                  \
+      "down: retired (from the pool's retirement on)")                                             \
+    X(SIM_LEDGER_IDLE, "idle_no_wait", SIM_LEDGER_G_IDLE,                                          \
+      "idle: in service and free, nothing waiting")                                                \
+    X(SIM_LEDGER_WAIT_TYPE, "wait_type", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: the first waiting job does not allow the GPU type")                  \
+    X(SIM_LEDGER_WAIT_MEMORY, "wait_memory", SIM_LEDGER_G_WAIT,                                    \
+      "idle while work waits: the GPUs have too little memory for the first waiting job")          \
+    X(SIM_LEDGER_WAIT_FRAGMENTATION, "wait_fragmentation", SIM_LEDGER_G_WAIT,                      \
+      "idle while work waits: enough free GPUs of the type in all, not on one node")               \
+    X(SIM_LEDGER_WAIT_GANG, "wait_gang", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: too few free GPUs of the type for the first waiting gang")           \
+    X(SIM_LEDGER_WAIT_HOST, "wait_host", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: the nodes lack the host CPU or memory the first waiting job "        \
+      "needs")                                                                                     \
+    X(SIM_LEDGER_WAIT_BEHIND, "wait_behind", SIM_LEDGER_G_WAIT,                                    \
+      "idle while work waits: a waiting job could use them but waits behind one that cannot "      \
+      "start (strict order, or a reservation held for a backfilling head)")                        \
+    X(SIM_LEDGER_WAIT_HELD, "wait_held", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: the first waiting job could use them and the policy did not "        \
+      "start it (its order, a fair share or quota, a wait for a better GPU type)")                 \
+    X(SIM_LEDGER_WAIT_SHARE, "wait_share", SIM_LEDGER_G_WAIT,                                      \
+      "idle while work waits: the free part of GPUs shared with running jobs")                     \
+    X(SIM_LEDGER_RESTART, "alloc_restart", SIM_LEDGER_G_ALLOC,                                     \
+      "allocated, not working: restart overhead after a preemption or failure")                    \
+    X(SIM_LEDGER_LOADING, "alloc_loading", SIM_LEDGER_G_ALLOC,                                     \
+      "allocated, not working: a service replica loading its model")                               \
+    X(SIM_LEDGER_HEADROOM, "alloc_headroom", SIM_LEDGER_G_ALLOC,                                   \
+      "allocated, not working: the unused part of ready replicas (load below their "               \
+      "throughput)")                                                                               \
+    X(SIM_LEDGER_LOST, "work_lost", SIM_LEDGER_G_LOST,                                             \
+      "working, lost: work since the last checkpoint of runs a preemption or failure stopped")     \
+    X(SIM_LEDGER_USEFUL_NO_VALUE, "useful_no_value", SIM_LEDGER_G_USEFUL,                          \
+      "useful: working, the work survived; jobs of value 0")                                       \
+    X(SIM_LEDGER_USEFUL_VALUED, "useful_valued", SIM_LEDGER_G_USEFUL,                              \
+      "useful: working, the work survived; jobs of value above 0 and service replicas")
+
+#define SIM_LEDGER_GROUPS(X)                                                                       \
+    X(SIM_LEDGER_G_DOWN, "down")                                                                   \
+    X(SIM_LEDGER_G_IDLE, "idle")                                                                   \
+    X(SIM_LEDGER_G_WAIT, "idle_waiting")                                                           \
+    X(SIM_LEDGER_G_ALLOC, "allocated_not_working")                                                 \
+    X(SIM_LEDGER_G_LOST, "working_lost")                                                           \
+    X(SIM_LEDGER_G_USEFUL, "useful")
+
+typedef enum sim_ledger_group {
+#define SIM_LEDGER_G_ENUM_(id, key) id,
+    SIM_LEDGER_GROUPS(SIM_LEDGER_G_ENUM_)
+#undef SIM_LEDGER_G_ENUM_
+        SIM_LEDGER_GROUP_COUNT
+} sim_ledger_group;
+
+typedef enum sim_ledger_bucket {
+#define SIM_LEDGER_ENUM_(id, key, group, desc) id,
+    SIM_LEDGER_BUCKETS(SIM_LEDGER_ENUM_)
+#undef SIM_LEDGER_ENUM_
+        SIM_LEDGER_COUNT
+} sim_ledger_bucket;
+
+const char *sim_ledger_key(int bucket);
+const char *sim_ledger_desc(int bucket);
+int sim_ledger_group_of(int bucket);
+const char *sim_ledger_group_key(int group);
+
+/* GPU-time exactly: milli-GPU x microseconds (a 64-bit product overflows
+ * within a year on a 10,000-GPU fleet). */
+typedef __int128 sim_gpu_area;
+/* milli-GPU x microseconds as GPU-hours */
+#define SIM_AREA_PER_GPU_HOUR (1000.0 * 3600.0 * 1e6)
+
+/* One ledger: the GPU-time of each bucket. */
+typedef struct sim_ledger {
+    sim_gpu_area a[SIM_LEDGER_COUNT];
+} sim_ledger;
+
 /* The levels of the time series (sim_bin_row.avg): time averages over a bin.
  * GPU levels are in milli-GPU (a share counts its fraction). In order:
  * the fleet's totals, shape-blocked idle GPUs by reason, then three levels per
@@ -425,6 +511,15 @@ typedef struct sim_result {
      * tenant index is beyond them (trace user ids): n_tenants + 1 entries */
     size_t n_tenants;
     sim_tenant_result *tenants;
+    /* The GPU-hour ledger: of the fleet, of each pool, and of each consumer
+     * (the classes, the services, then one entry for what no consumer is
+     * charged: down and idle with nothing waiting). Idle GPUs while work
+     * waits go to the consumer of the first waiting job. Each adds up to
+     * owned_area exactly: every pool's GPUs x 1000 x t_end_us. */
+    sim_gpu_area owned_area;
+    sim_ledger ledger;
+    sim_ledger *ledger_pools;     /* n_pools */
+    sim_ledger *ledger_consumers; /* n_classes + n_services + 1 */
 } sim_result;
 
 void sim_result_fini(sim_result *r);

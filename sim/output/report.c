@@ -751,6 +751,7 @@ int sim_report_commit(sim_report *rp, const sim_run_opts *opts, const sim_result
     int rc;
     if ((rc = jobs_flush(rp, diag)) || (rc = write_labels(rp, sc, diag)) ||
         (rc = write_summary(rp, sc, res, diag)) ||
+        (rc = sim__ledger_write_h5(rp->w, sc, res, diag)) ||
         (rc = sim__provenance_write(rp->w, sc, &prov, diag)) ||
         (rc = sim__cost_write_h5(rp->w, sc, res, cost, diag))) {
         sim_report_abort(rp);
