@@ -27,7 +27,9 @@
  *                     and of each consumer add up to the owned GPU-time to
  *                     the microsecond, and agree with the figures the engine
  *                     keeps otherwise (allocated, busy, lost, goodput,
- *                     shape-blocked idle, services' GPU-hours)
+ *                     shape-blocked idle, services' GPU-hours); and
+ *                     tests/ledger_mix.json, where all but two buckets are
+ *                     filled, with the ledger checked after every event
  */
 #include "check.h"
 
@@ -475,10 +477,10 @@ static void check_conservation(const char *name, const sim_scenario *sc, const s
     CHECK(none->a[SIM_LEDGER_IDLE] == L->a[SIM_LEDGER_IDLE]);
 }
 
-static void run_example(const char *name, sim_scenario *sc)
+static void run_example(const char *name, sim_scenario *sc, int check)
 {
     sim_result r;
-    sim_run_opts opts = {0};
+    sim_run_opts opts = {.check_invariants = check};
     tm_diag d;
     int rc = sim_run(sc, &opts, NULL, &r, &d);
     if (rc != TM_OK)
@@ -495,7 +497,7 @@ static void test_ledger_examples(void)
     tm_diag d;
     sim_scenario sc;
     CHECK_EQ_INT(sim_scenario_load_default(&sc, &d), TM_OK);
-    run_example("(embedded default)", &sc);
+    run_example("(embedded default)", &sc, 0);
     sim_scenario_fini(&sc);
     const char *src = getenv("TARMAC_SRC");
     char dir[4096];
@@ -523,9 +525,29 @@ static void test_ledger_examples(void)
             check_fail(__FILE__, __LINE__, "%s: %s: %s", path, d.where, d.msg);
             continue;
         }
-        run_example(names[i], &sc);
+        run_example(names[i], &sc, 0);
         sim_scenario_fini(&sc);
     }
+    /* every bucket but two in a week, with the ledger checked after every
+     * event (tests/ledger_mix.json says what is in it) */
+    char path[4400];
+    snprintf(path, sizeof path, "%s/tests/ledger_mix.json", src ? src : ".");
+    if (sim_scenario_load_file(&sc, path, &d) != TM_OK) {
+        check_fail(__FILE__, __LINE__, "%s: %s: %s", path, d.where, d.msg);
+        return;
+    }
+    sim_result r;
+    sim_run_opts opts = {.check_invariants = 1};
+    if (sim_run(&sc, &opts, NULL, &r, &d) == TM_OK) {
+        check_conservation("ledger_mix.json", &sc, &r);
+        for (int b = 0; b < SIM_LEDGER_COUNT; b++)
+            if (b != SIM_LEDGER_WAIT_MEMORY && b != SIM_LEDGER_WAIT_HOST && !(r.ledger.a[b] > 0))
+                check_fail(__FILE__, __LINE__, "ledger_mix.json: %s is empty", sim_ledger_key(b));
+        sim_result_fini(&r);
+    } else {
+        check_fail(__FILE__, __LINE__, "ledger_mix.json: %s: %s", d.where, d.msg);
+    }
+    sim_scenario_fini(&sc);
 }
 
 int main(void)
