@@ -84,7 +84,7 @@ with tempfile.TemporaryDirectory() as d:
     tarmac("compare", SCEN, "--policies", "fifo-first-fit,fifo-best-fit", "--replications", "3",
            "-o", cmp, "-q")
     RUN_FIGS = {"utilization", "utilization_pools", "utilization_types", "shape_blocked", "services",
-                "wait_cdf", "slowdown", "cost"}
+                "wait_cdf", "slowdown", "cost", "ledger"}
     want = {run: RUN_FIGS, cmp: {"compare", "compare_diff", "compare_classes", "compare_classes_diff"}}
 
     for fmt in ("png", "svg"):

@@ -132,6 +132,8 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
                    sv->ready_mean, sv->ready_max, sv->gpu_hours_busy, sv->api_usd);
         }
     }
+    putchar('\n');
+    sim__ledger_print_summary(stdout, sc, r);
     if (r->policy_errors)
         printf("\npolicy errors: %llu invalid decisions refused\n",
                (unsigned long long)r->policy_errors);

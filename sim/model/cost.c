@@ -542,6 +542,9 @@ int sim__cost_account(const sim_scenario *sc, const sim_result *res, sim__cost_r
     double good_h = res->gpu_s_goodput / 3600;
     out->usd_per_goodput_gpu_h = good_h > 0 ? out->fleet_usd / good_h : NAN;
     out->usd_per_alloc_gpu_h = fleet_alloc_h > 0 ? out->fleet_usd / fleet_alloc_h : NAN;
+    double work_h = res->work_ref_gpu_s / 3600, value_h = res->value_work_ref_gpu_s / 3600;
+    out->usd_per_work_ref_gpu_h = work_h > 0 ? out->fleet_usd / work_h : NAN;
+    out->usd_per_value_work_ref_gpu_h = value_h > 0 ? out->fleet_usd / value_h : NAN;
     out->usd_per_month = out->hours > 0 ? out->total_usd / out->hours * SIM_HOURS_PER_MONTH : NAN;
     return TM_OK;
 }

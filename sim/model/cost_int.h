@@ -115,6 +115,9 @@ typedef struct sim__cost_report {
     double energy_kwh, power_kw_mean;
     double category_usd[SIM__COST_N_CATEGORIES];
     double usd_per_goodput_gpu_h, usd_per_alloc_gpu_h;
+    /* fleet_usd per useful reference GPU-hour, and per value-weighted one
+     * (jobs and replicas; NaN without any) */
+    double usd_per_work_ref_gpu_h, usd_per_value_work_ref_gpu_h;
     /* tokens served on the fleet (services' owned tokens, mapped batch classes) */
     double tokens_served, usd_per_mtok_served, api_equivalent_usd;
     double usd_per_month; /* total x (month / run length) */

@@ -109,8 +109,15 @@ typedef struct job {
     int warm;                     /* a replica of the start: ready when placed at t = 0 */
     uint64_t num;                 /* batch jobs: job number for the rows (from 1) */
     uint64_t end_ev, overhead_ev; /* event handles */
-    place_part part0;             /* storage for a one-part placement */
-    place_part *parts;            /* &part0, or a pooled block for a gang that spans */
+    /* useful work: reference progress that survived, in reference us (batch
+     * jobs); what it adds to the work levels now (SIM_WORK_SCALE units); for
+     * a replica, when its busy level last changed */
+    int64_t work_ref_us;
+    int64_t work_lv, value_lv;
+    int64_t run_work_lv, run_value_lv; /* a batch run's work levels while it works */
+    int64_t busy_t_us;
+    place_part part0;  /* storage for a one-part placement */
+    place_part *parts; /* &part0, or a pooled block for a gang that spans */
     uint32_t n_parts, cap_parts;
 } job;
 
@@ -159,6 +166,46 @@ typedef struct svc {
     int64_t special_t_us;
     sim__area snap_svc_alloc, snap_alloc;
 } svc;
+
+/* The GPU-hour ledger (model.h SIM_LEDGER_BUCKETS): cells that integrate a
+ * piecewise-constant milli-GPU value exactly, as the levels do, without
+ * bins. Two attributions of the same GPU-time: by pool (where the GPU is) and
+ * by consumer (class, service, or none). Down and free capacity are kept per
+ * node as what the node last added to its pool (so a change to a node costs
+ * O(1)); the free capacity is classified into the idle buckets at the end of
+ * each instant in which it or the queue changed (ledger_idle), per GPU type
+ * for the consumers and per pool for the pools. */
+typedef struct ledger_cell {
+    int64_t value, t_us;
+    sim__area total;
+} ledger_cell;
+
+/* Where some idle GPU-time sits: its bucket, consumer and amount. */
+typedef struct idle_place {
+    uint8_t bucket;
+    uint32_t cons;
+    int64_t milli;
+} idle_place;
+
+typedef struct ledger {
+    uint32_t n_cons; /* classes + services + 1 (none) */
+    ledger_cell *pc; /* [pool][bucket] */
+    ledger_cell *cc; /* [consumer][bucket] */
+    uint8_t *phase;  /* per pool: 0 not delivered, 1 in service, 2 retired */
+    /* per node: allocated milli-GPU, and what it adds to its pool's raw free
+     * (whole GPUs, the free part of shared ones) and down cells */
+    int32_t *n_alloc, *n_whole, *n_part, *n_down;
+    uint8_t *n_down_b;
+    /* per pool and per type: raw free milli-GPU, and where it is placed */
+    int64_t *p_whole, *p_part, *t_whole, *t_part;
+    idle_place *p_pw, *p_pp, *t_pw, *t_pp;
+    uint8_t *t_bw, *t_bp;      /* per type: the idle buckets its pools use now */
+    uint32_t *type_pools;      /* pools by type ... */
+    uint32_t *type_pool_first; /* ... type t's are type_pools[first[t] .. first[t + 1]) */
+    uint8_t *p_dirty;
+    uint32_t *dirty, n_dirty;
+    int stale; /* free capacity or the queue changed since the last ledger_idle */
+} ledger;
 
 typedef struct engine {
     const sim_scenario *sc;
@@ -221,6 +268,12 @@ typedef struct engine {
     sim__series series;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_result *res;
+    /* useful work per class, tenant, pool and GPU type: batch jobs exactly
+     * (milli-GPU x reference us), replicas in double (milli-GPU x us x speed) */
+    sim__area *w_class, *w_tenant, *w_pool, *w_type;
+    double *wv_class, *wv_tenant; /* value-weighted, milli-GPU x reference us */
+    double *wr_pool, *wr_type, *wr_svc;
+    ledger led;
     int apply_rc;           /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
     uint32_t pass_prefix;   /* queue entries from q_head started so far in this pass */
     int pass_holes;         /* a job behind a waiting one started in this pass */
@@ -306,24 +359,211 @@ static double gpu_s(int64_t milli, int64_t us)
     return (double)milli / PLACE_MILLI_WHOLE * (double)us / SIM_US_PER_S;
 }
 
+/* A job's entry in the tenant totals: the scenario's tenants, then one for
+ * any other index (a trace's own user ids). */
+static uint32_t tenant_slot(const engine *e, const job *j)
+{
+    return j->pj.tenant < e->sc->n_tenants ? j->pj.tenant : (uint32_t)e->sc->n_tenants;
+}
+
+/* Credit ref_us of surviving reference progress of batch job j (on its
+ * current parts) to the job and to the work of its class, tenant, pools and
+ * GPU types. Exact: milli-GPU x reference microseconds. */
+static void work_credit(engine *e, job *j, int64_t ref_us)
+{
+    if (ref_us <= 0)
+        return;
+    j->work_ref_us += ref_us;
+    sim__area a = (sim__area)ref_us * job_milli(j);
+    uint32_t tn = tenant_slot(e, j);
+    e->w_class[j->pj.cls] += a;
+    e->w_tenant[tn] += a;
+    e->wv_class[j->pj.cls] += (double)a * j->value;
+    e->wv_tenant[tn] += (double)a * j->value;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        sim__area pa = (sim__area)ref_us * part_milli(j, p);
+        e->w_pool[e->node_pool[p->node]] += pa;
+        e->w_type[e->cluster.node_type[p->node]] += pa;
+    }
+}
+
+/* ------------------------------------------------------------------------- */
+/* the GPU-hour ledger: cells                                                 */
+
+static void cell_add(ledger_cell *c, int64_t now_us, int64_t delta)
+{
+    c->total += (sim__area)c->value * (now_us - c->t_us);
+    c->t_us = now_us;
+    c->value += delta;
+}
+
+static void led_pool_add(engine *e, uint32_t pool, int b, int64_t delta)
+{
+    if (delta)
+        cell_add(&e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)b], e->now_us, delta);
+}
+
+static void led_cons_add(engine *e, uint32_t cons, int b, int64_t delta)
+{
+    if (delta)
+        cell_add(&e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)b], e->now_us, delta);
+}
+
+/* GPU-time already integrated into bucket `from` that belongs in `to` (work
+ * found lost when its run stops). */
+static void led_move_area(engine *e, uint32_t pool, uint32_t cons, int from, int to, sim__area a)
+{
+    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)from].total -= a;
+    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)to].total += a;
+    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)from].total -= a;
+    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)to].total += a;
+}
+
+/* The consumer a job's GPU-time is charged to: its class, or its service
+ * after the classes. */
+static uint32_t job_cons(const engine *e, const job *j)
+{
+    return j->svc ? (uint32_t)e->sc->n_classes + j->svc - 1 : j->pj.cls;
+}
+
+/* Where a job's busy GPUs sit: useful work, split by value (replicas count
+ * as valued) ... */
+static int job_busy_bucket(const job *j)
+{
+    return !j->svc && !(j->value > 0) ? SIM_LEDGER_USEFUL_NO_VALUE : SIM_LEDGER_USEFUL_VALUED;
+}
+
+/* ... and the rest of its allocation: a batch job's restart overhead, a
+ * replica's model load, a ready replica's unused capacity. */
+static int job_rest_bucket(const job *j)
+{
+    if (!j->svc)
+        return SIM_LEDGER_RESTART;
+    return j->rep_state == REP_READY ? SIM_LEDGER_HEADROOM : SIM_LEDGER_LOADING;
+}
+
+/* Node n's down and free capacity, from the cluster and the node's
+ * allocation, into its pool's cells (down) and raw free counts (classified
+ * by ledger_idle). Call after every change to the node. Cost O(1). */
+static void node_ledger(engine *e, uint32_t n)
+{
+    ledger *L = &e->led;
+    const place_cluster *c = &e->cluster;
+    uint32_t pool = e->node_pool[n];
+    const int32_t k = (int32_t)PLACE_MILLI_WHOLE, free_milli = (int32_t)c->node_milli_free[n];
+    int32_t whole = (int32_t)c->node_free[n] * k, part = free_milli - whole;
+    int32_t down = (int32_t)c->node_gpus[n] * k - L->n_alloc[n] - free_milli;
+    uint8_t db = c->node_up[n]         ? SIM_LEDGER_DOWN_FAILED
+                 : L->phase[pool] == 2 ? SIM_LEDGER_DOWN_RETIRED
+                                       : SIM_LEDGER_DOWN_UNDELIVERED;
+    uint32_t none = L->n_cons - 1;
+    if (db != L->n_down_b[n] || down != L->n_down[n]) {
+        led_pool_add(e, pool, L->n_down_b[n], -L->n_down[n]);
+        led_cons_add(e, none, L->n_down_b[n], -L->n_down[n]);
+        led_pool_add(e, pool, db, down);
+        led_cons_add(e, none, db, down);
+        L->n_down[n] = down;
+        L->n_down_b[n] = db;
+    }
+    if (whole != L->n_whole[n] || part != L->n_part[n]) {
+        uint32_t t = c->node_type[n];
+        L->p_whole[pool] += whole - L->n_whole[n];
+        L->p_part[pool] += part - L->n_part[n];
+        L->t_whole[t] += whole - L->n_whole[n];
+        L->t_part[t] += part - L->n_part[n];
+        L->n_whole[n] = whole;
+        L->n_part[n] = part;
+        if (!L->p_dirty[pool]) {
+            L->p_dirty[pool] = 1;
+            L->dirty[L->n_dirty++] = pool;
+        }
+        L->stale = 1;
+    }
+}
+
+/* Add sign x a job's allocation on node n's part p to the node's count. */
+static void node_alloc_add(engine *e, const job *j, const place_part *p, int sign)
+{
+    e->led.n_alloc[p->node] += (int32_t)(sign * part_milli(j, p));
+    node_ledger(e, p->node);
+}
+
 /* ------------------------------------------------------------------------- */
 /* levels: what a job's allocation and work add to the time series            */
 
 static void levels_alloc(engine *e, const job *j, int sign)
 {
     const sim_scenario *sc = e->sc;
+    /* the ledger: a new allocation is all "rest" (busy comes after), and so
+     * is one given back (its busy level went to 0 first) */
+    int rest = job_rest_bucket(j);
+    uint32_t cons = job_cons(e, j);
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
         int64_t m = sign * part_milli(j, p);
         uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
         sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_ALLOC), e->now_us, m);
         sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
+        led_pool_add(e, pool, rest, m);
+        led_cons_add(e, cons, rest, m);
+        node_alloc_add(e, j, p, sign);
     }
     int64_t m = sign * job_milli(j);
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
     size_t own = j->svc ? sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC)
                         : sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC);
     sim__level_add(&e->series, own, e->now_us, m);
+}
+
+/* The speed a job's busy GPUs work at, relative to the reference type: a
+ * batch job's applied speed in its current run, a replica's throughput on
+ * its type over the reference type's. */
+static double job_work_speed(const engine *e, const job *j)
+{
+    if (!j->svc)
+        return j->run_speed;
+    return e->svcs[j->svc - 1].speed[e->cluster.node_type[j->parts[0].node]];
+}
+
+/* A replica's useful work since its busy level last changed: busy GPU-time x
+ * its speed, to its service, pools and GPU types. */
+static void replica_work_flush(engine *e, job *j)
+{
+    int64_t dt = e->now_us - j->busy_t_us;
+    j->busy_t_us = e->now_us;
+    if (dt <= 0 || j->busy_milli == 0)
+        return;
+    double speed = job_work_speed(e, j), m = (double)job_milli(j);
+    double area = (double)j->busy_milli * (double)dt * speed;
+    e->wr_svc[j->svc - 1] += area;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        double a = area * (double)part_milli(j, p) / m;
+        e->wr_pool[e->node_pool[p->node]] += a;
+        e->wr_type[e->cluster.node_type[p->node]] += a;
+    }
+}
+
+/* What a job adds to the work levels: its busy GPUs x its speed, and that x
+ * its value (replicas count value 1). */
+static void levels_work_set(engine *e, job *j)
+{
+    int64_t wl, vl;
+    if (j->svc) {
+        double w =
+            (double)j->busy_milli * job_work_speed(e, j) * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
+        wl = vl = (int64_t)llround(w);
+    } else { /* all or nothing: computed once per run (run_begin) */
+        wl = j->busy_milli ? j->run_work_lv : 0;
+        vl = j->busy_milli ? j->run_value_lv : 0;
+    }
+    if (wl != j->work_lv)
+        sim__level_add(&e->series, SIM_LV_WORK, e->now_us, wl - j->work_lv);
+    if (vl != j->value_lv)
+        sim__level_add(&e->series, SIM_LV_VALUE_WORK, e->now_us, vl - j->value_lv);
+    j->work_lv = wl;
+    j->value_lv = vl;
 }
 
 /* Set what a job adds to the busy levels: all of its GPUs for a batch job at
@@ -335,22 +575,32 @@ static void levels_busy_set(engine *e, job *j, int64_t milli)
     int64_t delta = milli - j->busy_milli;
     if (delta == 0)
         return;
+    if (j->svc)
+        replica_work_flush(e, j);
+    int busy_b = job_busy_bucket(j), rest_b = job_rest_bucket(j);
+    uint32_t cons = job_cons(e, j);
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
         int64_t m = j->n_parts == 1 ? delta : (delta > 0 ? 1 : -1) * part_milli(j, p);
         uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
         sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
         sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
+        led_pool_add(e, pool, busy_b, m);
+        led_pool_add(e, pool, rest_b, -m);
+        led_cons_add(e, cons, busy_b, m);
+        led_cons_add(e, cons, rest_b, -m);
     }
     sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, delta);
     if (j->svc)
         sim__level_add(&e->series, sim_level_service(sc, j->svc - 1, SIM_LV_S_BUSY), e->now_us,
                        delta);
     j->busy_milli = milli;
+    levels_work_set(e, j);
 }
 
 static void levels_queue(engine *e, const job *j, int delta)
 {
+    e->led.stale = 1; /* the idle GPUs' bucket depends on what waits */
     sim__level_add(&e->series, SIM_LV_QUEUE, e->now_us, delta);
     if (!j->svc)
         sim__level_add(&e->series, sim_level_class(e->sc, j->pj.cls, SIM_LV_C_QUEUE), e->now_us,
@@ -362,6 +612,7 @@ static void levels_queue(engine *e, const job *j, int delta)
  * count until its jobs leave). Recomputed whenever the node changes. */
 static void node_refresh_up(engine *e, uint32_t n)
 {
+    node_ledger(e, n);
     const place_cluster *c = &e->cluster;
     uint32_t k = 0, g0 = c->node_gpu0[n];
     for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
@@ -502,6 +753,7 @@ static int emit_row(engine *e, const job *j, int state, int reason)
         .lost_gpu_s = j->lost_gpu_s,
         .alloc_gpu_s = j->alloc_gpu_s,
         .value = j->value,
+        .work_ref_gpu_s = gpu_s(job_milli(j), j->work_ref_us),
     };
     return e->sink->job(e->sink->ud, &row, e->diag);
 }
@@ -662,6 +914,7 @@ static int admit(engine *e, const trace_job *tj)
     j->value = tj->value;
     cls_res(e, tj->cls)->arrived++;
     all_res(e)->arrived++;
+    e->res->tenants[tenant_slot(e, j)].arrived++;
     e->series.b_arrivals++;
     int reason = reject_reason(e, &j->pj);
     if (reason != SIM_REJECT_NONE) {
@@ -785,6 +1038,9 @@ static int run_begin(engine *e, uint32_t slot)
     if (j->n_parts > 1 && cc->span_slowdown > 1)
         speed /= cc->span_slowdown;
     j->run_speed = speed;
+    double w = (double)job_milli(j) * speed * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
+    j->run_work_lv = (int64_t)llround(w);
+    j->run_value_lv = (int64_t)llround(w * j->value);
     j->run_start_us = e->now_us;
     j->run_overhead_us = j->interruptions ? j->restart_us : 0;
     double wall = ceil((double)j->remaining_ref_us / speed);
@@ -876,8 +1132,16 @@ static void run_stop(engine *e, uint32_t slot, int cause)
     int64_t work = el - ov;
     int64_t saved = j->checkpoint_us > 0 ? work / j->checkpoint_us * j->checkpoint_us : 0;
     int64_t saved_ref = (int64_t)((double)saved * j->run_speed);
+    work_credit(e, j, saved_ref < j->remaining_ref_us ? saved_ref : j->remaining_ref_us);
     j->remaining_ref_us = saved_ref < j->remaining_ref_us ? j->remaining_ref_us - saved_ref : 0;
     int64_t milli = job_milli(j);
+    double lost_ref = (double)milli * (double)(work - saved) * j->run_speed;
+    e->series.b_lost_work += lost_ref;
+    e->series.b_lost_value_work += lost_ref * j->value;
+    /* the ledger counted that work as useful while it was done */
+    for (uint32_t k = 0; k < j->n_parts; k++)
+        led_move_area(e, e->node_pool[j->parts[k].node], job_cons(e, j), job_busy_bucket(j),
+                      SIM_LEDGER_LOST, (sim__area)part_milli(j, &j->parts[k]) * (work - saved));
     double lost_work = gpu_s(milli, work - saved), lost = gpu_s(milli, work - saved + ov);
     j->busy_gpu_s += gpu_s(milli, work);
     j->lost_work_gpu_s += lost_work;
@@ -923,6 +1187,7 @@ static void job_close(engine *e, job *j)
     ar->gpu_s_goodput += good;
     cr->value_goodput += good * j->value;
     ar->value_goodput += good * j->value;
+    e->res->tenants[tenant_slot(e, j)].gpu_s_alloc += j->alloc_gpu_s;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1213,6 +1478,14 @@ static int svc_replica_ready(engine *e, uint32_t slot)
         return svc_err(e, v, &sub);
     v->loading_s += (double)(e->now_us - j->run_start_us) / SIM_US_PER_S;
     j->in_overhead = 0;
+    for (uint32_t k = 0; k < j->n_parts; k++) { /* loading -> headroom (not busy yet) */
+        uint32_t pool = e->node_pool[j->parts[k].node], cons = job_cons(e, j);
+        int64_t m = part_milli(j, &j->parts[k]);
+        led_pool_add(e, pool, SIM_LEDGER_LOADING, -m);
+        led_pool_add(e, pool, SIM_LEDGER_HEADROOM, m);
+        led_cons_add(e, cons, SIM_LEDGER_LOADING, -m);
+        led_cons_add(e, cons, SIM_LEDGER_HEADROOM, m);
+    }
     j->rep_state = REP_READY;
     v->ready_by_type[e->cluster.node_type[j->parts[0].node]]++;
     if ((rc = svc_rebuild(e, v)) != TM_OK)
@@ -1496,6 +1769,7 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
     j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
     j->lost_gpu_s += gpu_s(milli, j->run_overhead_us); /* the last restart's overhead */
+    work_credit(e, j, j->remaining_ref_us);
     j->remaining_ref_us = 0;
     run_release(e, j);
     e->series.b_completions++;
@@ -1519,6 +1793,7 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
     cr->completed++;
     ar->completed++;
+    e->res->tenants[tenant_slot(e, j)].completed++;
     cr->slowdown_mean += slow; /* sums until the end */
     ar->slowdown_mean += slow;
     cr->completion_mean_s += (double)completion / SIM_US_PER_S;
@@ -1556,6 +1831,7 @@ static int overhead_end(engine *e, uint32_t slot, uint64_t gen)
 static void pool_set_up(engine *e, uint32_t pool, int up)
 {
     const sim_pool_cfg *p = &e->sc->pools[pool];
+    e->led.phase[pool] = up ? 1 : 2;
     for (uint32_t k = 0; k < p->nodes; k++) {
         uint32_t n = e->pool_first_node[pool] + k;
         place_cluster_set_node_up(&e->cluster, n, up);
@@ -1687,37 +1963,144 @@ static int why_not_on_type(const place_cluster *c, const place_job *j, uint32_t 
     return SIM_BLOCK_GANG;
 }
 
-/* After a pass: classify the whole free GPUs of each type (DESIGN §5). */
+/* Why the whole free GPUs of type t sit idle while jobs wait (DESIGN §5):
+ * the shape-blocked reason (the return value) and the ledger's bucket, which
+ * tells "order" apart by where the job that could use them waits: first
+ * (the policy held it) or behind a job that cannot start. */
+static int idle_reason(const engine *e, uint32_t t, int *ledger_bucket)
+{
+    const place_cluster *c = &e->cluster;
+    int reason = SIM_BLOCK_COUNT, first = SIM_BLOCK_COUNT;
+    uint32_t seen = 0;
+    *ledger_bucket = SIM_LEDGER_WAIT_HELD;
+    for (uint32_t i = e->q_head; i < e->q_tail && seen < BLOCK_LOOKAHEAD; i++) {
+        if (e->q_state[i] != PLACE_Q_WAITING)
+            continue;
+        int r = why_not_on_type(c, &e->q_jobs[i], t);
+        if (seen == 0)
+            first = r;
+        seen++;
+        if (r == SIM_BLOCK_COUNT) {
+            reason = SIM_BLOCK_ORDER;
+            *ledger_bucket = seen == 1 ? SIM_LEDGER_WAIT_HELD : SIM_LEDGER_WAIT_BEHIND;
+            break;
+        }
+    }
+    if (reason == SIM_BLOCK_COUNT)
+        reason = first == SIM_BLOCK_COUNT ? SIM_BLOCK_ORDER : first;
+    if (reason != SIM_BLOCK_ORDER) {
+        static const int to_ledger[SIM_BLOCK_COUNT] = {
+            [SIM_BLOCK_TYPE] = SIM_LEDGER_WAIT_TYPE,
+            [SIM_BLOCK_MEMORY] = SIM_LEDGER_WAIT_MEMORY,
+            [SIM_BLOCK_FRAGMENTATION] = SIM_LEDGER_WAIT_FRAGMENTATION,
+            [SIM_BLOCK_GANG] = SIM_LEDGER_WAIT_GANG,
+            [SIM_BLOCK_HOST] = SIM_LEDGER_WAIT_HOST,
+            [SIM_BLOCK_ORDER] = SIM_LEDGER_WAIT_HELD,
+        };
+        *ledger_bucket = to_ledger[reason];
+    }
+    return reason;
+}
+
+/* Move idle GPU-time placed at *pl to (bucket, cons, milli): in the pool's
+ * cells when pool != UINT32_MAX, else in the consumer's. */
+static void idle_move(engine *e, idle_place *pl, uint32_t pool, int bucket, uint32_t cons,
+                      int64_t milli)
+{
+    if (pl->bucket == bucket && pl->cons == cons && pl->milli == milli)
+        return;
+    if (pool != UINT32_MAX) {
+        led_pool_add(e, pool, pl->bucket, -pl->milli);
+        led_pool_add(e, pool, bucket, milli);
+    } else {
+        led_cons_add(e, pl->cons, pl->bucket, -pl->milli);
+        led_cons_add(e, cons, bucket, milli);
+    }
+    pl->bucket = (uint8_t)bucket;
+    pl->cons = cons;
+    pl->milli = milli;
+}
+
+/* Classify the free GPU-time into the ledger's idle buckets, as it stands at
+ * the end of an instant: with nothing waiting all of it is idle; while work
+ * waits, the whole free GPUs of a type go to the reason idle_reason gives
+ * (wb[t], computed here when wb is NULL) and the free parts of shared GPUs
+ * to "share", charged to the consumer of the first waiting job. Per GPU type
+ * for the consumers; per pool for the pools, only for pools whose free
+ * capacity or type's bucket changed. Cost O(types + changed pools). */
+static void ledger_idle(engine *e, const int *wb)
+{
+    ledger *L = &e->led;
+    L->stale = 0;
+    uint32_t head = L->n_cons - 1, i = e->q_head;
+    while (i < e->q_tail && e->q_state[i] != PLACE_Q_WAITING)
+        i++;
+    int waiting = i < e->q_tail;
+    if (waiting)
+        head = job_cons(e, slot_job(e, e->q_slot[i]));
+    for (uint64_t m = e->fleet_types; m; m &= m - 1) {
+        uint32_t t = (uint32_t)__builtin_ctzll(m);
+        if (!L->t_whole[t] && !L->t_part[t] && !L->t_pw[t].milli && !L->t_pp[t].milli)
+            continue; /* nothing free, nothing placed: nothing to move */
+        int bw = SIM_LEDGER_IDLE, bp = SIM_LEDGER_IDLE;
+        if (waiting) {
+            bp = SIM_LEDGER_WAIT_SHARE;
+            if (L->t_whole[t] > 0) {
+                if (wb)
+                    bw = wb[t];
+                else
+                    idle_reason(e, t, &bw);
+            }
+        }
+        uint32_t cons = waiting ? head : L->n_cons - 1;
+        idle_move(e, &L->t_pw[t], UINT32_MAX, L->t_whole[t] ? bw : L->t_pw[t].bucket,
+                  L->t_whole[t] ? cons : L->t_pw[t].cons, L->t_whole[t]);
+        idle_move(e, &L->t_pp[t], UINT32_MAX, L->t_part[t] ? bp : L->t_pp[t].bucket,
+                  L->t_part[t] ? cons : L->t_pp[t].cons, L->t_part[t]);
+        /* the pools follow their type's buckets; a type without free GPUs
+         * keeps its last ones (its pools hold nothing there) */
+        int nbw = L->t_whole[t] ? bw : L->t_bw[t], nbp = L->t_part[t] ? bp : L->t_bp[t];
+        if (nbw != L->t_bw[t] || nbp != L->t_bp[t]) {
+            L->t_bw[t] = (uint8_t)nbw;
+            L->t_bp[t] = (uint8_t)nbp;
+            for (uint32_t k = L->type_pool_first[t]; k < L->type_pool_first[t + 1]; k++) {
+                uint32_t p = L->type_pools[k];
+                if (!L->p_dirty[p]) {
+                    L->p_dirty[p] = 1;
+                    L->dirty[L->n_dirty++] = p;
+                }
+            }
+        }
+    }
+    for (uint32_t k = 0; k < L->n_dirty; k++) {
+        uint32_t p = L->dirty[k], t = e->sc->pools[p].type;
+        L->p_dirty[p] = 0;
+        idle_move(e, &L->p_pw[p], p, L->t_bw[t], 0, L->p_whole[p]);
+        idle_move(e, &L->p_pp[p], p, L->t_bp[t], 0, L->p_part[p]);
+    }
+    L->n_dirty = 0;
+}
+
+/* After a pass: classify the whole free GPUs of each type (DESIGN §5), into
+ * the shape-blocked levels and the ledger. */
 static void update_blocked(engine *e)
 {
     int64_t blocked[SIM_BLOCK_COUNT] = {0};
+    int wb[PLACE_MAX_TYPES];
     const place_cluster *c = &e->cluster;
     if (e->q_head < e->q_tail && c->gpus_free > 0) {
         for (uint32_t t = 0; t < c->n_types; t++) {
+            wb[t] = SIM_LEDGER_IDLE;
             if (!c->type_gpus_free[t])
                 continue;
-            int reason = SIM_BLOCK_COUNT, first = SIM_BLOCK_COUNT;
-            uint32_t seen = 0;
-            for (uint32_t i = e->q_head; i < e->q_tail && seen < BLOCK_LOOKAHEAD; i++) {
-                if (e->q_state[i] != PLACE_Q_WAITING)
-                    continue;
-                int r = why_not_on_type(c, &e->q_jobs[i], t);
-                if (seen == 0)
-                    first = r;
-                seen++;
-                if (r == SIM_BLOCK_COUNT) {
-                    reason = SIM_BLOCK_ORDER;
-                    break;
-                }
-            }
-            if (reason == SIM_BLOCK_COUNT)
-                reason = first == SIM_BLOCK_COUNT ? SIM_BLOCK_ORDER : first;
+            int reason = idle_reason(e, t, &wb[t]);
             blocked[reason] += (int64_t)c->type_gpus_free[t] * PLACE_MILLI_WHOLE;
         }
     }
     for (int r = 0; r < SIM_BLOCK_COUNT; r++)
         if (e->series.lv[SIM_LV_BLOCKED + r].value != blocked[r])
             sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
+    ledger_idle(e, wb);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1848,6 +2231,80 @@ static int build_failures(engine *e)
     return TM_OK;
 }
 
+/* The ledger's arrays, for a fleet of `nodes` nodes (build_fleet). */
+static int ledger_init(engine *e, uint64_t nodes)
+{
+    const sim_scenario *sc = e->sc;
+    ledger *L = &e->led;
+    size_t np = sc->n_pools ? sc->n_pools : 1, nt = sc->n_types + 1, nn = nodes ? nodes : 1;
+    L->n_cons = (uint32_t)(sc->n_classes + sc->n_services + 1);
+    L->pc = calloc(np * SIM_LEDGER_COUNT, sizeof *L->pc);
+    L->cc = calloc((size_t)L->n_cons * SIM_LEDGER_COUNT, sizeof *L->cc);
+    L->phase = calloc(np, sizeof *L->phase);
+    L->n_alloc = calloc(nn, sizeof *L->n_alloc);
+    L->n_whole = calloc(nn, sizeof *L->n_whole);
+    L->n_part = calloc(nn, sizeof *L->n_part);
+    L->n_down = calloc(nn, sizeof *L->n_down);
+    L->n_down_b = calloc(nn, sizeof *L->n_down_b);
+    L->p_whole = calloc(np, sizeof *L->p_whole);
+    L->p_part = calloc(np, sizeof *L->p_part);
+    L->t_whole = calloc(nt, sizeof *L->t_whole);
+    L->t_part = calloc(nt, sizeof *L->t_part);
+    L->p_pw = calloc(np, sizeof *L->p_pw);
+    L->p_pp = calloc(np, sizeof *L->p_pp);
+    L->t_pw = calloc(nt, sizeof *L->t_pw);
+    L->t_pp = calloc(nt, sizeof *L->t_pp);
+    L->t_bw = calloc(nt, sizeof *L->t_bw);
+    L->t_bp = calloc(nt, sizeof *L->t_bp);
+    L->type_pools = calloc(np, sizeof *L->type_pools);
+    L->type_pool_first = calloc(nt + 1, sizeof *L->type_pool_first);
+    L->p_dirty = calloc(np, sizeof *L->p_dirty);
+    L->dirty = calloc(np, sizeof *L->dirty);
+    if (!L->pc || !L->cc || !L->phase || !L->n_alloc || !L->n_whole || !L->n_part || !L->n_down ||
+        !L->n_down_b || !L->p_whole || !L->p_part || !L->t_whole || !L->t_part || !L->p_pw ||
+        !L->p_pp || !L->t_pw || !L->t_pp || !L->t_bw || !L->t_bp || !L->type_pools ||
+        !L->type_pool_first || !L->p_dirty || !L->dirty)
+        return TM_ERR_NOMEM;
+    /* pools by type: a counting sort */
+    for (size_t p = 0; p < sc->n_pools; p++)
+        L->type_pool_first[sc->pools[p].type + 1]++;
+    for (size_t t = 0; t < sc->n_types; t++)
+        L->type_pool_first[t + 1] += L->type_pool_first[t];
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        uint32_t t = sc->pools[p].type;
+        L->type_pools[L->type_pool_first[t] + (uint32_t)L->t_whole[t]++] = (uint32_t)p;
+    }
+    for (size_t t = 0; t < nt; t++)
+        L->t_whole[t] = 0; /* it counted pools above */
+    return TM_OK;
+}
+
+static void ledger_fini(ledger *L)
+{
+    free(L->pc);
+    free(L->cc);
+    free(L->phase);
+    free(L->n_alloc);
+    free(L->n_whole);
+    free(L->n_part);
+    free(L->n_down);
+    free(L->n_down_b);
+    free(L->p_whole);
+    free(L->p_part);
+    free(L->t_whole);
+    free(L->t_part);
+    free(L->p_pw);
+    free(L->p_pp);
+    free(L->t_pw);
+    free(L->t_pp);
+    free(L->t_bw);
+    free(L->t_bp);
+    free(L->type_pools);
+    free(L->type_pool_first);
+    free(L->p_dirty);
+    free(L->dirty);
+}
+
 static int build_fleet(engine *e)
 {
     const sim_scenario *sc = e->sc;
@@ -1866,7 +2323,7 @@ static int build_fleet(engine *e)
         nodes += sc->pools[p].nodes;
     e->node_pool = calloc(nodes ? nodes : 1, sizeof *e->node_pool);
     e->node_up_gpus = calloc(nodes ? nodes : 1, sizeof *e->node_up_gpus);
-    if (!e->pool_first_node || !e->node_pool || !e->node_up_gpus)
+    if (!e->pool_first_node || !e->node_pool || !e->node_up_gpus || ledger_init(e, nodes) != TM_OK)
         return nomem(e);
     e->wake_us = PLACE_T_NEVER;
     for (size_t p = 0; p < sc->n_pools && !e->node_tenant; p++)
@@ -1889,6 +2346,7 @@ static int build_fleet(engine *e)
             e->node_pool[node] = (uint32_t)p;
             if (e->node_tenant)
                 e->node_tenant[node] = pc->has_tenant ? pc->tenant : PLACE_NONE;
+            node_ledger(e, node); /* down: not delivered yet */
         }
         uint32_t t = pc->type;
         if (pc->nodes == 0)
@@ -1913,6 +2371,10 @@ static int build_fleet(engine *e)
             sim__evq_push(&e->evq, pc->retired_us, EV_POOL_RETIRE, (uint32_t)p, 0, NULL))
             return nomem(e);
     }
+    uint64_t owned = 0;
+    for (size_t p = 0; p < sc->n_pools; p++)
+        owned += (uint64_t)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+    sim__level_add(&e->series, SIM_LV_OWNED, e->now_us, (int64_t)owned * PLACE_MILLI_WHOLE);
     /* a decision has at most one part per node */
     uint64_t cap = e->cluster.n_nodes ? e->cluster.n_nodes : 1;
     e->scratch_cap = (uint32_t)(cap < 65536 ? cap : 65536);
@@ -2013,6 +2475,16 @@ static void engine_fini(engine *e)
     sim__evq_fini(&e->evq);
     free(e->hook_d);
     free(e->hook_parts);
+    free(e->w_class);
+    free(e->w_tenant);
+    free(e->w_pool);
+    free(e->w_type);
+    free(e->wv_class);
+    free(e->wv_tenant);
+    free(e->wr_pool);
+    free(e->wr_type);
+    free(e->wr_svc);
+    ledger_fini(&e->led);
     svcs_fini(e);
 }
 
@@ -2066,6 +2538,9 @@ static int emit_unfinished(engine *e)
         cr->gpu_s_lost += gpu_s(milli, ov);
         ar->gpu_s_lost += gpu_s(milli, ov);
         e->res->gpu_s_lost += gpu_s(milli, ov);
+        /* its progress so far survived to the end, as its goodput does */
+        double done = (double)(el - ov) * j->run_speed;
+        work_credit(e, j, done < (double)j->remaining_ref_us ? (int64_t)done : j->remaining_ref_us);
         job_close(e, j);
         int64_t end = j->end_us;
         j->end_us = -1;
@@ -2079,6 +2554,109 @@ static int emit_unfinished(engine *e)
 static double level_gpu_s(const engine *e, size_t i)
 {
     return (double)sim__level_total(&e->series, i) / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+}
+
+/* milli-GPU x microseconds as GPU-seconds */
+static double area_gpu_s(double a)
+{
+    return a / PLACE_MILLI_WHOLE / SIM_US_PER_S;
+}
+
+/* The useful work of the run (docs/output.md, "useful work"): replicas still
+ * placed are brought up to the end first. */
+static void finish_work(engine *e)
+{
+    sim_result *r = e->res;
+    const sim_scenario *sc = e->sc;
+    for (uint32_t i = 0; i < e->n_run; i++) {
+        job *j = slot_job(e, e->r_slot[i]);
+        if (j->svc)
+            replica_work_flush(e, j);
+    }
+    double span_s = (double)e->now_us / SIM_US_PER_S;
+    r->gpu_s_owned = 0;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        double g = (double)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
+        r->pools[p].owned = g * span_s;
+        r->pools[p].work_ref = area_gpu_s((double)e->w_pool[p] + e->wr_pool[p]);
+        r->types[sc->pools[p].type].owned += g * span_s;
+        r->gpu_s_owned += g * span_s;
+    }
+    for (size_t t = 0; t < sc->n_types; t++)
+        r->types[t].work_ref = area_gpu_s((double)e->w_type[t] + e->wr_type[t]);
+    sim__area all = 0;
+    double all_v = 0;
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        r->classes[c].work_ref_gpu_s = area_gpu_s((double)e->w_class[c]);
+        r->classes[c].value_work_ref_gpu_s = area_gpu_s(e->wv_class[c]);
+        all += e->w_class[c];
+        all_v += e->wv_class[c];
+    }
+    r->classes[sc->n_classes].work_ref_gpu_s = area_gpu_s((double)all);
+    r->classes[sc->n_classes].value_work_ref_gpu_s = area_gpu_s(all_v);
+    for (size_t k = 0; k <= sc->n_tenants; k++) {
+        r->tenants[k].work_ref_gpu_s = area_gpu_s((double)e->w_tenant[k]);
+        r->tenants[k].value_work_ref_gpu_s = area_gpu_s(e->wv_tenant[k]);
+    }
+    double svc_s = 0;
+    for (size_t v = 0; v < sc->n_services; v++) {
+        r->services[v].work_ref_gpu_hours = area_gpu_s(e->wr_svc[v]) / 3600;
+        svc_s += area_gpu_s(e->wr_svc[v]);
+    }
+    r->work_ref_gpu_s = r->classes[sc->n_classes].work_ref_gpu_s + svc_s;
+    r->value_work_ref_gpu_s = r->classes[sc->n_classes].value_work_ref_gpu_s + svc_s;
+    r->work_util = r->gpu_s_owned > 0 ? r->work_ref_gpu_s / r->gpu_s_owned : 0.0;
+    r->value_util = r->gpu_s_owned > 0 ? r->value_work_ref_gpu_s / r->gpu_s_owned : 0.0;
+}
+
+/* The ledger's cells up to now, into the result; TM_ERR_INTERNAL unless
+ * every pool's and consumer's buckets add up to the owned GPU-time exactly. */
+static int finish_ledger(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    ledger *L = &e->led;
+    sim_result *r = e->res;
+    if (L->stale)
+        ledger_idle(e, NULL);
+    sim_ledger by_cons;
+    memset(&r->ledger, 0, sizeof r->ledger);
+    memset(&by_cons, 0, sizeof by_cons);
+    r->owned_area = 0;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        sim__area owned = (sim__area)sc->pools[p].nodes * sc->pools[p].gpus_per_node *
+                          PLACE_MILLI_WHOLE * e->now_us,
+                  sum = 0;
+        for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
+            ledger_cell *c = &L->pc[p * SIM_LEDGER_COUNT + (size_t)b];
+            cell_add(c, e->now_us, 0);
+            r->ledger_pools[p].a[b] = c->total;
+            r->ledger.a[b] += c->total;
+            sum += c->total;
+            if (c->total < 0)
+                return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                                   "ledger: pool %zu's %s is negative", p, sim_ledger_key(b));
+        }
+        if (sum != owned)
+            return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                               "ledger: pool %zu's buckets add up to %.9g GPU-h of %.9g owned", p,
+                               (double)sum / SIM_AREA_PER_GPU_HOUR,
+                               (double)owned / SIM_AREA_PER_GPU_HOUR);
+        r->owned_area += owned;
+    }
+    for (uint32_t k = 0; k < L->n_cons; k++)
+        for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
+            ledger_cell *c = &L->cc[(size_t)k * SIM_LEDGER_COUNT + (size_t)b];
+            cell_add(c, e->now_us, 0);
+            r->ledger_consumers[k].a[b] = c->total;
+            by_cons.a[b] += c->total;
+        }
+    for (int b = 0; b < SIM_LEDGER_COUNT; b++)
+        if (by_cons.a[b] != r->ledger.a[b])
+            return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                               "ledger: %s is %.9g GPU-h by consumer, %.9g by pool",
+                               sim_ledger_key(b), (double)by_cons.a[b] / SIM_AREA_PER_GPU_HOUR,
+                               (double)r->ledger.a[b] / SIM_AREA_PER_GPU_HOUR);
+    return TM_OK;
 }
 
 static void finish_results(engine *e)
@@ -2110,6 +2688,7 @@ static void finish_results(engine *e)
         r->types[t].alloc = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_ALLOC));
         r->types[t].busy = level_gpu_s(e, sim_level_type(sc, t, SIM_LV_K_BUSY));
     }
+    finish_work(e);
     for (size_t c = 0; c <= r->n_classes; c++) {
         sim_class_result *cr = &r->classes[c];
         const double us = SIM_US_PER_S;
@@ -2135,14 +2714,22 @@ static int check_state(engine *e)
     if (place_cluster_verify(&e->cluster) != PLACE_OK)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                            "cluster invariant broken at %lld us", (long long)e->now_us);
-    int64_t milli = 0, busy = 0;
+    int64_t milli = 0, busy = 0, work = 0, vwork = 0;
     for (uint32_t i = 0; i < e->n_run; i++) {
         const job *j = slot_job(e, e->r_slot[i]);
         if (j->state != SIM_JOB_RUNNING || j->pos != i)
             return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "running set broken");
         milli += job_milli(j);
         busy += j->busy_milli;
+        work += j->work_lv;
+        vwork += j->value_lv;
     }
+    if (work != e->series.lv[SIM_LV_WORK].value || vwork != e->series.lv[SIM_LV_VALUE_WORK].value)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "work levels broken at %lld us: %lld vs %lld (value %lld vs %lld)",
+                           (long long)e->now_us, (long long)e->series.lv[SIM_LV_WORK].value,
+                           (long long)work, (long long)e->series.lv[SIM_LV_VALUE_WORK].value,
+                           (long long)vwork);
     for (uint32_t i = e->q_head; i < e->q_tail; i++) {
         const job *j = slot_job(e, e->q_slot[i]);
         if (j->state != SIM_JOB_QUEUED || j->pos != i ||
@@ -2168,6 +2755,29 @@ static int check_state(engine *e)
                            (long long)lv[SIM_LV_QUEUE].value, e->q_tail - e->q_head);
     if (sim__evq_check(&e->evq) != TM_OK)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "event queue invariant broken");
+    /* the ledger: once the idle GPU-time is classified, each pool's cells hold
+     * exactly its GPUs, and the consumers' cells the same in all */
+    if (!e->led.stale) {
+        int64_t all = 0, by_cons = 0;
+        for (size_t p = 0; p < e->sc->n_pools; p++) {
+            int64_t sum = 0;
+            for (int b = 0; b < SIM_LEDGER_COUNT; b++)
+                sum += e->led.pc[p * SIM_LEDGER_COUNT + (size_t)b].value;
+            int64_t want =
+                (int64_t)e->sc->pools[p].nodes * e->sc->pools[p].gpus_per_node * PLACE_MILLI_WHOLE;
+            if (sum != want)
+                return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                                   "ledger of pool %zu holds %lld milli-GPU of %lld at %lld us", p,
+                                   (long long)sum, (long long)want, (long long)e->now_us);
+            all += sum;
+        }
+        for (size_t k = 0; k < (size_t)e->led.n_cons * SIM_LEDGER_COUNT; k++)
+            by_cons += e->led.cc[k].value;
+        if (by_cons != all)
+            return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                               "ledger: consumers hold %lld milli-GPU, pools %lld at %lld us",
+                               (long long)by_cons, (long long)all, (long long)e->now_us);
+    }
     return TM_OK;
 }
 
@@ -2218,6 +2828,8 @@ static int run_loop(engine *e)
                     return rc;
                 continue; /* a zero-length job may have ended at this instant */
             }
+            if (e->led.stale)
+                ledger_idle(e, NULL); /* free capacity changed without a pass */
             if (!have)
                 break;
             if (sc->stop == SIM_STOP_HORIZON && ev.t_us > sc->horizon_us)
@@ -2337,11 +2949,26 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     res->classes = calloc(nq, sizeof *res->classes);
     res->pools = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *res->pools);
     res->types = calloc(sc->n_types ? sc->n_types : 1, sizeof *res->types);
+    res->n_tenants = sc->n_tenants;
+    res->tenants = calloc(sc->n_tenants + 1, sizeof *res->tenants);
+    res->ledger_pools = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *res->ledger_pools);
+    res->ledger_consumers = calloc(nq + sc->n_services, sizeof *res->ledger_consumers);
+    e.w_class = calloc(nq, sizeof *e.w_class);
+    e.wv_class = calloc(nq, sizeof *e.wv_class);
+    e.w_tenant = calloc(sc->n_tenants + 1, sizeof *e.w_tenant);
+    e.wv_tenant = calloc(sc->n_tenants + 1, sizeof *e.wv_tenant);
+    e.w_pool = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *e.w_pool);
+    e.wr_pool = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *e.wr_pool);
+    e.w_type = calloc(sc->n_types ? sc->n_types : 1, sizeof *e.w_type);
+    e.wr_type = calloc(sc->n_types ? sc->n_types : 1, sizeof *e.wr_type);
+    e.wr_svc = calloc(sc->n_services ? sc->n_services : 1, sizeof *e.wr_svc);
     e.q_wait = quant_new(nq);
     e.q_completion = quant_new(nq);
     e.q_slowdown = quant_new(nq);
-    if (!res->classes || !res->pools || !res->types || !res->services || !e.q_wait ||
-        !e.q_completion || !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
+    if (!res->classes || !res->pools || !res->types || !res->services || !res->tenants ||
+        !res->ledger_pools || !res->ledger_consumers || !e.w_class || !e.wv_class || !e.w_tenant ||
+        !e.wv_tenant || !e.w_pool || !e.wr_pool || !e.w_type || !e.wr_type || !e.wr_svc ||
+        !e.q_wait || !e.q_completion || !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
         sim__series_init(&e.series, sim_level_count(sc), sc->sample_us) != TM_OK) {
         rc = nomem(&e);
         goto out;
@@ -2390,6 +3017,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
             goto out;
     finish_results(&e);
     svc_results(&e);
+    rc = finish_ledger(&e);
 out:
     engine_fini(&e);
     res->wall_s = wall_now() - t0;
@@ -2406,7 +3034,13 @@ void sim_result_fini(sim_result *r)
     free(r->pools);
     free(r->types);
     free(r->services);
+    free(r->tenants);
+    free(r->ledger_pools);
+    free(r->ledger_consumers);
     r->services = NULL;
+    r->tenants = NULL;
+    r->ledger_pools = NULL;
+    r->ledger_consumers = NULL;
     r->classes = NULL;
     r->pools = NULL;
     r->types = NULL;
@@ -2423,6 +3057,58 @@ const char *sim_reject_reason_str(int reason)
         return msg;
         SIM_REJECT_REASONS(SIM_REJECT_STR_)
 #undef SIM_REJECT_STR_
+    default:
+        return "unknown";
+    }
+}
+
+const char *sim_ledger_key(int bucket)
+{
+    switch (bucket) {
+#define SIM_LEDGER_KEY_(id, key, group, desc)                                                      \
+    case id:                                                                                       \
+        return key;
+        SIM_LEDGER_BUCKETS(SIM_LEDGER_KEY_)
+#undef SIM_LEDGER_KEY_
+    default:
+        return "unknown";
+    }
+}
+
+const char *sim_ledger_desc(int bucket)
+{
+    switch (bucket) {
+#define SIM_LEDGER_DESC_(id, key, group, desc)                                                     \
+    case id:                                                                                       \
+        return desc;
+        SIM_LEDGER_BUCKETS(SIM_LEDGER_DESC_)
+#undef SIM_LEDGER_DESC_
+    default:
+        return "unknown";
+    }
+}
+
+int sim_ledger_group_of(int bucket)
+{
+    switch (bucket) {
+#define SIM_LEDGER_GROUP_(id, key, group, desc)                                                    \
+    case id:                                                                                       \
+        return group;
+        SIM_LEDGER_BUCKETS(SIM_LEDGER_GROUP_)
+#undef SIM_LEDGER_GROUP_
+    default:
+        return -1;
+    }
+}
+
+const char *sim_ledger_group_key(int group)
+{
+    switch (group) {
+#define SIM_LEDGER_GKEY_(id, key)                                                                  \
+    case id:                                                                                       \
+        return key;
+        SIM_LEDGER_GROUPS(SIM_LEDGER_GKEY_)
+#undef SIM_LEDGER_GKEY_
     default:
         return "unknown";
     }

@@ -136,11 +136,14 @@ static int close_bin(sim__series *s, int64_t edge, const sim_sink *sink, tm_diag
             .preemptions = s->b_preemptions,
             .failures = s->b_failures,
             .lost_gpu_s = (double)s->b_lost / 1000.0 / SIM_US_PER_S,
+            .lost_work_ref_gpu_s = s->b_lost_work / 1000.0 / SIM_US_PER_S,
+            .lost_value_work_ref_gpu_s = s->b_lost_value_work / 1000.0 / SIM_US_PER_S,
         };
         rc = sink->bin(sink->ud, &row, diag);
     }
     s->b_arrivals = s->b_starts = s->b_completions = s->b_preemptions = s->b_failures = 0;
     s->b_lost = 0;
+    s->b_lost_work = s->b_lost_value_work = 0;
     s->bin_t0_us = edge;
     s->n_bins++;
     return rc;

@@ -48,8 +48,10 @@ typedef struct sim__series {
     double *avg; /* scratch for a bin's averages */
     /* events in the open bin */
     uint64_t b_arrivals, b_starts, b_completions, b_preemptions, b_failures;
-    sim__area b_lost;         /* milli-GPU x us of work lost in the open bin */
-    sim__area lost;           /* ... over the whole run */
+    sim__area b_lost; /* milli-GPU x us of work lost in the open bin */
+    sim__area lost;   /* ... over the whole run */
+    /* work lost in the open bin: milli-GPU x reference us, and x value */
+    double b_lost_work, b_lost_value_work;
     uint64_t n_bins;          /* bins closed so far */
     const volatile int *stop; /* the run's stop flag (may be NULL), seen in long advances */
 } sim__series;

@@ -232,6 +232,92 @@ typedef enum sim_block_reason {
 const char *sim_block_reason_key(int reason);
 const char *sim_block_reason_str(int reason);
 
+/* The GPU-hour ledger (docs/output.md "/ledger"): every owned GPU-microsecond
+ * in exactly one bucket. X(ID, key, group, description), in the order of the
+ * files; the groups are SIM_LEDGER_GROUPS. Idle GPUs while work waits are
+ * split by the reason the engine judges after each scheduling pass (the
+ * shape-blocked reasons, with "order" split in two by where the job that
+ * could use them waits, and the free part of shared GPUs). */
+#define SIM_LEDGER_BUCKETS(X)                                                                      \
+    X(SIM_LEDGER_DOWN_FAILED, "down_failed", SIM_LEDGER_G_DOWN,                                    \
+      "down: out of service after a GPU failure, until repaired")                                  \
+    X(SIM_LEDGER_DOWN_UNDELIVERED, "down_undelivered", SIM_LEDGER_G_DOWN,                          \
+      "down: not delivered yet (before the pool's delivery)")                                      \
+    X(SIM_LEDGER_DOWN_RETIRED, "down_retired", SIM_LEDGER_G_DOWN,                                  \
+      "down: retired (from the pool's retirement on)")                                             \
+    X(SIM_LEDGER_IDLE, "idle_no_wait", SIM_LEDGER_G_IDLE,                                          \
+      "idle: in service and free, nothing waiting")                                                \
+    X(SIM_LEDGER_WAIT_TYPE, "wait_type", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: the first waiting job does not allow the GPU type")                  \
+    X(SIM_LEDGER_WAIT_MEMORY, "wait_memory", SIM_LEDGER_G_WAIT,                                    \
+      "idle while work waits: the GPUs have too little memory for the first waiting job")          \
+    X(SIM_LEDGER_WAIT_FRAGMENTATION, "wait_fragmentation", SIM_LEDGER_G_WAIT,                      \
+      "idle while work waits: enough free GPUs of the type in all, not on one node")               \
+    X(SIM_LEDGER_WAIT_GANG, "wait_gang", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: too few free GPUs of the type for the first waiting gang")           \
+    X(SIM_LEDGER_WAIT_HOST, "wait_host", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: the nodes lack the host CPU or memory the first waiting job "        \
+      "needs")                                                                                     \
+    X(SIM_LEDGER_WAIT_BEHIND, "wait_behind", SIM_LEDGER_G_WAIT,                                    \
+      "idle while work waits: a waiting job could use them but waits behind one that cannot "      \
+      "start (strict order, or a reservation held for a backfilling head)")                        \
+    X(SIM_LEDGER_WAIT_HELD, "wait_held", SIM_LEDGER_G_WAIT,                                        \
+      "idle while work waits: the first waiting job could use them and the policy did not "        \
+      "start it (its order, a fair share or quota, a wait for a better GPU type)")                 \
+    X(SIM_LEDGER_WAIT_SHARE, "wait_share", SIM_LEDGER_G_WAIT,                                      \
+      "idle while work waits: the free part of GPUs shared with running jobs")                     \
+    X(SIM_LEDGER_RESTART, "alloc_restart", SIM_LEDGER_G_ALLOC,                                     \
+      "allocated, not working: restart overhead after a preemption or failure")                    \
+    X(SIM_LEDGER_LOADING, "alloc_loading", SIM_LEDGER_G_ALLOC,                                     \
+      "allocated, not working: a service replica loading its model")                               \
+    X(SIM_LEDGER_HEADROOM, "alloc_headroom", SIM_LEDGER_G_ALLOC,                                   \
+      "allocated, not working: the unused part of ready replicas (load below their "               \
+      "throughput)")                                                                               \
+    X(SIM_LEDGER_LOST, "work_lost", SIM_LEDGER_G_LOST,                                             \
+      "working, lost: work since the last checkpoint of runs a preemption or failure stopped")     \
+    X(SIM_LEDGER_USEFUL_NO_VALUE, "useful_no_value", SIM_LEDGER_G_USEFUL,                          \
+      "useful: working, the work survived; jobs of value 0")                                       \
+    X(SIM_LEDGER_USEFUL_VALUED, "useful_valued", SIM_LEDGER_G_USEFUL,                              \
+      "useful: working, the work survived; jobs of value above 0 and service replicas")
+
+#define SIM_LEDGER_GROUPS(X)                                                                       \
+    X(SIM_LEDGER_G_DOWN, "down")                                                                   \
+    X(SIM_LEDGER_G_IDLE, "idle")                                                                   \
+    X(SIM_LEDGER_G_WAIT, "idle_waiting")                                                           \
+    X(SIM_LEDGER_G_ALLOC, "allocated_not_working")                                                 \
+    X(SIM_LEDGER_G_LOST, "working_lost")                                                           \
+    X(SIM_LEDGER_G_USEFUL, "useful")
+
+typedef enum sim_ledger_group {
+#define SIM_LEDGER_G_ENUM_(id, key) id,
+    SIM_LEDGER_GROUPS(SIM_LEDGER_G_ENUM_)
+#undef SIM_LEDGER_G_ENUM_
+        SIM_LEDGER_GROUP_COUNT
+} sim_ledger_group;
+
+typedef enum sim_ledger_bucket {
+#define SIM_LEDGER_ENUM_(id, key, group, desc) id,
+    SIM_LEDGER_BUCKETS(SIM_LEDGER_ENUM_)
+#undef SIM_LEDGER_ENUM_
+        SIM_LEDGER_COUNT
+} sim_ledger_bucket;
+
+const char *sim_ledger_key(int bucket);
+const char *sim_ledger_desc(int bucket);
+int sim_ledger_group_of(int bucket);
+const char *sim_ledger_group_key(int group);
+
+/* GPU-time exactly: milli-GPU x microseconds (a 64-bit product overflows
+ * within a year on a 10,000-GPU fleet). */
+typedef __int128 sim_gpu_area;
+/* milli-GPU x microseconds as GPU-hours */
+#define SIM_AREA_PER_GPU_HOUR (1000.0 * 3600.0 * 1e6)
+
+/* One ledger: the GPU-time of each bucket. */
+typedef struct sim_ledger {
+    sim_gpu_area a[SIM_LEDGER_COUNT];
+} sim_ledger;
+
 /* The levels of the time series (sim_bin_row.avg): time averages over a bin.
  * GPU levels are in milli-GPU (a share counts its fraction). In order:
  * the fleet's totals, shape-blocked idle GPUs by reason, then three levels per
@@ -244,7 +330,11 @@ enum {
     SIM_LV_QUEUE,   /* jobs waiting (a count) */
     SIM_LV_RUNNING, /* jobs running (a count) */
     SIM_LV_BLOCKED, /* + reason: GPUs shape-blocked idle */
-    SIM_LV_FIXED = SIM_LV_BLOCKED + SIM_BLOCK_COUNT
+    /* GPUs owned: every GPU of every pool, in service or not (constant) */
+    SIM_LV_OWNED = SIM_LV_BLOCKED + SIM_BLOCK_COUNT,
+    SIM_LV_WORK,       /* work being done, reference GPUs x SIM_WORK_SCALE (docs/output.md) */
+    SIM_LV_VALUE_WORK, /* the same weighted by job value (replicas: value 1) */
+    SIM_LV_FIXED
 };
 enum { SIM_LV_K_UP = 0, SIM_LV_K_ALLOC = 1, SIM_LV_K_BUSY = 2 };
 enum { SIM_LV_C_ALLOC = 0, SIM_LV_C_QUEUE = 1 };
@@ -264,6 +354,11 @@ enum {
     SIM_LV_S_COUNT
 };
 #define SIM_RATE_SCALE 1e6 /* service rate levels are micro-requests/s */
+/* The work levels are in millionths of a reference GPU: a job on g GPUs at
+ * applied speed s (its speed on the type, over the span slowdown) adds
+ * g x s x 1e6 while it works; a ready replica its busy GPUs x its type's
+ * throughput over the reference type's. */
+#define SIM_WORK_SCALE 1e6
 
 /* One finished (or, at the end, unfinished) job. Times in microseconds; -1
  * where the job never got there. */
@@ -288,6 +383,9 @@ typedef struct sim_job_row {
     double lost_gpu_s;  /* GPU-seconds lost: work since the last checkpoint, and restart overhead */
     double alloc_gpu_s; /* GPU-seconds it held, over all its runs (to the end of run if running) */
     double value;
+    /* useful work: the reference GPU-seconds of the progress that survived (its
+     * run time on the reference GPU type x GPUs x share; docs/output.md) */
+    double work_ref_gpu_s;
 } sim_job_row;
 
 /* One time-series bin [t0_us, t1_us). */
@@ -297,6 +395,8 @@ typedef struct sim_bin_row {
     size_t n_avg;
     uint64_t arrivals, starts, completions, preemptions, failures;
     double lost_gpu_s; /* work lost in the bin, GPU-seconds */
+    /* the same work lost in reference GPU-seconds (x speed), and weighted by value */
+    double lost_work_ref_gpu_s, lost_value_work_ref_gpu_s;
 } sim_bin_row;
 
 /* Number of levels of a scenario's time series, and where a pool's, type's or
@@ -340,6 +440,9 @@ typedef struct sim_class_result {
     double gpu_s_lost;    /* ... lost to preemption and failure (work and restart overhead) */
     double gpu_s_goodput; /* busy minus lost work */
     double value_goodput; /* goodput weighted by job value */
+    /* useful work in reference GPU-seconds: the reference run time of the
+     * progress that survived x GPUs (x share), and the same weighted by value */
+    double work_ref_gpu_s, value_work_ref_gpu_s;
 } sim_class_result;
 
 /* Totals of one service. Requests and tokens: demanded = served within the
@@ -360,12 +463,24 @@ typedef struct sim_service_result {
      * else (batch work, other services) before and after the switch */
     double special_at_s;
     double gpus_before, gpus_after, others_before, others_after;
+    /* useful work: busy replica GPU-hours x the replica type's throughput over
+     * the reference type's (reference GPU-hours) */
+    double work_ref_gpu_hours;
 } sim_service_result;
 
 /* GPU-seconds of one pool or GPU type. */
 typedef struct sim_gpu_time {
     double up, alloc, busy;
+    double owned;    /* its GPUs x the run's length (in service or not) */
+    double work_ref; /* useful work done on it, reference GPU-seconds (jobs and replicas) */
 } sim_gpu_time;
+
+/* Totals of one tenant (sim_result.tenants). */
+typedef struct sim_tenant_result {
+    uint64_t arrived, completed;
+    double gpu_s_alloc; /* GPU-seconds its jobs held */
+    double work_ref_gpu_s, value_work_ref_gpu_s;
+} sim_tenant_result;
 
 typedef struct sim_result {
     int64_t t_end_us; /* simulated time the run stopped at */
@@ -390,6 +505,23 @@ typedef struct sim_result {
     sim_gpu_time *types; /* per GPU type */
     sim_service_result *services;
     double wall_s; /* wall-clock time of the run (not written to results) */
+    /* work-normalised figures (docs/output.md, "useful work") */
+    double gpu_s_owned;                          /* every pool's GPUs x the run's length */
+    double work_ref_gpu_s, value_work_ref_gpu_s; /* jobs and service replicas */
+    double work_util, value_util;                /* each / gpu_s_owned */
+    /* per tenant: the scenario's tenants, then one entry for the jobs whose
+     * tenant index is beyond them (trace user ids): n_tenants + 1 entries */
+    size_t n_tenants;
+    sim_tenant_result *tenants;
+    /* The GPU-hour ledger: of the fleet, of each pool, and of each consumer
+     * (the classes, the services, then one entry for what no consumer is
+     * charged: down and idle with nothing waiting). Idle GPUs while work
+     * waits go to the consumer of the first waiting job. Each adds up to
+     * owned_area exactly: every pool's GPUs x 1000 x t_end_us. */
+    sim_gpu_area owned_area;
+    sim_ledger ledger;
+    sim_ledger *ledger_pools;     /* n_pools */
+    sim_ledger *ledger_consumers; /* n_classes + n_services + 1 */
 } sim_result;
 
 void sim_result_fini(sim_result *r);
@@ -472,7 +604,13 @@ uint64_t sim_fleet_gpus_ever(const sim_scenario *sc);
     X(SIM_CM_GPU_HOURS_GOODPUT, "gpu_hours_goodput", "GPU h", 0u,                                  \
       "busy GPU-hours whose work survived", c->gpu_s_goodput / 3600)                               \
     X(SIM_CM_VALUE_GOODPUT, "value_goodput", "GPU h", 0u, "goodput weighted by job value",         \
-      c->value_goodput / 3600)
+      c->value_goodput / 3600)                                                                     \
+    X(SIM_CM_WORK_REF_GPU_HOURS, "work_ref_gpu_hours", "GPU h", 0u,                                \
+      "useful work in reference GPU-hours: the reference GPU type's run time for the progress "    \
+      "that survived x GPUs",                                                                      \
+      c->work_ref_gpu_s / 3600)                                                                    \
+    X(SIM_CM_VALUE_WORK_REF_GPU_HOURS, "value_work_ref_gpu_hours", "GPU h", 0u,                    \
+      "useful work weighted by job value", c->value_work_ref_gpu_s / 3600)
 
 #define SIM_RUN_METRICS(X)                                                                         \
     X(SIM_RM_T_END_S, "t_end_s", "s", SIM_METRIC_KEY, "simulated time at the end",                 \
@@ -502,7 +640,20 @@ uint64_t sim_fleet_gpus_ever(const sim_scenario *sc);
     X(SIM_RM_POLICY_ERRORS, "policy_errors", "count", 0u,                                          \
       "invalid policy decisions refused by the engine", (double)r->policy_errors)                  \
     X(SIM_RM_GPU_FAILURES, "gpu_failures", "count", 0u, "GPU failures", (double)r->failures)       \
-    X(SIM_RM_GPU_REPAIRS, "gpu_repairs", "count", 0u, "GPU repairs", (double)r->repairs)
+    X(SIM_RM_GPU_REPAIRS, "gpu_repairs", "count", 0u, "GPU repairs", (double)r->repairs)           \
+    X(SIM_RM_GPU_HOURS_OWNED, "gpu_hours_owned", "GPU h", 0u,                                      \
+      "GPU-hours owned: every GPU of every pool over the run, in service or not",                  \
+      r->gpu_s_owned / 3600)                                                                       \
+    X(SIM_RM_FLEET_WORK_REF_GPU_HOURS, "fleet_work_ref_gpu_hours", "GPU h", 0u,                    \
+      "useful work in reference GPU-hours, jobs and service replicas", r->work_ref_gpu_s / 3600)   \
+    X(SIM_RM_FLEET_VALUE_WORK_REF_GPU_HOURS, "fleet_value_work_ref_gpu_hours", "GPU h", 0u,        \
+      "useful work weighted by value, jobs and service replicas (replicas at value 1)",            \
+      r->value_work_ref_gpu_s / 3600)                                                              \
+    X(SIM_RM_WORK_UTIL, "work_util", "1", SIM_METRIC_KEY,                                          \
+      "useful reference GPU-hours / GPU-hours owned (above 1 on GPUs faster than the reference)",  \
+      r->work_util)                                                                                \
+    X(SIM_RM_VALUE_UTIL, "value_util", "1", SIM_METRIC_KEY,                                        \
+      "value-weighted useful reference GPU-hours / GPU-hours owned", r->value_util)
 
 typedef enum sim_class_metric {
 #define SIM_METRIC_ENUM_(id, name, units, flags, desc, value) id,

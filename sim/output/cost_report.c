@@ -61,6 +61,10 @@ static int write_totals(sim__h5w *w, const sim__cost_report *r, tm_diag *diag)
          "fleet_usd / GPU-hours of work that survived (jobs and replicas)"},
         {"usd_per_alloc_gpu_hour", r->usd_per_alloc_gpu_h, "USD/h",
          "fleet_usd / GPU-hours allocated"},
+        {"usd_per_work_ref_gpu_hour", r->usd_per_work_ref_gpu_h, "USD/h",
+         "fleet_usd / useful reference GPU-hours (jobs and replicas); NaN without any"},
+        {"usd_per_value_work_ref_gpu_hour", r->usd_per_value_work_ref_gpu_h, "USD/h",
+         "fleet_usd / value-weighted useful reference GPU-hours: the cost of a unit of value"},
         {"tokens_served", r->tokens_served, "1",
          "input + output tokens served on the fleet: services, and batch classes with a token "
          "mapping"},
@@ -251,7 +255,7 @@ static int write_chargeback(sim__h5w *w, const sim_scenario *sc, const sim_resul
     size_t n = r->n_classes + r->n_services;
     size_t m = n ? n : 1;
     int32_t *who = malloc(m * sizeof *who), *kind = malloc(m * sizeof *kind);
-    double *d = malloc(6 * m * sizeof *d);
+    double *d = malloc(7 * m * sizeof *d);
     char(*labels)[SIM_NAME_MAX + 16] = malloc(m * sizeof *labels);
     const char **lp = malloc(m * sizeof *lp);
     sim__h5t *t = NULL;
@@ -284,8 +288,11 @@ static int write_chargeback(sim__h5w *w, const sim_scenario *sc, const sim_resul
         d[4 * m + i] = is_class ? 0 : r->service_api_usd[j];
         d[5 * m + i] = is_class ? r->class_tokens[j]
                                 : res->services[j].tok_in_owned + res->services[j].tok_out_owned;
+        double work =
+            is_class ? res->classes[j].work_ref_gpu_s / 3600 : res->services[j].work_ref_gpu_hours;
+        d[6 * m + i] = work > 0 ? usd / work : NAN;
     }
-    static const sim__h5_col cols[8] = {
+    static const sim__h5_col cols[9] = {
         {"consumer", SIM__H5_I32, "1", "row index (attribute 'labels': class and service names)"},
         {"kind", SIM__H5_I32, "1", "0 a workload class, 1 a service (attribute 'labels')"},
         {"gpu_hours_alloc", SIM__H5_F64, "GPU h", "GPU-hours allocated to it"},
@@ -297,11 +304,14 @@ static int write_chargeback(sim__h5w *w, const sim_scenario *sc, const sim_resul
         {"tokens", SIM__H5_F64, "1",
          "tokens served on the fleet: a service's owned tokens, a mapped batch class's goodput "
          "as tokens; 0 otherwise"},
+        {"usd_per_work_ref_gpu_hour", SIM__H5_F64, "USD/h",
+         "usd per useful reference GPU-hour of its work; NaN without any"},
     };
-    const void *cv[8] = {who, kind, d, d + m, d + 2 * m, d + 3 * m, d + 4 * m, d + 5 * m};
+    const void *cv[9] = {who,       kind,      d,         d + m,    d + 2 * m,
+                         d + 3 * m, d + 4 * m, d + 5 * m, d + 6 * m};
     static const char *const kinds[] = {"class", "service"};
     if ((rc = sim__h5t_create(&t, w, "/cost/chargeback",
-                              "the fleet cost allocated by allocated GPU-hours", cols, 8, diag)) ||
+                              "the fleet cost allocated by allocated GPU-hours", cols, 9, diag)) ||
         (rc = sim__h5t_append(t, cv, n, diag)) || (rc = sim__h5t_close(t, diag)) ||
         (rc = attr_joined(w, "/cost/chargeback/consumer", lp, n, diag)) ||
         (rc = attr_joined(w, "/cost/chargeback/kind", kinds, 2, diag)))
@@ -420,4 +430,9 @@ void sim__cost_print_summary(FILE *f, const sim_scenario *sc, const sim__cost_re
     if (r->tokens_served > 0)
         fprintf(f, "; %s per million tokens served", mtok);
     fputc('\n', f);
+    char work[48], value[48];
+    sim__cost_fmt_usd(work, sizeof work, r->usd_per_work_ref_gpu_h);
+    sim__cost_fmt_usd(value, sizeof value, r->usd_per_value_work_ref_gpu_h);
+    fprintf(f, "      %s per useful reference GPU-hour of work, %s per unit of value\n", work,
+            value);
 }

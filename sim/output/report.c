@@ -48,6 +48,7 @@ enum {
     J_LOST,
     J_ALLOC,
     J_VALUE,
+    J_WORK,
     J_NCOLS
 };
 
@@ -83,6 +84,9 @@ static const sim__h5_col job_cols[J_NCOLS] = {
     {"alloc_gpu_s", SIM__H5_F64, "GPU s",
      "GPU-time it held over all its runs (to the end of run if still running)"},
     {"value", SIM__H5_F64, "1", "value weight of its GPU-time (goodput accounting)"},
+    {"work_ref_gpu_s", SIM__H5_F64, "GPU s",
+     "useful work: the reference GPU type's run time for the progress that survived x GPUs (x "
+     "share)"},
 };
 
 enum {
@@ -104,7 +108,23 @@ enum {
     T_FAILURES,
     T_LOST,
     T_BLOCKED, /* + reason */
-    T_NCOLS = T_BLOCKED + SIM_BLOCK_COUNT
+    T_OWNED = T_BLOCKED + SIM_BLOCK_COUNT,
+    T_WORK,
+    T_VALUE_WORK,
+    T_WORK_UTIL,
+    T_VALUE_UTIL,
+    T_NCOLS
+};
+
+/* After the blocked GPUs: the work-normalised columns (docs/output.md). */
+static const sim__h5_col ts_work_cols[T_NCOLS - T_OWNED] = {
+    {"gpus_owned", SIM__H5_F64, "GPU", "GPUs owned: every GPU of every pool, in service or not"},
+    {"work_ref_gpus", SIM__H5_F64, "GPU",
+     "useful work in reference GPUs: GPUs at work x their applied speed (replicas: busy GPUs x "
+     "throughput over the reference type's), minus the work lost in the bin"},
+    {"value_work_ref_gpus", SIM__H5_F64, "GPU", "work_ref_gpus weighted by job value"},
+    {"work_util", SIM__H5_F64, "1", "work_ref_gpus / gpus_owned"},
+    {"value_util", SIM__H5_F64, "1", "value_work_ref_gpus / gpus_owned"},
 };
 
 static const sim__h5_col ts_fixed_cols[T_BLOCKED] = {
@@ -182,7 +202,7 @@ typedef struct job_batch {
     uint8_t state[JOB_BATCH], reject[JOB_BATCH];
     double submit_s[JOB_BATCH], start_s[JOB_BATCH], end_s[JOB_BATCH], wait_s[JOB_BATCH];
     double run_s[JOB_BATCH], deadline_s[JOB_BATCH], busy[JOB_BATCH], lost[JOB_BATCH];
-    double alloc[JOB_BATCH], value[JOB_BATCH];
+    double alloc[JOB_BATCH], value[JOB_BATCH], work[JOB_BATCH];
     size_t n; /* rows held */
 } job_batch;
 
@@ -232,6 +252,7 @@ static int jobs_flush(report *rp, tm_diag *diag)
         [J_LOST] = b->lost,
         [J_ALLOC] = b->alloc,
         [J_VALUE] = b->value,
+        [J_WORK] = b->work,
     };
     size_t n = b->n;
     b->n = 0;
@@ -265,6 +286,7 @@ static int sink_job(void *ud, const sim_job_row *r, tm_diag *diag)
     b->lost[i] = r->lost_gpu_s;
     b->alloc[i] = r->alloc_gpu_s;
     b->value[i] = r->value;
+    b->work[i] = r->work_ref_gpu_s;
     b->n = i + 1;
     return b->n == JOB_BATCH ? jobs_flush(rp, diag) : TM_OK;
 }
@@ -303,6 +325,15 @@ static int sink_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
     sim__h5t_put_f64(t, T_LOST, b->lost_gpu_s / 3600);
     for (int r = 0; r < SIM_BLOCK_COUNT; r++)
         sim__h5t_put_f64(t, (size_t)(T_BLOCKED + r), a[SIM_LV_BLOCKED + r] / k);
+    double owned = a[SIM_LV_OWNED] / k;
+    double work = a[SIM_LV_WORK] / SIM_WORK_SCALE - (w > 0 ? b->lost_work_ref_gpu_s / w : 0.0);
+    double vwork =
+        a[SIM_LV_VALUE_WORK] / SIM_WORK_SCALE - (w > 0 ? b->lost_value_work_ref_gpu_s / w : 0.0);
+    sim__h5t_put_f64(t, T_OWNED, owned);
+    sim__h5t_put_f64(t, T_WORK, work);
+    sim__h5t_put_f64(t, T_VALUE_WORK, vwork);
+    sim__h5t_put_f64(t, T_WORK_UTIL, ratio(work, owned));
+    sim__h5t_put_f64(t, T_VALUE_UTIL, ratio(vwork, owned));
     int rc = sim__h5t_row_end(t, diag);
     for (size_t p = 0; rc == TM_OK && p < sc->n_pools; p++) {
         for (int i = 0; i < 3; i++)
@@ -365,6 +396,7 @@ static int create_series(report *rp, tm_diag *diag)
         cols[T_BLOCKED + r] =
             (sim__h5_col){rp->block_names[r], SIM__H5_F64, "GPU", rp->block_desc[r]};
     }
+    memcpy(cols + T_OWNED, ts_work_cols, sizeof ts_work_cols);
     int rc =
         sim__h5t_create(&rp->ts, rp->w, "/timeseries",
                         "fixed-width bins of the fleet's state over time", cols, T_NCOLS, diag);
@@ -507,6 +539,11 @@ static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g,
         {"gpu_hours_busy", g->busy / 3600, "GPU h", "GPU-hours doing work"},
         {"alloc_util", ratio(g->alloc, g->up), "1", "allocated / in service"},
         {"busy_util", ratio(g->busy, g->up), "1", "busy / in service"},
+        {"gpu_hours_owned", g->owned / 3600, "GPU h", "its GPUs x the run's length"},
+        {"work_ref_gpu_hours", g->work_ref / 3600, "GPU h",
+         "useful work done on it, reference GPU-hours (jobs and replicas)"},
+        {"work_util", ratio(g->work_ref, g->owned), "1",
+         "useful reference GPU-hours / GPU-hours owned"},
     };
     return write_scalars(w, group, f, N_(f), diag);
 }
@@ -546,6 +583,8 @@ static int write_service(sim__h5w *w, const char *group, const sim_service_spec 
          "mean GPUs allocated to everything else before the switch"},
         {"others_gpus_after", v->others_after, "GPU",
          "mean GPUs allocated to everything else after it: freed capacity reclaimed, or not"},
+        {"work_ref_gpu_hours", v->work_ref_gpu_hours, "GPU h",
+         "useful work: busy GPU-hours x the replicas' throughput over the reference type's"},
     };
     int rc = write_scalars(w, group, f, N_(f), diag);
     /* the SLO as attributes, so a reader (the services plot) needs no JSON */
@@ -555,6 +594,59 @@ static int write_service(sim__h5w *w, const char *group, const sim_service_spec 
         (rc = sim__h5w_attr_f64(w, group, "slo_target", spec->cfg.slo_target, diag)) == TM_OK)
         rc = sim__h5w_attr_str(w, group, "slo_kind",
                                spec->cfg.slo_kind == SIM__SVC_SLO_WAIT ? "wait" : "response", diag);
+    return rc;
+}
+
+/* /tenants: one row per tenant of the scenario, and a last row for
+ * jobs whose tenant index is beyond them (a trace's own ids). */
+static int write_tenants(sim__h5w *w, const sim_scenario *sc, const sim_result *r, tm_diag *diag)
+{
+    size_t n = r->n_tenants + 1;
+    int32_t *idx = malloc(n * sizeof *idx);
+    int64_t *arr = malloc(n * sizeof *arr), *done = malloc(n * sizeof *done);
+    double *alloc = malloc(n * sizeof *alloc), *work = malloc(n * sizeof *work);
+    double *vwork = malloc(n * sizeof *vwork);
+    const char **names = malloc(n * sizeof *names);
+    int rc = TM_OK;
+    if (!idx || !arr || !done || !alloc || !work || !vwork || !names) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
+        goto out;
+    }
+    for (size_t k = 0; k < n; k++) {
+        const sim_tenant_result *t = &r->tenants[k];
+        idx[k] = (int32_t)k;
+        names[k] = k < r->n_tenants && k < sc->n_tenants ? sc->tenants[k] : "(other)";
+        arr[k] = (int64_t)t->arrived;
+        done[k] = (int64_t)t->completed;
+        alloc[k] = t->gpu_s_alloc / 3600;
+        work[k] = t->work_ref_gpu_s / 3600;
+        vwork[k] = t->value_work_ref_gpu_s / 3600;
+    }
+    static const sim__h5_col cols[6] = {
+        {"tenant", SIM__H5_I32, "1",
+         "tenant index (attribute 'labels'); the last row: every tenant index from the number of "
+         "the scenario's tenants on (a trace's own ids)"},
+        {"jobs_arrived", SIM__H5_I64, "1", "its jobs that arrived"},
+        {"jobs_completed", SIM__H5_I64, "1", "its jobs that completed"},
+        {"gpu_hours_alloc", SIM__H5_F64, "GPU h", "GPU-hours its jobs held"},
+        {"work_ref_gpu_hours", SIM__H5_F64, "GPU h",
+         "useful work of its jobs, reference GPU-hours"},
+        {"value_work_ref_gpu_hours", SIM__H5_F64, "GPU h", "the same weighted by job value"},
+    };
+    const void *cv[6] = {idx, arr, done, alloc, work, vwork};
+    sim__h5t *t = NULL;
+    if ((rc = sim__h5t_create(&t, w, "/tenants", "batch jobs' totals per tenant", cols, 6, diag)) ||
+        (rc = sim__h5t_append(t, cv, n, diag)) || (rc = sim__h5t_close(t, diag)))
+        goto out;
+    rc = attr_labels(w, "/tenants/tenant", names, n, diag);
+out:
+    free(idx);
+    free(arr);
+    free(done);
+    free(alloc);
+    free(work);
+    free(vwork);
+    free(names);
     return rc;
 }
 
@@ -600,7 +692,7 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
         if ((rc = write_gpu_time(w, g, &r->types[t], diag)))
             return rc;
     }
-    return TM_OK;
+    return write_tenants(w, sc, r, diag);
 }
 
 static void report_free(report *rp)
@@ -661,6 +753,7 @@ int sim_report_commit(sim_report *rp, const sim_run_opts *opts, const sim_result
     sim__h5w_set_stop(rp->w, opts ? opts->stop_flag : NULL);
     if ((rc = jobs_flush(rp, diag)) || (rc = write_labels(rp, sc, diag)) ||
         (rc = write_summary(rp, sc, res, diag)) ||
+        (rc = sim__ledger_write_h5(rp->w, sc, res, diag)) ||
         (rc = sim__provenance_write(rp->w, sc, &prov, diag)) ||
         (rc = sim__cost_write_h5(rp->w, sc, res, cost, diag))) {
         sim_report_abort(rp);

@@ -1,6 +1,7 @@
 /*
  * report_int.h — the writers of a run's report that other rooms call
- * (internal to sim/): the /cost group and the cost lines of the summary.
+ * (internal to sim/): the /cost and /ledger groups and their lines of the
+ * summary.
  * Each takes finished results; none computes a figure.
  */
 #ifndef TARMAC_REPORT_INT_H
@@ -36,6 +37,13 @@ int sim__cost_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *re
 
 /* A few lines for `tarmac run`'s summary. */
 void sim__cost_print_summary(FILE *f, const sim_scenario *sc, const sim__cost_report *r);
+
+/* Write /ledger (docs/output.md), the GPU-hour ledger of a run's result, per
+ * bucket, per pool and per consumer (output/ledger_report.c). */
+int sim__ledger_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *r, tm_diag *diag);
+
+/* The ledger and the useful work, as lines of `tarmac run`'s summary. */
+void sim__ledger_print_summary(FILE *f, const sim_scenario *sc, const sim_result *r);
 
 /* A dollar amount for people: "$1,234,567", with cents under $100 ("$12.34"),
  * "n/a" for NaN or an infinity. */

@@ -57,6 +57,11 @@ static const sim__plot_def plots[] = {
      "shape-blocked idle GPU-hours by reason, and the blocked GPUs over time under the idle ones",
      {"/summary/shape_blocked", NULL},
      sim__plot_shape_blocked},
+    {"ledger",
+     "the GPU-hour ledger: where every owned GPU-hour went, for the fleet, each pool, each class "
+     "and service",
+     {"/ledger/fleet/gpu_hours", "/ledger/pools", "/ledger/consumers", NULL},
+     sim__plot_ledger},
     {"services",
      "per service: requests offered and how they were served, replicas, SLO attainment",
      {"/timeseries/t_s", "/timeseries/t_end_s", "/timeseries_service", NULL},

@@ -164,6 +164,7 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_utilization_types(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_ledger(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_services(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag);

@@ -108,8 +108,8 @@ static double frac_at_most(const double *x, size_t n, double v)
 int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
 {
     double *t0 = NULL, *t1 = NULL, *util = NULL, *queue = NULL, *up = NULL, *busy = NULL,
-           *good = NULL;
-    size_t n = 0, n1, n2, n3, n4, n5, n6;
+           *good = NULL, *work = NULL, *value = NULL;
+    size_t n = 0, n1, n2, n3, n4, n5, n6, n7 = 0, n8 = 0;
     sim__plot_fig f = {0};
     int rc;
     if ((rc = sim__plot_read_f64(c, "/timeseries/t_s", &t0, &n, diag)) ||
@@ -118,10 +118,12 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
         (rc = sim__plot_read_f64(c, "/timeseries/queue_len", &queue, &n3, diag)) ||
         (rc = opt_read(c, "/timeseries/gpus_up", &up, &n4, diag)) ||
         (rc = opt_read(c, "/timeseries/gpus_busy", &busy, &n5, diag)) ||
-        (rc = opt_read(c, "/timeseries/gpus_goodput", &good, &n6, diag)))
+        (rc = opt_read(c, "/timeseries/gpus_goodput", &good, &n6, diag)) ||
+        (rc = opt_read(c, "/timeseries/work_util", &work, &n7, diag)) ||
+        (rc = opt_read(c, "/timeseries/value_util", &value, &n8, diag)))
         goto out;
     if (n1 != n || n2 != n || n3 != n || (up && n4 != n) || (busy && n5 != n) ||
-        (good && n6 != n)) {
+        (good && n6 != n) || (work && n7 != n) || (value && n8 != n)) {
         rc = tm_diag_set(diag, TM_ERR_DATA, c->file, "/timeseries: columns of unequal length");
         goto out;
     }
@@ -143,7 +145,11 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
     if ((rc = sim__plot_begin(c, &f, "utilization", 1100, 720, diag)))
         goto out;
     fprintf(f.dat, "# bins of %.0f s; time at the middle of each bin\n", n ? t1[0] - t0[0] : 0.0);
-    fprintf(f.dat, "# t_%s alloc_util_pct busy_util_pct goodput_util_pct queue_len\n", unit);
+    fprintf(f.dat,
+            "# t_%s alloc_util_pct busy_util_pct goodput_util_pct queue_len work_util_pct "
+            "value_util_pct\n",
+            unit);
+    double ytop = 100; /* useful work can exceed the GPUs owned (faster GPUs) */
     for (size_t i = 0; i < n; i++) {
         sim__plot_num(f.dat, (t0[i] + t1[i]) / 2 / unit_s);
         fputc(' ', f.dat);
@@ -154,7 +160,15 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
         sim__plot_num(f.dat, good ? (up[i] > 0 ? 100 * good[i] / up[i] : 0) : NAN);
         fputc(' ', f.dat);
         sim__plot_num(f.dat, queue[i]);
+        fputc(' ', f.dat);
+        sim__plot_num(f.dat, work ? 100 * work[i] : NAN);
+        fputc(' ', f.dat);
+        sim__plot_num(f.dat, value ? 100 * value[i] : NAN);
         fputc('\n', f.dat);
+        if (work && isfinite(work[i]) && 100 * work[i] > ytop)
+            ytop = 100 * work[i];
+        if (value && isfinite(value[i]) && 100 * value[i] > ytop)
+            ytop = 100 * value[i];
     }
     FILE *g = f.gp;
     char bin[32];
@@ -176,12 +190,18 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
           "set tmargin at screen 0.90\nset bmargin at screen 0.45\n",
           g);
     fprintf(g, "set xrange [0:%.9g]\n", span / unit_s);
-    fputs("set format x ''\n"
-          "set ylabel 'GPU utilization (%)'\n"
-          "set yrange [0:119]\nset ytics 0,20,100\n"
-          "set key top left horizontal samplen 2\n",
-          g);
-    if (isfinite(mean))
+    /* with the work lines the key needs the top right corner and three rows:
+     * the mean goes into the key instead of a label there, and the panel
+     * gets the head room */
+    int mean_in_key = work || value;
+    double yhi = ytop * (mean_in_key ? 1.34 : 1.19);
+    fprintf(g,
+            "set format x ''\n"
+            "set ylabel 'GPU utilization (%%)'\n"
+            "set yrange [0:%.9g]\nset ytics 0,20,%.9g\n"
+            "set key top left horizontal samplen 2\n",
+            yhi, 20 * floor((mean_in_key ? ytop * 1.19 : yhi) / 20));
+    if (isfinite(mean) && !mean_in_key)
         fputs("set label 1 sprintf('- - -  mean allocated %.1f %%', MEAN) at graph 0.99, "
               "graph 0.935 right tc rgb '#333333'\n",
               g);
@@ -190,8 +210,16 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
         fputs(", '' using 1:3 with lines ls 2 title 'busy'", g);
     if (good)
         fputs(", '' using 1:4 with lines ls 3 title 'goodput'", g);
+    /* useful work and its value in reference GPUs, per GPU owned */
+    if (work)
+        fputs(", '' using 1:6 with lines ls 4 title 'useful work (ref. GPUs / GPUs owned)'", g);
+    if (value)
+        fputs(", '' using 1:7 with lines ls 5 dt 2 title 'value-weighted'", g);
     if (isfinite(mean))
-        fputs(", MEAN with lines ls 9 lw 1.5 notitle", g);
+        fputs(mean_in_key ? ", MEAN with lines ls 9 lw 1.5 title sprintf('mean allocated %.1f %%', "
+                            "MEAN)"
+                          : ", MEAN with lines ls 9 lw 1.5 notitle",
+              g);
     fputs("\n# lower panel: queue length\n"
           "set tmargin at screen 0.40\nset bmargin at screen 0.10\n"
           "set format x '%g'\n",
@@ -218,6 +246,8 @@ out:
     free(t1);
     free(util);
     free(queue);
+    free(work);
+    free(value);
     free(up);
     free(busy);
     free(good);

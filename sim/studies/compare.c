@@ -94,6 +94,7 @@ typedef struct run_acc {
     double wait_sum_s, slowdown_sum;
     uint64_t arrived, started, completed_in_window, completed_arrived, waiting_end;
     double up_area, alloc_area, queue_area, width_s; /* bins inside the window */
+    double owned_area, work_area, value_work_area;
     size_t n_cls;
     job_acc *cls; /* [n_cls]; jobs of other classes count in the totals only */
 } run_acc;
@@ -149,6 +150,10 @@ static int acc_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
     a->alloc_area += b->avg[SIM_LV_ALLOC] / PLACE_MILLI_WHOLE * w;
     a->queue_area += b->avg[SIM_LV_QUEUE] * w;
     a->width_s += w;
+    a->owned_area += b->avg[SIM_LV_OWNED] / PLACE_MILLI_WHOLE * w;
+    a->work_area += b->avg[SIM_LV_WORK] / SIM_WORK_SCALE * w - b->lost_work_ref_gpu_s;
+    a->value_work_area +=
+        b->avg[SIM_LV_VALUE_WORK] / SIM_WORK_SCALE * w - b->lost_value_work_ref_gpu_s;
     return TM_OK;
 }
 
@@ -166,6 +171,8 @@ static void run_metrics(const run_acc *a, double *m)
     m[SIM__CMP_ARRIVED] = (double)a->arrived;
     m[SIM__CMP_COMPLETED] = (double)a->completed_in_window;
     m[SIM__CMP_WAITING_END] = (double)a->waiting_end;
+    m[SIM__CMP_WORK_UTIL] = a->owned_area > 0 ? a->work_area / a->owned_area : NAN;
+    m[SIM__CMP_VALUE_UTIL] = a->owned_area > 0 ? a->value_work_area / a->owned_area : NAN;
 }
 
 /* The class metrics of one run: cm[class][class metric]. */

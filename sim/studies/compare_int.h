@@ -45,7 +45,12 @@
     X(SIM__CMP_COMPLETED, "jobs_completed", "1", "jobs completed",                                 \
       "jobs that completed between the end of the warm-up and the horizon")                        \
     X(SIM__CMP_WAITING_END, "jobs_waiting_end", "1", "jobs waiting at the end",                    \
-      "jobs that arrived after the warm-up and had not started when the run stopped")
+      "jobs that arrived after the warm-up and had not started when the run stopped")              \
+    X(SIM__CMP_WORK_UTIL, "work_util", "1", "work utilization",                                    \
+      "useful reference GPU-hours / GPU-hours owned over the bins inside the measurement window")  \
+    X(SIM__CMP_VALUE_UTIL, "value_util", "1", "value utilization",                                 \
+      "value-weighted useful reference GPU-hours / GPU-hours owned over the bins inside the "      \
+      "measurement window")
 
 /* The metrics of one workload class in one run, over the class's jobs that
  * arrived after the warm-up (the same definitions as above). */
