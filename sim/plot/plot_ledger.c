@@ -71,7 +71,7 @@ static int read_buckets(sim__plot_ctx *c, const char *tab, double **col, size_t 
         if (rc != TM_OK)
             return rc;
         if (*n && m != *n)
-            return tm_diag_set(diag, TM_ERR_HDF5, c->file, "%s: columns of unequal length", tab);
+            return tm_diag_set(diag, TM_ERR_DATA, c->file, "%s: columns of unequal length", tab);
         *n = m;
     }
     return TM_OK;
@@ -94,7 +94,7 @@ int sim__plot_ledger(sim__plot_ctx *c, tm_diag *diag)
         (rc = sim__plot_labels(c, "/ledger/consumers/consumer", &cons, &ncl, diag)))
         goto out;
     if (nf != SIM_LEDGER_COUNT || no != np || nk != nc) {
-        rc = tm_diag_set(diag, TM_ERR_HDF5, c->file,
+        rc = tm_diag_set(diag, TM_ERR_DATA, c->file,
                          "/ledger: %zu buckets (want %d), or columns of unequal length", nf,
                          SIM_LEDGER_COUNT);
         goto out;
