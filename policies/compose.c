@@ -25,6 +25,9 @@
  *
  * Victims are remembered by job id, not by running index: the host removes a
  * preempted job by swap-remove, which moves another entry into its index.
+ * (The index each victim is expected at is kept too, moved as the
+ * swap-removes move it and checked against the id, so that finding a victim
+ * costs no search of the running set.)
  *
  * The partition rule (docs/partition.md) adds its veto to the backfilling
  * rule's in every fit: a job is placed at home first (its tenant's nodes and
@@ -269,6 +272,8 @@ static int compose_begin(void *state, const place_view *v)
         return rc;
     if (s->backfill->begin && (rc = s->backfill->begin(s->s_backfill.state, v)) != PLACE_OK)
         return rc;
+    if (s->preempt->begin && (rc = s->preempt->begin(s->s_preempt.state, v)) != PLACE_OK)
+        return rc;
     if (!s->order->sort)
         return PLACE_OK; /* arrival order: the cursor indexes the queue itself */
     rc = place__grow(&s->env, (void **)&s->perm, &s->cap, v->n_queue, sizeof *s->perm);
@@ -299,11 +304,20 @@ static void plan_abort(compose *s)
 static int plan_next(compose *s, const place_view *v, place_decision *d)
 {
     if (s->plan_next < s->plan_n) {
-        uint32_t k = running_by_id(v, s->plan_ids[s->plan_next]);
+        /* where the victim is now: s->victims follows the host's swap-removes
+         * (checked by id; a host that moved it otherwise costs a search) */
+        uint64_t id = s->plan_ids[s->plan_next];
+        uint32_t k = s->victims[s->plan_next];
+        if (k >= v->n_running || v->running[k].job.id != id)
+            k = running_by_id(v, id);
         if (k == PLACE_NONE) {
             plan_abort(s);
             return PLACE_DONE;
         }
+        uint32_t last = v->n_running - 1; /* moves into k when k is removed */
+        for (uint32_t q = s->plan_next + 1; q < s->plan_n; q++)
+            if (s->victims[q] == last)
+                s->victims[q] = k;
         s->plan_next++;
         d->kind = PLACE_PREEMPT;
         d->index = k;
@@ -501,6 +515,8 @@ static void compose_observe(void *state, const place_view *v, const place_decisi
     if (status == PLACE_OK) {
         if (s->backfill->observe)
             s->backfill->observe(s->s_backfill.state, v, d);
+        if (s->preempt->observe)
+            s->preempt->observe(s->s_preempt.state, v, d);
         return;
     }
     /* a refused step breaks a preemption in progress: its job stays queued */

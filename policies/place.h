@@ -51,8 +51,9 @@ extern "C" {
  * groups, API routing, host totals in the cluster. 3: place_backfill.hopeless
  * and PLACE_FIT_PURE (a hopeless job's fit is skipped). 4: node owners
  * (place_cluster.node_tenant), the partition component, place_policy.wake and
- * place_pass_stats.wake_us. */
-#define PLACE_ABI_VERSION 4u
+ * place_pass_stats.wake_us. 5: place_preempt.begin and .observe;
+ * place_capacity and place_job_never_fits. */
+#define PLACE_ABI_VERSION 5u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u
@@ -358,6 +359,56 @@ double place_running_lost_gpu_s(const place_running *r, int64_t now_us);
 int64_t place_end_estimate(const place_cluster *c, const place_job *j, const place_part *parts,
                            uint32_t n_parts, int64_t now_us);
 
+/* ------------------------------------------------------------------------- */
+/* Jobs that no state of the nodes can ever hold                               */
+
+/* Why a job can never run on a cluster, whatever runs there and whatever is
+ * in service: one table gives the enum, a short key (for JSON) and the
+ * message. The simulator rejects such a job when it arrives, with this
+ * reason; `tarmac place` lists the queued ones with theirs. */
+#define PLACE_NEVER_REASONS(X)                                                                     \
+    X(PLACE_NEVER_NONE, 0, "none", "none")                                                         \
+    X(PLACE_NEVER_GANG, 1, "gang", "needs more GPUs on one node than any allowed node has")        \
+    X(PLACE_NEVER_TYPE, 2, "type", "no GPU type it allows is in the fleet")                        \
+    X(PLACE_NEVER_MEMORY, 3, "memory", "needs more GPU memory than any allowed type has")          \
+    X(PLACE_NEVER_HOST, 4, "host", "needs more host CPU or memory than any node has")              \
+    X(PLACE_NEVER_TOTAL, 5, "total", "needs more GPUs than the fleet has")
+
+typedef enum place_never_reason {
+#define PLACE_NEVER_ENUM_(name, value, key, msg) name = value,
+    PLACE_NEVER_REASONS(PLACE_NEVER_ENUM_)
+#undef PLACE_NEVER_ENUM_
+} place_never_reason;
+
+/* The message and the key of a reason; never NULL ("unknown" for others). */
+const char *place_never_reason_str(int reason);
+const char *place_never_reason_key(int reason);
+
+/* What the nodes of a cluster can ever offer: every node counts, in service
+ * or not (a node out of service may come back, one not yet delivered will
+ * come), with all its GPUs and its host capacity. */
+typedef struct place_capacity {
+    uint32_t n_types;
+    uint32_t type_mem_mib[PLACE_MAX_TYPES];
+    uint64_t types; /* bit t: some node has type t */
+    uint32_t type_max_node_gpus[PLACE_MAX_TYPES];
+    uint64_t type_total_gpus[PLACE_MAX_TYPES];
+    int64_t type_max_cpu_milli[PLACE_MAX_TYPES], type_max_mem_mib[PLACE_MAX_TYPES];
+    int64_t max_cpu_milli, max_mem_mib;
+} place_capacity;
+
+/* Take the capacity of every node of c (O(nodes)); call it again after nodes
+ * are added. */
+void place_capacity_init(place_capacity *cap, const place_cluster *c);
+
+/* Why job j can never run on the nodes cap describes (a PLACE_NEVER_*), or
+ * PLACE_NEVER_NONE when some state of them could hold it. The first reason
+ * that rules out every allowed type is given: host capacity beyond every
+ * node, no allowed type present, not enough memory on any allowed type, then
+ * per type host capacity, a gang larger than every node (a gang that may
+ * span: larger than all the type's GPUs). O(types). */
+int place_job_never_fits(const place_capacity *cap, const place_job *j);
+
 /* Per queue entry state, maintained by the host during a pass. */
 enum place_queue_state {
     PLACE_Q_WAITING = 0,
@@ -602,6 +653,12 @@ typedef struct place_preempt {
     void (*destroy)(void *state);
     int (*plan)(void *state, const place_view *v, uint32_t i, uint32_t *victims,
                 uint32_t cap_victims, uint32_t *n_victims, place_decision *d);
+    /* A pass starts (may be NULL): state the rule keeps for the pass (its
+     * candidate victims, built once instead of at every plan()) is dropped
+     * here. observe (may be NULL) hears of every applied decision, as the
+     * backfilling rule's does, so that such state follows the running set. */
+    int (*begin)(void *state, const place_view *v);
+    void (*observe)(void *state, const place_view *v, const place_decision *d);
 } place_preempt;
 
 /* Service replicas (PLACE_JOB_SERVICE): place queue entry i. Returns PLACE_OK

@@ -570,7 +570,25 @@ static int cmd_place(int argc, char **argv)
         fputs("null", stdout);
     fputs("},\n\"policy\":", stdout);
     put_json_string(stdout, policy);
-    fputs("}\n", stdout);
+    /* the jobs left waiting that no node could ever hold, with the reason the
+     * simulator would reject them for at arrival (place_job_never_fits) */
+    fputs(",\n\"unplaceable\":[", stdout);
+    place_capacity capacity;
+    place_capacity_init(&capacity, &h.c);
+    int listed = 0;
+    for (uint32_t k = 0; k < s.n_queue; k++) {
+        int why = h.qstate[k] == PLACE_Q_STARTED || h.qstate[k] == PLACE_Q_ROUTED
+                      ? PLACE_NEVER_NONE
+                      : place_job_never_fits(&capacity, &s.queue[k]);
+        if (why == PLACE_NEVER_NONE)
+            continue;
+        printf("%s\n{\"queue_index\":%u,\"job_id\":%llu,\"reason\":\"%s\",\"message\":",
+               listed++ ? "," : "", k, (unsigned long long)s.queue[k].id,
+               place_never_reason_key(why));
+        put_json_string(stdout, place_never_reason_str(why));
+        fputs("}", stdout);
+    }
+    fputs(listed ? "\n]}\n" : "]}\n", stdout);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         /* the decisions are incomplete; stdout is broken, so say it on stderr */
         rc = tm_diag_set(&d, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));

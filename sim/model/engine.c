@@ -242,12 +242,8 @@ typedef struct engine {
     uint32_t scratch_cap;
     part_pool parts;
 
-    /* what the fleet can ever offer, per type, for rejecting impossible jobs */
-    uint32_t type_max_node_gpus[PLACE_MAX_TYPES];
-    uint64_t type_total_gpus[PLACE_MAX_TYPES];
-    int64_t type_max_cpu[PLACE_MAX_TYPES], type_max_mem[PLACE_MAX_TYPES];
-    int64_t max_cpu, max_mem;
-    uint64_t fleet_types; /* bit t: the fleet has type t */
+    /* what the fleet can ever offer, for rejecting impossible jobs (place.h) */
+    place_capacity capacity;
     uint32_t *pool_first_node;
     uint32_t *node_pool;
     uint8_t *node_up_gpus; /* GPUs node n adds to the in-service levels */
@@ -763,31 +759,7 @@ static int emit_row(engine *e, const job *j, int state, int reason)
 
 static int reject_reason(const engine *e, const place_job *pj)
 {
-    if (pj->cpu_milli > e->max_cpu || pj->host_mem_mib > e->max_mem)
-        return SIM_REJECT_HOST;
-    if (pj->gpus == 0)
-        return SIM_REJECT_NONE;
-    uint64_t allowed = pj->type_mask ? pj->type_mask & e->fleet_types : e->fleet_types;
-    if (!allowed)
-        return SIM_REJECT_TYPE;
-    int mem_ok = 0, reason = SIM_REJECT_GANG;
-    for (uint32_t t = 0; t < e->cluster.n_types; t++) {
-        if (!((allowed >> t) & 1u) || pj->gpu_mem_mib > e->cluster.type_mem_mib[t])
-            continue;
-        mem_ok = 1;
-        if (pj->cpu_milli > e->type_max_cpu[t] || pj->host_mem_mib > e->type_max_mem[t]) {
-            reason = SIM_REJECT_HOST;
-            continue;
-        }
-        if (pj->gpus <= e->type_max_node_gpus[t])
-            return SIM_REJECT_NONE;
-        if (pj->flags & PLACE_JOB_CAN_SPAN) {
-            if (pj->gpus <= e->type_total_gpus[t])
-                return SIM_REJECT_NONE;
-            reason = SIM_REJECT_TOTAL;
-        }
-    }
-    return mem_ok ? reason : SIM_REJECT_MEMORY;
+    return place_job_never_fits(&e->capacity, pj); /* SIM_REJECT_* are its reasons */
 }
 
 static int queue_reserve(engine *e, uint32_t need)
@@ -1284,7 +1256,7 @@ static double svc_replica_tps(const engine *e, const svc *v)
     }
     double best = 0;
     for (uint32_t t = 0; t < e->sc->n_types; t++)
-        if (((e->fleet_types >> t) & 1u) && sim__svc_type_ok(v->cfg, t) &&
+        if (((e->capacity.types >> t) & 1u) && sim__svc_type_ok(v->cfg, t) &&
             v->cfg->tokens_per_s[t] > best)
             best = v->cfg->tokens_per_s[t];
     return best > 0 ? best : 1.0;
@@ -2348,21 +2320,8 @@ static int build_fleet(engine *e)
                 e->node_tenant[node] = pc->has_tenant ? pc->tenant : PLACE_NONE;
             node_ledger(e, node); /* down: not delivered yet */
         }
-        uint32_t t = pc->type;
         if (pc->nodes == 0)
             continue;
-        e->fleet_types |= 1ull << t;
-        if (pc->gpus_per_node > e->type_max_node_gpus[t])
-            e->type_max_node_gpus[t] = pc->gpus_per_node;
-        e->type_total_gpus[t] += (uint64_t)pc->nodes * pc->gpus_per_node;
-        if (pc->cpu_milli > e->type_max_cpu[t])
-            e->type_max_cpu[t] = pc->cpu_milli;
-        if (pc->mem_mib > e->type_max_mem[t])
-            e->type_max_mem[t] = pc->mem_mib;
-        if (pc->cpu_milli > e->max_cpu)
-            e->max_cpu = pc->cpu_milli;
-        if (pc->mem_mib > e->max_mem)
-            e->max_mem = pc->mem_mib;
         if (pc->delivered_us <= 0)
             pool_set_up(e, (uint32_t)p, 1);
         else if (sim__evq_push(&e->evq, pc->delivered_us, EV_POOL_DELIVER, (uint32_t)p, 0, NULL))
@@ -2375,6 +2334,7 @@ static int build_fleet(engine *e)
     for (size_t p = 0; p < sc->n_pools; p++)
         owned += (uint64_t)sc->pools[p].nodes * sc->pools[p].gpus_per_node;
     sim__level_add(&e->series, SIM_LV_OWNED, e->now_us, (int64_t)owned * PLACE_MILLI_WHOLE);
+    place_capacity_init(&e->capacity, &e->cluster); /* every node, delivered or not */
     /* a decision has at most one part per node */
     uint64_t cap = e->cluster.n_nodes ? e->cluster.n_nodes : 1;
     e->scratch_cap = (uint32_t)(cap < 65536 ? cap : 65536);
@@ -3051,15 +3011,7 @@ void sim_result_fini(sim_result *r)
 
 const char *sim_reject_reason_str(int reason)
 {
-    switch (reason) {
-#define SIM_REJECT_STR_(name, value, msg)                                                          \
-    case value:                                                                                    \
-        return msg;
-        SIM_REJECT_REASONS(SIM_REJECT_STR_)
-#undef SIM_REJECT_STR_
-    default:
-        return "unknown";
-    }
+    return place_never_reason_str(reason);
 }
 
 const char *sim_ledger_key(int bucket)

@@ -194,18 +194,16 @@ typedef enum sim_job_state {
 } sim_job_state;
 
 /* Why a job can never run on the fleet (reported, never silently dropped). */
-#define SIM_REJECT_REASONS(X)                                                                      \
-    X(SIM_REJECT_NONE, 0, "none")                                                                  \
-    X(SIM_REJECT_GANG, 1, "needs more GPUs on one node than any allowed node has")                 \
-    X(SIM_REJECT_TYPE, 2, "no GPU type it allows is in the fleet")                                 \
-    X(SIM_REJECT_MEMORY, 3, "needs more GPU memory than any allowed type has")                     \
-    X(SIM_REJECT_HOST, 4, "needs more host CPU or memory than any node has")                       \
-    X(SIM_REJECT_TOTAL, 5, "needs more GPUs than the fleet has")
-
+/* Why a job is rejected at arrival: the placement core's reasons
+ * (place.h, PLACE_NEVER_REASONS, which place_job_never_fits gives), under
+ * the simulator's names; sim_reject_reason_str is place_never_reason_str. */
 typedef enum sim_reject_reason {
-#define SIM_REJECT_ENUM_(name, value, msg) name = value,
-    SIM_REJECT_REASONS(SIM_REJECT_ENUM_)
-#undef SIM_REJECT_ENUM_
+    SIM_REJECT_NONE = PLACE_NEVER_NONE,
+    SIM_REJECT_GANG = PLACE_NEVER_GANG,
+    SIM_REJECT_TYPE = PLACE_NEVER_TYPE,
+    SIM_REJECT_MEMORY = PLACE_NEVER_MEMORY,
+    SIM_REJECT_HOST = PLACE_NEVER_HOST,
+    SIM_REJECT_TOTAL = PLACE_NEVER_TOTAL,
 } sim_reject_reason;
 const char *sim_reject_reason_str(int reason);
 
