@@ -2010,7 +2010,7 @@ static void ledger_idle(engine *e, const int *wb)
     int waiting = i < e->q_tail;
     if (waiting)
         head = job_cons(e, slot_job(e, e->q_slot[i]));
-    for (uint64_t m = e->fleet_types; m; m &= m - 1) {
+    for (uint64_t m = e->capacity.types; m; m &= m - 1) {
         uint32_t t = (uint32_t)__builtin_ctzll(m);
         if (!L->t_whole[t] && !L->t_part[t] && !L->t_pw[t].milli && !L->t_pp[t].milli)
             continue; /* nothing free, nothing placed: nothing to move */
