@@ -112,11 +112,24 @@ void trace__rd_close(trace__rd *r)
     r->tl = NULL;
 }
 
+/* A read that failed because a signal interrupted it (EINTR) is the stop
+ * the signal asked for when the stop flag is set: a signal usually lands in
+ * read(), where a reader of a FIFO or of empty lines spends its time. zlib
+ * cannot resume such a read (it may drop what it read before), so without
+ * the flag it stays an I/O error. */
+static int read_failed(trace__rd *r, int rc, tm_diag *diag)
+{
+    if (rc == TM_ERR_IO && r->o.stop_flag && *r->o.stop_flag)
+        return tm_diag_set(diag, TM_ERR_INTERRUPTED, trace__rd_where(r),
+                           "interrupted while reading");
+    return rc;
+}
+
 int trace__rd_line(trace__rd *r, char **line, size_t *len, tm_diag *diag)
 {
     int rc = trace_lines_next(r->tl, line, len, diag);
     if (rc != TM_OK)
-        return rc;
+        return rc == TRACE_END ? rc : read_failed(r, rc, diag);
     r->st->lines++;
     /* a long read (a huge file, a FIFO without end) stops when asked; one
      * look every 4096 lines costs nothing measurable */
@@ -133,7 +146,7 @@ int trace__rd_line_data(trace__rd *r, char **line, size_t *len, tm_diag *diag)
         int rc = trace__lines_skip_empty(r->tl, &skipped, r->o.stop_flag, diag);
         r->st->lines += skipped;
         if (rc != TM_OK)
-            return rc;
+            return read_failed(r, rc, diag);
         if ((rc = trace__rd_line(r, line, len, diag)) != TM_OK)
             return rc;
         if (*len > 0)
