@@ -255,8 +255,8 @@ typedef struct trace_arrival {
  * TRACE_MMPP_MAX_STATES, sojourns > 0 (when there are several states) and,
  * if rate > 0, at least one positive daily, weekly and MMPP multiplier, and
  * a peak rate (rate times the largest multipliers) of at most
- * TRACE_ARRIVAL_PEAK_MAX_PER_S. TM_ERR_INVAL otherwise, with diag naming the field ("arrival.daily[3]")
- * and the value found. */
+ * TRACE_ARRIVAL_PEAK_MAX_PER_S. TM_ERR_INVAL otherwise, with diag naming the field
+ * ("arrival.daily[3]") and the value found. */
 int trace_arrival_init(trace_arrival *a, const trace_arrival_cfg *cfg, double t_start_s,
                        tm_diag *diag);
 /* The next arrival time (s) after the previous one; +inf if the rate is 0
