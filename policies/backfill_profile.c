@@ -76,7 +76,15 @@
  * costs more than a flat rebuild did (bench/README.md, "Placement core").
  * A reservation searches every eligible node: O(nodes x b log b) for b
  * breakpoints on a node (its GPUs, host releases and reservations; b is
- * small); a gang larger than any node skips that walk, and a spanning gang's
+ * small). A pass that searches for more than a few jobs (conservative, a
+ * long queue) builds an index instead (the lb_* functions): per GPU type and
+ * gang size k, the maximal runs of each node's profile that hold k GPUs, in
+ * a treap by length whose subtrees know their earliest run, kept up to date
+ * wherever a node's timeline changes (O(runs of the node x log) each). A job
+ * without host needs then gets its start from one query, O(log runs); one
+ * with them evaluates nodes best lower bound first. 50,000 queued jobs on
+ * 20,000 nodes: 60 s of walks became 2.7 s (bench/README.md). A gang larger
+ * than any node skips the search, and a spanning gang's
  * earliest start before any reservation (EASY) comes from the GPUs grouped
  * by free time (about one group per running job on an SWF log, kept up to
  * date at every change of free_at): a walk over the type's first groups,
@@ -89,7 +97,15 @@
  * reserved nodes (their free GPUs beyond the profile at their first
  * reservation start), so that a queued gang that cannot fit is refused in
  * O(types x log starts) instead of a fit's walk over the free nodes with a
- * veto per node; on one-GPU nodes (SWF logs) the bound is exact.
+ * veto per node; on one-GPU nodes (SWF logs) the bound is exact; the
+ * summary keeps its list of reserved nodes with free GPUs through a pass
+ * (free GPUs only go within it), so renewing it after a reservation is
+ * O(those nodes), not O(reservations). A spanning gang's search once
+ * reservations exist gathers the type's GPU free times and the reserved
+ * nodes' events into binary heaps (O(GPUs + events)) and walks them in time
+ * order, evaluating a reserved node only after one of its events, at the
+ * next time something can rise: O(events met x log) instead of O(candidate
+ * times x reserved nodes x reservations).
  *
  * One piece, although it is long: it is one data structure. free_at and the
  * caches derived from it (per-node sorted times, reserved nodes' timelines,
