@@ -1415,9 +1415,11 @@ static int spev_push(place__profile *p, uint32_t *n, int64_t t, uint32_t r, int 
 /* A spanning gang on nodes of type t: the earliest time the sum of what the
  * nodes can give holds k GPUs for d. Nodes without reservations give
  * #GPUs free by then, so their sum is a count over one sorted array; only
- * nodes with reservations are evaluated at each candidate time. */
+ * nodes with reservations are evaluated at each candidate time. A start at
+ * or after `bound` (the best start the caller has already) is of no use to
+ * it: the walk stops there with PLACE_T_NEVER. */
 static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t t, int64_t k,
-                             int64_t d, int *nomem)
+                             int64_t d, int64_t bound, int *nomem)
 {
     uint32_t nr = 0, ng = 0;
     if (p->n_rs == 0 && !p->ord_on && !p->ord_dead && p->ord_uses++ > 0 &&
@@ -1568,8 +1570,8 @@ static int64_t span_earliest(place__profile *p, const place_cluster *c, uint32_t
                 break;
             }
         }
-        if (next == PLACE_T_NEVER)
-            return PLACE_T_NEVER; /* nothing rises any more */
+        if (next == PLACE_T_NEVER || next >= bound)
+            return PLACE_T_NEVER; /* nothing rises any more, or too late */
         time = next;
         while (ne > 0 && p->spev[0].t <= time) /* the other events at that time */
             sp_dirty(p, heap_pop_spev(p->spev, &ne), &n_dirty);
@@ -1978,10 +1980,10 @@ int place__profile_reserve(place__profile *p, const place_view *v, uint32_t i)
         }
     }
     if ((j->flags & PLACE_JOB_CAN_SPAN) && j->gpus > 1 && j->gpu_milli == PLACE_MILLI_WHOLE) {
-        for (uint32_t t = 0; t < c->n_types; t++) {
+        for (uint32_t t = 0; t < c->n_types && best > p->now; t++) {
             if (!place_type_ok(c, j, t) || c->type_gpus_up[t] < j->gpus)
                 continue;
-            int64_t s = span_earliest(p, c, t, k, d, &nomem);
+            int64_t s = span_earliest(p, c, t, k, d, best, &nomem); /* used if before best */
             if (nomem)
                 return PLACE_ERR_NOMEM;
             if (s < best) {
