@@ -32,6 +32,8 @@ def main():
     ap.add_argument("--policy", default=None)
     ap.add_argument("--shares", type=float, default=0.2, help="fraction of jobs that are shares")
     ap.add_argument("--down", type=float, default=0.02, help="fraction of nodes out of service")
+    ap.add_argument("--span", type=float, default=0.1,
+                    help="fraction of queued multi-GPU gangs that may span nodes")
     ap.add_argument("--whole-nodes", action="store_true",
                     help="an SWF-like machine: one GPU type, 8-GPU nodes all in service, every job "
                     "whole nodes (the count-based backfilling of backfill_count.c)")
@@ -81,7 +83,7 @@ def main():
         flags = []
         if r.random() < 0.6:
             flags.append("preemptible")
-        if gpus > 1 and r.random() < 0.1 and not running:
+        if gpus > 1 and r.random() < args.span and not running:
             flags.append("can_span")
         if flags:
             j["flags"] = flags

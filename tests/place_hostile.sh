@@ -136,4 +136,42 @@ if ! grep -q '^"unplaceable":\[\]}$' "$W/out" || ! grep -q '"kind":"start"' "$W/
     fail=1
 fi
 
+# --- 3. large requests that used to run away ---------------------------------
+# Each must be answered within a CPU-time limit (ulimit -t: CPU time, so that a
+# loaded machine does not fail the test) well above what the placement core
+# needs now and well below what it took before (bench/README.md, "tarmac place
+# at scale"): priority preemption, 5,000 nodes, 50,000 queued jobs, most of
+# them shares on a full cluster: 28.0 s before, 2.5 s after; conservative
+# backfilling, 20,000 full nodes, 50,000 queued jobs: 35.0 s before, 2.7 s
+# after. A sanitizer build (libasan linked) runs everything several times
+# slower: the limits are five times as long there.
+scale=1
+if command -v ldd >/dev/null 2>&1 && ldd "$BIN" 2>/dev/null | grep -q 'libasan'; then
+    scale=5
+fi
+runaway() { # NAME LIMIT_S POLICY GENERATOR-ARGS...
+    name=$1 limit=$(($2 * scale)) policy=$3
+    shift 3
+    if ! "$PY" "$SRC/bench/place_snapshot_gen.py" "$@" >"$W/$name.json"; then
+        echo "FAIL: $name: the snapshot generator failed"
+        fail=1
+        return
+    fi
+    (
+        ulimit -t "$limit"
+        exec "$BIN" place --timeout 0 --policy "$policy" "$W/$name.json"
+    ) >"$W/$name.out" 2>"$W/$name.err"
+    st=$?
+    if [ $st -ne 0 ] || ! grep -q '^"stats":{"started":[1-9]' "$W/$name.out"; then
+        echo "FAIL: $name: exit $st within $limit s of CPU time"
+        head -c 400 "$W/$name.err"
+        fail=1
+    fi
+    rm -f "$W/$name.json" "$W/$name.out" "$W/$name.err"
+}
+runaway preempt 10 priority-preempt --seed 4 --nodes 5000 --queue 50000 --running-fill 1.0 \
+    --shares 0.6
+runaway conservative 12 conservative --seed 2 --nodes 20000 --queue 50000 --running-fill 1.0 \
+    --span 0
+
 exit $fail

@@ -53,6 +53,7 @@ expect 65 'running[0].parts[0].node' "{\"now_us\":0,$T,\"running\":[{\"id\":1,\"
 expect 65 'gpu_ids[1]' "{\"now_us\":0,$T,\"running\":[{\"id\":1,\"gpus\":2,\"parts\":[{\"node\":0,\"gpus\":2,\"gpu_ids\":[1,1]}]}]}"
 expect 65 'policy' "{\"now_us\":0,$T,\"policy\":\"placement=nowhere\"}"
 expect 65 'nowhere' "{\"now_us\":0,$T}" --policy 'placement=nowhere'
+expect 65 'policy: the string holds the character U+0000' "{\"now_us\":0,$T,\"policy\":\"fifo-first-fit\\u0000x\"}"
 expect 65 'given twice' '{"now_us":0,"gpu_types":[{"name":"A","mem_mib":1},{"name":"A","mem_mib":2}],"nodes":[]}'
 expect 64 'unknown option' "{\"now_us\":0,$T}" --frobnicate
 expect 64 'seed' "{\"now_us\":0,$T}" --seed -3

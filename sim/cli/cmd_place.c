@@ -16,6 +16,10 @@
  * (place_cluster_take_exact), then the nodes and GPUs out of service. An
  * allocation that does not fit is bad input, named by its JSON path.
  *
+ * After the decisions come the queue entries left waiting that no node of
+ * the snapshot could ever hold ("unplaceable"), each with the reason the
+ * simulator rejects such a job for (place_job_never_fits).
+ *
  * Malformed input gets an error object on stdout ({"error": {"where",
  * "message"}}), the usual "tarmac: WHERE: MESSAGE" on stderr, and the exit
  * code of its status (65 for bad input); nothing else is written.
@@ -37,7 +41,8 @@ static const char place_help[] =
     "\n"
     "Read a cluster snapshot and pending jobs as JSON (from SNAPSHOT, or stdin\n"
     "when it is absent or '-'), run one scheduling pass of the placement core,\n"
-    "and write the decisions as JSON on stdout. The format: docs/place-json.md.\n"
+    "and write the decisions as JSON on stdout, with the queued jobs no node\n"
+    "could ever hold (\"unplaceable\", and why). The format: docs/place-json.md.\n"
     "\n"
     "Options:\n"
     "  --policy SPEC  the policy, overriding the snapshot's \"policy\"\n"
