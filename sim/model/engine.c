@@ -19,6 +19,17 @@
  * failures when the scenario asks so). Busy GPU-time excludes restart overhead;
  * goodput is busy time minus the work that was lost.
  *
+ * Useful work (docs/output.md): what a stop keeps up to the last checkpoint
+ * and what a completed run finishes is credited in reference microseconds
+ * x milli-GPU to the job, its class, tenant, pools and types; a replica's
+ * busy GPU-time x its type's speed to its service. The GPU-hour ledger puts
+ * every owned milli-GPU-microsecond into one bucket (model.h
+ * SIM_LEDGER_BUCKETS) through cells kept beside the levels: a job's
+ * allocation and busy level move its GPU-time between its buckets where the
+ * levels change, a node's down and free capacity follow the node, the free
+ * capacity is classified at the end of each instant (ledger_idle), and the
+ * buckets must add up to the owned GPU-time exactly at the end of the run.
+ *
  * Jobs live in a slot table of fixed pages (addresses never move, so the
  * running set can point at a job's parts) recycled through a free list: the
  * table holds jobs in flight only. The queue is an array of place_job in

@@ -254,15 +254,22 @@ void sim__ledger_print_summary(FILE *f, const sim_scenario *sc, const sim_result
                 parts++;
             }
         fmt_hours(buf, sizeof buf, gh);
-        fprintf(f, "  %-24s %12s %5.1f %%", group_label[g], buf,
-                owned > 0 ? 100 * gh / owned : 0.0);
+        int col = fprintf(f, "  %-24s %12s %5.1f %%", group_label[g], buf,
+                          owned > 0 ? 100 * gh / owned : 0.0);
+        const int indent = col + 3; /* the details wrap at 100 columns, under the first */
         const char *sep = "  (";
         for (int b = 0; parts > 1 && b < SIM_LEDGER_COUNT; b++) {
             double h = gpu_h(r->ledger.a[b]);
             if (sim_ledger_group_of(b) != g || h < 0.5)
                 continue;
             fmt_hours(buf, sizeof buf, h);
-            fprintf(f, "%s%s %s", sep, bucket_label(b), buf);
+            int len = (int)(strlen(sep) + strlen(bucket_label(b)) + 1 + strlen(buf));
+            if (sep[0] == ',' && col + len + 1 > 100) {
+                fprintf(f, ",\n%*s", indent, "");
+                col = indent;
+                sep = "";
+            }
+            col += fprintf(f, "%s%s %s", sep, bucket_label(b), buf);
             sep = ", ";
         }
         if (sep[0] == ',')
@@ -271,8 +278,9 @@ void sim__ledger_print_summary(FILE *f, const sim_scenario *sc, const sim_result
     }
     fmt_hours(buf, sizeof buf, r->work_ref_gpu_s / 3600);
     fprintf(f,
-            "work: %s useful reference GPU-hours (on %s); per GPU-hour owned: work %.3f, value "
-            "%.3f, busy %.3f\n",
-            buf, sc->reference_type < sc->n_types ? sc->types[sc->reference_type].name : "?",
+            "useful work: %s %s GPU-hours; per GPU-hour owned %.3f (value-weighted %.3f; busy "
+            "%.3f)\n",
+            buf,
+            sc->reference_type < sc->n_types ? sc->types[sc->reference_type].name : "reference",
             r->work_util, r->value_util, r->gpu_s_owned > 0 ? r->gpu_s_busy / r->gpu_s_owned : 0.0);
 }
