@@ -652,7 +652,7 @@ int trace_gavel_open(trace_source *src, const char *path, const trace_gavel_matr
     memset(src, 0, sizeof *src);
     int ref = m ? worker_index(m, ref_worker ? ref_worker : "v100") : -1;
     if (ref < 0)
-        return tm_diag_set(diag, TM_ERR_INVAL, path,
+        return tm_diag_set(diag, TM_ERR_TRACE, path,
                            "expected a throughput matrix with worker type \"%s\"",
                            ref_worker ? ref_worker : "v100");
     if (approximated)
