@@ -6,15 +6,18 @@
 # on a loaded 2-core machine a phase fails only past 5 s.
 #
 # Inputs big enough to keep each phase busy for seconds are made on the fly
-# in a temporary folder: a 400000-job trace (replay, and the file export
-# reads), a 10-year scenario (run), a packing experiment of 3000 nodes, an
-# Azure trace whose load profile has 3.3 million bins (the CSV being written),
-# an SWF window of 400000 jobs, a scenario of 120 days (compare, size, sweep
-# points), a scenario of 100 million arrivals (synth), a `place` request of
-# 40000 queued jobs on 4000 nodes, and a gnuplot that never finishes its
-# picture (plot). Each command runs in its own folder, so
-# anything it leaves is seen; a watchdog kills a command that does not stop
-# within 30 s (a failure, not a hang).
+# in a temporary folder: a job trace (replay, and the file export reads), a
+# 10-year scenario (run), a packing experiment of 3000 nodes, an Azure trace
+# whose load profile has millions of bins (the CSV being written), an SWF
+# window, a scenario of 120 days (compare, size, sweep points), a scenario of
+# 100 million arrivals (synth), a `place` request of 40000 queued jobs on
+# 4000 nodes, and a gnuplot that never finishes its picture (plot). Machines
+# differ in speed, so a phase whose command finished before its signal was
+# due is not a pass or a failure but a too-small input: where the input has a
+# size (the job trace, the SWF window, the profile's bins) it is made four
+# times larger and the phase is tried again, at most three times. Each
+# command runs in its own folder, so anything it leaves is seen; a watchdog
+# kills a command that does not stop within 30 s (a failure, not a hang).
 set -u
 BIN=${TARMAC_BIN:?}
 SRC=${TARMAC_SRC:?}
@@ -28,18 +31,38 @@ fail() {
 }
 now_ms() { date +%s%3N; }
 
-# phase NAME SIG DELAY PATTERN KEEP CMD...: run CMD in the folder W/NAME.SIG
-# (made empty), send SIG after DELAY seconds; it must exit 130 with PATTERN
-# (grep -E) on stderr and leave nothing in its folder but files matching KEEP
-# (grep -E on the relative path; "" keeps nothing), never a temporary.
+# phase NAME SIG DELAY PATTERN KEEP GROW CMD...: run CMD in the folder
+# W/NAME.SIG (made empty), send SIG after DELAY seconds; it must exit 130 with
+# PATTERN (grep -E) on stderr and leave nothing in its folder but files
+# matching KEEP (grep -E on the relative path; "" keeps nothing), never a
+# temporary. If CMD has already ended when the signal is due, GROW (a shell
+# function, or - for none) makes its input larger and the phase runs again.
+running() { # PID: is it alive and not yet a zombie?
+    st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+    [ -n "$st" ] && [ "$st" != Z ]
+}
 phase() {
-    name=$1 sig=$2 delay=$3 pat=$4 keep=$5
-    shift 5
+    name=$1 sig=$2 delay=$3 pat=$4 keep=$5 grow=$6
+    shift 6
     d="$W/$name.$sig"
-    mkdir -p "$d"
-    (cd "$d" && exec "$@") >"$d.out" 2>"$d.err" &
-    pid=$!
-    sleep "$delay"
+    tries=0
+    while :; do
+        rm -rf "$d"
+        mkdir -p "$d"
+        (cd "$d" && exec "$@") >"$d.out" 2>"$d.err" &
+        pid=$!
+        sleep "$delay"
+        running "$pid" && break
+        wait "$pid"
+        rc=$?
+        tries=$((tries + 1))
+        if [ "$grow" = - ] || [ "$tries" -gt 3 ]; then
+            fail "$name, SIG$sig: the command ended (exit $rc) before its signal at ${delay}s; the input is too small for this machine"
+            return
+        fi
+        echo "note: $name, SIG$sig: ended before its signal at ${delay}s; input made 4x larger"
+        "$grow"
+    done
     t0=$(now_ms)
     kill -"$sig" "$pid" 2>/dev/null
     (sleep 30 && kill -9 "$pid" 2>/dev/null) &
@@ -74,8 +97,14 @@ phase() {
 
 # --- inputs ---
 printf '{"pools":[{"gpu_type":"H100","nodes":1000}]}\n' >"$W/fleet.json"
-awk 'BEGIN { print "id,submit_us,duration_us"; for (i = 1; i <= 400000; i++) print i "," i * 1000 ",500000" }' \
-    >"$W/trace.csv"
+# the job trace: N jobs, each half a second, one per millisecond
+n_trace=400000
+make_trace() {
+    awk -v n=$n_trace 'BEGIN { print "id,submit_us,duration_us"; for (i = 1; i <= n; i++) print i "," i * 1000 ",500000" }' \
+        >"$W/trace.csv"
+}
+grow_trace() { n_trace=$((n_trace * 4)); make_trace; }
+make_trace
 sed 's/"horizon": "2d"/"horizon": "3650d"/' "$SRC/tests/golden/small.json" >"$W/ten-years.json"
 sed 's/"horizon": "2d"/"horizon": "120d"/' "$SRC/tests/golden/small.json" >"$W/days120.json"
 awk 'BEGIN { print "sn,cpu_milli,memory_mib,gpu,model"
@@ -84,24 +113,44 @@ awk 'BEGIN { print "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod
     split("100 250 500 750 1000", m, " ")
     for (i = 0; i < 60000; i++) printf "openb-pod-%d,1000,1024,1,%d,,LS,Running,%d,%d,%d\n", i, m[1 + i % 5], i, i + 100, i }' \
     >"$W/pods.csv"
-printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,5,10\n200000000,5,10\n' >"$W/azure.csv"
-awk 'BEGIN { print "; MaxNodes: 64"; print "; MaxProcs: 64"
-    for (i = 1; i <= 400000; i++) printf "%d %d -1 600 4 -1 -1 4 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n", i, i * 10 }' \
-    >"$W/window.swf"
+# two requests this far apart (seconds): the profile has span/60 bins
+span_azure=200000000
+make_azure() {
+    printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,5,10\n%d,5,10\n' $span_azure >"$W/azure.csv"
+}
+grow_azure() { span_azure=$((span_azure * 4)); make_azure; }
+make_azure
+n_window=400000
+make_window() {
+    awk -v n=$n_window 'BEGIN { print "; MaxNodes: 64"; print "; MaxProcs: 64"
+        for (i = 1; i <= n; i++) printf "%d %d -1 600 4 -1 -1 4 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n", i, i * 10 }' \
+        >"$W/window.swf"
+}
+grow_window() { n_window=$((n_window * 4)); make_window; }
+make_window
 printf '{"horizon": "3650d", "fleet": {"pools": [{"gpu_type": "H100", "nodes": 1}]},
  "workload": {"classes": [{"name": "a", "arrival": {"rate_per_hour": 1000000}, "duration": "1h"}]}}\n' \
     >"$W/flood.json"
 printf '{"scenario": "%s", "replications": 4, "grid": {"policy": ["fifo-first-fit", "fifo-best-fit"], "fleet.pools[0].nodes": [6, 8, 10]}}\n' \
     "$W/days120.json" >"$W/sweep.json"
-# a scheduling pass of seconds: 40000 queued jobs, conservative backfilling
-awk 'BEGIN { printf "{\"now_us\": 0, \"gpu_types\": [{\"name\": \"H100\", \"mem_mib\": 81920}], \"nodes\": ["
-    for (i = 0; i < 4000; i++) printf "%s{\"type\": \"H100\", \"gpus\": 8}", i ? "," : ""
-    printf "], \"queue\": ["
-    for (i = 0; i < 40000; i++) printf "%s{\"id\": %d, \"submit_us\": %d, \"gpus\": %d, \"estimate_us\": 3600000000}", i ? "," : "", i + 1, i, 1 + i % 8
-    print "], \"policy\": \"order=fifo placement=best-fit backfill=conservative\"}" }' >"$W/snapshot.json"
-# the file export reads (400000 jobs) and one plot draws from
-"$BIN" replay "$W/trace.csv" --format tarmac --fleet "$W/fleet.json" -q -o "$W/jobs.h5" ||
-    fail "cannot make the export input"
+# a scheduling pass of seconds: N queued jobs, conservative backfilling
+n_queue=160000
+make_snapshot() {
+    awk -v q=$n_queue 'BEGIN { printf "{\"now_us\": 0, \"gpu_types\": [{\"name\": \"H100\", \"mem_mib\": 81920}], \"nodes\": ["
+        for (i = 0; i < 4000; i++) printf "%s{\"type\": \"H100\", \"gpus\": 8}", i ? "," : ""
+        printf "], \"queue\": ["
+        for (i = 0; i < q; i++) printf "%s{\"id\": %d, \"submit_us\": %d, \"gpus\": %d, \"estimate_us\": 3600000000}", i ? "," : "", i + 1, i, 1 + i % 8
+        print "], \"policy\": \"order=fifo placement=best-fit backfill=conservative\"}" }' >"$W/snapshot.json"
+}
+grow_snapshot() { n_queue=$((n_queue * 4)); make_snapshot; }
+make_snapshot
+# the file export reads (the job trace's jobs) and one plot draws from
+make_jobs() {
+    "$BIN" replay "$W/trace.csv" --format tarmac --fleet "$W/fleet.json" -q -o "$W/jobs.h5" ||
+        fail "cannot make the export input"
+}
+grow_jobs() { grow_trace; make_jobs; }
+make_jobs
 "$BIN" run "$SRC/tests/golden/small.json" -q -o "$W/small.h5" || fail "cannot make the plot input"
 # a gnuplot that never finishes its picture (its pid noted, to see it killed)
 mkdir -p "$W/bin"
@@ -110,45 +159,47 @@ chmod +x "$W/bin/gnuplot"
 
 # --- the phases, each with both signals ---
 for sig in INT TERM; do
-    phase run $sig 1 'run: stopped by a signal' '' \
+    phase run $sig 1 'run: stopped by a signal' '' - \
         "$BIN" run "$W/ten-years.json" -q -o out.h5
-    phase replay-time $sig 1 'stopped by a signal|interrupted while reading' '' \
+    phase replay-time $sig 0.3 'stopped by a signal|interrupted while (reading|writing)' '' grow_trace \
         "$BIN" replay "$W/trace.csv" --format tarmac --fleet "$W/fleet.json" -q -o out.h5
-    phase replay-window $sig 1 'interrupted' '' \
-        "$BIN" replay "$W/window.swf" --format swf --protocol window --window 0:400000 -q
-    phase replay-pack $sig 2 'pack: interrupted while placing the pods' '' \
+    phase replay-window $sig 0.3 'interrupted' '' grow_window \
+        "$BIN" replay "$W/window.swf" --format swf --protocol window -q
+    phase replay-pack $sig 1 'pack: interrupted while placing the pods' '' - \
         "$BIN" replay "$W/pods.csv" --format openb --protocol pack --nodes "$W/nodes.csv" \
         --policy placement=fgd --seeds 2 -q -o out.h5 --dat out.dat
-    phase replay-profile $sig 2 'interrupted while writing the load profile' '' \
+    phase replay-profile $sig 0.5 'interrupted while writing the load profile' '' grow_azure \
         "$BIN" replay "$W/azure.csv" --format azure-llm --protocol profile --bin 60 -q -o profile.csv
-    phase synth $sig 1 'synth: interrupted' '' \
+    phase synth $sig 1 'synth: interrupted' '' - \
         "$BIN" synth "$W/flood.json" --limit arrivals=1e12 --limit events=1e13 -q -o trace.csv
-    phase compare $sig 1.5 'compare: interrupted while running the replications' '' \
+    phase compare $sig 1 'compare: interrupted while running the replications' '' - \
         "$BIN" compare "$W/days120.json" --policies fifo-first-fit,fifo-best-fit --replications 100 \
         -j 2 -q -o out.h5
-    phase compare-j1 $sig 1.5 'compare: interrupted while running the replications' '' \
+    phase compare-j1 $sig 1 'compare: interrupted while running the replications' '' - \
         "$BIN" compare "$W/days120.json" --policies fifo-first-fit,fifo-best-fit --replications 100 \
         -j 1 -q -o out.h5
-    phase size $sig 1.5 'size: interrupted while simulating the fleet' '' \
+    phase size $sig 1 'size: interrupted while simulating the fleet' '' - \
         "$BIN" size "$W/days120.json" --target 'wait_p95<=1m' -j 2 -q
-    phase breakeven $sig 1.5 'breakeven: interrupted while simulating the fleet' '' \
+    phase breakeven $sig 1 'breakeven: interrupted while simulating the fleet' '' - \
         "$BIN" breakeven "$SRC/scenarios/chat-breakeven.json" -j 2 -q -o out.h5
     # finished points stay (whole files, for --resume); nothing else
-    phase sweep $sig 2 'sweep: interrupted while running the points' '^points/p[0-9]{6}\.h5$' \
+    phase sweep $sig 2 'sweep: interrupted while running the points' '^points/p[0-9]{6}\.h5$' - \
         "$BIN" sweep run "$W/sweep.json" -o points -j 2 -q
-    phase export $sig 1 'export: interrupted while (reading the table|writing out\.csv)' '' \
+    phase export $sig 0.5 'export: interrupted while (reading the table|writing out\.csv)' '' grow_jobs \
         "$BIN" export "$W/jobs.h5" --table jobs --labels -o out.csv
     # stdout holds the error object alone, no decision
-    phase place $sig 1.5 'place: .*interrupted while answering' '' \
+    fails_before=$fails
+    phase place $sig 0.5 'place: .*interrupted while answering' '' grow_snapshot \
         "$BIN" place "$W/snapshot.json" --timeout 0
-    grep -q -x '{"error":{"where":".*","message":"interrupted (SIGINT or SIGTERM) before an answer","status":"TM_ERR_INTERRUPTED"}}' \
-        "$W/place.$sig.out" && [ "$(wc -l <"$W/place.$sig.out")" -eq 1 ] ||
+    if [ "$fails" -eq "$fails_before" ] && ! { grep -q -x '{"error":{"where":".*","message":"interrupted (SIGINT or SIGTERM) before an answer","status":"TM_ERR_INTERRUPTED"}}' \
+        "$W/place.$sig.out" && [ "$(wc -l <"$W/place.$sig.out")" -eq 1 ]; }; then
         fail "place, SIG$sig: stdout is not the error object alone: $(head -c 300 "$W/place.$sig.out")"
+    fi
     : >>"$W/gnuplot.pids"
     n_before=$(wc -l <"$W/gnuplot.pids")
     # the figures' data and scripts are written before gnuplot is started
     # (each whole); no picture, no temporary
-    phase plot $sig 2 'plot: interrupted while gnuplot drew' '^figs/[a-z_]+\.(dat|gp)$' \
+    phase plot $sig 2 'plot: interrupted while gnuplot drew' '^figs/[a-z_]+\.(dat|gp)$' - \
         env PATH="$W/bin:$PATH" "$BIN" plot "$W/small.h5" -o figs -q
     for p in $(tail -n +$((n_before + 1)) "$W/gnuplot.pids"); do
         kill -0 "$p" 2>/dev/null && fail "plot, SIG$sig: gnuplot ($p) still runs"
