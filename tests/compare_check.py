@@ -99,6 +99,8 @@ def class_metrics(j, mask):
         "wait_p95_s": nearest_rank(w, 0.95),
         "slowdown_mean": float(sd.mean()) if len(sd) else math.nan,
         "jobs_arrived": float(mask.sum()),
+        "gpu_hours": float(j["alloc_gpu_s"][mask].sum()) / 3600,
+        "work_gpu_hours": float(j["work_ref_gpu_s"][mask].sum()) / 3600,
     }
 
 
@@ -124,7 +126,8 @@ with tempfile.TemporaryDirectory() as d:
                   f"HDF5 {name}: difference {g['diff_mean'][1]} [{g['diff_ci_low'][1]}, {g['diff_ci_high'][1]}]")
     check(list(js["classes"]) == ["training", "evaluation"], f"JSON classes {list(js['classes'])}")
     for cls, ms in js["classes"].items():
-        check(set(ms) == {"wait_mean_s", "wait_p50_s", "wait_p95_s", "slowdown_mean", "jobs_arrived"},
+        check(set(ms) == {"wait_mean_s", "wait_p50_s", "wait_p95_s", "slowdown_mean", "jobs_arrived",
+                          "gpu_hours", "work_gpu_hours"},
               f"JSON class {cls} metrics {sorted(ms)}")
         for name, m in ms.items():
             b = m["policies"][1]

@@ -37,6 +37,9 @@ now_ms() { date +%s%3N; }
 # matching KEEP (grep -E on the relative path; "" keeps nothing), never a
 # temporary. If CMD has already ended when the signal is due, GROW (a shell
 # function, or - for none) makes its input larger and the phase runs again.
+# DELAY "tmp+S" waits (up to 30 s) for CMD's temporary output file to appear,
+# then S seconds: the signal then lands in the writing phase however long the
+# start took on a loaded machine.
 running() { # PID: is it alive and not yet a zombie?
     st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
     [ -n "$st" ] && [ "$st" != Z ]
@@ -51,7 +54,17 @@ phase() {
         mkdir -p "$d"
         (cd "$d" && exec "$@") >"$d.out" 2>"$d.err" &
         pid=$!
-        sleep "$delay"
+        case $delay in
+        tmp+*)
+            i=0
+            while [ $i -lt 300 ] && running "$pid" && ! ls -A "$d" | grep -q '\.tmp\.'; do
+                sleep 0.1
+                i=$((i + 1))
+            done
+            sleep "${delay#tmp+}"
+            ;;
+        *) sleep "$delay" ;;
+        esac
         running "$pid" && break
         wait "$pid"
         rc=$?
@@ -168,7 +181,7 @@ for sig in INT TERM; do
     phase replay-pack $sig 1 'pack: interrupted while placing the pods' '' - \
         "$BIN" replay "$W/pods.csv" --format openb --protocol pack --nodes "$W/nodes.csv" \
         --policy placement=fgd --seeds 2 -q -o out.h5 --dat out.dat
-    phase replay-profile $sig 0.5 'interrupted while writing the load profile' '' grow_azure \
+    phase replay-profile $sig tmp+0.2 'interrupted while writing the load profile' '' grow_azure \
         "$BIN" replay "$W/azure.csv" --format azure-llm --protocol profile --bin 60 -q -o profile.csv
     phase synth $sig 1 'synth: interrupted' '' - \
         "$BIN" synth "$W/flood.json" --limit arrivals=1e12 --limit events=1e13 -q -o trace.csv

@@ -138,7 +138,8 @@ static void test_compare(void)
     sim_scenario sc;
     tm_diag d;
     CHECK_EQ_INT(sim_scenario_load_text(&sc, scenario, strlen(scenario), "inline", &d), TM_OK);
-    sim__cmp_policy pol[2] = {{"ff", "fifo-first-fit"}, {"bf", "fifo-best-fit"}};
+    sim__cmp_policy pol[2] = {{.label = "ff", .spec = "fifo-first-fit"},
+                              {.label = "bf", .spec = "fifo-best-fit"}};
     volatile int stop = 0;
     sim__cmp_opts o;
     memset(&o, 0, sizeof o);

@@ -25,7 +25,7 @@ static const char compare_help[] =
     "Usage: tarmac compare [SCENARIO] --policies A,B,... [--policy [LABEL:]SPEC]...\n"
     "                      [--replications R] [--warmup DURATION] [--confidence C]\n"
     "                      [--seed N] [-j N] [-o FILE] [--per-class] [--quiet] [--json]\n"
-    "                      [--limit NAME=VALUE]...\n"
+    "                      [--set LABEL:PATH=VALUE]... [--limit NAME=VALUE]...\n"
     "\n"
     "Run SCENARIO (the embedded default without one) under every policy, R times\n"
     "each with independent random streams. Every policy sees the same jobs in the\n"
@@ -36,7 +36,9 @@ static const char compare_help[] =
     "the paired difference to the first policy with its interval; writes the same\n"
     "to FILE (layout: docs/output.md, \"Comparison files\"). The job metrics (waits,\n"
     "slowdown, jobs arrived) are also computed per workload class, with the same\n"
-    "intervals: in FILE and --json always, in the table with --per-class.\n"
+    "intervals: in FILE and --json always, in the table with --per-class. A policy\n"
+    "may also change the scenario (--set): a bigger fleet, a specialized model, on\n"
+    "the same arrivals.\n"
     "\n"
     "  --policies A,B,...   policies separated by commas: preset names\n"
     "                       (fifo-first-fit, fifo-best-fit) or specifications\n"
@@ -53,6 +55,10 @@ static const char compare_help[] =
     "  -o, --output FILE    HDF5 output (default tarmac-compare.h5)\n"
     "  --per-class          the table also shows the job metrics of every workload\n"
     "                       class\n"
+    "  --set LABEL:PATH=VALUE  the policy labelled LABEL runs the scenario with\n"
+    "                       VALUE (JSON; other text is a string) at PATH (keys and\n"
+    "                       [index] joined by '.', as in sweep files); the classes\n"
+    "                       and the horizon must stay; repeatable\n"
     "  -q, --quiet          no table and no progress bar\n"
     "  --json               print a JSON summary on stdout instead of the table\n"
     "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
@@ -364,7 +370,9 @@ static void print_json(const sim_scenario *sc, const sim__cmp_policy *pol,
     fputs("\n }\n}\n", f);
 }
 
-enum { O_POLICIES = 256, O_POLICY, O_REPLICATIONS, O_WARMUP, O_CONFIDENCE, O_PER_CLASS };
+enum { O_POLICIES = 256, O_POLICY, O_REPLICATIONS, O_WARMUP, O_CONFIDENCE, O_PER_CLASS, O_SET };
+
+#define MAX_SETS 64
 
 static const sim__cli_opt compare_opts[] = {
     {"policies", O_POLICIES, 1, "a comma-separated list"},
@@ -373,6 +381,7 @@ static const sim__cli_opt compare_opts[] = {
     {"warmup", O_WARMUP, 1, "a duration (\"3d\", \"12h\", seconds)"},
     {"confidence", O_CONFIDENCE, 1, "a number in (0, 1)"},
     {"per-class", O_PER_CLASS, 0, NULL},
+    {"set", O_SET, 1, NULL}, /* its own message, below */
     {NULL, 0, 0, NULL},
 };
 
@@ -386,10 +395,65 @@ static const sim__cli_spec compare_spec = {
     .opts = compare_opts,
 };
 
+/* The arms with settings get a scenario of their own: the compared file (or
+ * the embedded default) with their keys set, admitted as any scenario is,
+ * with the seed override. The settings are recorded in pol[p].set. */
+static int load_arms(sim__cmp_policy *pol, size_t n_pol, const char *const *sets, size_t n_sets,
+                     const char *path, sim_scenario *arm_sc, size_t *n_arm_sc,
+                     const sim__cli_args *a, int *admit, tm_diag *d)
+{
+    *admit = 0;
+    for (size_t p = 0; p < n_pol; p++) {
+        const char *paths[MAX_SETS], *values[MAX_SETS];
+        char buf[MAX_SETS][512];
+        size_t n = 0, o = 0;
+        size_t l = strlen(pol[p].label);
+        for (size_t i = 0; i < n_sets; i++) {
+            if (strncmp(sets[i], pol[p].label, l) != 0 || sets[i][l] != ':')
+                continue;
+            const char *kv = sets[i] + l + 1;
+            if (strlen(kv) >= sizeof buf[n])
+                return tm_diag_set(d, TM_ERR_USAGE, "--set", "%.60s...: longer than %zu bytes", kv,
+                                   sizeof buf[n] - 1);
+            snprintf(buf[n], sizeof buf[n], "%s", kv);
+            char *eq = strchr(buf[n], '=');
+            *eq = '\0';
+            paths[n] = buf[n];
+            values[n] = eq + 1;
+            int w = snprintf(pol[p].set + o, sizeof pol[p].set - o, "%s%s", o ? "; " : "", kv);
+            if (w < 0 || (size_t)w >= sizeof pol[p].set - o)
+                return tm_diag_set(d, TM_ERR_USAGE, "--set",
+                                   "the settings of '%s' are longer than %zu bytes", pol[p].label,
+                                   sizeof pol[p].set - 1);
+            o += (size_t)w;
+            n++;
+        }
+        if (!n)
+            continue;
+        sim_scenario *s = &arm_sc[*n_arm_sc];
+        int rc = sim_scenario_load_set(s, path, paths, values, n, d);
+        if (rc != TM_OK) {
+            size_t wl = strlen(d->where);
+            snprintf(d->where + wl, sizeof d->where - wl, " (--set for '%s')", pol[p].label);
+            return rc;
+        }
+        (*n_arm_sc)++;
+        if ((*admit = sim__cli_admit(s, a)) != 0)
+            return TM_OK;
+        if (a->have_seed)
+            s->seed = a->seed;
+        pol[p].sc = s;
+    }
+    return TM_OK;
+}
+
 static int cmd_compare(int argc, char **argv)
 {
-    sim__cmp_policy pol[MAX_POLICIES];
+    static sim__cmp_policy pol[MAX_POLICIES];
+    memset(pol, 0, sizeof pol);
     size_t n_pol = 0;
+    const char *sets[MAX_SETS];
+    size_t n_sets = 0;
     uint64_t reps = 10;
     int64_t warm_us = -1;
     double conf = 0.95;
@@ -438,6 +502,14 @@ static int cmd_compare(int argc, char **argv)
         case O_PER_CLASS:
             per_class = 1;
             break;
+        case O_SET: {
+            const char *colon = strchr(v, ':'), *eq = colon ? strchr(colon, '=') : NULL;
+            if (!colon || colon == v || !eq || eq == colon + 1 || n_sets >= MAX_SETS)
+                return sim__cli_usage("compare", "%s needs LABEL:PATH=VALUE (at most %d), not '%s'",
+                                      a.opt, MAX_SETS, v);
+            sets[n_sets++] = v;
+            break;
+        }
         }
     }
     if (key == SIM__CLI_STOP)
@@ -453,6 +525,15 @@ static int cmd_compare(int argc, char **argv)
     int rc = sim__compare_check_policies(pol, n_pol, &d);
     if (rc != TM_OK)
         return sim__cli_error(rc, &d);
+    /* the arms' settings name their arms */
+    for (size_t i = 0; i < n_sets; i++) {
+        size_t l = (size_t)(strchr(sets[i], ':') - sets[i]), p = 0;
+        while (p < n_pol && (strlen(pol[p].label) != l || strncmp(pol[p].label, sets[i], l)))
+            p++;
+        if (p == n_pol)
+            return sim__cli_usage("compare", "--set %s: no policy is labelled '%.*s'", sets[i],
+                                  (int)l, sets[i]);
+    }
     sim_scenario sc;
     rc = sim__cli_load_scenario(&sc, path, &d);
     if (rc != TM_OK)
@@ -464,6 +545,15 @@ static int cmd_compare(int argc, char **argv)
     }
     if (a.have_seed)
         sc.seed = a.seed;
+    static sim_scenario arm_sc[MAX_POLICIES];
+    size_t n_arm_sc = 0;
+    rc = load_arms(pol, n_pol, sets, n_sets, path, arm_sc, &n_arm_sc, &a, &admit, &d);
+    if (rc != TM_OK || admit) {
+        for (size_t i = 0; i < n_arm_sc; i++)
+            sim_scenario_fini(&arm_sc[i]);
+        sim_scenario_fini(&sc);
+        return admit ? admit : sim__cli_error(rc, &d);
+    }
     if (warm_us >= sc.horizon_us) {
         char h[32];
         sim__cli_fmt_duration(h, sizeof h, (double)sc.horizon_us / SIM_US_PER_S);
@@ -499,6 +589,8 @@ static int cmd_compare(int argc, char **argv)
         }
         sim__compare_fini(&res);
     }
+    for (size_t i = 0; i < n_arm_sc; i++)
+        sim_scenario_fini(&arm_sc[i]);
     sim_scenario_fini(&sc);
     return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
 }

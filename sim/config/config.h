@@ -18,6 +18,13 @@ int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const
                            tm_diag *diag);
 /* The embedded default scenario. */
 int sim_scenario_load_default(sim_scenario *sc, tm_diag *diag);
+/* A scenario file (path; NULL: the embedded default) with n values replaced
+ * before it is loaded: the JSON text values[i] (a text that is not JSON is
+ * taken as a string) at paths[i], keys and [index] joined by '.' as in sweep
+ * files (docs/sweeps.md, "Parameters"). A bad path is an error naming it.
+ * (config/sweep_file.c, which owns the paths) */
+int sim_scenario_load_set(sim_scenario *sc, const char *path, const char *const *paths,
+                          const char *const *values, size_t n, tm_diag *diag);
 void sim_scenario_fini(sim_scenario *sc);
 /* A scenario to fill in code (trace replay): the catalog, the H100 reference,
  * one default tenant, no failures, no pools, no classes. */

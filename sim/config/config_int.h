@@ -148,4 +148,9 @@ int sim__cfg_load_services(sim__loader *L, const cJSON *arr);
 /* cost_json.c: "cost" (o may be NULL: the defaults). */
 int sim__cfg_load_cost(sim__loader *L, const cJSON *o);
 
+/* The embedded default scenario (scenarios/enterprise.json, embedded at
+ * build time): the text, and its length without the final NUL. */
+extern const char sim__default_scenario[];
+extern const size_t sim__default_scenario_len;
+
 #endif

@@ -31,9 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char sim__default_scenario[];
-extern const size_t sim__default_scenario_len;
-
 static int load_policy(sim__loader *L, const cJSON *v)
 {
     sim_scenario *sc = L->sc;

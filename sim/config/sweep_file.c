@@ -466,6 +466,49 @@ int sim_sweep_apply(const sim_sweep_spec *s, size_t combo, char **json, uint64_t
     return TM_OK;
 }
 
+int sim_scenario_load_set(sim_scenario *sc, const char *path, const char *const *paths,
+                          const char *const *values, size_t n, tm_diag *diag)
+{
+    memset(sc, 0, sizeof *sc);
+    const char *name = path ? path : "(embedded default)";
+    char *buf = NULL;
+    size_t len = sim__default_scenario_len;
+    int rc = path ? sim__file_read(path, SIM__SCENARIO_MAX_BYTES, &buf, &len, diag) : TM_OK;
+    if (rc != TM_OK)
+        return rc;
+    cJSON *root = NULL;
+    rc = parse_json(path ? buf : sim__default_scenario, len, name, &root, diag);
+    free(buf);
+    if (rc != TM_OK)
+        return rc;
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
+        return tm_diag_set(diag, TM_ERR_SCENARIO, name, "expected an object, got %s",
+                           sim__json_kind(root));
+    }
+    for (size_t i = 0; i < n; i++) {
+        cJSON *v = cJSON_Parse(values[i]);
+        if (!v)
+            v = cJSON_CreateString(values[i]);
+        char msg[400];
+        if (!v || path_set(root, paths[i], v, msg, sizeof msg) != 0) {
+            if (!v)
+                snprintf(msg, sizeof msg, "out of memory");
+            cJSON_Delete(root);
+            char where[1200];
+            snprintf(where, sizeof where, "%s: %s", name, paths[i]);
+            return tm_diag_set(diag, TM_ERR_SCENARIO, where, "%s", msg);
+        }
+    }
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!text)
+        return tm_diag_set(diag, TM_ERR_NOMEM, name, "out of memory");
+    rc = sim_scenario_load_text(sc, text, strlen(text), name, diag);
+    free(text);
+    return rc;
+}
+
 int sim_sweep_pack_parse(const char *json, const char *name, sim_sweep_pack *out, tm_diag *diag)
 {
     static const char *const keys[] = {"pods",     "nodes", "policy", "target_pct",

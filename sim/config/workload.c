@@ -126,6 +126,7 @@ static const char *const class_keys[] = {"name",
                                          "speeds",
                                          "speed_basis",
                                          "max_jobs",
+                                         "specialize",
                                          NULL};
 
 /* Mean GPU-time per job at reference speed, for offered_load. */

@@ -102,9 +102,16 @@ static void choose_unit(cmp_metric *m, const char *name, const char *units)
 
 /* The y range of a panel from its values and intervals, padded, with about
  * five ticks at 1, 2 or 5 times a power of ten; a panel whose values are all
- * equal (a difference of exactly 0) gets a range around them. */
+ * equal (a difference of exactly 0) gets a range around them. Every metric
+ * compared is at least 0 (waits, slowdowns, counts, GPU-hours, ratios) and
+ * allocation utilization at most 100 %: a panel of means stops there, and an
+ * interval that reaches past the bound (Student t around a mean near it) is
+ * cut at the axis instead of claiming impossible values. */
 static void panel_range(FILE *g, const cmp_metric *m, size_t first, int diff)
 {
+    int nonneg = !diff, pct_cap = !diff && strcmp(m->name, "alloc_util") == 0;
+    for (size_t p = first; nonneg && p < m->n; p++)
+        nonneg = !(m->mean[p] < 0);
     double lo = INFINITY, hi = -INFINITY;
     for (size_t p = first; p < m->n; p++) {
         const double v[] = {diff ? m->dmean[p] : m->mean[p], diff ? m->dlo[p] : m->lo[p],
@@ -133,6 +140,10 @@ static void panel_range(FILE *g, const cmp_metric *m, size_t first, int diff)
         step = 2 * mag;
     lo = floor((lo - 0.08 * span) / step) * step;
     hi = ceil((hi + 0.08 * span) / step) * step;
+    if (nonneg && lo < 0)
+        lo = 0;
+    if (pct_cap && m->scale == 100 && hi > 100)
+        hi = 100;
     fprintf(g, "set yrange [%.9g:%.9g]\nset ytics %.9g\n", lo, hi, step);
 }
 
@@ -188,10 +199,17 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
                       char **pol, size_t n_pol, int diff, double conf, const char *scope,
                       tm_diag *diag)
 {
-    int letters = 0;
-    for (size_t p = 0; p < n_pol; p++)
-        letters |= strlen(pol[p]) > 16;
     int cols = n_m <= 4 ? 2 : 3, rows = (int)((n_m + (size_t)cols - 1) / (size_t)cols);
+    /* the policies' names under each panel, or letters and a legend when a
+     * name is long or the names together (about 9 px a character, with a
+     * gap) do not fit a panel's width */
+    int letters = 0;
+    size_t chars = 0;
+    for (size_t p = diff ? 1 : 0; p < n_pol; p++) {
+        letters |= strlen(pol[p]) > 16;
+        chars += strlen(pol[p]) + 3;
+    }
+    letters |= 9.0 * (double)chars > 0.85 * 1200.0 / cols;
     int height = 90 + 250 * rows + (letters ? 24 * (int)n_pol + 40 : 0);
     sim__plot_fig f;
     int rc = sim__plot_begin(c, &f, stem, 1200, height, diag);

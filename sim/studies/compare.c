@@ -85,6 +85,7 @@ void sim__stat_interval(const double *x, size_t n, size_t stride, double t, doub
 typedef struct job_acc {
     sim_quantiles wait; /* started jobs that arrived after the warm-up */
     double wait_sum_s, slowdown_sum;
+    double alloc_gpu_s, work_gpu_s;
     uint64_t arrived, started, completed_arrived;
 } job_acc;
 
@@ -109,8 +110,11 @@ static int acc_job(void *ud, const sim_job_row *r, tm_diag *diag)
         return TM_OK;
     job_acc *k = r->cls < a->n_cls ? &a->cls[r->cls] : NULL;
     a->arrived++;
-    if (k)
+    if (k) {
         k->arrived++;
+        k->alloc_gpu_s += r->alloc_gpu_s;
+        k->work_gpu_s += r->work_ref_gpu_s;
+    }
     if (r->start_us >= 0) {
         double w = (double)r->wait_us / SIM_US_PER_S;
         a->started++;
@@ -188,6 +192,8 @@ static void run_class_metrics(const run_acc *a, double *cm)
         m[SIM__CMPC_SLOWDOWN] =
             k->completed_arrived ? k->slowdown_sum / (double)k->completed_arrived : NAN;
         m[SIM__CMPC_ARRIVED] = (double)k->arrived;
+        m[SIM__CMPC_GPU_HOURS] = k->alloc_gpu_s / 3600;
+        m[SIM__CMPC_WORK] = k->work_gpu_s / 3600;
     }
 }
 
@@ -286,7 +292,8 @@ static int cmp_job(void *ud, size_t k, void *out, tm_diag *diag)
     const sim__cmp_opts *opts = x->opts;
     uint32_t r = (uint32_t)(k / x->n_pol);
     size_t p = k % x->n_pol;
-    sim_scenario run_sc = *x->sc; /* shallow: only the policy string differs */
+    /* shallow: only the policy string differs */
+    sim_scenario run_sc = *(x->pol[p].sc ? x->pol[p].sc : x->sc);
     snprintf(run_sc.policy, sizeof run_sc.policy, "%s", x->pol[p].spec);
     run_acc acc;
     if (run_acc_init(&acc, opts->warmup_us, x->sc->horizon_us, x->sc->n_classes) != TM_OK) {
@@ -335,6 +342,34 @@ static void cmp_done(void *ud, size_t k, int rc, const tm_diag *d, const void *o
     x->opts->progress(x->opts->progress_ud, x->finished++, x->n_runs, x->sc->horizon_us, o->events);
 }
 
+/* An arm with a scenario of its own stays paired with the others: the same
+ * classes in the same order (class metrics are per index, the workload
+ * streams per class index) and the same horizon (the measurement window). */
+static int check_arm(const sim_scenario *sc, const sim__cmp_policy *pol, tm_diag *diag)
+{
+    const sim_scenario *a = pol->sc;
+    char where[128];
+    snprintf(where, sizeof where, "--set (policy '%s')", pol->label);
+    if (a->horizon_us != sc->horizon_us)
+        return tm_diag_set(diag, TM_ERR_SCENARIO, where,
+                           "the horizon differs from the compared scenario's (%.0f s, not %.0f "
+                           "s): the arms would not be measured over the same window",
+                           (double)a->horizon_us / SIM_US_PER_S,
+                           (double)sc->horizon_us / SIM_US_PER_S);
+    if (a->n_classes != sc->n_classes)
+        return tm_diag_set(diag, TM_ERR_SCENARIO, where,
+                           "%zu workload classes, the compared scenario has %zu: the arms would "
+                           "not see the same jobs",
+                           a->n_classes, sc->n_classes);
+    for (size_t k = 0; k < sc->n_classes; k++)
+        if (strcmp(a->classes[k].name, sc->classes[k].name) != 0)
+            return tm_diag_set(diag, TM_ERR_SCENARIO, where,
+                               "class %zu is \"%s\", the compared scenario's is \"%s\": the "
+                               "classes must keep their names and order",
+                               k, a->classes[k].name, sc->classes[k].name);
+    return TM_OK;
+}
+
 int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t n_pol,
                      const sim__cmp_opts *opts, sim__cmp_result *res, tm_diag *diag)
 {
@@ -354,6 +389,9 @@ int sim__compare_run(const sim_scenario *sc, const sim__cmp_policy *pol, size_t 
     int rc = sim__compare_check_policies(pol, n_pol, diag);
     if (rc != TM_OK)
         return rc;
+    for (size_t p = 0; p < n_pol; p++)
+        if (pol[p].sc && (rc = check_arm(sc, &pol[p], diag)) != TM_OK)
+            return rc;
     res->n_policies = n_pol;
     res->replications = reps;
     res->confidence = conf;
@@ -446,20 +484,26 @@ fail:
 
 /* Labels joined by newlines into one string attribute, as report.c does for
  * /jobs/class (readers split on "\n"). */
+/* What attr_joined joins: 0 the labels, 1 the specifications, 2 the keys
+ * each arm sets (its lines joined by "; "). */
+static const char *pol_field(const sim__cmp_policy *p, int which)
+{
+    return which == 0 ? p->label : which == 1 ? p->spec : p->set;
+}
+
 static int attr_joined(sim__h5w *w, const char *obj, const char *name, const sim__cmp_policy *pol,
-                       size_t n, int specs, tm_diag *diag)
+                       size_t n, int which, tm_diag *diag)
 {
     size_t len = 1;
     for (size_t i = 0; i < n; i++)
-        len += strlen(specs ? pol[i].spec : pol[i].label) + 1;
+        len += strlen(pol_field(&pol[i], which)) + 1;
     char *buf = malloc(len);
     if (!buf)
         return tm_diag_set(diag, TM_ERR_NOMEM, obj, "out of memory");
     size_t o = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < n; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "\n" : "",
-                              specs ? pol[i].spec : pol[i].label);
+        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "\n" : "", pol_field(&pol[i], which));
     int rc = sim__h5w_attr_str(w, obj, name, buf, diag);
     free(buf);
     return rc;
@@ -680,6 +724,7 @@ int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_
                                 diag)) ||
         (rc = attr_joined(w, "/compare", "policies", pol, n_pol, 0, diag)) ||
         (rc = attr_joined(w, "/compare", "policy_specs", pol, n_pol, 1, diag)) ||
+        (rc = attr_joined(w, "/compare", "policy_settings", pol, n_pol, 2, diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/compare/replications", res->replications, "1",
                                   "replications per policy (indices 0 .. n-1)", diag)) ||
         (rc =

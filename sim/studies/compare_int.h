@@ -2,7 +2,8 @@
  * compare_int.h — policies side by side with confidence intervals (internal
  * to sim/; `tarmac compare` is its command, docs/output.md its file layout).
  *
- * One scenario runs under every policy for replications 0..R-1. The workload
+ * One scenario runs under every policy for replications 0..R-1 (an arm may
+ * also set keys of the scenario: sim__cmp_policy). The workload
  * streams depend on the seed and the replication only (docs/rng.md), so
  * policy p and policy q see the same jobs in replication r: common random
  * numbers, and the paired difference m(q, r) - m(p, r) carries only the
@@ -66,7 +67,12 @@
       "mean of max(1, (wait + run) / max(run, 10 s)) over the class's jobs that arrived after "    \
       "the warm-up and completed")                                                                 \
     X(SIM__CMPC_ARRIVED, "jobs_arrived", "1", "jobs arrived",                                      \
-      "the class's jobs that arrived after the warm-up")
+      "the class's jobs that arrived after the warm-up")                                           \
+    X(SIM__CMPC_GPU_HOURS, "gpu_hours", "GPU h", "GPU-hours held",                                 \
+      "GPU-hours the class's jobs that arrived after the warm-up held, over all their runs (to "   \
+      "the end of the run for those still running)")                                               \
+    X(SIM__CMPC_WORK, "work_gpu_hours", "GPU h", "useful work",                                    \
+      "useful work of those jobs: reference GPU-hours of the progress that survived")
 
 typedef enum sim__cmp_class_metric_id {
 #define SIM__CMP_ENUM_(id, name, units, label, desc) id,
@@ -91,11 +97,16 @@ const sim__cmp_metric *sim__compare_metrics(void);
 /* The per-class metric table, SIM__CMPC_N_METRICS entries in enum order. */
 const sim__cmp_metric *sim__compare_class_metrics(void);
 
-/* A policy to compare: a label for tables and plots and a placement-core
- * specification (a preset name or "order=... placement=... backfill=..."). */
+/* A policy to compare (an arm): a label for tables and plots, a placement-core
+ * specification (a preset name or "order=... placement=... backfill=..."),
+ * and optionally a scenario of its own: the compared one with some keys set
+ * (`tarmac compare --set`), which must keep the classes (names, order) and
+ * the horizon, so that the arms stay paired. */
 typedef struct sim__cmp_policy {
     char label[64];
     char spec[256];
+    const sim_scenario *sc; /* NULL: the compared scenario */
+    char set[1024];         /* the keys set, "PATH=VALUE" joined by "; "; "" for none */
 } sim__cmp_policy;
 
 typedef struct sim__cmp_opts {
