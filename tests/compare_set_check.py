@@ -17,6 +17,13 @@ and class specializations (scenarios/SCHEMA.md, "specialize").
    that differs from the compared scenario's, a path that does not exist or a
    value the scenario refuses are scenario errors (65) naming the arm; none
    leaves a file.
+6. The specialization report of a run (docs/output.md, "Specialization"),
+   by hand: the jobs after the switch from /jobs, the old and new GPU-hours
+   as those jobs times each shape's expected GPU-time (8 and 2/3 GPU-h), the
+   window's capacity (32 GPUs, no failures) and held GPU-hours from the time
+   series; reclaimed is never more than freed, 0 in a siloed fleet (no other
+   team can use team b's GPUs) and positive in a shared one whose other team
+   has work waiting.
 """
 import json
 import os
@@ -170,6 +177,54 @@ def main():
                   and not os.path.exists(out),
                   "bad arm %s: exit %d (want %d), message %r" %
                   (args[-1], p.returncode, code, p.stderr.strip()[:160]))
+        # 6. the specialization report of a run
+        for part, want_reclaimed in (("none", "positive"), ("strict", "zero")):
+            sc = json.loads(json.dumps(SCENARIO))
+            sc["horizon"] = "20d"
+            sc["policy"] = "order=fifo placement=first-fit backfill=none partition=" + part
+            sc["workload"]["classes"][0]["arrival"]["rate_per_hour"] = 3  # team a overloaded
+            sc["workload"]["classes"][1]["specialize"] = dict(SPECIAL, at="10d")
+            path = os.path.join(tmp, "run-%s.json" % part)
+            with open(path, "w") as f:
+                json.dump(sc, f)
+            out = os.path.join(tmp, "run-%s.h5" % part)
+            p = subprocess.run([BIN, "run", path, "-o", out], capture_output=True, text=True)
+            check(p.returncode == 0, "run partition=%s: exit 0 (%s)" % (part, p.stderr.strip()))
+            with h5py.File(out, "r") as f:
+                g = f["summary/classes/infer/specialization"]
+                r = {k: float(g[k][()]) for k in g}
+                j = {k: f["jobs"][k][()] for k in ("class", "submit_s")}
+                t = {k: f["timeseries"][k][()] for k in ("t_s", "t_end_s", "gpus_alloc")}
+                check("specialization" not in f["summary/classes/train"],
+                      "a class without a specialization has no report")
+            at = 10 * 86400.0
+            n = int(((j["class"] == 1) & (j["submit_s"] >= at)).sum())
+            check(r["at_s"] == at and r["jobs"] == n and n > 100,
+                  "partition=%s: %d jobs after the switch (report %d)" % (part, n, r["jobs"]))
+            check(abs(r["old_gpu_hours"] - 8 * n) < 1e-6 * n
+                  and abs(r["new_gpu_hours"] - n * 2 / 3) < 1e-6 * n
+                  and abs(r["freed_gpu_hours"] - n * (8 - 2 / 3)) < 1e-6 * n,
+                  "old %.1f = %d x 8, new %.1f = %d x 2/3, freed %.1f" %
+                  (r["old_gpu_hours"], n, r["new_gpu_hours"], n, r["freed_gpu_hours"]))
+            check(abs(r["capacity_gpu_hours"] - 32 * 240) < 1e-6,
+                  "capacity %.3f GPU-h = 32 GPUs x 240 h" % r["capacity_gpu_hours"])
+            inside = t["t_s"] >= at
+            held = float((t["gpus_alloc"][inside] * (t["t_end_s"] - t["t_s"])[inside]).sum()) / 3600
+            check(abs(r["class_gpu_hours"] + r["others_gpu_hours"] - held) < 1e-6 * held,
+                  "class + others = %.3f GPU-h held after the switch (time series %.3f)" %
+                  (r["class_gpu_hours"] + r["others_gpu_hours"], held))
+            beyond = r["others_gpu_hours"] - (r["capacity_gpu_hours"] - r["old_gpu_hours"])
+            want = min(max(beyond, 0.0), r["freed_gpu_hours"])
+            check(abs(r["reclaimed_gpu_hours"] - want) < 1e-6 * held
+                  and r["reclaimed_gpu_hours"] <= r["freed_gpu_hours"],
+                  "reclaimed %.1f = clamp(others - (capacity - old), 0, freed)" %
+                  r["reclaimed_gpu_hours"])
+            ok = r["reclaimed_gpu_hours"] > 0 if want_reclaimed == "positive" else \
+                r["reclaimed_gpu_hours"] == 0
+            check(ok, "partition=%s: reclaimed %.1f GPU-h (%s expected)" %
+                  (part, r["reclaimed_gpu_hours"], want_reclaimed))
+            check("specialization of infer from 10.0 d: %d jobs" % n in p.stdout,
+                  "the run summary has the specialization line")
     print("compare_set_check: %s" % ("all checks passed" if not fails else
                                       "%d check(s) failed" % fails))
     sys.exit(1 if fails else 0)

@@ -14,6 +14,7 @@
 - The trace-format table (traces/formats.c, through `tarmac replay --help`)
   and the format table of docs/traces.md name the same formats.
 """
+import json
 import os
 import re
 import shutil
@@ -91,7 +92,16 @@ with tempfile.TemporaryDirectory() as d:
     be = os.path.join(d, "tarmac-breakeven.h5")
     subprocess.run([BIN, "breakeven", os.path.join(SRC, "scenarios", "chat-breakeven.json"), "--volumes",
                     "10B:1T:3", "--refine", "2", "--replications", "1", "-o", be, "-q"], check=True)
-    in_files = names_in(run) | names_in(cmp) | names_in(be)
+    # a class's specialization report: the same scenario with its first
+    # class specialized half-way
+    with open(SCEN) as f:
+        spec_sc = json.load(f)
+    spec_sc["workload"]["classes"][0]["specialize"] = {"at": "1d", "gpus": 1}
+    spec_path, spec_run = os.path.join(d, "special.json"), os.path.join(d, "special.h5")
+    with open(spec_path, "w") as f:
+        json.dump(spec_sc, f)
+    subprocess.run([BIN, "run", spec_path, "-o", spec_run, "-q"], check=True)
+    in_files = names_in(run) | names_in(cmp) | names_in(be) | names_in(spec_run)
     # the packing file needs the openb trace; without it its section is left out
     data = os.environ.get("TARMAC_DATA_DIR", "")
     openb = os.path.join(data, "alibaba-gpu-v2023-openb")

@@ -6,6 +6,7 @@
 #include "output/report_int.h"
 #include "version.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,6 +114,18 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
         putchar(' ');
         print_thousands(stdout, cr->running_end, 8);
         printf(" %9s %9s %9s %9s\n", m, p50, p95, p99);
+    }
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        const sim_class_result *cr = &r->classes[c];
+        if (isnan(cr->special.at_s))
+            continue;
+        char at[32];
+        sim__cli_fmt_duration(at, sizeof at, cr->special.at_s);
+        printf("specialization of %s from %s: %llu jobs would need %.0f reference GPU-hours "
+               "with the old shape, %.0f with the new; %.0f freed, %.0f of them used by other "
+               "work\n",
+               sc->classes[c].name, at, (unsigned long long)cr->special.jobs, cr->special.old_gpu_h,
+               cr->special.new_gpu_h, cr->special.freed_gpu_h, cr->special.reclaimed_gpu_h);
     }
     if (sc->n_services) {
         int ws = 12;

@@ -369,6 +369,7 @@ void sim_scenario_class_defaults(const sim_scenario *sc, sim_class_cfg *cc, cons
     cc->value = 1.0;
     cc->deadline_us = -1;
     cc->special_at_us = -1;
+    cc->mean_ref_gpu_s = NAN;
     cc->speed_basis = SIM_SPEED_COMPUTE;
     for (size_t t = 0; t < sc->n_types; t++)
         cc->speed[t] = sim__cfg_derived_speed(sc, cc->speed_basis, (uint32_t)t);

@@ -490,6 +490,7 @@ static int load_class(sim__loader *L, const cJSON *o, const char *p, sim_class_c
     }
     if ((rc = load_speeds(L, o, p, cc)) || (rc = load_tenant_mix(L, o, p, cc)))
         return rc;
+    cc->mean_ref_gpu_s = mean_gpu_s(cc);
 
     if (!isnan(load)) {
         /* offered load = rate x mean GPU-time per job / GPUs at time 0 */

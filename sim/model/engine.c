@@ -76,12 +76,13 @@ enum {
     EV_POOL_DELIVER = 4,
     EV_GPU_FAIL = 5,
     EV_SVC_SPECIAL = 6,
-    EV_SVC_TICK = 7,
-    EV_POLICY_WAKE = 8, /* the policy asked for a pass (place_policy.wake) */
+    EV_CLASS_SPECIAL = 7, /* a class's specialization begins: its snapshot */
+    EV_SVC_TICK = 8,
+    EV_POLICY_WAKE = 9, /* the policy asked for a pass (place_policy.wake) */
     /* arrivals come last at equal times, after every event of the heap; they
      * are not in the heap: each source's next arrival waits in the source, and
      * the loop takes the earliest (sources are few) */
-    EV_ARRIVAL = 9,
+    EV_ARRIVAL = 10,
 };
 
 /* A service replica's state. */
@@ -178,6 +179,15 @@ typedef struct svc {
     sim__area snap_svc_alloc, snap_alloc;
 } svc;
 
+/* A class's specialization: what had been counted when it began (level
+ * integrals and arrivals at the switch; its arrivals at that instant come
+ * after it, as every arrival comes after the heap's events). */
+typedef struct cls_special {
+    int64_t t_us; /* -1: not begun (or none) */
+    sim__area cls_alloc, all_alloc, up;
+    uint64_t arrived;
+} cls_special;
+
 /* The GPU-hour ledger (model.h SIM_LEDGER_BUCKETS): cells that integrate a
  * piecewise-constant milli-GPU value exactly, as the levels do, without
  * bins. Two attributions of the same GPU-time: by pool (where the GPU is) and
@@ -264,6 +274,7 @@ typedef struct engine {
 
     svc *svcs;
     size_t n_svcs;
+    cls_special *cspecial; /* [n_classes]; NULL when no class specializes */
 
     int64_t now_us;
     uint32_t arrivals_pending; /* sources with an arrival still to come */
@@ -1525,6 +1536,78 @@ static int svc_specialize(engine *e, svc *v)
     return svc_apply_perf(e, v);
 }
 
+/* The switch of class k to its specialization: the snapshot its report
+ * measures from. */
+static void class_specialize(engine *e, size_t k)
+{
+    cls_special *cs = &e->cspecial[k];
+    cs->t_us = e->now_us;
+    cs->cls_alloc = level_integral_now(e, sim_level_class(e->sc, k, SIM_LV_C_ALLOC));
+    cs->all_alloc = level_integral_now(e, SIM_LV_ALLOC);
+    cs->up = level_integral_now(e, SIM_LV_UP);
+    cs->arrived = e->res->classes[k].arrived;
+}
+
+/* A switch event for every class whose specialization begins within the
+ * horizon. */
+static int build_class_specials(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    int any = 0;
+    for (size_t k = 0; k < sc->n_classes; k++)
+        any |= sc->classes[k].special && sc->classes[k].special_at_us <= sc->horizon_us;
+    if (!any)
+        return TM_OK;
+    if (!(e->cspecial = calloc(sc->n_classes, sizeof *e->cspecial)))
+        return nomem(e);
+    for (size_t k = 0; k < sc->n_classes; k++) {
+        const sim_class_cfg *cc = &sc->classes[k];
+        e->cspecial[k].t_us = -1;
+        if (cc->special && cc->special_at_us <= sc->horizon_us &&
+            sim__evq_push(&e->evq, cc->special_at_us < 0 ? 0 : cc->special_at_us, EV_CLASS_SPECIAL,
+                          (uint32_t)k, 0, NULL))
+            return nomem(e);
+    }
+    return TM_OK;
+}
+
+/* The specialization reports (model.h, sim_class_result.special). */
+static void class_special_results(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    const double k = (double)PLACE_MILLI_WHOLE * SIM_US_PER_S * 3600; /* area per GPU-hour */
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        sim_class_result *cr = &e->res->classes[c];
+        memset(&cr->special, 0, sizeof cr->special);
+        cr->special.at_s = NAN;
+        const cls_special *cs = e->cspecial ? &e->cspecial[c] : NULL;
+        if (!cs || cs->t_us < 0)
+            continue;
+        const sim_class_cfg *cc = &sc->classes[c];
+        size_t ic = sim_level_class(sc, c, SIM_LV_C_ALLOC);
+        double n = (double)(cr->arrived - cs->arrived);
+        double cls = (double)(sim__level_total(&e->series, ic) - cs->cls_alloc) / k;
+        double all = (double)(sim__level_total(&e->series, SIM_LV_ALLOC) - cs->all_alloc) / k;
+        double up = (double)(sim__level_total(&e->series, SIM_LV_UP) - cs->up) / k;
+        cr->special.at_s = (double)cs->t_us / SIM_US_PER_S;
+        cr->special.jobs = cr->arrived - cs->arrived;
+        cr->special.old_gpu_h = n * cc->mean_ref_gpu_s / 3600;
+        cr->special.new_gpu_h = n * cc->special->mean_ref_gpu_s / 3600;
+        double freed = cr->special.old_gpu_h - cr->special.new_gpu_h;
+        cr->special.freed_gpu_h = freed > 0 ? freed : 0;
+        cr->special.class_gpu_h = cls;
+        cr->special.others_gpu_h = all - cls;
+        cr->special.capacity_gpu_h = up;
+        /* with the old shape the class would have needed old_gpu_h of the
+         * capacity: other work held at most the rest, and what it held beyond
+         * that it held on capacity the specialization freed */
+        double beyond = (all - cls) - (up - cr->special.old_gpu_h);
+        cr->special.reclaimed_gpu_h = beyond < 0                         ? 0
+                                      : beyond > cr->special.freed_gpu_h ? cr->special.freed_gpu_h
+                                                                         : beyond;
+    }
+}
+
 static int build_services(engine *e)
 {
     const sim_scenario *sc = e->sc;
@@ -2457,6 +2540,7 @@ static void engine_fini(engine *e)
     free(e->wr_svc);
     ledger_fini(&e->led);
     svcs_fini(e);
+    free(e->cspecial);
 }
 
 /* Rows for the jobs still in flight at the end: the queue in arrival order,
@@ -2853,6 +2937,9 @@ static int run_loop(engine *e)
         case EV_SVC_SPECIAL:
             rc = svc_specialize(e, &e->svcs[ev.a]);
             break;
+        case EV_CLASS_SPECIAL:
+            class_specialize(e, ev.a);
+            break;
         case EV_POLICY_WAKE:
             if (ev.t_us == e->wake_us)
                 e->wake_us = PLACE_T_NEVER;
@@ -2974,7 +3061,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         goto out;
     }
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
-        (rc = build_sources(&e)) != TM_OK)
+        (rc = build_class_specials(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)
         goto out;
     e.next_source = source_first(&e);
     if ((rc = run_loop(&e)) != TM_OK)
@@ -2988,6 +3075,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
             goto out;
     finish_results(&e);
     svc_results(&e);
+    class_special_results(&e);
     rc = finish_ledger(&e);
 out:
     engine_fini(&e);

@@ -135,6 +135,9 @@ typedef struct sim_class_cfg {
      * shape and speeds from *special (the same arrivals); -1 never */
     int64_t special_at_us;
     struct sim_class_cfg *special;
+    /* expected GPU-seconds of one job on the reference type (its GPUs x share
+     * x duration, or its work over the scaling); NaN for trace classes */
+    double mean_ref_gpu_s;
 } sim_class_cfg;
 
 /* A real-time inference service (layout: service_int.h; model: docs/services.md). */
@@ -441,6 +444,19 @@ typedef struct sim_class_result {
     /* useful work in reference GPU-seconds: the reference run time of the
      * progress that survived x GPUs (x share), and the same weighted by value */
     double work_ref_gpu_s, value_work_ref_gpu_s;
+    /* A class's specialization, over the window from its switch to the end of
+     * the run (docs/output.md, "Specialization"); at_s is NaN without one.
+     * GPU-hours: old and new are the expected reference GPU-hours of the jobs
+     * that arrived in the window under each shape; class, others and
+     * capacity are measured (held by the class, held by everything else, in
+     * service); reclaimed is what other work held beyond the room the old
+     * shape would have left it, at most freed. */
+    struct {
+        double at_s;
+        uint64_t jobs;
+        double old_gpu_h, new_gpu_h, freed_gpu_h;
+        double class_gpu_h, others_gpu_h, capacity_gpu_h, reclaimed_gpu_h;
+    } special;
 } sim_class_result;
 
 /* Totals of one service. Requests and tokens: demanded = served within the

@@ -531,6 +531,37 @@ static int write_class(sim__h5w *w, const char *group, const sim_class_result *c
     return TM_OK;
 }
 
+/* A class's specialization report under `group` (docs/output.md,
+ * "Specialization"), when it has one that began. */
+static int write_class_special(sim__h5w *w, const char *group, const sim_class_result *c,
+                               tm_diag *diag)
+{
+    if (isnan(c->special.at_s))
+        return TM_OK;
+    char g[200];
+    snprintf(g, sizeof g, "%s/specialization", group);
+    const scalar f[] = {
+        {"at_s", c->special.at_s, "s", "the switch to the specialized shape"},
+        {"jobs", (double)c->special.jobs, "count",
+         "the class's jobs that arrived from the switch on"},
+        {"old_gpu_hours", c->special.old_gpu_h, "GPU h",
+         "those jobs x the old shape's expected reference GPU-hours per job"},
+        {"new_gpu_hours", c->special.new_gpu_h, "GPU h",
+         "those jobs x the new shape's expected reference GPU-hours per job"},
+        {"freed_gpu_hours", c->special.freed_gpu_h, "GPU h", "old - new, or 0"},
+        {"class_gpu_hours", c->special.class_gpu_h, "GPU h",
+         "GPU-hours the class held from the switch to the end of the run"},
+        {"others_gpu_hours", c->special.others_gpu_h, "GPU h",
+         "GPU-hours everything else held in that window"},
+        {"capacity_gpu_hours", c->special.capacity_gpu_h, "GPU h",
+         "GPU-hours in service in that window"},
+        {"reclaimed_gpu_hours", c->special.reclaimed_gpu_h, "GPU h",
+         "GPU-hours other work held beyond capacity - old: freed capacity other work used "
+         "(at most freed_gpu_hours)"},
+    };
+    return write_scalars(w, g, f, N_(f), diag);
+}
+
 static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g, tm_diag *diag)
 {
     const scalar f[] = {
@@ -582,7 +613,7 @@ static int write_service(sim__h5w *w, const char *group, const sim_service_spec 
         {"others_gpus_before", v->others_before, "GPU",
          "mean GPUs allocated to everything else before the switch"},
         {"others_gpus_after", v->others_after, "GPU",
-         "mean GPUs allocated to everything else after it: freed capacity reclaimed, or not"},
+         "mean GPUs allocated to everything else after it (docs/output.md: descriptive)"},
         {"work_ref_gpu_hours", v->work_ref_gpu_hours, "GPU h",
          "useful work: busy GPU-hours x the replicas' throughput over the reference type's"},
     };
@@ -671,6 +702,7 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
     for (size_t c = 0; c < sc->n_classes; c++) {
         snprintf(g, sizeof g, "/summary/classes/%s", sc->classes[c].name);
         if ((rc = write_class(w, g, &r->classes[c], diag)) ||
+            (rc = write_class_special(w, g, &r->classes[c], diag)) ||
             (rc = sim__h5w_attr_i64(w, g, "index", (int64_t)c, diag)) ||
             (rc = sim__h5w_attr_str(w, g, "kind", sim_kind_name((int)sc->classes[c].kind), diag)))
             return rc;
