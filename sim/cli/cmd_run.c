@@ -44,6 +44,36 @@ static void print_thousands(FILE *f, uint64_t v, int width)
     fprintf(f, "%*s", width, out);
 }
 
+/* One row per tenant (and one for jobs of tenants the scenario does not
+ * name, when there are any): its jobs, their waits, the GPU-hours they held
+ * and their useful work. */
+static void print_tenants(const sim_scenario *sc, const sim_result *r)
+{
+    int w = 12;
+    for (size_t t = 0; t < sc->n_tenants; t++) {
+        int l = (int)strlen(sc->tenants[t]);
+        if (l > w)
+            w = l;
+    }
+    printf("\n%-*s %9s %9s %9s %9s %9s %11s %11s\n", w, "tenant", "arrived", "started", "wait mean",
+           "p50", "p95", "GPU-h held", "work GPU-h");
+    for (size_t t = 0; t <= sc->n_tenants && t < r->n_tenants + 1; t++) {
+        const sim_tenant_result *tr = &r->tenants[t];
+        if (t == sc->n_tenants && !tr->arrived)
+            break;
+        char m[24], p50[24], p95[24];
+        sim__cli_fmt_duration(m, sizeof m, tr->wait_mean_s);
+        sim__cli_fmt_duration(p50, sizeof p50, tr->wait_p50_s);
+        sim__cli_fmt_duration(p95, sizeof p95, tr->wait_p95_s);
+        printf("%-*s ", w, t < sc->n_tenants ? sc->tenants[t] : "(other)");
+        print_thousands(stdout, tr->arrived, 9);
+        putchar(' ');
+        print_thousands(stdout, tr->started, 9);
+        printf(" %9s %9s %9s %11.0f %11.0f\n", m, p50, p95, tr->gpu_s_alloc / 3600,
+               tr->work_ref_gpu_s / 3600);
+    }
+}
+
 static void print_summary(const sim_scenario *sc, const sim_result *r, const char *out)
 {
     char span[32];
@@ -115,6 +145,8 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
         print_thousands(stdout, cr->running_end, 8);
         printf(" %9s %9s %9s %9s\n", m, p50, p95, p99);
     }
+    if (sc->n_tenants > 1)
+        print_tenants(sc, r);
     for (size_t c = 0; c < sc->n_classes; c++) {
         const sim_class_result *cr = &r->classes[c];
         if (isnan(cr->special.at_s))

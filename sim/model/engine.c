@@ -285,6 +285,7 @@ typedef struct engine {
     int dirty;
     sim__series series;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
+    sim_quantiles *q_tenant_wait;                      /* n_tenants + 1 */
     sim_result *res;
     /* useful work per class, tenant, pool and GPU type: batch jobs exactly
      * (milli-GPU x reference us), replicas in double (milli-GPU x us x speed) */
@@ -1061,6 +1062,10 @@ static int run_begin(engine *e, uint32_t slot)
         all_res(e)->started++;
         cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
         all_res(e)->wait_sum_s += (double)wait / SIM_US_PER_S;
+        sim_tenant_result *tr = &e->res->tenants[tenant_slot(e, j)];
+        tr->started++;
+        tr->wait_sum_s += (double)wait / SIM_US_PER_S;
+        sim__quant_add(&e->q_tenant_wait[tenant_slot(e, j)], wait);
     }
     j->state = SIM_JOB_RUNNING;
     e->series.b_starts++;
@@ -2519,6 +2524,7 @@ static void engine_fini(engine *e)
     }
     size_t nq = e->sc->n_classes + 1;
     quant_free(e->q_wait, nq);
+    quant_free(e->q_tenant_wait, e->sc->n_tenants + 1);
     quant_free(e->q_completion, nq);
     quant_free(e->q_slowdown, nq);
     sim__series_fini(&e->series);
@@ -2761,6 +2767,12 @@ static void finish_results(engine *e)
         cr->slowdown_p50 = sim__quant_get(&e->q_slowdown[c], 0.50) / SLOWDOWN_SCALE;
         cr->slowdown_p95 = sim__quant_get(&e->q_slowdown[c], 0.95) / SLOWDOWN_SCALE;
         cr->slowdown_p99 = sim__quant_get(&e->q_slowdown[c], 0.99) / SLOWDOWN_SCALE;
+    }
+    for (size_t t = 0; t <= sc->n_tenants; t++) {
+        sim_tenant_result *tr = &r->tenants[t];
+        tr->wait_mean_s = tr->started ? tr->wait_sum_s / (double)tr->started : 0.0;
+        tr->wait_p50_s = sim__quant_get(&e->q_tenant_wait[t], 0.50) / SIM_US_PER_S;
+        tr->wait_p95_s = sim__quant_get(&e->q_tenant_wait[t], 0.95) / SIM_US_PER_S;
     }
 }
 
@@ -3021,12 +3033,14 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     e.wr_type = calloc(sc->n_types ? sc->n_types : 1, sizeof *e.wr_type);
     e.wr_svc = calloc(sc->n_services ? sc->n_services : 1, sizeof *e.wr_svc);
     e.q_wait = quant_new(nq);
+    e.q_tenant_wait = quant_new(sc->n_tenants + 1);
     e.q_completion = quant_new(nq);
     e.q_slowdown = quant_new(nq);
     if (!res->classes || !res->pools || !res->types || !res->services || !res->tenants ||
         !res->ledger_pools || !res->ledger_consumers || !e.w_class || !e.wv_class || !e.w_tenant ||
         !e.wv_tenant || !e.w_pool || !e.wr_pool || !e.w_type || !e.wr_type || !e.wr_svc ||
-        !e.q_wait || !e.q_completion || !e.q_slowdown || sim__evq_init(&e.evq, 1024) != TM_OK ||
+        !e.q_wait || !e.q_completion || !e.q_slowdown || !e.q_tenant_wait ||
+        sim__evq_init(&e.evq, 1024) != TM_OK ||
         sim__series_init(&e.series, sim_level_count(sc), sc->sample_us) != TM_OK) {
         rc = nomem(&e);
         goto out;

@@ -491,7 +491,9 @@ typedef struct sim_gpu_time {
 
 /* Totals of one tenant (sim_result.tenants). */
 typedef struct sim_tenant_result {
-    uint64_t arrived, completed;
+    uint64_t arrived, started, completed;
+    double wait_sum_s; /* over its started jobs */
+    double wait_mean_s, wait_p50_s, wait_p95_s;
     double gpu_s_alloc; /* GPU-seconds its jobs held */
     double work_ref_gpu_s, value_work_ref_gpu_s;
 } sim_tenant_result;
