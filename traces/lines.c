@@ -16,8 +16,10 @@
 #include "trace_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -61,14 +63,30 @@ static int lines_open(trace_lines **out, int fd, const char *path, tm_diag *diag
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     }
     strcpy(tl->path, path);
+    if (fd < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        int e = errno; /* missing or not readable: 66 (not a usable input file); else 74 */
+        trace_lines_close(tl);
+        int st = e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == ELOOP ||
+                         e == ENAMETOOLONG
+                     ? TM_ERR_NOTFOUND
+                     : TM_ERR_IO;
+        return tm_diag_set(diag, st, path, "cannot open: %s", strerror(e));
+    }
+    /* a folder opens, then fails at the first read (EISDIR, 74): it is not a
+     * file to read at all */
+    struct stat sb;
+    if (fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        trace_lines_close(tl);
+        close(fd);
+        return tm_diag_set(diag, TM_ERR_NOTFOUND, path, "is a folder, not a file");
+    }
     errno = 0;
-    tl->gz = fd >= 0 ? gzdopen(fd, "rb") : gzopen(path, "rb");
+    tl->gz = gzdopen(fd, "rb");
     if (!tl->gz) {
         int e = errno;
         trace_lines_close(tl);
-        if (fd >= 0)
-            close(fd);
-        return tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "cannot open: %s",
+        close(fd);
+        return tm_diag_set(diag, e ? TM_ERR_IO : TM_ERR_NOMEM, path, "cannot open: %s",
                            e ? strerror(e) : "out of memory");
     }
     gzbuffer(tl->gz, IN_SIZE);
