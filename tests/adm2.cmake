@@ -8,3 +8,7 @@ if(TARMAC_MPI)
   tarmac_script_test(test_adm2_sweep_mpi
     COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/adm2_sweep_mpi.sh LABELS integration)
 endif()
+#   test_adm2_worker_signal  integration: a `compare -j 2` worker killed by
+#                         SIGKILL: exit 71 naming the signal, no output
+tarmac_script_test(test_adm2_worker_signal
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/adm2_worker_signal.sh LABELS integration)
