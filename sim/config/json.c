@@ -399,7 +399,13 @@ int sim__cfg_duration_value(sim__loader *L, const cJSON *v, const char *p, doubl
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(x) || x < 0)
+    /* strtod also reads hexadecimal ("0x10h" was 16 hours), "inf" and
+     * "nan": a duration is written in decimal */
+    int decimal = 1;
+    for (const char *q = s; q < end; q++)
+        decimal &= (*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' ||
+                   *q == '-' || *q == ' ';
+    if (end == s || !decimal || errno == ERANGE || !isfinite(x) || x < 0)
         return sim__cfg_fail(
             L, p, "expected a duration like \"90s\", \"15m\", \"2h\", \"30d\", got \"%s\"", s);
     while (*end == ' ')
