@@ -59,8 +59,8 @@ static const char replay_help_tail[] =
     "                          profile: CSV (default, or -, stdout)\n"
     "  -q, --quiet             print nothing but errors\n"
     "  --limit NAME=VALUE      raise a limit the replay is held to: nodes, gpus, tables\n"
-    "                          before the trace is read; arrivals (jobs read), events and\n"
-    "                          series as it is read (docs/cli.md, \"Limits\"; repeatable)\n";
+    "                          before the trace is read; arrivals (jobs read) and events as\n"
+    "                          it is read (docs/cli.md, \"Limits\"; repeatable)\n";
 
 static const char replay_help[] = REPLAY_HELP_HEAD "  (tarmac replay --help lists them)\n";
 
@@ -125,7 +125,6 @@ typedef struct rcfg {
     trace_read_stats stats;
     uint64_t reported;
     const sim_limits *limits; /* --limit */
-    const sim_scenario *sc;   /* the replay's scenario, once built */
 } rcfg;
 
 static void on_bad(void *ud, const tm_diag *d)
@@ -179,13 +178,13 @@ static void warn_estimates(rcfg *c, const char *policy)
 /* Admission of a trace as it is read. Its size is known only once read (a
  * FIFO, a gzip stream, rows the format drops): the jobs are counted as they
  * come, and the replay is refused at the job that takes it over a limit, before
- * any output is written: arrivals (jobs read), events (2 a job) and, for the
- * time protocol, the time series (bins from 0 to the job's arrival x the
- * run's columns). */
+ * any output is written: arrivals (jobs read) and events (2 a job). The time
+ * series of a replay is bounded by the engine as the jobs arrive (at most 10
+ * million bins, a job past the end of simulated time refused), with messages
+ * of its own. */
 typedef struct counted {
     trace_source inner;
     const rcfg *c;
-    double columns; /* time-series columns; 0: no time series (window, pack) */
     uint64_t n;
 } counted;
 
@@ -224,18 +223,6 @@ static int counted_next(void *ud, trace_job *job, tm_diag *d)
         snprintf(what, sizeof what, "%.0f events (2 a job)", 2 * n);
         return over_limit(k, d, SIM_LIMIT_EVENTS, 2 * n, what);
     }
-    if (k->columns > 0 && job->submit_us > 0) {
-        double bins = ceil((double)job->submit_us / (double)k->c->sc->sample_us);
-        double series = bins * k->columns;
-        if (!(series <= max[SIM_LIMIT_SERIES])) {
-            char b[32], v[32];
-            sim_estimate_fmt(b, sizeof b, bins, 0);
-            sim_estimate_fmt(v, sizeof v, series, 0);
-            snprintf(what, sizeof what, "%s time-series bins x %.0f columns = %s values", b,
-                     k->columns, v);
-            return over_limit(k, d, SIM_LIMIT_SERIES, series, what);
-        }
-    }
     return TM_OK;
 }
 
@@ -246,7 +233,7 @@ static void counted_close(void *ud)
     free(k);
 }
 
-static int count_jobs(const rcfg *c, trace_source *src, int series, tm_diag *d)
+static int count_jobs(const rcfg *c, trace_source *src, tm_diag *d)
 {
     counted *k = calloc(1, sizeof *k);
     if (!k) {
@@ -255,7 +242,6 @@ static int count_jobs(const rcfg *c, trace_source *src, int series, tm_diag *d)
     }
     k->inner = *src;
     k->c = c;
-    k->columns = series && c->sc ? (double)sim_level_count(c->sc) : 0;
     src->next = counted_next;
     src->close = counted_close;
     src->ud = k;
@@ -289,7 +275,7 @@ static int open_jobs(rcfg *c, trace_source *src, int any_order, tm_diag *d)
     int rc = c->format->open(src, c->trace, &o, &a, d);
     if (rc != TM_OK)
         return rc;
-    return count_jobs(c, src, c->protocol == P_TIME, d);
+    return count_jobs(c, src, d);
 }
 
 static int open_cb(void *ud, trace_source *src, tm_diag *d)
@@ -937,7 +923,6 @@ static int cmd_replay(int argc, char **argv)
     if ((rc = build_fleet(&c, &sc, &d)))
         goto out;
     c.n_types = sim_scenario_type_names(&sc, c.type_names);
-    c.sc = &sc;
     if (c.matrix) {
         const char *const *jt;
         size_t n = trace_gavel_matrix_job_types(c.matrix, &jt);
