@@ -824,6 +824,12 @@ static int cmd_replay(int argc, char **argv)
             bad = sim__cli_parse_u64(v, 10000, &c.seeds) || c.seeds == 0;
             break;
         case O_DAT:
+            /* "-" would be a file named "-": refused, as the table is
+             * written through a temporary and renamed into place */
+            if (strcmp(v, "-") == 0)
+                return sim__cli_usage("replay",
+                                      "--dat -: the table is written to a file "
+                                      "(give a file name; -o - is for the profile's CSV)");
             c.dat = v;
             break;
         case O_THROUGHPUTS:

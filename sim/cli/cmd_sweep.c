@@ -418,6 +418,10 @@ static int cmd_sweep(int argc, char **argv)
             c.dir = v;
             break;
         case O_MERGE:
+            /* "-" is not standard output here: the merged file is HDF5 */
+            if (strcmp(v, "-") == 0)
+                return sim__cli_usage("sweep", "--merge -: the merged file is an HDF5 file, "
+                                               "which cannot go to standard output");
             c.merge = v;
             break;
         case O_MPI:
