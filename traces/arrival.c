@@ -95,6 +95,90 @@ static int check_mults(const double *m, int n, const char *name, int need_positi
     return TM_OK;
 }
 
+/* The peak intensity of cfg: the rate times the largest daily x weekly
+ * product of hours h0..h1 (of the week, Monday 00:00 first; all of them when
+ * the span is a week or more), the largest MMPP multiplier and `growth`. */
+static double peak_of(const trace_arrival_cfg *cfg, double h0, double h1, double growth)
+{
+    if (h1 > h0 + 167)
+        h1 = h0 + 167;
+    double c = 0.0;
+    for (double h = h0; h <= h1; h++) {
+        double hd = fmod(h, 24.0), dw = fmod(floor(h / 24.0), 7.0);
+        if (hd < 0)
+            hd += 24.0;
+        if (dw < 0)
+            dw += 7.0;
+        double x = cfg->daily[(int)hd] * cfg->weekly[(int)dw];
+        if (x > c)
+            c = x;
+    }
+    uint32_t n =
+        cfg->mmpp_states >= 1 && cfg->mmpp_states <= TRACE_MMPP_MAX_STATES ? cfg->mmpp_states : 1;
+    double m = max_of(cfg->mmpp_mult, (int)n);
+    if (cfg->rate_per_s == 0.0 || c == 0.0 || m == 0.0)
+        return 0.0; /* no arrival, however much it grows */
+    return cfg->rate_per_s * c * m * growth;
+}
+
+/* The one place the bound TRACE_ARRIVAL_PEAK_MAX_PER_S is held: `peak` (of
+ * peak_of) over [t0_s, t1_s], `flat` the same without the growth. */
+static int peak_check(const trace_arrival_cfg *cfg, double flat, double peak, double t0_s,
+                      double t1_s, tm_diag *diag)
+{
+    if (peak <= TRACE_ARRIVAL_PEAK_MAX_PER_S)
+        return TM_OK;
+    if (flat <= TRACE_ARRIVAL_PEAK_MAX_PER_S)
+        return tm_diag_set(diag, TM_ERR_INVAL, "arrival.growth_per_month",
+                           "a growth of %.6g a month compounded over %.3g months takes the peak "
+                           "rate (the rate times the largest daily, weekly and MMPP multipliers) "
+                           "from %.3g to %.3g per second, past the most a run can hold, %.3g per "
+                           "second",
+                           cfg->growth_per_month, (t1_s - t0_s) / MONTH_S, flat, peak,
+                           TRACE_ARRIVAL_PEAK_MAX_PER_S);
+    return tm_diag_set(diag, TM_ERR_INVAL, "arrival.rate_per_s",
+                       "expected a peak rate (the rate times the largest daily, weekly and "
+                       "MMPP multipliers) of at most %.3g per second, got %.17g",
+                       TRACE_ARRIVAL_PEAK_MAX_PER_S, flat);
+}
+
+/* Hours of the week covered by [t0_s, t1_s], and the largest growth on it. */
+static int span_of(const trace_arrival_cfg *cfg, double t0_s, double t1_s, double *h0, double *h1,
+                   double *g)
+{
+    if (!(t1_s >= t0_s) || !(fabs(t0_s) <= TRACE_ARRIVAL_T_MAX_S) ||
+        !(fabs(t1_s) <= TRACE_ARRIVAL_T_MAX_S) ||
+        !(fabs(cfg->t0_offset_s) <= TRACE_ARRIVAL_T_MAX_S))
+        return -1;
+    *h0 = floor((t0_s + cfg->t0_offset_s) / HOUR_S);
+    *h1 = floor((t1_s + cfg->t0_offset_s) / HOUR_S);
+    double lg = log1p(cfg->growth_per_month);
+    /* G is monotonic: its largest value is at one end */
+    *g = lg == 0.0 ? 1.0 : exp(lg * ((lg > 0 ? t1_s : t0_s) / MONTH_S));
+    return 0;
+}
+
+double trace_arrival_peak(const trace_arrival_cfg *cfg, double t0_s, double t1_s)
+{
+    double h0, h1, g;
+    if (span_of(cfg, t0_s, t1_s, &h0, &h1, &g))
+        return NAN;
+    double x = peak_of(cfg, h0, h1, g);
+    return isnan(x) ? INFINITY : x;
+}
+
+int trace_arrival_check_peak(const trace_arrival_cfg *cfg, double t0_s, double t1_s, tm_diag *diag)
+{
+    double h0, h1, g;
+    if (span_of(cfg, t0_s, t1_s, &h0, &h1, &g))
+        return tm_diag_set(diag, TM_ERR_INVAL, "arrival",
+                           "expected a span [t0, t1] within +-%.3g s, got [%.17g, %.17g]",
+                           TRACE_ARRIVAL_T_MAX_S, t0_s, t1_s);
+    double flat = peak_of(cfg, h0, h1, 1.0), peak = peak_of(cfg, h0, h1, g);
+    return peak_check(cfg, isnan(flat) ? INFINITY : flat, isnan(peak) ? INFINITY : peak, t0_s, t1_s,
+                      diag);
+}
+
 static int cfg_check(const trace_arrival_cfg *cfg, tm_diag *diag)
 {
     int rc;
@@ -134,14 +218,11 @@ static int cfg_check(const trace_arrival_cfg *cfg, tm_diag *diag)
     }
     /* Each factor finite is not enough: their product, and the expected
      * counts over hours built on it, must be too (1e308 in a daily profile
-     * made the rate of a service infinite in the middle of a run). */
-    double peak =
-        rate * max_of(cfg->daily, 24) * max_of(cfg->weekly, 7) * max_of(cfg->mmpp_mult, (int)n);
-    if (!(peak <= TRACE_ARRIVAL_PEAK_MAX_PER_S))
-        return tm_diag_set(diag, TM_ERR_INVAL, "arrival.rate_per_s",
-                           "expected a peak rate (the rate times the largest daily, weekly and "
-                           "MMPP multipliers) of at most %.3g per second, got %.17g",
-                           TRACE_ARRIVAL_PEAK_MAX_PER_S, peak);
+     * made the rate of a service infinite in the middle of a run). The
+     * growth is held to the bound where the span is known (admission,
+     * trace_arrival_check_peak over the horizon). */
+    double peak = peak_of(cfg, 0, 167, 1.0);
+    return peak_check(cfg, peak, peak, 0.0, 0.0, diag);
     return TM_OK;
 }
 

@@ -16,8 +16,10 @@
 #include "trace_int.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -30,6 +32,9 @@ struct trace_lines {
     size_t in_len, in_pos;
     uint64_t line;
     int eof;
+    long long size; /* of a regular file, for trailing bytes after a gzip stream; -1 else */
+    int fd;         /* the file (zlib reads it; pread here leaves its offset alone) */
+    uint64_t total; /* bytes decompressed */
 };
 
 #define IN_SIZE (256u * 1024u)
@@ -61,14 +66,33 @@ static int lines_open(trace_lines **out, int fd, const char *path, tm_diag *diag
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     }
     strcpy(tl->path, path);
+    if (fd < 0 && (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        int e = errno; /* missing or not readable: 66 (not a usable input file); else 74 */
+        trace_lines_close(tl);
+        int st = e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == ELOOP ||
+                         e == ENAMETOOLONG
+                     ? TM_ERR_NOTFOUND
+                     : TM_ERR_IO;
+        return tm_diag_set(diag, st, path, "cannot open: %s", strerror(e));
+    }
+    /* a folder opens, then fails at the first read (EISDIR, 74): it is not a
+     * file to read at all */
+    struct stat sb;
+    int st_ok = fstat(fd, &sb) == 0;
+    tl->fd = fd;
+    tl->size = st_ok && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
+    if (st_ok && S_ISDIR(sb.st_mode)) {
+        trace_lines_close(tl);
+        close(fd);
+        return tm_diag_set(diag, TM_ERR_NOTFOUND, path, "is a folder, not a file");
+    }
     errno = 0;
-    tl->gz = fd >= 0 ? gzdopen(fd, "rb") : gzopen(path, "rb");
+    tl->gz = gzdopen(fd, "rb");
     if (!tl->gz) {
         int e = errno;
         trace_lines_close(tl);
-        if (fd >= 0)
-            close(fd);
-        return tm_diag_set(diag, e == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, path, "cannot open: %s",
+        close(fd);
+        return tm_diag_set(diag, e ? TM_ERR_IO : TM_ERR_NOMEM, path, "cannot open: %s",
                            e ? strerror(e) : "out of memory");
     }
     gzbuffer(tl->gz, IN_SIZE);
@@ -84,6 +108,58 @@ int trace_lines_open(trace_lines **out, const char *path, tm_diag *diag)
 int trace__lines_open_fd(trace_lines **out, int fd, const char *path, tm_diag *diag)
 {
     return lines_open(out, fd, path, diag);
+}
+
+/* Where the gzip members of a regular file end (its size when they fill
+ * it), or -1 when that cannot be told (an I/O error: the read itself would
+ * have said so). A file of one member, most of them, is settled by its last
+ * 8 bytes: the member's trailer holds the size of what it decompresses to
+ * (mod 2^32), which is then all that was read. Otherwise (several members,
+ * as bgzip and pigz write, or bytes after the last) the members are walked
+ * once more with inflate, to find where the last one ends. */
+static long long gz_end(const trace_lines *tl)
+{
+    unsigned char tail[8];
+    if (tl->size >= 18 && pread(tl->fd, tail, 8, (off_t)(tl->size - 8)) == 8) {
+        uint32_t isize = (uint32_t)tail[4] | (uint32_t)tail[5] << 8 | (uint32_t)tail[6] << 16 |
+                         (uint32_t)tail[7] << 24;
+        if (isize == (uint32_t)tl->total)
+            return tl->size;
+    }
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return -1;
+    unsigned char *in = malloc(65536), *out = malloc(65536);
+    long long pos = 0, end = -1; /* file bytes handed to inflate; where the last member ended */
+    int rc = Z_OK;
+    while (in && out) {
+        if (z.avail_in == 0) {
+            ssize_t n = pread(tl->fd, in, 65536, (off_t)pos);
+            if (n <= 0)
+                break; /* the end (a member cut short is refill's Z_BUF_ERROR) */
+            pos += n;
+            z.next_in = in;
+            z.avail_in = (uInt)n;
+        }
+        z.next_out = out;
+        z.avail_out = 65536;
+        rc = inflate(&z, Z_NO_FLUSH);
+        if (rc == Z_STREAM_END) {
+            end = pos - z.avail_in;
+            /* another member follows only where its magic bytes do */
+            unsigned char m[2];
+            if (pread(tl->fd, m, 2, (off_t)end) != 2 || m[0] != 0x1f || m[1] != 0x8b)
+                break;
+            inflateReset(&z);
+        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            break; /* bytes that do not inflate: where the last member ended stands */
+        }
+    }
+    inflateEnd(&z);
+    free(in);
+    free(out);
+    return in && out ? end : -1;
 }
 
 static int refill(trace_lines *tl, tm_diag *diag)
@@ -106,6 +182,7 @@ static int refill(trace_lines *tl, tm_diag *diag)
     }
     tl->in_len = (size_t)n;
     tl->in_pos = 0;
+    tl->total += (uint64_t)n;
     if (n == 0) {
         /* zlib ends a gzip stream cut short like a whole one, but records
          * Z_BUF_ERROR ("the input file ended in the middle of a gzip
@@ -119,6 +196,23 @@ static int refill(trace_lines *tl, tm_diag *diag)
             return tm_diag_set(diag, TM_ERR_TRACE, where,
                                "the compressed file ends in the middle of its stream "
                                "(truncated: the rest of the trace is missing)");
+        }
+        /* zlib also ends quietly where a gzip stream is followed by bytes
+         * that are not another gzip member (gzread ignores "trailing
+         * garbage"), and drops them unseen: whatever was appended there was
+         * never read */
+        if (!gzdirect(tl->gz) && tl->size >= 0) {
+            long long at = gz_end(tl);
+            if (at >= 0 && at < tl->size) {
+                char where[600];
+                snprintf(where, sizeof where, "%s:%llu", tl->path,
+                         (unsigned long long)tl->line + 1);
+                return tm_diag_set(
+                    diag, TM_ERR_TRACE, where,
+                    "%lld bytes after the end of the compressed stream (byte %lld of "
+                    "%lld) that are not a gzip member: a damaged or appended-to file",
+                    tl->size - at, at, tl->size);
+            }
         }
         tl->eof = 1;
     }

@@ -231,6 +231,17 @@ void trace_arrival_cfg_poisson(trace_arrival_cfg *cfg, double rate_per_s);
  * a trillion arrivals a second, far past any workload, and far enough below
  * DBL_MAX that counts over the longest time stay finite. */
 #define TRACE_ARRIVAL_PEAK_MAX_PER_S 1e12
+/* The highest intensity of cfg over [t0_s, t1_s]: the rate times the largest
+ * daily x weekly product of the hours covered, the largest MMPP multiplier
+ * and the growth at the later end (the earlier for a decline); +inf when the
+ * product overflows, NaN when t1_s < t0_s. */
+double trace_arrival_peak(const trace_arrival_cfg *cfg, double t0_s, double t1_s);
+/* The bound on it, owned here for every caller (loading, admission, the
+ * service model): TM_OK when trace_arrival_peak over [t0_s, t1_s] is at most
+ * TRACE_ARRIVAL_PEAK_MAX_PER_S, TM_ERR_INVAL otherwise with diag naming
+ * "arrival.growth_per_month" (when growth over the span takes it there) or
+ * "arrival.rate_per_s", and the peak. */
+int trace_arrival_check_peak(const trace_arrival_cfg *cfg, double t0_s, double t1_s, tm_diag *diag);
 
 /* The state of one arrival stream. Fields are set by init and next(); read
  * them, do not write them. The MMPP starts in its stationary distribution

@@ -74,6 +74,9 @@ int sim__cli_parse_duration(const char *s, int64_t *us)
     double x = strtod(s, &end);
     if (end == s || errno || !(x >= 0))
         return -1;
+    for (const char *q = s; q < end; q++) /* decimal only: strtod reads "0x10" too */
+        if (*q == 'x' || *q == 'X')
+            return -1;
     while (*end == ' ')
         end++;
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)

@@ -5,8 +5,12 @@
  * estimate the limits are held against (config/admit.c computes both).
  */
 #include "cli/cli_int.h"
+#include "model/service_int.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 int sim__cli_admit(const sim_scenario *sc, const sim__cli_args *a)
 {
@@ -14,6 +18,70 @@ int sim__cli_admit(const sim_scenario *sc, const sim__cli_args *a)
     tm_diag_clear(&d);
     int rc = sim_scenario_admit(sc, a ? &a->limits : NULL, NULL, &d);
     return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
+}
+
+/* Put `pre` before d's message ("at --volumes 1e15 (...): an offered load
+ * ..."). */
+static void prefix(tm_diag *d, const char *pre)
+{
+    char msg[sizeof d->msg];
+    snprintf(msg, sizeof msg, "%s", d->msg);
+    snprintf(d->msg, sizeof d->msg, "%s: %.400s", pre, msg);
+}
+
+int sim__cli_admit_scaled(const sim_scenario *sc, const sim__cli_args *a, double demand,
+                          const char *why)
+{
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim_scenario s = *sc; /* shallow: the classes and services are copied to scale them */
+    s.classes = sc->n_classes ? malloc(sc->n_classes * sizeof *s.classes) : NULL;
+    s.services = sc->n_services ? malloc(sc->n_services * sizeof *s.services) : NULL;
+    int rc = TM_OK;
+    if ((sc->n_classes && !s.classes) || (sc->n_services && !s.services)) {
+        rc = tm_diag_set(&d, TM_ERR_NOMEM, "admission", "out of memory");
+    } else {
+        if (sc->n_classes)
+            memcpy(s.classes, sc->classes, sc->n_classes * sizeof *s.classes);
+        if (sc->n_services)
+            memcpy(s.services, sc->services, sc->n_services * sizeof *s.services);
+        for (size_t c = 0; c < s.n_classes; c++)
+            s.classes[c].arrival.rate_per_s *= demand;
+        for (size_t v = 0; v < s.n_services; v++) {
+            s.services[v].cfg.load.rate_per_s *= demand;
+            s.services[v].special.load.rate_per_s *= demand;
+        }
+        rc = sim_scenario_admit(&s, a ? &a->limits : NULL, NULL, &d);
+        if (rc != TM_OK && why)
+            prefix(&d, why);
+    }
+    free(s.classes);
+    free(s.services);
+    return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
+}
+
+/* Tokens (input + output) per request of a service's model. */
+static double tokens_per_req(const sim__svc_cfg *c)
+{
+    return c->tokens_in_per_req + c->tokens_out_per_req;
+}
+
+double sim__cli_tokens_per_month(const sim_scenario *sc)
+{
+    double horizon_s = (double)sc->horizon_us / SIM_US_PER_S, tok = 0;
+    if (!(horizon_s > 0))
+        return 0;
+    for (size_t v = 0; v < sc->n_services; v++) {
+        const sim_service_spec *sp = &sc->services[v];
+        const trace_arrival_cfg *l = &sp->cfg.load;
+        double at = sp->special_at_us >= 0 && sp->special_at_us < sc->horizon_us
+                        ? (double)sp->special_at_us / SIM_US_PER_S
+                        : horizon_s;
+        tok += trace_arrival_expected(l, 0, at) * tokens_per_req(&sp->cfg);
+        if (at < horizon_s)
+            tok += trace_arrival_expected(l, at, horizon_s) * tokens_per_req(&sp->special);
+    }
+    return tok * SIM_HOURS_PER_MONTH / (horizon_s / 3600.0);
 }
 
 /* "LIMIT" of limit k, as the estimate lines end: "limit 1e8". */

@@ -161,6 +161,14 @@ extern const sim__cli_command sim__cmd_sweep;
 /* Admission (cli_admit.c): hold sc to the limits of a (its --limit options)
  * before it runs; 0, or the exit code after printing why not. */
 int sim__cli_admit(const sim_scenario *sc, const sim__cli_args *a);
+/* The same for sc with every arrival and request rate times `demand` (a
+ * study that scales the load: breakeven's volumes); a refusal's message
+ * starts with `why` (NULL: nothing). */
+int sim__cli_admit_scaled(const sim_scenario *sc, const sim__cli_args *a, double demand,
+                          const char *why);
+/* The tokens (input + output) a month that sc's services demand at their
+ * load: expected over the horizon (the fluid model's demand), per month. */
+double sim__cli_tokens_per_month(const sim_scenario *sc);
 /* The estimate of sc, one line per heading, each line starting with
  * `indent`, with the limits it is held to. */
 void sim__cli_print_estimate(FILE *f, const sim_estimate *e, const sim_limits *l,

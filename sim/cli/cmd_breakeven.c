@@ -298,6 +298,19 @@ static int cmd_breakeven(int argc, char **argv)
     memset(&res, 0, sizeof res);
     sim_scenario base = sc; /* shallow: the services alone; batch classes are left out */
     base.n_classes = 0;
+    /* the highest volume scales the services' load by HI / V0 (V0 the
+     * scenario's own volume, the fluid model's expected demand): held to the
+     * limits before anything runs, as the scenario itself is */
+    double v0 = sim__cli_tokens_per_month(&base);
+    if (v0 > 0 && isfinite(v0)) {
+        double top = hi > 0 ? hi : 10 * v0;
+        char why[200];
+        snprintf(why, sizeof why,
+                 "at %s %.3g tokens a month, %.3g times the scenario's own volume (%.3g)",
+                 hi > 0 ? "--volumes" : "the default highest volume,", top, top / v0, v0);
+        if ((code = sim__cli_admit_scaled(&base, &a, top / v0, why)))
+            goto done;
+    }
     sim__size_runner run;
     memset(&run, 0, sizeof run);
     if ((rc = sim__be_terms(&sc, terms, &nt, &d)) != TM_OK) {

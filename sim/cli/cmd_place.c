@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -265,6 +266,13 @@ static int read_input(const char *path, size_t max, char **buf, size_t *len, tm_
     if (!f)
         return tm_diag_set(d, errno == ENOENT ? TM_ERR_NOTFOUND : TM_ERR_IO, name,
                            "cannot open: %s", strerror(errno));
+    /* a folder opens, then fails to read (EISDIR, 74): it is not a snapshot
+     * file at all, 66 as for every command's input */
+    struct stat sb;
+    if (path && fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return tm_diag_set(d, TM_ERR_NOTFOUND, name, "is a folder, not a file");
+    }
     size_t cap = 0, n = 0;
     char *b = NULL;
     int rc = TM_OK;

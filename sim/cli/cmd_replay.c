@@ -57,7 +57,10 @@ static const char replay_help_tail[] =
     "                          is never read)\n"
     "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
     "                          profile: CSV (default, or -, stdout)\n"
-    "  -q, --quiet             print nothing but errors\n";
+    "  -q, --quiet             print nothing but errors\n"
+    "  --limit NAME=VALUE      raise a limit the replay is held to: nodes, gpus, tables\n"
+    "                          before the trace is read; arrivals (jobs read) and events as\n"
+    "                          it is read (docs/cli.md, \"Limits\"; repeatable)\n";
 
 static const char replay_help[] = REPLAY_HELP_HEAD "  (tarmac replay --help lists them)\n";
 
@@ -121,6 +124,7 @@ typedef struct rcfg {
     size_t n_types;
     trace_read_stats stats;
     uint64_t reported;
+    const sim_limits *limits; /* --limit */
 } rcfg;
 
 static void on_bad(void *ud, const tm_diag *d)
@@ -171,6 +175,95 @@ static void warn_estimates(rcfg *c, const char *policy)
             c->trace, policy);
 }
 
+/* Admission of a trace as it is read. Its size is known only once read (a
+ * FIFO, a gzip stream, rows the format drops): the jobs are counted as they
+ * come, and the replay is refused at the job that takes it over a limit, before
+ * any output is written: arrivals (jobs read) and events (2 a job). The time
+ * series of a replay is bounded by the engine as the jobs arrive (at most 10
+ * million bins, a job past the end of simulated time refused), with messages
+ * of its own. */
+typedef struct counted {
+    trace_source inner;
+    const rcfg *c;
+    uint64_t n;
+} counted;
+
+static int over_limit(const counted *k, tm_diag *d, int lim, double x, const char *what)
+{
+    const sim_limit_info *li = &sim_limit_table[lim];
+    char l[32], m[32];
+    sim_estimate_fmt(l, sizeof l, k->c->limits->max[lim], 0);
+    sim_estimate_fmt(m, sizeof m, li->most, 0);
+    if (!(x <= li->most))
+        return tm_diag_set(d, TM_ERR_LIMIT, k->c->trace,
+                           "job %llu takes the replay to %s, more than the limit %s; a run cannot "
+                           "hold more than %s %s (replay the first jobs with --max-jobs N)",
+                           (unsigned long long)k->n, what, l, m, li->units);
+    return tm_diag_set(d, TM_ERR_LIMIT, k->c->trace,
+                       "job %llu takes the replay to %s, more than the limit %s (raise it with "
+                       "--limit %s=VALUE, or replay the first jobs with --max-jobs N)",
+                       (unsigned long long)k->n, what, l, li->name);
+}
+
+static int counted_next(void *ud, trace_job *job, tm_diag *d)
+{
+    counted *k = ud;
+    int rc = k->inner.next(k->inner.ud, job, d);
+    if (rc != TM_OK)
+        return rc;
+    k->n++;
+    const double *max = k->c->limits->max;
+    char what[160];
+    double n = (double)k->n;
+    if (!(n <= max[SIM_LIMIT_ARRIVALS])) {
+        snprintf(what, sizeof what, "%llu jobs", (unsigned long long)k->n);
+        return over_limit(k, d, SIM_LIMIT_ARRIVALS, n, what);
+    }
+    if (!(2 * n <= max[SIM_LIMIT_EVENTS])) {
+        snprintf(what, sizeof what, "%.0f events (2 a job)", 2 * n);
+        return over_limit(k, d, SIM_LIMIT_EVENTS, 2 * n, what);
+    }
+    return TM_OK;
+}
+
+static void counted_close(void *ud)
+{
+    counted *k = ud;
+    k->inner.close(k->inner.ud);
+    free(k);
+}
+
+static int count_jobs(const rcfg *c, trace_source *src, tm_diag *d)
+{
+    counted *k = calloc(1, sizeof *k);
+    if (!k) {
+        src->close(src->ud);
+        return tm_diag_set(d, TM_ERR_NOMEM, "replay", "out of memory");
+    }
+    k->inner = *src;
+    k->c = c;
+    src->next = counted_next;
+    src->close = counted_close;
+    src->ud = k;
+    return TM_OK;
+}
+
+/* Admission of what is known before the trace is read: the fleet (nodes,
+ * GPUs) and the time-series tables (pools, GPU types, classes), held to the
+ * limits as a scenario's are, at its JSON paths when the fleet is a file. */
+static int admit_fleet(const rcfg *c, const sim_scenario *sc, tm_diag *d)
+{
+    sim_scenario f = *sc; /* shallow: nothing of the workload is known yet */
+    f.horizon_us = 0;
+    f.n_services = 0;
+    if (!f.source[0])
+        snprintf(f.source, sizeof f.source, "%s",
+                 c->nodes           ? c->nodes
+                 : c->gavel_cluster ? "--gavel-cluster"
+                                    : c->trace);
+    return sim_scenario_admit(&f, c->limits, NULL, d);
+}
+
 static int open_jobs(rcfg *c, trace_source *src, int any_order, tm_diag *d)
 {
     trace_read_opts o;
@@ -179,7 +272,10 @@ static int open_jobs(rcfg *c, trace_source *src, int any_order, tm_diag *d)
     if (!c->format->open)
         return tm_diag_set(d, TM_ERR_USAGE, "replay", "format '%s' has no jobs", c->format->name);
     trace_open_args a = {c->matrix, c->ref};
-    return c->format->open(src, c->trace, &o, &a, d);
+    int rc = c->format->open(src, c->trace, &o, &a, d);
+    if (rc != TM_OK)
+        return rc;
+    return count_jobs(c, src, d);
 }
 
 static int open_cb(void *ud, trace_source *src, tm_diag *d)
@@ -651,7 +747,7 @@ static const sim__cli_opt replay_opts[] = {
  * HDF5, which the command checks once it knows the protocol. */
 static const sim__cli_spec replay_spec = {
     .cmd = &sim__cmd_replay,
-    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_QUIET,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_QUIET | SIM__CLI_LIMIT,
     .operand = "trace",
     .max_operands = 1,
     .opts = replay_opts,
@@ -728,6 +824,12 @@ static int cmd_replay(int argc, char **argv)
             bad = sim__cli_parse_u64(v, 10000, &c.seeds) || c.seeds == 0;
             break;
         case O_DAT:
+            /* "-" would be a file named "-": refused, as the table is
+             * written through a temporary and renamed into place */
+            if (strcmp(v, "-") == 0)
+                return sim__cli_usage("replay",
+                                      "--dat -: the table is written to a file "
+                                      "(give a file name; -o - is for the profile's CSV)");
             c.dat = v;
             break;
         case O_THROUGHPUTS:
@@ -754,6 +856,7 @@ static int cmd_replay(int argc, char **argv)
     c.trace = a.n_operands ? a.operands[0] : NULL;
     c.out = a.output;
     c.quiet = a.quiet;
+    c.limits = &a.limits;
     if (a.have_seed)
         c.seed = a.seed;
     if (!c.trace)
@@ -850,6 +953,8 @@ static int cmd_replay(int argc, char **argv)
             c.n_pol = 1;
         }
     }
+    if ((rc = admit_fleet(&c, &sc, &d)))
+        goto out;
     if (c.protocol != P_WINDOW && c.protocol != P_PACK && c.policies[0] != sc.policy)
         snprintf(sc.policy, sizeof sc.policy, "%s", c.policies[0]);
     if (c.protocol == P_TIME)

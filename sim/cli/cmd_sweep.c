@@ -252,6 +252,14 @@ static int admit_points(const sweep_cli *c, const sim__sweep *sw, const size_t *
     return TM_OK;
 }
 
+#ifdef TARMAC_MPI
+/* admit_points for sim__sweep_mpi (rank 0 admits the points to run). */
+static int admit_cb(const void *ud, const sim__sweep *sw, const size_t *todo, size_t n, tm_diag *d)
+{
+    return admit_points(ud, sw, todo, n, d);
+}
+#endif
+
 static int do_run(const sweep_cli *c, int merge_after)
 {
     tm_diag d;
@@ -282,7 +290,7 @@ static int do_run(const sweep_cli *c, int merge_after)
             sim__sweep_close(&probe);
             mpath = merged;
         }
-        rc = sim__sweep_mpi(c->file, c->dir, &o, mpath, &rank, &n, &mc, &d);
+        rc = sim__sweep_mpi(c->file, c->dir, &o, admit_cb, c, mpath, &rank, &n, &mc, &d);
         if (rank != 0) /* rank 0 speaks for the job */
             return rc == TM_OK || rc == TM_ERR_INTERRUPTED ? 0 : sim__cli_error(rc, &d);
         if (rc)
@@ -410,6 +418,10 @@ static int cmd_sweep(int argc, char **argv)
             c.dir = v;
             break;
         case O_MERGE:
+            /* "-" is not standard output here: the merged file is HDF5 */
+            if (strcmp(v, "-") == 0)
+                return sim__cli_usage("sweep", "--merge -: the merged file is an HDF5 file, "
+                                               "which cannot go to standard output");
             c.merge = v;
             break;
         case O_MPI:

@@ -44,11 +44,12 @@
 
 /* The defaults leave every example scenario and the embedded default a
  * margin of 100 or more (docs/cli.md, "Limits", has their estimates).
- * request_rate cannot pass 1e12: the time series holds rates as int64
- * micro-requests/s (SIM_RATE_SCALE), and 1e12 x 1e6 stays below 2^63. */
+ * request_rate cannot pass TRACE_ARRIVAL_PEAK_MAX_PER_S (1e12), the bound
+ * traces/arrival.c owns for every caller: the time series holds rates as
+ * int64 micro-requests/s (SIM_RATE_SCALE), and 1e12 x 1e6 stays below 2^63. */
 const sim_limit_info sim_limit_table[SIM_LIMIT_COUNT] = {
     [SIM_LIMIT_ARRIVALS] = {"arrivals", 1e8, DBL_MAX, "job arrivals"},
-    [SIM_LIMIT_REQUEST_RATE] = {"request_rate", 1e9, SIM__SVC_RATE_MAX, "requests/s"},
+    [SIM_LIMIT_REQUEST_RATE] = {"request_rate", 1e9, TRACE_ARRIVAL_PEAK_MAX_PER_S, "requests/s"},
     [SIM_LIMIT_NODES] = {"nodes", 2e6, DBL_MAX, "nodes"},
     [SIM_LIMIT_GPUS] = {"gpus", 1.6e7, DBL_MAX, "GPUs"},
     [SIM_LIMIT_TABLES] = {"tables", 2000, DBL_MAX, "time-series tables"},
@@ -311,6 +312,25 @@ static int over(const sim_scenario *sc, tm_diag *diag, const char *path, int k, 
                        li->name, r);
 }
 
+/* The bound on a peak arrival or request rate (trace_arrival_check_peak)
+ * over [0, horizon]: growth compounding over a long horizon passes it even
+ * when each factor is in range. Past it: TM_ERR_LIMIT naming the key under
+ * `path` ("workload.services[0].load"). */
+static int peak_bound(const sim_scenario *sc, const trace_arrival_cfg *a, const char *path,
+                      tm_diag *diag)
+{
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    double horizon_s = (double)sc->horizon_us / SIM_US_PER_S;
+    if (trace_arrival_check_peak(a, 0.0, horizon_s, &sub) == TM_OK)
+        return TM_OK;
+    const char *key = strncmp(sub.where, "arrival.", 8) == 0 ? sub.where + 8 : "rate_per_s";
+    char where[sizeof sc->source + SIM__PATH_MAX_LEN + 48];
+    snprintf(where, sizeof where, "%s: %s.%.32s", sc->source[0] ? sc->source : "(scenario)", path,
+             key);
+    return tm_diag_set(diag, TM_ERR_LIMIT, where, "%s", sub.msg);
+}
+
 int sim_scenario_admit(const sim_scenario *sc, const sim_limits *lim, sim_estimate *out,
                        tm_diag *diag)
 {
@@ -354,6 +374,17 @@ int sim_scenario_admit(const sim_scenario *sc, const sim_limits *lim, sim_estima
         snprintf(what, sizeof what, "%s time-series bins x %s columns = %s values", b, c, a);
         return over(sc, diag, "sample", SIM_LIMIT_SERIES, e->series, what, max[SIM_LIMIT_SERIES]);
     }
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        /* max_jobs stops a class's generator whatever its intensity */
+        if (sc->classes[c].max_jobs > 0)
+            continue;
+        char q[SIM__PATH_MAX_LEN];
+        sim__json_element(q, "workload.classes", (int)c);
+        sim__json_child(p, q, "arrival");
+        int rc = peak_bound(sc, &sc->classes[c].arrival, p, diag);
+        if (rc != TM_OK)
+            return rc;
+    }
     if (e->arrivals_class != SIZE_MAX && !(e->class_arrivals <= max[SIM_LIMIT_ARRIVALS])) {
         char q[SIM__PATH_MAX_LEN];
         sim__json_element(q, "workload.classes", (int)e->arrivals_class);
@@ -377,6 +408,16 @@ int sim_scenario_admit(const sim_scenario *sc, const sim_limits *lim, sim_estima
         snprintf(what, sizeof what, "an offered load of up to %s requests/s over the horizon", a);
         return over(sc, diag, p, SIM_LIMIT_REQUEST_RATE, e->request_rate, what,
                     max[SIM_LIMIT_REQUEST_RATE]);
+    }
+    /* past the request_rate limit's check, which says the same with the
+     * offered load (MMPP at its mean) where that is over */
+    for (size_t v = 0; v < sc->n_services; v++) {
+        char q[SIM__PATH_MAX_LEN];
+        sim__json_element(q, "workload.services", (int)v);
+        sim__json_child(p, q, "load");
+        int rc = peak_bound(sc, &sc->services[v].cfg.load, p, diag);
+        if (rc != TM_OK)
+            return rc;
     }
     if (!(e->events <= max[SIM_LIMIT_EVENTS])) {
         /* named where most of them come from */

@@ -61,6 +61,10 @@ cJSON *sim__json_parse(const char *text, size_t len, const char **end, int *oom)
  * (for trees built without checking each call). */
 void sim__json_track_oom(void);
 int sim__json_oom_seen(void);
+/* TM_OK, or TM_ERR_SCENARIO naming the JSON path of the first string or key
+ * of text (len bytes, as cJSON accepted it) that holds the escape \u0000,
+ * which cJSON's C strings would cut short. */
+int sim__json_no_nul(sim__loader *L, const char *text, size_t len);
 /* Line and column (from 1) of `at` in text, for syntax errors. */
 void sim__json_line_col(const char *text, const char *at, int *line, int *col);
 

@@ -31,6 +31,12 @@ int sim_scenario_load_fleet_file(sim_scenario *sc, const char *path, tm_diag *di
         free(given);
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     }
+    sim__loader L = {path, "", diag, NULL};
+    if (root && (rc = sim__json_no_nul(&L, given, len)) != TM_OK) {
+        cJSON_Delete(root);
+        free(given);
+        return rc;
+    }
     if (!root || !cJSON_IsObject(root) ||
         (cJSON_GetObjectItemCaseSensitive(root, "workload") &&
          cJSON_GetObjectItemCaseSensitive(root, "fleet"))) {

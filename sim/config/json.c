@@ -142,6 +142,108 @@ int sim__cfg_check_object(sim__loader *L, const cJSON *o, const char *path, cons
     return TM_OK;
 }
 
+/* cJSON decodes the escape \u0000 into a NUL byte inside its C string, so
+ * "name": "a\u0000b" would be read as "a" without a word, by every reader of
+ * a string (this file's getters, and those that read valuestring). So the
+ * text itself is checked once, after cJSON accepted it (well formed, at most
+ * CJSON_NESTING_LIMIT deep): a memchr for each backslash finds whether the
+ * escape is there at all, and only then is the text walked, with a stack of
+ * the containers around each string, to name where. O(text). */
+typedef struct nul_frame {
+    const char *key; /* an object's current key, as written (escapes kept) */
+    uint32_t key_len;
+    int index; /* an array's current element */
+    int is_object;
+} nul_frame;
+
+static void nul_path(const nul_frame *f, int depth, char *out)
+{
+    char tmp[SIM__PATH_MAX_LEN];
+    out[0] = '\0';
+    for (int d = 0; d < depth; d++) {
+        if (f[d].is_object && f[d].key) {
+            char key[SIM__PATH_MAX_LEN];
+            uint32_t n = f[d].key_len < sizeof key - 1 ? f[d].key_len : sizeof key - 1;
+            memcpy(key, f[d].key, n);
+            key[n] = '\0';
+            sim__json_child(tmp, out, key);
+        } else if (!f[d].is_object) {
+            sim__json_element(tmp, out, f[d].index);
+        } else {
+            continue;
+        }
+        memcpy(out, tmp, sizeof tmp);
+    }
+}
+
+int sim__json_no_nul(sim__loader *L, const char *text, size_t len)
+{
+    const char *end = text + len, *p;
+    for (p = text; (p = memchr(p, '\\', (size_t)(end - p))) != NULL; p++)
+        if (end - p >= 6 && memcmp(p, "\\u0000", 6) == 0)
+            break;
+    if (!p)
+        return TM_OK; /* (an escaped backslash before "u0000" is told apart below) */
+    nul_frame f[CJSON_NESTING_LIMIT + 2];
+    int depth = 0, want_key = 0;
+    for (p = text; p < end && *p;) {
+        char ch = *p;
+        if (ch == '{' || ch == '[') {
+            if (depth == CJSON_NESTING_LIMIT + 2)
+                break; /* (cJSON refuses such a text before this is reached) */
+            f[depth++] = (nul_frame){NULL, 0, 0, ch == '{'};
+            want_key = ch == '{';
+            p++;
+        } else if (ch == '}' || ch == ']') {
+            if (depth > 0)
+                depth--;
+            p++;
+        } else if (ch == ',') {
+            if (depth > 0 && f[depth - 1].is_object)
+                want_key = 1;
+            else if (depth > 0)
+                f[depth - 1].index++;
+            p++;
+        } else if (ch == '"') {
+            const char *q = p + 1;
+            int nul = 0;
+            while (q < end && *q && *q != '"') {
+                if (*q == '\\') {
+                    if (end - q >= 6 && memcmp(q, "\\u0000", 6) == 0)
+                        nul = 1;
+                    q += 2; /* the escaped character (\" included) */
+                } else {
+                    q++;
+                }
+            }
+            if (q > end)
+                q = end;
+            int is_key = depth > 0 && f[depth - 1].is_object && want_key;
+            if (is_key) {
+                f[depth - 1].key = p + 1;
+                f[depth - 1].key_len = (uint32_t)(q - p - 1);
+                want_key = 0;
+            }
+            if (nul) {
+                char path[SIM__PATH_MAX_LEN];
+                /* a key is named by the object that holds it */
+                nul_path(f, is_key ? depth - 1 : depth, path);
+                if (is_key)
+                    return sim__cfg_fail(L, path[0] ? path : "(top level)",
+                                         "a key holds the character U+0000 (\"\\u0000\"), "
+                                         "which would cut it short: refused");
+                return sim__cfg_fail(L, path[0] ? path : "(top level)",
+                                     "the string holds the character U+0000 (\"\\u0000\"), which "
+                                     "would cut it short: refused");
+            }
+            p = q + 1;
+        } else {
+            p++; /* blanks, ':', numbers, true, false, null */
+        }
+    }
+    return TM_OK;
+}
+
 const cJSON *sim__json_member(const cJSON *o, const char *key)
 {
     return cJSON_GetObjectItemCaseSensitive(o, key);
@@ -297,7 +399,13 @@ int sim__cfg_duration_value(sim__loader *L, const cJSON *v, const char *p, doubl
     char *end;
     errno = 0;
     double x = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(x) || x < 0)
+    /* strtod also reads hexadecimal ("0x10h" was 16 hours), "inf" and
+     * "nan": a duration is written in decimal */
+    int decimal = 1;
+    for (const char *q = s; q < end; q++)
+        decimal &= (*q >= '0' && *q <= '9') || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' ||
+                   *q == '-' || *q == ' ';
+    if (end == s || !decimal || errno == ERANGE || !isfinite(x) || x < 0)
         return sim__cfg_fail(
             L, p, "expected a duration like \"90s\", \"15m\", \"2h\", \"30d\", got \"%s\"", s);
     while (*end == ' ')

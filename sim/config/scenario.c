@@ -306,7 +306,9 @@ int sim_scenario_load_text(sim_scenario *sc, const char *text, size_t len, const
         sim_scenario_fini(sc);
         return rc;
     }
-    int rc = load_tree(&L, root);
+    int rc = sim__json_no_nul(&L, sc->json_given, len);
+    if (rc == TM_OK)
+        rc = load_tree(&L, root);
     cJSON_Delete(root);
     if (rc != TM_OK) {
         char keep[sizeof sc->source];

@@ -55,11 +55,6 @@
 
 #include "model/model.h"
 
-/* The highest offered load the model evaluates, requests/s: the engine keeps
- * rates in its time series as int64 micro-requests/s (SIM_RATE_SCALE), and
- * 1e12 x 1e6 stays below 2^63 (a larger rate wrapped round to a negative
- * offered_rps). Admission (config/admit.c) refuses a scenario that gets near. */
-#define SIM__SVC_RATE_MAX 1e12
 /* Batch slots per replica when cfg.concurrency[t] is 0. */
 #define SIM__SVC_CONCURRENCY_DEFAULT 16u
 /* Most servers (replicas x concurrency) of one subpool the model accepts. */

@@ -133,9 +133,13 @@ int sim__sweep_merge(const sim__sweep *sw, const char *path, sim__sweep_merge_co
  * the workers write the point files, rank 0 records every point and, when
  * merge_path is not NULL, writes the merged file; MPI_Finalize. *rank gets
  * this process's rank, *c and *mc rank 0's counts. */
+/* Admission of the points to run (sim__sweep_mpi: on rank 0, before any
+ * runs or any folder is made): TM_OK, or an error with diag set. */
+typedef int (*sim__sweep_admit_fn)(const void *ud, const sim__sweep *sw, const size_t *todo,
+                                   size_t n, tm_diag *diag);
 int sim__sweep_mpi(const char *sweep_path, const char *dir, const sim__sweep_run_opts *o,
-                   const char *merge_path, int *rank, sim__sweep_counts *c,
-                   sim__sweep_merge_counts *mc, tm_diag *diag);
+                   sim__sweep_admit_fn admit, const void *admit_ud, const char *merge_path,
+                   int *rank, sim__sweep_counts *c, sim__sweep_merge_counts *mc, tm_diag *diag);
 #endif
 
 #endif

@@ -128,8 +128,8 @@ static int work(sim__sweep *sw, const sim__sweep_run_opts *o, tm_diag *diag)
 }
 
 int sim__sweep_mpi(const char *sweep_path, const char *dir, const sim__sweep_run_opts *o,
-                   const char *merge_path, int *rank, sim__sweep_counts *c,
-                   sim__sweep_merge_counts *mc, tm_diag *diag)
+                   sim__sweep_admit_fn admit, const void *admit_ud, const char *merge_path,
+                   int *rank, sim__sweep_counts *c, sim__sweep_merge_counts *mc, tm_diag *diag)
 {
     memset(c, 0, sizeof *c);
     memset(mc, 0, sizeof *mc);
@@ -146,18 +146,21 @@ int sim__sweep_mpi(const char *sweep_path, const char *dir, const sim__sweep_run
     int opened = rc == TM_OK;
     if (rc == TM_OK && *rank == 0) {
         if ((rc = sim__sweep_todo(&sw, o, &todo, &n, c, diag)) == TM_OK &&
+            (!admit || (rc = admit(admit_ud, &sw, todo, n, diag)) == TM_OK) &&
             (rc = sim__sweep_mkdir(&sw, diag)) == TM_OK)
             for (size_t k = 0; k < n; k++)
                 sim__sweep_clean_temps(&sw, todo[k]);
     }
     /* every rank goes on only if every rank is ready (no one left waiting) */
-    int bad = rc != TM_OK, any_bad = 0;
-    if ((e = MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD)) != MPI_SUCCESS)
+    /* the lowest status (TM_OK is 0, errors are negative): a rank that was
+     * ready ends with the status of one that was not, so that every rank
+     * exits with the code of what went wrong (65 for a point refused at
+     * admission, not 70) */
+    int mine = rc, any = TM_OK;
+    if ((e = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD)) != MPI_SUCCESS)
         rc = mpi_fail(diag, e, "MPI_Allreduce");
-    else if (any_bad && rc == TM_OK)
-        rc = tm_diag_set(diag, TM_ERR_INTERNAL, "MPI",
-                         "another rank could not start (see its "
-                         "message)");
+    else if (any != TM_OK && rc == TM_OK)
+        rc = tm_diag_set(diag, any, "MPI", "another rank could not start (see its message)");
     if (rc == TM_OK) {
         if (*rank != 0) {
             rc = work(&sw, o, diag);

@@ -267,11 +267,20 @@ static int worker_exited(pool *p, unsigned w, int st, int stopping)
     } else {
         s->rc = TM_ERR_INTERNAL;
         snprintf(s->diag.where, sizeof s->diag.where, "worker %ld", (long)p->pids[w]);
-        if (WIFSIGNALED(st))
+        if (WIFSIGNALED(st)) {
+            /* killed from outside (the kernel's OOM killer sends SIGKILL, an
+             * operator may send anything): the system's doing, not a bug of
+             * tarmac (71, EX_OSERR); a crash (SIGSEGV, SIGABRT, SIGBUS, SIGFPE,
+             * SIGILL) is ours (70) */
+            int sig = WTERMSIG(st);
+            int crash = sig == SIGSEGV || sig == SIGABRT || sig == SIGBUS || sig == SIGFPE ||
+                        sig == SIGILL || sig == SIGSYS || sig == SIGTRAP;
+            if (!crash)
+                s->rc = TM_ERR_SYSTEM;
             snprintf(s->diag.msg, sizeof s->diag.msg,
-                     "the worker process was killed by signal %d (%s) while running job %ld",
-                     WTERMSIG(st), strsignal(WTERMSIG(st)), k);
-        else
+                     "a worker was killed by signal %d (%s) while running job %ld%s", sig,
+                     strsignal(sig), k, sig == SIGKILL ? "; out of memory?" : "");
+        } else
             snprintf(s->diag.msg, sizeof s->diag.msg,
                      "the worker process exited with status %d while running job %ld",
                      WIFEXITED(st) ? WEXITSTATUS(st) : -1, k);
