@@ -18,15 +18,16 @@
 #     libtarmac-place dependency, runs without LD_LIBRARY_PATH; and, outside
 #     the sanitizer builds, a fully static (-static) program;
 #  5. a CMake project with find_package(tarmac-place) linking tarmac::place
-#     and tarmac::place_static runs both.
+#     and tarmac::place_static runs both;
+#  6. the README's "Install and link" commands run as they are written.
 #
 # CFLAGS: extra compiler flags for the programs (a sanitized build installs a
 # sanitized library, so its consumers link the sanitizer runtime too).
 # Exit 77 (skipped) when pkg-config is missing, except under CI=true.
 set -eu
 CC=$1
-BUILD=$2
-SRC=$3
+BUILD=$(cd "$2" && pwd)
+SRC=$(cd "$3" && pwd)
 WORK=$4
 EXTRA=${5:-}
 
@@ -171,5 +172,26 @@ fi
 env -u LD_LIBRARY_PATH "$WORK/cmake-consumer/build/consumer_shared" || fail "tarmac::place consumer"
 env -u LD_LIBRARY_PATH "$WORK/cmake-consumer/build/consumer_static" ||
     fail "tarmac::place_static consumer"
+# --- 6. the README's "Install and link" commands, as they are ------------------
+# run in a folder where `build` is the build and sched.c is lib_consumer.c,
+# with HOME there; `cc` is $CC with the extra flags
+R=$WORK/readme
+mkdir -p "$R/home" "$R/bin"
+ln -s "$BUILD" "$R/build"
+cp "$SRC/tests/lib_consumer.c" "$R/sched.c"
+CC_PATH=$(command -v "$CC") || fail "no compiler $CC"
+printf '#!/bin/sh\nexec %s %s "$@"\n' "$CC_PATH" "$EXTRA" > "$R/bin/cc"
+chmod +x "$R/bin/cc"
+awk '/^## Install and link/ { on = 1; next }
+     on && /^## / { exit }
+     on && /^```sh$/ { code = 1; next }
+     on && code && /^```$/ { exit }
+     code { print }' "$SRC/README.md" > "$R/readme.sh"
+[ -s "$R/readme.sh" ] || fail "README.md has no sh block under \"## Install and link\""
+(cd "$R" && HOME=$R/home PATH=$R/bin:$PATH sh -eu readme.sh) > "$R/readme.log" 2>&1 ||
+    { cat "$R/readme.sh" "$R/readme.log"; fail "the README's Install and link commands fail"; }
+grep -q 'all decisions as expected' "$R/readme.log" ||
+    { cat "$R/readme.log"; fail "the README's program did not run"; }
+
 echo "lib_install: prefix complete; libtarmac-place.so.$ABI exports $n_exports place_* symbols;" \
-    "pkg-config (shared, static) and find_package consumers pass"
+    "pkg-config (shared, static), find_package and README consumers pass"
