@@ -72,13 +72,14 @@ for f in "$PREFIX/bin/tarmac" "$PREFIX/share/man/man1/tarmac.1" \
     "$LIBDIR/cmake/tarmac-place/tarmac-placeTargets.cmake"; do
     [ -e "$f" ] || fail "not installed: ${f#"$PREFIX"/}"
 done
-[ -L "$SO" ] && [ -L "$LIBDIR/libtarmac-place.so" ] ||
+if [ ! -L "$SO" ] || [ ! -L "$LIBDIR/libtarmac-place.so" ]; then
     fail "libtarmac-place.so and .so.$ABI are not links to the versioned file"
+fi
 "$PREFIX/bin/tarmac" --version > "$WORK/version.txt" 2>&1 ||
     { cat "$WORK/version.txt"; fail "the installed tarmac does not run"; }
 grep -q 'Apache' "$PREFIX/share/man/man1/tarmac.1" || fail "tarmac.1 names no licence"
 # every header the installed ones include is installed or a C standard one
-for h in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$INCDIR"/tarmac/*.h); do
+sed -n 's/^#include "\([^"]*\)".*/\1/p' "$INCDIR"/tarmac/*.h | while read -r h; do
     [ -f "$INCDIR/tarmac/$h" ] || fail "installed header includes \"$h\", not installed"
 done
 
@@ -157,11 +158,13 @@ target_link_libraries(consumer_shared PRIVATE tarmac::place)
 add_executable(consumer_static "$SRC/tests/lib_consumer.c")
 target_link_libraries(consumer_static PRIVATE tarmac::place_static)
 EOF
-cmake -S "$WORK/cmake-consumer" -B "$WORK/cmake-consumer/build" -DCMAKE_C_COMPILER="$CC" \
+if ! cmake -S "$WORK/cmake-consumer" -B "$WORK/cmake-consumer/build" -DCMAKE_C_COMPILER="$CC" \
     -DCMAKE_PREFIX_PATH="$PREFIX" -DCMAKE_C_FLAGS="$EXTRA" -DCMAKE_BUILD_TYPE=Release \
-    > "$WORK/cmake-consumer.log" 2>&1 &&
-    cmake --build "$WORK/cmake-consumer/build" >> "$WORK/cmake-consumer.log" 2>&1 ||
-    { cat "$WORK/cmake-consumer.log"; fail "find_package(tarmac-place) consumer does not build"; }
+    > "$WORK/cmake-consumer.log" 2>&1 ||
+    ! cmake --build "$WORK/cmake-consumer/build" >> "$WORK/cmake-consumer.log" 2>&1; then
+    cat "$WORK/cmake-consumer.log"
+    fail "find_package(tarmac-place) consumer does not build"
+fi
 readelf -d "$WORK/cmake-consumer/build/consumer_shared" |
     grep -q "Shared library: \[libtarmac-place.so.$ABI\]" ||
     fail "tarmac::place does not link libtarmac-place.so.$ABI"
