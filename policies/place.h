@@ -46,6 +46,14 @@
 extern "C" {
 #endif
 
+/* The export list of libtarmac-place.so: the library is compiled with
+ * -fvisibility=hidden, and every function this header declares is exported
+ * (default visibility), so the shared object exports the place_* API and
+ * nothing else; the internals of place_int.h stay hidden (docs/place-lib.md). */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 /* ABI version of the policy and component tables and of the structs below;
  * bumped on any change of their layout or meaning. 2: components public, job
  * groups, API routing, host totals in the cluster. 3: place_backfill.hopeless
@@ -762,6 +770,10 @@ typedef struct place_pass_stats {
  * a scratch buffer of cap_parts entries for decisions. */
 int place_pass_run(const place_instance *pi, place_view *v, uint8_t *queue_state, place_part *parts,
                    uint32_t cap_parts, place_apply_fn apply, void *host, place_pass_stats *stats);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }
