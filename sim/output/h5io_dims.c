@@ -65,6 +65,9 @@ void sim__h5dim_free(sim__h5w *w)
         free(d->name);
         free(d->coord);
         free(d->desc);
+        for (size_t i = 0; d->members && d->members[i]; i++)
+            free(d->members[i]);
+        free(d->members);
         free(d);
     }
     w->dims_tail = &w->dims;
@@ -104,6 +107,48 @@ int sim__h5t_dim(sim__h5t *t, const char *name, const char *coord, const char *d
     d->name = n;
     d->coord = c;
     d->desc = ds;
+    return TM_OK;
+}
+
+int sim__h5w_dim(sim__h5w *w, const char *group, const char *name, size_t rows, const char *coord,
+                 const char *const *members, const char *description, tm_diag *diag)
+{
+    int rc;
+    if (!w)
+        return tm_diag_set(diag, TM_ERR_INVAL, group ? group : "", "no writer");
+    if ((rc = sim__h5w_check(w, diag)) != 0)
+        return rc;
+    if (!group || !sim__h5_path_ok(group, 1))
+        return sim__h5w_fail(w, diag, TM_ERR_INVAL, group ? group : "(null)", "bad group path");
+    if (!name || !sim__h5_name_ok(name))
+        return sim__h5w_fail(w, diag, TM_ERR_INVAL, group, "bad dimension name '%s'",
+                             name ? name : "(null)");
+    if (!description || !*description)
+        return sim__h5w_fail(w, diag, TM_ERR_INVAL, group, "a description is required");
+    if (coord && !sim__h5_path_ok(coord, 0))
+        return sim__h5w_fail(w, diag, TM_ERR_INVAL, group, "bad coordinate path '%s'", coord);
+    size_t nm = 0;
+    while (members && members[nm])
+        nm++;
+    h5dim *d = calloc(1, sizeof *d);
+    int ok = d && (d->table = dup_str(group)) && (d->name = dup_str(name)) &&
+             (!coord || (d->coord = dup_str(coord))) && (d->desc = dup_str(description)) &&
+             (!members || (d->members = calloc(nm + 1, sizeof *d->members)));
+    for (size_t i = 0; ok && i < nm; i++)
+        ok = (d->members[i] = dup_str(members[i])) != NULL;
+    if (!ok) {
+        if (d) { /* link it in, so that sim__h5dim_free frees what it got */
+            *w->dims_tail = d;
+            w->dims_tail = &d->next;
+        }
+        return sim__h5w_fail(w, diag, TM_ERR_NOMEM, group, "out of memory");
+    }
+    d->fixed_rows = 1;
+    d->rows = rows;
+    if (!w->dims_tail)
+        w->dims_tail = &w->dims;
+    *w->dims_tail = d;
+    w->dims_tail = &d->next;
     return TM_OK;
 }
 
@@ -293,6 +338,7 @@ typedef struct attach_ctx {
     hid_t scale;
     hsize_t rows;
     int found; /* first pass: rows taken from the first column */
+    char *const *members;
     h5err *e;
 } attach_ctx;
 
@@ -311,18 +357,40 @@ static herr_t attach_one(hid_t g, const char *name, const H5L_info_t *li, void *
     }
     if (oi.type != H5O_TYPE_DATASET)
         return 0;
+    if (c->members) {
+        size_t i = 0;
+        while (c->members[i] && strcmp(c->members[i], name))
+            i++;
+        if (!c->members[i])
+            return 0;
+    }
     hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
     if (d < 0) {
         sim__h5_err_capture(c->e);
         return -1;
     }
+    hid_t sp = H5Dget_space(d);
+    int rank = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
+    sim__h5_close_id(sp);
+    if (rank != 1) { /* scalars and matrices keep no dimension here */
+        H5Dclose(d);
+        if (rank >= 0)
+            return 0;
+        sim__h5_err_capture(c->e);
+        return -1;
+    }
     hsize_t n = ds_len(d, c->e);
     herr_t r = c->e->set ? -1 : 0;
+    int has = 0;
+    if (!r && c->scale >= 0 && (has = H5DSget_num_scales(d, 0)) < 0) {
+        sim__h5_err_capture(c->e);
+        r = -1;
+    }
     if (!r && c->scale < 0) {
         if (!c->found)
             c->rows = n;
         c->found = 1;
-    } else if (!r && n == c->rows && H5DSattach_scale(d, c->scale, 0) < 0) {
+    } else if (!r && !has && n == c->rows && H5DSattach_scale(d, c->scale, 0) < 0) {
         sim__h5_err_capture(c->e);
         r = -1;
     }
@@ -336,10 +404,11 @@ int sim__h5dim_make(sim__h5w *w, tm_diag *diag)
     for (h5dim *d = w->dims; d; d = d->next) {
         h5err e = {0};
         hid_t g = H5I_INVALID_HID, scale = H5I_INVALID_HID;
-        attach_ctx c = {H5I_INVALID_HID, 0, 0, &e};
+        attach_ctx c = {H5I_INVALID_HID, d->rows, d->fixed_rows, d->members, &e};
         rc = TM_OK;
         H5CHK(&e, g = H5Gopen2(w->file, d->table, H5P_DEFAULT));
-        H5CHK(&e, H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, attach_one, &c));
+        if (!d->fixed_rows)
+            H5CHK(&e, H5Literate(g, H5_INDEX_CRT_ORDER, H5_ITER_INC, NULL, attach_one, &c));
         if ((rc = make_scale(w, g, d, c.rows, &scale, diag)) != TM_OK)
             goto out;
         c.scale = scale;

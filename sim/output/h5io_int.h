@@ -179,6 +179,15 @@ int sim__h5w_attr_i64(sim__h5w *w, const char *obj_path, const char *name, int64
 int sim__h5w_labels(sim__h5w *w, const char *obj_path, const char *const *labels, size_t n,
                     tm_diag *diag);
 
+/* A dimension for the fixed arrays of a group that is not a table: at
+ * commit, the scale `name` of `group` (rows values: a copy of coord, with its
+ * units, or none) is made as for a table (sim__h5t_dim), and attached to the
+ * group's 1-D datasets named in members (NULL-terminated; NULL: every one
+ * of rows values) that have no dimension scale yet. Dimensions are made in
+ * the order they were declared, so declare a named-members one first. */
+int sim__h5w_dim(sim__h5w *w, const char *group, const char *name, size_t rows, const char *coord,
+                 const char *const *members, const char *description, tm_diag *diag);
+
 /* Open a writer on an existing complete file instead of a new one, to add to
  * it (a sweep adds a point's parameters to the run report): src_path, a name
  * of the caller's that is not final_path, is renamed to a fresh temporary name

@@ -70,10 +70,13 @@ typedef struct h5slot {
 /* The dimension of a table, made a dimension scale at commit (h5io_dims.c). */
 typedef struct h5dim {
     struct h5dim *next;
-    char *table; /* the table's group */
-    char *name;  /* the dimension: a member of the group */
-    char *coord; /* NULL, or the 1-D dataset whose values the scale copies */
-    char *desc;  /* description of the scale dataset */
+    char *table;    /* the table's group */
+    char *name;     /* the dimension: a member of the group */
+    char *coord;    /* NULL, or the 1-D dataset whose values the scale copies */
+    char *desc;     /* description of the scale dataset */
+    int fixed_rows; /* rows given (sim__h5w_dim); else the table's, at commit */
+    hsize_t rows;
+    char **members; /* NULL-terminated names to attach, or NULL: every 1-D dataset */
 } h5dim;
 
 typedef struct h5col {
