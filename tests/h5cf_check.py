@@ -20,6 +20,7 @@ unless CI=true, where that is a failure.
 Usage: h5cf_check.py (TARMAC_BIN, TARMAC_SRC, TARMAC_DATA_DIR from ctest)
 """
 import ctypes
+import json
 import os
 import subprocess
 import sys
@@ -192,6 +193,29 @@ def main():
                   "--policy", "placement=best-fit", "--seeds", "1", "--seed", "1", "--step", "25",
                   "-q", "-o", f"{tmp}/packing.h5"):
                 files.append(f"{tmp}/packing.h5")
+        # 300 classes with long names: 13.5 KB of names, once cut at 8 KiB and 256 names
+        names = ["a workload class with a rather long name %03d" % i for i in range(300)]
+        classes = [{"name": n, "arrival": {"offered_load": 0.002}, "gpus": 1,
+                    "duration": {"dist": "exponential", "mean": "30m"}} for n in names]
+        with open(f"{tmp}/many.json", "w") as f:
+            json.dump({"name": "many-classes", "seed": 1, "horizon": "6h", "sample": "1h",
+                       "policy": "fifo-first-fit",
+                       "fleet": {"pools": [{"name": "h100", "gpu_type": "H100", "nodes": 8,
+                                            "gpus_per_node": 8}]},
+                       "workload": {"classes": classes}}, f)
+        if tm("run", f"{tmp}/many.json", "-q", "-o", f"{tmp}/many.h5"):
+            with h5py.File(f"{tmp}/many.h5", "r") as f:
+                lab = s(f["jobs/class"].attrs["labels"]).split("\n")
+                check(lab == names, f"many.h5: /jobs/class@labels has {len(lab)} names, want 300 whole")
+                ds = f["jobs/class_name"]
+                check(h5py.check_string_dtype(ds.dtype) is not None and
+                      h5py.check_string_dtype(ds.dtype).length is None and
+                      h5py.check_string_dtype(ds.dtype).encoding == "utf-8",
+                      "many.h5: /jobs/class_name is not variable-length UTF-8")
+                check(ds.asstr()[()].tolist() == names, "many.h5: /jobs/class_name differs")
+            x = xr.open_dataset(f"{tmp}/many.h5", engine="h5netcdf", group="jobs")
+            check(list(x["class_name"].values) == names, "many.h5: xarray's class_name coordinate")
+            x.close()
         for p in files:
             n = check_file(p, not os.path.basename(p).startswith(("compare", "breakeven", "merged")))
             print(f"h5cf_check: {os.path.basename(p)}: {n} tables")

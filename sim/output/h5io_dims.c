@@ -127,6 +127,8 @@ int sim__h5w_dim(sim__h5w *w, const char *group, const char *name, size_t rows, 
         return sim__h5w_fail(w, diag, TM_ERR_INVAL, group, "a description is required");
     if (coord && !sim__h5_path_ok(coord, 0))
         return sim__h5w_fail(w, diag, TM_ERR_INVAL, group, "bad coordinate path '%s'", coord);
+    if (!w->dims_tail)
+        w->dims_tail = &w->dims;
     size_t nm = 0;
     while (members && members[nm])
         nm++;
@@ -145,8 +147,6 @@ int sim__h5w_dim(sim__h5w *w, const char *group, const char *name, size_t rows, 
     }
     d->fixed_rows = 1;
     d->rows = rows;
-    if (!w->dims_tail)
-        w->dims_tail = &w->dims;
     *w->dims_tail = d;
     w->dims_tail = &d->next;
     return TM_OK;
