@@ -47,6 +47,10 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+# the attributes of HDF5's dimension-scale library (H5DS), not tarmac's names
+H5DS_ATTRS = {"CLASS", "NAME", "DIMENSION_LIST", "REFERENCE_LIST"}
+
+
 def names_in(path):
     """Leaf names of datasets and groups, and attribute names, of a file."""
     found = set()
@@ -59,7 +63,7 @@ def names_in(path):
                 and not re.fullmatch(r"packing/policies/p\d+(/seeds/s\d+)?", name) \
                 and not re.fullmatch(r"(sweep/(params|files)|sweep_point/params)/[^/]+", name):
             found.add(name.split("/")[-1])
-        found.update(obj.attrs.keys())
+        found.update(k for k in obj.attrs.keys() if k not in H5DS_ATTRS)
 
     with h5py.File(path, "r") as f:
         found.update(f.attrs.keys())

@@ -95,7 +95,7 @@ def check_file(path):
         expect = {
             "t_s": ("<f8", "s", i * 0.5),
             "id": ("<i8", "1", 3 * i - 7),
-            "gpus": ("<i4", "GPU", (i % 17) - 8),
+            "gpus": ("<i4", "1", (i % 17) - 8),  # GPU: not UDUNITS, in long_name
             "flag": ("|u1", "1", (i * 7) % 251),
         }
         for name, (dtype, units, values) in expect.items():

@@ -48,7 +48,7 @@ with tempfile.TemporaryDirectory() as d:
 
     with h5py.File(a, "r") as f:
         check(f.attrs["schema_version"] == 1, "schema_version")
-        jobs = {k: f["jobs"][k][()] for k in f["jobs"]}
+        jobs = {k: f["jobs"][k][()] for k in f["jobs"].attrs["columns"]}
         s = {k: f["summary"][k][()] for k in f["summary"] if isinstance(f["summary"][k], h5py.Dataset)}
         n = len(jobs["id"])
         for k, v in jobs.items():

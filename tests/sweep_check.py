@@ -60,6 +60,11 @@ def dump(path):
     with h5py.File(path, "r") as f:
         def visit(name, obj):
             for k, v in obj.attrs.items():
+                # dimension scales (H5DS): references compared by what they name
+                if k == "DIMENSION_LIST":
+                    v = [[f[r].name for r in refs] for refs in v]
+                elif k == "REFERENCE_LIST":
+                    v = [(f[x[0]].name, int(x[1])) for x in v]
                 out[f"{name}@{k}"] = v
             if isinstance(obj, h5py.Dataset):
                 out[name] = obj[()]

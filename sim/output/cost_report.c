@@ -19,15 +19,11 @@
 /* ------------------------------------------------------------------------- */
 /* the file                                                                   */
 
+/* The names of a code column: `labels` and `<obj>_name` (sim__h5w_labels). */
 static int attr_joined(sim__h5w *w, const char *obj, const char *const *labels, size_t n,
                        tm_diag *diag)
 {
-    char buf[8192];
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && len < sizeof buf - 1; i++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? "\n" : "", labels[i]);
-    return sim__h5w_attr_str(w, obj, "labels", buf, diag);
+    return sim__h5w_labels(w, obj, labels, n, diag);
 }
 
 typedef struct scalar {
@@ -179,6 +175,7 @@ static int write_pools(sim__h5w *w, const sim_scenario *sc, const sim__cost_repo
     static const char *const own[] = {"owned", "reserved", "on-demand"};
     if ((rc = sim__h5t_create(&t, w, "/cost/pools", "one row per pool: what it cost over the run",
                               pool_cols, P_NCOLS, diag)) ||
+        (rc = sim__h5t_dim(t, "pool_name", NULL, "the pools, one per row", diag)) ||
         (rc = sim__h5t_append(t, cols, n, diag)) || (rc = sim__h5t_close(t, diag)))
         goto out;
     if ((rc = attr_joined(w, "/cost/pools/pool", names, n, diag)) ||
@@ -312,6 +309,7 @@ static int write_chargeback(sim__h5w *w, const sim_scenario *sc, const sim_resul
     static const char *const kinds[] = {"class", "service"};
     if ((rc = sim__h5t_create(&t, w, "/cost/chargeback",
                               "the fleet cost allocated by allocated GPU-hours", cols, 9, diag)) ||
+        (rc = sim__h5t_dim(t, "consumer_name", NULL, "the consumers, one per row", diag)) ||
         (rc = sim__h5t_append(t, cv, n, diag)) || (rc = sim__h5t_close(t, diag)) ||
         (rc = attr_joined(w, "/cost/chargeback/consumer", lp, n, diag)) ||
         (rc = attr_joined(w, "/cost/chargeback/kind", kinds, 2, diag)))
@@ -350,6 +348,7 @@ static int write_tenants(sim__h5w *w, const sim_scenario *sc, const sim__cost_re
     if ((rc = sim__h5t_create(&t, w, "/cost/tenants",
                               "chargeback per tenant (services are not tenants' here)", cols, 2,
                               diag)) ||
+        (rc = sim__h5t_dim(t, "tenant_name", NULL, "the tenants, one per row", diag)) ||
         (rc = sim__h5t_append(t, cv, n, diag)) || (rc = sim__h5t_close(t, diag)) ||
         (rc = attr_joined(w, "/cost/tenants/tenant", names, n, diag)))
         goto out;

@@ -170,6 +170,24 @@ int sim__h5w_attr_f64(sim__h5w *w, const char *obj_path, const char *name, doubl
 int sim__h5w_attr_i64(sim__h5w *w, const char *obj_path, const char *name, int64_t v,
                       tm_diag *diag);
 
+/* The names of the codes of an integer column (or of any dataset): the
+ * `labels` attribute (the names joined by newlines, as before; no length
+ * limit) and a 1-D variable-length UTF-8 string dataset `<obj_path>_name`
+ * with the names exactly (names may hold newlines there), marked as an HDF5
+ * dimension scale: a coordinate for netCDF tools, not a member for
+ * sim__h5r_list. */
+int sim__h5w_labels(sim__h5w *w, const char *obj_path, const char *const *labels, size_t n,
+                    tm_diag *diag);
+
+/* A dimension for the fixed arrays of a group that is not a table: at
+ * commit, the scale `name` of `group` (rows values: a copy of coord, with its
+ * units, or none) is made as for a table (sim__h5t_dim), and attached to the
+ * group's 1-D datasets named in members (NULL-terminated; NULL: every one
+ * of rows values) that have no dimension scale yet. Dimensions are made in
+ * the order they were declared, so declare a named-members one first. */
+int sim__h5w_dim(sim__h5w *w, const char *group, const char *name, size_t rows, const char *coord,
+                 const char *const *members, const char *description, tm_diag *diag);
+
 /* Open a writer on an existing complete file instead of a new one, to add to
  * it (a sweep adds a point's parameters to the run report): src_path, a name
  * of the caller's that is not final_path, is renamed to a fresh temporary name
@@ -219,6 +237,19 @@ int sim__h5t_row_end(sim__h5t *t, tm_diag *diag);
  * type (double, int64_t, int32_t or uint8_t). Not in the middle of a row. */
 int sim__h5t_append(sim__h5t *t, const void *const *cols, size_t nrows, tm_diag *diag);
 
+/* The dimension of a table (docs/hdf5-io.md, "netCDF and xarray"): every
+ * column is attached, at commit, to the HDF5 dimension scale `name` of the
+ * table's group, so that netCDF-4 and xarray see the columns as variables
+ * along a named dimension. Without this call the name is SIM__H5_DIM_DEFAULT.
+ * The scale is the label list `name` of the group if sim__h5w_labels made
+ * one (`<column>_name`, as many names as rows: the names are the
+ * coordinate); else, with coord (a 1-D dataset of the file, complete at
+ * commit, as long as the table), a copy of its values with its units; else a
+ * dimension without values (no storage). name must not be a column's. */
+#define SIM__H5_DIM_DEFAULT "row"
+int sim__h5t_dim(sim__h5t *t, const char *name, const char *coord, const char *description,
+                 tm_diag *diag);
+
 /* Rows ended or appended so far. */
 uint64_t sim__h5t_rows(const sim__h5t *t);
 
@@ -256,7 +287,9 @@ int sim__h5r_exists(sim__h5r *r, const char *path);
 /* What is at `path`. */
 int sim__h5r_info(sim__h5r *r, const char *path, sim__h5_info *info, tm_diag *diag);
 
-/* The member names of a group, in name or creation order. *names is one
+/* The member names of a group, in name or creation order, leaving out the
+ * dimension-scale datasets the writer adds for netCDF (sim__h5t_dim,
+ * sim__h5w_labels): a table lists its columns only. *names is one
  * malloc'd block (the pointer array followed by the strings): free(*names)
  * frees all of it. Never NULL on success, even for an empty group. */
 int sim__h5r_list(sim__h5r *r, const char *group_path, sim__h5_order order, char ***names,

@@ -67,6 +67,18 @@ typedef struct h5slot {
     size_t *zlen;         /* compressed bytes per column */
 } h5slot;
 
+/* The dimension of a table, made a dimension scale at commit (h5io_dims.c). */
+typedef struct h5dim {
+    struct h5dim *next;
+    char *table;    /* the table's group */
+    char *name;     /* the dimension: a member of the group */
+    char *coord;    /* NULL, or the 1-D dataset whose values the scale copies */
+    char *desc;     /* description of the scale dataset */
+    int fixed_rows; /* rows given (sim__h5w_dim); else the table's, at commit */
+    hsize_t rows;
+    char **members; /* NULL-terminated names to attach, or NULL: every 1-D dataset */
+} h5dim;
+
 typedef struct h5col {
     char *name;
     sim__h5_type type;
@@ -79,6 +91,7 @@ struct sim__h5t {
     sim__h5w *w;
     sim__h5t *next;
     char *path;
+    h5dim *dim; /* its dimension (the writer's, outlives the table) */
     h5col *cols;
     size_t ncols;
     /* Layout, fixed at creation (so the compressing threads may read it). */
@@ -134,11 +147,12 @@ struct sim__h5w {
      * first table in, so that the writer below calls up into the tables
      * through these pointers and never by name */
     const sim__h5t_ops *table_ops;
-    int ntables;       /* tables created so far (sim__h5w_set_pipe must come first) */
-    sim__h5_pipe pipe; /* how table chunks are compressed */
-    int sync;          /* fsync at commit; benchmarks may turn it off */
-    size_t unsynced;   /* chunk bytes written since writeback was last started */
-    int status;        /* the first failure; sticky */
+    h5dim *dims, **dims_tail; /* the tables' dimensions, in creation order */
+    int ntables;              /* tables created so far (sim__h5w_set_pipe must come first) */
+    sim__h5_pipe pipe;        /* how table chunks are compressed */
+    int sync;                 /* fsync at commit; benchmarks may turn it off */
+    size_t unsynced;          /* chunk bytes written since writeback was last started */
+    int status;               /* the first failure; sticky */
     tm_diag err;
     h5pool pool;
     volatile int *stop; /* set by a signal handler: fail at the next call (may be NULL) */
@@ -200,6 +214,20 @@ int sim__h5w_put_meta(sim__h5w *w, hid_t obj, const char *units, const char *des
 /* dcpl of a chunked 1-D dataset, shuffled and deflated if `filters`; the
  * caller closes it. h5io_pool.c's compression must stay in step with it. */
 hid_t sim__h5_chunked_dcpl(hsize_t chunk_rows, int filters, h5err *e);
+
+/* ------------------------------------------------------------------------- */
+/* h5io_dims.c: dimension scales and CF attributes                            */
+
+/* Register the dimension of a new table (default name SIM__H5_DIM_DEFAULT). */
+int sim__h5dim_add(sim__h5w *w, sim__h5t *t, tm_diag *diag);
+/* Commit: make every registered dimension a scale and attach the columns. */
+int sim__h5dim_make(sim__h5w *w, tm_diag *diag);
+/* Free the registered dimensions. */
+void sim__h5dim_free(sim__h5w *w);
+/* The `units` attribute CF tools accept for a tarmac unit: tokens that are
+ * not UDUNITS ("GPU", "USD") become 1 ("GPU h" -> "h", "USD/h" -> "1/h").
+ * Returns 1 if it differs from `units`. */
+int sim__h5_cf_units(const char *units, char *out, size_t cap);
 
 /* ------------------------------------------------------------------------- */
 /* h5io_table.c: what the writer needs of its tables                          */

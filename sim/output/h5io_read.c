@@ -264,8 +264,24 @@ int sim__h5r_list(sim__h5r *r, const char *group_path, sim__h5_order order, char
         block[i] = p;
         p += len + 1;
     }
+    /* Leave out the writer's dimension scales (datasets with a CLASS
+     * attribute; never follows an external link). */
+    size_t kept = 0;
+    for (size_t i = 0; i < np; i++) {
+        H5L_info_t li;
+        H5O_info_t oi;
+        htri_t scale = 0;
+        H5CHK(&e, H5Lget_info(g, block[i], &li, H5P_DEFAULT));
+        if (li.type == H5L_TYPE_HARD) {
+            H5CHK(&e, H5Oget_info_by_name(g, block[i], &oi, H5P_DEFAULT));
+            if (oi.type == H5O_TYPE_DATASET)
+                H5CHK(&e, scale = H5Aexists_by_name(g, block[i], "CLASS", H5P_DEFAULT));
+        }
+        if (!scale)
+            block[kept++] = block[i];
+    }
     *names = block;
-    *n = np;
+    *n = kept;
     block = NULL;
 out:
     if (e.set)

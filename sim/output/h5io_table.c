@@ -441,6 +441,8 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
                                        w->dapl));
         H5CHK(&e, sim__h5w_put_meta(w, c->dset, cols[i].units, cols[i].description, &e));
     }
+    if ((rc = sim__h5dim_add(w, t, diag)) != 0)
+        goto out;
     static const sim__h5t_ops ops = {t_finish, t_free};
     w->table_ops = &ops;
     t->next = w->tables;

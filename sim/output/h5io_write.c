@@ -195,12 +195,25 @@ out:
     return rc;
 }
 
-/* The `units` (if not NULL) and `description` attributes of a dataset. */
+/* The `units` (if not NULL) and `description` attributes of a dataset, and
+ * CF's `long_name`: the description, with the unit when `units` had to drop
+ * it (UDUNITS knows no "GPU" or "USD": sim__h5_cf_units). */
 int sim__h5w_put_meta(sim__h5w *w, hid_t obj, const char *units, const char *description, h5err *e)
 {
-    if (units && sim__h5w_attr_put_str(w, obj, "units", units, e) < 0)
+    char cf[160], *longname = NULL;
+    int changed = units ? sim__h5_cf_units(units, cf, sizeof cf) : 0;
+    if (units && sim__h5w_attr_put_str(w, obj, "units", cf, e) < 0)
         return -1;
-    return sim__h5w_attr_put_str(w, obj, "description", description, e);
+    if (sim__h5w_attr_put_str(w, obj, "description", description, e) < 0)
+        return -1;
+    if (changed) {
+        size_t n = strlen(description) + strlen(units) + 4;
+        if ((longname = malloc(n)) != NULL) /* else the description alone */
+            snprintf(longname, n, "%s (%s)", description, units);
+    }
+    int rc = sim__h5w_attr_put_str(w, obj, "long_name", longname ? longname : description, e);
+    free(longname);
+    return rc;
 }
 
 /* dcpl of a chunked 1-D dataset, shuffled and deflated if `filters`; the
@@ -283,6 +296,7 @@ static void w_discard(sim__h5w *w)
         H5Fclose(w->file);
     }
     sim__h5pool_fini(&w->pool);
+    sim__h5dim_free(w);
     free(w->tmp_path);
     free(w->final_path);
     free(w);
@@ -440,6 +454,8 @@ int sim__h5w_commit(sim__h5w *w, tm_diag *diag)
             goto out;
     }
     sim__h5pool_stop(&w->pool); /* idle: every table was drained */
+    if ((rc = sim__h5dim_make(w, diag)) != 0)
+        goto out;
     w_close_handles(w);
     /* Flush first: a full disk then fails here, and the file is still ours to
      * discard safely (see divert_fd). The close after it writes next to

@@ -23,23 +23,11 @@ static double gpu_h(sim_gpu_area a)
     return (double)a / SIM_AREA_PER_GPU_HOUR;
 }
 
-/* A list of labels as one attribute, joined by newlines. */
+/* A list of labels: `labels` and `<obj>_name` (sim__h5w_labels). */
 static int attr_labels(sim__h5w *w, const char *obj, const char *const *labels, size_t n,
                        tm_diag *diag)
 {
-    size_t len = 1;
-    for (size_t i = 0; i < n; i++)
-        len += strlen(labels[i]) + 1;
-    char *buf = malloc(len);
-    if (!buf)
-        return tm_diag_set(diag, TM_ERR_NOMEM, "ledger", "out of memory");
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? "\n" : "", labels[i]);
-    int rc = sim__h5w_attr_str(w, obj, "labels", buf, diag);
-    free(buf);
-    return rc;
+    return sim__h5w_labels(w, obj, labels, n, diag);
 }
 
 /* The columns of a table with one row per pool or consumer: `lead` leading
@@ -90,6 +78,7 @@ static int write_fleet(sim__h5w *w, const sim_result *r, tm_diag *diag)
     if ((rc = sim__h5t_create(&t, w, "/ledger/fleet",
                               "where every owned GPU-hour of the fleet went, one row per bucket",
                               cols, 4, diag)) ||
+        (rc = sim__h5t_dim(t, "bucket_name", NULL, "the buckets, one per row", diag)) ||
         (rc = sim__h5t_append(t, cv, SIM_LEDGER_COUNT, diag)) || (rc = sim__h5t_close(t, diag)) ||
         (rc = attr_labels(w, "/ledger/fleet/bucket", keys, SIM_LEDGER_COUNT, diag)))
         return rc;
@@ -98,9 +87,9 @@ static int write_fleet(sim__h5w *w, const sim_result *r, tm_diag *diag)
 
 /* A table of n rows (pools or consumers): the leading columns lead (their
  * data lead_v, n_lead of them), then the buckets of ledgers[0..n). */
-static int write_wide(sim__h5w *w, const char *path, const char *desc, const sim__h5_col *lead,
-                      const void *const *lead_v, size_t n_lead, const sim_ledger *ledgers, size_t n,
-                      tm_diag *diag)
+static int write_wide(sim__h5w *w, const char *path, const char *desc, const char *dim,
+                      const sim__h5_col *lead, const void *const *lead_v, size_t n_lead,
+                      const sim_ledger *ledgers, size_t n, tm_diag *diag)
 {
     size_t rows = n ? n : 1;
     bucket_cols *bc = malloc(sizeof *bc);
@@ -122,6 +111,7 @@ static int write_wide(sim__h5w *w, const char *path, const char *desc, const sim
     }
     sim__h5t *t = NULL;
     if ((rc = sim__h5t_create(&t, w, path, desc, bc->cols, nc, diag)) == TM_OK &&
+        (rc = sim__h5t_dim(t, dim, NULL, "the table's rows, one name each", diag)) == TM_OK &&
         (rc = sim__h5t_append(t, cv, n, diag)) == TM_OK)
         rc = sim__h5t_close(t, diag);
 out:
@@ -157,7 +147,7 @@ int sim__ledger_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *
     const void *pool_v[2] = {idx, owned};
     if ((rc = write_wide(w, "/ledger/pools",
                          "where every owned GPU-hour went, one row per pool, one column per bucket",
-                         pool_lead, pool_v, 2, r->ledger_pools, np, diag)) ||
+                         "pool_name", pool_lead, pool_v, 2, r->ledger_pools, np, diag)) ||
         (rc = attr_labels(w, "/ledger/pools/pool", names, np, diag)))
         goto out;
     for (size_t k = 0; k < nk; k++) {
@@ -179,7 +169,7 @@ int sim__ledger_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *
     if ((rc = write_wide(w, "/ledger/consumers",
                          "where every owned GPU-hour went, one row per consumer (class, service, "
                          "none), one column per bucket",
-                         cons_lead, cons_v, 2, r->ledger_consumers, nk, diag)) ||
+                         "consumer_name", cons_lead, cons_v, 2, r->ledger_consumers, nk, diag)) ||
         (rc = attr_labels(w, "/ledger/consumers/consumer", names, nk, diag)))
         goto out;
     rc = attr_labels(w, "/ledger/consumers/kind", kinds, 3, diag);

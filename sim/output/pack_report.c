@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The grid every per-point array of a policy is attached to (a copy). */
+#define GRID_DESC "GPU requested by the pods so far / GPU capacity (as /packing/arrived_pct)"
+
 #define SIM_PACK_SCHEMA 1
 
 int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const char *pods_path,
@@ -102,7 +105,23 @@ int sim_pack_write_h5(const sim_pack_result *r, const sim_pack_cfg *cfg, const c
         if ((rc = sim__h5w_array_i64(w, p, ibuf, r->n_seeds, "1", "pods that failed, per seed",
                                      diag)))
             goto fail;
+        /* netCDF dimensions: seed for the per-seed counts, the grid for the rest */
+        static const char *const per_seed[] = {"pods", "pods_failed", NULL};
+        if ((rc = sim__h5w_dim(w, g, "seed", r->n_seeds, NULL, per_seed,
+                               "the seeds, one per value (no values)", diag)) ||
+            (rc = sim__h5w_dim(w, g, "arrived_pct", r->n_points, "/packing/arrived_pct", NULL,
+                               GRID_DESC, diag)))
+            goto fail;
+        for (size_t s = 0; s < r->n_seeds; s++) {
+            snprintf(p, sizeof p, "%s/seeds/s%02zu", g, s);
+            if ((rc = sim__h5w_dim(w, p, "arrived_pct", r->n_points, "/packing/arrived_pct", NULL,
+                                   GRID_DESC, diag)))
+                goto fail;
+        }
     }
+    if ((rc = sim__h5w_dim(w, "/packing", "point", r->n_points, NULL, NULL,
+                           "the points of the arrived_pct grid (no values)", diag)))
+        goto fail;
     if ((rc = sim__provenance_write(w, NULL, NULL, diag)))
         goto fail;
     rc = sim__h5w_commit(w, diag);

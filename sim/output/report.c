@@ -382,6 +382,16 @@ static int fleet_has_type(const sim_scenario *sc, size_t t)
     return 0;
 }
 
+/* The dimension of every time-series table: `t`, the bins' starts (a copy
+ * of /timeseries/t_s, so that each table opens alone with its times). */
+static int series_dim(sim__h5t *t, tm_diag *diag)
+{
+    return sim__h5t_dim(t, "t", "/timeseries/t_s",
+                        "start of the bin, seconds since the start of the run (as "
+                        "/timeseries/t_s)",
+                        diag);
+}
+
 /* The time-series tables: totals, then one per pool, fleet GPU type and class. */
 static int create_series(report *rp, tm_diag *diag)
 {
@@ -400,7 +410,7 @@ static int create_series(report *rp, tm_diag *diag)
     int rc =
         sim__h5t_create(&rp->ts, rp->w, "/timeseries",
                         "fixed-width bins of the fleet's state over time", cols, T_NCOLS, diag);
-    if (rc)
+    if (rc || (rc = series_dim(rp->ts, diag)))
         return rc;
     rp->pool_ts = calloc(sc->n_pools ? sc->n_pools : 1, sizeof *rp->pool_ts);
     rp->type_ts = calloc(sc->n_types ? sc->n_types : 1, sizeof *rp->type_ts);
@@ -413,7 +423,8 @@ static int create_series(report *rp, tm_diag *diag)
         snprintf(path, sizeof path, "/timeseries_pool/%s", sc->pools[p].name);
         if ((rc = sim__h5t_create(&rp->pool_ts[p], rp->w, path,
                                   "the pool's GPUs over time, bins as /timeseries", fleet_cols, 3,
-                                  diag)))
+                                  diag)) ||
+            (rc = series_dim(rp->pool_ts[p], diag)))
             return rc;
     }
     for (size_t t = 0; t < sc->n_types; t++) {
@@ -422,14 +433,16 @@ static int create_series(report *rp, tm_diag *diag)
         snprintf(path, sizeof path, "/timeseries_type/%s", sc->types[t].name);
         if ((rc = sim__h5t_create(&rp->type_ts[t], rp->w, path,
                                   "the GPU type's GPUs over time, bins as /timeseries", fleet_cols,
-                                  3, diag)))
+                                  3, diag)) ||
+            (rc = series_dim(rp->type_ts[t], diag)))
             return rc;
     }
     for (size_t c = 0; c < sc->n_classes; c++) {
         snprintf(path, sizeof path, "/timeseries_class/%s", sc->classes[c].name);
         if ((rc = sim__h5t_create(&rp->class_ts[c], rp->w, path,
                                   "the class's GPUs and queue over time, bins as /timeseries",
-                                  class_cols, 2, diag)))
+                                  class_cols, 2, diag)) ||
+            (rc = series_dim(rp->class_ts[c], diag)))
             return rc;
     }
     for (size_t v = 0; v < sc->n_services; v++) {
@@ -437,50 +450,56 @@ static int create_series(report *rp, tm_diag *diag)
         if ((rc = sim__h5t_create(&rp->svc_ts[v], rp->w, path,
                                   "the service's replicas and requests over time, bins as "
                                   "/timeseries",
-                                  service_cols, V_NCOLS, diag)))
+                                  service_cols, V_NCOLS, diag)) ||
+            (rc = series_dim(rp->svc_ts[v], diag)))
             return rc;
     }
     return TM_OK;
 }
 
-/* A list of labels as one attribute: the labels joined by newlines (h5io
- * keeps attributes to scalars; readers split on "\n"). */
+/* A list of labels: the attribute `labels` (joined by newlines; readers
+ * split on "\n") and the string dataset `<obj>_name`, whole (h5io). */
 static int attr_labels(sim__h5w *w, const char *obj, const char *const *labels, size_t n,
                        tm_diag *diag)
 {
-    char buf[8192];
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && len < sizeof buf - 1; i++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? "\n" : "", labels[i]);
-    return sim__h5w_attr_str(w, obj, "labels", buf, diag);
+    return sim__h5w_labels(w, obj, labels, n, diag);
 }
 
 static int write_labels(report *rp, const sim_scenario *sc, tm_diag *diag)
 {
-    const char *names[PLACE_MAX_TYPES > 256 ? PLACE_MAX_TYPES : 256];
+    size_t cap = sc->n_classes;
+    if (sc->n_tenants > cap)
+        cap = sc->n_tenants;
+    if (sc->n_types > cap)
+        cap = sc->n_types;
+    const char **names = malloc((cap ? cap : 1) * sizeof *names);
     int rc;
-    size_t n = sc->n_classes < 256 ? sc->n_classes : 256;
+    if (!names)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
+    size_t n = sc->n_classes;
     for (size_t c = 0; c < n; c++)
         names[c] = sc->classes[c].name;
     if ((rc = attr_labels(rp->w, "/jobs/class", names, n, diag)))
-        return rc;
+        goto out;
     static const char *const states[] = {"queued", "running", "completed", "rejected", "failed"};
     if ((rc = attr_labels(rp->w, "/jobs/state", states, 5, diag)))
-        return rc;
-    size_t nt = sc->n_tenants < 256 ? sc->n_tenants : 256;
+        goto out;
+    size_t nt = sc->n_tenants;
     for (size_t k = 0; k < nt; k++)
         names[k] = sc->tenants[k];
     if ((rc = attr_labels(rp->w, "/jobs/tenant", names, nt, diag)))
-        return rc;
+        goto out;
     const char *reasons[8];
     for (int k = 0; k <= SIM_REJECT_TOTAL; k++)
         reasons[k] = sim_reject_reason_str(k);
     if ((rc = attr_labels(rp->w, "/jobs/reject_reason", reasons, SIM_REJECT_TOTAL + 1, diag)))
-        return rc;
+        goto out;
     for (size_t t = 0; t < sc->n_types; t++)
         names[t] = sc->types[t].name;
-    return attr_labels(rp->w, "/jobs/gpu_type", names, sc->n_types, diag);
+    rc = attr_labels(rp->w, "/jobs/gpu_type", names, sc->n_types, diag);
+out:
+    free(names);
+    return rc;
 }
 
 /* Scalars under `group`, from a table of {name, value, units, description}. */
@@ -667,6 +686,7 @@ static int write_tenants(sim__h5w *w, const sim_scenario *sc, const sim_result *
     const void *cv[6] = {idx, arr, done, alloc, work, vwork};
     sim__h5t *t = NULL;
     if ((rc = sim__h5t_create(&t, w, "/tenants", "batch jobs' totals per tenant", cols, 6, diag)) ||
+        (rc = sim__h5t_dim(t, "tenant_name", NULL, "the tenants, one per row", diag)) ||
         (rc = sim__h5t_append(t, cv, n, diag)) || (rc = sim__h5t_close(t, diag)))
         goto out;
     rc = attr_labels(w, "/tenants/tenant", names, n, diag);
@@ -759,6 +779,8 @@ int sim_report_open(sim_report **out, const sim_scenario *sc, const char *path, 
         (rc = sim__h5w_attr_str(rp->w, "/", "layout", "docs/output.md", diag)) ||
         (rc = sim__h5t_create(&rp->jobs, rp->w, "/jobs", "one row per job (finished or not)",
                               job_cols, J_NCOLS, diag)) ||
+        (rc = sim__h5t_dim(rp->jobs, "job", NULL, "the jobs, one per row of /jobs (no values)",
+                           diag)) ||
         (rc = create_series(rp, diag))) {
         sim_report_abort(rp);
         return rc;
