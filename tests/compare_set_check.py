@@ -24,9 +24,13 @@ and class specializations (scenarios/SCHEMA.md, "specialize").
    series; reclaimed is never more than freed, 0 in a siloed fleet (no other
    team can use team b's GPUs) and positive in a shared one whose other team
    has work waiting.
+7. Per-tenant waits (/tenants, and the run summary's tenant table) against
+   the jobs table: the jobs that started, their mean wait exactly, the median
+   and p95 within the sketch's error.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -170,7 +174,6 @@ def main():
               "--set", "b:fleet.pools[0].nodes=-1"], 65, "--set for 'b'"),
             (["--policy", "a:" + pol, "--set", "a:nokey"], 64, "LABEL:PATH=VALUE"),
         ]
-        import re
         for i, (args, code, pat) in enumerate(cases):
             p, out = compare(tmp, args, out="bad%d.h5" % i)
             check(p.returncode == code and re.search(pat, p.stderr) is not None
@@ -225,6 +228,25 @@ def main():
                   (part, r["reclaimed_gpu_hours"], want_reclaimed))
             check("specialization of infer from 10.0 d: %d jobs" % n in p.stdout,
                   "the run summary has the specialization line")
+            # 7. per-tenant waits
+            with h5py.File(out, "r") as f:
+                jt = {k: f["jobs"][k][()] for k in ("tenant", "start_s", "wait_s")}
+                tt = {k: f["tenants"][k][()] for k in ("jobs_started", "wait_mean_s", "wait_p50_s",
+                                                      "wait_p95_s")}
+            for ti, name in enumerate(("a", "b")):
+                w = np.sort(jt["wait_s"][(jt["tenant"] == ti) & ~np.isnan(jt["start_s"])])
+                p50 = w[max(0, int(np.ceil(0.50 * len(w))) - 1)]
+                p95 = w[max(0, int(np.ceil(0.95 * len(w))) - 1)]
+                check(tt["jobs_started"][ti] == len(w) and len(w) > 0
+                      and abs(tt["wait_mean_s"][ti] - w.mean()) <= 1e-9 * max(1.0, w.mean())
+                      and abs(tt["wait_p50_s"][ti] - p50) <= 0.005 * p50 + 1e-6
+                      and abs(tt["wait_p95_s"][ti] - p95) <= 0.005 * p95 + 1e-6,
+                      "partition=%s tenant %s: %d started, mean wait %.1f s (jobs %.1f), p50 %.1f "
+                      "(%.1f), p95 %.1f (%.1f)" %
+                      (part, name, tt["jobs_started"][ti], tt["wait_mean_s"][ti], w.mean(),
+                       tt["wait_p50_s"][ti], p50, tt["wait_p95_s"][ti], p95))
+            check(re.search(r"^tenant +arrived +started +wait mean", p.stdout, re.M) is not None,
+                  "the run summary has the tenant table")
     print("compare_set_check: %s" % ("all checks passed" if not fails else
                                       "%d check(s) failed" % fails))
     sys.exit(1 if fails else 0)

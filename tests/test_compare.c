@@ -48,6 +48,7 @@ static int load(sim_scenario *sc, const char *json)
 static sim__cmp_policy policy(const char *label, const char *spec)
 {
     sim__cmp_policy p;
+    memset(&p, 0, sizeof p);
     snprintf(p.label, sizeof p.label, "%s", label);
     snprintf(p.spec, sizeof p.spec, "%s", spec);
     return p;

@@ -656,9 +656,13 @@ static int write_tenants(sim__h5w *w, const sim_scenario *sc, const sim_result *
     int64_t *arr = malloc(n * sizeof *arr), *done = malloc(n * sizeof *done);
     double *alloc = malloc(n * sizeof *alloc), *work = malloc(n * sizeof *work);
     double *vwork = malloc(n * sizeof *vwork);
+    int64_t *started = malloc(n * sizeof *started);
+    double *wmean = malloc(n * sizeof *wmean), *w50 = malloc(n * sizeof *w50);
+    double *w95 = malloc(n * sizeof *w95);
     const char **names = malloc(n * sizeof *names);
     int rc = TM_OK;
-    if (!idx || !arr || !done || !alloc || !work || !vwork || !names) {
+    if (!idx || !arr || !done || !alloc || !work || !vwork || !started || !wmean || !w50 || !w95 ||
+        !names) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "report", "out of memory");
         goto out;
     }
@@ -671,8 +675,12 @@ static int write_tenants(sim__h5w *w, const sim_scenario *sc, const sim_result *
         alloc[k] = t->gpu_s_alloc / 3600;
         work[k] = t->work_ref_gpu_s / 3600;
         vwork[k] = t->value_work_ref_gpu_s / 3600;
+        started[k] = (int64_t)t->started;
+        wmean[k] = t->started ? t->wait_mean_s : NAN;
+        w50[k] = t->started ? t->wait_p50_s : NAN;
+        w95[k] = t->started ? t->wait_p95_s : NAN;
     }
-    static const sim__h5_col cols[6] = {
+    static const sim__h5_col cols[10] = {
         {"tenant", SIM__H5_I32, "1",
          "tenant index (attribute 'labels'); the last row: every tenant index from the number of "
          "the scenario's tenants on (a trace's own ids)"},
@@ -682,10 +690,15 @@ static int write_tenants(sim__h5w *w, const sim_scenario *sc, const sim_result *
         {"work_ref_gpu_hours", SIM__H5_F64, "GPU h",
          "useful work of its jobs, reference GPU-hours"},
         {"value_work_ref_gpu_hours", SIM__H5_F64, "GPU h", "the same weighted by job value"},
+        {"jobs_started", SIM__H5_I64, "1", "its jobs that started"},
+        {"wait_mean_s", SIM__H5_F64, "s", "mean wait of its jobs that started (NaN: none)"},
+        {"wait_p50_s", SIM__H5_F64, "s", "median wait of those jobs (0.4 % relative error)"},
+        {"wait_p95_s", SIM__H5_F64, "s", "95th percentile wait of those jobs"},
     };
-    const void *cv[6] = {idx, arr, done, alloc, work, vwork};
+    const void *cv[10] = {idx, arr, done, alloc, work, vwork, started, wmean, w50, w95};
     sim__h5t *t = NULL;
-    if ((rc = sim__h5t_create(&t, w, "/tenants", "batch jobs' totals per tenant", cols, 6, diag)) ||
+    if ((rc =
+             sim__h5t_create(&t, w, "/tenants", "batch jobs' totals per tenant", cols, 10, diag)) ||
         (rc = sim__h5t_dim(t, "tenant_name", NULL, "the tenants, one per row", diag)) ||
         (rc = sim__h5t_append(t, cv, n, diag)) || (rc = sim__h5t_close(t, diag)))
         goto out;
@@ -697,6 +710,10 @@ out:
     free(alloc);
     free(work);
     free(vwork);
+    free(started);
+    free(wmean);
+    free(w50);
+    free(w95);
     free(names);
     return rc;
 }
