@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Thin wrapper around CMake (in the manner of neovim's): `make run` and `make test`
 # are the two commands the README gives. Everything real lives in CMakeLists.txt.
 #

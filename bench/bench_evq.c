@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_evq.c — the event queue under the hold model, next to its floor.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_h5io.c — what writing the jobs table costs the simulating thread.
  *

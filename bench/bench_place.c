@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_place.c — the cost of the placement core's decisions and passes.
  *

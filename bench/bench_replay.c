@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_replay.c — wall time, jobs/s and peak memory of replaying each real
  * trace of ../shared/data end to end (read, parse, simulate; no HDF5), and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_run.c — one scenario end to end: events per second, wall and CPU time,
  * peak memory.

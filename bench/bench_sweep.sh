@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench_sweep.sh — what `tarmac sweep` costs and gains (bench/README.md, "Sweeps").
 #
 #   bench_sweep [--policies "SPEC;SPEC;..." | --policies-file FILE] [--only 64|overhead|fgd]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench_traces.sh — `tarmac replay` end to end on the real traces that
 # bench_replay does not cover (bench/README.md, "Trace replay", table 2).
 #

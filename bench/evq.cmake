@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench_evq: the event queue (sim/model/evq.c) under the hold model, next to a bare
 # 4-ary heap of the same keys (the floor). Built by `make bench` (target
 # benchmarks), run by bench/run.sh, never by ctest. The benchmark's own code,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # place_compare.sh — the decisions of `tarmac place` on random snapshots, for
 # comparing two builds of the placement core (a faster one must decide the
 # same, byte for byte).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """place_snapshot_gen.py: random `tarmac place` snapshots (docs/place-json.md).
 
     place_snapshot_gen.py --seed S --nodes N --running-fill F --queue Q [--policy P] > snap.json

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # bench/run.sh — run every benchmark of a build: sh bench/run.sh BUILD_DIR
 #
 # `make bench` builds the `benchmarks` target and calls this. Each benchmark

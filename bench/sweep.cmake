@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sweep benchmark (bench/README.md, "Sweeps"): a script over the tarmac binary
 # (64-point sweep at -j 1, -j 2 and under mpirun; overhead per point; the FGD
 # openb grid). Copied into the build as bench/bench_sweep with the source and

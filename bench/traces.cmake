@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Whole-command replays of the real traces bench_replay does not cover
 # (bench/README.md, "Trace replay", table 2): openb in time, Gavel with its
 # throughput matrix, the Azure load profiles, LANL with EASY and HDF5. Copied

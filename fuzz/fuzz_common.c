@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_common.c — temporary files for the fuzz targets (fuzz_common.h).
  */

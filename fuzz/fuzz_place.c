@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_place.c — libFuzzer target: `tarmac place` on a snapshot
  * (docs/place-json.md), the whole command: the JSON parse

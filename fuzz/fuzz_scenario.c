@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_scenario.c — libFuzzer target: the scenario loader (sim/config/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_trace.c — libFuzzer targets: the trace readers of traces/, one target
  * per reader, chosen at compile time by FUZZ_READER (fuzz/CMakeLists.txt

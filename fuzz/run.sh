@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh — replay the stored corpus through every fuzz target, then fuzz each
 # for a bounded time.
 #

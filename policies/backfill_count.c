@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backfill_count.c — count-based reservations for EASY and conservative
  * backfilling on identical nodes, and the choice between them and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backfill_profile.c — the future free capacity of each node, for the
  * reserving backfill rules (EASY and conservative).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backfill_simple.c — the two rules that need no reservation.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * capacity.c — what a cluster's nodes can ever offer, and the jobs that no
  * state of them can hold.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cluster.c — the free-capacity state of a cluster and its index.
  *

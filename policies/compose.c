@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compose.c — the composed policy: a queue order, a placement rule, a
  * backfilling rule, a preemption rule and a service rule, named in one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_best.c — best-fit: the node the job fills most tightly ("pack").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_common.c — what placement rules share: the per-job tests (type, host,
  * share of one GPU), filling in a decision, CPU-only jobs and gangs that span

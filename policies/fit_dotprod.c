@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_dotprod.c — dot-product packing: the node whose free resources, as a
  * vector, have the smallest dot product with the job's demand.

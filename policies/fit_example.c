@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_example.c — smallest-type: the worked example of README.md "Write your
  * own policy". Keep big GPUs for the jobs that need them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_fgd.c — Fragmentation Gradient Descent: place where the expected
  * fragmentation of the cluster grows least.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_first.c — first-fit: the lowest-index node that can take the job.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_gpu_clustering.c — GPU clustering: put jobs with the same GPU request
  * on the same nodes.

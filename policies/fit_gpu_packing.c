@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_gpu_packing.c — GPU packing: fill GPUs that are already in use, then
  * nodes that are already in use, and only then idle nodes.

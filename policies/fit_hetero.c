@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_hetero.c — heterogeneity-aware: the GPU type on which this job runs
  * fastest, among the types that can take it now.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_k8s.c — what the "k8s" modes of the packing fits share: the rules of
  * the FGD paper's simulator (hkust-adsl/kubernetes-scheduler-simulator, a

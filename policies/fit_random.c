@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_random.c — random-fit: a node chosen uniformly among those that can
  * take the job now, and for a share a GPU chosen uniformly among the node's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_topology.c — topology-aware: a gang on as few nodes as possible.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fit_worst.c — worst-fit: the node left with the most room ("spread").
  *

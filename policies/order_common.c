@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * order_common.c — what queue orders share: sorting queue indices by a
  * 64-bit key, and parsing a list of numbers from a component's arguments.

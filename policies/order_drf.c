@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * order_drf.c — fair share across tenants by dominant resource fairness.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * order_edf.c — earliest deadline first, for batch work with deadlines.
  *

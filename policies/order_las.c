@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * order_las.c — least attained service, discretised (Tiresias' 2D-LAS).
  *

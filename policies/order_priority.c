@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * order_priority.c — priority classes: higher place_job.priority first,
  * arrival order within a class.

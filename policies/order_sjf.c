@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * order_sjf.c — shortest job first, on run-time estimates.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * partition.c — who may use a tenant's nodes: "none" and "strict".
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pass.c — the scheduling pass: policy instances, the one loop both hosts run,
  * and what the pass needs besides (status messages, the libc allocator).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place.h — tarmac's placement core: the one public header of policies/.
  *

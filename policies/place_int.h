@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_int.h — what the files of policies/ share and nobody else sees.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * preempt_none.c — no preemption: a job that does not fit waits.
  * Source: the non-preemptive default of batch schedulers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * preempt_priority.c — priority preemption that prefers the victims that
  * lose the least work.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * registry.c — the names of every built-in policy and component.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service_hybrid.c — hybrid serving: SLO-aware replica placement on owned
  * capacity, and overflow to an API when owned capacity cannot meet the SLO.

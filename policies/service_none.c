@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service_none.c — no service rule: replicas are placed by the placement rule
  * like any other job, and never routed to an API.

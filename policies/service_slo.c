@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service_slo.c — SLO-aware placement of service replicas.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check_layers.py — the one-way dependencies of docs/architecture.md, checked.
 
 Usage: check_layers.py [--objects BUILD_DIR] [SOURCE_DIR]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # deps.sh — make sure the Debian packages tarmac builds and tests with are installed.
 #
 # Usage: sh scripts/deps.sh [--list] [GROUP...]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # embed.cmake — write file IN as a NUL-terminated C array NAME into OUT.
 # Usage: cmake -DIN=file -DOUT=file.c -DNAME=symbol -P embed.cmake
 file(READ "${IN}" hex HEX)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """golden_h5.py — text summaries for the golden tests (scripts/goldens.sh).
 
 Run with /usr/bin/python3 (Debian's python3-h5py and numpy).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # goldens.sh — golden text summaries of every command at fixed seeds.
 #
 # Usage: sh scripts/goldens.sh [--check|--update] BUILD_DIR [GOLDEN_DIR]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """md2man.py — a Markdown page of the docs as a man page (roff + tbl).
 
     md2man.py IN.md OUT.N NAME SECTION VERSION "one-line description"

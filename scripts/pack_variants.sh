@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # pack_variants.sh — the FGD paper's packing experiment (Weng et al., ATC'23)
 # on every openb pod list, the six packing policies in their `:k8s` mode.
 #

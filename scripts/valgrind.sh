@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # valgrind.sh — the fast unit tests under valgrind memcheck.
 #
 # Usage: sh scripts/valgrind.sh [--quick] BUILD_DIR [TEST...]

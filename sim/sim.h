@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sim.h — the whole of sim/, for programs that use the simulator as a library
  * (tests, benchmarks, fuzz targets). Inside sim/ a file includes its own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Admission of every command, and inputs refused with the right exit code
 # (issue 16, second round). Most cases are hostile-corpus cases
 # (tests/hostile/adm2-*); here, what the corpus cannot express:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # adm2_sweep_mpi.sh -- `mpirun -np 2 tarmac sweep run --mpi` is held to the
 # admission limits as `sweep run` is: a sweep with one combination over the
 # arrivals limit is refused by rank 0 before any point runs or the points

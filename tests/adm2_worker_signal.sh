@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # adm2_worker_signal.sh -- a worker process of `compare -j 2` killed by a
 # signal from outside (SIGKILL, as the kernel's OOM killer sends it) is not a
 # bug of tarmac: the parent exits 71 (system error, was 70) with a message

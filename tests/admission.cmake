@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Admission (docs/cli.md "Limits", scenarios/SCHEMA.md "Ranges"): ranges of
 # single numbers, the work estimate of a whole scenario held to limits before
 # any command runs it, --limit, validate -v, sweeps admitted before a point

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # admission.sh — nothing runs away: ranges of single numbers, the admission
 # estimate of a whole scenario, --limit, the near-linear loader, and the
 # empirical-distribution reader (docs/cli.md "Limits", scenarios/SCHEMA.md

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Analysis (issue 7): compare, plot, export, progress and --json, the man pages
 # and the Python example.
 #   test_compare            unit: interval arithmetic, common random numbers,

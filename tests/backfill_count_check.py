@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """backfill_count_check.py — EASY and conservative backfilling on SWF
 windows against an independent statement of the rules.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * check.h — the test harness: assertions that print both operands, a seed
  * that reproduces the failure, and the data-folder rule.

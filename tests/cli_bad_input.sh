@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # cli_bad_input.sh — bad input gets a clear message naming the file and the
 # JSON path (or line), a non-zero exit code, and leaves no output file.
 set -u

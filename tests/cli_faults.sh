@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # cli_faults.sh — injected faults on the command line: signals, kill -9, a
 # file-size limit, a full or missing output and a broken stdout.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # cli_options.sh — the option conventions every command shares (docs/cli.md,
 # "Options"): --opt=V is --opt V, "--" ends the options, short options
 # group, operands go anywhere, "-o -" is standard output for text outputs and

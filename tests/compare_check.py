@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """compare_check.py — `tarmac compare` from the outside.
 
 1. Two identical policies (a preset and its specification) give a paired

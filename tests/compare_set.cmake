@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Arms that change the scenario (`tarmac compare --set`) and class
 # specializations: the specialized class keeps its arrivals, an arm that sets
 # what the scenario has changes nothing, a siloed team is untouched by another

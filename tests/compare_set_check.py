@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """compare_set_check.py — arms that change the scenario (`tarmac compare --set`)
 and class specializations (scenarios/SCHEMA.md, "specialize").
 

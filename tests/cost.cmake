@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cost, breakeven and sizing (issue 6).
 #   test_cost        unit: the cost model against cases worked by hand (one GPU
 #                    for a year owned, reserved, on-demand; a fleet idle half

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """cost_check.py — cost, sizing and breakeven from the command line.
 
 1. `tarmac run` writes /cost: the breakdown rows add up to total_usd, the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """docs_check.py — the docs and the man pages against real files and --help.
 
     docs_check.py BUILT_MAN5     (the tarmac-output.5 the build generated)

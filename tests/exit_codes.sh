@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # exit_codes.sh — one representative case per exit code of docs/cli.md
 # (sysexits), and bad inputs that once gave 70 (a bug) or 74 (an I/O error):
 #

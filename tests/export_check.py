@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """export_check.py — `tarmac export` round-trips tables to CSV.
 
 For /jobs and /timeseries of a run file and /compare/runs of a comparison:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * failalloc.c — the counting, failing allocator behind -Wl,--wrap=malloc etc.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # failalloc: allocation failure injection on the set-up paths.
 #   test_failalloc   unit: for every k, the k-th allocation of a scenario load
 #                    and short run, of each trace reader and of a `tarmac

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * failalloc.h — allocation failure injection for tests.
  *

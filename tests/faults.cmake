@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Injected faults on the command line (docs/hardening.md lists each case).
 #   test_cli_faults   integration: SIGINT/SIGTERM during long runs (stop within a
 #                     second, exit 130, no output), kill -9 (nothing under the

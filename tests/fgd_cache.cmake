@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # FGD with its caches against the uncached algorithm (a verbatim copy of the
 # old fit_fgd.c in the test): random worlds, decision by decision (unit); and
 # openb_pod_list_default packed, the curves bit for bit (integration, needs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Golden text summaries of every command at fixed seeds (scripts/goldens.sh):
 # run, compare, size, breakeven, validate, export, sweep, and replay of every
 # trace format; the data cases are skipped without TARMAC_DATA_DIR (a failure

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # h5cf: tarmac's HDF5 result files as netCDF-4 (docs/hdf5-io.md, "netCDF and
 # xarray").
 #   test_h5cf   integration: a run, compare, breakeven, sweep point and merge,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """h5cf_check.py — every kind of result file tarmac writes opens in xarray
 (h5netcdf engine) and netCDF4 with named dimensions and valid units.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # h5io: the HDF5 writer and reader (sim/output/h5io*.c, sim/output/h5io_int.h).
 #   test_h5io     unit: write, commit, read back; abort; bad folders; misuse; EFBIG
 #   h5io_python   integration: h5py and h5dump read what test_h5io --write wrote,

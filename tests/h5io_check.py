@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """h5io_check.py — read tarmac's HDF5 output with real external readers.
 
 Usage: /usr/bin/python3 h5io_check.py TEST_H5IO_BINARY

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # h5io_enospc.sh — the HDF5 writer on a full and on a read-only file system.
 #
 # Usage: sh h5io_enospc.sh TEST_H5IO_BINARY

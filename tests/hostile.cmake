@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Hostile values (docs/hardening.md lists each case and its outcome).
 #   test_hostile   integration: NaN, infinities and huge numbers in scenarios,
 #                  traces and `tarmac place` input; nesting 100000 deep; a

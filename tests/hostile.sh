@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # hostile.sh — hostile values in scenarios, traces and `tarmac place` input.
 #
 # Every case has a defined outcome (docs/hardening.md): a clear error naming

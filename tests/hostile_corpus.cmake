@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The hostile-input corpus (tests/hostile/*.case, docs/hardening.md "Proof").
 #   test_hostile_corpus   integration: every case run under its memory limit
 #                         (ulimit -v; left out under AddressSanitizer, which

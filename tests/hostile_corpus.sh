@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # hostile_corpus.sh — run every case of the hostile-input corpus, tests/hostile/.
 #
 # Usage: sh tests/hostile_corpus.sh [NAME...]     (TARMAC_BIN, TARMAC_SRC set)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The one-way dependencies of sim/ (docs/architecture.md), checked by
 scripts/check_layers.py on the real tree and its built objects; and the
 checker itself, on small trees that break each rule, so that it can fail."""

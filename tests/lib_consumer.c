@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lib_consumer.c — a scheduler that knows tarmac's placement core only as an
  * installed library (tests/lib_install.sh builds it with pkg-config against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `cmake --install` into a temporary prefix, then the placement library linked
 # as a scheduler would: pkg-config (shared and --static) and find_package
 # (tests/lib_install.sh, tests/lib_consumer.c; docs/place-lib.md).

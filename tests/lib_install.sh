@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # lib_install.sh CC BUILD_DIR SRC_DIR WORK_DIR [CFLAGS] — `cmake --install` is
 # complete and the installed placement library links the usual ways
 # (docs/place-lib.md):

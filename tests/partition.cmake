@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Node owners and the partition rule (docs/partition.md): the siloed fleet
 # equals each team's pools alone, strict keeps jobs on their tenant's nodes,
 # none ignores owners, borrowing bounds an owner's wait by the reclaim delay,

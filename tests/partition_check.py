@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """partition_check.py — node owners and the partition rule (docs/partition.md).
 
 1. strict is the siloed fleet: the run of two teams on their own pools gives

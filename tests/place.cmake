@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The placement core: unit tests against hand-built clusters, and the proof that
 # policies/ compiles and links on the C standard library alone.
 tarmac_test(test_place SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_place.c

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # place_alone.sh CC POLICIES_DIR WORK_DIR — policies/ stands alone.
 #
 # 1. Every #include in policies/ is the library's own header or a C standard

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # README "Write your own policy": the worked example (policies/fit_example.c,
 # placement=smallest-type), against the hand-built views of its walkthrough.
 tarmac_test(test_place_example

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `tarmac place` against hostile requests (docs/hardening.md, "`tarmac place`
 # requests"): U+0000 in any string, queued jobs no node could ever hold (the
 # "unplaceable" list), and large snapshots that used to run for minutes

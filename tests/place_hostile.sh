@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # place_hostile.sh — `tarmac place` against requests a careless or hostile
 # scheduler could send (docs/hardening.md, "`tarmac place` requests"):
 #

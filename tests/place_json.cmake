@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `tarmac place`: its decisions equal the simulator's on snapshots taken from
 # real runs (several policies), the preemption/API-routing protocol by hand,
 # and malformed snapshots answered with an error object and exit 65.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # place_json_bad.sh — `tarmac place` on malformed snapshots: each gets an error
 # object on stdout naming the JSON path, a message on stderr, and exit 65 (64
 # for a bad command line); none crashes or prints decisions.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The placement core's policies against hand-built views (orders, fits,
 # backfilling, preemption, services, validation): C library and the placement
 # core only, like every test of policies/.

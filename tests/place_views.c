@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_views.c — see place_views.h. The host's apply() mirrors the protocol
  * documented at place_decision_kind in place.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * place_views.h — hand-built views for the placement-core tests, and a host
  * that applies decisions the way the engine and `tarmac place` do (START:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """plot_check.py — `tarmac plot` on real results.
 
 - A run file and a comparison file give non-empty PNG and SVG pictures, each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # plot_long.sh — a small file holding a huge series (a run report whose
 # /timeseries/t_s is 3e8 points of fill value: 0.5 MB on disk, 2.4 GB of
 # doubles) is refused by plot with a message, unread, in bounded memory.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """progress_check.py — the progress bar and --json of `tarmac run` and `compare`.
 
 - stderr a terminal (a pseudo-terminal here): a bar with the simulated time,

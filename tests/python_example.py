@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """python_example.py — docs/examples/read_results.py runs on a fresh result.
 
 The example loads the jobs table and the time series with h5py and pandas and

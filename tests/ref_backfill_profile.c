@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref_backfill_profile.c — the capacity profile of the reserving backfill
  * rules as it was before it was kept across passes (policies/backfill_profile.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref_backfill_profile.h — the reference profile's functions
  * (ref_backfill_profile.c), named ref_profile_* but otherwise declared as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref_preempt_priority.c — the priority preemption rule as it was before its
  * candidates were kept for a pass (a verbatim copy of the old

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Replay protocols on hand-worked cases (SWF windows, FGD packing), fleet
 # builders, fleet-only files, synth -> tarmac trace -> replay equivalence;
 # and the replay / synth commands end to end on the real traces.

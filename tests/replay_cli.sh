@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # replay_cli.sh — `tarmac synth` and `tarmac replay` end to end: synth -> replay
 # of the tarmac trace, every real trace format of ../shared/data through its
 # protocol (the HDF5 files read back with h5py), and bad input with file:line.

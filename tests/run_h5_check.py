@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """run_h5_check.py — `tarmac run` on the default scenario, read back with h5py.
 
 Checks that the file a real reader sees agrees with the printed summary and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The service model (sim/model/service*.c): closed forms against hand-worked cases,
 # the request-level mode against the queueing model, overflow conservation,
 # interval accounting, the autoscaler. `test_service azure` replays the Azure

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # SIGINT and SIGTERM in every phase (docs/hardening.md, "Injected faults").
 #   test_signal_phases       unit: the stop flag set at a chosen moment in the
 #                            HDF5 writer (before commit, mid-table), compare's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # signal_phases.sh — SIGINT and SIGTERM end every long phase of every command
 # (docs/hardening.md, "Injected faults"): exit 130, a message saying what was
 # interrupted, no output file and no temporary left, and the time from the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # signal_read.sh — SIGINT and SIGTERM stop `tarmac replay` while it is still
 # reading a trace (here a FIFO that sends blank lines for ever, so no job
 # ever arrives): exit 130 within a second or two, "interrupted while reading"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # special_paths.sh — `-o` naming something that is not a regular file: a
 # FIFO gets the whole file as a stream, a device node stays a device node,
 # and no temporary is left anywhere (sim/base/afile.c). Before, the HDF5

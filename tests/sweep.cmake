@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sweeps (issue 8): sweep files, points, shards, workers, resume, merge, MPI.
 #   test_sweep        unit: expansion (order, counts, values, seeds, errors),
 #                     shards, the worker pool (equal results for any number of

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """sweep_check.py — `tarmac sweep` end to end, files read with h5py.
 
 - plan: counts, order, parameters, seeds deterministic; --shard K/N over N

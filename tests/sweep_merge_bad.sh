@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # sweep_merge_bad.sh — a point file that looks whole but cannot be read does
 # not lose the merge: the point is recorded as failed with the reason, the
 # others are merged, and merge exits 1 (as for any failed point). Before,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # sweep_mpi.sh -- `mpirun -np 2 tarmac sweep run --mpi` (and -np 3: two
 # workers that take points as they finish) against the single-process run:
 # the same point files, bit for bit, and the same merged tables. Registered

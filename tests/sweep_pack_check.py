@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """sweep_pack_check.py — a packing sweep (kind "pack") against `tarmac replay
 --protocol pack`: point (policy, pod list, replication k) equals seed k of the
 replay of that policy and pod list, curve for curve, bit for bit; the merged

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # sweep_realpath.sh — a sweep's points stay valid whichever path names the
 # sweep file: run as `sweep run s.json` in its folder, then merged as
 # /abs/s.json and as ../s.json from a subfolder, and resumed from there.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # sweep_slurm.sh -- the recipes of docs/sweeps.md as they are written: the
 # Slurm array script (docs/examples/sweep.sbatch) run once per array task with
 # the variables Slurm sets, and the GNU parallel / xargs script

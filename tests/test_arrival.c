@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_arrival.c — arrival processes (traces/arrival.c) against theory.
  *

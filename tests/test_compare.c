@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_compare.c — the comparison of policies (sim/studies/compare.c).
  *

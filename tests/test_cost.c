@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cost.c — the cost model (sim/model/cost.c) and breakeven (sim/studies/breakeven.c)
  * against cases worked by hand.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dist.c — distributions (traces/dist.c) and CSV columns (traces/csvcol.c).
  *

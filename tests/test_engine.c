@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_engine.c — the engine against hand-worked cases and queueing theory.
  *

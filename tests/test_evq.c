@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_evq.c — the pending-event queue (sim/model/evq.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_failalloc.c — every allocation of the set-up paths, made to fail.
  *

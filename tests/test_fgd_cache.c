@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_fgd_cache.c — FGD with its caches against FGD without them.
  * (One piece past 1,000 lines: most of it is the reference copy, which must

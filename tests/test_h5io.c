@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_h5io.c — the HDF5 writer and reader (sim/output/h5io*.c).
  * (One executable per module, as every test here; the writer, tables and

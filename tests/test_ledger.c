@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_ledger.c — the return on each installed GPU: useful work in reference
  * GPU-hours, work_util and value_util (docs/output.md, "Useful work").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_model.c — the fleet and workload model, one mechanism at a time, each
  * on a case small enough to work out by hand (the working is in the comments):

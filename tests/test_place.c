@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place.c — the placement core against hand-built clusters, without the
  * engine: the index against a brute-force scan, first-fit and best-fit answers

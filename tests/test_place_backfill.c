@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_backfill.c — EASY and conservative backfilling against worked
  * examples.

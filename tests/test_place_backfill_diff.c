@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_backfill_diff.c — the reserving backfill rules against a
  * reference: random simulations, pass after pass, with the profile the

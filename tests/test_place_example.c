@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_example.c — the worked example of README.md "Write your own
  * policy": placement=smallest-type (policies/fit_example.c), on the cluster of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_fits.c — every placement rule against hand-built clusters, the
  * answer worked out by hand in the comments, ties included (they go to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_json.c — `tarmac place` decides as the simulator does.
  *

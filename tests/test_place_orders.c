@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_orders.c — every queue order against hand-built queues, the
  * permutation worked out by hand in the comments (ties included: equal keys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_preempt.c — priority preemption, the service rules and decision
  * validation, against hand-built views.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_place_preempt_diff.c — priority preemption against a reference: the
  * library's rule, which gathers its candidates once per pass and keeps each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_plot.c — the plot writer (sim/plot/plot.c, plot_run.c) on a file built here.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_replay.c — the replay protocols on tiny hand-worked cases, the fleet
  * builders, and the fleet-only scenario loader.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_service.c — the service model (sim/model/service*.c) against
  * hand-worked cases, queueing theory and its own request-level simulation.

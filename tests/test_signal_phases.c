@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_signal_phases.c — the stop flag (what SIGINT and SIGTERM set) seen by
  * each phase that writes or loops, without timing: the flag is set at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_size.c — sizing (sim/studies/size.c).
  *

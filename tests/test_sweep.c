@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sweep.c — sweeps without the command line: the sweep file's expansion
  * (order, counts, values, seeds, errors), shards, the worker pool (results

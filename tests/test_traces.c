@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_traces.c — the trace readers: each against its real file in
  * ../shared/data (TARMAC_DATA_DIR), against malformed fixtures (the reported

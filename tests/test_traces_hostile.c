@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_traces_hostile.c — trace readers against hostile input: the label
  * rule (traces/label.c) case by case and over random bytes; runs of empty

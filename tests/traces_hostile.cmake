@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Trace readers against hostile input (docs/hardening.md, "Traces"; docs/traces.md,
 # "Labels" and "Memory and limits").
 #   test_traces_hostile      unit: the label rule, case by case and over random

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # traces_hostile.sh — `tarmac replay` and `tarmac plot` on hostile traces
 # (docs/hardening.md, "Traces"; docs/traces.md, "Labels", "Memory and limits").
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * arrival.c — arrival processes: homogeneous Poisson, daily/weekly profiles,
  * growth, and a Markov-modulated (MMPP) factor, all from one generator.

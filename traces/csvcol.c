@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * csvcol.c — one numeric column of a CSV file, for empirical distributions.
  *

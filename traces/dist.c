@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dist.c — the distributions the synthesizer samples sizes and durations from.
  *

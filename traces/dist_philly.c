@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dist_philly.c — Philly-derived job data as empirical distributions for the
  * synthesizer: gavel/philly_job_distribution.csv, (duration_s, num_gpus)

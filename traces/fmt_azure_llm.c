@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_azure_llm.c — the Azure LLM inference trace 2023 (Patel et al.,
  * Splitwise, ISCA'24) in the form Vidur ships it: CSV with the header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_gavel.c — Gavel (Narayanan et al., OSDI'20): its throughput matrix and
  * its job traces.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_helios.c — the Helios traces of SenseTime (Hu et al., SC'21),
  * cluster_log.csv: one Slurm job per row, with a header

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_openb.c — the Alibaba GPU cluster trace v2023 ("openb", the traces of
  * the ATC'23 FGD paper): node lists (a fleet) and pod lists (jobs).

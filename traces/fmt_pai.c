@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_pai.c — the Alibaba PAI GPU cluster trace v2020 (NSDI'22, "MLaaS in
  * the Wild"): the machine table (a fleet) and the task table (jobs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_philly.c — the Philly traces of Microsoft (Jeon et al., ATC'19),
  * cluster_job_log: one JSON array of jobs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_swf.c — the Standard Workload Format of the Parallel Workloads Archive.
  *

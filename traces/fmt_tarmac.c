@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fmt_tarmac.c — tarmac's own trace format: one CSV row per job, every field
  * of trace_job, times in integer microseconds (traces/FORMAT.md).

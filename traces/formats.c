@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * formats.c — the table of trace formats: a format is a reader file
  * (fmt_*.c) plus a line here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * label.c — the one rule that makes a label read from a trace safe to use as
  * a name (docs/traces.md, "Labels").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lines.c — lines of a text file that may be gzip-compressed.
  *

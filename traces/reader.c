@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * reader.c — what every trace reader shares: options, statistics, the
  * strict/lenient handling of malformed rows, the submit-order check, field

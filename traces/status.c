@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * status.c — messages, names and exit codes of the shared status table, and
  * the diagnostic helpers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * status.h — status codes and diagnostics shared by traces/ and sim/.
  *

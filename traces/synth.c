@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * synth.c — the synthesizer: one workload class as a stream of jobs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace.h — the public header of traces/: the job record every reader and the
  * synthesizer produce, the streaming source interface, and the samplers

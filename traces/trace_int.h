@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * trace_int.h — what the readers of traces/ share and nobody else sees.
  *

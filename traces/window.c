@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * window.c — a window of another source: jobs [first, first + count), their
  * submit times optionally shifted so the window starts at 0 (the SWF window

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Load a tarmac result into pandas: the jobs table and the time series.
 
     python3 docs/examples/read_results.py tarmac-out.h5

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # docs/examples/sweep_parallel.sh -- the shards of a sweep with GNU parallel
 # (or xargs -P where GNU parallel is not installed), then the merge
 # (docs/sweeps.md).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """teams_tenants.py — per-team figures of `tarmac run` result files.
 
     python3 docs/examples/teams_tenants.py siloed.h5 shared.h5 borrow.h5

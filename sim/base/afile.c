@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * afile.c — output files that appear only when complete (afile_int.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * afile_int.h — output files that appear only when complete.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * base.h — the base room of sim/ (docs/architecture.md): what every room
  * above uses and that knows nothing of the model: the status and diagnostic

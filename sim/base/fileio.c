@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fileio.c — whole input files read into memory, with a bound (fileio_int.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fileio_int.h — whole input files read into memory, with a bound.
  *

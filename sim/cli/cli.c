@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.c — the command line: git-style subcommands over the sim library.
  *

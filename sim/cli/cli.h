@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h — the cli room of sim/ (docs/architecture.md): the `tarmac` command
  * line, one file per command (cmd_*.c) over the command table and the shared

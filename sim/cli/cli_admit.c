@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli_admit.c — admission on the command line: every command that runs a
  * scenario holds it to the limits (the defaults, raised with --limit

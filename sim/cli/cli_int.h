@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli_int.h — what the command files of the CLI share (internal to sim/).
  *

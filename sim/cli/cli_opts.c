@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli_opts.c — the one option parser of every command, over getopt_long.
  *

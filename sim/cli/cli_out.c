@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli_out.c — what the commands print besides their tables: the progress bar
  * on a terminal and the JSON of --json.

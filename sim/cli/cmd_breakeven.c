@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_breakeven.c — `tarmac breakeven`: the monthly cost of the API, of
  * renting and of owning a fleet sized by simulation, across token volumes;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_compare.c — `tarmac compare`: policies side by side, a table of means,
  * intervals and paired differences, an HDF5 file (compare.c does the work).

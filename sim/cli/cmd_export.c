@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_export.c — `tarmac export`: a table of a result file as CSV, for
  * spreadsheets.

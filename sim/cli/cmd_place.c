@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_place.c — `tarmac place`: the production adapter of the placement core.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_plot.c — `tarmac plot`: the figures of a result file (plot.c draws them).
  */

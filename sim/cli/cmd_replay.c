@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_replay.c — `tarmac replay`: a public trace against a fleet, with the
  * experiment protocols of the papers that use it (docs/traces.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_run.c — `tarmac run`: one scenario, a summary table, an HDF5 file.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_size.c — `tarmac size`: the smallest fleet, in GPUs per type and in
  * cost, that meets targets, found by simulation (size.c does the search and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_sweep.c — `tarmac sweep`: plan, run (a shard, one point, on local
  * workers or under MPI) and merge a parameter sweep (sweep.c does the work;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_synth.c — `tarmac synth`: a scenario's synthesized workload written as
  * a tarmac trace (traces/FORMAT.md), so that it can be inspected, edited and

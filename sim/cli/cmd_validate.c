@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_validate.c — `tarmac validate`: load scenarios, hold each to the run
  * limits (admission), report the first error of each.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c — the tarmac executable: everything is in the sim library's CLI, so
  * tests and other programs can call sim_cli_main too.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * admit.c — admission: what a run of a scenario would cost, estimated before
  * anything runs, and held to limits.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config.h — the config room of sim/ (docs/architecture.md): scenario JSON
  * into the model's typed structs (every default resolved, every error naming

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * config_int.h — what the files of config/ share: the loader state, the
  * JSON readers (json.c) and the sections one file reads for another.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cost_json.c — the "cost" section of a scenario, and its resolved form.
  *

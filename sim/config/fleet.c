@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fleet.c — GPU types, pools, and fleet-only files.
  *

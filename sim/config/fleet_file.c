@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fleet_file.c — fleet-only files, for `tarmac replay --fleet` (declared in
  * config.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * replay_scenario.c — scenarios built from traces, for replay.
  *

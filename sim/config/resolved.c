@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * resolved.c — the resolved scenario as JSON: every default filled in.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * scenario.c — the scenario loader: JSON text to a resolved sim_scenario.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * services.c — real-time inference services: model, load, SLO, overflow,
  * autoscaling and specialization.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * snapshot.c — cluster snapshots for `tarmac place` (docs/place-json.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sweep_file.c — sweep files (docs/sweeps.md; the rest of the sweep
  * machinery is in studies/sweep.c).

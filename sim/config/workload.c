@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * workload.c — job classes: arrivals, kinds and their defaults, sizes,
  * shares, speeds, tenants, and specializations.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cost.c — the cost model: defaults, per-GPU rates, a run's cost, chargeback,
  * and its /cost group (the model and every default's source: docs/cost.md;

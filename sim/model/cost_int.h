@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cost_int.h — what a run costs (internal to sim/; the model: docs/cost.md,
  * the file layout: docs/output.md "/cost").

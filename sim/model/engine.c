@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine.c — one simulated run: events, job lifecycle, scheduling passes.
  *

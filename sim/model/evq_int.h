@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * evq_int.h — the pending-event queue of the engine (internal to sim/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * metrics_int.h — accumulators the engine feeds (internal to sim/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * model.h — the model room of sim/ (docs/architecture.md): scenarios as typed
  * structs, the GPU catalog, one run of the engine, its results, the random

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pack_result.c — the curves of the packing experiment (sim_pack_result, in
  * model.h): the value of a metric at a grid point, its statistics over seeds,

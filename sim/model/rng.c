@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * rng.c — random streams: one GSL generator per (replication, purpose, index).
  *

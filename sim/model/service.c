@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service.c — the model of a real-time inference service: its configuration
  * (defaults and checks) and the presets of published throughput at the SLO.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service_int.h — the model of a real-time inference service (internal to
  * sim/): its configuration, the queueing model of its replicas, interval

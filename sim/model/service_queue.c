@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service_queue.c — the queueing model of a service's ready replicas: M/M/n
  * subpools of batch slots, the SLO capacity and the overflow rule, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service_reqsim.c — the request-level simulation of a service's ready
  * replicas, which validates the queueing model of service_queue.c against

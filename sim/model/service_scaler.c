@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * service_scaler.c — the autoscaler of a service's replicas (service_int.h
  * has the rule, docs/services.md its sources).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * summary_metrics.c — the summary metrics of a run as tables (model.h,
  * SIM_CLASS_METRICS and SIM_RUN_METRICS): their descriptions and their values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * workload.c — a scenario's workload class as a stream of jobs.
  *

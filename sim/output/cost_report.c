@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cost_report.c — a run's cost as the /cost group of its file and as the
  * lines of `tarmac run`'s summary (layout: docs/output.md "/cost"; the model

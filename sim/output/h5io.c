@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io.c — what every piece of the HDF5 I/O uses: error capture, path and
  * name checks, element types, and the library-wide queries of h5io_int.h.

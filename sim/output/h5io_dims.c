@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io_dims.c — what makes tarmac's HDF5 files netCDF-4 readable: HDF5
  * dimension scales (the high-level H5DS library) for tables, label lists as

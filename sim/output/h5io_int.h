@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io_int.h — writing and reading tarmac's HDF5 files (internal to sim/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io_pool.c — the compression worker of an HDF5 writer: HDF5's shuffle and
  * deflate filters, applied by us to whole table chunks, off the HDF5 thread.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io_priv.h — the layouts and helpers the pieces of the HDF5 I/O share
  * (private to sim/output/h5io*.c; everything else uses output/h5io_int.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io_read.c — the HDF5 reader: whole scalars, attributes, 1-D and 2-D
  * datasets and group listings into malloc'd memory.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io_table.c — tables of an HDF5 writer: one 1-D dataset per column,
  * appended row by row.

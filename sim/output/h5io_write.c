@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * h5io_write.c — the HDF5 writer: open, commit, abort; groups, scalars,
  * arrays, matrices, links and attributes.

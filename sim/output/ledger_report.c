@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ledger_report.c — the GPU-hour ledger of a run as the /ledger group of its
  * file and as lines of `tarmac run`'s summary (layout: docs/output.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * output.h — the output room of sim/ (docs/architecture.md): files written
  * from finished results. HDF5 lives here only (h5io: writer, table layer,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pack_report.c — the curves of the packing experiment as an HDF5 file
  * (layout: docs/output.md, "Packing experiment"), through the h5io writer

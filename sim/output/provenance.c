@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * provenance.c — the /provenance group of every tarmac HDF5 file
  * (provenance_int.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * provenance_int.h — the /provenance group every tarmac HDF5 file carries
  * (internal to sim/; layout: docs/output.md, "/provenance").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c — a run's results as an HDF5 file (layout: docs/output.md).
  *

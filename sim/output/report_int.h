@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_int.h — the writers of a run's report that other rooms call
  * (internal to sim/): the /cost and /ledger groups and their lines of the

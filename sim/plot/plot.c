@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot.c — the plot writer: the table of plots, the figure files, and the only
  * place in tarmac that runs gnuplot (docs/plots.md; API in plot_int.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot.h — the plot room of sim/ (docs/architecture.md): gnuplot figures of
  * the files the studies write, one figure kind per file over the shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_compare.c — the figures of a comparison file (`tarmac compare`):
  * every metric of /compare/metrics as a panel with each policy's mean and

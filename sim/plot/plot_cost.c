@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_cost.c — the cost figures: a run's cost by pool and category from
  * /cost/breakdown (cost), and the curves of a breakeven file (breakeven):

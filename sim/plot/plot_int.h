@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_int.h — the plot writer (internal to sim/; docs/plots.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_ledger.c — the GPU-hour ledger of a run (/ledger, docs/output.md) as
  * stacked bars: where every owned GPU-hour went.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_pack.c — the figures of the openb packing experiment: the GPU
  * allocation ratio against the arrived demand, one line per series with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_run.c — the figures of a run's result file (`tarmac run`): utilization
  * over time with the queue, per pool and per GPU type, the shape-blocked idle

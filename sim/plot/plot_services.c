@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_services.c — the figure of a run's services (real-time inference,
  * docs/services.md): per service, a column of three panels over time,

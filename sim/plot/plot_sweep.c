@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * plot_sweep.c — the parameters of a merged sweep's combinations
  * (/sweep/params, docs/output.md "Sweep files"), shared with sweep_packing,

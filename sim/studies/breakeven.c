@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * breakeven.c — owning versus renting versus the API across monthly token
  * volumes, months to pay back, and cost against utilization (the method:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * breakeven_int.h — owning versus renting versus paying per token (internal
  * to sim/; `tarmac breakeven` is its command, docs/cost.md §5 the method,

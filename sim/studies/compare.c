@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare.c — policies side by side: replications, warm-up removal, Student-t
  * intervals and paired differences (API and method: compare_int.h; file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * compare_int.h — policies side by side with confidence intervals (internal
  * to sim/; `tarmac compare` is its command, docs/output.md its file layout).

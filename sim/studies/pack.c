@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pack.c — the openb packing experiment of the FGD paper (Weng et al.,
  * "Beware of Fragmentation", USENIX ATC'23), run on the placement core alone.

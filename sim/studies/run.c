@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.c — one run of a scenario into its report file: the study behind
  * `tarmac run`, `tarmac replay` and every point of a sweep.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * size.c — sizing by simulation, its targets: the metric table and the parser
  * of "wait_p95<=10m,slo>=0.99" into terms, checked against a scenario's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * size_eval.c — sizing by simulation, its evaluation: a candidate fleet (nodes
  * per searched pool, at a demand factor) simulated with R replications and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * size_int.h — the smallest fleet that meets targets, found by simulation
  * (internal to sim/; `tarmac size` is its command, docs/cli.md the target

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * size_search.c — sizing by simulation, its search: the smallest fleet, over
  * nodes per pool and mixes of pools, that passes the targets, and when a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * studies.h — the studies room of sim/ (docs/architecture.md): what drives
  * one or many runs of the model and hands the results to output/: a run into

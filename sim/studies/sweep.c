@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sweep.c — the points of a sweep: running one, checking its file, recording
  * its failure, running a share of them on local workers (API and rules:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sweep_int.h — running a sweep: points, shards, point files, failure records
  * and the merged file (internal to sim/; the sweep file's JSON is parsed in

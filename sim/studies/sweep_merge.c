@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sweep_merge.c — the merged file of a sweep (layout: docs/output.md,
  * "Sweep files"; API: sweep_int.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sweep_mpi.c — `tarmac sweep run --mpi`: the points of a sweep over the
  * ranks of an MPI job (API: sweep_int.h). The only file that includes mpi.h;

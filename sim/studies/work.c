@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * work.c — N independent jobs on K worker processes (API: work_int.h).
  *

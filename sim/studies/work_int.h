@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * work_int.h — run N independent jobs on K worker processes (internal to sim/).
  *
