@@ -62,7 +62,7 @@ refused 65 'queue[0].flags[1]' "{\"now_us\":0,$T,\"queue\":[{\"id\":1,\"flags\":
 refused 65 'running[0].flags[0]' "{\"now_us\":0,$T,\"running\":[{\"id\":1,\"flags\":[\"preemptible\\u0000\"],\"parts\":[{\"node\":0,\"gpus\":1,\"gpu_ids\":[0]}]}]}"
 refused 65 'running[1].parts[0]' "{\"now_us\":0,$T,\"running\":[$J,{\"id\":2,\"parts\":[{\"node\":0,\"gpu_ids\":[1],\"gpus\\u0000\":1}]}]}"
 refused 65 'queue[0]' "{\"now_us\":0,$T,\"queue\":[{\"id\\u0000x\":1}]}"
-refused 65 '(the top level)' "{\"now_us\":0,$T,\"seed\\u0000\":3}"
+refused 65 '(top level)' "{\"now_us\":0,$T,\"seed\\u0000\":3}"
 # a string after escaped quotes and backslashes is still found at its path
 refused 65 'queue[0].gpu_types[1]' "{\"now_us\":0,$T,\"queue\":[{\"id\":1,\"gpu_types\":[\"a\\\\\\\"b\",\"\\u0000\"]}]}"
 # an escaped backslash followed by u0000 is six ordinary characters: no U+0000

@@ -145,7 +145,8 @@ int sim__cfg_check_object(sim__loader *L, const cJSON *o, const char *path, cons
 
 /* cJSON decodes the escape \u0000 into a NUL byte inside its C string, so
  * "name": "a\u0000b" would be read as "a" without a word, by every reader of
- * a string (this file's getters, and those that read valuestring). So the
+ * a string (this file's getters, and those that read valuestring), in
+ * scenarios, fleet files and `tarmac place` snapshots alike. So the
  * text itself is checked once, after cJSON accepted it (well formed, at most
  * CJSON_NESTING_LIMIT deep): a memchr for each backslash finds whether the
  * escape is there at all, and only then is the text walked, with a stack of
@@ -232,7 +233,8 @@ int sim__json_no_nul(sim__loader *L, const char *text, size_t len)
                 if (is_key)
                     return sim__cfg_fail(L, path[0] ? path : "(top level)",
                                          "a key holds the character U+0000 (\"\\u0000\"), "
-                                         "which would cut it short: refused");
+                                         "which would cut it short: \"%.*s\"",
+                                         (int)(q - p - 1 < 60 ? q - p - 1 : 60), p + 1);
                 return sim__cfg_fail(L, path[0] ? path : "(top level)",
                                      "the string holds the character U+0000 (\"\\u0000\"), which "
                                      "would cut it short: refused");

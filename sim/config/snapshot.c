@@ -376,118 +376,6 @@ static int snap_unique_ids(sim__loader *L, const sim_snapshot *s)
     return rc;
 }
 
-/* cJSON decodes the escape \u0000 into a NUL byte inside its C string, so
- * "policy": "fifo\u0000junk" would be read as "fifo" without a word: any
- * string, key or value, holding U+0000 is refused, at its JSON path. The
- * text (already accepted by cJSON, so well formed and at most
- * CJSON_NESTING_LIMIT deep) is first searched for the escape, a memchr for
- * each backslash; only when it is there is it walked with a stack of the containers
- * around each string, to name where. O(text). */
-typedef struct snap_frame {
-    const char *key; /* an object's current key, as written (escapes kept) */
-    uint32_t key_len;
-    int index; /* an array's current element */
-    int is_object;
-} snap_frame;
-
-/* The path of the innermost value of frames[0..depth) into out. */
-static void snap_frames_path(const snap_frame *f, int depth, char *out)
-{
-    char tmp[SIM__PATH_MAX_LEN];
-    out[0] = '\0';
-    for (int d = 0; d < depth; d++) {
-        if (f[d].is_object && f[d].key) {
-            char key[SIM__PATH_MAX_LEN];
-            uint32_t n = f[d].key_len < sizeof key - 1 ? f[d].key_len : sizeof key - 1;
-            memcpy(key, f[d].key, n);
-            key[n] = '\0';
-            snap_child(tmp, out, key);
-        } else if (!f[d].is_object) {
-            snap_element(tmp, out, f[d].index);
-        } else {
-            continue;
-        }
-        memcpy(out, tmp, sizeof tmp);
-    }
-}
-
-/* Does the text hold the six characters \u0000 anywhere (perhaps as part of
- * an escaped backslash, which the walk tells apart)? */
-static int snap_has_nul_escape(const char *text, size_t len)
-{
-    const char *end = text + len;
-    for (const char *p = text; (p = memchr(p, '\\', (size_t)(end - p))) != NULL; p++)
-        if (end - p >= 6 && memcmp(p, "\\u0000", 6) == 0)
-            return 1;
-    return 0;
-}
-
-static int snap_no_nul_escape(sim__loader *L, const char *text, size_t len)
-{
-    if (!snap_has_nul_escape(text, len))
-        return TM_OK;
-    snap_frame f[CJSON_NESTING_LIMIT + 2];
-    int depth = 0, want_key = 0;
-    const char *p = text, *end = text + len;
-    while (p < end) {
-        char ch = *p;
-        if (ch == '{' || ch == '[') {
-            if (depth == CJSON_NESTING_LIMIT + 2)
-                break; /* (cJSON refuses such a text before this is reached) */
-            f[depth++] = (snap_frame){NULL, 0, 0, ch == '{'};
-            want_key = ch == '{';
-            p++;
-        } else if (ch == '}' || ch == ']') {
-            if (depth > 0)
-                depth--;
-            p++;
-        } else if (ch == ',') {
-            if (depth > 0 && f[depth - 1].is_object)
-                want_key = 1;
-            else if (depth > 0)
-                f[depth - 1].index++;
-            p++;
-        } else if (ch == '"') {
-            const char *q = p + 1;
-            int nul = 0;
-            while (q < end && *q != '"') {
-                if (*q == '\\') {
-                    if (end - q >= 6 && memcmp(q, "\\u0000", 6) == 0)
-                        nul = 1;
-                    q += 2; /* the escaped character (\" included) */
-                } else {
-                    q++;
-                }
-            }
-            if (q > end)
-                q = end;
-            int is_key = depth > 0 && f[depth - 1].is_object && want_key;
-            if (is_key) {
-                f[depth - 1].key = p + 1;
-                f[depth - 1].key_len = (uint32_t)(q - p - 1);
-                want_key = 0;
-            }
-            if (nul) {
-                char path[SIM__PATH_MAX_LEN];
-                /* a key is named by the object that holds it */
-                snap_frames_path(f, is_key ? depth - 1 : depth, path);
-                if (is_key)
-                    return sim__cfg_fail(L, path[0] ? path : "(the top level)",
-                                         "a key holds the character U+0000 (\"\\u0000\"), "
-                                         "which would cut it short: \"%.*s\"",
-                                         (int)(q - p - 1 < 60 ? q - p - 1 : 60), p + 1);
-                return sim__cfg_fail(L, path[0] ? path : "(the top level)",
-                                     "the string holds the character U+0000 (\"\\u0000\"), which "
-                                     "would cut it short: refused");
-            }
-            p = q + 1;
-        } else {
-            p++; /* blanks, ':', numbers, true, false, null */
-        }
-    }
-    return TM_OK;
-}
-
 static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
 {
     static const char *const keys[] = {"now_us", "policy",  "seed",  "gpu_types",
@@ -653,7 +541,7 @@ int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char
                          "than %d levels)",
                          at, CJSON_NESTING_LIMIT);
     } else {
-        rc = snap_no_nul_escape(&L, copy, len);
+        rc = sim__json_no_nul(&L, copy, len);
         if (rc == TM_OK)
             rc = snap_tree(&L, s, root);
         cJSON_Delete(root);
