@@ -41,7 +41,10 @@ w = sys.argv[1]
 def leaves(path):
     out = {}
     with h5py.File(path) as f:
-        f.visititems(lambda n, o: out.__setitem__(n, o[()]) if isinstance(o, h5py.Dataset) else None)
+        # 1-D string datasets (the *_name lists) by value, not by their pointers
+        f.visititems(lambda n, o: out.__setitem__(n, o.asstr()[()].tolist() if o.shape and
+                                                  h5py.check_string_dtype(o.dtype) else o[()])
+                     if isinstance(o, h5py.Dataset) else None)
     return out
 bad = 0
 for i in range(18):
