@@ -62,7 +62,9 @@ for t in json.load(sys.stdin)["tests"]:
     if t["name"] == "test_failalloc":
         env = env + ["TARMAC_FAILALLOC_STRIDE=5"]
     cwd = props.get("WORKING_DIRECTORY", build)
-    print("\t".join([t["name"], cwd, "\x1f".join(env), "\x1f".join(cmd)]))
+    # "-" for no environment: the shell reads the fields with IFS=tab, which
+    # (a blank) would merge an empty field with its neighbour
+    print("\t".join([t["name"], cwd, "\x1f".join(env) or "-", "\x1f".join(cmd)]))
 ' "$quick" "$build" "$@") || exit 2
 [ -n "$plan" ] || { echo "valgrind.sh: no test to run"; exit 2; }
 
@@ -77,7 +79,7 @@ while IFS="$tab" read -r name cwd envs cmd; do
     (
         IFS=$us
         set -f
-        for e in $envs; do export "$e"; done
+        for e in $envs; do [ "$e" = - ] || export "$e"; done
         cd "$cwd" && exec valgrind -q --error-exitcode=1 --leak-check=full \
             --errors-for-leak-kinds=definite,indirect --track-origins=yes \
             --log-file="$log/$name.log" $cmd
