@@ -1577,16 +1577,17 @@ static int build_class_specials(engine *e)
     return TM_OK;
 }
 
-/* The specialization reports (model.h, sim_class_result.special). */
+/* The specialization reports (model.h, sim_class_result.special); the row
+ * over all classes has none. */
 static void class_special_results(engine *e)
 {
     const sim_scenario *sc = e->sc;
     const double k = (double)PLACE_MILLI_WHOLE * SIM_US_PER_S * 3600; /* area per GPU-hour */
-    for (size_t c = 0; c < sc->n_classes; c++) {
+    for (size_t c = 0; c <= sc->n_classes; c++) {
         sim_class_result *cr = &e->res->classes[c];
         memset(&cr->special, 0, sizeof cr->special);
         cr->special.at_s = NAN;
-        const cls_special *cs = e->cspecial ? &e->cspecial[c] : NULL;
+        const cls_special *cs = e->cspecial && c < sc->n_classes ? &e->cspecial[c] : NULL;
         if (!cs || cs->t_us < 0)
             continue;
         const sim_class_cfg *cc = &sc->classes[c];
