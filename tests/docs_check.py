@@ -102,6 +102,9 @@ with tempfile.TemporaryDirectory() as d:
     with open(SCEN) as f:
         spec_sc = json.load(f)
     spec_sc["workload"]["classes"][0]["specialize"] = {"at": "1d", "gpus": 1}
+    # and a service's: its model replaced by a larger one on the same day
+    spec_sc["workload"]["services"][0]["specialize"] = {"at": "1d",
+                                                        "preset": "llama-3.1-70b-fp8-tp2"}
     spec_path, spec_run = os.path.join(d, "special.json"), os.path.join(d, "special.h5")
     with open(spec_path, "w") as f:
         json.dump(spec_sc, f)

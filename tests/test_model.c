@@ -661,6 +661,43 @@ static void test_specialization(void)
         /* the fleet is full of batch work the whole time: it reclaims the 6 GPUs */
         CHECK_NEAR(r->others_before, 16 - 8, 0.05);
         CHECK_NEAR(r->others_after, 16 - 2, 0.05);
+        /* the report: the autoscaler's sizing for 20 req/s from 12 h to the
+         * horizon (24 h), when the service stops: 8 GPUs under the old model,
+         * 2 under the new, 12 h each */
+        const sim_service_special *p = &r->special;
+        printf("specialization report: old %.3f new %.3f freed %.3f service %.3f others %.3f "
+               "capacity %.3f reclaimed %.3f GPU-h\n",
+               p->old_gpu_h, p->new_gpu_h, p->freed_gpu_h, p->service_gpu_h, p->others_gpu_h,
+               p->capacity_gpu_h, p->reclaimed_gpu_h);
+        CHECK_NEAR(p->old_gpu_h, 8 * 12, 1e-9);
+        CHECK_NEAR(p->new_gpu_h, 2 * 12, 1e-9);
+        CHECK_NEAR(p->freed_gpu_h, 6 * 12, 1e-9);
+        /* the window's GPU-hours split: service + others <= capacity */
+        CHECK(p->service_gpu_h + p->others_gpu_h <= p->capacity_gpu_h + 1e-6);
+        CHECK_NEAR(p->service_gpu_h, 2 * 12, 0.05);
+        /* batch work was always waiting: it took (nearly) all the freed GPU-time,
+         * and never more than was freed */
+        CHECK(p->reclaimed_gpu_h <= p->freed_gpu_h);
+        CHECK(p->reclaimed_gpu_h > 0.97 * p->freed_gpu_h);
+        sim_result_fini(&res);
+    }
+    sim_scenario_fini(&sc);
+
+    /* The same switch with almost no batch work (one 10-minute job an hour):
+     * the same GPUs are freed and nothing takes them. */
+    char idle[2048];
+    const char *at = strstr(json, "0.05");
+    snprintf(idle, sizeof idle, "%.*s0.0003%s", (int)(at - json), json, at + 4);
+    if (load(&sc, idle))
+        return;
+    rc = sim_run(&sc, &opts, NULL, &res, &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc == TM_OK) {
+        const sim_service_special *p = &res.services[0].special;
+        printf("specialization, idle fleet: freed %.3f reclaimed %.3f GPU-h\n", p->freed_gpu_h,
+               p->reclaimed_gpu_h);
+        CHECK_NEAR(p->freed_gpu_h, 6 * 12, 1e-9);
+        CHECK_NEAR(p->reclaimed_gpu_h, 0, 1e-9);
         sim_result_fini(&res);
     }
     sim_scenario_fini(&sc);

@@ -177,6 +177,17 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
                    sv->req_demanded > 0 ? 100 * sv->req_api / sv->req_demanded : 0.0,
                    sv->ready_mean, sv->ready_max, sv->gpu_hours_busy, sv->api_usd);
         }
+        for (size_t v = 0; v < r->n_services; v++) {
+            const sim_service_result *sv = &r->services[v];
+            if (isnan(sv->special_at_s))
+                continue;
+            char at[32];
+            sim__cli_fmt_duration(at, sizeof at, sv->special_at_s);
+            printf("specialization of %s from %s: the old model would need %.0f GPU-hours for "
+                   "the load, the new %.0f; %.0f freed, %.0f of them used by other work\n",
+                   sc->services[v].cfg.name, at, sv->special.old_gpu_h, sv->special.new_gpu_h,
+                   sv->special.freed_gpu_h, sv->special.reclaimed_gpu_h);
+        }
     }
     putchar('\n');
     sim__ledger_print_summary(stdout, sc, r);

@@ -177,7 +177,14 @@ typedef struct svc {
     uint64_t started, lost;
     /* specialization snapshots: level integrals at the switch */
     int64_t special_t_us;
-    sim__area snap_svc_alloc, snap_alloc;
+    sim__area snap_svc_alloc, snap_alloc, snap_up;
+    /* and its shadow (docs/output.md, "Specialization"): from the switch on,
+     * the GPUs the autoscaler sizes for under the old model and under the new
+     * one for the same load, integrated in GPU-microseconds up to sh_t_us */
+    double old_tps; /* the old model's replica throughput at the switch */
+    uint32_t sh_old_gpus, sh_new_gpus;
+    int64_t sh_t_us;
+    double sh_old_gpu_us, sh_new_gpu_us;
 } svc;
 
 /* A class's specialization: what had been counted when it began (level
@@ -1400,6 +1407,18 @@ static int svc_schedule_tick(engine *e, svc *v, int64_t at)
 }
 
 /* One autoscaler decision at now, carried out. */
+/* The specialization's shadow: what each model's sizing asks for from now
+ * on (GPUs), the piece before it integrated. */
+static void svc_shadow(engine *e, svc *v, uint32_t old_gpus, uint32_t new_gpus)
+{
+    double dt = (double)(e->now_us - v->sh_t_us);
+    v->sh_old_gpu_us += dt * v->sh_old_gpus;
+    v->sh_new_gpu_us += dt * v->sh_new_gpus;
+    v->sh_old_gpus = old_gpus;
+    v->sh_new_gpus = new_gpus;
+    v->sh_t_us = e->now_us;
+}
+
 static int svc_step(engine *e, svc *v)
 {
     int64_t next = sim__svc_next_change_us(v->cfg, e->now_us);
@@ -1410,6 +1429,11 @@ static int svc_step(engine *e, svc *v)
     if (sim__svc_scaler_step(&v->scaler, v->cfg, e->now_us, load, svc_replica_tps(e, v), &act,
                              &sub) != TM_OK)
         return svc_err(e, v, &sub);
+    if (v->special_t_us >= 0) { /* the old model sized on the hardware it had at the switch */
+        const sim__svc_cfg *old = &v->spec->cfg;
+        svc_shadow(e, v, sim__svc_desired(old, load, v->old_tps) * old->replica_gpus,
+                   act.desired * v->cfg->replica_gpus);
+    }
     int rc = svc_release(e, v, act.release_loading, act.release_ready);
     if (rc == TM_OK)
         rc = svc_request(e, v, act.request);
@@ -1430,6 +1454,8 @@ static int svc_tick(engine *e, svc *v)
         while (v->n_rep)
             svc_rep_drop(e, v, v->rep[v->n_rep - 1]);
         sim__svc_scaler_init(&v->scaler, 0);
+        if (v->special_t_us >= 0) /* no load, no need, under either model */
+            svc_shadow(e, v, 0, 0);
         if ((rc = svc_rebuild(e, v)) != TM_OK)
             return rc;
     } else if ((rc = svc_step(e, v)) != TM_OK) {
@@ -1529,6 +1555,9 @@ static int svc_specialize(engine *e, svc *v)
     v->special_t_us = e->now_us;
     v->snap_svc_alloc = level_integral_now(e, sim_level_service(e->sc, si, SIM_LV_S_ALLOC));
     v->snap_alloc = level_integral_now(e, SIM_LV_ALLOC);
+    v->snap_up = level_integral_now(e, SIM_LV_UP);
+    v->old_tps = svc_replica_tps(e, v);
+    v->sh_t_us = e->now_us;
     int rc = svc_account(e, v);
     if (rc != TM_OK)
         return rc;
@@ -1702,6 +1731,22 @@ static void svc_results(engine *e)
             r->others_after =
                 t1 > 0 ? (double)((all - v->snap_alloc) - (svc_all - v->snap_svc_alloc)) / t1 / k
                        : NAN;
+            /* the report, as a class's (class_special_results) with the
+             * sizing of each model for the need */
+            const double gh = k * SIM_US_PER_S * 3600; /* area per GPU-hour */
+            double tail = (double)(e->now_us - v->sh_t_us);
+            sim_service_special *sp = &r->special;
+            sp->old_gpu_h = (v->sh_old_gpu_us + tail * v->sh_old_gpus) / SIM_US_PER_S / 3600;
+            sp->new_gpu_h = (v->sh_new_gpu_us + tail * v->sh_new_gpus) / SIM_US_PER_S / 3600;
+            sp->freed_gpu_h = sp->old_gpu_h > sp->new_gpu_h ? sp->old_gpu_h - sp->new_gpu_h : 0;
+            sp->service_gpu_h = (double)(svc_all - v->snap_svc_alloc) / gh;
+            sp->others_gpu_h = (double)((all - v->snap_alloc) - (svc_all - v->snap_svc_alloc)) / gh;
+            sp->capacity_gpu_h =
+                (double)(sim__level_total(&e->series, SIM_LV_UP) - v->snap_up) / gh;
+            double beyond = sp->others_gpu_h - (sp->capacity_gpu_h - sp->old_gpu_h);
+            sp->reclaimed_gpu_h = beyond < 0                 ? 0
+                                  : beyond > sp->freed_gpu_h ? sp->freed_gpu_h
+                                                             : beyond;
         }
     }
 }

@@ -460,6 +460,17 @@ typedef struct sim_class_result {
     } special;
 } sim_class_result;
 
+/* A service's specialization report over the window from its switch to the
+ * end of the run (docs/output.md, "Specialization"), in GPU-hours: old and
+ * new are what the autoscaler's sizing asks for under each model for the
+ * same load (the old one on the replica types it held at the switch);
+ * service, others and capacity are measured; reclaimed is what other work
+ * held beyond the room the old model would have left it, at most freed. */
+typedef struct sim_service_special {
+    double old_gpu_h, new_gpu_h, freed_gpu_h;
+    double service_gpu_h, others_gpu_h, capacity_gpu_h, reclaimed_gpu_h;
+} sim_service_special;
+
 /* Totals of one service. Requests and tokens: demanded = served within the
  * SLO + served late + unserved + sent to the API (docs/services.md §3). */
 typedef struct sim_service_result {
@@ -478,6 +489,7 @@ typedef struct sim_service_result {
      * else (batch work, other services) before and after the switch */
     double special_at_s;
     double gpus_before, gpus_after, others_before, others_after;
+    sim_service_special special; /* zeros when special_at_s is NaN */
     /* useful work: busy replica GPU-hours x the replica type's throughput over
      * the reference type's (reference GPU-hours) */
     double work_ref_gpu_hours;

@@ -329,6 +329,14 @@ typedef struct sim__svc_action {
     int64_t next_eval_us;     /* step again then even without a load change; INT64_MAX none */
 } sim__svc_action;
 
+/* The replicas the autoscaler sizes for: ceil(load x work per request /
+ * (target_util x replica_tokens_per_s)) within [min_replicas, max_replicas]
+ * (a relative slack of 1e-12 so that exactly k replicas' worth is k). The
+ * step uses it for `desired`; a specialization report uses it for the model
+ * the service no longer runs. Inputs as for the step (checked there). */
+uint32_t sim__svc_desired(const sim__svc_cfg *cfg, double load_req_per_s,
+                          double replica_tokens_per_s);
+
 /* Start with `ready` replicas already serving (placed and loaded at t = 0). */
 void sim__svc_scaler_init(sim__svc_scaler *s, uint32_t ready);
 /* One decision at t_us (non-decreasing across calls) for the offered load

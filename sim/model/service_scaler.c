@@ -29,6 +29,21 @@ static int64_t us_of(double s)
     return (int64_t)llround(s * (double)SIM_US_PER_S);
 }
 
+uint32_t sim__svc_desired(const sim__svc_cfg *cfg, double load_req_per_s,
+                          double replica_tokens_per_s)
+{
+    /* ceil with a relative slack of 1e-12, so that a load of exactly k
+     * replicas' worth does not round up to k + 1 */
+    double x = load_req_per_s * sim__svc_work_per_req(cfg) /
+               (cfg->target_util * replica_tokens_per_s) / (1.0 + 1e-12);
+    uint32_t d;
+    if (!(x < (double)cfg->max_replicas))
+        d = cfg->max_replicas;
+    else
+        d = (uint32_t)ceil(x);
+    return d < cfg->min_replicas ? cfg->min_replicas : d;
+}
+
 int sim__svc_scaler_step(sim__svc_scaler *s, const sim__svc_cfg *cfg, int64_t t_us,
                          double load_req_per_s, double replica_tokens_per_s, sim__svc_action *act,
                          tm_diag *diag)
@@ -44,17 +59,7 @@ int sim__svc_scaler_step(sim__svc_scaler *s, const sim__svc_cfg *cfg, int64_t t_
         return tm_diag_set(diag, TM_ERR_INVAL, "service.autoscaler",
                            "time went back: %lld us after %lld us", (long long)t_us,
                            (long long)s->last_us);
-    /* desired: ceil with a relative slack of 1e-12, so that a load of exactly
-     * k replicas' worth does not round up to k + 1 */
-    double x = load_req_per_s * sim__svc_work_per_req(cfg) /
-               (cfg->target_util * replica_tokens_per_s) / (1.0 + 1e-12);
-    uint32_t d;
-    if (!(x < (double)cfg->max_replicas))
-        d = cfg->max_replicas;
-    else
-        d = (uint32_t)ceil(x);
-    if (d < cfg->min_replicas)
-        d = cfg->min_replicas;
+    uint32_t d = sim__svc_desired(cfg, load_req_per_s, replica_tokens_per_s);
 
     /* the window of values in force: the last one stops now */
     if (s->n_win > 0)

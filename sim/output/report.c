@@ -582,6 +582,36 @@ static int write_class_special(sim__h5w *w, const char *group, const sim_class_r
     return write_scalars(w, g, f, N_(f), diag);
 }
 
+/* A service's specialization report under `group`/specialization, when its
+ * switch fell within the run (the same figures as a class's, with the
+ * autoscaler's sizing of each model for the need). */
+static int write_service_special(sim__h5w *w, const char *group, const sim_service_result *v,
+                                 tm_diag *diag)
+{
+    if (isnan(v->special_at_s))
+        return TM_OK;
+    char g[200];
+    snprintf(g, sizeof g, "%s/specialization", group);
+    const sim_service_special *p = &v->special;
+    const scalar f[] = {
+        {"at_s", v->special_at_s, "s", "the switch to the specialized model"},
+        {"old_gpu_hours", p->old_gpu_h, "GPU h",
+         "GPU-hours the old model's replicas would have needed for the load from the switch on"},
+        {"new_gpu_hours", p->new_gpu_h, "GPU h",
+         "GPU-hours the new model's replicas need for the same load"},
+        {"freed_gpu_hours", p->freed_gpu_h, "GPU h", "old - new, or 0"},
+        {"service_gpu_hours", p->service_gpu_h, "GPU h",
+         "GPU-hours the service's replicas held from the switch to the end of the run"},
+        {"others_gpu_hours", p->others_gpu_h, "GPU h",
+         "GPU-hours everything else held in that window"},
+        {"capacity_gpu_hours", p->capacity_gpu_h, "GPU h", "GPU-hours in service in that window"},
+        {"reclaimed_gpu_hours", p->reclaimed_gpu_h, "GPU h",
+         "GPU-hours other work held beyond capacity - old: freed capacity other work used "
+         "(at most freed_gpu_hours)"},
+    };
+    return write_scalars(w, g, f, N_(f), diag);
+}
+
 static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g, tm_diag *diag)
 {
     const scalar f[] = {
@@ -638,6 +668,8 @@ static int write_service(sim__h5w *w, const char *group, const sim_service_spec 
          "useful work: busy GPU-hours x the replicas' throughput over the reference type's"},
     };
     int rc = write_scalars(w, group, f, N_(f), diag);
+    if (rc == TM_OK)
+        rc = write_service_special(w, group, v, diag);
     /* the SLO as attributes, so a reader (the services plot) needs no JSON */
     if (rc == TM_OK &&
         (rc = sim__h5w_attr_str(w, group, "model", spec->cfg.model, diag)) == TM_OK &&
