@@ -21,13 +21,23 @@
  * asks for a wake-up then (place_policy.wake), so a host that only runs passes
  * on change still reclaims on time.
  *
- * What it does not do (docs/partition.md): a gang is reclaimed on one node
- * only (a gang that needs several of its nodes waits for its own jobs to
- * end); only whole GPUs of borrowers are counted as freed (a GPU share held by
- * a borrower is not reclaimed); owners are never preempted for one another.
+ * A gang that may span nodes and that no single node of its tenant can hold
+ * even with the borrowers gone is reclaimed over several of its tenant's
+ * nodes of one GPU type (reclaim_span): the GPUs free there now count first;
+ * then borrowers are evicted, lowest priority first and, among equals, the
+ * one freeing the most GPUs there (fewest victims), then the least work lost,
+ * the most recently started, until the gang's GPUs are there; the gang takes
+ * the nodes the evictions freed first, then nodes already free, in index
+ * order, and a victim none of whose GPUs it takes is spared.
+ *
+ * What it does not do (docs/partition.md): only whole GPUs of borrowers are
+ * counted as freed (a GPU share held by a borrower is not reclaimed); free
+ * GPUs on shared nodes do not complete a spanning reclaim; owners are never
+ * preempted for one another.
  *
  * Cost: a reclaim walks the running set once and sorts the borrowers found on
- * the tenant's nodes: O(running + b log b), only for jobs that do not fit.
+ * the tenant's nodes: O(running + b log b), only for jobs that do not fit; a
+ * spanning one also walks the nodes once per GPU type: O(types x nodes).
  * Sources: Kueue cohorts (borrowingLimit, preemption.reclaimWithinCohort),
  * YARN's capacity scheduler (guaranteed capacity, elasticity, preemption of
  * over-capacity queues after max_wait_before_kill), Slurm partitions with
@@ -48,12 +58,29 @@ typedef struct cand {
     int64_t cpu_milli, mem_mib; /* host resources the part holds on the node */
 } cand;
 
+/* A borrower as a whole, for a spanning reclaim: the GPUs it frees on the
+ * tenant's nodes of one type. */
+typedef struct vict {
+    uint32_t run, gpus;
+    int32_t priority;
+    double lost_gpu_s;
+    int64_t start_us;
+    uint64_t id;
+} vict;
+
 typedef struct borrow {
     place_env env;
     int64_t reclaim_us;
     int64_t wake_us; /* the earliest reclaim that was not due yet in this pass */
     cand *c;
     uint32_t cap;
+    vict *v;
+    uint32_t cap_v;
+    struct freed {
+        uint64_t mask;              /* GPUs the victims free on the node */
+        int64_t cpu_milli, mem_mib; /* and host resources */
+    } * freed;                      /* per node, for a spanning reclaim */
+    uint32_t cap_n;
 } borrow;
 
 /* "": 0; otherwise a number of seconds with an optional unit s, m, h or d. */
@@ -119,6 +146,8 @@ static void borrow_destroy(void *state)
     if (!b)
         return;
     place__free(&b->env, b->c, b->cap * sizeof *b->c);
+    place__free(&b->env, b->v, b->cap_v * sizeof *b->v);
+    place__free(&b->env, b->freed, b->cap_n * sizeof *b->freed);
     place_env env = b->env;
     place__free(&env, b, sizeof *b);
 }
@@ -172,6 +201,163 @@ static uint64_t node_up_mask(const place_cluster *c, uint32_t n)
         if (c->gpu_up[c->node_gpu0[n] + g])
             m |= 1ull << g;
     return m;
+}
+
+static int vict_run_cmp(const void *pa, const void *pb)
+{
+    const vict *a = pa, *b = pb;
+    return (a->run > b->run) - (a->run < b->run);
+}
+
+/* The order in which a spanning reclaim evicts: lowest priority, most GPUs
+ * freed, least work lost, most recently started, lowest id. */
+static int vict_evict_cmp(const void *pa, const void *pb)
+{
+    const vict *a = pa, *b = pb;
+    if (a->priority != b->priority)
+        return a->priority < b->priority ? -1 : 1;
+    if (a->gpus != b->gpus)
+        return a->gpus > b->gpus ? -1 : 1;
+    if (a->lost_gpu_s != b->lost_gpu_s)
+        return a->lost_gpu_s < b->lost_gpu_s ? -1 : 1;
+    if (a->start_us != b->start_us)
+        return a->start_us > b->start_us ? -1 : 1;
+    return (a->id > b->id) - (a->id < b->id);
+}
+
+static int is_victim(const vict *v, uint32_t n, uint32_t run)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (v[k].run == run)
+            return 1;
+    return 0;
+}
+
+/* Add node n's GPUs to a spanning plan: up to `need` of those free now or
+ * freed by the victims. */
+static void span_take(const place_cluster *c, const borrow *b, const place_job *j, uint32_t n,
+                      uint32_t *need, place_decision *d)
+{
+    if (*need == 0 || d->n_parts == d->cap_parts)
+        return;
+    uint32_t avail = (uint32_t)__builtin_popcountll((c->node_free_mask[n] | b->freed[n].mask) &
+                                                    node_up_mask(c, n));
+    uint32_t take = avail < *need ? avail : *need;
+    if (take == 0)
+        return;
+    place_part *p = &d->parts[d->n_parts++];
+    *p = place__part_whole(j, n);
+    p->gpus = (uint16_t)take;
+    *need -= take;
+}
+
+/* A gang that may span nodes, over its tenant's nodes of one type (the file's
+ * comment has the rule). The candidates b->c[0..n) are sorted by node. */
+static int reclaim_span(borrow *b, const place_view *v, const place_job *j, uint32_t n,
+                        uint32_t *victims, uint32_t cap_victims, uint32_t *n_victims,
+                        place_decision *d)
+{
+    const place_cluster *c = v->cluster;
+    int rc = place__grow(&b->env, (void **)&b->v, &b->cap_v, n, sizeof *b->v);
+    if (rc == PLACE_OK)
+        rc = place__grow(&b->env, (void **)&b->freed, &b->cap_n, c->n_nodes, sizeof *b->freed);
+    if (rc != PLACE_OK)
+        return rc;
+    for (uint32_t t = 0; t < c->n_types; t++) {
+        if (!place_type_ok(c, j, t))
+            continue;
+        uint32_t have = 0;
+        for (uint32_t x = 0; x < c->n_nodes; x++)
+            if (c->node_type[x] == t && c->node_up[x] && place_node_tenant(c, x) == j->tenant)
+                have += (uint32_t)__builtin_popcountll(c->node_free_mask[x] & node_up_mask(c, x));
+        /* the borrowers on those nodes, each once with all the GPUs it frees there */
+        uint32_t nv = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            const cand *x = &b->c[k];
+            if (c->node_type[x->node] != t || !c->node_up[x->node])
+                continue;
+            vict *w = &b->v[nv++];
+            w->run = x->run;
+            w->gpus = (uint32_t)__builtin_popcountll(x->mask & node_up_mask(c, x->node));
+            w->priority = x->priority;
+            w->lost_gpu_s = x->lost_gpu_s;
+            w->start_us = x->start_us;
+            w->id = x->id;
+        }
+        qsort(b->v, nv, sizeof *b->v, vict_run_cmp);
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < nv; k++) {
+            if (m > 0 && b->v[m - 1].run == b->v[k].run)
+                b->v[m - 1].gpus += b->v[k].gpus;
+            else
+                b->v[m++] = b->v[k];
+        }
+        qsort(b->v, m, sizeof *b->v, vict_evict_cmp);
+        uint32_t chosen = 0;
+        while (have < j->gpus && chosen < m)
+            have += b->v[chosen++].gpus;
+        if (have < j->gpus || chosen == 0)
+            continue;
+        /* what the victims free, node by node */
+        memset(b->freed, 0, c->n_nodes * sizeof *b->freed);
+        for (uint32_t k = 0; k < n; k++) {
+            const cand *x = &b->c[k];
+            if (c->node_type[x->node] == t && is_victim(b->v, chosen, x->run)) {
+                b->freed[x->node].mask |= x->mask;
+                b->freed[x->node].cpu_milli += x->cpu_milli;
+                b->freed[x->node].mem_mib += x->mem_mib;
+            }
+        }
+        /* the nodes the evictions free first, then the free ones, by index */
+        uint32_t need = j->gpus;
+        d->n_parts = 0;
+        for (uint32_t k = 0; k < n; k++)
+            if (c->node_type[b->c[k].node] == t && b->freed[b->c[k].node].mask &&
+                (k == 0 || b->c[k - 1].node != b->c[k].node))
+                span_take(c, b, j, b->c[k].node, &need, d);
+        for (uint32_t x = 0; x < c->n_nodes && need > 0; x++) {
+            if (c->node_type[x] != t || !c->node_up[x] || place_node_tenant(c, x) != j->tenant)
+                continue;
+            int seen = 0;
+            for (uint32_t k = 0; k < d->n_parts && !seen; k++)
+                seen = d->parts[k].node == x;
+            if (!seen)
+                span_take(c, b, j, x, &need, d);
+        }
+        if (need > 0)
+            continue; /* more parts than the decision holds */
+        /* the host's CPU and memory for each part, with its victims gone */
+        int host_ok = 1;
+        for (uint32_t k = 0; k < d->n_parts && host_ok; k++) {
+            int64_t cpu, mem;
+            uint32_t x = d->parts[k].node;
+            place__part_host_share(j, d->parts, d->n_parts, k, &cpu, &mem);
+            host_ok = c->node_cpu_free_milli[x] + b->freed[x].cpu_milli >= cpu &&
+                      c->node_mem_free_mib[x] + b->freed[x].mem_mib >= mem;
+        }
+        if (!host_ok)
+            continue;
+        /* the victims on a node the gang takes; the others are spared */
+        uint32_t nvict = 0;
+        for (uint32_t k = 0; k < chosen; k++) {
+            int used = 0;
+            for (uint32_t q = 0; q < n && !used; q++)
+                if (b->c[q].run == b->v[k].run)
+                    for (uint32_t p = 0; p < d->n_parts && !used; p++)
+                        used = d->parts[p].node == b->c[q].node;
+            if (used) {
+                if (nvict == cap_victims)
+                    return PLACE_ERR_NOFIT;
+                victims[nvict++] = b->v[k].run;
+            }
+        }
+        if (nvict == 0)
+            continue;
+        *n_victims = nvict;
+        return PLACE_OK;
+    }
+    d->n_parts = 0;
+    return PLACE_ERR_NOFIT;
 }
 
 static int borrow_reclaim(void *state, const place_view *v, uint32_t i, uint32_t *victims,
@@ -251,7 +437,9 @@ static int borrow_reclaim(void *state, const place_view *v, uint32_t i, uint32_t
         a = e;
     }
     if (best == PLACE_NONE)
-        return PLACE_ERR_NOFIT;
+        return (j->flags & PLACE_JOB_CAN_SPAN) && j->gpu_milli >= PLACE_MILLI_WHOLE && j->gpus > 1
+                   ? reclaim_span(b, v, j, n, victims, cap_victims, n_victims, d)
+                   : PLACE_ERR_NOFIT;
     /* a running job has at most one part per node: each victim once */
     if (best_n > cap_victims)
         return PLACE_ERR_NOFIT;

@@ -15,7 +15,9 @@
    cost) when borrowers hold its own node: a hand-made case where another
    team's preemptible gangs fill the owner's node. The reclaim comes at R, not
    at the next event (the policy's wake-up), and borrowing did happen.
-5. `tarmac place` snapshots for each mode, against expected decisions.
+   The same for a 16-GPU gang over two owned nodes (a spanning reclaim).
+5. `tarmac place` snapshots for each mode, against expected decisions, and
+   spanning reclaims worked by hand.
 6. Bad input: an unknown pool owner, a malformed reclaim delay.
 """
 import copy
@@ -176,6 +178,34 @@ with tempfile.TemporaryDirectory() as tmp:
     check(np.max(jn["wait_s"]) > bound, "none: the owner waits longer (max %.1f s), so the bound"
           " is the partition's doing" % np.max(jn["wait_s"]))
 
+    # a training team's gang of 16 GPUs over its two nodes, which the other
+    # team's 4-GPU preemptible jobs fill while it is away: reclaimed over both
+    # nodes when the delay runs out
+    gang = copy.deepcopy(BOUND)
+    gang["fleet"]["pools"][0]["nodes"] = 2
+    gang["workload"]["classes"][0].update(gpus=4, arrival={"rate_per_s": 0.002})
+    gang["workload"]["classes"][1].update(gpus=16, can_span=True,
+                                          duration={"dist": "constant", "value": "1h"})
+    resg, hg = run(tmp, gang, "gang30")
+    owng = next(c for c in resg["classes"] if c["name"] == "owner")
+    bigg = next(c for c in resg["classes"] if c["name"] == "big")
+    jg = jobs(hg, 0)
+    # the guarantee: a gang starts by 30 min after its submission, or when
+    # the team's previous gang (which holds both nodes) ends, if later
+    submit = jg["start_s"] - jg["wait_s"]
+    prev_end = np.concatenate(([-np.inf], jg["end_s"][:-1]))
+    late = jg["start_s"] - np.maximum(submit + 1800, prev_end)
+    check(owng["jobs_started"] >= 3 and len(jg["wait_s"]) >= 3 and
+          bool(np.all(late <= 1e-3)) and bigg["preemptions"] >= 2,
+          "borrow:30m: a 16-GPU gang over two owned nodes starts by 30 min after its submission "
+          "or its team's previous gang's end (latest by %.3f s over %d jobs, %d borrowers "
+          "preempted)" % (np.max(late), len(jg["wait_s"]), bigg["preemptions"]))
+    nrg = copy.deepcopy(gang)
+    nrg["policy"] = nrg["policy"].replace("partition=borrow:30m", "partition=none")
+    _, hng = run(tmp, nrg, "gang-none")
+    check(np.max(jobs(hng, 0)["wait_s"]) > bound,
+          "none: the gang waits longer (max %.1f s)" % np.max(jobs(hng, 0)["wait_s"]))
+
     # 5. tarmac place, one snapshot per mode
     snap = {
         "now_us": 3600000000,
@@ -213,6 +243,50 @@ with tempfile.TemporaryDirectory() as tmp:
     for pol, want in cases.items():
         got = place(pol)
         check(got == want, "place %s: got %s, want %s" % (pol, got, want))
+
+    # a spanning reclaim, by hand: tenant 0 owns nodes 0 and 1 (8 GPUs each),
+    # tenant 1 borrows them: id 1 holds node 0 (8 GPUs, priority 0), id 2
+    # GPUs 0-3 of node 1 (priority 0), id 3 GPUs 4-5 (priority 5); GPUs 6-7 of
+    # node 1 are free. Victims go lowest priority first, most GPUs first.
+    span = {
+        "now_us": 7200000000,
+        "gpu_types": [{"name": "H100", "mem_mib": 81920}],
+        "nodes": [{"type": "H100", "gpus": 8, "tenant": 0}, {"type": "H100", "gpus": 8,
+                                                              "tenant": 0},
+                  {"type": "H100", "gpus": 8, "tenant": 1}],
+        "running": [
+            {"id": 1, "tenant": 1, "gpus": 8, "flags": ["preemptible"], "start_us": 0,
+             "parts": [{"node": 0, "gpus": 8, "gpu_ids": list(range(8))}]},
+            {"id": 2, "tenant": 1, "gpus": 4, "flags": ["preemptible"], "start_us": 0,
+             "parts": [{"node": 1, "gpus": 4, "gpu_ids": [0, 1, 2, 3]}]},
+            {"id": 3, "tenant": 1, "gpus": 2, "flags": ["preemptible"], "start_us": 0,
+             "priority": 5, "parts": [{"node": 1, "gpus": 2, "gpu_ids": [4, 5]}]},
+            {"id": 4, "tenant": 1, "gpus": 8, "flags": ["preemptible"], "start_us": 0,
+             "parts": [{"node": 2, "gpus": 8, "gpu_ids": list(range(8))}]}]}
+
+    def place_span(gpus):
+        s = dict(span, queue=[{"id": 10, "tenant": 0, "gpus": gpus, "submit_us": 0,
+                               "flags": ["can_span"]}],
+                 policy="order=fifo placement=first-fit backfill=none partition=borrow:1h")
+        p = subprocess.run([BIN, "place"], input=json.dumps(s), capture_output=True, text=True)
+        if p.returncode != 0:
+            print(p.stdout, p.stderr)
+            return None
+        return [(d["kind"], d.get("job_id"), [(x["node"], x["gpus"]) for x in d.get("parts", [])])
+                for d in json.loads(p.stdout)["decisions"]]
+
+    # 16 GPUs: 2 free + 8 (id 1) + 4 (id 2) + 2 (id 3, priority 5, last); both nodes
+    got = place_span(16)
+    want = [("preempt", 1, []), ("preempt", 2, []), ("preempt", 3, []),
+            ("start", 10, [(0, 8), (1, 8)])]
+    check(got == want, "spanning reclaim of 16 GPUs: got %s, want %s" % (got, want))
+    # 12 GPUs: 2 free + 8 + 4 suffice; id 3 (priority 5) is spared
+    got = place_span(12)
+    want = [("preempt", 1, []), ("preempt", 2, []), ("start", 10, [(0, 8), (1, 4)])]
+    check(got == want, "spanning reclaim of 12 GPUs: got %s, want %s" % (got, want))
+    # 24 GPUs: more than the tenant owns; node 2 is not its to reclaim
+    got = place_span(24)
+    check(got == [], "no reclaim beyond the tenant's nodes: got %s" % got)
 
     # 6. bad input
     bad = copy.deepcopy(TWO)
