@@ -100,6 +100,18 @@ with tempfile.TemporaryDirectory() as d:
     check(j["growth"]["fails"] and j["growth"]["month"] >= 1, f"growth {j['growth']}")
     check(sum(j["growth"]["add_nodes"].values()) >= 1, "growth adds nodes")
     check(all(n["meets"] == (n["pools"][0]["nodes"] > 11) for n in j["neighbours"]), "neighbours meet or not")
+    # the load bound: 8 jobs/h of 1 h on 1-GPU nodes need 8 GPUs on average, so
+    # the search starts at 8 nodes; from 0 it finds the same fleet with more
+    # fleets simulated
+    p = tarmac("size", mmc, "--target", "wait_mean<=7.5m", "--warmup", "500h", "-v")
+    check("the offered load needs 8.0 GPUs on average" in p.stderr and
+          "the search starts at gpu 8 nodes" in p.stderr, f"size -v: {p.stderr[:400]}")
+    check("simulated gpu 7 nodes" not in p.stderr, "nothing below the load bound is simulated")
+    b, z = (json.loads(tarmac("size", mmc, "--target", "wait_mean<=7.5m", "--warmup", "500h",
+                              "--json", *more).stdout) for more in ([], ["--min-nodes", "0"]))
+    check(z["chosen"] == b["chosen"] and z["fleets_simulated"] > b["fleets_simulated"],
+          f"--min-nodes 0: {z['chosen']['pools'][0]['nodes']} nodes, {z['fleets_simulated']} "
+          f"fleets against {b['fleets_simulated']} from the bound")
     # the replications run on the worker pool: one process and three give the same answer
     one, three = (json.loads(tarmac("size", mmc, "--target", "wait_mean<=7.5m", "--warmup", "500h", "--json",
                                     "-j", k).stdout) for k in ("1", "3"))
@@ -155,6 +167,8 @@ with tempfile.TemporaryDirectory() as d:
     bad(64, "the scenario has no services", "size", mmc, "--target", "slo>=0.99")
     bad(65, "no fleet of at most 4 nodes per pool meets the targets", "size", mmc, "--target", "wait_mean<=1m",
         "--max-nodes", "4", "--replications", "2")
+    bad(64, "--min-nodes 5 is more than --max-nodes 4", "size", mmc, "--target", "wait_mean<=1m",
+        "--min-nodes", "5", "--max-nodes", "4")
     bad(64, "--volumes needs LO:HI[:N]", "breakeven", CHAT, "--volumes", "5B:1B")
     bad(64, "--volumes needs LO:HI[:N]", "breakeven", CHAT, "--volumes", "x:1B")
     nob = os.path.join(d, "nob.h5")

@@ -18,7 +18,7 @@
 
 static const char size_help[] =
     "Usage: tarmac size [SCENARIO] --target SPEC [--pools A,B,...] [--replications R]\n"
-    "                   [--confidence C] [--warmup DURATION] [--max-nodes N]\n"
+    "                   [--confidence C] [--warmup DURATION] [--min-nodes N] [--max-nodes N]\n"
     "                   [--growth RATE] [--growth-months M] [--seed N]\n"
     "                   [-j N] [--verbose] [--quiet] [--json] [--limit NAME=VALUE]...\n"
     "\n"
@@ -47,6 +47,10 @@ static const char size_help[] =
     "  --confidence C       confidence of the one-sided bounds (default 0.95)\n"
     "  --warmup DURATION    jobs arriving earlier are not counted (default a tenth\n"
     "                       of the horizon)\n"
+    "  --min-nodes N        at least N nodes per pool (default: the load bound, the\n"
+    "                       fewest nodes that give the fleet the GPUs the offered\n"
+    "                       load needs on its fastest types; fleets below it do less\n"
+    "                       work than arrives and are not simulated; 0 starts at 0)\n"
     "  --max-nodes N        at most N nodes per pool (default 1024)\n"
     "  --growth RATE        monthly demand growth (0.05 = 5 %/month): when does the\n"
     "                       scenario's fleet stop meeting the targets, what to add\n"
@@ -221,6 +225,7 @@ enum {
     O_REPLICATIONS,
     O_CONFIDENCE,
     O_WARMUP,
+    O_MIN_NODES,
     O_MAX_NODES,
     O_GROWTH,
     O_GROWTH_MONTHS,
@@ -232,6 +237,7 @@ static const sim__cli_opt size_opts[] = {
     {"replications", O_REPLICATIONS, 1, "an integer in [1, 100000]"},
     {"confidence", O_CONFIDENCE, 1, "a number in [0.5, 1)"},
     {"warmup", O_WARMUP, 1, "a duration (\"1d\", \"6h\", seconds)"},
+    {"min-nodes", O_MIN_NODES, 1, "an integer in [0, 1000000]"},
     {"max-nodes", O_MAX_NODES, 1, "an integer in [1, 1000000]"},
     {"growth", O_GROWTH, 1, "a monthly rate in (0, 10], e.g. 0.05"},
     {"growth-months", O_GROWTH_MONTHS, 1, "an integer in [1, 1200]"},
@@ -250,7 +256,8 @@ static const sim__cli_spec size_spec = {
 static int cmd_size(int argc, char **argv)
 {
     const char *target = NULL, *pools = NULL;
-    uint64_t reps = 5, max_nodes = 1024, months = 36;
+    uint64_t reps = 5, max_nodes = 1024, months = 36, min_nodes = 0;
+    int have_min = 0;
     double conf = 0.95, growth = 0;
     int64_t warm_us = -1;
     sim__cli_args a;
@@ -274,6 +281,10 @@ static int cmd_size(int argc, char **argv)
             break;
         case O_WARMUP:
             bad = sim__cli_parse_duration(v, &warm_us);
+            break;
+        case O_MIN_NODES:
+            bad = sim__cli_parse_u64(v, 1000000, &min_nodes);
+            have_min = 1;
             break;
         case O_MAX_NODES:
             bad = sim__cli_parse_u64(v, 1000000, &max_nodes) || max_nodes < 1;
@@ -345,6 +356,25 @@ static int cmd_size(int argc, char **argv)
     cfg.n_vary = run.n_vary;
     for (size_t k = 0; k < run.n_vary; k++)
         cfg.max[k] = (uint32_t)max_nodes;
+    if (have_min && min_nodes > max_nodes) {
+        code = sim__cli_usage("size", "--min-nodes %llu is more than --max-nodes %llu",
+                              (unsigned long long)min_nodes, (unsigned long long)max_nodes);
+        goto out;
+    }
+    /* the floor: --min-nodes, or the load bound (size_bound.c) */
+    uint32_t bound[SIM__SIZE_MAX_VARY];
+    double need_gpus = 0;
+    sim__size_load_floor(&run, cfg.max, 1, bound, &need_gpus);
+    for (size_t k = 0; k < run.n_vary; k++)
+        cfg.floor[k] = have_min ? (uint32_t)min_nodes : bound[k];
+    if (verbose && !have_min) {
+        char fl[512];
+        sim__size_fleet_format(fl, sizeof fl, &run, bound);
+        fprintf(stderr,
+                "size: the offered load needs %.1f GPUs on average on its fastest types: the "
+                "search starts at %s\n",
+                need_gpus, fl);
+    }
     cfg.demand = 1;
     cfg.cost_as = SIM__SIZE_AS_GIVEN;
     cfg.eval = sim__size_runner_eval;

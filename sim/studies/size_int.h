@@ -200,6 +200,15 @@ typedef struct sim__size_runner {
 int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__size_eval *out,
                           tm_diag *diag);
 
+/* The load bound (size_bound.c): the mean GPUs the offered load needs over
+ * the horizon at `demand` x the scenario's rates, on the fastest GPU types it
+ * may use; and, per searched pool, the fewest nodes that give the fleet that
+ * many GPUs with every other searched pool at max[] (0 when the rest covers
+ * it). A fleet below it does less work than arrives. */
+double sim__size_need_gpus(const sim_scenario *sc, double demand);
+void sim__size_load_floor(const sim__size_runner *r, const uint32_t *max, double demand,
+                          uint32_t *floor, double *need_gpus);
+
 /* "h100 12 (96 H100), l40s 0" for a fleet of the runner's searched pools. */
 void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r, const uint32_t *nodes);
 
