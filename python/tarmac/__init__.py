@@ -21,6 +21,9 @@ from .kinds import JSON_KINDS, KINDS, Breakeven, Compare, Pack, PackPoint, Repla
 __all__ = ["open", "TarmacError", "MissingFile", "NotTarmacFile", "DamagedFile", "Provenance", "Result",
            "Run", "Replay", "RunPoint", "Pack", "PackPoint", "Compare", "Breakeven", "Sweep", "Size", "KINDS"]
 
+for _c in (TarmacError, MissingFile, NotTarmacFile, DamagedFile, Provenance, Result, *KINDS, *JSON_KINDS):
+    _c.__module__ = __name__  # tarmac.Run, tarmac.MissingFile in reprs and tracebacks
+
 SCHEMA_VERSION = 1  # the newest layout this package reads (docs/output.md)
 HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
 

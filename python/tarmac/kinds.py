@@ -304,6 +304,15 @@ class Compare(Result):
     def metric_names(self):
         return self._metric_names("compare/metrics")
 
+    @property
+    def metric_info(self):
+        """One row per metric: its short `label`, `units` and `description`."""
+        with self.h5() as f:
+            g = f["compare/metrics"]
+            return pd.DataFrame([{"metric": m, **{a: _h5.text(g[m].attrs.get(a, "")) for a in
+                                                  ("label", "units", "description")}}
+                                 for m in _h5.subgroups(g)]).set_index("metric")
+
     def metric(self, name, per_class=False):
         """The table of one metric: one row per policy (per class and policy)."""
         return self.table(f"compare/{'class_metrics' if per_class else 'metrics'}/{name}")
