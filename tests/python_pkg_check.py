@@ -278,7 +278,8 @@ def check_examples(d, run, compare):
     check(r.returncode == 0 and "checks:" in r.stdout and "gpu_hours_owned" in r.stdout,
           f"read_results.py: exit {r.returncode}: {r.stderr[-600:]}")
     r = run_py([f"{ex}/read_results.py", compare], d, env_path=False)
-    check(r.returncode == 0 and "<tarmac.Compare compare" in r.stdout, f"read_results.py on a compare: {r.stderr[-400:]}")
+    check(r.returncode == 0 and "<tarmac.Compare compare" in r.stdout,
+          f"read_results.py on a compare: {r.stderr[-400:]}")
     png = f"{d}/compare.png"
     r = run_py([f"{ex}/compare_figure.py", compare, png], d, env_path=False)
     if check(r.returncode == 0 and os.path.isfile(png), f"compare_figure.py: exit {r.returncode}: {r.stderr[-600:]}"):

@@ -96,7 +96,7 @@ class Result:
         try:
             yield f
         except KeyError as ex:
-            raise TarmacError(self.path, f"a {self.kind} file without {ex.args[0] if ex.args else ex}") from None
+            raise TarmacError(self.path, f"a {self.kind} file without a part this package reads ({ex})") from None
         except OSError as ex:
             raise DamagedFile(self.path, f"a read failed, damaged or truncated? ({ex})") from None
         finally:
