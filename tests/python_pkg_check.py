@@ -3,7 +3,7 @@
 """python_pkg_check.py — the Python package (python/tarmac, docs/python.md)
 reads every kind of result file tarmac writes, and agrees with the file.
 
-Writes from small inputs a run, a replay, a compare, a breakeven, a sweep
+Writes from small inputs a run, two replays, a compare, a breakeven, a sweep
 (points and merge), `size --json` saved to a file and, with TARMAC_DATA_DIR,
 a packing file and a packing sweep; then for each: tarmac.open gives the
 right kind, and its tables and figures equal what h5py reads directly and
@@ -352,6 +352,11 @@ def main():
             check_errors(d, run)
         if tm("replay", "tests/golden/traces/helios.csv", "--format", "helios", "--fleet", SMALL, "-q", "-o", replay):
             check_run(replay, 7, "replay")
+        # a tarmac-format trace keeps the fleet file's classes: still a replay
+        if (tm("synth", SMALL, "-q", "-o", f"{d}/small.csv") and
+                tm("replay", f"{d}/small.csv", "--format", "tarmac", "--fleet", SMALL, "--max-jobs", "400",
+                   "-q", "-o", f"{d}/replay-tarmac.h5")):
+            check_run(f"{d}/replay-tarmac.h5", 7, "replay")
         if tm("compare", SMALL, "--policies", "fifo-first-fit,fifo-best-fit", "--replications", "2", "--seed",
               "7", "-j", "2", "--per-class", "-q", "-o", compare):
             check_compare(compare)

@@ -109,15 +109,18 @@ class Run(Result):
         return self.scalars("cost")
 
 
+# a scenario's horizon is at most 100 years (config/config_int.h)
+SCENARIO_HORIZON_MAX_S = 36525 * 86400
+
+
 def _from_trace(f):
-    """A replay's scenario is built from the trace: its classes synthesize
-    nothing (arrival rate 0, constant 0 GPUs; config/replay_scenario.c). A
-    scenario file cannot say that (a class needs GPUs)."""
+    """A replay runs its trace to the end: its scenario's horizon is set
+    beyond any a scenario file may give (INT64_MAX / 4 microseconds,
+    cli/cmd_replay.c and config/replay_scenario.c), the one mark that tells
+    its run file from a run's."""
     try:
         sc = json.loads(f["provenance/scenario_resolved"].asstr()[()])
-        cls = sc["workload"]["classes"]
-        return bool(cls) and all(c["arrival"]["rate_per_s"] == 0 and c["gpus"].get("dist") == "constant"
-                                 and c["gpus"].get("value") == 0 for c in cls)
+        return sc["horizon_s"] > SCENARIO_HORIZON_MAX_S
     except (KeyError, TypeError, ValueError):
         return False
 
