@@ -101,51 +101,80 @@ static const char *plot_summary(const char *stem)
     return s;
 }
 
-/* Draw the figures into a private folder (dir, made by the caller) and put
- * them in the page. */
-static int figures(sim__rpt_page *p, const char *dir, tm_diag *diag)
+/* The figures, drawn and read back: the pictures are in memory before the
+ * page is begun, so the private folder is gone before anything is written
+ * (a reader of -o - that stops reading kills tarmac with SIGPIPE). */
+typedef struct drawn {
+    size_t n;
+    char *svg[SIM__PLOT_MAX_FIGURES];
+    size_t len[SIM__PLOT_MAX_FIGURES];
+    char stems[SIM__PLOT_MAX_FIGURES][SIM__PLOT_STEM_MAX];
+    int plot_rc; /* of sim__plot_file */
+} drawn;
+
+static void drawn_fini(drawn *dr)
+{
+    for (size_t i = 0; i < dr->n; i++)
+        free(dr->svg[i]);
+    dr->n = 0;
+}
+
+/* Draw the figures into dir (a private folder the caller made and removes)
+ * and read them in. gnuplot missing or failing, or a figure's dataset
+ * unreadable, is not a failure: the tables are still worth mailing, and the
+ * page says what is missing (info->figures_note). */
+static int draw(sim__rpt_page *p, const char *dir, drawn *dr, tm_diag *diag)
 {
     sim__plot_opts o = {dir, SIM__PLOT_SVG, NULL, p->stop};
     sim__plot_report rep;
     tm_diag d;
-    int rc = sim__plot_file(p->file, &o, &rep, &d);
-    fputs("<section id=\"figures\">\n<h2>Figures</h2>\n", p->f);
-    if (rc == TM_ERR_INTERRUPTED || rc == TM_ERR_NOMEM) {
+    memset(dr, 0, sizeof *dr);
+    dr->plot_rc = sim__plot_file(p->file, &o, &rep, &d);
+    if (dr->plot_rc == TM_ERR_INTERRUPTED || dr->plot_rc == TM_ERR_NOMEM) {
         *diag = d;
-        return rc;
+        return dr->plot_rc;
     }
-    if (rc == TM_ERR_NOTFOUND) {
-        fputs("<p class=\"note\">This file has nothing <code>tarmac plot</code> draws.</p>\n",
-              p->f);
-    } else if (rc != TM_OK) {
-        /* gnuplot missing or failing, a dataset a figure needs unreadable:
-         * the tables are still worth mailing; the page says what is missing */
+    if (dr->plot_rc != TM_OK && dr->plot_rc != TM_ERR_NOTFOUND) {
         p->info->gnuplot_missing = rep.gnuplot_missing;
         snprintf(p->info->figures_note, sizeof p->info->figures_note, "%s%s%s", d.where,
                  d.where[0] ? ": " : "", d.msg);
+    }
+    for (size_t i = 0; i < rep.n_drawn && i < rep.n_figures; i++) {
+        char path[PATH_CAP];
+        if (snprintf(path, sizeof path, "%s/%s.svg", dir, rep.stems[i]) >= (int)sizeof path)
+            continue;
+        dr->svg[dr->n] = slurp(path, &dr->len[dr->n]);
+        if (!dr->svg[dr->n])
+            return tm_diag_set(diag, TM_ERR_IO, path, "cannot read the picture: %s",
+                               strerror(errno));
+        snprintf(dr->stems[dr->n], SIM__PLOT_STEM_MAX, "%s", rep.stems[i]);
+        dr->n++;
+    }
+    return TM_OK;
+}
+
+static int figures(sim__rpt_page *p, const drawn *dr, tm_diag *diag)
+{
+    fputs("<section id=\"figures\">\n<h2>Figures</h2>\n", p->f);
+    if (dr->plot_rc == TM_ERR_NOTFOUND)
+        fputs("<p class=\"note\">This file has nothing <code>tarmac plot</code> draws.</p>\n",
+              p->f);
+    if (p->info->figures_note[0]) {
         fputs("<p class=\"note\">Figures missing: ", p->f);
         sim__report_html_esc(p->f, p->info->figures_note);
         fputs("</p>\n", p->f);
     }
-    for (size_t i = 0; i < rep.n_drawn && i < rep.n_figures; i++) {
-        char path[PATH_CAP], prefix[32];
-        size_t len = 0;
-        if (snprintf(path, sizeof path, "%s/%s.svg", dir, rep.stems[i]) >= (int)sizeof path)
-            continue;
-        char *svg = slurp(path, &len);
-        if (!svg)
-            return tm_diag_set(diag, TM_ERR_IO, path, "cannot read the picture: %s",
-                               strerror(errno));
+    for (size_t i = 0; i < dr->n; i++) {
+        char prefix[32];
         snprintf(prefix, sizeof prefix, "f%zu-", i + 1);
         fprintf(p->f, "<figure id=\"fig-%zu\">\n", i + 1);
-        int bad = sim__report_html_svg(p->f, svg, len, prefix);
-        free(svg);
-        if (bad)
-            return tm_diag_set(diag, TM_ERR_DATA, path, "gnuplot wrote no <svg> element");
+        if (sim__report_html_svg(p->f, dr->svg[i], dr->len[i], prefix) != 0)
+            return tm_diag_set(diag, TM_ERR_DATA, dr->stems[i],
+                               "gnuplot wrote a picture without an <svg> element");
         fprintf(p->f, "\n<figcaption><b>Figure %zu</b> (<code>", i + 1);
-        sim__report_html_esc(p->f, rep.stems[i]);
+        sim__report_html_esc(p->f, dr->stems[i]);
         fputs("</code>)", p->f);
-        const char *sum = plot_summary(rep.stems[i]);
+        const char *sum = plot_summary(dr->stems[i]);
         if (sum) {
             fputs(": ", p->f);
             sim__report_html_esc(p->f, sum);
@@ -474,14 +503,14 @@ out:
     return rc;
 }
 
-static int write_page(sim__rpt_page *p, const char *tmpdir, tm_diag *diag)
+static int write_page(sim__rpt_page *p, const drawn *dr, tm_diag *diag)
 {
     header(p);
     int rc = key_table(p, diag);
     if (rc == TM_OK)
         rc = compare_glance(p, diag);
     if (rc == TM_OK)
-        rc = figures(p, tmpdir, diag);
+        rc = figures(p, dr, diag);
     if (rc != TM_OK)
         return rc;
     fputs("<section id=\"tables\">\n<h2>Tables</h2>\n", p->f);
@@ -501,6 +530,7 @@ int sim__report_html_write(const char *h5path, const char *out, volatile int *st
     tm_diag_clear(diag);
     sim__rpt_page p = {NULL, NULL, h5path, stop, info};
     sim__afile af = {0};
+    drawn dr = {0};
     char tmpdir[PATH_CAP] = "";
     int to_stdout = !out || strcmp(out, "-") == 0;
     int rc = sim__h5r_open(&p.r, h5path, diag);
@@ -529,8 +559,13 @@ int sim__report_html_write(const char *h5path, const char *out, volatile int *st
         tmpdir[0] = '\0';
         goto out;
     }
+    rc = draw(&p, tmpdir, &dr, diag);
+    remove_dir(tmpdir);
+    tmpdir[0] = '\0';
+    if (rc != TM_OK)
+        goto out;
     p.f = to_stdout ? stdout : af.f;
-    rc = write_page(&p, tmpdir, diag);
+    rc = write_page(&p, &dr, diag);
     if (rc == TM_OK && stop && *stop)
         rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "report", "interrupted while writing %s",
                          to_stdout ? "stdout" : out);
@@ -544,6 +579,7 @@ out:
     sim__afile_abort(&af); /* after a failure: the temporary goes, out is untouched */
     if (tmpdir[0])
         remove_dir(tmpdir);
+    drawn_fini(&dr);
     sim__h5r_close(p.r);
     return rc;
 }
