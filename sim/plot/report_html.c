@@ -136,8 +136,14 @@ static int draw(sim__rpt_page *p, const char *dir, drawn *dr, tm_diag *diag)
     }
     if (dr->plot_rc != TM_OK && dr->plot_rc != TM_ERR_NOTFOUND) {
         p->info->gnuplot_missing = rep.gnuplot_missing;
-        snprintf(p->info->figures_note, sizeof p->info->figures_note, "%s%s%s", d.where,
-                 d.where[0] ? ": " : "", d.msg);
+        if (rep.gnuplot_missing) /* plot's message names the folder, which goes */
+            snprintf(p->info->figures_note, sizeof p->info->figures_note,
+                     "gnuplot is not installed (not found in PATH, or it cannot be run); "
+                     "install it (Debian: apt-get install gnuplot-nox) and write the report "
+                     "again");
+        else
+            snprintf(p->info->figures_note, sizeof p->info->figures_note, "%s%s%s", d.where,
+                     d.where[0] ? ": " : "", d.msg);
     }
     for (size_t i = 0; i < rep.n_drawn && i < rep.n_figures; i++) {
         char path[PATH_CAP];
@@ -168,7 +174,10 @@ static int figures(sim__rpt_page *p, const drawn *dr, tm_diag *diag)
         char prefix[32];
         snprintf(prefix, sizeof prefix, "f%zu-", i + 1);
         fprintf(p->f, "<figure id=\"fig-%zu\">\n", i + 1);
-        if (sim__report_html_svg(p->f, dr->svg[i], dr->len[i], prefix) != 0)
+        int bad = sim__report_html_svg(p->f, dr->svg[i], dr->len[i], prefix);
+        if (bad == -2)
+            return tm_diag_set(diag, TM_ERR_NOMEM, dr->stems[i], "out of memory");
+        if (bad)
             return tm_diag_set(diag, TM_ERR_DATA, dr->stems[i],
                                "gnuplot wrote a picture without an <svg> element");
         fprintf(p->f, "\n<figcaption><b>Figure %zu</b> (<code>", i + 1);

@@ -41,9 +41,10 @@ int sim__report_html_write(const char *h5path, const char *out, volatile int *st
  * element for an HTML page: the XML prologue, doctype and comments before the
  * <svg> element dropped, and every id, url(#id) and href="#id" prefixed with
  * `prefix` so that ids of several pictures on one page cannot collide, and
- * the xmlns attributes dropped (HTML needs none). Text between tags is
- * copied unchanged. Returns 0, or -1 when there is no <svg>
- * element. */
+ * the xmlns attributes dropped (HTML needs none); an id repeated within the
+ * picture (gnuplot's multiplot panels) gets "-2", "-3", ... appended. Text
+ * between tags is copied unchanged. Returns 0, -1 when there is no <svg>
+ * element, -2 when out of memory. */
 int sim__report_html_svg(FILE *f, const char *svg, size_t len, const char *prefix);
 
 /* Write s to f with HTML's special characters as entities (& < > " ') and

@@ -12,7 +12,39 @@
  */
 #include "plot/report_html_int.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* The ids of one picture so far: gnuplot repeats some in a multiplot
+ * (gnuplot_plot_1a in every panel), which HTML does not allow; a repeat gets
+ * "-N" appended. References keep pointing at the first, as they did. */
+typedef struct id_set {
+    const char **v; /* pointers into the picture */
+    size_t *len, n, cap;
+} id_set;
+
+/* How many times id (len bytes) was seen before; -1 when out of memory. */
+static long id_seen(id_set *ids, const char *id, size_t len)
+{
+    long seen = 0;
+    for (size_t i = 0; i < ids->n; i++) /* a few hundred ids: a scan */
+        seen += ids->len[i] == len && memcmp(ids->v[i], id, len) == 0;
+    if (ids->n == ids->cap) {
+        size_t cap = ids->cap ? ids->cap * 2 : 256;
+        const char **v = realloc(ids->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        ids->v = v;
+        size_t *l = realloc(ids->len, cap * sizeof *l);
+        if (!l)
+            return -1;
+        ids->len = l;
+        ids->cap = cap;
+    }
+    ids->v[ids->n] = id;
+    ids->len[ids->n++] = len;
+    return seen;
+}
 
 void sim__report_html_esc(FILE *f, const char *s)
 {
@@ -85,6 +117,8 @@ int sim__report_html_svg(FILE *f, const char *svg, size_t len, const char *prefi
         s++;
     if (s >= end)
         return -1;
+    id_set ids = {NULL, NULL, 0, 0};
+    int rc = 0;
     int in_style = 0; /* text of a <style> element: CSS, whose url(#id) are rewritten */
     while (s < end) {
         if (*s != '<') {
@@ -163,8 +197,15 @@ int sim__report_html_svg(FILE *f, const char *svg, size_t len, const char *prefi
             int is_href = (al == 4 && memcmp(an, "href", 4) == 0) ||
                           (al == 10 && memcmp(an, "xlink:href", 10) == 0);
             if (is_id) {
+                long seen = id_seen(&ids, v, (size_t)(s - v));
+                if (seen < 0) {
+                    rc = -2;
+                    break;
+                }
                 fputs(prefix, f);
                 fwrite(v, 1, (size_t)(s - v), f);
+                if (seen > 0)
+                    fprintf(f, "-%ld", seen + 1);
             } else if (is_href && v < s && *v == '#') {
                 fputc('#', f);
                 fputs(prefix, f);
@@ -175,8 +216,12 @@ int sim__report_html_svg(FILE *f, const char *svg, size_t len, const char *prefi
             if (s < end)
                 fputc(*s++, f);
         }
+        if (rc != 0)
+            break;
         if (s < end)
             fputc(*s++, f);
     }
-    return 0;
+    free(ids.v);
+    free(ids.len);
+    return rc;
 }
