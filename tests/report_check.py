@@ -8,7 +8,7 @@ special characters, the page must be
     url() but to an id of the page, no @import;
   - well-formed enough: every tag closed in order (html.parser, a stack);
     ids unique over the page although every gnuplot picture has the same
-    ones; no attribute of the file's text turned into markup (no on*=);
+    ones, and every href="#id" and url(#id) finding its id; no attribute of the file's text turned into markup (no on*=);
   - true to the file: the numbers h5py reads, formatted as the page formats
     them (report_html_walk.c, sim__rpt_num), in its cells; the names, escaped,
     in its text; as many figures as `tarmac plot` draws;
@@ -128,6 +128,14 @@ def check_page(name, text):
     dup = [k for k, v in p.ids.items() if v > 1]
     if dup:
         fail("%s: ids used more than once: %s" % (name, dup[:8]))
+    # every reference to an id (a marker's <use href="#...">, a url(#...))
+    # finds it: a rewrite that renamed the ids but not the references, or the
+    # other way round, draws pictures without their points
+    refs = {v[1:] for k, v in p.attrs if k in ("href", "xlink:href") and v and v[0] == "#"}
+    refs |= set(re.findall(r"url\(#([^)'\"]+)\)", text))
+    dangling = sorted(refs - set(p.ids))
+    if dangling:
+        fail("%s: references to ids that are not on the page: %s" % (name, dangling[:8]))
     handlers = [k for k, v in p.attrs if k.lower().startswith("on")]
     if handlers:
         fail("%s: event-handler attributes: %s" % (name, handlers[:5]))
