@@ -17,8 +17,9 @@ special characters, the page must be
     stay in the build folder (tests/report/*.png). Without Chromium the check
     is skipped (77), unless CI=true.
 Bad input: a missing file (66), a text file and an HDF5 file tarmac did not
-write (65), an output folder that does not exist (73): no output, no
-temporary folder left. `-o -` writes the page to stdout.
+write (65), an output folder that does not exist (73), SIGINT and SIGTERM
+while gnuplot draws (130): no output, no temporary folder left. `-o -` writes
+the page to stdout.
 """
 import html.parser
 import json
@@ -344,6 +345,26 @@ for args, code, msg in [((os.path.join(OUT, "missing.h5"),), 66, "missing.h5"),
         fail("report %s: stderr %r lacks %r" % (" ".join(a), p.stderr.decode(), msg))
     if os.path.exists(out) or [f for f in os.listdir(OUT) if ".tmp." in f]:
         fail("report %s: output or temporary left" % " ".join(a))
+# SIGINT and SIGTERM while gnuplot draws (a report takes about a second):
+# exit 130, no page, no temporary, no figure folder
+import signal
+import time
+for sig in (signal.SIGINT, signal.SIGTERM):
+    out = os.path.join(OUT, "interrupted.html")
+    proc = subprocess.Popen([BIN, "report", run_h5, "-o", out, "-q"], env=ENV,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    err = proc.communicate(timeout=60)[1].decode(errors="replace")
+    if proc.returncode == 0:
+        print("note: the report finished before signal %d; not checked" % sig)
+    elif proc.returncode != 130 or "interrupted" not in err:
+        fail("signal %d: exit %d, want 130; stderr %r" % (sig, proc.returncode, err))
+    if os.path.exists(out) != (proc.returncode == 0) or \
+            [f for f in os.listdir(OUT) if ".tmp." in f]:
+        fail("signal %d: a page or temporary left" % sig)
+    if os.path.exists(out):
+        os.remove(out)
 if os.listdir(TMP):
     fail("temporary folders left in TMPDIR: %s" % os.listdir(TMP))
 

@@ -429,6 +429,8 @@ static int compare_glance(sim__rpt_page *p, tm_diag *diag)
     char **policies = pol ? sim__plot_split_lines(pol, &np) : NULL;
     free(pol);
     int rc = sim__h5r_list(p->r, "/compare/metrics", SIM__H5_ORDER_CREATION, &metrics, &nm, diag);
+    if (rc != TM_OK && rc != TM_ERR_NOMEM) /* a group that does not track it: by name */
+        rc = sim__h5r_list(p->r, "/compare/metrics", SIM__H5_ORDER_NAME, &metrics, &nm, diag);
     if (rc != TM_OK)
         goto out;
     double *mean[64] = {0}, *lo[64] = {0}, *hi[64] = {0};

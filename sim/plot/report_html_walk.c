@@ -327,6 +327,8 @@ int sim__rpt_members(sim__rpt_page *p, const char *group, char ***names, sim__rp
 {
     *ms = NULL;
     int rc = sim__h5r_list(p->r, group, SIM__H5_ORDER_CREATION, names, n, diag);
+    if (rc != TM_OK && rc != TM_ERR_NOMEM) /* a group that does not track it: by name */
+        rc = sim__h5r_list(p->r, group, SIM__H5_ORDER_NAME, names, n, diag);
     if (rc != TM_OK)
         return rc;
     *ms = calloc(*n ? *n : 1, sizeof **ms);
