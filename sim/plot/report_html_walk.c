@@ -106,9 +106,9 @@ static void heading(sim__rpt_page *p, int depth, const char *path)
     }
     free(desc);
     /* the attributes that say what a group is (docs/output.md) */
-    static const char *const attrs[] = {"policies",   "policy_specs", "policy_settings", "spec",
-                                        "sweep_kind", "kind",         "model",           "slo_kind",
-                                        "slo_s",      "slo_target",   "label",           "units"};
+    static const char *const attrs[] = {
+        "policies", "policy_specs", "policy_settings", "spec",  "sweep_kind", "kind",    "model",
+        "slo_kind", "slo_s",        "slo_target",      "label", "units",      "messages"};
     int any = 0;
     for (size_t i = 0; i < sizeof attrs / sizeof attrs[0]; i++) {
         char *v = sim__rpt_attr(p, path, attrs[i]);
@@ -170,14 +170,15 @@ static const char *why_not_shown(const char *path, int *skip)
 }
 
 /* The names of a code column (its `labels`, or a sweep parameter's
- * `values`): one block, free(*labels). */
-static void code_labels(sim__rpt_page *p, const char *col, char ***labels, size_t *n)
+ * `values`, *param set): one block, free(*labels). */
+static void code_labels(sim__rpt_page *p, const char *col, char ***labels, size_t *n, int *param)
 {
     *labels = NULL;
     *n = 0;
+    *param = 0;
     char *s = sim__rpt_attr(p, col, "labels");
-    if (!s)
-        s = sim__rpt_attr(p, col, "values");
+    if (!s && (s = sim__rpt_attr(p, col, "values")) != NULL)
+        *param = 1;
     if (s) {
         *labels = sim__plot_split_lines(s, n);
         if (!*labels)
@@ -186,12 +187,15 @@ static void code_labels(sim__rpt_page *p, const char *col, char ***labels, size_
     free(s);
 }
 
-static void cell_value(sim__rpt_page *p, double v, int integer, char **labels, size_t n_labels)
+/* A cell; a code by its name, and a sweep parameter's -1 (param) as the
+ * base's value (docs/output.md, /sweep/params). */
+static void cell_value(sim__rpt_page *p, double v, int integer, char **labels, size_t n_labels,
+                       int param)
 {
     char b[64];
     if (labels && v >= 0 && v < (double)n_labels && v == floor(v)) {
         sim__report_html_esc(p->f, labels[(size_t)v]);
-    } else if (labels && v == -1) {
+    } else if (labels && param && v == -1) {
         fputs("(base)", p->f);
     } else {
         sim__rpt_num(b, sizeof b, v, integer);
@@ -228,8 +232,8 @@ static int columns_table(sim__rpt_page *p, const char *group, char **names, size
     double **vals = calloc(n ? n : 1, sizeof *vals);
     char ***labels = calloc(n ? n : 1, sizeof *labels);
     size_t *n_labels = calloc(n ? n : 1, sizeof *n_labels), rows = 0;
-    int *integer = calloc(n ? n : 1, sizeof *integer);
-    if (!vals || !labels || !n_labels || !integer) {
+    int *integer = calloc(n ? n : 1, sizeof *integer), *param = calloc(n ? n : 1, sizeof *param);
+    if (!vals || !labels || !n_labels || !integer || !param) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, group, "out of memory");
         goto out;
     }
@@ -249,7 +253,7 @@ static int columns_table(sim__rpt_page *p, const char *group, char **names, size
             goto out;
         if (c == 0 || len > rows)
             rows = len;
-        code_labels(p, path, &labels[c], &n_labels[c]);
+        code_labels(p, path, &labels[c], &n_labels[c], &param[c]);
     }
     fputs("<div class=\"scroll\"><table>\n<thead><tr>", p->f);
     for (size_t c = 0; c < n; c++) {
@@ -265,7 +269,8 @@ static int columns_table(sim__rpt_page *p, const char *group, char **names, size
             int code = labels[c] != NULL;
             fputs(code ? "<td class=\"t\">" : "<td>", p->f);
             if (vals[c])
-                cell_value(p, k < rows ? vals[c][k] : NAN, integer[c], labels[c], n_labels[c]);
+                cell_value(p, k < rows ? vals[c][k] : NAN, integer[c], labels[c], n_labels[c],
+                           param[c]);
             fputs("</td>", p->f);
         }
         fputs("</tr>\n", p->f);
@@ -286,6 +291,7 @@ out:
     free(labels);
     free(n_labels);
     free(integer);
+    free(param);
     return rc;
 }
 
