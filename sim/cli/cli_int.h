@@ -158,6 +158,7 @@ extern const sim__cli_command sim__cmd_run, sim__cmd_validate, sim__cmd_compare,
     sim__cmd_export, sim__cmd_replay, sim__cmd_synth, sim__cmd_size, sim__cmd_breakeven;
 extern const sim__cli_command sim__cmd_place;
 extern const sim__cli_command sim__cmd_sweep;
+extern const sim__cli_command sim__cmd_report;
 
 /* Admission (cli_admit.c): hold sc to the limits of a (its --limit options)
  * before it runs; 0, or the exit code after printing why not. */
