@@ -16,9 +16,11 @@
    output file.
 """
 import json
+import re
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -92,6 +94,16 @@ with tempfile.TemporaryDirectory() as d:
     p = tarmac("size", mmc, "--target", "wait_mean<=7.5m", "--warmup", "500h")
     check("smallest fleet: gpu 11 nodes (11 H100)" in p.stdout, f"size text: {p.stdout}")
     check("neighbours:" in p.stdout and "gpu 10 nodes" in p.stdout and "gpu 12 nodes" in p.stdout, "neighbours")
+    # the spread: with one term a fleet that passes has a replication within the
+    # limit (its mean is); with one replication the count is the decision itself
+    spread = re.search(r"smallest fleet: .*\(([1-5]) of 5 replications meet the targets", p.stdout)
+    check(spread is not None, f"size spread: {p.stdout}")
+    p1 = tarmac("size", mmc, "--target", "wait_mean<=7.5m", "--warmup", "500h", "--replications", "1")
+    chosen = re.search(r"smallest fleet: gpu (\d+) nodes .*\((\d) of 1 replications", p1.stdout)
+    below = re.search(r"gpu (\d+) nodes \(\d+ H100\): [^\n]*fails[^\n]*; (\d) of 1 replications", p1.stdout)
+    above = re.search(r"gpu (\d+) nodes \(\d+ H100\): [^\n]*meets the targets; (\d) of 1 replications", p1.stdout)
+    check(chosen and chosen.group(2) == "1" and below and below.group(2) == "0" and above and
+          above.group(2) == "1", f"size --replications 1: the count is the decision: {p1.stdout}")
     j = json.loads(tarmac("size", mmc, "--target", "wait_mean<=7.5m", "--warmup", "500h", "--json",
                           "--growth", "0.05").stdout)
     check(j["chosen"]["pools"][0]["nodes"] == 11 and j["chosen"]["meets"], f"size --json: {j['chosen']}")
@@ -112,6 +124,23 @@ with tempfile.TemporaryDirectory() as d:
     check(z["chosen"] == b["chosen"] and z["fleets_simulated"] > b["fleets_simulated"],
           f"--min-nodes 0: {z['chosen']['pools'][0]['nodes']} nodes, {z['fleets_simulated']} "
           f"fleets against {b['fleets_simulated']} from the bound")
+    # interrupted (SIGINT after the first fleet is judged): exit 130, and the
+    # fleets simulated so far are listed
+    pr = subprocess.Popen([BIN, "size", SMALL, "--target", "wait_p95<=30m", "--replications", "20",
+                           "-j", "1", "--min-nodes", "0", "-v"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    first = ""
+    for line in pr.stderr:
+        if "simulated h100" in line:
+            first = line.strip()
+            pr.send_signal(signal.SIGINT)
+            break
+    rest = pr.stderr.read()
+    pr.wait()
+    listed = rest.split("fleets simulated before the interruption:")[-1]
+    check(pr.returncode == 130 and first and "interrupted while simulating" in rest and
+          first.replace("simulated ", "").split(" at demand")[0] in listed,
+          f"size interrupted: exit {pr.returncode}, first {first!r}, then {rest[-500:]!r}")
     # the replications run on the worker pool: one process and three give the same answer
     one, three = (json.loads(tarmac("size", mmc, "--target", "wait_mean<=7.5m", "--warmup", "500h", "--json",
                                     "-j", k).stdout) for k in ("1", "3"))

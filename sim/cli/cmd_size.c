@@ -119,7 +119,24 @@ static void print_fleet_line(const sim__size_runner *r, const sim__size_fleet *f
     sim__size_fleet_format(fleet, sizeof fleet, r, f->nodes);
     sim__cost_fmt_usd(usd, sizeof usd, f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
     why_text(why, sizeof why, r, &f->eval);
-    printf("  %s%s: %s/month, %s\n", tag, fleet, usd, why);
+    printf("  %s%s: %s/month, %s; %u of %u replications meet them on their own\n", tag, fleet, usd,
+           why, f->eval.reps_meeting, f->eval.replications);
+}
+
+/* What an interrupted search had found: every fleet simulated to the end,
+ * on stderr (stdout may be a --json consumer's). */
+static void print_simulated(const sim__size_runner *r, const sim__size_cache *c)
+{
+    if (!c->n)
+        return;
+    fprintf(stderr, "fleets simulated before the interruption:\n");
+    for (size_t i = 0; i < c->n; i++) {
+        char fleet[512], why[512];
+        sim__size_fleet_format(fleet, sizeof fleet, r, c->e[i].nodes);
+        why_text(why, sizeof why, r, &c->e[i].eval);
+        fprintf(stderr, "  %s at demand x%.3g: %s; %u of %u replications meet them on their own\n",
+                fleet, c->e[i].demand, why, c->e[i].eval.reps_meeting, c->e[i].eval.replications);
+    }
 }
 
 static void print_terms(const sim__size_runner *r, const sim__size_eval *e)
@@ -382,6 +399,8 @@ static int cmd_size(int argc, char **argv)
     cfg.cache = &cache;
     if ((rc = sim__size_search(&cfg, &ans, &d)) != TM_OK) {
         code = sim__cli_error(rc, &d);
+        if (rc == TM_ERR_INTERRUPTED && !quiet)
+            print_simulated(&run, &cache);
         goto out;
     }
     if (!ans.found) {
@@ -453,7 +472,8 @@ static int cmd_size(int argc, char **argv)
                (unsigned long long)run.runs, (unsigned long long)run.events);
         sim__size_fleet_format(buf, sizeof buf, &run, ans.best.nodes);
         sim__cost_fmt_usd(usd, sizeof usd, ans.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
-        printf("smallest fleet: %s\n", buf);
+        printf("smallest fleet: %s (%u of %u replications meet the targets on their own)\n", buf,
+               ans.best.eval.reps_meeting, ans.best.eval.replications);
         gpus_per_type(buf, sizeof buf, &run, ans.best.nodes);
         printf("  GPUs: %s; cost %s per month (fleet and API, as the scenario owns its pools)\n",
                buf, usd);

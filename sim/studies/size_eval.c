@@ -383,6 +383,16 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                 out->why = (int)i;
             }
         }
+        for (uint32_t rep = 0; rep < R; rep++) {
+            int ok = reps[rep].rejected == 0;
+            for (size_t i = 0; ok && i < nt; i++) {
+                const sim__size_term *tm = &r->terms[i];
+                double v = vals[(size_t)rep * nt + i];
+                ok = !isnan(v) && (tm->le ? (tm->strict ? v < tm->limit : v <= tm->limit)
+                                          : (tm->strict ? v > tm->limit : v >= tm->limit));
+            }
+            out->reps_meeting += (uint32_t)ok;
+        }
         for (int k = 0; k < 8; k++) {
             double sum = 0;
             for (uint32_t rep = 0; rep < R; rep++)

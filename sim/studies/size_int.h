@@ -109,6 +109,9 @@ typedef struct sim__size_eval {
     double tokens_per_month;       /* demanded by the services (input + output) */
     double api_list_usd_per_month; /* those tokens at the services' API prices */
     uint32_t replications;
+    /* replications that meet every target on their own (each term's value
+     * within its limit, no job rejected): the spread behind the decision */
+    uint32_t reps_meeting;
 } sim__size_eval;
 
 /* Evaluate the fleet with nodes[i] nodes in searched pool i at `demand` x the
