@@ -166,10 +166,10 @@ void sim__plot_num(FILE *dat, double v)
 
 void sim__plot_time_unit(double span_s, const char **unit, double *unit_s)
 {
-    if (span_s < 3 * 3600) {
+    if (span_s <= 3 * 3600) {
         *unit = "min";
         *unit_s = 60;
-    } else if (span_s < 3 * 86400) {
+    } else if (span_s <= 3 * 86400) {
         *unit = "h";
         *unit_s = 3600;
     } else {

@@ -230,14 +230,17 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
     double qmax = 0;
     for (size_t i = 0; i < n; i++)
         qmax = queue[i] > qmax ? queue[i] : qmax;
-    fprintf(g, "set ylabel 'jobs waiting'\nset yrange [0:%.9g]\nset ytics autofreq\n",
-            qmax > 0 ? qmax * 1.3 : 1.0);
+    double qs;
+    const char *qp;
+    sim__plot_count_unit(qmax, &qs, &qp);
+    fprintf(g, "set ylabel '%sjobs waiting'\nset yrange [0:%.9g]\nset ytics autofreq\n", qp,
+            qmax > 0 ? qmax * qs * 1.3 : 1.0);
     fputs("unset label 1\nset key top left opaque\n", g);
     fprintf(g,
-            "plot 'utilization.dat' using 1:5 with filledcurves y=0 fs solid 0.3 noborder ls 2 "
-            "title 'queue length (time average over bins of %s)', '' using 1:5 with lines ls 2 "
-            "lw 1 notitle\n",
-            bin);
+            "plot 'utilization.dat' using 1:($5*%g) with filledcurves y=0 fs solid 0.3 noborder "
+            "ls 2 title 'queue length (time average over bins of %s)', '' using 1:($5*%g) with "
+            "lines ls 2 lw 1 notitle\n",
+            qs, bin, qs);
     fputs("unset multiplot\n", g);
     rc = sim__plot_end(c, &f, diag);
 out:
@@ -571,15 +574,18 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
               "allocated)'\n",
               g);
     }
+    double hs;
+    const char *hp;
+    sim__plot_count_unit(hmax, &hs, &hp);
     fprintf(g,
             "# %s panel: idle GPU-hours by reason\n"
             "set lmargin at screen 0.27\nset rmargin at screen 0.86\n"
             "set tmargin at screen %.2f\nset bmargin at screen 0.%s\n"
             "unset key\nset xrange [0:%.9g]\nset yrange [-0.6:%.1f]\n"
-            "set xlabel 'shape-blocked idle GPU-hours over the run (GPU h)' offset 0,0\n"
+            "set xlabel 'shape-blocked idle GPU-hours over the run (%sGPU-hours)' offset 0,0\n"
             "set ylabel ''\nset grid x\nset grid noy\n",
-            series ? "lower" : "the", ybar_top, series ? "09" : "15", hmax > 0 ? hmax * 1.05 : 1.0,
-            N_REASONS - 0.4);
+            series ? "lower" : "the", ybar_top, series ? "09" : "15",
+            hmax > 0 ? hmax * hs * 1.05 : 1.0, N_REASONS - 0.4, hp);
     fputs("set ytics (", g);
     for (size_t k = 0; k < N_REASONS; k++) {
         fprintf(g, "%s", k ? ", " : "");
@@ -590,14 +596,17 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
     /* the value at the end of each bar, outside the frame's right side when long */
     for (size_t k = 0; k < N_REASONS; k++) {
         char v[96];
-        if (idle_h > 0)
-            snprintf(v, sizeof v, "%.1f (%.1f %% of idle)", hours[k], 100 * hours[k] / idle_h);
+        if (!(hours[k] > 0))
+            snprintf(v, sizeof v, "0");
+        else if (idle_h > 0)
+            snprintf(v, sizeof v, "%.1f%.1s (%.1f %% of idle)", hours[k] * hs, hp,
+                     100 * hours[k] / idle_h);
         else
-            snprintf(v, sizeof v, "%.1f", hours[k]);
+            snprintf(v, sizeof v, "%.1f%.1s", hours[k] * hs, hp);
         fprintf(g, "set label %zu ", 20 + k);
         sim__plot_str(g, v);
         fprintf(g, " at first %.9g, first %zu offset 0.6,0 left font ',10' tc rgb '#333333'\n",
-                hours[k], N_REASONS - 1 - k);
+                hours[k] * hs, N_REASONS - 1 - k);
     }
     if (total <= 0)
         fputs("set label 30 'no shape-blocked idle time in this run' at graph 0.5, graph 0.5 "
@@ -606,9 +615,9 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
     fputs("plot ", g);
     for (size_t k = 0; k < N_REASONS; k++)
         fprintf(g,
-                "%s'shape_blocked.dat' index 0 every ::%zu::%zu using ($2/2):1:(0):2:($1-0.35):"
-                "($1+0.35) with boxxyerror ls %zu",
-                k ? ", " : "", k, k, k + 1);
+                "%s'shape_blocked.dat' index 0 every ::%zu::%zu using ($2*%g/2):1:(0):($2*%g):"
+                "($1-0.35):($1+0.35) with boxxyerror ls %zu",
+                k ? ", " : "", k, k, hs, hs, k + 1);
     fputs("\nunset multiplot\n", g);
     rc = sim__plot_end(c, &f, diag);
 out:
