@@ -239,7 +239,7 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
         chars += strlen(pol[p]) + 3;
     }
     letters |= 9.0 * (double)chars > 0.85 * 1200.0 / cols;
-    int height = 90 + 250 * rows + (letters ? 24 * (int)n_pol + 40 : 0);
+    int height = 90 + 265 * rows + (letters ? 24 * (int)n_pol + 40 : 0);
     sim__plot_fig f;
     int rc = sim__plot_begin(c, &f, stem, 1200, height, diag);
     if (rc)
