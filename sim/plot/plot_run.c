@@ -236,11 +236,14 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
     fprintf(g, "set ylabel '%sjobs waiting'\nset yrange [0:%.9g]\nset ytics autofreq\n", qp,
             qmax > 0 ? qmax * qs * 1.3 : 1.0);
     fputs("unset label 1\nset key top left opaque\n", g);
+    char qcol[32] = "5";
+    if (qs != 1)
+        snprintf(qcol, sizeof qcol, "($5*%g)", qs);
     fprintf(g,
-            "plot 'utilization.dat' using 1:($5*%g) with filledcurves y=0 fs solid 0.3 noborder "
-            "ls 2 title 'queue length (time average over bins of %s)', '' using 1:($5*%g) with "
+            "plot 'utilization.dat' using 1:%s with filledcurves y=0 fs solid 0.3 noborder "
+            "ls 2 title 'queue length (time average over bins of %s)', '' using 1:%s with "
             "lines ls 2 lw 1 notitle\n",
-            qs, bin, qs);
+            qcol, bin, qcol);
     fputs("unset multiplot\n", g);
     rc = sim__plot_end(c, &f, diag);
 out:
