@@ -186,7 +186,7 @@ with tempfile.TemporaryDirectory() as d:
         check("top 24 of 40 by GPU-hours" in gp, f"{n}: the title does not say which classes")
         check(png_size(os.path.join(out, n + ".png")) == (w, h), f"{n}.png: not drawn at {w}x{h}")
         for lab in re.findall(r"set title '((?:[^']|'')*): (?:mean wait|p95 wait|mean bounded)", gp):
-            check(len(lab) <= 22, f"{n}: class label {lab!r} longer than 22 characters")
+            check(len(lab) <= 18, f"{n}: class label {lab!r} longer than 18 characters")
 
     # --- intervals inside the quantity's range ------------------------------
     # a loaded pool of 3 nodes: allocation near 100 %, intervals past it

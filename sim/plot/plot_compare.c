@@ -183,7 +183,7 @@ static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t
     fputs("set multiplot layout ", g);
     fprintf(g, "%d,%d title ", rows, cols);
     sim__plot_str(g, title);
-    /* the gap between rows in pixels (85: the tic labels and the next
+    /* the gap between rows in pixels (77: the tic labels and the next
      * title), whatever the number of rows */
     fprintf(g, " font ',15' margins 0.07,0.98,%.3f,%.3f spacing 0.08,%.4f\n", bottom, top, vspace);
     size_t first = diff ? 1 : 0;
@@ -239,7 +239,7 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
         chars += strlen(pol[p]) + 3;
     }
     letters |= 9.0 * (double)chars > 0.85 * 1200.0 / cols;
-    int height = 90 + 265 * rows + (letters ? 24 * (int)n_pol + 40 : 0);
+    int height = 90 + 250 * rows + (letters ? 24 * (int)n_pol + 40 : 0);
     sim__plot_fig f;
     int rc = sim__plot_begin(c, &f, stem, 1200, height, diag);
     if (rc)
@@ -298,7 +298,7 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
     /* room for the title and the first row's panel titles: 80 px */
     double top = 1 - 80.0 / height;
     write_panels(g, stem, mt, n_m, n_pol, pol, letters, diff, title, rows, cols, bottom, top,
-                 85.0 / height);
+                 77.0 / height);
     return sim__plot_end(c, &f, diag);
 }
 
@@ -526,7 +526,7 @@ int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag)
             cmp_metric *m = &mt[k * N_CLASS_PANELS + j];
             snprintf(m->name, sizeof m->name, "%s/%s", cls[k], class_metric_names[j]);
             char sc[128];
-            sim__plot_short_name(sc, sizeof sc, cls[k], 22);
+            sim__plot_short_name(sc, sizeof sc, cls[k], 18);
             snprintf(m->label, sizeof m->label, "%s: %s", sc, label);
             choose_unit(m, class_metric_names[j], units);
         }
