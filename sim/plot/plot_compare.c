@@ -199,7 +199,7 @@ static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t
     fputs(")\nset key off\nset grid ytics\n", g);
     fputs("set bars 2\nset pointsize 1.4\n", g);
     for (size_t m = 0; m < n_m; m++) {
-        char t[200];
+        char t[300];
         if (mt[m].unit[0])
             snprintf(t, sizeof t, "%s (%s)", mt[m].label, mt[m].unit);
         else
