@@ -642,12 +642,15 @@ int main(void)
           contains(p, "fleet.json — key results against fleet.pools[0].nodes"));
     snprintf(p, sizeof p, "%s/sweep.dat", ssout);
     /* policy easy (combinations 3, 4, 5 at 32, 16, 24 nodes), by nodes: 4 at
-     * 16, 5 at 24 (n = 1: no interval), 3 at 32; waits in hours (sd 600 s:
-     * 3.18244631 x 300 s = 0.265203859 h), utilization in percent */
+     * 16, 5 at 24 (n = 1: no interval, low = high = mean), 3 at 32; each
+     * value with its interval's ends: waits in hours (sd 600 s: 3.18244631 x
+     * 300 s = 0.265203859 h), utilization in percent */
     CHECK(contains(p, "# policy=easy\n"
-                      "16 5 0.265203859 10 0.265203859 14 3.18244631 50 7.95611576 4\n"
-                      "24 6 NaN 12 NaN 15 NaN 50 NaN 1\n"
-                      "32 4 0.265203859 8 0.265203859 13 3.18244631 50 7.95611576 4\n"));
+                      "16 5 4.73479614 5.26520386 10 9.73479614 10.2652039 14 10.8175537 "
+                      "17.1824463 50 42.0438842 57.9561158 4\n"
+                      "24 6 6 6 12 12 12 15 15 15 50 50 50 1\n"
+                      "32 4 3.73479614 4.26520386 8 7.73479614 8.26520386 13 9.81755369 "
+                      "16.1824463 50 42.0438842 57.9561158 4\n"));
     /* only the policy varies: it is the axis, its values the tics */
     snprintf(ssw, sizeof ssw, "%s/scn-sweep2.h5", dir);
     CHECK_EQ_INT(write_scn_sweep(ssw, 0), TM_OK);

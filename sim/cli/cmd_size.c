@@ -366,7 +366,17 @@ static int cmd_size(int argc, char **argv)
     run.confidence = conf;
     run.warmup_us = warm_us;
     run.stop_flag = &sim__cli_stop;
-    run.log = verbose ? stderr : NULL;
+    /* a fleet can take minutes to simulate: on a terminal, say so at once
+     * and print a line per simulated fleet (as --verbose does) */
+    int tty = !quiet && !json && !verbose && sim__cli_stderr_is_tty();
+    run.log = verbose || tty ? stderr : NULL;
+    if (tty) {
+        fprintf(stderr,
+                "tarmac size: simulating candidate fleets (%llu replications each, %u workers); "
+                "a line per fleet as it finishes\n",
+                (unsigned long long)reps, run.workers);
+        fflush(stderr);
+    }
     sim__cli_install_signals();
     sim__size_search_cfg cfg;
     memset(&cfg, 0, sizeof cfg);

@@ -169,13 +169,121 @@ void sim__plot_time_unit(double span_s, const char **unit, double *unit_s)
     if (span_s <= 3 * 3600) {
         *unit = "min";
         *unit_s = 60;
-    } else if (span_s <= 4 * 86400) {
+    } else if (span_s <= 3 * 86400) {
         *unit = "h";
         *unit_s = 3600;
     } else {
         *unit = "d";
         *unit_s = 86400;
     }
+}
+
+void sim__plot_count_unit(double max, double *scale, const char **prefix)
+{
+    if (max >= 1e7) {
+        *scale = 1e-6;
+        *prefix = "M ";
+    } else if (max >= 1e4) {
+        *scale = 1e-3;
+        *prefix = "k ";
+    } else {
+        *scale = 1;
+        *prefix = "";
+    }
+}
+
+void sim__plot_log_tics(FILE *gp, const char *axis, double lo, double hi, const char *before,
+                        const char *after)
+{
+    static const char *const suffix[] = {"", "k", "M", "B", "T", "P"};
+    if (!(lo > 0) || !(hi >= lo) || !isfinite(hi))
+        return;
+    int e0 = (int)floor(log10(lo) + 1e-9), e1 = (int)ceil(log10(hi) - 1e-9);
+    if (e0 < -3)
+        e0 = -3;
+    if (e1 > 17)
+        e1 = 17;
+    fprintf(gp, "set %stics (", axis);
+    for (int e = e0; e <= e1; e++) {
+        char l[64];
+        if (e < 0)
+            snprintf(l, sizeof l, "%s%g%s", before, pow(10, e), after);
+        else
+            snprintf(l, sizeof l, "%s%d%s%s", before,
+                     e % 3 == 0   ? 1
+                     : e % 3 == 1 ? 10
+                                  : 100,
+                     suffix[e / 3], after);
+        fputs(e > e0 ? ", " : "", gp);
+        sim__plot_str(gp, l);
+        fprintf(gp, " 1e%d", e);
+    }
+    /* the minor tics between the decades, unlabelled */
+    fputs(")\n", gp);
+    fprintf(gp, "set m%stics 10\n", axis);
+}
+
+void sim__plot_short_name(char *out, size_t cap, const char *s, size_t max_chars)
+{
+    /* count UTF-8 code points (bytes that are not continuation bytes) */
+    size_t n = 0;
+    for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+        n += (*q & 0xC0) != 0x80;
+    if (n <= max_chars || max_chars < 5) {
+        snprintf(out, cap, "%s", s);
+        return;
+    }
+    size_t head = (max_chars - 1) / 2, tail = max_chars - 1 - head, o = 0, k = 0;
+    const unsigned char *q = (const unsigned char *)s;
+    for (; *q; q++) {
+        if ((*q & 0xC0) != 0x80 && k++ == head)
+            break;
+        if (o + 1 < cap)
+            out[o++] = (char)*q;
+    }
+    static const char ell[] = "\xe2\x80\xa6"; /* … */
+    for (size_t i = 0; ell[i] && o + 1 < cap; i++)
+        out[o++] = ell[i];
+    size_t skip = n - tail;
+    k = 0;
+    for (q = (const unsigned char *)s; *q; q++) {
+        if ((*q & 0xC0) != 0x80)
+            k++;
+        if (k > skip && o + 1 < cap)
+            out[o++] = (char)*q;
+    }
+    out[o < cap ? o : cap - 1] = '\0';
+}
+
+int sim__plot_top(const double *weight, size_t n, size_t max_shown, size_t *order)
+{
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    if (n <= max_shown)
+        return 0;
+    /* a stable selection sort of the heaviest max_shown - 1: the rest go to
+     * one "others" entry, which takes the last place */
+    size_t keep = max_shown - 1;
+    for (size_t i = 0; i < keep; i++) {
+        size_t b = i;
+        for (size_t j = i + 1; j < n; j++) {
+            double wj = isfinite(weight[order[j]]) ? weight[order[j]] : 0;
+            double wb = isfinite(weight[order[b]]) ? weight[order[b]] : 0;
+            if (wj > wb)
+                b = j;
+        }
+        size_t t = order[b];
+        memmove(order + i + 1, order + i, (b - i) * sizeof *order);
+        order[i] = t;
+    }
+    /* the kept ones in their original order, so colours follow the file */
+    for (size_t i = 1; i < keep; i++)
+        for (size_t j = i; j > 0 && order[j - 1] > order[j]; j--) {
+            size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    return 1;
 }
 
 int sim__plot_read_f64(sim__plot_ctx *c, const char *path, double **v, size_t *n, tm_diag *diag)

@@ -21,7 +21,7 @@
 #include <string.h>
 
 typedef struct cmp_metric {
-    char name[96], label[128], unit[16];
+    char name[96], label[256], unit[16];
     double scale;
     size_t n; /* policies */
     double *mean, *lo, *hi, *dmean, *dlo, *dhi;
@@ -38,6 +38,7 @@ static void metric_free(cmp_metric *m)
 }
 
 static void choose_unit(cmp_metric *m, const char *name, const char *units);
+static double metric_cap(const cmp_metric *m);
 
 static int read_metric(sim__plot_ctx *c, const char *name, cmp_metric *m, tm_diag *diag)
 {
@@ -96,9 +97,33 @@ static void choose_unit(cmp_metric *m, const char *name, const char *units)
     } else if (strcmp(units, "1") == 0 && nl > 5 && strcmp(name + nl - 5, "_util") == 0) {
         snprintf(m->unit, sizeof m->unit, "%%");
         m->scale = 100;
-    } else if (strcmp(units, "1") != 0) {
-        snprintf(m->unit, sizeof m->unit, "%s", units);
+    } else {
+        /* counts and GPU-hours: thousands or millions past 10^4 */
+        const char *prefix;
+        sim__plot_count_unit(big, &m->scale, &prefix);
+        if (strcmp(units, "1") != 0)
+            snprintf(m->unit, sizeof m->unit, "%s%s", prefix, units);
+        else if (prefix[0])
+            snprintf(m->unit, sizeof m->unit, "%.1s", prefix);
     }
+}
+
+/* The bounds of a metric's values: every metric compared is at least 0
+ * (waits, slowdowns, counts, GPU-hours, ratios); allocation, busy and
+ * goodput utilization and SLO attainment are at most 100 % (useful work
+ * and its value-weighted form can pass 100 %, on GPUs faster than the
+ * reference). */
+static double metric_cap(const cmp_metric *m)
+{
+    const char *base = strrchr(m->name, '/');
+    base = base ? base + 1 : m->name;
+    static const char *const bounded[] = {"alloc_util", "busy_util", "goodput_util"};
+    for (size_t i = 0; i < sizeof bounded / sizeof bounded[0]; i++)
+        if (strcmp(base, bounded[i]) == 0)
+            return m->scale == 100 ? 100 : 1;
+    if (strstr(base, "attainment"))
+        return strcmp(m->unit, "%") == 0 ? 100 : 1;
+    return INFINITY;
 }
 
 /* The y range of a panel from its values and intervals, padded, with about
@@ -110,7 +135,8 @@ static void choose_unit(cmp_metric *m, const char *name, const char *units)
  * cut at the axis instead of claiming impossible values. */
 static void panel_range(FILE *g, const cmp_metric *m, size_t first, int diff)
 {
-    int nonneg = !diff, pct_cap = !diff && strcmp(m->name, "alloc_util") == 0;
+    int nonneg = !diff;
+    double cap = diff ? INFINITY : metric_cap(m);
     for (size_t p = first; nonneg && p < m->n; p++)
         nonneg = !(m->mean[p] < 0);
     double lo = INFINITY, hi = -INFINITY;
@@ -143,8 +169,8 @@ static void panel_range(FILE *g, const cmp_metric *m, size_t first, int diff)
     hi = ceil((hi + 0.08 * span) / step) * step;
     if (nonneg && lo < 0)
         lo = 0;
-    if (pct_cap && m->scale == 100 && hi > 100)
-        hi = 100;
+    if (hi > cap)
+        hi = cap;
     fprintf(g, "set yrange [%.9g:%.9g]\nset ytics %.9g\n", lo, hi, step);
 }
 
@@ -152,12 +178,14 @@ static void panel_range(FILE *g, const cmp_metric *m, size_t first, int diff)
  * differences (policies 1..n-1). */
 static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t n_m, size_t n_pol,
                          char **pol, int letters, int diff, const char *title, int rows, int cols,
-                         double bottom, double top)
+                         double bottom, double top, double vspace)
 {
     fputs("set multiplot layout ", g);
     fprintf(g, "%d,%d title ", rows, cols);
     sim__plot_str(g, title);
-    fprintf(g, " font ',15' margins 0.07,0.98,%.3f,%.3f spacing 0.08,0.13\n", bottom, top);
+    /* the gap between rows in pixels (77: the tic labels and the next
+     * title), whatever the number of rows */
+    fprintf(g, " font ',15' margins 0.07,0.98,%.3f,%.3f spacing 0.08,%.4f\n", bottom, top, vspace);
     size_t first = diff ? 1 : 0;
     fprintf(g, "set xrange [%g:%g]\n", (double)first - 0.5, (double)n_pol - 0.5);
     fputs("set xtics (", g);
@@ -171,14 +199,14 @@ static void write_panels(FILE *g, const char *stem, const cmp_metric *mt, size_t
     fputs(")\nset key off\nset grid ytics\n", g);
     fputs("set bars 2\nset pointsize 1.4\n", g);
     for (size_t m = 0; m < n_m; m++) {
-        char t[200];
+        char t[300];
         if (mt[m].unit[0])
             snprintf(t, sizeof t, "%s (%s)", mt[m].label, mt[m].unit);
         else
             snprintf(t, sizeof t, "%s", mt[m].label);
         fputs("set title ", g);
         sim__plot_str(g, t);
-        fputs(" font ',12'\n", g);
+        fputs(" font ',11'\n", g);
         panel_range(g, &mt[m], first, diff);
         if (diff)
             fprintf(g,
@@ -223,11 +251,19 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
         fprintf(f.dat, "# %s (%s)\n", mt[m].name, mt[m].unit[0] ? mt[m].unit : "1");
         for (size_t p = 0; p < mt[m].n; p++) {
             fprintf(f.dat, "%zu", p);
-            const double v[] = {mt[m].mean[p],  mt[m].lo[p],  mt[m].hi[p],
-                                mt[m].dmean[p], mt[m].dlo[p], mt[m].dhi[p]};
+            double v[] = {mt[m].mean[p],  mt[m].lo[p],  mt[m].hi[p],
+                          mt[m].dmean[p], mt[m].dlo[p], mt[m].dhi[p]};
+            for (size_t k = 0; k < 6; k++)
+                v[k] *= mt[m].scale;
+            /* an interval (Student t, symmetric) is cut at the bounds of
+             * the quantity: no wait below 0, no utilization above 100 % */
+            double cap = metric_cap(&mt[m]);
+            for (size_t k = 1; k < 3; k++)
+                if (isfinite(v[k]))
+                    v[k] = fmin(fmax(v[k], 0), cap);
             for (size_t k = 0; k < 6; k++) {
                 fputc(' ', f.dat);
-                sim__plot_num(f.dat, v[k] * mt[m].scale);
+                sim__plot_num(f.dat, v[k]);
             }
             fputc('\n', f.dat);
         }
@@ -261,7 +297,8 @@ static int one_figure(sim__plot_ctx *c, const char *stem, const cmp_metric *mt, 
     double bottom = (letters ? 24.0 * (double)n_pol + 75 : 40) / height;
     /* room for the title and the first row's panel titles: 80 px */
     double top = 1 - 80.0 / height;
-    write_panels(g, stem, mt, n_m, n_pol, pol, letters, diff, title, rows, cols, bottom, top);
+    write_panels(g, stem, mt, n_m, n_pol, pol, letters, diff, title, rows, cols, bottom, top,
+                 77.0 / height);
     return sim__plot_end(c, &f, diag);
 }
 
@@ -330,6 +367,80 @@ out:
  * /compare/class_metrics/<metric> (one row per (class, policy)). */
 static const char *const class_metric_names[] = {"wait_mean_s", "wait_p95_s", "slowdown_mean"};
 #define N_CLASS_PANELS (sizeof class_metric_names / sizeof class_metric_names[0])
+
+/* The per-class figures, CLASSES_PER_PAGE classes (rows) to a figure:
+ * compare_classes, compare_classes_2, ... and the same of
+ * compare_classes_diff; past MAX_CLASS_PAGES pages, the classes with the
+ * most GPU-hours under the first policy (/compare/class_metrics/gpu_hours)
+ * and the title says how many are left out. Classes keep the file's order. */
+#define CLASSES_PER_PAGE 6
+#define MAX_CLASS_PAGES  4
+static int class_pages(sim__plot_ctx *c, const cmp_metric *mt, size_t n_cls, char **pol,
+                       size_t n_pol, double conf, tm_diag *diag)
+{
+    size_t max_cls = CLASSES_PER_PAGE * MAX_CLASS_PAGES, *order = malloc(n_cls * sizeof *order);
+    double *w = calloc(n_cls, sizeof *w), *gh = NULL, *gc = NULL, *gp = NULL;
+    cmp_metric *page = calloc(CLASSES_PER_PAGE * N_CLASS_PANELS, sizeof *page);
+    int rc = TM_OK;
+    if (!order || !w || !page) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
+    }
+    size_t shown = n_cls;
+    if (n_cls > max_cls) {
+        size_t n1 = 0, n2 = 0, n3 = 0;
+        if (sim__h5r_exists(c->r, "/compare/class_metrics/gpu_hours/mean") &&
+            ((rc =
+                  sim__plot_read_f64(c, "/compare/class_metrics/gpu_hours/mean", &gh, &n1, diag)) ||
+             (rc = sim__plot_read_f64(c, "/compare/class_metrics/gpu_hours/class", &gc, &n2,
+                                      diag)) ||
+             (rc = sim__plot_read_f64(c, "/compare/class_metrics/gpu_hours/policy", &gp, &n3,
+                                      diag))))
+            goto out;
+        for (size_t i = 0; gh && i < n1 && i < n2 && i < n3; i++)
+            if (gp[i] == 0 && gc[i] >= 0 && gc[i] < (double)n_cls)
+                w[(size_t)gc[i]] = gh[i];
+        /* max_cls + 1 places: the heaviest max_cls first, in file order */
+        sim__plot_top(w, n_cls, max_cls + 1, order);
+        shown = max_cls;
+    } else {
+        for (size_t k = 0; k < n_cls; k++)
+            order[k] = k;
+    }
+    for (int diff = 0; diff <= (n_pol >= 2); diff++)
+        for (size_t first = 0, pg = 0; first < shown; first += CLASSES_PER_PAGE, pg++) {
+            size_t nk = shown - first < CLASSES_PER_PAGE ? shown - first : CLASSES_PER_PAGE;
+            for (size_t k = 0; k < nk; k++)
+                for (size_t j = 0; j < N_CLASS_PANELS; j++)
+                    page[k * N_CLASS_PANELS + j] = mt[order[first + k] * N_CLASS_PANELS + j];
+            char stem[SIM__PLOT_STEM_MAX], scope[160];
+            const char *base = diff ? "compare_classes_diff" : "compare_classes";
+            if (pg == 0)
+                snprintf(stem, sizeof stem, "%s", base);
+            else
+                snprintf(stem, sizeof stem, "%s_%zu", base, pg + 1);
+            if (shown < n_cls)
+                snprintf(scope, sizeof scope,
+                         "Classes %zu-%zu (top %zu of %zu by GPU-hours): ", first + 1, first + nk,
+                         shown, n_cls);
+            else if (n_cls > CLASSES_PER_PAGE)
+                snprintf(scope, sizeof scope, "Classes %zu-%zu of %zu: ", first + 1, first + nk,
+                         n_cls);
+            else
+                snprintf(scope, sizeof scope, "Per class: ");
+            if ((rc = one_figure(c, stem, page, nk * N_CLASS_PANELS, pol, n_pol, diff, conf, scope,
+                                 diag)))
+                goto out;
+        }
+out:
+    free(order);
+    free(w);
+    free(gh);
+    free(gc);
+    free(gp);
+    free(page);
+    return rc;
+}
 
 int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag)
 {
@@ -414,14 +525,13 @@ int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag)
         for (size_t k = 0; k < n_cls; k++) {
             cmp_metric *m = &mt[k * N_CLASS_PANELS + j];
             snprintf(m->name, sizeof m->name, "%s/%s", cls[k], class_metric_names[j]);
-            snprintf(m->label, sizeof m->label, "%s: %s", cls[k], label);
+            char sc[128];
+            sim__plot_short_name(sc, sizeof sc, cls[k], 18);
+            snprintf(m->label, sizeof m->label, "%s: %s", sc, label);
             choose_unit(m, class_metric_names[j], units);
         }
     }
-    if ((rc = one_figure(c, "compare_classes", mt, n_m, pol, n_pol, 0, conf, "Per class: ", diag)))
-        goto out;
-    if (n_pol >= 2 && (rc = one_figure(c, "compare_classes_diff", mt, n_m, pol, n_pol, 1, conf,
-                                       "Per class: ", diag)))
+    if ((rc = class_pages(c, mt, n_cls, pol, n_pol, conf, diag)))
         goto out;
 out:
     for (size_t m = 0; mt && m < n_m; m++)

@@ -60,8 +60,12 @@ int sim__plot_cost(sim__plot_ctx *c, tm_diag *diag)
             total += usd[i];
         }
     }
-    double scale = total >= 2e6 ? 1e6 : total >= 2e3 ? 1e3 : 1;
-    const char *unit = scale == 1e6 ? "million USD" : scale == 1e3 ? "thousand USD" : "USD";
+    double mult;
+    const char *prefix;
+    sim__plot_count_unit(total, &mult, &prefix);
+    double scale = 1 / mult;
+    char unit[16];
+    snprintf(unit, sizeof unit, "%sUSD", prefix);
     sim__plot_fig f;
     if ((rc = sim__plot_begin(c, &f, "cost", 1100, 620, diag)))
         goto out;
@@ -193,16 +197,19 @@ int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
     snprintf(title, sizeof title, "Owning, renting or the API: %s", c->subject);
     fputs("set multiplot layout 1,2 title ", f.gp);
     sim__plot_str(f.gp, title);
+    /* decades labelled with k, M, B, T: 10B tokens, $100k */
     fputs("\nset logscale xy 10\n"
-          "set format x '10^%L'\n"
-          "set format y '10^%L'\n"
-          "set xlabel 'tokens per month (input + output)'\n"
+          "set xlabel 'tokens per month (input + output; k, M, B, T = 10^3, 10^6, 10^9, "
+          "10^12)'\n"
           "set ylabel 'cost per month (USD)'\n"
           "set key left top\n",
           f.gp);
-    if (ylo <= yhi && ylo > 0)
+    if (ylo <= yhi && ylo > 0) {
         fprintf(f.gp, "set yrange [%.6g:%.6g]\n", ylo / 2, yhi * 2);
+        sim__plot_log_tics(f.gp, "y", ylo / 2, yhi * 2, "$", "");
+    }
     fprintf(f.gp, "set xrange [%.6g:%.6g]\n", v[0][0] / 1.5, v[0][nv - 1] * 1.5);
+    sim__plot_log_tics(f.gp, "x", v[0][0] / 1.5, v[0][nv - 1] * 1.5, "", "");
     static const char *const beat_label[3] = {"own", "rent", "on-demand"};
     for (int k = 0; k < 3; k++)
         if (isfinite(beats[k]) && beats[k] > 0) {
@@ -221,8 +228,11 @@ int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag)
           "unset arrow\n"
           "unset label\n"
           "unset logscale\n"
+          "set xtics autofreq\n"
+          "set ytics autofreq\n"
+          "set mxtics default\n"
           "set format x '%g'\n"
-          "set format y '%g'\n"
+          "set format y '$%g'\n"
           "set logscale y 10\n"
           "set xlabel 'busy utilization (%)'\n"
           "set ylabel 'cost per useful GPU-hour (USD)'\n"

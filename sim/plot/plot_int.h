@@ -160,6 +160,33 @@ const char *sim__plot_base_name(const char *p);
  * length in seconds, chosen from the span. */
 void sim__plot_time_unit(double span_s, const char **unit, double *unit_s);
 
+/* Counts, GPU-hours and money on a linear axis: divide by 1 / *scale (1,
+ * 1e3 or 1e6 from the largest value, max) and put *prefix ("", "k ", "M ")
+ * before the unit in the axis label, so tick labels stay short numbers. */
+void sim__plot_count_unit(double max, double *scale, const char **prefix);
+/* Explicit tics of a log axis ("x" or "y") at every power of ten from lo to
+ * hi, labelled with k, M, B, T suffixes (1, 10, 100, 1k, ..., 1M, 10B),
+ * between `before` and `after` (e.g. "$", ""), and unlabelled minor tics.
+ * Nothing when the range is not positive. */
+void sim__plot_log_tics(FILE *gp, const char *axis, double lo, double hi, const char *before,
+                        const char *after);
+/* A name as a label of at most max_chars characters (UTF-8 code points):
+ * a longer one keeps its start and its end around an ellipsis, so names that
+ * differ in a numbered suffix stay apart ("a workload cl…ong name 07"). */
+void sim__plot_short_name(char *out, size_t cap, const char *s, size_t max_chars);
+/* Labels longer than this are shortened (sim__plot_short_name) in keys and
+ * tics. */
+#define SIM__PLOT_LABEL_CHARS 28
+/* At most this many classes or consumers are drawn on their own in a figure
+ * of one curve or bar per class; the rest share one "other N classes" entry
+ * (docs/plots.md, "Many classes"). */
+#define SIM__PLOT_MAX_CLASSES 10
+/* order[0..n) gets the indices 0..n-1; when n > max_shown, the heaviest
+ * max_shown - 1 by weight (NaN as 0; ties: the earlier) come first, in their
+ * original order, and the rest after them; returns 1 then (an "others"
+ * entry is needed), else 0. */
+int sim__plot_top(const double *weight, size_t n, size_t max_shown, size_t *order);
+
 /* The plots, by family. */
 int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_utilization_pools(sim__plot_ctx *c, tm_diag *diag);

@@ -80,7 +80,8 @@ static int read_buckets(sim__plot_ctx *c, const char *tab, double **col, size_t 
 
 int sim__plot_ledger(sim__plot_ctx *c, tm_diag *diag)
 {
-    double *fleet = NULL, *owned = NULL, *kind = NULL;
+    double *fleet = NULL, *owned = NULL, *kind = NULL, *wsum = NULL;
+    size_t *sel = NULL, *order = NULL;
     double *pc[SIM_LEDGER_COUNT] = {0}, *cc[SIM_LEDGER_COUNT] = {0};
     char **pools = NULL, **cons = NULL;
     size_t nf = 0, np = 0, nc = 0, npl = 0, ncl = 0, no = 0, nk = 0;
@@ -105,8 +106,16 @@ int sim__plot_ledger(sim__plot_ctx *c, tm_diag *diag)
         total += isfinite(fleet[b]) ? fleet[b] : 0;
     if (!(total > 0))
         goto out; /* an empty run: nothing to draw */
-    /* the consumers' GPU-hours in a unit their size asks for */
-    double cmax = 0;
+    /* the consumers drawn: every class and service but "(none)"; past
+     * SIM__PLOT_MAX_CLASSES, the heaviest by GPU-hours and one bar of the
+     * others (docs/plots.md, "Many classes") */
+    sel = malloc((nc ? nc : 1) * sizeof *sel);
+    order = malloc((nc ? nc : 1) * sizeof *order);
+    wsum = malloc((nc ? nc : 1) * sizeof *wsum);
+    if (!sel || !order || !wsum) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
+    }
     size_t n_shown = 0;
     for (size_t i = 0; i < nc; i++) {
         if (lround(kind[i]) == 2)
@@ -114,13 +123,23 @@ int sim__plot_ledger(sim__plot_ctx *c, tm_diag *diag)
         double s = 0;
         for (int b = 0; b < SIM_LEDGER_COUNT; b++)
             s += cc[b] && isfinite(cc[b][i]) ? cc[b][i] : 0;
-        cmax = s > cmax ? s : cmax;
-        n_shown++;
+        sel[n_shown] = i;
+        wsum[n_shown++] = s;
     }
-    double scale = cmax >= 2e6 ? 1e6 : cmax >= 2e3 ? 1e3 : 1;
-    const char *unit = scale == 1e6   ? "million GPU-hours"
-                       : scale == 1e3 ? "thousand GPU-hours"
-                                      : "GPU-hours";
+    int others = sim__plot_top(wsum, n_shown, SIM__PLOT_MAX_CLASSES, order);
+    size_t kept = others ? SIM__PLOT_MAX_CLASSES - 1 : n_shown;
+    /* the consumers' GPU-hours in a unit their size asks for */
+    double cmax = 0, rest = 0;
+    for (size_t j = 0; j < n_shown; j++) {
+        if (j < kept)
+            cmax = fmax(cmax, wsum[order[j]]);
+        else
+            rest += wsum[order[j]];
+    }
+    cmax = fmax(cmax, rest);
+    double scale;
+    const char *prefix;
+    sim__plot_count_unit(cmax, &scale, &prefix);
     if ((rc = sim__plot_begin(c, &f, "ledger", 1400, 720, diag)))
         goto out;
     /* block 0: the fleet and the pools, percent of owned; block 1: consumers */
@@ -141,24 +160,43 @@ int sim__plot_ledger(sim__plot_ctx *c, tm_diag *diag)
         }
         fputc('\n', f.dat);
     }
-    fprintf(f.dat, "\n\n# block 1: consumer, then each bucket's %s:", unit);
+    fprintf(f.dat, "\n\n# block 1: consumer, then each bucket's %sGPU-hours:", prefix);
     for (int b = 0; b < SIM_LEDGER_COUNT; b++)
         fprintf(f.dat, " %s", sim_ledger_key(b));
     fputc('\n', f.dat);
-    for (size_t i = 0; i < nc; i++) {
-        if (lround(kind[i]) == 2)
-            continue;
-        dat_label(f.dat, i < ncl ? cons[i] : "?");
+    for (size_t j = 0; j < kept; j++) {
+        size_t i = sel[order[j]];
+        char l[128];
+        sim__plot_short_name(l, sizeof l, i < ncl ? cons[i] : "?", SIM__PLOT_LABEL_CHARS);
+        dat_label(f.dat, l);
         for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
             fputc(' ', f.dat);
-            sim__plot_num(f.dat, cc[b] ? cc[b][i] / scale : 0);
+            sim__plot_num(f.dat, cc[b] && isfinite(cc[b][i]) ? cc[b][i] * scale : 0);
+        }
+        fputc('\n', f.dat);
+    }
+    if (others) {
+        char l[64];
+        snprintf(l, sizeof l, "other %zu", n_shown - kept);
+        dat_label(f.dat, l);
+        for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
+            double v = 0;
+            for (size_t j = kept; j < n_shown; j++) {
+                size_t i = sel[order[j]];
+                v += cc[b] && isfinite(cc[b][i]) ? cc[b][i] : 0;
+            }
+            fputc(' ', f.dat);
+            sim__plot_num(f.dat, v * scale);
         }
         fputc('\n', f.dat);
     }
     FILE *g = f.gp;
     char title[512];
-    snprintf(title, sizeof title, "Where every owned GPU-hour went (%.6g GPU-hours) — %s", total,
-             c->subject);
+    double tscale;
+    const char *tprefix;
+    sim__plot_count_unit(total, &tscale, &tprefix);
+    snprintf(title, sizeof title, "Where every owned GPU-hour went (%.4g %sGPU-hours) — %s",
+             total * tscale, tprefix, c->subject);
     fputs("set multiplot title ", g);
     sim__plot_str(g, title);
     fputs(" font ',15'\n"
@@ -191,12 +229,12 @@ int sim__plot_ledger(sim__plot_ctx *c, tm_diag *diag)
           g);
     if (n_shown > 0) {
         fprintf(g,
-                "set ylabel 'GPU-hours (%s)'\n"
+                "set ylabel '%sGPU-hours'\n"
                 "set yrange [0:*]\n"
                 "unset key\n"
                 "set title 'by class and service (down, and idle with nothing waiting, are no "
                 "one''s)' font ',11'\n",
-                unit);
+                prefix);
         first = 1;
         for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
             if (!(fleet[b] > 0))
@@ -215,6 +253,9 @@ out:
         sim__plot_abandon(&f);
     free(fleet);
     free(owned);
+    free(wsum);
+    free(sel);
+    free(order);
     free(kind);
     for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
         free(pc[b]);

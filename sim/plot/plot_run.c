@@ -230,14 +230,20 @@ int sim__plot_utilization(sim__plot_ctx *c, tm_diag *diag)
     double qmax = 0;
     for (size_t i = 0; i < n; i++)
         qmax = queue[i] > qmax ? queue[i] : qmax;
-    fprintf(g, "set ylabel 'jobs waiting'\nset yrange [0:%.9g]\nset ytics autofreq\n",
-            qmax > 0 ? qmax * 1.3 : 1.0);
+    double qs;
+    const char *qp;
+    sim__plot_count_unit(qmax, &qs, &qp);
+    fprintf(g, "set ylabel '%sjobs waiting'\nset yrange [0:%.9g]\nset ytics autofreq\n", qp,
+            qmax > 0 ? qmax * qs * 1.3 : 1.0);
     fputs("unset label 1\nset key top left opaque\n", g);
+    char qcol[32] = "5";
+    if (qs != 1)
+        snprintf(qcol, sizeof qcol, "($5*%g)", qs);
     fprintf(g,
-            "plot 'utilization.dat' using 1:5 with filledcurves y=0 fs solid 0.3 noborder ls 2 "
-            "title 'queue length (time average over bins of %s)', '' using 1:5 with lines ls 2 "
-            "lw 1 notitle\n",
-            bin);
+            "plot 'utilization.dat' using 1:%s with filledcurves y=0 fs solid 0.3 noborder "
+            "ls 2 title 'queue length (time average over bins of %s)', '' using 1:%s with "
+            "lines ls 2 lw 1 notitle\n",
+            qcol, bin, qcol);
     fputs("unset multiplot\n", g);
     rc = sim__plot_end(c, &f, diag);
 out:
@@ -571,15 +577,18 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
               "allocated)'\n",
               g);
     }
+    double hs;
+    const char *hp;
+    sim__plot_count_unit(hmax, &hs, &hp);
     fprintf(g,
             "# %s panel: idle GPU-hours by reason\n"
             "set lmargin at screen 0.27\nset rmargin at screen 0.86\n"
             "set tmargin at screen %.2f\nset bmargin at screen 0.%s\n"
             "unset key\nset xrange [0:%.9g]\nset yrange [-0.6:%.1f]\n"
-            "set xlabel 'shape-blocked idle GPU-hours over the run (GPU h)' offset 0,0\n"
+            "set xlabel 'shape-blocked idle GPU-hours over the run (%sGPU-hours)' offset 0,0\n"
             "set ylabel ''\nset grid x\nset grid noy\n",
-            series ? "lower" : "the", ybar_top, series ? "09" : "15", hmax > 0 ? hmax * 1.05 : 1.0,
-            N_REASONS - 0.4);
+            series ? "lower" : "the", ybar_top, series ? "09" : "15",
+            hmax > 0 ? hmax * hs * 1.05 : 1.0, N_REASONS - 0.4, hp);
     fputs("set ytics (", g);
     for (size_t k = 0; k < N_REASONS; k++) {
         fprintf(g, "%s", k ? ", " : "");
@@ -590,14 +599,17 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
     /* the value at the end of each bar, outside the frame's right side when long */
     for (size_t k = 0; k < N_REASONS; k++) {
         char v[96];
-        if (idle_h > 0)
-            snprintf(v, sizeof v, "%.1f (%.1f %% of idle)", hours[k], 100 * hours[k] / idle_h);
+        if (!(hours[k] > 0))
+            snprintf(v, sizeof v, "0");
+        else if (idle_h > 0)
+            snprintf(v, sizeof v, "%.1f%.1s (%.1f %% of idle)", hours[k] * hs, hp,
+                     100 * hours[k] / idle_h);
         else
-            snprintf(v, sizeof v, "%.1f", hours[k]);
+            snprintf(v, sizeof v, "%.1f%.1s", hours[k] * hs, hp);
         fprintf(g, "set label %zu ", 20 + k);
         sim__plot_str(g, v);
         fprintf(g, " at first %.9g, first %zu offset 0.6,0 left font ',10' tc rgb '#333333'\n",
-                hours[k], N_REASONS - 1 - k);
+                hours[k] * hs, N_REASONS - 1 - k);
     }
     if (total <= 0)
         fputs("set label 30 'no shape-blocked idle time in this run' at graph 0.5, graph 0.5 "
@@ -606,9 +618,9 @@ int sim__plot_shape_blocked(sim__plot_ctx *c, tm_diag *diag)
     fputs("plot ", g);
     for (size_t k = 0; k < N_REASONS; k++)
         fprintf(g,
-                "%s'shape_blocked.dat' index 0 every ::%zu::%zu using ($2/2):1:(0):2:($1-0.35):"
-                "($1+0.35) with boxxyerror ls %zu",
-                k ? ", " : "", k, k, k + 1);
+                "%s'shape_blocked.dat' index 0 every ::%zu::%zu using ($2*%g/2):1:(0):($2*%g):"
+                "($1-0.35):($1+0.35) with boxxyerror ls %zu",
+                k ? ", " : "", k, k, hs, hs, k + 1);
     fputs("\nunset multiplot\n", g);
     rc = sim__plot_end(c, &f, diag);
 out:
@@ -698,15 +710,74 @@ static size_t drawn_classes(const per_class *pc, size_t *idx)
     return m;
 }
 
-static void class_title(char *buf, size_t n, const per_class *pc, size_t k, char **names,
-                        size_t n_names, const char *what)
+/* The label of each drawn class: names shortened to SIM__PLOT_LABEL_CHARS. */
+typedef char class_label[128];
+
+static void class_title(char *buf, size_t n, const per_class *pc, size_t k, const class_label *lab,
+                        const char *what)
 {
     if (k == pc->n_cls)
         snprintf(buf, n, "all classes (%zu %s)", pc->n[k], what);
-    else if (k < n_names)
-        snprintf(buf, n, "%s (%zu %s)", names[k], pc->n[k], what);
     else
-        snprintf(buf, n, "class %zu (%zu %s)", k, pc->n[k], what);
+        snprintf(buf, n, "%s (%zu %s)", lab[k], pc->n[k], what);
+}
+
+/* Many classes: the SIM__PLOT_MAX_CLASSES - 1 with the most GPU-hours
+ * (gpus x run_s over /jobs; jobs when /jobs/gpus is absent) keep their own
+ * curve and the rest share one, "other N classes". Renumbers cls[] in place
+ * to the drawn classes, *n_cls becomes their count; *lab (malloc'd, one per
+ * drawn class) their labels. */
+static int cap_classes(sim__plot_ctx *c, double *cls, size_t n, size_t *n_cls, char **names,
+                       size_t n_names, class_label **lab, int *others_drawn, tm_diag *diag)
+{
+    double *gpus = NULL, *run = NULL, *w = calloc(*n_cls + 1, sizeof *w);
+    size_t *order = malloc((*n_cls + 1) * sizeof *order), *to = malloc((*n_cls + 1) * sizeof *to),
+           ng = 0, nr = 0;
+    int rc = TM_OK;
+    *lab = NULL;
+    if (!w || !order || !to) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
+    }
+    if (sim__h5r_exists(c->r, "/jobs/gpus") && sim__h5r_exists(c->r, "/jobs/run_s") &&
+        ((rc = sim__plot_read_f64(c, "/jobs/gpus", &gpus, &ng, diag)) ||
+         (rc = sim__plot_read_f64(c, "/jobs/run_s", &run, &nr, diag))))
+        goto out;
+    int by_gpu_h = gpus && run && ng == n && nr == n;
+    for (size_t i = 0; i < n; i++)
+        if (cls[i] >= 0 && cls[i] < (double)*n_cls) {
+            double v = by_gpu_h ? gpus[i] * run[i] / 3600 : 1;
+            w[(size_t)cls[i]] += isfinite(v) && v > 0 ? v : 0;
+        }
+    int others = sim__plot_top(w, *n_cls, SIM__PLOT_MAX_CLASSES, order);
+    *others_drawn = others;
+    size_t kept = others ? SIM__PLOT_MAX_CLASSES - 1 : *n_cls;
+    if (!(*lab = calloc(kept + 1, sizeof **lab))) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plot", "out of memory");
+        goto out;
+    }
+    for (size_t j = 0; j < *n_cls; j++)
+        to[order[j]] = j < kept ? j : kept;
+    for (size_t j = 0; j < kept; j++) {
+        char tmp[64];
+        snprintf(tmp, sizeof tmp, "class %zu", order[j]);
+        sim__plot_short_name((*lab)[j], sizeof(class_label),
+                             order[j] < n_names ? names[order[j]] : tmp, SIM__PLOT_LABEL_CHARS);
+    }
+    if (others) {
+        snprintf((*lab)[kept], sizeof(class_label), "other %zu classes", *n_cls - kept);
+        for (size_t i = 0; i < n; i++)
+            if (cls[i] >= 0 && cls[i] < (double)*n_cls)
+                cls[i] = (double)to[(size_t)cls[i]];
+        *n_cls = kept + 1;
+    }
+out:
+    free(gpus);
+    free(run);
+    free(w);
+    free(order);
+    free(to);
+    return rc;
 }
 
 static int read_jobs(sim__plot_ctx *c, const char *col, double **cls, double **v, size_t *n,
@@ -727,6 +798,8 @@ int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag)
 {
     double *cls = NULL, *wait = NULL, *start = NULL;
     char **names = NULL;
+    class_label *lab = NULL;
+    int others = 0;
     unsigned char *keep = NULL;
     size_t n = 0, n_names = 0, ns, *idx = NULL;
     per_class pc = {0};
@@ -743,6 +816,8 @@ int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag)
     for (size_t i = 0; i < n; i++)
         if (cls[i] >= 0 && cls[i] < 4096 && (size_t)cls[i] + 1 > n_cls)
             n_cls = (size_t)cls[i] + 1;
+    if ((rc = cap_classes(c, cls, n, &n_cls, names, n_names, &lab, &others, diag)))
+        goto out;
     keep = malloc(n ? n : 1);
     idx = malloc((n_cls + 1) * sizeof *idx);
     if (!keep || !idx) {
@@ -766,7 +841,7 @@ int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag)
     fputs("# one block per class: wait_s_drawn (at least 1 s) cdf wait_s\n", f.dat);
     for (size_t j = 0; j < m; j++) {
         char t[160];
-        class_title(t, sizeof t, &pc, idx[j], names, n_names, "jobs");
+        class_title(t, sizeof t, &pc, idx[j], lab, "jobs");
         fprintf(f.dat, "# %s\n", t);
         write_dist(f.dat, pc.x[idx[j]], pc.n[idx[j]], 1.0, 0);
     }
@@ -812,10 +887,15 @@ int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag)
     fputs("set rmargin 7\nset key bottom right opaque box lc rgb '#cccccc'\nplot ", g);
     for (size_t j = 0; j < m; j++) {
         char t[160];
-        class_title(t, sizeof t, &pc, idx[j], names, n_names, "jobs");
-        int all = idx[j] == pc.n_cls;
+        class_title(t, sizeof t, &pc, idx[j], lab, "jobs");
+        int all = idx[j] == pc.n_cls, rest = others && idx[j] == pc.n_cls - 1;
+        /* seven colours, then the same dashed; the other classes grey */
         fprintf(g, "%s'wait_cdf.dat' index %zu using 1:2 with steps ls %zu%s title ", j ? ", " : "",
-                j, all ? (size_t)8 : j % 7 + 1, all ? " lw 1.5 dt (6,4)" : "");
+                j, all ? (size_t)8 : j % 7 + 1,
+                all      ? " lw 1.5 dt (6,4)"
+                : rest   ? " lc rgb '#999999' lw 2.5"
+                : j >= 7 ? " dt (9,4)"
+                         : "");
         sim__plot_str(g, t);
     }
     fputc('\n', g);
@@ -828,6 +908,7 @@ out:
     free(wait);
     free(start);
     free(names);
+    free(lab);
     free(keep);
     free(idx);
     return rc;
@@ -837,6 +918,8 @@ int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag)
 {
     double *cls = NULL, *wait = NULL, *run = NULL, *state = NULL;
     char **names = NULL;
+    class_label *lab = NULL;
+    int others = 0;
     unsigned char *keep = NULL;
     size_t n = 0, n_names = 0, nr, nst, *idx = NULL;
     per_class pc = {0};
@@ -854,6 +937,8 @@ int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag)
     for (size_t i = 0; i < n; i++)
         if (cls[i] >= 0 && cls[i] < 4096 && (size_t)cls[i] + 1 > n_cls)
             n_cls = (size_t)cls[i] + 1;
+    if ((rc = cap_classes(c, cls, n, &n_cls, names, n_names, &lab, &others, diag)))
+        goto out;
     keep = malloc(n ? n : 1);
     idx = malloc((n_cls + 1) * sizeof *idx);
     if (!keep || !idx) {
@@ -882,7 +967,7 @@ int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag)
     fputs("# one block per class: slowdown P(slowdown > x) slowdown\n", f.dat);
     for (size_t j = 0; j < m; j++) {
         char t[160];
-        class_title(t, sizeof t, &pc, idx[j], names, n_names, "jobs");
+        class_title(t, sizeof t, &pc, idx[j], lab, "jobs");
         fprintf(f.dat, "# %s\n", t);
         write_dist(f.dat, pc.x[idx[j]], pc.n[idx[j]], 1.0, 1);
     }
@@ -901,10 +986,15 @@ int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag)
           g);
     for (size_t j = 0; j < m; j++) {
         char t[160];
-        class_title(t, sizeof t, &pc, idx[j], names, n_names, "jobs");
-        int all = idx[j] == pc.n_cls;
+        class_title(t, sizeof t, &pc, idx[j], lab, "jobs");
+        int all = idx[j] == pc.n_cls, rest = others && idx[j] == pc.n_cls - 1;
+        /* seven colours, then the same dashed; the other classes grey */
         fprintf(g, "%s'slowdown.dat' index %zu using 1:2 with steps ls %zu%s title ", j ? ", " : "",
-                j, all ? (size_t)8 : j % 7 + 1, all ? " lw 1.5 dt (6,4)" : "");
+                j, all ? (size_t)8 : j % 7 + 1,
+                all      ? " lw 1.5 dt (6,4)"
+                : rest   ? " lc rgb '#999999' lw 2.5"
+                : j >= 7 ? " dt (9,4)"
+                         : "");
         sim__plot_str(g, t);
     }
     fputc('\n', g);
@@ -918,6 +1008,7 @@ out:
     free(run);
     free(state);
     free(names);
+    free(lab);
     free(keep);
     free(idx);
     return rc;

@@ -169,19 +169,20 @@ typedef struct panel {
     const char *title; /* the panel's title and y label */
     int time;          /* seconds: drawn in the unit the span asks for */
     double scale;      /* otherwise: multiply by this */
+    double cap;        /* the largest value the quantity can take (drawn) */
 } panel;
 
 static const panel scenario_panels[] = {
-    {"wait_mean_s", "mean wait", 1, 1},
-    {"wait_p95_s", "p95 wait", 1, 1},
-    {"slowdown_mean", "mean bounded slowdown", 0, 1},
-    {"alloc_util", "allocation utilization (%)", 0, 100},
+    {"wait_mean_s", "mean wait", 1, 1, INFINITY},
+    {"wait_p95_s", "p95 wait", 1, 1, INFINITY},
+    {"slowdown_mean", "mean bounded slowdown", 0, 1, INFINITY},
+    {"alloc_util", "allocation utilization (%)", 0, 100, 100},
 };
 static const panel pack_panels[] = {
-    {"alloc_pct", "GPU allocation at the target (%)", 0, 1},
-    {"frag_pct", "fragmented share of idle GPU (%)", 0, 1},
-    {"failed_gpu_pct", "failed pods' GPU / capacity (%)", 0, 1},
-    {"failed_pods", "failed pods", 0, 1},
+    {"alloc_pct", "GPU allocation at the target (%)", 0, 1, 100},
+    {"frag_pct", "fragmented share of idle GPU (%)", 0, 1, 100},
+    {"failed_gpu_pct", "failed pods' GPU / capacity (%)", 0, 1, 100},
+    {"failed_pods", "failed pods", 0, 1, INFINITY},
 };
 #define N_PANELS 4
 
@@ -363,7 +364,7 @@ int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag)
             best_numeric ? "" : " (index of its value)");
     for (size_t p = 0; p < N_PANELS; p++)
         if (mean[p])
-            fprintf(f.dat, " %s_mean %s_ci95", pl[p].col, pl[p].col);
+            fprintf(f.dat, " %s_mean %s_ci_low %s_ci_high", pl[p].col, pl[p].col, pl[p].col);
     fputs(" n\n", f.dat);
     for (size_t l = 0; l < n_lines; l++) {
         char label[512];
@@ -382,10 +383,17 @@ int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag)
                 if (!mean[p])
                     continue;
                 double s = pl[p].time ? 1 / unit_s : pl[p].scale;
+                double ci = sd[p] ? ci95(sd[p][k], nrep[k]) : NAN, v = mean[p][k];
+                /* the interval cut at the quantity's bounds (0 and, for
+                 * shares, 100 %); none (a bar of length 0) below n = 2 */
+                ci = isfinite(ci) ? ci : 0;
+                double lo = fmax(v - ci, 0) * s, hi = fmin((v + ci) * s, pl[p].cap);
                 fputc(' ', f.dat);
-                sim__plot_num(f.dat, mean[p][k] * s);
+                sim__plot_num(f.dat, v * s);
                 fputc(' ', f.dat);
-                sim__plot_num(f.dat, sd[p] ? ci95(sd[p][k], nrep[k]) * s : NAN);
+                sim__plot_num(f.dat, isfinite(v) ? lo : NAN);
+                fputc(' ', f.dat);
+                sim__plot_num(f.dat, isfinite(v) ? hi : NAN);
             }
             fputc(' ', f.dat);
             sim__plot_num(f.dat, nrep[k]);
@@ -432,7 +440,7 @@ int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag)
             double ci = sd[p] ? ci95(sd[p][k], nrep[k]) : NAN;
             double v = mean[p][k] + (isfinite(ci) ? ci : 0);
             if (isfinite(v))
-                top = fmax(top, v * s);
+                top = fmax(top, fmin(v * s, pl[p].cap));
         }
         if (top > 0)
             fprintf(g, "set yrange [0:%.9g]\n", top * 1.08);
@@ -450,13 +458,13 @@ int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag)
             char label[512];
             sim__plot_params_label(&pr, line_first[l], skip, 1, label, sizeof label);
             /* values of a coded parameter are not on a scale: no lines between */
-            fprintf(g, "%s'sweep.dat' index %zu using 1:%zu:%zu with %s ls %zu title ",
-                    l ? ", " : "", l, colno, colno + 1, best_numeric ? "yerrorlines" : "yerrorbars",
-                    l % 8 + 1);
+            fprintf(g, "%s'sweep.dat' index %zu using 1:%zu:%zu:%zu with %s ls %zu title ",
+                    l ? ", " : "", l, colno, colno + 1, colno + 2,
+                    best_numeric ? "yerrorlines" : "yerrorbars", l % 8 + 1);
             sim__plot_str(g, label[0] ? label : "all combinations");
         }
         fputc('\n', g);
-        colno += 2;
+        colno += 3;
         drawn++;
     }
     fputs("unset multiplot\n", g);
