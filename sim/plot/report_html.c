@@ -475,11 +475,7 @@ static int compare_glance(sim__rpt_page *p, tm_diag *diag)
             char *desc = sim__rpt_attr(p, path, "description"),
                  *units = sim__rpt_attr(p, path, "units");
             fputs("<tr><th", p->f);
-            if (desc) {
-                fputs(" title=\"", p->f);
-                sim__report_html_esc(p->f, desc);
-                fputc('"', p->f);
-            }
+            sim__rpt_title(p, desc);
             fputs("><code>", p->f);
             sim__report_html_esc(p->f, metrics[m]);
             fputs("</code></th><td>", p->f);

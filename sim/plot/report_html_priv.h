@@ -58,6 +58,8 @@ void sim__rpt_units(sim__rpt_page *p, const char *units);
 int sim__rpt_scalar_cell(sim__rpt_page *p, const sim__rpt_member *m, tm_diag *diag);
 /* A column heading: the name, its units below it and its description as the
  * tooltip, from the dataset or group at path. */
+/* ` title="DESC"` (escaped) when desc is not NULL: a column's or row's meaning on hover. */
+void sim__rpt_title(sim__rpt_page *p, const char *desc);
 void sim__rpt_col_head(sim__rpt_page *p, const char *path, const char *name);
 /* The members of a group in creation order, classified: *names one block
  * (free it) and *ms an array (free it). */

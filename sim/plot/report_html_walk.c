@@ -203,15 +203,20 @@ static void cell_value(sim__rpt_page *p, double v, int integer, char **labels, s
     }
 }
 
+void sim__rpt_title(sim__rpt_page *p, const char *desc)
+{
+    if (!desc)
+        return;
+    fputs(" title=\"", p->f);
+    sim__report_html_esc(p->f, desc);
+    fputc('"', p->f);
+}
+
 void sim__rpt_col_head(sim__rpt_page *p, const char *path, const char *name)
 {
     char *units = sim__rpt_attr(p, path, "units"), *desc = sim__rpt_attr(p, path, "description");
     fputs("<th", p->f);
-    if (desc) {
-        fputs(" title=\"", p->f);
-        sim__report_html_esc(p->f, desc);
-        fputc('"', p->f);
-    }
+    sim__rpt_title(p, desc);
     fputc('>', p->f);
     sim__report_html_esc(p->f, name);
     if (units && strcmp(units, "1") != 0) {
@@ -456,11 +461,7 @@ static int pivot_table(sim__rpt_page *p, const char *group, sim__rpt_member *gs,
             char *desc = sim__rpt_attr(p, m->path, "description"),
                  *units = sim__rpt_attr(p, m->path, "units");
             fputs("<tr><th", p->f);
-            if (desc) {
-                fputs(" title=\"", p->f);
-                sim__report_html_esc(p->f, desc);
-                fputc('"', p->f);
-            }
+            sim__rpt_title(p, desc);
             fputs("><code>", p->f);
             sim__report_html_esc(p->f, m->name);
             fputs("</code></th><td>", p->f);
