@@ -84,6 +84,22 @@ with tempfile.TemporaryDirectory() as d:
         params = json.loads(c["parameters"][()].decode())
         check(params["owned"]["pue"] == 1.3 and params["api"]["model"] == "openai/gpt-4o-mini", "parameters")
         check(c["total_usd"].attrs["units"] == "1" and c["total_usd"].attrs["long_name"].endswith("(USD)"), "units")
+    # the same service priced by the cost section (cost.api.services) instead of
+    # its own api_price: its API spend in /summary is priced as /cost prices it
+    with open(SMALL) as f:
+        viacost = json.load(f)
+    viacost["workload"]["services"][0].pop("api_price")
+    viacost.setdefault("cost", {})["api"] = {"services": {"chat": "together/llama-3.1-8b-instruct-turbo"}}
+    vpath, vout = os.path.join(d, "viacost.json"), os.path.join(d, "viacost.h5")
+    with open(vpath, "w") as f:
+        json.dump(viacost, f)
+    tarmac("run", vpath, "-q", "-o", vout)
+    with h5py.File(vout, "r") as f:
+        svc = f["summary/services/chat"]
+        toks = svc["tokens_in_api"][()] + svc["tokens_out_api"][()]
+        check(toks > 0 and close(svc["api_usd"][()], f["cost/api_usd"][()], 1e-9),
+              f"API spend priced by cost.api: /summary {svc['api_usd'][()]} vs /cost "
+              f"{f['cost/api_usd'][()]} for {toks} tokens")
     j = json.loads(tarmac("run", SMALL, "-o", out, "--json").stdout)
     check(j["command"] == "run", "run --json")
 

@@ -59,6 +59,7 @@
  */
 #include "model/model.h"
 
+#include "model/cost_int.h"
 #include "model/evq_int.h"
 #include "model/metrics_int.h"
 #include "model/service_int.h"
@@ -1696,8 +1697,13 @@ static void svc_results(engine *e)
         r->tok_in_api = a->api.tok_in;
         r->tok_out_api = a->api.tok_out;
         r->attainment = sim__svc_acct_attainment(a);
-        r->api_usd = a->api.tok_in / 1e6 * v->spec->api_in_usd_per_mtok +
-                     a->api.tok_out / 1e6 * v->spec->api_out_usd_per_mtok;
+        /* the service's own API price, or the one the cost section gives it
+         * (cost.api: by service, by model, the default): none is 0 */
+        double pin, pout;
+        int api;
+        sim__cost_service_price(sc, i, &pin, &pout, &api);
+        r->api_usd = (a->api.tok_in > 0 && isfinite(pin) ? a->api.tok_in / 1e6 * pin : 0) +
+                     (a->api.tok_out > 0 && isfinite(pout) ? a->api.tok_out / 1e6 * pout : 0);
         double loading = v->loading_s;
         for (uint32_t k = 0; k < v->n_rep; k++) {
             const job *j = slot_job(e, v->rep[k]);
