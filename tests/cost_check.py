@@ -163,6 +163,18 @@ with tempfile.TemporaryDirectory() as d:
     check(one == three, f"size -j 1 and -j 3 differ: {one} / {three}")
 
     # 3. breakeven
+    # below every crossover: each option says by how much the API wins at the
+    # top of the range, with the figures of its row (10 B tokens at $0.18/M: $1,800)
+    be_low = os.path.join(d, "be_low.h5")
+    p = tarmac("breakeven", CHAT, "--volumes", "1B:10B:2", "--refine", "1", "--replications", "1",
+               "-o", be_low)
+    with h5py.File(be_low, "r") as f:
+        own_top = f["breakeven/volume/own_usd_per_month"][()][-1]
+    m = re.search(r"owning does not beat the API in this range; at 10 B tokens/month it costs "
+                  r"\$([\d,]+) a month against the API's \$([\d,]+)", p.stdout)
+    check(m is not None and m.group(2) == "1,800" and
+          abs(float(m.group(1).replace(",", "")) - own_top) <= 0.5,
+          f"breakeven says by how much the API wins: {p.stdout[-700:]}")
     be = os.path.join(d, "be.h5")
     j = json.loads(tarmac("breakeven", CHAT, "--volumes", "10B:1T:3", "--refine", "3", "--replications", "1",
                           "-o", be, "--json").stdout)

@@ -138,12 +138,26 @@ static void print_text(const sim_scenario *sc, const sim__be_cfg *cfg, const sim
                                                         "renting on demand"};
     for (int o = 0; o < SIM__BE_N_OPTIONS; o++) {
         fmt_tokens(a, sizeof a, res->beats_tokens_per_month[o]);
+        /* the end of the range that says by how much: the lowest volume when
+         * the option wins throughout, the highest when it never does */
+        const sim__be_point *end = res->n_points == 0        ? NULL
+                                   : res->beats_at_bottom[o] ? &res->pts[0]
+                                                             : &res->pts[res->n_points - 1];
+        char by[256] = "";
+        if (end && isfinite(end->usd[o]) && end->api_usd > 0) {
+            fmt_tokens(b, sizeof b, end->tokens_per_month);
+            sim__cost_fmt_usd(c, sizeof c, end->usd[o]);
+            sim__cost_fmt_usd(d, sizeof d, end->api_usd);
+            snprintf(by, sizeof by, "; at %s tokens/month it costs %s a month against the API's %s",
+                     b, c, d);
+        }
         if (res->beats_at_bottom[o])
-            printf("%s beats the API already at the lowest volume (%s tokens/month)\n", what[o], a);
+            printf("%s beats the API already at the lowest volume (%s tokens/month)%s\n", what[o],
+                   a, by);
         else if (isfinite(res->beats_tokens_per_month[o]))
             printf("%s beats the API from %s tokens/month\n", what[o], a);
         else
-            printf("%s does not beat the API in this range\n", what[o]);
+            printf("%s does not beat the API in this range%s\n", what[o], by);
     }
     fmt_months(a, sizeof a, res->ref.payback_months);
     fmt_months(b, sizeof b, res->ref.payback_vs_rent_months);
