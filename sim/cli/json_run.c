@@ -142,8 +142,7 @@ static int fleet_has_type(const sim_scenario *sc, size_t t)
 }
 
 /* /tenants: the scenario's tenants, then "(other)". */
-static void put_tenants(sim__jout *j, sim__jnode *root, const sim_scenario *sc,
-                        const sim_result *r)
+static void put_tenants(sim__jout *j, sim__jnode *root, const sim_scenario *sc, const sim_result *r)
 {
     sim__jnode *a = sim__jout_array(j, root, "tenants");
     for (size_t k = 0; k < r->n_tenants + 1; k++) {
@@ -182,8 +181,7 @@ static void put_buckets(sim__jout *j, sim__jnode *o, const sim_ledger *l)
 
 /* /ledger: fleet (one row per bucket), pools and consumers (one column per
  * bucket). */
-static void put_ledger(sim__jout *j, sim__jnode *root, const sim_scenario *sc,
-                       const sim_result *r)
+static void put_ledger(sim__jout *j, sim__jnode *root, const sim_scenario *sc, const sim_result *r)
 {
     sim__jnode *lg = sim__jout_object(j, root, "ledger");
     double owned = gpu_h(r->owned_area);
@@ -276,8 +274,7 @@ static void put_cost(sim__jout *j, sim__jnode *root, const sim_scenario *sc, con
             {"cloud_overhead_usd", o->cloud_overhead_usd, 0},
             {"total_usd", o->total_usd, 0},
             {"idle_usd", o->idle_usd, 0},
-            {"usd_per_gpu_hour", o->calendar_gpu_h > 0 ? o->total_usd / o->calendar_gpu_h : NAN,
-             0},
+            {"usd_per_gpu_hour", o->calendar_gpu_h > 0 ? o->total_usd / o->calendar_gpu_h : NAN, 0},
         };
         put_figs(j, row, pf, N_(pf));
     }
@@ -317,7 +314,8 @@ static void put_cost(sim__jout *j, sim__jnode *root, const sim_scenario *sc, con
         double work =
             is_class ? res->classes[k].work_ref_gpu_s / 3600 : res->services[k].work_ref_gpu_hours;
         sim__jnode *row = sim__jout_object(j, cb, NULL);
-        sim__jout_str(j, row, "consumer", is_class ? sc->classes[k].name : sc->services[k].cfg.name);
+        sim__jout_str(j, row, "consumer",
+                      is_class ? sc->classes[k].name : sc->services[k].cfg.name);
         sim__jout_str(j, row, "kind", is_class ? "class" : "service");
         const fig cf[] = {
             {"gpu_hours_alloc", h, 0},

@@ -15,6 +15,7 @@
 
 #include <cjson/cJSON.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -288,6 +289,6 @@ int sim__jout_print(sim__jout *j, FILE *f, int layout, tm_diag *diag)
     int bad = fputs(text, f) < 0 || fputc('\n', f) == EOF;
     free(text);
     if (fflush(f) != 0 || ferror(f) || bad)
-        return tm_diag_set(diag, TM_ERR_IO, "stdout", "write error");
+        return tm_diag_set(diag, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));
     return TM_OK;
 }
