@@ -217,66 +217,74 @@ void sim__jout_parsed(sim__jout *j, sim__jnode *parent, const char *key, const c
     add(j, parent, key, parent && text ? cJSON_Parse(text) : NULL);
 }
 
+/* A growing string for print_lines. */
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int failed;
+} sbuf;
+
+/* Append s; when s_owned, s was allocated (by cJSON) and is freed here, so
+ * that no failure path leaks it. A NULL s (cJSON out of memory) fails. */
+static void put(sbuf *b, char *s, int s_owned)
+{
+    if (!s || b->failed) {
+        b->failed = 1;
+        if (s_owned)
+            free(s);
+        return;
+    }
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + n + 1 > cap)
+            cap *= 2;
+        char *q = realloc(b->p, cap);
+        if (!q) {
+            b->failed = 1;
+            if (s_owned)
+                free(s);
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n + 1);
+    b->len += n;
+    if (s_owned)
+        free(s);
+}
+
 /* The place protocol's layout: compact members, one top-level member a line,
  * and one element a line inside a non-empty top-level array. */
 static char *print_lines(const cJSON *root)
 {
-    size_t cap = 256, len = 0;
-    char *out = malloc(cap);
-    if (!out)
-        return NULL;
-#define PUT(s)                                                                                     \
-    do {                                                                                           \
-        const char *s_ = (s);                                                                      \
-        size_t n_ = strlen(s_);                                                                    \
-        if (len + n_ + 1 > cap) {                                                                  \
-            while (len + n_ + 1 > cap)                                                             \
-                cap *= 2;                                                                          \
-            char *q_ = realloc(out, cap);                                                          \
-            if (!q_)                                                                               \
-                goto fail;                                                                         \
-            out = q_;                                                                              \
-        }                                                                                          \
-        memcpy(out + len, s_, n_ + 1);                                                             \
-        len += n_;                                                                                 \
-    } while (0)
-    PUT("{");
+    sbuf b = {NULL, 0, 0, 0};
+    put(&b, "{", 0);
     for (const cJSON *m = root->child; m; m = m->next) {
+        put(&b, m == root->child ? "" : ",\n", 0);
         /* the key as cJSON writes a string: print a string item of it */
         cJSON *k = cJSON_CreateString(m->string);
-        char *ks = k ? cJSON_PrintUnformatted(k) : NULL;
+        put(&b, k ? cJSON_PrintUnformatted(k) : NULL, 1);
         cJSON_Delete(k);
-        if (!ks)
-            goto fail;
-        PUT(m == root->child ? "" : ",\n");
-        PUT(ks);
-        free(ks);
-        PUT(":");
+        put(&b, ":", 0);
         if (cJSON_IsArray(m) && m->child) {
-            PUT("[\n");
+            put(&b, "[\n", 0);
             for (const cJSON *e = m->child; e; e = e->next) {
-                char *es = cJSON_PrintUnformatted(e);
-                if (!es)
-                    goto fail;
-                PUT(es);
-                free(es);
-                PUT(e->next ? ",\n" : "\n");
+                put(&b, cJSON_PrintUnformatted(e), 1);
+                put(&b, e->next ? ",\n" : "\n", 0);
             }
-            PUT("]");
+            put(&b, "]", 0);
         } else {
-            char *vs = cJSON_PrintUnformatted(m);
-            if (!vs)
-                goto fail;
-            PUT(vs);
-            free(vs);
+            put(&b, cJSON_PrintUnformatted(m), 1);
         }
     }
-    PUT("}");
-#undef PUT
-    return out;
-fail:
-    free(out);
-    return NULL;
+    put(&b, "}", 0);
+    if (b.failed) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
 }
 
 int sim__jout_print(sim__jout *j, FILE *f, int layout, tm_diag *diag)
