@@ -58,12 +58,14 @@ static void test_numbers(void)
     sim__jout_uint(j, a, NULL, UINT64_MAX);
     sim__jout_int(j, a, NULL, INT64_MIN);
     sim__jout_int(j, a, NULL, (1ll << 53) + 1);
+    sim__jout_num(j, a, NULL, 9007199254740992.0); /* cJSON 1.7.15: 9.00719925474099e+15 */
     int rc;
     char *s = printed(j, SIM__JOUT_LINES, &rc);
     CHECK_EQ_INT(rc, TM_OK);
     expect_text("numbers", s,
                 "{\"a\":[\n0.1,\n0.3333333333333333,\n0.30000000000000004,\nnull,\nnull,\nnull,\n"
-                "604800,\n18446744073709551615,\n-9223372036854775808,\n9007199254740993\n]}\n");
+                "604800,\n18446744073709551615,\n-9223372036854775808,\n9007199254740993,\n"
+                "9007199254740992\n]}\n");
     free(s);
     sim__jout_free(j);
     /* random doubles over many magnitudes read back exactly */

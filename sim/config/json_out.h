@@ -13,13 +13,15 @@
  * lacks figures. A member's key is NULL when the parent is an array.
  *
  * Numbers are printed by us, not by cJSON (as raw members): cJSON 1.7.15
- * prints %1.15g and, when that does not read back, %1.17g, so a value that
- * needs 16 digits gets a noisy 17th ("0.30000000000000004" is right, but
- * 1.1 * 3 would print 3.3000000000000003 either way while 2/3*1e16 differs);
- * we print the fewest of 15, 16 or 17 significant digits that read back to
- * the same double, and null for NaN and the infinities (JSON has neither;
- * newer cJSON prints null too, older ones printed "nan"). Integers (counts,
- * seeds, ids) are printed exactly as integers, past 2^53 too.
+ * (Debian's) prints %1.15g and falls back to %1.17g only when the 15 digits
+ * do not read back within a relative DBL_EPSILON, so it loses the last bit:
+ * 0.1 + 0.2 comes out "0.3", 2^53 comes out "9.00719925474099e+15" (which
+ * reads back as 9007199254740990). We print the fewest of 15, 16 or 17
+ * significant digits that read back to the very same double
+ * ("0.30000000000000004"), and null for NaN and the infinities (JSON has
+ * neither; cJSON 1.7.15 prints null too, but we do not depend on it).
+ * Integers (counts, seeds, ids) are printed exactly as integers, past 2^53
+ * too.
  *
  * Strings: cJSON escapes quotes, backslashes and control characters; bytes
  * that are not valid UTF-8 (a file name from the command line can hold
