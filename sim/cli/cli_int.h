@@ -60,10 +60,6 @@ void sim__cli_progress_end(sim__cli_progress *p);
 /* A double in the fewest digits (15 to 17, %g) that read back to the same
  * value: "74.647845", not "74.647845000000004". */
 void sim__cli_fmt_double(char *buf, size_t n, double v);
-/* JSON for --json: a string with escapes, a number (null for NaN and
- * infinities; sim__cli_fmt_double, so values read back exactly). */
-void sim__cli_json_str(FILE *f, const char *s);
-void sim__cli_json_num(FILE *f, double v);
 
 typedef struct sim__cli_command {
     const char *name;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli_out.c — what the commands print besides their tables: the progress bar
- * on a terminal and the JSON of --json.
+ * on a terminal (the JSON of --json is built with config/json_out.h).
  *
  * The bar is one line on stderr, redrawn in place with "\r" and erased with
  * "\r\033[K" at the end, so the terminal is left as it was. It is drawn only
@@ -103,36 +103,6 @@ void sim__cli_progress_end(sim__cli_progress *p)
     p->drawn = 0;
 }
 
-void sim__cli_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        switch (*c) {
-        case '"':
-            fputs("\\\"", f);
-            break;
-        case '\\':
-            fputs("\\\\", f);
-            break;
-        case '\n':
-            fputs("\\n", f);
-            break;
-        case '\t':
-            fputs("\\t", f);
-            break;
-        case '\r':
-            fputs("\\r", f);
-            break;
-        default:
-            if (*c < 0x20)
-                fprintf(f, "\\u%04x", *c);
-            else
-                fputc(*c, f); /* UTF-8 passes through */
-        }
-    }
-    fputc('"', f);
-}
-
 void sim__cli_fmt_double(char *buf, size_t n, double v)
 {
     for (int prec = 15; prec <= 17; prec++) {
@@ -140,15 +110,4 @@ void sim__cli_fmt_double(char *buf, size_t n, double v)
         if (prec == 17 || strtod(buf, NULL) == v)
             return;
     }
-}
-
-void sim__cli_json_num(FILE *f, double v)
-{
-    char buf[32];
-    if (!isfinite(v)) {
-        fputs("null", f);
-        return;
-    }
-    sim__cli_fmt_double(buf, sizeof buf, v);
-    fputs(buf, f);
 }

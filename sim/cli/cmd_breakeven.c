@@ -8,6 +8,7 @@
 #include "studies/breakeven_int.h"
 #include "studies/work_int.h"
 #include "cli/cli_int.h"
+#include "config/json_out.h"
 #include "output/report_int.h"
 #include "version.h"
 
@@ -178,15 +179,16 @@ static void print_text(const sim_scenario *sc, const sim__be_cfg *cfg, const sim
         printf("\nwrote %s\n", out);
 }
 
-static void print_json(const sim_scenario *sc, const sim__be_result *res, const char *out)
+/* --json (docs/cli.md). */
+static int print_json(const sim_scenario *sc, const sim__be_result *res, const char *out,
+                      tm_diag *d)
 {
-    FILE *f = stdout;
-    fputs("{\"command\": \"breakeven\", \"tarmac_version\": ", f);
-    sim__cli_json_str(f, TARMAC_VERSION);
-    fputs(", \"scenario\": ", f);
-    sim__cli_json_str(f, sc->name);
-    fputs(", \"output\": ", f);
-    sim__cli_json_str(f, out);
+    sim__jnode *root;
+    sim__jout *j = sim__jout_new(&root);
+    sim__jout_str(j, root, "command", "breakeven");
+    sim__jout_str(j, root, "tarmac_version", TARMAC_VERSION);
+    sim__jout_str(j, root, "scenario", sc->name);
+    sim__jout_str(j, root, "output", out);
     const struct {
         const char *k;
         double v;
@@ -201,11 +203,9 @@ static void print_json(const sim_scenario *sc, const sim__be_result *res, const 
         {"own_beats_api_utilization", res->util_beats[0]},
         {"rent_beats_api_utilization", res->util_beats[1]},
     };
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
-        fprintf(f, ", \"%s\": ", s[i].k);
-        sim__cli_json_num(f, s[i].v);
-    }
-    fputs(",\n \"volumes\": [", f);
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
+        sim__jout_num(j, root, s[i].k, s[i].v);
+    sim__jnode *va = sim__jout_array(j, root, "volumes");
     for (size_t i = 0; i < res->n_points; i++) {
         const sim__be_point *p = &res->pts[i];
         const struct {
@@ -219,14 +219,13 @@ static void print_json(const sim_scenario *sc, const sim__be_result *res, const 
                  {"gpus", p->gpus},
                  {"payback_months", p->payback_months},
                  {"busy_util", p->busy_util}};
-        fputs(i ? ",\n  {" : "\n  {", f);
-        for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
-            fprintf(f, "%s\"%s\": ", k ? ", " : "", c[k].k);
-            sim__cli_json_num(f, c[k].v);
-        }
-        fputc('}', f);
+        sim__jnode *o = sim__jout_object(j, va, NULL);
+        for (size_t k = 0; k < sizeof c / sizeof c[0]; k++)
+            sim__jout_num(j, o, c[k].k, c[k].v);
     }
-    fputs("\n ]\n}\n", f);
+    int rc = sim__jout_print(j, stdout, SIM__JOUT_PRETTY, d);
+    sim__jout_free(j);
+    return rc;
 }
 
 enum { O_VOLUMES = 256, O_POOLS, O_REPLICATIONS, O_CONFIDENCE, O_REFINE, O_MAX_NODES };
@@ -377,9 +376,10 @@ static int cmd_breakeven(int argc, char **argv)
         code = sim__cli_error(rc, &d);
         goto done;
     }
-    if (json)
-        print_json(&sc, &res, out);
-    else if (!quiet)
+    if (json) {
+        if ((rc = print_json(&sc, &res, out, &d)) != TM_OK)
+            code = sim__cli_error(rc, &d);
+    } else if (!quiet)
         print_text(&sc, &cfg, &res, out);
 done:
     sim__be_result_fini(&res);

@@ -9,6 +9,7 @@
  * the differences.
  */
 #include "cli/cli_int.h"
+#include "config/json_out.h"
 #include "studies/compare_int.h"
 #include "studies/work_int.h"
 #include "version.h"
@@ -283,16 +284,14 @@ static void print_table(const sim_scenario *sc, const sim__cmp_policy *pol,
 }
 
 /* "NAME": {"units", "label", "policies": [...]} of metric m over all jobs
- * (k == SIZE_MAX) or of class metric m of class k. */
-static void json_metric(FILE *f, const sim__cmp_metric *mt, const sim__cmp_result *res, size_t k,
-                        size_t m)
+ * (k == SIZE_MAX) or of class metric m of class k, in object o. */
+static void json_metric(sim__jout *j, sim__jnode *o, const sim__cmp_metric *mt,
+                        const sim__cmp_result *res, size_t k, size_t m)
 {
-    sim__cli_json_str(f, mt->name);
-    fputs(": {\"units\": ", f);
-    sim__cli_json_str(f, mt->units);
-    fputs(", \"label\": ", f);
-    sim__cli_json_str(f, mt->label);
-    fputs(", \"policies\": [", f);
+    sim__jnode *mo = sim__jout_object(j, o, mt->name);
+    sim__jout_str(j, mo, "units", mt->units);
+    sim__jout_str(j, mo, "label", mt->label);
+    sim__jnode *pa = sim__jout_array(j, mo, "policies");
     for (size_t p = 0; p < res->n_policies; p++) {
         const sim__cmp_stat *st = k == SIZE_MAX ? &res->stats[p * SIM__CMP_N_METRICS + m]
                                                 : sim__cmp_class_stat(res, p, k, m);
@@ -303,72 +302,55 @@ static void json_metric(FILE *f, const sim__cmp_metric *mt, const sim__cmp_resul
                   {"ci_low", st->ci_lo},     {"ci_high", st->ci_hi},
                   {"diff_mean", st->d_mean}, {"diff_sd", st->d_sd},
                   {"diff_ci_low", st->d_lo}, {"diff_ci_high", st->d_hi}};
-        fputs(p ? ", {" : "{", f);
-        for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++) {
-            fprintf(f, "%s\"%s\": ", i ? ", " : "", kv[i].k);
-            sim__cli_json_num(f, kv[i].v);
-        }
-        fputs(", \"values\": [", f);
-        for (uint32_t r = 0; r < res->replications; r++) {
-            if (r)
-                fputs(", ", f);
-            sim__cli_json_num(f, k == SIZE_MAX ? sim__cmp_value(res, p, r, m)
-                                               : sim__cmp_class_value(res, p, r, k, m));
-        }
-        fputs("]}", f);
+        sim__jnode *po = sim__jout_object(j, pa, NULL);
+        for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+            sim__jout_num(j, po, kv[i].k, kv[i].v);
+        sim__jnode *va = sim__jout_array(j, po, "values");
+        for (uint32_t r = 0; r < res->replications; r++)
+            sim__jout_num(j, va, NULL,
+                          k == SIZE_MAX ? sim__cmp_value(res, p, r, m)
+                                        : sim__cmp_class_value(res, p, r, k, m));
     }
-    fputs("]}", f);
 }
 
-static void print_json(const sim_scenario *sc, const sim__cmp_policy *pol,
-                       const sim__cmp_result *res, const char *out)
+/* --json (docs/cli.md). */
+static int print_json(const sim_scenario *sc, const sim__cmp_policy *pol,
+                      const sim__cmp_result *res, const char *out, tm_diag *d)
 {
     const sim__cmp_metric *mt = sim__compare_metrics();
-    FILE *f = stdout;
-    fputs("{\"command\": \"compare\", \"tarmac_version\": ", f);
-    sim__cli_json_str(f, TARMAC_VERSION);
-    fputs(", \"scenario\": ", f);
-    sim__cli_json_str(f, sc->name);
-    fputs(", \"source\": ", f);
-    sim__cli_json_str(f, sc->source);
-    fprintf(f,
-            ", \"seed\": %llu, \"replications\": %u, \"warmup_s\": ", (unsigned long long)sc->seed,
-            res->replications);
-    sim__cli_json_num(f, (double)res->warmup_us / SIM_US_PER_S);
-    fputs(", \"horizon_s\": ", f);
-    sim__cli_json_num(f, (double)res->horizon_us / SIM_US_PER_S);
-    fputs(", \"confidence\": ", f);
-    sim__cli_json_num(f, res->confidence);
-    fputs(", \"t_quantile\": ", f);
-    sim__cli_json_num(f, res->t_quantile);
-    fprintf(f, ", \"events\": %llu, \"output\": ", (unsigned long long)res->events);
-    sim__cli_json_str(f, out);
-    fputs(",\n \"policies\": [", f);
+    sim__jnode *root;
+    sim__jout *j = sim__jout_new(&root);
+    sim__jout_str(j, root, "command", "compare");
+    sim__jout_str(j, root, "tarmac_version", TARMAC_VERSION);
+    sim__jout_str(j, root, "scenario", sc->name);
+    sim__jout_str(j, root, "source", sc->source);
+    sim__jout_uint(j, root, "seed", sc->seed);
+    sim__jout_uint(j, root, "replications", res->replications);
+    sim__jout_num(j, root, "warmup_s", (double)res->warmup_us / SIM_US_PER_S);
+    sim__jout_num(j, root, "horizon_s", (double)res->horizon_us / SIM_US_PER_S);
+    sim__jout_num(j, root, "confidence", res->confidence);
+    sim__jout_num(j, root, "t_quantile", res->t_quantile);
+    sim__jout_uint(j, root, "events", res->events);
+    sim__jout_str(j, root, "output", out);
+    sim__jnode *pa = sim__jout_array(j, root, "policies");
     for (size_t p = 0; p < res->n_policies; p++) {
-        fputs(p ? ", {\"label\": " : "{\"label\": ", f);
-        sim__cli_json_str(f, pol[p].label);
-        fputs(", \"spec\": ", f);
-        sim__cli_json_str(f, pol[p].spec);
-        fputc('}', f);
+        sim__jnode *po = sim__jout_object(j, pa, NULL);
+        sim__jout_str(j, po, "label", pol[p].label);
+        sim__jout_str(j, po, "spec", pol[p].spec);
     }
-    fputs("],\n \"metrics\": {", f);
-    for (size_t m = 0; m < SIM__CMP_N_METRICS; m++) {
-        fputs(m ? ",\n  " : "\n  ", f);
-        json_metric(f, &mt[m], res, SIZE_MAX, m);
-    }
-    fputs("\n },\n \"classes\": {", f);
+    sim__jnode *mo = sim__jout_object(j, root, "metrics");
+    for (size_t m = 0; m < SIM__CMP_N_METRICS; m++)
+        json_metric(j, mo, &mt[m], res, SIZE_MAX, m);
+    sim__jnode *co = sim__jout_object(j, root, "classes");
     const sim__cmp_metric *cm = sim__compare_class_metrics();
     for (size_t k = 0; k < res->n_classes; k++) {
-        fputs(k ? ",\n  " : "\n  ", f);
-        sim__cli_json_str(f, sc->classes[k].name);
-        fputs(": {", f);
-        for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++) {
-            fputs(m ? ",\n   " : "\n   ", f);
-            json_metric(f, &cm[m], res, k, m);
-        }
-        fputs("}", f);
+        sim__jnode *ko = sim__jout_object(j, co, sc->classes[k].name);
+        for (size_t m = 0; m < SIM__CMPC_N_METRICS; m++)
+            json_metric(j, ko, &cm[m], res, k, m);
     }
-    fputs("\n }\n}\n", f);
+    int rc = sim__jout_print(j, stdout, SIM__JOUT_PRETTY, d);
+    sim__jout_free(j);
+    return rc;
 }
 
 enum { O_POLICIES = 256, O_POLICY, O_REPLICATIONS, O_WARMUP, O_CONFIDENCE, O_PER_CLASS, O_SET };
@@ -584,7 +566,7 @@ static int cmd_compare(int argc, char **argv)
         rc = sim__compare_write(out, &sc, pol, n_pol, &res, &sim__cli_stop, &d);
         if (rc == TM_OK) {
             if (json)
-                print_json(&sc, pol, &res, out);
+                rc = print_json(&sc, pol, &res, out, &d);
             else if (!quiet)
                 print_table(&sc, pol, &res, out, per_class);
         }

@@ -26,6 +26,7 @@
  * code of its status (65 for bad input); nothing else is written.
  */
 #include "cli/cli_int.h"
+#include "config/json_out.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -68,53 +69,47 @@ static const char place_help[] =
 /* ------------------------------------------------------------------------- */
 /* output                                                                     */
 
-/* A JSON string: quotes, backslashes and control characters escaped. */
-static void put_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
+/* The error object on stdout ({"error": {"where", "message", "status"}}),
+ * then the message on stderr; the exit code of rc. When even the object
+ * cannot be built (out of memory), a fixed one says so: it holds no data, so
+ * it needs no JSON writer to stay valid. */
 static int report_error(int rc, const tm_diag *d)
 {
-    fputs("{\"error\":{\"where\":", stdout);
-    put_json_string(stdout, d->where);
-    fputs(",\"message\":", stdout);
-    put_json_string(stdout, d->msg[0] ? d->msg : tm_strerror(rc));
-    fputs(",\"status\":", stdout);
-    put_json_string(stdout, tm_status_name(rc));
-    fputs("}}\n", stdout);
+    sim__jnode *root;
+    sim__jout *j = sim__jout_new(&root);
+    sim__jnode *e = sim__jout_object(j, root, "error");
+    sim__jout_str(j, e, "where", d->where);
+    sim__jout_str(j, e, "message", d->msg[0] ? d->msg : tm_strerror(rc));
+    sim__jout_str(j, e, "status", tm_status_name(rc));
+    tm_diag jd;
+    tm_diag_clear(&jd);
+    if (sim__jout_print(j, stdout, SIM__JOUT_LINES, &jd) == TM_ERR_NOMEM)
+        printf("{\"error\":{\"where\":\"json\",\"message\":\"out of memory\",\"status\":\"%s\"}}\n",
+               tm_status_name(TM_ERR_NOMEM));
     fflush(stdout);
+    sim__jout_free(j);
     return sim__cli_error(rc, d);
 }
 
-static void put_parts(FILE *f, const place_part *p, uint32_t n)
+/* A start's parts: [{"node", "gpus", "gpu" (null: any), "milli", "mem_mib",
+ * "gpu_ids"}]. */
+static void put_parts(sim__jout *j, sim__jnode *o, const place_part *p, uint32_t n)
 {
-    fputs("[", f);
+    sim__jnode *a = sim__jout_array(j, o, "parts");
     for (uint32_t k = 0; k < n; k++) {
-        fprintf(f, "%s{\"node\":%u,\"gpus\":%u,\"gpu\":", k ? "," : "", p[k].node,
-                (unsigned)p[k].gpus);
+        sim__jnode *e = sim__jout_object(j, a, NULL);
+        sim__jout_uint(j, e, "node", p[k].node);
+        sim__jout_uint(j, e, "gpus", p[k].gpus);
         if (p[k].gpu == PLACE_GPU_ANY)
-            fputs("null", f);
+            sim__jout_null(j, e, "gpu");
         else
-            fprintf(f, "%u", (unsigned)p[k].gpu);
-        fprintf(f, ",\"milli\":%u,\"mem_mib\":%u,\"gpu_ids\":[", p[k].milli, p[k].mem_mib);
-        int first = 1;
-        for (uint64_t m = p[k].mask; m; m &= m - 1) {
-            fprintf(f, "%s%d", first ? "" : ",", __builtin_ctzll(m));
-            first = 0;
-        }
-        fputs("]}", f);
+            sim__jout_uint(j, e, "gpu", p[k].gpu);
+        sim__jout_uint(j, e, "milli", p[k].milli);
+        sim__jout_uint(j, e, "mem_mib", p[k].mem_mib);
+        sim__jnode *ids = sim__jout_array(j, e, "gpu_ids");
+        for (uint64_t m = p[k].mask; m; m &= m - 1)
+            sim__jout_int(j, ids, NULL, __builtin_ctzll(m));
     }
-    fputs("]", f);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -557,56 +552,54 @@ static int cmd_place(int argc, char **argv)
     }
     /* answered in time: from here on only the output is left to write */
     timeout_stop();
-    /* one decision per line, so that a reader (or a diff) can take them one by one */
-    fputs("{\"decisions\":[\n", stdout);
-    for (uint32_t k = 0; k < h.n_log; k++) {
-        const logged *lg = &h.log[k];
-        const char *sep = k + 1 < h.n_log ? "," : "";
-        if (lg->kind == PLACE_START) {
-            printf("{\"kind\":\"start\",\"queue_index\":%u,\"job_id\":%llu,\"parts\":", lg->index,
-                   (unsigned long long)lg->id);
-            put_parts(stdout, lg->parts, lg->n_parts);
-            printf("}%s\n", sep);
-        } else if (lg->kind == PLACE_PREEMPT) {
-            printf("{\"kind\":\"preempt\",\"running_index\":%u,\"job_id\":%llu}%s\n", lg->index,
-                   (unsigned long long)lg->id, sep);
-        } else {
-            printf("{\"kind\":\"route_api\",\"queue_index\":%u,\"job_id\":%llu}%s\n", lg->index,
-                   (unsigned long long)lg->id, sep);
+    /* one decision per line, so that a reader (or a diff) can take them one
+     * by one (SIM__JOUT_LINES) */
+    {
+        sim__jnode *root;
+        sim__jout *j = sim__jout_new(&root);
+        sim__jnode *dec = sim__jout_array(j, root, "decisions");
+        for (uint32_t k = 0; k < h.n_log; k++) {
+            const logged *lg = &h.log[k];
+            sim__jnode *o = sim__jout_object(j, dec, NULL);
+            sim__jout_str(j, o, "kind",
+                          lg->kind == PLACE_START     ? "start"
+                          : lg->kind == PLACE_PREEMPT ? "preempt"
+                                                      : "route_api");
+            sim__jout_uint(j, o, lg->kind == PLACE_PREEMPT ? "running_index" : "queue_index",
+                           lg->index);
+            sim__jout_uint(j, o, "job_id", lg->id);
+            if (lg->kind == PLACE_START)
+                put_parts(j, o, lg->parts, lg->n_parts);
         }
-    }
-    printf("],\n\"stats\":{\"started\":%u,\"preempted\":%u,\"routed\":%u,\"invalid\":%u,"
-           "\"last_invalid\":",
-           st.started, st.preempted, st.routed, st.invalid);
-    if (st.invalid)
-        put_json_string(stdout, place_status_name(st.last_invalid));
-    else
-        fputs("null", stdout);
-    fputs("},\n\"policy\":", stdout);
-    put_json_string(stdout, policy);
-    /* the jobs left waiting that no node could ever hold, with the reason the
-     * simulator would reject them for at arrival (place_job_never_fits) */
-    fputs(",\n\"unplaceable\":[", stdout);
-    place_capacity capacity;
-    place_capacity_init(&capacity, &h.c);
-    int listed = 0;
-    for (uint32_t k = 0; k < s.n_queue; k++) {
-        int why = h.qstate[k] == PLACE_Q_STARTED || h.qstate[k] == PLACE_Q_ROUTED
-                      ? PLACE_NEVER_NONE
-                      : place_job_never_fits(&capacity, &s.queue[k]);
-        if (why == PLACE_NEVER_NONE)
-            continue;
-        printf("%s\n{\"queue_index\":%u,\"job_id\":%llu,\"reason\":\"%s\",\"message\":",
-               listed++ ? "," : "", k, (unsigned long long)s.queue[k].id,
-               place_never_reason_key(why));
-        put_json_string(stdout, place_never_reason_str(why));
-        fputs("}", stdout);
-    }
-    fputs(listed ? "\n]}\n" : "]}\n", stdout);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
+        sim__jnode *so = sim__jout_object(j, root, "stats");
+        sim__jout_uint(j, so, "started", st.started);
+        sim__jout_uint(j, so, "preempted", st.preempted);
+        sim__jout_uint(j, so, "routed", st.routed);
+        sim__jout_uint(j, so, "invalid", st.invalid);
+        sim__jout_str(j, so, "last_invalid",
+                      st.invalid ? place_status_name(st.last_invalid) : NULL);
+        sim__jout_str(j, root, "policy", policy);
+        /* the jobs left waiting that no node could ever hold, with the reason the
+         * simulator would reject them for at arrival (place_job_never_fits) */
+        sim__jnode *un = sim__jout_array(j, root, "unplaceable");
+        place_capacity capacity;
+        place_capacity_init(&capacity, &h.c);
+        for (uint32_t k = 0; k < s.n_queue; k++) {
+            int why = h.qstate[k] == PLACE_Q_STARTED || h.qstate[k] == PLACE_Q_ROUTED
+                          ? PLACE_NEVER_NONE
+                          : place_job_never_fits(&capacity, &s.queue[k]);
+            if (why == PLACE_NEVER_NONE)
+                continue;
+            sim__jnode *o = sim__jout_object(j, un, NULL);
+            sim__jout_uint(j, o, "queue_index", k);
+            sim__jout_uint(j, o, "job_id", s.queue[k].id);
+            sim__jout_str(j, o, "reason", place_never_reason_key(why));
+            sim__jout_str(j, o, "message", place_never_reason_str(why));
+        }
+        rc = sim__jout_print(j, stdout, SIM__JOUT_LINES, &d);
+        sim__jout_free(j);
         /* the decisions are incomplete; stdout is broken, so say it on stderr */
-        rc = tm_diag_set(&d, TM_ERR_IO, "stdout", "write error: %s", strerror(errno));
-        io_broken = 1;
+        io_broken = rc == TM_ERR_IO;
     }
 out:
     timeout_stop();

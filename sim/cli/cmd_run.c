@@ -3,6 +3,7 @@
  * cmd_run.c — `tarmac run`: one scenario, a summary table, an HDF5 file.
  */
 #include "cli/cli_int.h"
+#include "cli/json_run.h"
 #include "model/service_int.h"
 #include "output/report_int.h"
 #include "version.h"
@@ -24,7 +25,8 @@ static const char run_help[] =
     "  --seed N             override the scenario's seed\n"
     "  --replication R      use the independent random streams of replication R\n"
     "  -q, --quiet          print nothing but errors (no table, no progress bar)\n"
-    "  --json               print a JSON summary on stdout instead of the table\n"
+    "  --json               print a JSON summary on stdout instead of the table: every\n"
+    "                       figure of the file's /summary, /tenants, /ledger, /cost\n"
     "  --check              check engine invariants after every event (slow)\n"
     "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
     "                       (docs/cli.md, \"Limits\"; tarmac validate -v shows the\n"
@@ -205,50 +207,6 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
         printf("\nwrote %s\n", out);
 }
 
-/* One metric as a JSON member: an integer for a count. */
-static void json_metric(FILE *f, const sim_metric_desc *m, double v)
-{
-    fprintf(f, ", \"%s\": ", m->name);
-    if (strcmp(m->units, "count") == 0)
-        fprintf(f, "%llu", (unsigned long long)v);
-    else
-        sim__cli_json_num(f, v);
-}
-
-/* --json: the summary for scripts (docs/cli.md). */
-static void print_json(const sim_scenario *sc, const sim_result *r, const char *out, uint64_t rep)
-{
-    FILE *f = stdout;
-    fputs("{\"command\": \"run\", \"tarmac_version\": ", f);
-    sim__cli_json_str(f, TARMAC_VERSION);
-    fputs(", \"scenario\": ", f);
-    sim__cli_json_str(f, sc->name);
-    fputs(", \"source\": ", f);
-    sim__cli_json_str(f, sc->source);
-    fprintf(f,
-            ", \"seed\": %llu, \"replication\": %llu, \"policy\": ", (unsigned long long)sc->seed,
-            (unsigned long long)rep);
-    sim__cli_json_str(f, sc->policy);
-    fputs(", \"output\": ", f);
-    sim__cli_json_str(f, out);
-    /* every summary metric of the run report, from the metric tables, so
-     * that the two name the same figures alike; counts as integers */
-    fputs(",\n \"wall_s\": ", f);
-    sim__cli_json_num(f, r->wall_s);
-    for (int m = 0; m < SIM_RUN_METRIC_COUNT; m++)
-        json_metric(f, &sim_run_metric_info[m], sim_run_metric_value(r, m));
-    fputs(",\n \"classes\": [", f);
-    for (size_t c = 0; c <= sc->n_classes; c++) {
-        const sim_class_result *cr = &r->classes[c];
-        fputs(c ? ",\n  {\"name\": " : "\n  {\"name\": ", f);
-        sim__cli_json_str(f, c < sc->n_classes ? sc->classes[c].name : "all");
-        for (int m = 0; m < SIM_CLASS_METRIC_COUNT; m++)
-            json_metric(f, &sim_class_metric_info[m], sim_class_metric_value(cr, m));
-        fputc('}', f);
-    }
-    fputs("\n ]\n}\n", f);
-}
-
 enum { O_CHECK = 256 };
 
 static const sim__cli_opt run_opts[] = {
@@ -314,12 +272,13 @@ static int cmd_run(int argc, char **argv)
         return sim__cli_error(rc, &d);
     }
     if (json)
-        print_json(&sc, &res, out, rep);
+        rc = sim__cli_run_json(stdout, &sc, &res, out, rep, &d);
     else if (!quiet)
         print_summary(&sc, &res, out);
     sim_result_fini(&res);
     sim_scenario_fini(&sc);
-    return 0;
+    /* the file is written; a summary that could not be printed is still a failure */
+    return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
 }
 
 const sim__cli_command sim__cmd_run = {

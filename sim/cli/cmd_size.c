@@ -5,6 +5,7 @@
  * the runs; this file parses, prints and reports).
  */
 #include "cli/cli_int.h"
+#include "config/json_out.h"
 #include "output/report_int.h"
 #include "studies/size_int.h"
 #include "studies/work_int.h"
@@ -157,47 +158,41 @@ static void print_terms(const sim__size_runner *r, const sim__size_eval *e)
     }
 }
 
-static void json_fleet(FILE *f, const sim__size_runner *r, const sim__size_fleet *x)
+/* A fleet as an object of its parent (key NULL in an array): its pools,
+ * whether it meets the targets, its cost and each target's figures. */
+static void json_fleet(sim__jout *j, sim__jnode *parent, const char *key, const sim__size_runner *r,
+                       const sim__size_fleet *x)
 {
     const sim_scenario *sc = r->base;
-    fputs("{\"pools\": [", f);
+    sim__jnode *o = sim__jout_object(j, parent, key);
+    sim__jnode *pa = sim__jout_array(j, o, "pools");
     for (size_t k = 0; k < r->n_vary; k++) {
         const sim_pool_cfg *pc = &sc->pools[r->vary[k]];
-        fputs(k ? ", {\"name\": " : "{\"name\": ", f);
-        sim__cli_json_str(f, pc->name);
-        fputs(", \"gpu_type\": ", f);
-        sim__cli_json_str(f, sc->types[pc->type].name);
-        fprintf(f, ", \"nodes\": %u, \"gpus\": %llu}", x->nodes[k],
-                (unsigned long long)x->nodes[k] * pc->gpus_per_node);
+        sim__jnode *po = sim__jout_object(j, pa, NULL);
+        sim__jout_str(j, po, "name", pc->name);
+        sim__jout_str(j, po, "gpu_type", sc->types[pc->type].name);
+        sim__jout_uint(j, po, "nodes", x->nodes[k]);
+        sim__jout_uint(j, po, "gpus", (uint64_t)x->nodes[k] * pc->gpus_per_node);
     }
-    fputs("], \"meets\": ", f);
-    fputs(x->eval.pass ? "true" : "false", f);
-    fputs(", \"usd_per_month\": ", f);
-    sim__cli_json_num(f, x->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
-    fprintf(f, ", \"jobs_rejected\": %llu, \"targets\": [", (unsigned long long)x->eval.rejected);
+    sim__jout_bool(j, o, "meets", x->eval.pass);
+    sim__jout_num(j, o, "usd_per_month", x->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+    sim__jout_uint(j, o, "jobs_rejected", x->eval.rejected);
+    sim__jnode *ta = sim__jout_array(j, o, "targets");
     for (size_t i = 0; i < r->n_terms; i++) {
-        fputs(i ? ", {\"target\": " : "{\"target\": ", f);
-        sim__cli_json_str(f, r->terms[i].text);
-        fputs(", \"mean\": ", f);
-        sim__cli_json_num(f, x->eval.mean[i]);
-        fputs(", \"bound\": ", f);
-        sim__cli_json_num(f, x->eval.bound[i]);
-        fputs(", \"limit\": ", f);
-        sim__cli_json_num(f, r->terms[i].limit);
-        fputc('}', f);
+        sim__jnode *to = sim__jout_object(j, ta, NULL);
+        sim__jout_str(j, to, "target", r->terms[i].text);
+        sim__jout_num(j, to, "mean", x->eval.mean[i]);
+        sim__jout_num(j, to, "bound", x->eval.bound[i]);
+        sim__jout_num(j, to, "limit", r->terms[i].limit);
     }
-    fputs("]}", f);
 }
 
-static void json_list(FILE *f, const char *key, const sim__size_runner *r, const sim__size_fleet *x,
-                      size_t n)
+static void json_list(sim__jout *j, sim__jnode *root, const char *key, const sim__size_runner *r,
+                      const sim__size_fleet *x, size_t n)
 {
-    fprintf(f, ",\n \"%s\": [", key);
-    for (size_t i = 0; i < n; i++) {
-        fputs(i ? ",\n  " : "\n  ", f);
-        json_fleet(f, r, &x[i]);
-    }
-    fputs("]", f);
+    sim__jnode *a = sim__jout_array(j, root, key);
+    for (size_t i = 0; i < n; i++)
+        json_fleet(j, a, NULL, r, &x[i]);
 }
 
 static int split_pools(const sim_scenario *sc, const char *list, sim__size_runner *r)
@@ -437,42 +432,37 @@ static int cmd_size(int argc, char **argv)
     }
     char buf[512], usd[48];
     if (json) {
-        FILE *f = stdout;
-        fputs("{\"command\": \"size\", \"tarmac_version\": ", f);
-        sim__cli_json_str(f, TARMAC_VERSION);
-        fputs(", \"scenario\": ", f);
-        sim__cli_json_str(f, sc.name);
-        fputs(", \"targets\": ", f);
-        sim__cli_json_str(f, target);
-        fprintf(f, ", \"replications\": %llu, \"confidence\": ", (unsigned long long)reps);
-        sim__cli_json_num(f, conf);
-        fputs(", \"warmup_s\": ", f);
-        sim__cli_json_num(f, (double)warm_us / SIM_US_PER_S);
-        fprintf(f, ", \"fleets_simulated\": %zu, \"runs\": %llu,\n \"chosen\": ", cache.n,
-                (unsigned long long)run.runs);
-        json_fleet(f, &run, &ans.best);
-        json_list(f, "neighbours", &run, ans.neighbours, ans.n_neighbours);
-        json_list(f, "frontier", &run, ans.frontier, ans.n_frontier);
+        sim__jnode *root;
+        sim__jout *j = sim__jout_new(&root);
+        sim__jout_str(j, root, "command", "size");
+        sim__jout_str(j, root, "tarmac_version", TARMAC_VERSION);
+        sim__jout_str(j, root, "scenario", sc.name);
+        sim__jout_str(j, root, "targets", target);
+        sim__jout_uint(j, root, "replications", reps);
+        sim__jout_num(j, root, "confidence", conf);
+        sim__jout_num(j, root, "warmup_s", (double)warm_us / SIM_US_PER_S);
+        sim__jout_uint(j, root, "fleets_simulated", cache.n);
+        sim__jout_uint(j, root, "runs", run.runs);
+        json_fleet(j, root, "chosen", &run, &ans.best);
+        json_list(j, root, "neighbours", &run, ans.neighbours, ans.n_neighbours);
+        json_list(j, root, "frontier", &run, ans.frontier, ans.n_frontier);
         if (growth > 0) {
-            fputs(",\n \"growth\": {\"rate_per_month\": ", f);
-            sim__cli_json_num(f, growth);
-            fprintf(f, ", \"fails\": %s, \"month\": %u, \"demand\": ", gr.fails ? "true" : "false",
-                    gr.month);
-            sim__cli_json_num(f, gr.demand);
+            sim__jnode *go = sim__jout_object(j, root, "growth");
+            sim__jout_num(j, go, "rate_per_month", growth);
+            sim__jout_bool(j, go, "fails", gr.fails);
+            sim__jout_uint(j, go, "month", gr.month);
+            sim__jout_num(j, go, "demand", gr.demand);
             if (gr.fails && gr.add.found) {
-                fputs(", \"then\": ", f);
-                json_fleet(f, &run, &gr.add.best);
-                fputs(", \"add_nodes\": {", f);
-                for (size_t k = 0; k < run.n_vary; k++) {
-                    fputs(k ? ", " : "", f);
-                    sim__cli_json_str(f, sc.pools[run.vary[k]].name);
-                    fprintf(f, ": %u", gr.add.best.nodes[k] - current[k]);
-                }
-                fputc('}', f);
+                json_fleet(j, go, "then", &run, &gr.add.best);
+                sim__jnode *ao = sim__jout_object(j, go, "add_nodes");
+                for (size_t k = 0; k < run.n_vary; k++)
+                    sim__jout_uint(j, ao, sc.pools[run.vary[k]].name,
+                                   gr.add.best.nodes[k] - current[k]);
             }
-            fputc('}', f);
         }
-        fputs("\n}\n", f);
+        if ((rc = sim__jout_print(j, stdout, SIM__JOUT_PRETTY, &d)) != TM_OK)
+            code = sim__cli_error(rc, &d);
+        sim__jout_free(j);
     } else if (!quiet) {
         printf("tarmac %s: sizing scenario \"%s\" (%s)\n", TARMAC_VERSION, sc.name, sc.source);
         printf(

@@ -14,6 +14,7 @@
  * otherwise the status of what went wrong (docs/cli.md).
  */
 #include "cli/cli_int.h"
+#include "config/json_out.h"
 #include "studies/sweep_int.h"
 #include "studies/work_int.h"
 #include "version.h"
@@ -117,25 +118,27 @@ static int do_plan(const sweep_cli *c)
     size_t in_shard = 0;
     for (size_t i = 0; i < sw.n_points; i++)
         in_shard += (size_t)sim__sweep_in_shard(i, c->shard_k, c->shard_n);
-    FILE *f = stdout;
+    /* --json: the document is built whole and printed at the end, so that
+     * a failure half-way prints nothing */
+    sim__jnode *root = NULL, *pts = NULL;
+    sim__jout *j = NULL;
     if (c->json) {
-        fprintf(f, "{\"tarmac_version\": ");
-        sim__cli_json_str(f, TARMAC_VERSION);
-        fprintf(f, ", \"sweep\": ");
-        sim__cli_json_str(f, s->path);
-        fprintf(f, ", \"kind\": \"%s\", \"base\": ", kind);
-        sim__cli_json_str(f, s->base_name);
-        fprintf(f, ", \"points_dir\": ");
-        sim__cli_json_str(f, sw.dir);
-        fprintf(f,
-                ", \"combinations\": %zu, \"replications\": %u, \"n_points\": %zu, "
-                "\"shard\": [%u, %u], \"params\": [",
-                s->n_combos, s->replications, sw.n_points, c->shard_k, c->shard_n);
-        for (size_t p = 0; p < s->n_params; p++) {
-            fprintf(f, "%s", p ? ", " : "");
-            sim__cli_json_str(f, s->params[p]);
-        }
-        fprintf(f, "],\n \"points\": [");
+        j = sim__jout_new(&root);
+        sim__jout_str(j, root, "tarmac_version", TARMAC_VERSION);
+        sim__jout_str(j, root, "sweep", s->path);
+        sim__jout_str(j, root, "kind", kind);
+        sim__jout_str(j, root, "base", s->base_name);
+        sim__jout_str(j, root, "points_dir", sw.dir);
+        sim__jout_uint(j, root, "combinations", s->n_combos);
+        sim__jout_uint(j, root, "replications", s->replications);
+        sim__jout_uint(j, root, "n_points", sw.n_points);
+        sim__jnode *sh = sim__jout_array(j, root, "shard");
+        sim__jout_uint(j, sh, NULL, c->shard_k);
+        sim__jout_uint(j, sh, NULL, c->shard_n);
+        sim__jnode *pa = sim__jout_array(j, root, "params");
+        for (size_t p = 0; p < s->n_params; p++)
+            sim__jout_str(j, pa, NULL, s->params[p]);
+        pts = sim__jout_array(j, root, "points");
     } else if (!c->quiet) {
         printf("sweep %s: kind %s, %zu parameter%s, %zu combination%s x %u replication%s = %zu "
                "points",
@@ -156,8 +159,7 @@ static int do_plan(const sweep_cli *c)
             continue;
         sim__sweep_point_info pi;
         if ((rc = sim__sweep_point_info_get(&sw, i, &pi, &d))) {
-            if (c->json)
-                fprintf(f, "]}\n");
+            sim__jout_free(j);
             sim__sweep_close(&sw);
             return sim__cli_error(rc, &d);
         }
@@ -165,19 +167,21 @@ static int do_plan(const sweep_cli *c)
         if (c->json) {
             char file[1100];
             sim__sweep_point_path(&sw, i, file, sizeof file);
-            fprintf(f,
-                    "%s\n  {\"point\": %zu, \"combo\": %zu, \"replication\": %u, \"seed\": %llu, "
-                    "\"stream_seed\": %lu, \"fingerprint\": \"%s\", \"file\": ",
-                    k ? "," : "", i, pi.combo, pi.replication, (unsigned long long)pi.seed,
-                    pi.stream_seed, pi.fingerprint);
-            sim__cli_json_str(f, file);
-            fprintf(f, ", \"params\": {");
+            sim__jnode *po = sim__jout_object(j, pts, NULL);
+            sim__jout_uint(j, po, "point", i);
+            sim__jout_uint(j, po, "combo", pi.combo);
+            sim__jout_uint(j, po, "replication", pi.replication);
+            sim__jout_uint(j, po, "seed", pi.seed);
+            sim__jout_uint(j, po, "stream_seed", pi.stream_seed);
+            sim__jout_str(j, po, "fingerprint", pi.fingerprint);
+            sim__jout_str(j, po, "file", file);
+            sim__jnode *pp = sim__jout_object(j, po, "params");
             for (size_t p = 0; p < s->n_params; p++) {
-                fprintf(f, "%s", p ? ", " : "");
-                sim__cli_json_str(f, s->params[p]);
-                fprintf(f, ": %s", row[p].json ? row[p].json : "null");
+                if (row[p].json)
+                    sim__jout_parsed(j, pp, s->params[p], row[p].json);
+                else
+                    sim__jout_null(j, pp, s->params[p]);
             }
-            fprintf(f, "}}");
         } else if (!c->quiet) {
             printf("%8zu %7zu %5u %12llu %11lu", i, pi.combo, pi.replication,
                    (unsigned long long)pi.seed, pi.stream_seed);
@@ -187,9 +191,13 @@ static int do_plan(const sweep_cli *c)
         }
         k++;
     }
-    if (c->json)
-        fprintf(f, "\n ]}\n");
     sim__sweep_close(&sw);
+    if (c->json) {
+        rc = sim__jout_print(j, stdout, SIM__JOUT_PRETTY, &d);
+        sim__jout_free(j);
+        if (rc != TM_OK)
+            return sim__cli_error(rc, &d);
+    }
     return 0;
 }
 

@@ -98,6 +98,11 @@ int sim__cfg_get_string(sim__loader *L, const cJSON *o, const char *path, const 
  * character, not "." or "..". */
 int sim__cfg_get_name(sim__loader *L, const cJSON *o, const char *path, const char *key, char *out,
                       size_t n, const char *def);
+/* sim__cfg_get_string of text that is printed (a scenario's name, a model):
+ * valid UTF-8 without control characters, but newline and tab when `lines`
+ * (a description). */
+int sim__cfg_get_text(sim__loader *L, const cJSON *o, const char *path, const char *key, char *out,
+                      size_t n, const char *def, int lines);
 int sim__cfg_get_number(sim__loader *L, const cJSON *o, const char *path, const char *key,
                         double *out, double lo, double hi, int required);
 int sim__cfg_get_int(sim__loader *L, const cJSON *o, const char *path, const char *key,

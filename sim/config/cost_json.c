@@ -252,6 +252,10 @@ int sim__cfg_load_cost(sim__loader *L, const cJSON *o)
 char *sim__scenario_cost_json(const sim_scenario *sc)
 {
     const sim_cost_cfg *c = sim_scenario_cost(sc);
+    /* the Add calls below are not checked one by one: the hooks note any
+     * allocation that failed, and then the text (which would lack members)
+     * is not returned */
+    sim__json_track_oom();
     cJSON *r = cJSON_CreateObject();
     if (!r)
         return NULL;
@@ -295,7 +299,8 @@ char *sim__scenario_cost_json(const sim_scenario *sc)
         cJSON_AddNumberToObject(e, "batch_discount", c->api[i].batch_discount);
         if (c->api[i].serves[0])
             cJSON_AddStringToObject(e, "serves", c->api[i].serves);
-        cJSON_AddItemToArray(prices, e);
+        if (!cJSON_AddItemToArray(prices, e))
+            cJSON_Delete(e); /* prices could not be made: noted by the hooks */
     }
     cJSON *svc = cJSON_AddObjectToObject(api, "services");
     for (size_t i = 0; i < c->n_service_api; i++)
@@ -308,9 +313,14 @@ char *sim__scenario_cost_json(const sim_scenario *sc)
         cJSON_AddNumberToObject(e, "tokens_in_per_gpu_s", c->batch[i].tok_in_per_gpu_s);
         cJSON_AddNumberToObject(e, "tokens_out_per_gpu_s", c->batch[i].tok_out_per_gpu_s);
         cJSON_AddStringToObject(e, "api", c->api[c->batch[i].api].id);
-        cJSON_AddItemToArray(batch, e);
+        if (!cJSON_AddItemToArray(batch, e))
+            cJSON_Delete(e);
     }
-    char *s = cJSON_Print(r);
+    char *s = sim__json_oom_seen() ? NULL : cJSON_Print(r);
     cJSON_Delete(r);
+    if (s && sim__json_oom_seen()) {
+        free(s);
+        s = NULL;
+    }
     return s;
 }

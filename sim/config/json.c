@@ -278,34 +278,63 @@ int sim__cfg_get_string(sim__loader *L, const cJSON *o, const char *path, const 
  * and figures. So: not empty, valid UTF-8, no '/', no control character
  * (newline, tab, ...), not "." or "..". NULL when name follows it, else what
  * is wrong. */
-static const char *name_problem(const char *name)
+/* Why text is not printable UTF-8: NULL when it is. A control character
+ * (C0 or DEL) is refused, but for newline and tab when `lines` (free text,
+ * such as a description). What the rule keeps out of names and labels: bytes
+ * that are not UTF-8 reach JSON output, HDF5 attributes and plots (which
+ * would print invalid JSON or garbage), a newline splits a table's line. */
+static const char *text_problem(const char *text, int lines)
 {
-    if (!*name)
-        return "an empty name";
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-        return "\".\" and \"..\" are not names";
-    const unsigned char *u = (const unsigned char *)name;
+    const unsigned char *u = (const unsigned char *)text;
     while (*u) {
-        if (*u == '/')
-            return "a '/' in a name";
-        if (*u < 0x20 || *u == 0x7f)
-            return "a control character (newline, tab, ...) in a name";
+        if ((*u < 0x20 || *u == 0x7f) && !(lines && (*u == '\n' || *u == '\t')))
+            return "a control character (newline, tab, ...)";
         size_t len = *u < 0x80             ? 1
                      : (*u & 0xe0) == 0xc0 ? 2
                      : (*u & 0xf0) == 0xe0 ? 3
                      : (*u & 0xf8) == 0xf0 ? 4
                                            : 0;
         if (len == 0 || (len == 2 && *u < 0xc2) || (len == 4 && *u > 0xf4))
-            return "a name that is not valid UTF-8";
+            return "bytes that are not valid UTF-8";
         for (size_t k = 1; k < len; k++)
             if ((u[k] & 0xc0) != 0x80)
-                return "a name that is not valid UTF-8";
+                return "bytes that are not valid UTF-8";
         if ((len == 3 && *u == 0xe0 && u[1] < 0xa0) || (len == 3 && *u == 0xed && u[1] >= 0xa0) ||
             (len == 4 && *u == 0xf0 && u[1] < 0x90) || (len == 4 && *u == 0xf4 && u[1] >= 0x90))
-            return "a name that is not valid UTF-8"; /* overlong, surrogate, past U+10FFFF */
+            return "bytes that are not valid UTF-8"; /* overlong, surrogate, past U+10FFFF */
         u += len;
     }
     return NULL;
+}
+
+static const char *name_problem(const char *name)
+{
+    if (!*name)
+        return "an empty name";
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return "\".\" and \"..\" are not names";
+    if (strchr(name, '/'))
+        return "a '/' in a name";
+    const char *why = text_problem(name, 0);
+    if (why && why[0] == 'a')
+        return "a control character (newline, tab, ...) in a name";
+    return why ? "a name that is not valid UTF-8" : NULL;
+}
+
+int sim__cfg_get_text(sim__loader *L, const cJSON *o, const char *path, const char *key, char *out,
+                      size_t n, const char *def, int lines)
+{
+    int rc = sim__cfg_get_string(L, o, path, key, out, n, def);
+    if (rc != TM_OK)
+        return rc;
+    const char *why = text_problem(out, lines);
+    if (why) {
+        char p[SIM__PATH_MAX_LEN];
+        sim__json_child(p, path, key);
+        return sim__cfg_fail(L, p, "%s: this text is valid UTF-8 without control characters%s", why,
+                             lines ? " (newline and tab allowed)" : "");
+    }
+    return TM_OK;
 }
 
 int sim__cfg_get_name(sim__loader *L, const cJSON *o, const char *path, const char *key, char *out,

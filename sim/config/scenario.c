@@ -212,8 +212,8 @@ static int load_tree(sim__loader *L, const cJSON *root)
     int64_t seed = 1;
     sc->horizon_us = 30 * 86400 * SIM_US_PER_S;
     sc->sample_us = 0;
-    if ((rc = sim__cfg_get_string(L, root, "", "name", sc->name, sizeof sc->name, "unnamed")) ||
-        (rc = sim__cfg_get_string(L, root, "", "description", desc, sizeof desc, "")) ||
+    if ((rc = sim__cfg_get_text(L, root, "", "name", sc->name, sizeof sc->name, "unnamed", 0)) ||
+        (rc = sim__cfg_get_text(L, root, "", "description", desc, sizeof desc, "", 1)) ||
         (rc = sim__cfg_get_int(L, root, "", "seed", &seed, 0, (1ll << 53) - 1, 0)) ||
         (rc = sim__cfg_get_duration(L, root, "", "horizon", &sc->horizon_us, 0)) ||
         (rc = sim__cfg_get_string(L, root, "", "stop", stop, sizeof stop, "horizon")) ||

@@ -72,7 +72,7 @@ static int load_service_model(sim__loader *L, const cJSON *o, const char *p, sim
     }
     int64_t rg = cfg->replica_gpus;
     double mem = cfg->gpu_mem_mib / 1024.0;
-    if ((rc = sim__cfg_get_string(L, o, p, "model", cfg->model, sizeof cfg->model, cfg->model)) ||
+    if ((rc = sim__cfg_get_text(L, o, p, "model", cfg->model, sizeof cfg->model, cfg->model, 0)) ||
         (rc = sim__cfg_get_int(L, o, p, "replica_gpus", &rg, 1, PLACE_MAX_GPUS_PER_NODE, 0)) ||
         (rc = sim__cfg_get_number(L, o, p, "gpu_mem_gib", &mem, 0, 65536, 0)) ||
         (rc = sim__cfg_get_number(L, o, p, "tokens_in", &cfg->tokens_in_per_req, 0, 1e9, 0)) ||
