@@ -175,6 +175,8 @@ static void json_fleet(sim__jout *j, sim__jnode *parent, const char *key, const 
         sim__jout_uint(j, po, "gpus", (uint64_t)x->nodes[k] * pc->gpus_per_node);
     }
     sim__jout_bool(j, o, "meets", x->eval.pass);
+    sim__jout_uint(j, o, "replications", x->eval.replications);
+    sim__jout_uint(j, o, "replications_meeting", x->eval.reps_meeting);
     sim__jout_num(j, o, "usd_per_month", x->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
     sim__jout_uint(j, o, "jobs_rejected", x->eval.rejected);
     sim__jnode *ta = sim__jout_array(j, o, "targets");
@@ -441,6 +443,10 @@ static int cmd_size(int argc, char **argv)
         sim__jout_uint(j, root, "replications", reps);
         sim__jout_num(j, root, "confidence", conf);
         sim__jout_num(j, root, "warmup_s", (double)warm_us / SIM_US_PER_S);
+        sim__jout_num(j, root, "load_need_gpus", need_gpus);
+        sim__jnode *fa = sim__jout_array(j, root, "search_from_nodes");
+        for (size_t k = 0; k < run.n_vary; k++)
+            sim__jout_uint(j, fa, NULL, cfg.floor[k]);
         sim__jout_uint(j, root, "fleets_simulated", cache.n);
         sim__jout_uint(j, root, "runs", run.runs);
         json_fleet(j, root, "chosen", &run, &ans.best);

@@ -131,6 +131,20 @@ static void put_service(sim__jout *j, sim__jnode *o, const sim_service_spec *spe
         {"work_ref_gpu_hours", v->work_ref_gpu_hours, 0},
     };
     put_figs(j, o, f, N_(f));
+    if (isnan(v->special_at_s))
+        return;
+    const sim_service_special *p = &v->special;
+    const fig sp[] = {
+        {"at_s", v->special_at_s, 0},
+        {"old_gpu_hours", p->old_gpu_h, 0},
+        {"new_gpu_hours", p->new_gpu_h, 0},
+        {"freed_gpu_hours", p->freed_gpu_h, 0},
+        {"service_gpu_hours", p->service_gpu_h, 0},
+        {"others_gpu_hours", p->others_gpu_h, 0},
+        {"capacity_gpu_hours", p->capacity_gpu_h, 0},
+        {"reclaimed_gpu_hours", p->reclaimed_gpu_h, 0},
+    };
+    put_figs(j, sim__jout_object(j, o, "specialization"), sp, N_(sp));
 }
 
 static int fleet_has_type(const sim_scenario *sc, size_t t)
