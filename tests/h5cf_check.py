@@ -11,8 +11,8 @@ packing experiment and a packing sweep, then for each file:
     column's dimension is a named one (no phony_dim_*);
   - netCDF4.Dataset opens the file; each table's variables have the same
     named dimensions;
-  - every other group opens WITHOUT phony_dims too (but a merged sweep's
-    /sweep, whose external links h5netcdf follows), and every array
+  - every other group opens WITHOUT phony_dims too (a merged sweep's
+    /sweep with its external links to the points included), and every array
     (tables, matrices, lists) is attached to a dimension scale on every
     axis; in a study's file (compare, breakeven, size, merged sweep) no
     dimension is the default `row`;
@@ -203,14 +203,10 @@ def check_file(path):
                           f"{name}:/{t}/{c}: xarray attrs lack units/long_name")
             ds.close()
         # every other group, without phony dimensions (h5netcdf would raise
-        # on an array without a dimension scale); a group holding external
-        # links (a merged sweep's /sweep/files) is left out, as is its parent
-        # (h5netcdf follows the links into the point files)
-        with h5py.File(path, "r") as f:
-            linked = {o for o in others for k in f[o].keys()
-                      if isinstance(f[o].get(k, getlink=True), h5py.ExternalLink)}
-        skip = linked | {o.rsplit("/", 1)[0] for o in linked if "/" in o}
-        for g in ["/"] + [o for o in others if o not in skip]:
+        # on an array without a dimension scale), a merged sweep's /sweep and
+        # /sweep/files too (h5netcdf follows their external links into the
+        # point files, which are checked themselves)
+        for g in ["/"] + others:
             try:
                 ds = xr.open_dataset(path, engine="h5netcdf", group=g)
                 check(all(not d.startswith("phony") for d in ds.dims), f"{name}:/{g}: dims {dict(ds.dims)}")
