@@ -457,6 +457,13 @@ static int attach_axes(sim__h5w *w, const h5dim *d, tm_diag *diag)
     H5CHK(&e, H5Sget_simple_extent_dims(sp, len, NULL));
     for (size_t k = 0; k < d->rank; k++) {
         snprintf(where, sizeof where, "%.*s/%s", (int)cut, d->table, d->axes[k]);
+        int there = sim__h5_path_exists(w->file, where, &e);
+        H5CHK(&e, there);
+        if (!there) {
+            rc = sim__h5w_fail(w, diag, TM_ERR_INVAL, where,
+                               "no such dimension scale (axis %zu of %s)", k, d->table);
+            goto out;
+        }
         H5CHK(&e, sc = H5Dopen2(w->file, where, H5P_DEFAULT));
         htri_t is = H5DSis_scale(sc);
         H5CHK(&e, is);
