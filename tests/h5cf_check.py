@@ -3,19 +3,24 @@
 """h5cf_check.py — every kind of result file tarmac writes opens in xarray
 (h5netcdf engine) and netCDF4 with named dimensions and valid units.
 
-Writes, from small inputs, a run, a compare, a breakeven, sweep points and
-their merge, a replay and (with TARMAC_DATA_DIR) a packing experiment, then
-for each file:
+Writes, from small inputs, a run, a compare, a breakeven, a size (with
+growth), sweep points and their merge, a replay and (with TARMAC_DATA_DIR) a
+packing experiment and a packing sweep, then for each file:
   - every table (a group with a `columns` attribute) opens with
     xarray.open_dataset(engine="h5netcdf") WITHOUT phony_dims, and each
     column's dimension is a named one (no phony_dim_*);
   - netCDF4.Dataset opens the file; each table's variables have the same
     named dimensions;
-  - every other group opens with phony_dims="sort" (groups of scalars and
-    arrays without a table);
+  - every other group opens WITHOUT phony_dims too (a merged sweep's
+    /sweep with its external links to the points included), and every array
+    (tables, matrices, lists) is attached to a dimension scale on every
+    axis; in a study's file (compare, breakeven, size, merged sweep) no
+    dimension is the default `row`;
   - every numeric dataset has `units` that UDUNITS-2 parses (libudunits2
     through ctypes) and a `long_name`; every dataset has a `long_name`;
-  - label lists (`*_name`) are variable-length UTF-8 string datasets.
+  - label lists (`*_name`) are variable-length UTF-8 string datasets, and
+    every list kept in an attribute (`labels`, `values`, /compare@policies,
+    /sweep/params@paths, ...) has its string dataset with the same names.
 Exit 77 (skipped) when xarray, h5netcdf, netCDF4 or libudunits2 is missing,
 unless CI=true, where that is a failure.
 Usage: h5cf_check.py (TARMAC_BIN, TARMAC_SRC, TARMAC_DATA_DIR from ctest)
@@ -87,21 +92,77 @@ def s(v):
     return v.decode() if isinstance(v, bytes) else str(v)
 
 
-def check_file(path, all_scaled):
-    """all_scaled: every array of the file (not only tables) must have
-    named dimensions: the files written by sim/output (run, replay, point,
-    packing), not the studies' arrays and matrices."""
+# Label lists stored as attributes of a group, and the string dataset that
+# must hold the same strings (a coordinate when it is a dimension scale).
+GROUP_LISTS = {("compare", "policies"): "compare/policy_name",
+               ("compare", "policy_specs"): "compare/policy_spec",
+               ("compare", "policy_settings"): "compare/policy_settings",
+               ("sweep/params", "paths"): "sweep/param_name",
+               ("sweep/failed", "messages"): "sweep/failed/message"}
+
+
+def vlen_utf8(o):
+    t = h5py.check_string_dtype(o.dtype)
+    return t is not None and t.length is None and t.encoding == "utf-8"
+
+
+def lines(v):
+    v = s(v)
+    return v.split("\n") if v else []
+
+
+def check_lists(name, f, n, o):
+    """A list of names in an attribute (`labels` of a code column, `values`
+    of a sweep parameter, the GROUP_LISTS) has its variable-length UTF-8
+    string dataset with the same names."""
+    for a in ("labels", "values"):
+        if a in o.attrs and isinstance(o, h5py.Dataset):
+            ln = f.get(n + "_name")
+            check(ln is not None, f"{name}:/{n}@{a}: no {n}_name dataset")
+            if ln is not None:
+                check(vlen_utf8(ln) and "CLASS" in ln.attrs,
+                      f"{name}:/{n}_name: not a variable-length UTF-8 coordinate")
+                check(ln.asstr()[()].tolist() == lines(o.attrs[a]),
+                      f"{name}:/{n}_name differs from /{n}@{a}")
+    for (g, a), d in GROUP_LISTS.items():
+        if n == g and a in o.attrs:
+            ds = f.get(d)
+            check(ds is not None, f"{name}:/{g}@{a}: no /{d} dataset")
+            if ds is not None:
+                check(vlen_utf8(ds), f"{name}:/{d}: not variable-length UTF-8")
+                want = lines(o.attrs[a])
+                if a == "messages":  # one line per failed point
+                    got = [m for x in ds.asstr()[()].tolist() for m in x.split("\n")]
+                else:
+                    got = ds.asstr()[()].tolist()
+                check(got == want, f"{name}:/{d} differs from /{g}@{a}")
+
+
+def studies(name):
+    """A file of a study (sim/studies): compare, breakeven, size, merged sweeps."""
+    return name.startswith(("compare", "breakeven", "size", "merged"))
+
+
+def check_file(path):
+    """Every array of the file (tables, label lists, matrices) has named
+    dimensions, and every group opens in xarray without phony dimensions."""
     name = os.path.basename(path)
     tables, others = [], []
     with h5py.File(path, "r") as f:
         def visit(n, o):
+            check_lists(name, f, n, o)
             if isinstance(o, h5py.Group):
                 (tables if "columns" in o.attrs else others).append(n)
             elif isinstance(o, h5py.Dataset):
                 check("long_name" in o.attrs, f"{name}:/{n} has no long_name")
-                if all_scaled and o.ndim and "CLASS" not in o.attrs:
+                if o.ndim and "CLASS" not in o.attrs:
                     check(all(len(o.dims[k]) for k in range(o.ndim)),
                           f"{name}:/{n}: an array without a dimension scale")
+                if o.ndim and "CLASS" in o.attrs:
+                    # a study's dimensions say what they count (policy,
+                    # run, volume, combination, ...), not the default 'row'
+                    check(n.rsplit("/", 1)[-1] != "row" or not studies(name),
+                          f"{name}:/{n}: a study table's dimension named 'row'")
                 if h5py.check_string_dtype(o.dtype) is not None:
                     return
                 if n.endswith("_name") and "CLASS" in o.attrs:
@@ -117,15 +178,7 @@ def check_file(path, all_scaled):
             for c in f[t].attrs["columns"]:
                 d = f[t][s(c)]
                 check(len(d.dims[0]) == 1, f"{name}:/{t}/{s(c)} has no dimension scale")
-    check(tables or "packing" in name, f"{name}: no tables found")
-    if "packing" in name:  # its arrays open without phony dimensions
-        for g in ["packing", "packing/policies/p00", "packing/policies/p00/seeds/s00"]:
-            try:
-                ds = xr.open_dataset(path, engine="h5netcdf", group=g)
-                check(all(not d.startswith("phony") for d in ds.dims), f"{name}:/{g}: dims {dict(ds.dims)}")
-                ds.close()
-            except Exception as ex:
-                failures.append(f"{name}:/{g}: xarray: {type(ex).__name__}: {str(ex)[:160]}")
+    check(tables or name.startswith(("packing", "size")), f"{name}: no tables found")
     nc = netCDF4.Dataset(path)
     try:
         for t in tables:
@@ -149,18 +202,17 @@ def check_file(path, all_scaled):
                     check("units" in ds[c].attrs and "long_name" in ds[c].attrs,
                           f"{name}:/{t}/{c}: xarray attrs lack units/long_name")
             ds.close()
-        # h5netcdf's phony_dims="sort" visits every group of the file first,
-        # following external links (a merged sweep's /sweep/files): such files
-        # get their tables checked only
-        if any(isinstance(f.get(g, getlink=True), h5py.ExternalLink)
-               for f in [h5py.File(path, "r")] for g in [o + "/" + k for o in others
-                                                         for k in f[o].keys()]):
-            others = None
-        for g in ["/"] + others if others is not None else []:
+        # every other group, without phony dimensions (h5netcdf would raise
+        # on an array without a dimension scale), a merged sweep's /sweep and
+        # /sweep/files too (h5netcdf follows their external links into the
+        # point files, which are checked themselves)
+        for g in ["/"] + others:
             try:
-                xr.open_dataset(path, engine="h5netcdf", group=g, phony_dims="sort").close()
+                ds = xr.open_dataset(path, engine="h5netcdf", group=g)
+                check(all(not d.startswith("phony") for d in ds.dims), f"{name}:/{g}: dims {dict(ds.dims)}")
+                ds.close()
             except Exception as ex:
-                failures.append(f"{name}:{g}: xarray (phony_dims): {type(ex).__name__}: {str(ex)[:160]}")
+                failures.append(f"{name}:{g}: xarray: {type(ex).__name__}: {str(ex)[:160]}")
     finally:
         nc.close()
     return len(tables)
@@ -184,6 +236,11 @@ def main():
                    "-o", f"{tmp}/merged.h5")):
             pts = sorted(p for p in os.listdir(f"{tmp}/points") if p.endswith(".h5"))
             files += [f"{tmp}/points/{pts[0]}", f"{tmp}/merged.h5"]
+        # a sizing with growth: the search trace, the choice (a few seconds)
+        if tm("size", small, "--target", "wait_p95<=30m", "--pools", "h100", "--replications", "2",
+              "--growth", "0.1", "--growth-months", "6", "--seed", "7", "-j", "2", "-q",
+              "-o", f"{tmp}/size.h5"):
+            files.append(f"{tmp}/size.h5")
         if tm("replay", "tests/golden/traces/helios.csv", "--format", "helios", "--fleet", small,
               "-q", "-o", f"{tmp}/replay.h5"):
             files.append(f"{tmp}/replay.h5")
@@ -194,6 +251,17 @@ def main():
                   "--policy", "placement=best-fit", "--seeds", "1", "--seed", "1", "--step", "25",
                   "-q", "-o", f"{tmp}/packing.h5"):
                 files.append(f"{tmp}/packing.h5")
+            # a packing sweep: its curves are matrices (point x step)
+            with open(f"{tmp}/pack-sweep.json", "w") as f:
+                json.dump({"kind": "pack", "replications": 1,
+                           "pack": {"nodes": "data:alibaba-gpu-v2023-openb/openb_node_list_gpu_node.csv",
+                                    "pods": "data:alibaba-gpu-v2023-openb/openb_pod_list_default.csv",
+                                    "target_pct": 30, "step_pct": 10, "seed": 1},
+                           "grid": {"policy": ["order=fifo placement=first-fit backfill=none",
+                                               "order=fifo placement=best-fit backfill=none"]}}, f)
+            if tm("sweep", f"{tmp}/pack-sweep.json", "-j", "2", "-q"):
+                os.rename(f"{tmp}/pack-sweep.points/merged.h5", f"{tmp}/pack-sweep.points/merged-pack.h5")
+                files.append(f"{tmp}/pack-sweep.points/merged-pack.h5")
         # 300 classes with long names: 13.5 KB of names, once cut at 8 KiB and 256 names
         names = ["a workload class with a rather long name %03d" % i for i in range(300)]
         classes = [{"name": n, "arrival": {"offered_load": 0.002}, "gpus": 1,
@@ -218,7 +286,7 @@ def main():
             check(list(x["class_name"].values) == names, "many.h5: xarray's class_name coordinate")
             x.close()
         for p in files:
-            n = check_file(p, not os.path.basename(p).startswith(("compare", "breakeven", "merged")))
+            n = check_file(p)
             print(f"h5cf_check: {os.path.basename(p)}: {n} tables")
     for m in failures[:40]:
         print("FAIL:", m)

@@ -233,6 +233,19 @@ def check_size(path):
     check(bool(z.targets["bound"][0] <= z.targets["limit"][0]), "size: the chosen fleet meets its target")
 
 
+def check_size_file(path, json_path):
+    z = tarmac.open(path)
+    if not check(z.kind == "size" and type(z).__name__ == "SizeFile", f"size file: {z!r}"):
+        return
+    with open(json_path) as f:
+        doc = json.load(f)
+    c = z.chosen
+    check([int(c[p["name"]]) for p in doc["chosen"]["pools"]] == [p["nodes"] for p in doc["chosen"]["pools"]]
+          and int(c["runs_meeting"]) == doc["chosen"]["replications_meeting"],
+          f"size file: the chosen fleet and its spread as --json gives them: {dict(c)}")
+    check(len(z.candidates) == doc["fleets_simulated"], "size file: one candidate per fleet simulated")
+
+
 def expect_error(path, cls, words):
     try:
         r = tarmac.open(path)
@@ -369,8 +382,9 @@ def main():
             check_run(f"{d}/points/p000000.h5", 7, "sweep-point")
         with open(f"{d}/size.json", "w") as out:
             if tm("size", SMALL, "--target", "wait_p95<=2h", "--replications", "2", "-j", "2", "--json", "-q",
-                  stdout=out):
+                  "-o", f"{d}/size.h5", stdout=out):
                 check_size(f"{d}/size.json")
+                check_size_file(f"{d}/size.h5", f"{d}/size.json")
         openb = os.path.join(DATA, "alibaba-gpu-v2023-openb")
         if DATA and os.path.isdir(openb):
             with open(f"{d}/pack.json", "w") as f:

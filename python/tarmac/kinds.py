@@ -415,9 +415,9 @@ class Sweep(Result):
         coded string columns become Categoricals of their `values`."""
         with self.h5() as f:
             g = f["sweep/params"]
-            df = _h5.table(g)
+            df = _h5.table(g, labels=False)
             for c in df.columns:
-                if "values" in g[c].attrs:
+                if c in g and "values" in g[c].attrs:
                     df[c] = pd.Categorical.from_codes(df[c].astype("int64"), _lines(g[c].attrs["values"]))
         return df
 
@@ -454,7 +454,7 @@ class Sweep(Result):
             g = f[g_name]
             return xr.Dataset({k: ((dim, "grid"), g[k][()], {a: _h5.text(v) for a, v in g[k].attrs.items()
                                                              if a in ("units", "long_name")})
-                               for k in g})
+                               for k in g if g[k].ndim == 2})  # not the dimension scales
 
     def point_file(self, point):
         """Open the file of point `point` through the merged file's link."""
@@ -520,6 +520,63 @@ class Size(Result):
         raise TarmacError(self.path, "a size answer is JSON, not HDF5: use .data")
 
 
+class SizeFile(Result):
+    """A size file of `tarmac size -o FILE` (docs/output.md "Size files"):
+    every fleet the search simulated, along `candidate`, and which it chose."""
+    kind = "size"
+    command = "tarmac size"
+
+    @classmethod
+    def matches(cls, f, attrs):
+        return _h5.text(attrs.get("kind", "")) == "size"
+
+    def describe(self):
+        c = self.chosen
+        pools = ", ".join(f"{k} {int(v)} nodes" for k, v in c.items() if k in self.pools)
+        return f"scenario {self.provenance.scenario_name!r}: {pools} ({len(self.candidates)} fleets simulated)"
+
+    @property
+    def pools(self):
+        with self.h5() as f:
+            return [_h5.text(x) for x in f["size/pool_name"][()]]
+
+    @property
+    def terms(self):
+        with self.h5() as f:
+            return [_h5.text(x) for x in f["size/term_name"][()]]
+
+    @property
+    def candidates(self):
+        """One row per fleet simulated, in search order: nodes per pool, the
+        verdict (pass, why, runs_meeting), each term's mean and bound, costs."""
+        with self.h5() as f:
+            g = f["size"]
+            n = g["candidate"].shape[0]
+            pools, terms = self.pools, self.terms
+            cols = {}
+            for k, p in enumerate(pools):
+                cols[p] = g["nodes"][()][:, k]
+            for name, ds in g.items():
+                if isinstance(ds, h5py.Dataset) and ds.shape == (n,) and ds.dtype.kind in "iuf" \
+                        and name != "candidate":
+                    cols[name] = ds[()]
+            for k, t in enumerate(terms):
+                cols[f"{t} mean"] = g["mean"][()][:, k]
+                cols[f"{t} bound"] = g["bound"][()][:, k]
+            return pd.DataFrame(cols)
+
+    @property
+    def chosen(self):
+        """The chosen fleet's row of `candidates`."""
+        with self.h5() as f:
+            row = int(f["size/chosen"][()])
+        return self.candidates.iloc[row]
+
+    @property
+    def summary(self):
+        return self.scalars("size")
+
+
 # first match wins: the more specific kinds first
-KINDS = [RunPoint, PackPoint, Replay, Run, Compare, Breakeven, Sweep, Pack]
+KINDS = [RunPoint, PackPoint, Replay, Run, Compare, Breakeven, Sweep, Pack, SizeFile]
 JSON_KINDS = [Size]

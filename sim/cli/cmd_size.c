@@ -22,6 +22,7 @@ static const char size_help[] =
     "                   [--confidence C] [--warmup DURATION] [--min-nodes N] [--max-nodes N]\n"
     "                   [--growth RATE] [--growth-months M] [--seed N]\n"
     "                   [-j N] [--verbose] [--quiet] [--json] [--limit NAME=VALUE]...\n"
+    "                   [-o FILE]\n"
     "\n"
     "Find the smallest fleet that meets the targets, by simulation: the number of\n"
     "nodes of each searched pool (all pools by default) is searched, galloping then\n"
@@ -63,7 +64,9 @@ static const char size_help[] =
     "  -q, --quiet          print nothing but errors\n"
     "  --json               print a JSON summary on stdout instead of the text\n"
     "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
-    "                       (docs/cli.md, \"Limits\"; repeatable)\n";
+    "                       (docs/cli.md, \"Limits\"; repeatable)\n"
+    "  -o, --output FILE    also write every simulated fleet, the choice and growth\n"
+    "                       to the HDF5 file FILE (docs/output.md, \"Size files\")\n";
 
 static int parse_double(const char *s, double lo, double hi, double *out)
 {
@@ -260,8 +263,8 @@ static const sim__cli_opt size_opts[] = {
 
 static const sim__cli_spec size_spec = {
     .cmd = &sim__cmd_size,
-    .shared = SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET | SIM__CLI_JSON |
-              SIM__CLI_LIMIT,
+    .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET |
+              SIM__CLI_JSON | SIM__CLI_LIMIT,
     .operand = "scenario",
     .max_operands = 1,
     .opts = size_opts,
@@ -429,6 +432,11 @@ static int cmd_size(int argc, char **argv)
     }
     if (growth > 0 &&
         (rc = sim__size_growth_run(&cfg, current, growth, (uint32_t)months, &gr, &d)) != TM_OK) {
+        code = sim__cli_error(rc, &d);
+        goto out;
+    }
+    if (a.output && (rc = sim__size_write(a.output, &sc, &run, &cache, &ans,
+                                          growth > 0 ? &gr : NULL, growth, &sim__cli_stop, &d))) {
         code = sim__cli_error(rc, &d);
         goto out;
     }

@@ -69,6 +69,9 @@ void sim__h5dim_free(sim__h5w *w)
         for (size_t i = 0; d->members && d->members[i]; i++)
             free(d->members[i]);
         free(d->members);
+        for (size_t i = 0; d->axes && i < d->rank; i++)
+            free(d->axes[i]);
+        free(d->axes);
         free(d);
     }
     w->dims_tail = &w->dims;
@@ -150,6 +153,39 @@ int sim__h5w_dim(sim__h5w *w, const char *group, const char *name, size_t rows, 
     d->rows = rows;
     *w->dims_tail = d;
     w->dims_tail = &d->next;
+    return TM_OK;
+}
+
+int sim__h5w_dim_axes(sim__h5w *w, const char *path, const char *const *dims, size_t rank,
+                      tm_diag *diag)
+{
+    int rc;
+    if (!w)
+        return tm_diag_set(diag, TM_ERR_INVAL, path ? path : "", "no writer");
+    if ((rc = sim__h5w_check(w, diag)) != 0)
+        return rc;
+    if (!path || !sim__h5_path_ok(path, 0))
+        return sim__h5w_fail(w, diag, TM_ERR_INVAL, path ? path : "(null)", "bad dataset path");
+    if (!rank || rank > H5S_MAX_RANK || !dims)
+        return sim__h5w_fail(w, diag, TM_ERR_INVAL, path, "bad rank %zu", rank);
+    for (size_t k = 0; k < rank; k++)
+        if (!dims[k] || !sim__h5_name_ok(dims[k]))
+            return sim__h5w_fail(w, diag, TM_ERR_INVAL, path, "bad dimension name '%s'",
+                                 dims[k] ? dims[k] : "(null)");
+    if (!w->dims_tail)
+        w->dims_tail = &w->dims;
+    h5dim *d = calloc(1, sizeof *d);
+    int ok = d && (d->table = dup_str(path)) && (d->axes = calloc(rank, sizeof *d->axes));
+    for (size_t k = 0; ok && k < rank; k++)
+        ok = (d->axes[k] = dup_str(dims[k])) != NULL;
+    if (d) { /* linked in even when incomplete, so that sim__h5dim_free frees it */
+        d->rank = d->axes ? rank : 0;
+        d->fixed_rows = 1;
+        *w->dims_tail = d;
+        w->dims_tail = &d->next;
+    }
+    if (!ok)
+        return sim__h5w_fail(w, diag, TM_ERR_NOMEM, path, "out of memory");
     return TM_OK;
 }
 
@@ -399,10 +435,74 @@ static herr_t attach_one(hid_t g, const char *name, const H5L_info_t *li, void *
     return r;
 }
 
+/* Attach each axis of the N-D dataset d->table to its scale (sim__h5w_dim_axes). */
+static int attach_axes(sim__h5w *w, const h5dim *d, tm_diag *diag)
+{
+    h5err e = {0};
+    hid_t ds = H5I_INVALID_HID, sp = H5I_INVALID_HID, sc = H5I_INVALID_HID;
+    hsize_t len[H5S_MAX_RANK];
+    char where[600];
+    int rc = TM_OK;
+    snprintf(where, sizeof where, "%s", d->table);
+    size_t cut = (size_t)(strrchr(d->table, '/') - d->table);
+    H5CHK(&e, ds = H5Dopen2(w->file, d->table, H5P_DEFAULT));
+    H5CHK(&e, sp = H5Dget_space(ds));
+    int rank = H5Sget_simple_extent_ndims(sp);
+    H5CHK(&e, rank);
+    if ((size_t)rank != d->rank) {
+        rc = sim__h5w_fail(w, diag, TM_ERR_INVAL, where, "%d axes, %zu dimensions given", rank,
+                           d->rank);
+        goto out;
+    }
+    H5CHK(&e, H5Sget_simple_extent_dims(sp, len, NULL));
+    for (size_t k = 0; k < d->rank; k++) {
+        snprintf(where, sizeof where, "%.*s/%s", (int)cut, d->table, d->axes[k]);
+        int there = sim__h5_path_exists(w->file, where, &e);
+        H5CHK(&e, there);
+        if (!there) {
+            rc = sim__h5w_fail(w, diag, TM_ERR_INVAL, where,
+                               "no such dimension scale (axis %zu of %s)", k, d->table);
+            goto out;
+        }
+        H5CHK(&e, sc = H5Dopen2(w->file, where, H5P_DEFAULT));
+        htri_t is = H5DSis_scale(sc);
+        H5CHK(&e, is);
+        hsize_t n = is ? ds_len(sc, &e) : 0;
+        if (e.set)
+            goto out;
+        if (!is) {
+            rc = sim__h5w_fail(w, diag, TM_ERR_INVAL, where,
+                               "not a dimension scale (axis %zu of %s)", k, d->table);
+            goto out;
+        }
+        if (n != len[k]) {
+            rc = sim__h5w_fail(w, diag, TM_ERR_INVAL, where,
+                               "the dimension has %llu values for axis %zu of %s (%llu)",
+                               (unsigned long long)n, k, d->table, (unsigned long long)len[k]);
+            goto out;
+        }
+        H5CHK(&e, H5DSattach_scale(ds, sc, (unsigned)k));
+        sim__h5_close_id(sc);
+        sc = H5I_INVALID_HID;
+    }
+out:
+    if (e.set)
+        rc = sim__h5w_fail_h5(w, diag, &e, where);
+    sim__h5_close_id(sc);
+    sim__h5_close_id(sp);
+    sim__h5_close_id(ds);
+    return rc;
+}
+
 int sim__h5dim_make(sim__h5w *w, tm_diag *diag)
 {
     int rc;
     for (h5dim *d = w->dims; d; d = d->next) {
+        if (d->axes) {
+            if ((rc = attach_axes(w, d, diag)) != TM_OK)
+                return rc;
+            continue;
+        }
         h5err e = {0};
         hid_t g = H5I_INVALID_HID, scale = H5I_INVALID_HID;
         attach_ctx c = {H5I_INVALID_HID, d->rows, d->fixed_rows, d->members, &e};
@@ -428,11 +528,53 @@ int sim__h5dim_make(sim__h5w *w, tm_diag *diag)
 /* ------------------------------------------------------------------------- */
 /* Label lists                                                                */
 
-int sim__h5w_labels(sim__h5w *w, const char *col_path, const char *const *labels, size_t n,
-                    tm_diag *diag)
+static int w_strings(sim__h5w *w, const char *path, const char *const *v, size_t n, int scale,
+                     const char *description, tm_diag *diag)
 {
     h5err e = {0};
     hid_t s = H5I_INVALID_HID, ds = H5I_INVALID_HID;
+    int rc;
+    if (!w)
+        return tm_diag_set(diag, TM_ERR_INVAL, path ? path : "", "no writer");
+    if ((rc = sim__h5w_new_object(w, path, diag)) != 0 ||
+        (rc = sim__h5w_need_meta(w, path, NULL, 0, description, diag)) != 0)
+        return rc;
+    if (n && !v)
+        return sim__h5w_fail(w, diag, TM_ERR_INVAL, path, "no strings");
+    for (size_t i = 0; i < n; i++)
+        if (!v[i])
+            return sim__h5w_fail(w, diag, TM_ERR_INVAL, path, "string %zu is NULL", i);
+    hsize_t dims = n;
+    H5CHK(&e, s = H5Screate_simple(1, &dims, NULL));
+    H5CHK(&e, ds = H5Dcreate2(w->file, path, w->str_type, s, H5P_DEFAULT, w->dcpl, w->dapl));
+    if (n)
+        H5CHK(&e, H5Dwrite(ds, w->str_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+    H5CHK(&e, sim__h5w_put_meta(w, ds, NULL, description, &e));
+    if (scale)
+        H5CHK(&e, H5DSset_scale(ds, strrchr(path, '/') + 1));
+out:
+    if (e.set)
+        rc = sim__h5w_fail_h5(w, diag, &e, path);
+    sim__h5_close_id(ds);
+    sim__h5_close_id(s);
+    return rc;
+}
+
+int sim__h5w_names(sim__h5w *w, const char *path, const char *const *v, size_t n,
+                   const char *description, tm_diag *diag)
+{
+    return w_strings(w, path, v, n, 1, description, diag);
+}
+
+int sim__h5w_array_str(sim__h5w *w, const char *path, const char *const *v, size_t n,
+                       const char *description, tm_diag *diag)
+{
+    return w_strings(w, path, v, n, 0, description, diag);
+}
+
+int sim__h5w_labels(sim__h5w *w, const char *col_path, const char *const *labels, size_t n,
+                    tm_diag *diag)
+{
     char *joined = NULL, *path = NULL;
     int rc;
     if (!w)
@@ -467,23 +609,11 @@ int sim__h5w_labels(sim__h5w *w, const char *col_path, const char *const *labels
     if ((rc = sim__h5w_attr_str(w, col_path, "labels", joined, diag)) != 0)
         goto out;
     sprintf(path, "%s_name", col_path);
-    if ((rc = sim__h5w_new_object(w, path, diag)) != 0)
-        goto out;
-    hsize_t dims = n;
     char desc[600];
     const char *base = strrchr(col_path, '/') + 1;
     snprintf(desc, sizeof desc, "the names of the codes of %s: value i names code i", base);
-    H5CHK(&e, s = H5Screate_simple(1, &dims, NULL));
-    H5CHK(&e, ds = H5Dcreate2(w->file, path, w->str_type, s, H5P_DEFAULT, w->dcpl, w->dapl));
-    if (n)
-        H5CHK(&e, H5Dwrite(ds, w->str_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels));
-    H5CHK(&e, sim__h5w_put_meta(w, ds, NULL, desc, &e));
-    H5CHK(&e, H5DSset_scale(ds, strrchr(path, '/') + 1));
+    rc = w_strings(w, path, labels, n, 1, desc, diag);
 out:
-    if (e.set)
-        rc = sim__h5w_fail_h5(w, diag, &e, path);
-    sim__h5_close_id(ds);
-    sim__h5_close_id(s);
     free(joined);
     free(path);
     return rc;

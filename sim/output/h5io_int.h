@@ -189,6 +189,26 @@ int sim__h5w_labels(sim__h5w *w, const char *obj_path, const char *const *labels
 int sim__h5w_dim(sim__h5w *w, const char *group, const char *name, size_t rows, const char *coord,
                  const char *const *members, const char *description, tm_diag *diag);
 
+/* A 1-D dataset of n variable-length UTF-8 strings (n may be 0), each
+ * stored whole (no length limit; a string may hold newlines), with a
+ * `long_name` and `description` and no units. sim__h5w_names marks it as
+ * an HDF5 dimension scale named after its last path component: a string
+ * coordinate for netCDF tools (as the `<column>_name` lists of
+ * sim__h5w_labels), not a member for sim__h5r_list; sim__h5w_array_str
+ * keeps it a plain dataset (attach it with sim__h5w_dim). */
+int sim__h5w_names(sim__h5w *w, const char *path, const char *const *v, size_t n,
+                   const char *description, tm_diag *diag);
+int sim__h5w_array_str(sim__h5w *w, const char *path, const char *const *v, size_t n,
+                       const char *description, tm_diag *diag);
+
+/* The dimensions of an N-D dataset (a matrix): at commit, axis k of the
+ * dataset at `path` is attached to the dimension scale dims[k] of the
+ * dataset's own group, which must be there by then with as many values as
+ * the axis (declared earlier with sim__h5w_dim, whose scales are made in
+ * order first, or a list of sim__h5w_names or sim__h5w_labels). */
+int sim__h5w_dim_axes(sim__h5w *w, const char *path, const char *const *dims, size_t rank,
+                      tm_diag *diag);
+
 /* Open a writer on an existing complete file instead of a new one, to add to
  * it (a sweep adds a point's parameters to the run report): src_path, a name
  * of the caller's that is not final_path, is renamed to a fresh temporary name

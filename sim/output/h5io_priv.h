@@ -78,6 +78,10 @@ typedef struct h5dim {
     int fixed_rows; /* rows given (sim__h5w_dim); else the table's, at commit */
     hsize_t rows;
     char **members; /* NULL-terminated names to attach, or NULL: every 1-D dataset */
+    /* sim__h5w_dim_axes: `table` is then an N-D dataset and axes[k] the scale
+     * of its group that axis k is attached to (rank names); else NULL */
+    char **axes;
+    size_t rank;
 } h5dim;
 
 typedef struct h5col {

@@ -492,6 +492,9 @@ static int write_volume(sim__h5w *w, const sim__be_result *res, tm_diag *diag)
     if ((rc = sim__h5t_create(&t, w, "/breakeven/volume",
                               "one row per monthly token volume (log-spaced)", vol_cols, B_NCOLS,
                               diag)) == TM_OK &&
+        (rc = sim__h5t_dim(t, "volume", "/breakeven/volume/tokens_per_month",
+                           "the volumes: monthly tokens (a copy of tokens_per_month)", diag)) ==
+            TM_OK &&
         (rc = sim__h5t_append(t, cols, n, diag)) == TM_OK)
         rc = sim__h5t_close(t, diag);
     free(d);
@@ -528,17 +531,14 @@ static int write_fleets(sim__h5w *w, const sim_scenario *sc, const sim__be_cfg *
     };
     const void *cv[3] = {pt, pool, nodes};
     sim__h5t *t = NULL;
-    char buf[2048];
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < r->n_vary; k++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", k ? "\n" : "", names[k]);
     if ((rc = sim__h5t_create(&t, w, "/breakeven/fleet",
                               "the owned option's fleet at each volume, one row per (volume, pool)",
                               cols, 3, diag)) ||
+        (rc = sim__h5t_dim(t, "volume_pool", NULL,
+                           "one per (volume, searched pool), volume-major (no values)", diag)) ||
         (rc = sim__h5t_append(t, cv, n, diag)) || (rc = sim__h5t_close(t, diag)))
         goto out;
-    rc = sim__h5w_attr_str(w, "/breakeven/fleet/pool", "labels", buf, diag);
+    rc = sim__h5w_labels(w, "/breakeven/fleet/pool", names, r->n_vary, diag);
 out:
     free(pt);
     free(pool);
@@ -563,6 +563,8 @@ static int write_util(sim__h5w *w, const sim__be_result *res, tm_diag *diag)
     if ((rc = sim__h5t_create(&t, w, "/breakeven/utilization",
                               "cost per useful GPU-hour against busy utilization", cols, 4,
                               diag)) == TM_OK &&
+        (rc = sim__h5t_dim(t, "busy_utilization", "/breakeven/utilization/utilization",
+                           "the busy utilizations (a copy of utilization)", diag)) == TM_OK &&
         (rc = sim__h5t_append(t, cv, res->n_util, diag)) == TM_OK)
         rc = sim__h5t_close(t, diag);
     return rc;

@@ -510,6 +510,45 @@ static int attr_joined(sim__h5w *w, const char *obj, const char *name, const sim
     return rc;
 }
 
+/* The policies' field `which` (pol_field) as a list of n strings: a label
+ * list (sim__h5w_labels: the `labels` attribute and `<obj>_name`) when
+ * `labels`, else the string dataset obj, a coordinate (sim__h5w_names) when
+ * `names`, else a plain one along it. */
+static int pol_strings(sim__h5w *w, const char *obj, const sim__cmp_policy *pol, size_t n,
+                       int which, int labels, int names, const char *description, tm_diag *diag)
+{
+    const char **v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return tm_diag_set(diag, TM_ERR_NOMEM, obj, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        v[i] = pol_field(&pol[i], which);
+    int rc = labels  ? sim__h5w_labels(w, obj, v, n, diag)
+             : names ? sim__h5w_names(w, obj, v, n, description, diag)
+                     : sim__h5w_array_str(w, obj, v, n, description, diag);
+    free(v);
+    return rc;
+}
+
+/* The policies' labels on the code column `col`: `labels` and `<col>_name`. */
+static int pol_labels(sim__h5w *w, const char *col, const sim__cmp_policy *pol, size_t n,
+                      tm_diag *diag)
+{
+    return pol_strings(w, col, pol, n, 0, 1, 0, NULL, diag);
+}
+
+/* The scenario's class names on the code column `col`: `labels` and `<col>_name`. */
+static int class_labels(sim__h5w *w, const char *col, const sim_scenario *sc, tm_diag *diag)
+{
+    const char **v = malloc((sc->n_classes ? sc->n_classes : 1) * sizeof *v);
+    if (!v)
+        return tm_diag_set(diag, TM_ERR_NOMEM, col, "out of memory");
+    for (size_t k = 0; k < sc->n_classes; k++)
+        v[k] = sc->classes[k].name;
+    int rc = sim__h5w_labels(w, col, v, sc->n_classes, diag);
+    free(v);
+    return rc;
+}
+
 enum { S_POLICY, S_N, S_MEAN, S_SD, S_LO, S_HI, S_DMEAN, S_DSD, S_DLO, S_DHI, S_NCOLS };
 
 static int write_metric(sim__h5w *w, const sim__cmp_result *res, const sim__cmp_policy *pol,
@@ -535,7 +574,7 @@ static int write_metric(sim__h5w *w, const sim__cmp_result *res, const sim__cmp_
     };
     sim__h5t *t;
     int rc = sim__h5t_create(&t, w, path, desc, cols, S_NCOLS, diag);
-    if (rc)
+    if (rc || (rc = sim__h5t_dim(t, "policy_name", NULL, "the policies, one per row", diag)))
         return rc;
     for (size_t p = 0; p < res->n_policies; p++) {
         const sim__cmp_stat *st = &res->stats[p * SIM__CMP_N_METRICS + m];
@@ -554,8 +593,7 @@ static int write_metric(sim__h5w *w, const sim__cmp_result *res, const sim__cmp_
     }
     char col[160];
     snprintf(col, sizeof col, "%s/policy", path);
-    if ((rc = sim__h5t_close(t, diag)) ||
-        (rc = attr_joined(w, col, "labels", pol, res->n_policies, 0, diag)) ||
+    if ((rc = sim__h5t_close(t, diag)) || (rc = pol_labels(w, col, pol, res->n_policies, diag)) ||
         (rc = sim__h5w_attr_str(w, path, "label", mt->label, diag)) ||
         (rc = sim__h5w_attr_str(w, path, "units", mt->units, diag)))
         return rc;
@@ -576,7 +614,8 @@ static int write_runs(sim__h5w *w, const sim__cmp_result *res, const sim__cmp_po
     int rc = sim__h5t_create(&t, w, "/compare/runs",
                              "one row per run (policy, replication): the metrics of that run", cols,
                              2 + SIM__CMP_N_METRICS, diag);
-    if (rc)
+    if (rc || (rc = sim__h5t_dim(t, "run", NULL,
+                                 "the runs, one per (policy, replication) (no values)", diag)))
         return rc;
     for (size_t p = 0; p < res->n_policies; p++)
         for (uint32_t r = 0; r < res->replications; r++) {
@@ -589,25 +628,7 @@ static int write_runs(sim__h5w *w, const sim__cmp_result *res, const sim__cmp_po
         }
     if ((rc = sim__h5t_close(t, diag)))
         return rc;
-    return attr_joined(w, "/compare/runs/policy", "labels", pol, res->n_policies, 0, diag);
-}
-
-/* The scenario's class names joined by newlines, as an attribute. */
-static int attr_classes(sim__h5w *w, const char *obj, const sim_scenario *sc, tm_diag *diag)
-{
-    size_t len = 1;
-    for (size_t k = 0; k < sc->n_classes; k++)
-        len += strlen(sc->classes[k].name) + 1;
-    char *buf = malloc(len);
-    if (!buf)
-        return tm_diag_set(diag, TM_ERR_NOMEM, obj, "out of memory");
-    size_t o = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < sc->n_classes; k++)
-        o += (size_t)snprintf(buf + o, len - o, "%s%s", k ? "\n" : "", sc->classes[k].name);
-    int rc = sim__h5w_attr_str(w, obj, "labels", buf, diag);
-    free(buf);
-    return rc;
+    return pol_labels(w, "/compare/runs/policy", pol, res->n_policies, diag);
 }
 
 /* /compare/class_metrics/<metric>: one row per (class, policy), the columns
@@ -636,7 +657,8 @@ static int write_class_metric(sim__h5w *w, const sim_scenario *sc, const sim__cm
     };
     sim__h5t *t;
     int rc = sim__h5t_create(&t, w, path, desc, cols, 1 + S_NCOLS, diag);
-    if (rc)
+    if (rc || (rc = sim__h5t_dim(t, "class_policy", NULL,
+                                 "one per (class, policy), class-major (no values)", diag)))
         return rc;
     for (size_t k = 0; k < res->n_classes; k++)
         for (size_t p = 0; p < res->n_policies; p++) {
@@ -659,10 +681,10 @@ static int write_class_metric(sim__h5w *w, const sim_scenario *sc, const sim__cm
     if ((rc = sim__h5t_close(t, diag)))
         return rc;
     snprintf(col, sizeof col, "%s/policy", path);
-    if ((rc = attr_joined(w, col, "labels", pol, res->n_policies, 0, diag)))
+    if ((rc = pol_labels(w, col, pol, res->n_policies, diag)))
         return rc;
     snprintf(col, sizeof col, "%s/class", path);
-    if ((rc = attr_classes(w, col, sc, diag)) ||
+    if ((rc = class_labels(w, col, sc, diag)) ||
         (rc = sim__h5w_attr_str(w, path, "label", mt->label, diag)) ||
         (rc = sim__h5w_attr_str(w, path, "units", mt->units, diag)))
         return rc;
@@ -686,7 +708,8 @@ static int write_class_runs(sim__h5w *w, const sim_scenario *sc, const sim__cmp_
                              "one row per run and workload class (policy, replication, class): "
                              "the class's metrics in that run",
                              cols, 3 + SIM__CMPC_N_METRICS, diag);
-    if (rc)
+    if (rc || (rc = sim__h5t_dim(t, "run_class", NULL,
+                                 "one per (policy, replication, class) (no values)", diag)))
         return rc;
     for (size_t p = 0; p < res->n_policies; p++)
         for (uint32_t r = 0; r < res->replications; r++)
@@ -700,10 +723,9 @@ static int write_class_runs(sim__h5w *w, const sim_scenario *sc, const sim__cmp_
                     return rc;
             }
     if ((rc = sim__h5t_close(t, diag)) ||
-        (rc =
-             attr_joined(w, "/compare/class_runs/policy", "labels", pol, res->n_policies, 0, diag)))
+        (rc = pol_labels(w, "/compare/class_runs/policy", pol, res->n_policies, diag)))
         return rc;
-    return attr_classes(w, "/compare/class_runs/class", sc, diag);
+    return class_labels(w, "/compare/class_runs/class", sc, diag);
 }
 
 int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_policy *pol,
@@ -726,6 +748,18 @@ int sim__compare_write(const char *path, const sim_scenario *sc, const sim__cmp_
         (rc = attr_joined(w, "/compare", "policies", pol, n_pol, 0, diag)) ||
         (rc = attr_joined(w, "/compare", "policy_specs", pol, n_pol, 1, diag)) ||
         (rc = attr_joined(w, "/compare", "policy_settings", pol, n_pol, 2, diag)) ||
+        (rc = pol_strings(w, "/compare/policy_name", pol, n_pol, 0, 0, 1,
+                          "the policies' labels (the attribute 'policies'), one per policy",
+                          diag)) ||
+        (rc = pol_strings(w, "/compare/policy_spec", pol, n_pol, 1, 0, 0,
+                          "each policy's specification (the attribute 'policy_specs')", diag)) ||
+        (rc = pol_strings(w, "/compare/policy_settings", pol, n_pol, 2, 0, 0,
+                          "the keys each policy sets, '; '-separated (the attribute "
+                          "'policy_settings')",
+                          diag)) ||
+        (rc = sim__h5w_dim(w, "/compare", "policy_name", n_pol, NULL,
+                           (const char *const[]){"policy_spec", "policy_settings", NULL},
+                           "the policies", diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/compare/replications", res->replications, "1",
                                   "replications per policy (indices 0 .. n-1)", diag)) ||
         (rc =

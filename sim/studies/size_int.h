@@ -212,6 +212,15 @@ double sim__size_need_gpus(const sim_scenario *sc, double demand);
 void sim__size_load_floor(const sim__size_runner *r, const uint32_t *max, double demand,
                           uint32_t *floor, double *need_gpus);
 
+/* Write the sizing's HDF5 file (size_write.c; docs/output.md, "Size
+ * files"): every candidate of `cache` in order, the answer's chosen fleet,
+ * frontier and neighbours as rows of it, and growth (gr, at growth_rate; NULL:
+ * none). The file appears whole under `path` or not at all. */
+int sim__size_write(const char *path, const sim_scenario *sc, const sim__size_runner *r,
+                    const sim__size_cache *cache, const sim__size_answer *ans,
+                    const sim__size_growth *gr, double growth_rate, volatile int *stop,
+                    tm_diag *diag);
+
 /* "h100 12 (96 H100), l40s 0" for a fleet of the runner's searched pools. */
 void sim__size_fleet_format(char *buf, size_t n, const sim__size_runner *r, const uint32_t *nodes);
 

@@ -339,6 +339,12 @@ static size_t distinct_values(const sim_sweep_spec *s, size_t p, const char **te
 static int write_params(sim__h5w *w, const sim_sweep_spec *s, tm_diag *diag)
 {
     size_t np = s->n_params, nc = s->n_combos ? s->n_combos : 1;
+    int rc0 = sim__h5w_names(w, "/sweep/param_name", (const char *const *)s->params, np,
+                             "the varied parameters' JSON paths, the columns of /sweep/params "
+                             "(its attribute 'paths')",
+                             diag);
+    if (rc0)
+        return rc0;
     if (np == 0) { /* one combination, nothing varied: a group without columns */
         int rc;
         if ((rc = sim__h5w_group(w, "/sweep/params", diag)) ||
@@ -382,7 +388,9 @@ static int write_params(sim__h5w *w, const sim_sweep_spec *s, tm_diag *diag)
     if ((rc = sim__h5t_create(&t, w, "/sweep/params",
                               "one row per combination: its parameter values (columns named by "
                               "their JSON paths; the group's attribute 'paths' lists them)",
-                              cols, np, diag)))
+                              cols, np, diag)) ||
+        (rc = sim__h5t_dim(t, "combination", NULL, "the combinations, one per row (no values)",
+                           diag)))
         goto out;
     for (size_t p = 0; p < np; p++)
         if (!numeric[p])
@@ -406,9 +414,15 @@ static int write_params(sim__h5w *w, const sim_sweep_spec *s, tm_diag *diag)
         if (numeric[p])
             continue;
         size_t nd = distinct_values(s, p, texts, codes + p * nc);
-        char obj[400];
+        char obj[400], desc_v[600];
         snprintf(obj, sizeof obj, "/sweep/params/%s", s->params[p]);
         if ((rc = attr_lines(w, obj, "values", (char *const *)texts, nd, diag)))
+            goto out;
+        snprintf(obj, sizeof obj, "/sweep/params/%s_name", s->params[p]);
+        snprintf(desc_v, sizeof desc_v,
+                 "the values of %s (its attribute 'values'): value i is what code i means",
+                 s->params[p]);
+        if ((rc = sim__h5w_names(w, obj, texts, nd, desc_v, diag)))
             goto out;
     }
 out:
@@ -449,7 +463,8 @@ static int write_points(sim__h5w *w, const merge_state *m, tm_diag *diag)
                              "unless ok)",
                              cols, nc, diag);
     free(cols);
-    if (rc)
+    if (rc || (rc = sim__h5t_dim(t, "sweep_point", NULL,
+                                 "the points, one per row (the column point; no values)", diag)))
         return rc;
     for (size_t i = 0; i < sw->n_points; i++) {
         size_t combo;
@@ -467,7 +482,8 @@ static int write_points(sim__h5w *w, const merge_state *m, tm_diag *diag)
     }
     if ((rc = sim__h5t_close(t, diag)))
         return rc;
-    return sim__h5w_attr_str(w, "/sweep/points/status", "labels", "ok\nfailed\nmissing", diag);
+    static const char *const status[] = {"ok", "failed", "missing"};
+    return sim__h5w_labels(w, "/sweep/points/status", status, 3, diag);
 }
 
 /* /sweep/mean and /sweep/sd: over each combination's ok replications. */
@@ -493,7 +509,9 @@ static int write_stats(sim__h5w *w, const merge_state *m, int sd, tm_diag *diag)
                                   "replications (NaN when n = 0)",
                              cols, nc, diag);
     free(cols);
-    if (rc)
+    if (rc || (rc = sim__h5t_dim(t, "combination", NULL,
+                                 "the combinations, one per row (rows of /sweep/params; no values)",
+                                 diag)))
         return rc;
     for (size_t c = 0; c < sw->spec.n_combos; c++) {
         size_t n = 0;
@@ -534,7 +552,8 @@ static int write_failed(sim__h5w *w, const merge_state *m, tm_diag *diag)
                              "one row per failed point; attribute 'messages': their errors, one "
                              "per line",
                              cols, 2, diag);
-    if (rc)
+    if (rc || (rc = sim__h5t_dim(t, "failed_point", NULL,
+                                 "the failed points, one per row (no values)", diag)))
         return rc;
     size_t nf = 0;
     for (size_t i = 0; i < sw->n_points; i++) {
@@ -555,7 +574,10 @@ static int write_failed(sim__h5w *w, const merge_state *m, tm_diag *diag)
     for (size_t i = 0; i < sw->n_points; i++)
         if (m->status[i] == ST_FAILED)
             lines[k++] = m->messages[i];
-    rc = attr_lines(w, "/sweep/failed", "messages", lines, nf, diag);
+    if ((rc = attr_lines(w, "/sweep/failed", "messages", lines, nf, diag)) == TM_OK)
+        rc =
+            sim__h5w_array_str(w, "/sweep/failed/message", (const char *const *)lines, nf,
+                               "each failed point's error (the attribute 'messages', whole)", diag);
     free(lines);
     return rc;
 }
@@ -568,7 +590,24 @@ static int write_curves(sim__h5w *w, const merge_state *m, tm_diag *diag)
     double *mean = malloc((C * G > 0 ? C * G : 1) * sizeof *mean);
     if (!mean)
         return tm_diag_set(diag, TM_ERR_NOMEM, "merge", "out of memory");
-    int rc = TM_OK;
+    /* the dimensions of the matrices, declared first so that they exist
+     * when the matrices are attached at commit */
+    static const char *const none[] = {NULL};
+    int rc;
+    if ((rc = sim__h5w_group(w, "/sweep/curves", diag)) ||
+        (rc = sim__h5w_group(w, "/sweep/curves_mean", diag)) ||
+        (rc = sim__h5w_dim(w, "/sweep/curves", "sweep_point", P, NULL, none,
+                           "the points, one per row (rows of /sweep/points; no values)", diag)) ||
+        (rc = sim__h5w_dim(w, "/sweep/curves", "step", G, NULL, none,
+                           "the steps of arrived GPU, one per column (no values)", diag)) ||
+        (rc = sim__h5w_dim(w, "/sweep/curves_mean", "combination", C, NULL, none,
+                           "the combinations, one per row (rows of /sweep/params; no values)",
+                           diag)) ||
+        (rc = sim__h5w_dim(w, "/sweep/curves_mean", "step", G, NULL, none,
+                           "the steps of arrived GPU, one per column (no values)", diag))) {
+        free(mean);
+        return rc;
+    }
     for (size_t c = 0; c <= N_CURVES && rc == TM_OK; c++) {
         const char *name = c ? curves[c - 1].name : "arrived_pct";
         const char *units = c ? curves[c - 1].units : "percent";
@@ -580,7 +619,9 @@ static int write_curves(sim__h5w *w, const merge_state *m, tm_diag *diag)
                  "%s: one row per point, NaN-padded (rows of failed or missing points "
                  "are NaN)",
                  desc);
-        if ((rc = sim__h5w_matrix_f64(w, path, all, P, G, units, d, diag)))
+        if ((rc = sim__h5w_matrix_f64(w, path, all, P, G, units, d, diag)) ||
+            (rc =
+                 sim__h5w_dim_axes(w, path, (const char *const[]){"sweep_point", "step"}, 2, diag)))
             break;
         for (size_t q = 0; q < C; q++)
             for (size_t k = 0; k < G; k++) {
@@ -598,7 +639,8 @@ static int write_curves(sim__h5w *w, const merge_state *m, tm_diag *diag)
         snprintf(path, sizeof path, "/sweep/curves_mean/%s", name);
         snprintf(d, sizeof d, "%s: one row per combination, the mean over its ok replications",
                  desc);
-        rc = sim__h5w_matrix_f64(w, path, mean, C, G, units, d, diag);
+        if ((rc = sim__h5w_matrix_f64(w, path, mean, C, G, units, d, diag)) == TM_OK)
+            rc = sim__h5w_dim_axes(w, path, (const char *const[]){"combination", "step"}, 2, diag);
     }
     free(mean);
     return rc;
