@@ -266,10 +266,21 @@ static int reclaim_span(borrow *b, const place_view *v, const place_job *j, uint
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t))
             continue;
-        uint32_t have = 0;
+        /* a type without borrowers to evict has nothing to reclaim */
+        int any = 0;
+        for (uint32_t k = 0; k < n && !any; k++)
+            any = c->node_type[b->c[k].node] == t;
+        if (!any)
+            continue;
+        uint32_t have = 0, owned = 0;
         for (uint32_t x = 0; x < c->n_nodes; x++)
-            if (c->node_type[x] == t && c->node_up[x] && place_node_tenant(c, x) == j->tenant)
-                have += (uint32_t)__builtin_popcountll(c->node_free_mask[x] & node_up_mask(c, x));
+            if (c->node_type[x] == t && c->node_up[x] && place_node_tenant(c, x) == j->tenant) {
+                uint64_t up = node_up_mask(c, x);
+                have += (uint32_t)__builtin_popcountll(c->node_free_mask[x] & up);
+                owned += (uint32_t)__builtin_popcountll(up);
+            }
+        if (owned < j->gpus)
+            continue; /* the tenant's nodes of this type could not hold it emptied */
         /* the borrowers on those nodes, each once with all the GPUs it frees there */
         uint32_t nv = 0;
         for (uint32_t k = 0; k < n; k++) {
