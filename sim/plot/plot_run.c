@@ -11,6 +11,12 @@
  * distributions are thinned to at most CDF_POINTS points chosen by rank, so a
  * million jobs make a data file of a few hundred kilobytes; the curve stays
  * within 1/CDF_POINTS of the exact one.
+ *
+ * One file, just past a thousand lines: every figure here reads the run's
+ * columns through the same helpers (opt_read, the rank thinning) and writes
+ * through the same plot.c calls. The seam for a split is the per-class
+ * distributions (per_class_*, cap_classes, wait_cdf, slowdown), which share
+ * their class capping with nothing above them.
  */
 #include "plot/plot_int.h"
 
