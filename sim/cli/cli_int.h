@@ -48,6 +48,11 @@ typedef struct sim__cli_progress {
 
 /* 1 when stderr is a terminal. */
 int sim__cli_stderr_is_tty(void);
+/* The default output beside a result file: `result` without its .h5, then
+ * `suffix` (".html", "-plots"), into buf. 0, or a usage error (64) naming
+ * `cmd` and `flag` when the name does not fit. */
+int sim__cli_beside(char *buf, size_t n, const char *result, const char *suffix, const char *cmd,
+                    const char *flag);
 void sim__cli_progress_init(sim__cli_progress *p, int enabled, int64_t horizon_us, size_t n_runs);
 /* Run `run` (0-based) begins; the events of the previous runs are added up. */
 void sim__cli_progress_run(sim__cli_progress *p, size_t run, uint64_t events_before,

@@ -111,3 +111,15 @@ void sim__cli_fmt_double(char *buf, size_t n, double v)
             return;
     }
 }
+
+int sim__cli_beside(char *buf, size_t n, const char *result, const char *suffix, const char *cmd,
+                    const char *flag)
+{
+    size_t l = strlen(result);
+    if (l > 3 && strcmp(result + l - 3, ".h5") == 0)
+        l -= 3;
+    if (l + strlen(suffix) >= n)
+        return sim__cli_usage(cmd, "result file name too long; give %s", flag);
+    snprintf(buf, n, "%.*s%s", (int)l, result, suffix);
+    return 0;
+}

@@ -116,12 +116,9 @@ static int cmd_plot(int argc, char **argv)
         return sim__cli_usage("plot", "%s", "needs a result file");
     char def_dir[1024];
     if (!dir) {
-        size_t l = strlen(path);
-        if (l > 3 && strcmp(path + l - 3, ".h5") == 0)
-            l -= 3;
-        if (l + 7 >= sizeof def_dir)
-            return sim__cli_usage("plot", "%s", "result file name too long; give -o DIR");
-        snprintf(def_dir, sizeof def_dir, "%.*s-plots", (int)l, path);
+        int bad = sim__cli_beside(def_dir, sizeof def_dir, path, "-plots", "plot", "-o DIR");
+        if (bad)
+            return bad;
         dir = def_dir;
     }
     /* SIGINT and SIGTERM stop it: gnuplot killed, no temporary left */

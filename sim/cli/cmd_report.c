@@ -43,12 +43,9 @@ static int cmd_report(int argc, char **argv)
     const char *path = a.operands[0], *out = a.output;
     char def_out[1024];
     if (!out) {
-        size_t l = strlen(path);
-        if (l > 3 && strcmp(path + l - 3, ".h5") == 0)
-            l -= 3;
-        if (l + 6 >= sizeof def_out)
-            return sim__cli_usage("report", "%s", "result file name too long; give -o FILE");
-        snprintf(def_out, sizeof def_out, "%.*s.html", (int)l, path);
+        int bad = sim__cli_beside(def_out, sizeof def_out, path, ".html", "report", "-o FILE");
+        if (bad)
+            return bad;
         out = def_out;
     }
     /* SIGINT and SIGTERM stop it: gnuplot killed, no temporary left */
