@@ -155,6 +155,19 @@ with tempfile.TemporaryDirectory() as d:
     check("class training" in table and "class evaluation" in table, "--per-class: the class sections")
     for l in rows:
         check("*" not in l, f"printed a significant difference between identical policies: {l}")
+    # the interval of a mean never leaves the metric's range in the table: every
+    # metric is at least 0 and the allocation share at most 100 % (the file keeps
+    # the symmetric interval; with 3 replications some reach below 0 there)
+    metric = ""
+    for l in table.splitlines():
+        if "[" not in l or l.startswith("metric"):
+            continue
+        if not l.startswith(" "):
+            metric = l[:30]
+        lo, hi = (float(x) for x in l[l.index("[") + 1:l.index("]")].split(","))
+        check(lo >= 0, f"printed interval below 0: {l}")
+        if metric.startswith("allocation utilization (%)"):
+            check(hi <= 100, f"printed allocation interval above 100 %: {l}")
 
     # 2. per-run values against `tarmac run`, and common random numbers
     out = os.path.join(d, "cmp.h5")

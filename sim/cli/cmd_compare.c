@@ -214,9 +214,14 @@ static int print_metric(const sim__cmp_metric *mt, int pct, const sim__cmp_stat 
     for (size_t p = 0; p < n_pol; p++) {
         const sim__cmp_stat *st = &st0[p * stride];
         char mean[32], lo[32], hi[32], ci[72];
+        /* every metric compared is at least 0, and a share (pct) at most 1: the
+         * interval (Student t, symmetric around the mean) is cut at those
+         * bounds, as the plots cut it; the file keeps both ends as computed */
+        double ci_lo = st->ci_lo < 0 ? 0 : st->ci_lo;
+        double ci_hi = pct && st->ci_hi > 1 ? 1 : st->ci_hi;
         fmt_num(mean, sizeof mean, st->mean, &s, 0);
-        fmt_num(lo, sizeof lo, st->ci_lo, &s, 0);
-        fmt_num(hi, sizeof hi, st->ci_hi, &s, 0);
+        fmt_num(lo, sizeof lo, ci_lo, &s, 0);
+        fmt_num(hi, sizeof hi, ci_hi, &s, 0);
         snprintf(ci, sizeof ci, "[%s, %s]", lo, hi);
         printf("%-*s  %-*s %10s  %-*s", wm, p == 0 ? head : "", wp, pol[p].label, mean,
                p > 0 ? 22 : 0, ci);
