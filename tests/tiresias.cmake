@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: Apache-2.0
+# Tiresias (policies/tiresias.c, docs/tiresias.md): queues and preemption,
+# demotion at the wake-up the policy asks for, starvation promotion, the
+# Gittins order, consolidated and relaxed placement, and the queue property
+# over random views: hand-built views, placement core only.
+tarmac_test(test_tiresias
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tiresias.c ${CMAKE_CURRENT_SOURCE_DIR}/place_views.c
+  LIBS tarmac_place ${MATH_LIBRARY} LABELS unit)
