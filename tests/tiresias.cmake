@@ -6,3 +6,7 @@
 tarmac_test(test_tiresias
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_tiresias.c ${CMAKE_CURRENT_SOURCE_DIR}/place_views.c
   LIBS tarmac_place ${MATH_LIBRARY} LABELS unit)
+# In the engine, on a heavy-tailed mix: short jobs complete sooner than under
+# FIFO and non-preemptive LAS; the preemptions' cost is in the ledger.
+tarmac_script_test(test_tiresias_engine
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tiresias_engine.sh LABELS integration)
