@@ -220,6 +220,50 @@ static void test_gittins(void)
     pv_fini(&H);
 }
 
+/* gittins=learn: the distribution is the service of the jobs seen to finish.
+ * Two 1-GPU jobs run from t = 0 and finish at 10 s and 100 s (each seen at
+ * the pass after): the distribution is then {10, 100}, and the order of the
+ * four waiting jobs the one computed by hand above. Before any job
+ * finished, there is no distribution: every index is 0, arrival order. */
+static void test_gittins_learn(void)
+{
+    uint32_t g[1] = {4};
+    char buf[64];
+    pv_init(&H, 1, NULL, NULL, g, 1);
+    place_instance pi = make("tiresias-2dlas thresholds=1e9 gittins=learn delta=10");
+    run_job(61, 0, 1, 0, 0, 1);
+    run_job(62, 0, 1, 0, 0, 1);
+    H.now_us = 1 * S_;
+    CHECK_EQ_INT(pv_pass_instance(&H, &pi), PLACE_OK);
+    H.now_us = 10 * S_;
+    finish(61);
+    CHECK_EQ_INT(pv_pass_instance(&H, &pi), PLACE_OK);
+    H.now_us = 100 * S_;
+    finish(62);
+    CHECK_EQ_INT(pv_pass_instance(&H, &pi), PLACE_OK);
+    H.now_us = 101 * S_;
+    wait_job(1, 1, 0, 0);
+    wait_job(2, 1, 5, 0);
+    wait_job(3, 1, 50, 0);
+    wait_job(4, 1, 95, 0);
+    CHECK_EQ_INT(pv_pass_instance(&H, &pi), PLACE_OK);
+    CHECK_STR(pv_started(&H, buf, sizeof buf), "4 2 1 3");
+    place_instance_fini(&pi);
+    pv_fini(&H);
+
+    pv_init(&H, 1, NULL, NULL, g, 1);
+    pi = make("tiresias-2dlas thresholds=1e9 gittins=learn delta=10");
+    H.now_us = 101 * S_;
+    wait_job(1, 1, 0, 0);
+    wait_job(2, 1, 5, 0);
+    wait_job(3, 1, 50, 0);
+    wait_job(4, 1, 95, 0);
+    CHECK_EQ_INT(pv_pass_instance(&H, &pi), PLACE_OK);
+    CHECK_STR(pv_started(&H, buf, sizeof buf), "1 2 3 4");
+    place_instance_fini(&pi);
+    pv_fini(&H);
+}
+
 /* Two 4-GPU nodes with 2 GPUs free on each: a 4-GPU gang that may span waits
  * under consolidated placement (one node could hold it) and spans both nodes
  * under relaxed; skewed=7 consolidates only class 7. An 8-GPU gang on two
@@ -365,6 +409,7 @@ int main(void)
     test_demotion_wake();
     test_starvation();
     test_gittins();
+    test_gittins_learn();
     test_placement();
     test_property_random();
     test_spec_errors();
