@@ -137,6 +137,8 @@ typedef struct tires {
     uint32_t n_ent, cap_ent, cursor;
     vic *vic;
     uint32_t n_vic, cap_vic;
+    int vic_sorted;                     /* sorted lazily, at the first plan of the pass */
+    uint64_t lvl_gpus[TR_MAX_THR + 1]; /* GPUs the candidate victims hold, per queue */
     uint32_t *vsel; /* chosen victims (indices into vic) */
     uint32_t cap_vsel;
     /* scratch per node: GPUs and host capacity freed by chosen victims */
@@ -688,6 +690,8 @@ static int tr_begin(void *state, const place_view *v)
     s->cursor = 0;
     s->n_ent = 0;
     s->n_vic = 0;
+    s->vic_sorted = 0;
+    memset(s->lvl_gpus, 0, sizeof s->lvl_gpus);
     int rc = records_update(s, v);
     if (rc != PLACE_OK)
         return rc;
@@ -739,9 +743,8 @@ static int tr_begin(void *state, const place_view *v)
         w->level = level_of(s, exec);
         w->submit = rj->job.submit_us;
         w->gone = 0;
+        s->lvl_gpus[w->level] += rj->job.gpus;
     }
-    if (s->n_vic > 1)
-        qsort(s->vic, s->n_vic, sizeof *s->vic, vic_cmp);
     uint32_t nn = v->cluster->n_nodes ? v->cluster->n_nodes : 1;
     if (nn > s->cap_node) {
         uint32_t old = s->cap_node;
@@ -851,8 +854,21 @@ static int plan_victims(tires *s, const place_view *v, const place_job *j, uint3
                         uint32_t *rix, uint32_t *k_out, place_decision *d)
 {
     *k_out = 0;
-    if (j->gpus == 0 || j->gpu_milli < PLACE_MILLI_WHOLE || s->n_vic == 0 ||
-        s->vic[0].level <= level)
+    if (j->gpus == 0 || j->gpu_milli < PLACE_MILLI_WHOLE || s->n_vic == 0)
+        return PLACE_ERR_NOFIT;
+    /* a bound: every GPU free now and every GPU lower queues hold (victims
+     * stopped in this pass still count: their GPUs are free or taken) */
+    uint64_t room = v->cluster->gpus_free;
+    for (uint32_t q = level + 1; q <= s->n_thr; q++)
+        room += s->lvl_gpus[q];
+    if (room < j->gpus)
+        return PLACE_ERR_NOFIT;
+    if (!s->vic_sorted) {
+        if (s->n_vic > 1)
+            qsort(s->vic, s->n_vic, sizeof *s->vic, vic_cmp);
+        s->vic_sorted = 1;
+    }
+    if (s->vic[0].level <= level)
         return PLACE_ERR_NOFIT;
     stamp_next(s);
     uint32_t k = 0;
