@@ -100,6 +100,11 @@ typedef struct nx {
     int64_t cpu, mem;
 } nx;
 
+/* A node and the GPUs it would have free (consolidated spans sort these). */
+typedef struct nfree {
+    uint32_t f, n;
+} nfree;
+
 /* A waiting job of the pass, in the order it is considered. */
 typedef struct ent {
     uint32_t idx, level;
@@ -145,7 +150,7 @@ typedef struct tires {
     nx *nx;
     uint32_t cap_node, cur_stamp;
     uint32_t *touched, n_touched, cap_touched;
-    uint32_t *order; /* node order for consolidated spans */
+    nfree *order; /* node order for consolidated spans */
     uint32_t cap_order;
     /* a plan in progress: victims by id, then the START */
     int plan;
@@ -493,15 +498,12 @@ static void part_whole(place_part *p, const place_job *j, uint32_t n, uint32_t g
     p->mask = 0;
 }
 
-static const tires *g_sort_s; /* (qsort has no context: set just before the call) */
-static const place_cluster *g_sort_c;
 static int node_cmp(const void *a, const void *b)
 {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    uint32_t fx = avail(g_sort_s, g_sort_c, x), fy = avail(g_sort_s, g_sort_c, y);
-    if (fx != fy)
-        return fx > fy ? -1 : 1;
-    return x < y ? -1 : x > y;
+    const nfree *x = a, *y = b;
+    if (x->f != y->f)
+        return x->f > y->f ? -1 : 1;
+    return x->n < y->n ? -1 : x->n > y->n;
 }
 
 /* A gang over several nodes of type t, on the capacity free once the chosen
@@ -523,7 +525,7 @@ static int span_build(tires *s, const place_view *v, const place_job *j, uint32_
         if (f == 0)
             continue;
         if (cons) {
-            s->order[m++] = n;
+            s->order[m++] = (nfree){f, n};
             continue;
         }
         if (np == d->cap_parts)
@@ -535,8 +537,6 @@ static int span_build(tires *s, const place_view *v, const place_job *j, uint32_
             break;
     }
     if (cons) {
-        g_sort_s = s;
-        g_sort_c = c;
         if (m > 1)
             qsort(s->order, m, sizeof *s->order, node_cmp);
         uint32_t most = c->type_max_gpus[t] ? c->type_max_gpus[t] : 1;
@@ -544,9 +544,9 @@ static int span_build(tires *s, const place_view *v, const place_job *j, uint32_
         for (uint32_t k = 0; k < m && need > 0; k++) {
             if (np == d->cap_parts || np == fewest)
                 return PLACE_ERR_NOFIT;
-            uint32_t f = avail(s, c, s->order[k]);
+            uint32_t f = s->order[k].f;
             uint32_t take = f < need ? f : need;
-            part_whole(&d->parts[np++], j, s->order[k], take);
+            part_whole(&d->parts[np++], j, s->order[k].n, take);
             need -= take;
         }
     }
