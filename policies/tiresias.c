@@ -71,6 +71,7 @@
 #define TR_MAX_SKEWED 64
 #define TR_MAX_SAMPLE (1u << 20) /* learned samples kept, at most */
 #define TR_EPS        1e-6       /* GPU-seconds: a crossing within this counts as reached */
+#define TR_MAX_VALUE  1e15       /* thresholds, delta, distribution values and weights, at most */
 
 enum { TR_CONSOLIDATED = 0, TR_RELAXED = 1 };
 enum { TR_GITTINS_OFF = 0, TR_GITTINS_GIVEN = 1, TR_GITTINS_LEARN = 2 };
@@ -142,9 +143,9 @@ typedef struct tires {
     uint32_t n_ent, cap_ent, cursor;
     vic *vic;
     uint32_t n_vic, cap_vic;
-    int vic_sorted;                     /* sorted lazily, at the first plan of the pass */
+    int vic_sorted;                    /* sorted lazily, at the first plan of the pass */
     uint64_t lvl_gpus[TR_MAX_THR + 1]; /* GPUs the candidate victims hold, per queue */
-    uint32_t *vsel; /* chosen victims (indices into vic) */
+    uint32_t *vsel;                    /* chosen victims (indices into vic) */
     uint32_t cap_vsel;
     /* scratch per node: GPUs and host capacity freed by chosen victims */
     nx *nx;
@@ -186,11 +187,11 @@ static int parse_dist(tires *s, const char *p)
     while (*p) {
         char *end;
         double v = strtod(p, &end);
-        if (end == p || *end != ':' || !isfinite(v) || v < 0)
+        if (end == p || *end != ':' || !(v >= 0) || v > TR_MAX_VALUE)
             return PLACE_ERR_SPEC;
         p = end + 1;
         double w = strtod(p, &end);
-        if (end == p || !isfinite(w) || !(w > 0))
+        if (end == p || !(w > 0) || w > TR_MAX_VALUE)
             return PLACE_ERR_SPEC;
         p = end;
         if (*p == ',')
@@ -247,7 +248,8 @@ static int tr_create(const place_env *env, const char *args, void **state, char 
             if (parse_list(val, s->thr, TR_MAX_THR, &n) != PLACE_OK || n == 0)
                 goto bad;
             for (uint32_t k = 0; k < n; k++)
-                if (!(s->thr[k] > 0) || (k > 0 && s->thr[k] <= s->thr[k - 1]))
+                if (!(s->thr[k] > 0) || s->thr[k] > TR_MAX_VALUE ||
+                    (k > 0 && s->thr[k] <= s->thr[k - 1]))
                     goto bad;
             s->n_thr = n;
         } else if (strcmp(tok, "starve") == 0) {
@@ -259,7 +261,7 @@ static int tr_create(const place_env *env, const char *args, void **state, char 
         } else if (strcmp(tok, "delta") == 0) {
             char *end;
             double x = strtod(val, &end);
-            if (end == val || *end || !(x > 0) || !isfinite(x))
+            if (end == val || *end || !(x > 0) || x > TR_MAX_VALUE)
                 goto bad;
             s->delta = x;
         } else if (strcmp(tok, "placement") == 0) {
@@ -377,6 +379,18 @@ static double running_attained(const place_running *r, int64_t now)
 {
     int64_t el = now > r->start_us ? now - r->start_us : 0;
     return r->job.attained_gpu_s + job_rate(&r->job) * (double)el / 1e6;
+}
+
+/* now + us (rounded up, at least 1 us later), or PLACE_T_NEVER when that is
+ * beyond any time a host can hold. */
+static int64_t due_after(int64_t now, double us)
+{
+    double t = ceil(us);
+    if (!(t >= 1))
+        t = 1;
+    if (t >= (double)(PLACE_T_NEVER - now) || t >= 9e18)
+        return PLACE_T_NEVER;
+    return now + (int64_t)t;
 }
 
 static uint32_t level_of(const tires *s, double exec)
@@ -718,7 +732,7 @@ static int tr_begin(void *state, const place_view *v)
                 exec = 0;
                 level = 0;
             } else {
-                int64_t due = v->now_us + (int64_t)ceil(limit_us - (double)x->pend_us);
+                int64_t due = due_after(v->now_us, limit_us - (double)x->pend_us);
                 if (due < s->wake_starve)
                     s->wake_starve = due;
             }
@@ -1048,8 +1062,7 @@ static int64_t tr_wake(void *state, const place_view *v)
         uint32_t q = level_of(s, exec);
         if (q >= s->n_thr || q < wait_level)
             continue;
-        double us = ceil((s->thr[q] - exec) / rate * 1e6);
-        int64_t due = v->now_us + (us > 1 ? (int64_t)us : 1);
+        int64_t due = due_after(v->now_us, (s->thr[q] - exec) / rate * 1e6);
         if (due < t)
             t = due;
     }
