@@ -385,9 +385,15 @@ static void test_spec_errors(void)
     place_env env = pv_env();
     place_instance pi;
     char err[512];
-    const char *bad[] = {"tiresias-2dlas thresholds=100,50", "tiresias-2dlas starve=-1",
-                         "tiresias-2dlas placement=tight",   "tiresias-2dlas gittins=10:0",
-                         "tiresias-2dlas color=red",         "tiresias-2dlas thresholds"};
+    const char *bad[] = {"tiresias-2dlas thresholds=100,50",
+                         "tiresias-2dlas starve=-1",
+                         "tiresias-2dlas placement=tight",
+                         "tiresias-2dlas gittins=10:0",
+                         "tiresias-2dlas color=red",
+                         "tiresias-2dlas thresholds",
+                         "tiresias-2dlas thresholds=3250,1e300",
+                         "tiresias-2dlas delta=1e16",
+                         "tiresias-2dlas gittins=1e300:1"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         err[0] = '\0';
         CHECK_EQ_INT(place_instance_init(&pi, &env, bad[k], err, sizeof err), PLACE_ERR_SPEC);
