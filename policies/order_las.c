@@ -14,6 +14,15 @@
  * seconds, comma-separated: "order=las:3600,36000,starve=86400". Default: one
  * threshold of 3600 GPU-s (two queues; Tiresias reports two queues capture
  * most of the benefit) and no starvation limit.
+ * This order never preempts, so in the simulator a waiting job's attained
+ * service is what its earlier runs received (the engine adds each stopped
+ * run's GPUs x length to attained_gpu_s) and, with no preemption rule, that
+ * is 0 for every job: it is FIFO with whatever backfilling is composed. The
+ * preset "las" is this order with topology placement and greedy backfilling
+ * (what "tiresias" named before). Tiresias itself, with preemption of lower
+ * queues, demotion as a job runs, starvation promotion by waiting versus
+ * executed time and the Gittins index, is the whole policy tiresias-2dlas
+ * (tiresias.c, docs/tiresias.md); its default thresholds are 3250,7200.
  * Cost O(n log n) per pass.
  * Source: Gu et al., "Tiresias: A GPU cluster manager for distributed deep
  * learning", NSDI 2019 (Discretized 2D-LAS); LAS/FB scheduling from

@@ -12,8 +12,10 @@
 #include <string.h>
 
 /* whole policies, selectable by name in a specification */
+extern const place_policy place__policy_tiresias;
 static const place_policy *const policies[] = {
     &place__policy_compose,
+    &place__policy_tiresias,
 };
 
 /* presets: a short name for a common composition */
@@ -25,7 +27,8 @@ static const struct {
     {.name = "easy", .spec = "order=fifo placement=first-fit backfill=easy"},
     {.name = "conservative", .spec = "order=fifo placement=first-fit backfill=conservative"},
     {.name = "fgd", .spec = "order=fifo placement=fgd backfill=greedy"},
-    {.name = "tiresias", .spec = "order=las placement=topology backfill=greedy"},
+    {.name = "tiresias", .spec = "tiresias-2dlas"},
+    {.name = "las", .spec = "order=las placement=topology backfill=greedy"},
     {.name = "gavel", .spec = "order=fifo placement=hetero backfill=greedy"},
     {.name = "priority-preempt",
      .spec = "order=priority placement=best-fit backfill=greedy preempt=priority"},

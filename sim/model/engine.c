@@ -1152,6 +1152,7 @@ static void run_stop(engine *e, uint32_t slot, int cause)
                       SIM_LEDGER_LOST, (sim__area)part_milli(j, &j->parts[k]) * (work - saved));
     double lost_work = gpu_s(milli, work - saved), lost = gpu_s(milli, work - saved + ov);
     j->busy_gpu_s += gpu_s(milli, work);
+    j->pj.attained_gpu_s += gpu_s(milli, el); /* service received, for LAS orders */
     j->lost_work_gpu_s += lost_work;
     j->lost_gpu_s += lost;
     sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
