@@ -5,3 +5,4 @@
 tarmac_test(test_llm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_llm.c
             LIBS tarmac_sim LABELS validation)
 set_tests_properties(test_llm PROPERTIES TIMEOUT 300)
+tarmac_script_test(llm_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/llm_cli.sh LABELS integration)
