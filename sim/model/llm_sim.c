@@ -131,6 +131,7 @@ typedef struct replica {
     size_t n_bins, cap_bins;
     double iterations, busy_s;
     uint64_t preemptions;
+    uint32_t steps; /* decode iterations of the current event (decode_stretch) */
 } replica;
 
 typedef struct hent {
@@ -148,7 +149,8 @@ typedef struct sim {
     uint32_t rr;
     uint64_t wm_blocks;
     double t0;
-    size_t bins_max; /* per replica */
+    double t_next_arrival; /* INFINITY after the last */
+    size_t bins_max;       /* per replica */
     tm_diag *diag;
 } sim;
 
@@ -398,6 +400,39 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
     }
 }
 
+/* Decode-only iterations with nothing waiting repeat the same batch, each
+ * with one more context token per sequence, until a sequence finishes or
+ * needs a new block, or an arrival comes (it could join). Those iterations
+ * are run as one event of `steps` iterations, with the same times and token
+ * counts as one by one: the stretch stops before the iteration in which a
+ * sequence would finish or need a block, and at the first iteration end at
+ * or after the next arrival. dt is the first iteration's time; the
+ * stretch's is returned. */
+static double decode_stretch(sim *m, replica *p, sim__llm_batch *b, double t, double dt,
+                             uint32_t *steps)
+{
+    uint64_t room = UINT64_MAX;
+    for (size_t k = 0; k < p->n_batch; k++) {
+        const seq *q = &m->s[p->batch[k]];
+        uint64_t blk = q->blocks * m->c->block_tokens - q->kv; /* >= 1: the first is allocated */
+        uint64_t fin = (uint64_t)(q->output - q->gen) - 1;     /* iterations before the last */
+        uint64_t r = blk < fin ? blk : fin;
+        room = r < room ? r : room;
+    }
+    if (room > 4096)
+        room = 4096;
+    double end = t + dt;
+    uint32_t n = 1;
+    while (n < room && end < m->t_next_arrival) {
+        b->kv_tokens += b->decode_seqs;
+        b->attn_pairs += b->decode_seqs;
+        end += sim__llm_iter_time(&m->c->iter, b);
+        n++;
+    }
+    *steps = n;
+    return end - t;
+}
+
 static int start(sim *m, uint32_t r, double t)
 {
     replica *p = &m->rep[r];
@@ -410,10 +445,14 @@ static int start(sim *m, uint32_t r, double t)
         return TM_OK;
     }
     double dt = sim__llm_iter_time(&m->c->iter, &b);
+    uint32_t steps = 1;
+    if (b.prefill_tokens == 0 && p->wait.n == 0)
+        dt = decode_stretch(m, p, &b, t, dt, &steps);
+    p->steps = steps;
     p->busy = 1;
     p->t_start = t;
     p->t_end = t + dt;
-    p->iterations += 1;
+    p->iterations += steps;
     p->busy_s += dt;
     double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
     if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
@@ -450,7 +489,8 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
             if (q->pre_done < q->pre_target)
                 continue;
         } else {
-            q->kv += 1;
+            q->kv += p->steps;
+            q->gen += p->steps - 1;
         }
         q->gen++;
         if (isnan(q->t_first))
@@ -705,6 +745,7 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     size_t ai = 0;
     uint64_t steps = 0;
     while (ai < n || m.n_heap) {
+        m.t_next_arrival = ai < n ? reqs[ai].t_s : INFINITY;
         if ((++steps & 4095) == 0 && stop && *stop) {
             rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "llm", "interrupted at %.3f s of the run",
                              m.n_heap ? m.heap[0].t - m.t0 : 0.0);
