@@ -168,7 +168,7 @@ static void test_mmc(uint64_t seed)
         double en = 1.0 / (1.0 - exp(-1.0 / 100)); /* mean of the geometric */
         double mu = 1.0 / (en * it), lambda = rhos[k] * cs[k] * mu;
         double mean, se;
-        wait_reps(&c, 50000, lambda, &pd, &od, it, seed + 10 + (uint64_t)k, &mean, &se);
+        wait_reps(&c, 100000, lambda, &pd, &od, it, seed + 10 + (uint64_t)k, &mean, &se);
         double want = sim__svc_erlang_c(cs[k], lambda / mu) / (cs[k] * mu - lambda);
         printf("M/M/%u rho %.2f: mean wait %.5f s (se %.5f), Erlang C %.5f\n", cs[k], rhos[k], mean,
                se, want);
