@@ -106,6 +106,55 @@ expect 66 "nope.csv" replay "$W/t.csv" --format azure-llm --protocol serve \
     --iter-profile "$W/nope.csv" -o "$W/f.h5"
 [ -e "$W/f.h5" ] && fail "a failed serve left f.h5"
 
+# "mode": "request" on a scenario service: the fleet run's accounting of the
+# service simulates its requests. A TPOT SLO of 1 ms no replica can meet
+# shows the hook is live (the hourly model has no TPOT: it meets its SLO).
+SRC=${TARMAC_SRC:?}
+"$PY" - "$SRC/scenarios/chat-breakeven.json" "$W" <<'PYEOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["horizon"] = "3h"
+s.pop("cost", None)
+v = s["workload"]["services"][0]
+v["load"] = {"rate_per_s": 5}
+json.dump(s, open(sys.argv[2] + "/hourly.json", "w"))
+v["mode"] = "request"
+json.dump(s, open(sys.argv[2] + "/req.json", "w"))
+v["request"] = {"batching": "sarathi", "tpot": "1ms"}
+json.dump(s, open(sys.argv[2] + "/tight.json", "w"))
+v["request"] = {"batching": "orca"}
+json.dump(s, open(sys.argv[2] + "/bad1.json", "w"))
+v["request"] = {"model": "gpt-5"}
+json.dump(s, open(sys.argv[2] + "/bad2.json", "w"))
+v["mode"] = "hourly"
+v["request"] = {"tpot": "1ms"}
+json.dump(s, open(sys.argv[2] + "/bad3.json", "w"))
+v.pop("request")
+v["mode"] = "exact"
+json.dump(s, open(sys.argv[2] + "/bad4.json", "w"))
+PYEOF
+for f in hourly req tight; do
+    "$BIN" run "$W/$f.json" -q -o "$W/$f.h5" || fail "run $f.json"
+done
+"$PY" - "$W" <<'PYEOF' || fail "request mode in a fleet run"
+import sys, h5py
+att = {}
+for f in ("hourly", "req", "tight"):
+    with h5py.File(f"{sys.argv[1]}/{f}.h5") as h:
+        att[f] = h["summary/services/chat/slo_attainment"][()]
+assert att["hourly"] > 0.99 and att["req"] > 0.99, att
+assert att["tight"] < 0.01, att
+PYEOF
+expect 65 'workload.services\[0\].request.batching: expected "vllm" or "sarathi", got "orca"' \
+    run "$W/bad1.json" -q -o "$W/x.h5"
+expect 65 'workload.services\[0\].request.model: request mode needs a model' run "$W/bad2.json" \
+    -q -o "$W/x.h5"
+expect 65 'workload.services\[0\].request: only with "mode": "request"' run "$W/bad3.json" -q \
+    -o "$W/x.h5"
+expect 65 'workload.services\[0\].mode: expected "hourly" or "request", got "exact"' \
+    run "$W/bad4.json" -q -o "$W/x.h5"
+[ -e "$W/x.h5" ] && fail "a refused scenario left x.h5"
+
 # the Azure conversation hour against one 8-replica deployment
 if [ -n "$D" ] && [ -f "$D/azure-llm-inference-2023/splitwise_conv.csv" ]; then
     "$BIN" replay "$D/azure-llm-inference-2023/splitwise_conv.csv" --format azure-llm \

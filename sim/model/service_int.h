@@ -106,6 +106,12 @@ typedef struct sim__svc_cfg {
     double target_util;                  /* in (0, 1] */
     double scale_up_delay_s;             /* model loading: placed -> ready, >= 0 */
     double scale_down_window_s;          /* scale-down stabilization window, >= 0 */
+    /* request-level mode (docs/llm-serving.md, "In fleet runs"): accounting by
+     * simulating each request (sim__svc_interval_request) instead of M/M/n */
+    int request_mode;             /* 0: the hourly model */
+    char llm_model[SIM_NAME_MAX]; /* a sim__llm_model name (request mode) */
+    int llm_sarathi;              /* batching: 0 vLLM, 1 Sarathi chunked prefill */
+    double slo_tpot_s;            /* TPOT SLO of request mode (0: 0.2 s) */
 } sim__svc_cfg;
 
 /* Defaults (sources in docs/services.md): no GPU type usable (tokens_per_s all
@@ -282,6 +288,21 @@ typedef struct sim__svc_acct {
  * mean tokens. Cost O(hours in the interval). TM_ERR_INVAL if t1 < t0. */
 int sim__svc_interval(const sim__svc_pool *pool, int64_t t0_us, int64_t t1_us, sim__svc_acct *acct,
                       tm_diag *diag);
+/* The same accounting by request-level simulation (service_reqsim.c): the
+ * requests of [t0_us, t1_us), Poisson from cfg.load with the configured mean
+ * token counts, drawn from a generator seeded by (seed, t0_us), are routed to
+ * the pool's subpools in proportion to capacity and served by continuous
+ * batching on each subpool's replicas (sim__llm_run, model cfg.llm_model on
+ * types[sub.type], TP = replica_gpus). A request meets the SLO when its TTFT
+ * (wait kind) or end-to-end latency (response kind) is <= slo_s and its TPOT
+ * <= slo_tpot_s; served otherwise is late; with overflow API, a request that
+ * finds `concurrency` requests waiting at its replica goes to the API; one
+ * longer than a replica's KV cache is unserved. Each interval starts with
+ * empty replicas (no queue carried across accounting boundaries). Without
+ * replicas everything is API or unserved. TM_ERR_INVAL on a bad model or
+ * shape (diag says which). */
+int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
+                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, tm_diag *diag);
 
 /* Derived figures: tokens on owned GPUs (slo_ok + late), SLO misses (late +
  * unserved), attainment slo_ok / (demanded - api) in requests (NaN if 0). */
