@@ -1220,8 +1220,10 @@ static int svc_account(engine *e, svc *v)
                                              (e->sc->seed * 1000003u + (uint64_t)(v - e->svcs)) *
                                                      1000033u +
                                                  (e->opts ? e->opts->replication : 0),
-                                             &v->acct, &sub)
+                                             &v->acct, e->opts ? e->opts->stop_flag : NULL, &sub)
                  : sim__svc_interval(&v->pool, v->t_acct_us, e->now_us, &v->acct, &sub);
+    if (rc == TM_ERR_LIMIT || rc == TM_ERR_INTERRUPTED) /* the input's or the user's, not a bug */
+        return tm_diag_set(e->diag, rc, v->cfg->name, "%s", sub.msg);
     if (rc != TM_OK)
         return svc_err(e, v, &sub);
     v->t_acct_us = e->now_us;

@@ -64,6 +64,9 @@
 #define SIM__SVC_REQSIM_SERVERS_MAX (UINT32_C(1) << 24)
 /* Default limit on requests of one request-level simulation. */
 #define SIM__SVC_REQSIM_MAX_DEFAULT ((size_t)100000000)
+/* Most requests one hour of request mode simulates (320 MB of requests;
+ * 5,555 requests/s). */
+#define SIM__SVC_REQUEST_MAX ((size_t)20000000)
 /* Entries of the autoscaler's scale-down window (see sim__svc_scaler). */
 #define SIM__SVC_SCALER_WINDOW 16
 
@@ -297,12 +300,15 @@ int sim__svc_interval(const sim__svc_pool *pool, int64_t t0_us, int64_t t1_us, s
  * (wait kind) or end-to-end latency (response kind) is <= slo_s and its TPOT
  * <= slo_tpot_s; served otherwise is late; with overflow API, a request that
  * finds `concurrency` requests waiting at its replica goes to the API; one
- * longer than a replica's KV cache is unserved. Each interval starts with
- * empty replicas (no queue carried across accounting boundaries). Without
+ * longer than a replica's KV cache is unserved. The interval is simulated
+ * in pieces cut at hour boundaries, each starting with empty replicas (no
+ * queue carried across them). Without
  * replicas everything is API or unserved. TM_ERR_INVAL on a bad model or
- * shape (diag says which). */
+ * shape (diag says which); TM_ERR_LIMIT past SIM__SVC_REQUEST_MAX requests
+ * in the interval; TM_ERR_INTERRUPTED when *stop is set (stop may be NULL). */
 int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
-                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, tm_diag *diag);
+                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
+                              tm_diag *diag);
 
 /* Derived figures: tokens on owned GPUs (slo_ok + late), SLO misses (late +
  * unserved), attainment slo_ok / (demanded - api) in requests (NaN if 0). */

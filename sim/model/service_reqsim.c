@@ -250,8 +250,10 @@ static void vol_add(sim__svc_vol *v, double req, double in, double out)
     v->tok_out += req * out;
 }
 
-int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
-                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, tm_diag *diag)
+/* One piece of at most an hour (sim__svc_interval_request cuts them). */
+static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
+                          int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
+                          tm_diag *diag)
 {
     const sim__svc_cfg *cfg = pool->cfg;
     if (t1_us < t0_us)
@@ -281,6 +283,16 @@ int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *typ
         acc += pool->sub[i].weight;
         cum[i] = acc;
     }
+    /* refused before drawing: the expected count (an MMPP or a burst may
+     * still pass the limit; that is checked as the requests are drawn) */
+    double expect = trace_arrival_expected(&cfg->load, t0, t1);
+    if (expect > (double)SIM__SVC_REQUEST_MAX) {
+        rc = tm_diag_set(diag, TM_ERR_LIMIT, "service.request",
+                         "%.3g requests expected in one accounting interval ([%.0f, %.0f) s) of "
+                         "request mode, more than %zu: a lower rate, or the hourly mode",
+                         expect, t0, t1, SIM__SVC_REQUEST_MAX);
+        goto out;
+    }
     trace_arrival arr;
     if ((rc = trace_arrival_init(&arr, &cfg->load, t0, diag)))
         goto out;
@@ -290,6 +302,13 @@ int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *typ
         if (!(t < t1))
             break;
         n_all += 1;
+        if (n_all > (double)SIM__SVC_REQUEST_MAX) {
+            rc = tm_diag_set(diag, TM_ERR_LIMIT, "service.request",
+                             "more than %zu requests in one accounting interval ([%.0f, %.0f) s) "
+                             "of request mode: a lower rate, or the hourly mode",
+                             SIM__SVC_REQUEST_MAX, t0, t1);
+            goto out;
+        }
         if (pool->n_sub == 0)
             continue;
         size_t k = 0;
@@ -337,7 +356,7 @@ int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *typ
         if (nq[k] == 0)
             continue;
         sim__llm_result res;
-        if ((rc = sim__llm_run(&c, q[k], nq[k], &res, NULL, diag)))
+        if ((rc = sim__llm_run(&c, q[k], nq[k], &res, stop, diag)))
             goto out;
         double ok = 0, late = 0, api = 0, lost = 0, busy = 0;
         for (size_t i = 0; i < nq[k]; i++) {
@@ -371,4 +390,26 @@ out:
         free(q[k]);
     gsl_rng_free(r);
     return rc;
+}
+
+int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
+                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
+                              tm_diag *diag)
+{
+    if (t1_us < t0_us)
+        return tm_diag_set(diag, TM_ERR_INVAL, "service.interval", "t1 %lld < t0 %lld",
+                           (long long)t1_us, (long long)t0_us);
+    /* pieces cut at the hour boundaries: memory and the request limit are
+     * per hour, however long the engine's interval (a flat load is one) */
+    const int64_t hour = 3600 * SIM_US_PER_S;
+    for (int64_t a = t0_us; a < t1_us;) {
+        int64_t b = (a / hour + 1) * hour;
+        if (b > t1_us)
+            b = t1_us;
+        int rc = interval_piece(pool, types, a, b, seed, acct, stop, diag);
+        if (rc)
+            return rc;
+        a = b;
+    }
+    return TM_OK;
 }
