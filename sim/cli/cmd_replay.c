@@ -9,11 +9,14 @@
  *            first submit; wait, bounded slowdown, utilization per window
  *   pack     the FGD packing experiment on an openb pod list; curves to HDF5
  *   profile  (azure-llm) requests aggregated into a load profile
+ *   serve    (azure-llm with --fleet) requests served by one LLM deployment at
+ *            request level (cli_llm.c, docs/llm-serving.md)
  *
  * The fleet is a scenario or fleet file (--fleet), a node list (--nodes), the
  * SWF header (--machine-from-trace), or a Gavel cluster spec.
  */
 #include "cli/cli_int.h"
+#include "cli/cli_llm.h"
 #include "base/afile_int.h"
 #include "version.h"
 
@@ -40,7 +43,7 @@ static const char replay_help_tail[] =
     "  --gavel-cluster V:P:K   V100, P100 and K80 GPUs in nodes of 8 (Gavel's cluster spec)\n"
     "\n"
     "Options:\n"
-    "  --protocol P            time (default), window (swf), pack (openb), profile\n"
+    "  --protocol P            time (default), window (swf), pack (openb), profile, serve\n"
     "  --policy SPEC           placement-core specification; repeat to compare (window, pack)\n"
     "  --window K:N            window protocol: N jobs from job index K (repeatable;\n"
     "                          default the whole trace)\n"
@@ -61,7 +64,8 @@ static const char replay_help_tail[] =
     "  -q, --quiet             print nothing but errors\n"
     "  --limit NAME=VALUE      raise a limit the replay is held to: nodes, gpus, tables\n"
     "                          before the trace is read; arrivals (jobs read) and events as\n"
-    "                          it is read (docs/cli.md, \"Limits\"; repeatable)\n";
+    "                          it is read (docs/cli.md, \"Limits\"; "
+    "repeatable)\n" SIM__CLI_LLM_HELP;
 
 static const char replay_help[] = REPLAY_HELP_HEAD "  (tarmac replay --help lists them)\n";
 
@@ -73,7 +77,7 @@ static void print_replay_help(FILE *f)
     for (size_t i = 0; i < n; i++)
         fprintf(f, "  %-12s %s%s\n", t[i].name, t[i].summary,
                 t[i].flags & TRACE_FORMAT_NEEDS_MATRIX ? " (needs --throughputs)"
-                : t[i].flags & TRACE_FORMAT_REQUESTS   ? " (requests: --protocol profile)"
+                : t[i].flags & TRACE_FORMAT_REQUESTS   ? " (requests: --protocol profile or serve)"
                                                        : "");
     fputs(replay_help_tail, f);
 }
@@ -98,7 +102,7 @@ static const char *format_names(unsigned flag, char *buf, size_t size)
     return buf;
 }
 
-enum { P_TIME, P_WINDOW, P_PACK, P_PROFILE };
+enum { P_TIME, P_WINDOW, P_PACK, P_PROFILE, P_SERVE };
 
 #define MAX_POLICIES 16
 #define MAX_WINDOWS  256
@@ -126,6 +130,8 @@ typedef struct rcfg {
     trace_read_stats stats;
     uint64_t reported;
     const sim_limits *limits; /* --limit */
+    sim__cli_llm llm;         /* the serve protocol's options */
+    int bin_given;
 } rcfg;
 
 static void on_bad(void *ud, const tm_diag *d)
@@ -741,6 +747,7 @@ static const sim__cli_opt replay_opts[] = {
     {"max-jobs", O_MAX_JOBS, 1, "an integer >= 1"},
     {"lenient", O_LENIENT, 0, NULL},
     {"estimates", O_ESTIMATES, 1, "requested, runtime or requested-else-runtime"},
+    SIM__CLI_LLM_OPTS,
     {NULL, 0, 0, NULL},
 };
 
@@ -766,6 +773,7 @@ static int cmd_replay(int argc, char **argv)
     c.seed = 1;
     c.ref = "v100";
     c.protocol = -1;
+    sim__cli_llm_init(&c.llm);
     const char *format = NULL;
     sim__cli_args a;
     sim__cli_args_init(&a, &replay_spec, argc, argv);
@@ -794,9 +802,9 @@ static int cmd_replay(int argc, char **argv)
             c.gavel_cluster = v;
             break;
         case O_PROTOCOL: {
-            static const char *const names[] = {"time", "window", "pack", "profile"};
+            static const char *const names[] = {"time", "window", "pack", "profile", "serve"};
             c.protocol = -1;
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < 5; k++)
                 if (strcmp(v, names[k]) == 0)
                     c.protocol = k;
             if (c.protocol < 0)
@@ -820,6 +828,7 @@ static int cmd_replay(int argc, char **argv)
             break;
         case O_BIN:
             bad = parse_double(v, 1e-3, 1e9, &c.bin);
+            c.bin_given = 1;
             break;
         case O_SEEDS:
             bad = sim__cli_parse_u64(v, 10000, &c.seeds) || c.seeds == 0;
@@ -847,6 +856,9 @@ static int cmd_replay(int argc, char **argv)
             break;
         case O_ESTIMATES:
             bad = (c.estimates = trace_estimate_source_find(v)) < 0;
+            break;
+        default:
+            bad = key >= O_LLM_MODEL && sim__cli_llm_opt(&c.llm, key, v) != 0;
             break;
         }
         if (bad)
@@ -878,12 +890,17 @@ static int cmd_replay(int argc, char **argv)
     unsigned fl = c.format->flags;
     int requests = (fl & TRACE_FORMAT_REQUESTS) != 0;
     if (c.protocol < 0)
-        c.protocol = requests ? P_PROFILE : P_TIME;
-    if ((c.protocol == P_PROFILE) != requests)
+        c.protocol = !requests ? P_TIME : c.fleet || c.llm.given ? P_SERVE : P_PROFILE;
+    if ((c.protocol == P_PROFILE || c.protocol == P_SERVE) != requests)
         return sim__cli_usage("replay",
-                              "the profile protocol is for request traces (%s), and they have only "
-                              "that protocol",
+                              "the profile and serve protocols are for request traces (%s), and "
+                              "they have only those protocols",
                               format_names(TRACE_FORMAT_REQUESTS, names, sizeof names));
+    if (c.llm.given && c.protocol != P_SERVE)
+        return sim__cli_usage("replay", "--model, --gpu, --replicas and the other serving "
+                                        "options need --protocol serve");
+    if (c.protocol == P_SERVE && (c.nodes || c.gavel_cluster || c.machine_from_trace))
+        return sim__cli_usage("replay", "the serve protocol takes its fleet from --fleet");
     if (c.protocol == P_WINDOW && !(fl & TRACE_FORMAT_WINDOWS))
         return sim__cli_usage("replay", "the window protocol is for %s traces",
                               format_names(TRACE_FORMAT_WINDOWS, names, sizeof names));
@@ -903,11 +920,13 @@ static int cmd_replay(int argc, char **argv)
         return sim__cli_usage("replay", "give one of --fleet, --nodes, --gavel-cluster, "
                                         "--machine-from-trace");
     if (c.out && strcmp(c.out, "-") == 0) {
-        if (c.protocol == P_TIME || c.protocol == P_PACK)
+        if (c.protocol == P_TIME || c.protocol == P_PACK || c.protocol == P_SERVE)
             return sim__cli_usage("replay",
                                   "-o -: the output of the %s protocol is an HDF5 file, which "
                                   "cannot go to standard output",
-                                  c.protocol == P_PACK ? "pack" : "time");
+                                  c.protocol == P_PACK    ? "pack"
+                                  : c.protocol == P_SERVE ? "serve"
+                                                          : "time");
         c.out = NULL; /* the profile's CSV: standard output (window writes no file) */
     }
     tm_diag d;
@@ -918,6 +937,17 @@ static int cmd_replay(int argc, char **argv)
     sim__cli_install_signals();
     if (c.protocol == P_PROFILE) {
         rc = run_profile(&c, &d);
+        return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
+    }
+    if (c.protocol == P_SERVE) {
+        sim_scenario fleet;
+        memset(&fleet, 0, sizeof fleet);
+        trace_read_opts o;
+        read_opts(&c, &o, 0);
+        if (!c.fleet || (rc = build_fleet(&c, &fleet, &d)) == TM_OK)
+            rc = sim__cli_llm_run(&c.llm, c.format, c.trace, &o, c.fleet ? &fleet : NULL,
+                                  c.bin_given ? c.bin : 10.0, c.out, c.quiet, &d);
+        sim_scenario_fini(&fleet);
         return rc == TM_OK ? 0 : sim__cli_error(rc, &d);
     }
     for (size_t p = 0; p < c.n_pol; p++)

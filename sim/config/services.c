@@ -11,6 +11,7 @@
  */
 #include "config/config_int.h"
 
+#include "model/llm_int.h"
 #include "model/service_int.h"
 
 #include <cjson/cJSON.h>
@@ -23,25 +24,88 @@
 /* ------------------------------------------------------------------------- */
 /* services                                                                   */
 
-static const char *const service_keys[] = {"name",
-                                           "preset",
-                                           "model",
-                                           "replica_gpus",
-                                           "gpu_mem_gib",
-                                           "gpu_types",
-                                           "tokens_per_s",
-                                           "concurrency",
-                                           "tokens_in",
-                                           "tokens_out",
-                                           "prefill_weight",
-                                           "load",
-                                           "slo",
-                                           "overflow",
-                                           "autoscale",
-                                           "priority",
-                                           "api_price",
-                                           "specialize",
-                                           NULL};
+static const char *const service_keys[] = {
+    "name",         "preset",      "model",     "replica_gpus", "gpu_mem_gib",    "gpu_types",
+    "tokens_per_s", "concurrency", "tokens_in", "tokens_out",   "prefill_weight", "load",
+    "slo",          "overflow",    "autoscale", "priority",     "api_price",      "specialize",
+    "mode",         "request",     NULL};
+
+/* "mode": "hourly" (default) or "request", and the request mode's
+ * "request": {"model", "batching", "tpot"} (docs/llm-serving.md, "In fleet
+ * runs"). The model defaults to the preset's name without its -tpN or
+ * -vllmX suffix when that is a model of llm_iter.c. */
+static int load_request_mode(sim__loader *L, const cJSON *o, const char *p, sim__svc_cfg *cfg)
+{
+    char mode[16], q[SIM__PATH_MAX_LEN], preset[SIM_NAME_MAX];
+    int rc;
+    if ((rc = sim__cfg_get_string(L, o, p, "mode", mode, sizeof mode, "hourly")))
+        return rc;
+    const cJSON *rq = sim__json_member(o, "request");
+    if (strcmp(mode, "hourly") == 0) {
+        if (rq) {
+            sim__json_child(q, p, "request");
+            return sim__cfg_fail(L, q, "only with \"mode\": \"request\"");
+        }
+        return TM_OK;
+    }
+    if (strcmp(mode, "request") != 0) {
+        sim__json_child(q, p, "mode");
+        return sim__cfg_fail(L, q, "expected \"hourly\" or \"request\", got \"%s\"", mode);
+    }
+    cfg->request_mode = 1;
+    if ((rc = sim__cfg_get_string(L, o, p, "preset", preset, sizeof preset, "")))
+        return rc;
+    char *cut = strstr(preset, "-tp");
+    if (!cut)
+        cut = strstr(preset, "-vllm");
+    if (cut)
+        *cut = '\0';
+    snprintf(cfg->llm_model, sizeof cfg->llm_model, "%s", preset);
+    char batching[16] = "vllm";
+    int64_t tpot_us = 200000;
+    if (rq) {
+        sim__json_child(q, p, "request");
+        static const char *const keys[] = {"model", "batching", "tpot", NULL};
+        if ((rc = sim__cfg_check_object(L, rq, q, keys)) ||
+            (rc = sim__cfg_get_string(L, rq, q, "model", cfg->llm_model, sizeof cfg->llm_model,
+                                      cfg->llm_model)) ||
+            (rc = sim__cfg_get_string(L, rq, q, "batching", batching, sizeof batching, "vllm")) ||
+            (rc = sim__cfg_get_duration(L, rq, q, "tpot", &tpot_us, 0)))
+            return rc;
+    } else {
+        sim__json_child(q, p, "mode");
+    }
+    if (!sim__llm_model_find(cfg->llm_model)) {
+        size_t n;
+        const sim__llm_model *all = sim__llm_models(&n);
+        char list[256] = "";
+        for (size_t i = 0; i < n; i++) {
+            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+            strncat(list, all[i].name, sizeof list - strlen(list) - 1);
+        }
+        char r[SIM__PATH_MAX_LEN];
+        sim__json_child(r, q, rq ? "model" : "");
+        return sim__cfg_fail(L, rq ? r : q,
+                             "request mode needs a model (%s) in request.model, got \"%s\"", list,
+                             cfg->llm_model);
+    }
+    if (strcmp(batching, "vllm") == 0)
+        cfg->llm_sarathi = 0;
+    else if (strcmp(batching, "sarathi") == 0)
+        cfg->llm_sarathi = 1;
+    else {
+        char r[SIM__PATH_MAX_LEN];
+        sim__json_child(r, q, "batching");
+        return sim__cfg_fail(L, r, "expected \"vllm\" or \"sarathi\", got \"%s\"", batching);
+    }
+    if (tpot_us <= 0) {
+        char r[SIM__PATH_MAX_LEN];
+        sim__json_child(r, q, "tpot");
+        return sim__cfg_fail(L, r, "expected a duration > 0");
+    }
+    cfg->slo_tpot_s = (double)tpot_us / (double)SIM_US_PER_S;
+    return TM_OK;
+}
 
 /* The shape and throughput of a service's model (also what a specialization
  * may change). */
@@ -210,6 +274,8 @@ static int load_service(sim__loader *L, const cJSON *o, const char *p, sim_servi
                 L, r, "expected \"wait\" (time to first token) or \"response\", got \"%s\"", kind);
         }
     }
+    if ((rc = load_request_mode(L, o, p, cfg)))
+        return rc;
     char ov[16];
     if ((rc = sim__cfg_get_string(L, o, p, "overflow", ov, sizeof ov, "miss")))
         return rc;

@@ -1215,7 +1215,17 @@ static int svc_account(engine *e, svc *v)
         return TM_OK;
     tm_diag sub;
     tm_diag_clear(&sub);
-    if (sim__svc_interval(&v->pool, v->t_acct_us, e->now_us, &v->acct, &sub) != TM_OK)
+    /* request mode (docs/llm-serving.md): the interval's requests simulated */
+    int rc = v->cfg->request_mode
+                 ? sim__svc_interval_request(&v->pool, e->sc->types, v->t_acct_us, e->now_us,
+                                             (e->sc->seed * 1000003u + (uint64_t)(v - e->svcs)) *
+                                                     1000033u +
+                                                 (e->opts ? e->opts->replication : 0),
+                                             &v->acct, e->opts ? e->opts->stop_flag : NULL, &sub)
+                 : sim__svc_interval(&v->pool, v->t_acct_us, e->now_us, &v->acct, &sub);
+    if (rc == TM_ERR_LIMIT || rc == TM_ERR_INTERRUPTED) /* the input's or the user's, not a bug */
+        return tm_diag_set(e->diag, rc, v->cfg->name, "%s", sub.msg);
+    if (rc != TM_OK)
         return svc_err(e, v, &sub);
     v->t_acct_us = e->now_us;
     return TM_OK;

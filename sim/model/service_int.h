@@ -64,6 +64,9 @@
 #define SIM__SVC_REQSIM_SERVERS_MAX (UINT32_C(1) << 24)
 /* Default limit on requests of one request-level simulation. */
 #define SIM__SVC_REQSIM_MAX_DEFAULT ((size_t)100000000)
+/* Most requests one hour of request mode simulates (320 MB of requests;
+ * 5,555 requests/s). */
+#define SIM__SVC_REQUEST_MAX ((size_t)20000000)
 /* Entries of the autoscaler's scale-down window (see sim__svc_scaler). */
 #define SIM__SVC_SCALER_WINDOW 16
 
@@ -106,6 +109,12 @@ typedef struct sim__svc_cfg {
     double target_util;                  /* in (0, 1] */
     double scale_up_delay_s;             /* model loading: placed -> ready, >= 0 */
     double scale_down_window_s;          /* scale-down stabilization window, >= 0 */
+    /* request-level mode (docs/llm-serving.md, "In fleet runs"): accounting by
+     * simulating each request (sim__svc_interval_request) instead of M/M/n */
+    int request_mode;             /* 0: the hourly model */
+    char llm_model[SIM_NAME_MAX]; /* a sim__llm_model name (request mode) */
+    int llm_sarathi;              /* batching: 0 vLLM, 1 Sarathi chunked prefill */
+    double slo_tpot_s;            /* TPOT SLO of request mode (0: 0.2 s) */
 } sim__svc_cfg;
 
 /* Defaults (sources in docs/services.md): no GPU type usable (tokens_per_s all
@@ -282,6 +291,24 @@ typedef struct sim__svc_acct {
  * mean tokens. Cost O(hours in the interval). TM_ERR_INVAL if t1 < t0. */
 int sim__svc_interval(const sim__svc_pool *pool, int64_t t0_us, int64_t t1_us, sim__svc_acct *acct,
                       tm_diag *diag);
+/* The same accounting by request-level simulation (service_reqsim.c): the
+ * requests of [t0_us, t1_us), Poisson from cfg.load with the configured mean
+ * token counts, drawn from a generator seeded by (seed, t0_us), are routed to
+ * the pool's subpools in proportion to capacity and served by continuous
+ * batching on each subpool's replicas (sim__llm_run, model cfg.llm_model on
+ * types[sub.type], TP = replica_gpus). A request meets the SLO when its TTFT
+ * (wait kind) or end-to-end latency (response kind) is <= slo_s and its TPOT
+ * <= slo_tpot_s; served otherwise is late; with overflow API, a request that
+ * finds `concurrency` requests waiting at its replica goes to the API; one
+ * longer than a replica's KV cache is unserved. The interval is simulated
+ * in pieces cut at hour boundaries, each starting with empty replicas (no
+ * queue carried across them). Without
+ * replicas everything is API or unserved. TM_ERR_INVAL on a bad model or
+ * shape (diag says which); TM_ERR_LIMIT past SIM__SVC_REQUEST_MAX requests
+ * in the interval; TM_ERR_INTERRUPTED when *stop is set (stop may be NULL). */
+int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
+                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
+                              tm_diag *diag);
 
 /* Derived figures: tokens on owned GPUs (slo_ok + late), SLO misses (late +
  * unserved), attainment slo_ok / (demanded - api) in requests (NaN if 0). */

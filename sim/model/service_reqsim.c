@@ -10,8 +10,14 @@
  * time: O(log n) per request. Requests are routed to subpools in proportion
  * to capacity. Latencies of the counted requests are kept and sorted once for
  * nearest-rank quantiles.
+ *
+ * sim__svc_interval_request is the other request-level path: the accounting of
+ * an interval of a fleet run (a service with "mode": "request") by the LLM
+ * serving simulator (llm_sim.c) instead of the M/M/n model.
  */
 #include "model/service_int.h"
+
+#include "model/llm_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -223,4 +229,187 @@ out:
     free(heap);
     free(lat);
     return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* Request-level accounting of an interval (a service in request mode)        */
+
+/* SplitMix64: a well-mixed 64-bit seed from (seed, t0). */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void vol_add(sim__svc_vol *v, double req, double in, double out)
+{
+    v->req += req;
+    v->tok_in += req * in;
+    v->tok_out += req * out;
+}
+
+/* One piece of at most an hour (sim__svc_interval_request cuts them). */
+static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
+                          int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
+                          tm_diag *diag)
+{
+    const sim__svc_cfg *cfg = pool->cfg;
+    if (t1_us < t0_us)
+        return tm_diag_set(diag, TM_ERR_INVAL, "service.interval", "t1 %lld < t0 %lld",
+                           (long long)t1_us, (long long)t0_us);
+    if (t1_us == t0_us)
+        return TM_OK;
+    const sim__llm_model *m = sim__llm_model_find(cfg->llm_model);
+    if (!m)
+        return tm_diag_set(diag, TM_ERR_INVAL, "service.request.model", "no model \"%s\"",
+                           cfg->llm_model);
+    double t0 = (double)t0_us / (double)SIM_US_PER_S, t1 = (double)t1_us / (double)SIM_US_PER_S;
+    double in = floor(cfg->tokens_in_per_req + 0.5), out = floor(cfg->tokens_out_per_req + 0.5);
+    if (in < 1)
+        in = 1;
+    if (out < 1)
+        out = 1;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "generator");
+    gsl_rng_set(r, (unsigned long)(mix64(seed ^ mix64((uint64_t)t0_us)) & 0xffffffffu));
+    int rc = TM_OK;
+    sim__llm_req *q[PLACE_MAX_TYPES] = {0};
+    size_t nq[PLACE_MAX_TYPES] = {0}, cap[PLACE_MAX_TYPES] = {0};
+    double cum[PLACE_MAX_TYPES], acc = 0;
+    for (size_t i = 0; i < pool->n_sub; i++) {
+        acc += pool->sub[i].weight;
+        cum[i] = acc;
+    }
+    /* refused before drawing: the expected count (an MMPP or a burst may
+     * still pass the limit; that is checked as the requests are drawn) */
+    double expect = trace_arrival_expected(&cfg->load, t0, t1);
+    if (expect > (double)SIM__SVC_REQUEST_MAX) {
+        rc = tm_diag_set(diag, TM_ERR_LIMIT, "service.request",
+                         "%.3g requests expected in one accounting interval ([%.0f, %.0f) s) of "
+                         "request mode, more than %zu: a lower rate, or the hourly mode",
+                         expect, t0, t1, SIM__SVC_REQUEST_MAX);
+        goto out;
+    }
+    trace_arrival arr;
+    if ((rc = trace_arrival_init(&arr, &cfg->load, t0, diag)))
+        goto out;
+    double n_all = 0;
+    for (;;) {
+        double t = trace_arrival_next(&arr, r);
+        if (!(t < t1))
+            break;
+        n_all += 1;
+        if (n_all > (double)SIM__SVC_REQUEST_MAX) {
+            rc = tm_diag_set(diag, TM_ERR_LIMIT, "service.request",
+                             "more than %zu requests in one accounting interval ([%.0f, %.0f) s) "
+                             "of request mode: a lower rate, or the hourly mode",
+                             SIM__SVC_REQUEST_MAX, t0, t1);
+            goto out;
+        }
+        if (pool->n_sub == 0)
+            continue;
+        size_t k = 0;
+        if (pool->n_sub > 1) {
+            double u = gsl_rng_uniform(r);
+            while (k + 1 < pool->n_sub && !(u < cum[k]))
+                k++;
+        }
+        if (nq[k] == cap[k]) {
+            size_t nc = cap[k] ? 2 * cap[k] : 1024;
+            sim__llm_req *w = realloc(q[k], nc * sizeof *w);
+            if (!w) {
+                rc = tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "%zu requests", nc);
+                goto out;
+            }
+            q[k] = w;
+            cap[k] = nc;
+        }
+        q[k][nq[k]++] = (sim__llm_req){t, (uint32_t)in, (uint32_t)out};
+    }
+    vol_add(&acct->demanded, n_all, in, out);
+    acct->seconds += t1 - t0;
+    if (pool->n_sub == 0) {
+        vol_add(cfg->overflow == SIM__SVC_OVERFLOW_API ? &acct->api : &acct->unserved, n_all, in,
+                out);
+        goto out;
+    }
+    for (size_t k = 0; k < pool->n_sub; k++) {
+        const sim__svc_sub *sp = &pool->sub[k];
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        c.replicas = sp->replicas;
+        c.policy = cfg->llm_sarathi ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
+        c.slo_ttft_s = cfg->slo_kind == SIM__SVC_SLO_WAIT ? cfg->slo_s : 1e9;
+        c.slo_tpot_s = cfg->slo_tpot_s > 0 ? cfg->slo_tpot_s : 0.2;
+        c.max_queue =
+            cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
+        c.bin_s = t1 - t0 > 0 ? (t1 - t0) : 1.0; /* one bin: the series are not kept */
+        if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
+                                         diag)) ||
+            (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9, c.block_tokens,
+                                     &c.kv_blocks, diag)))
+            goto out;
+        acct->replica_s += (double)sp->replicas * (t1 - t0);
+        if (nq[k] == 0)
+            continue;
+        sim__llm_result res;
+        if ((rc = sim__llm_run(&c, q[k], nq[k], &res, stop, diag)))
+            goto out;
+        double ok = 0, late = 0, api = 0, lost = 0, busy = 0;
+        for (size_t i = 0; i < nq[k]; i++) {
+            int32_t rep = res.replica[i];
+            if (rep == -1) {
+                api += 1;
+                continue;
+            }
+            if (rep < 0) {
+                lost += 1;
+                continue;
+            }
+            double lat = cfg->slo_kind == SIM__SVC_SLO_WAIT ? res.ttft_s[i] : res.e2e_s[i];
+            int met = lat <= cfg->slo_s && !(res.tpot_s[i] > c.slo_tpot_s);
+            if (met)
+                ok += 1;
+            else
+                late += 1;
+        }
+        for (uint32_t j = 0; j < res.replicas; j++)
+            busy += res.per_replica[j].busy_s < t1 - t0 ? res.per_replica[j].busy_s : t1 - t0;
+        acct->busy_replica_s += busy;
+        vol_add(&acct->slo_ok, ok, in, out);
+        vol_add(&acct->late, late, in, out);
+        vol_add(&acct->api, api, in, out);
+        vol_add(&acct->unserved, lost, in, out);
+        sim__llm_result_fini(&res);
+    }
+out:
+    for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
+        free(q[k]);
+    gsl_rng_free(r);
+    return rc;
+}
+
+int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
+                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
+                              tm_diag *diag)
+{
+    if (t1_us < t0_us)
+        return tm_diag_set(diag, TM_ERR_INVAL, "service.interval", "t1 %lld < t0 %lld",
+                           (long long)t1_us, (long long)t0_us);
+    /* pieces cut at the hour boundaries: memory and the request limit are
+     * per hour, however long the engine's interval (a flat load is one) */
+    const int64_t hour = 3600 * SIM_US_PER_S;
+    for (int64_t a = t0_us; a < t1_us;) {
+        int64_t b = (a / hour + 1) * hour;
+        if (b > t1_us)
+            b = t1_us;
+        int rc = interval_piece(pool, types, a, b, seed, acct, stop, diag);
+        if (rc)
+            return rc;
+        a = b;
+    }
+    return TM_OK;
 }

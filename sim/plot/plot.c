@@ -104,6 +104,10 @@ static const sim__plot_def plots[] = {
      "with 95 % confidence intervals",
      {"/sweep/mean/combo", "/sweep/mean/n", "/sweep/params", NULL},
      sim__plot_sweep},
+    {"llm_latency",
+     "LLM serving: TTFT and TPOT percentiles against load",
+     {"/llm/requests/ttft_s", "/llm/requests/tpot_s", "/llm/series/bin_s", NULL},
+     sim__plot_llm},
     {"breakeven",
      "API versus owning and renting against monthly token volume, and cost per useful GPU-hour "
      "against utilization",

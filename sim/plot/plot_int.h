@@ -198,6 +198,7 @@ int sim__plot_packing(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_sweep_packing(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_sweep(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_llm(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag);

@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * llm_sim.c — the request-level simulation of one LLM deployment: requests
+ * routed to replicas, continuous batching per iteration, a KV cache of
+ * blocks with admission and preemption by recomputation (llm_int.h has the
+ * contract, docs/llm-serving.md the rules and their sources).
+ *
+ * How it works: a replica is either idle or running one iteration; the busy
+ * ones sit in a binary min-heap keyed by (iteration end, replica index). The
+ * loop takes the earlier of the next arrival and the heap's top (an arrival
+ * first on a tie): an arrival is routed and wakes an idle replica; an
+ * iteration end advances its sequences (a prefill chunk fills the KV cache
+ * and, when the prompt is done, yields the first token; a decode yields one),
+ * retires the finished ones and schedules the next iteration at once.
+ *
+ * Scheduling (per replica, at the start of each iteration):
+ *   vLLM     waiting requests are admitted in FIFO order while the batch has
+ *            fewer than max_batch sequences, their whole prompts fit the
+ *            token budget max_tokens (a prompt longer than the budget is
+ *            admitted alone) and its KV blocks fit leaving the watermark
+ *            free; if any was admitted the iteration is a prefill batch of
+ *            them only. Otherwise every running sequence decodes one token;
+ *            one that needs a new block and finds none preempts the most
+ *            recently admitted sequence (maybe itself).
+ *   Sarathi  every running decode takes one token first (same preemption),
+ *            then prefills in progress and then new admissions take chunks
+ *            of their prompts until the iteration's chunk_tokens budget is
+ *            spent: decodes and prefill chunks share an iteration.
+ * Preemption is by recomputation: the victim frees its blocks, goes to the
+ * front of its replica's queue and, when readmitted, prefills its prompt and
+ * the tokens it had generated (the recomputation produces its next token).
+ * A request that needs more blocks than a replica has is dropped.
+ *
+ * Per-iteration cost is O(sequences in the batch); memory is O(requests).
+ */
+#include "model/llm_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_sort.h>
+
+void sim__llm_cfg_defaults(sim__llm_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->replicas = 1;
+    c->block_tokens = 16;
+    c->policy = SIM__LLM_VLLM;
+    c->max_batch = 256;
+    c->max_tokens = 8192;
+    c->chunk_tokens = 512;
+    c->watermark = 0.01;
+    c->route = SIM__LLM_ROUTE_LEAST;
+    c->slo_ttft_s = 2.0;
+    c->slo_tpot_s = 0.2;
+    c->bin_s = 10.0;
+}
+
+typedef struct seq {
+    uint32_t prompt, output, gen;
+    uint32_t pre_target, pre_done; /* prefill of the current admission */
+    uint64_t kv, blocks;
+    uint32_t sched;        /* tokens of this iteration */
+    uint8_t sched_prefill; /* this iteration is a prefill chunk of it */
+    uint32_t preempt;
+    int32_t replica;
+    double t_first;
+} seq;
+
+typedef struct deque {
+    uint32_t *v;
+    size_t cap, head, n;
+} deque;
+
+static int dq_grow(deque *d)
+{
+    size_t nc = d->cap ? 2 * d->cap : 64;
+    uint32_t *v = malloc(nc * sizeof *v);
+    if (!v)
+        return TM_ERR_NOMEM;
+    for (size_t i = 0; i < d->n; i++)
+        v[i] = d->v[(d->head + i) % d->cap];
+    free(d->v);
+    d->v = v;
+    d->cap = nc;
+    d->head = 0;
+    return TM_OK;
+}
+
+static int dq_push_back(deque *d, uint32_t x)
+{
+    if (d->n == d->cap && dq_grow(d))
+        return TM_ERR_NOMEM;
+    d->v[(d->head + d->n) % d->cap] = x;
+    d->n++;
+    return TM_OK;
+}
+
+static int dq_push_front(deque *d, uint32_t x)
+{
+    if (d->n == d->cap && dq_grow(d))
+        return TM_ERR_NOMEM;
+    d->head = (d->head + d->cap - 1) % d->cap;
+    d->v[d->head] = x;
+    d->n++;
+    return TM_OK;
+}
+
+static uint32_t dq_front(const deque *d)
+{
+    return d->v[d->head];
+}
+
+static void dq_pop_front(deque *d)
+{
+    d->head = (d->head + 1) % d->cap;
+    d->n--;
+}
+
+typedef struct replica {
+    deque wait;
+    uint32_t *run, *batch; /* run: admission order; batch: this iteration's */
+    size_t n_run, n_batch, cap_run;
+    uint64_t free_blocks;
+    uint32_t outstanding; /* routed here, not finished */
+    int busy;
+    double t_start, t_end;
+    /* series, per bin */
+    double *s_batch, *s_kv, *s_queue;
+    size_t n_bins, cap_bins;
+    double iterations, busy_s;
+    uint64_t preemptions;
+    uint32_t steps; /* decode iterations of the current event (decode_stretch) */
+} replica;
+
+typedef struct hent {
+    double t;
+    uint32_t r;
+} hent;
+
+typedef struct sim {
+    const sim__llm_cfg *c;
+    seq *s;
+    replica *rep;
+    hent *heap;
+    size_t n_heap;
+    deque central;
+    uint32_t rr;
+    uint64_t wm_blocks;
+    double t0;
+    double t_next_arrival; /* INFINITY after the last */
+    size_t bins_max;       /* per replica */
+    tm_diag *diag;
+} sim;
+
+static int hent_less(hent a, hent b)
+{
+    return a.t < b.t || (a.t == b.t && a.r < b.r);
+}
+
+static void heap_push(sim *m, hent e)
+{
+    size_t i = m->n_heap++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!hent_less(e, m->heap[p]))
+            break;
+        m->heap[i] = m->heap[p];
+        i = p;
+    }
+    m->heap[i] = e;
+}
+
+static hent heap_pop(sim *m)
+{
+    hent top = m->heap[0], e = m->heap[--m->n_heap];
+    size_t i = 0, n = m->n_heap;
+    for (;;) {
+        size_t l = 2 * i + 1;
+        if (l >= n)
+            break;
+        size_t k = l + 1 < n && hent_less(m->heap[l + 1], m->heap[l]) ? l + 1 : l;
+        if (!hent_less(m->heap[k], e))
+            break;
+        m->heap[i] = m->heap[k];
+        i = k;
+    }
+    if (n)
+        m->heap[i] = e;
+    return top;
+}
+
+static uint64_t blocks_for(const sim *m, uint64_t tokens)
+{
+    return (tokens + m->c->block_tokens - 1) / m->c->block_tokens;
+}
+
+/* Add x * dt over [t, t + dt) to series v of replica p, bin by bin. */
+static int series_add(sim *m, replica *p, double t, double dt, double b, double kv, double q)
+{
+    double bin = m->c->bin_s;
+    while (dt > 0) {
+        double f = (t - m->t0) / bin;
+        size_t k = f > 0 ? (size_t)f : 0;
+        if (k >= p->cap_bins) {
+            if (k >= m->bins_max)
+                return tm_diag_set(m->diag, TM_ERR_LIMIT, "llm.bin_s",
+                                   "more than %u series cells (replicas x bins of %g s); a larger "
+                                   "bin is needed",
+                                   (unsigned)SIM__LLM_SERIES_MAX, bin);
+            size_t nc = p->cap_bins ? p->cap_bins : 64;
+            while (nc <= k)
+                nc *= 2;
+            double **a[3] = {&p->s_batch, &p->s_kv, &p->s_queue};
+            for (int i = 0; i < 3; i++) {
+                double *x = realloc(*a[i], nc * sizeof *x);
+                if (!x)
+                    return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "series of %zu bins", nc);
+                memset(x + p->cap_bins, 0, (nc - p->cap_bins) * sizeof *x);
+                *a[i] = x;
+            }
+            p->cap_bins = nc;
+        }
+        if (k + 1 > p->n_bins)
+            p->n_bins = k + 1;
+        double bin_end = m->t0 + (double)(k + 1) * bin;
+        double part = t + dt < bin_end ? dt : bin_end - t;
+        if (!(part > 0)) /* rounding at a bin edge */
+            part = dt;
+        p->s_batch[k] += b * part;
+        p->s_kv[k] += kv * part;
+        p->s_queue[k] += q * part;
+        t += part;
+        dt -= part;
+    }
+    return TM_OK;
+}
+
+static int run_push(replica *p, uint32_t i)
+{
+    if (p->n_run == p->cap_run) {
+        size_t nc = p->cap_run ? 2 * p->cap_run : 64;
+        uint32_t *a = realloc(p->run, nc * sizeof *a);
+        if (!a)
+            return TM_ERR_NOMEM;
+        p->run = a;
+        uint32_t *b = realloc(p->batch, nc * sizeof *b);
+        if (!b)
+            return TM_ERR_NOMEM;
+        p->batch = b;
+        p->cap_run = nc;
+    }
+    p->run[p->n_run++] = i;
+    return TM_OK;
+}
+
+/* The most recently admitted running sequence gives back its blocks and
+ * returns to the front of the queue (recomputation). */
+static int preempt_last(sim *m, replica *p)
+{
+    uint32_t v = p->run[--p->n_run];
+    seq *q = &m->s[v];
+    p->free_blocks += q->blocks;
+    q->blocks = q->kv = 0;
+    q->pre_done = 0;
+    q->pre_target = q->prompt + q->gen;
+    q->preempt++;
+    p->preemptions++;
+    return dq_push_front(&p->wait, v) ? tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue") : TM_OK;
+}
+
+/* Admission of the queue's front: 1 admitted, 0 not now, 2 dropped (longer
+ * than the whole cache), < 0 error. */
+static int try_admit(sim *m, replica *p, uint32_t *out)
+{
+    uint32_t i = dq_front(&p->wait);
+    seq *q = &m->s[i];
+    uint64_t need = blocks_for(m, q->pre_target);
+    uint64_t total = m->c->kv_blocks;
+    if (need + 1 + m->wm_blocks > total) { /* the prompt and one decode block */
+        dq_pop_front(&p->wait);
+        q->replica = -2;
+        p->outstanding--;
+        return 2;
+    }
+    if (p->free_blocks < need + m->wm_blocks)
+        return 0;
+    dq_pop_front(&p->wait);
+    p->free_blocks -= need;
+    q->blocks = need;
+    if (run_push(p, i))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "running sequences");
+    *out = i;
+    return 1;
+}
+
+/* One decode token for every running sequence with its prefill done,
+ * preempting from the end of the running list where a block is missing. */
+static int decode_all(sim *m, replica *p, sim__llm_batch *b)
+{
+    for (size_t k = 0; k < p->n_run; k++) {
+        uint32_t i = p->run[k];
+        seq *q = &m->s[i];
+        if (q->pre_done < q->pre_target)
+            continue;
+        if (q->kv + 1 > q->blocks * m->c->block_tokens) {
+            while (p->free_blocks == 0) {
+                int self = p->run[p->n_run - 1] == i;
+                int rc = preempt_last(m, p);
+                if (rc)
+                    return rc;
+                if (self)
+                    return TM_OK; /* it was the last: nothing after it */
+            }
+            p->free_blocks--;
+            q->blocks++;
+        }
+        q->sched = 1;
+        q->sched_prefill = 0;
+        p->batch[p->n_batch++] = i;
+        b->decode_seqs++;
+        b->kv_tokens += q->kv + 1;
+        b->attn_pairs += (double)(q->kv + 1);
+    }
+    return TM_OK;
+}
+
+static void add_chunk(replica *p, seq *q, uint32_t i, uint32_t c, sim__llm_batch *b)
+{
+    q->sched = c;
+    q->sched_prefill = 1;
+    p->batch[p->n_batch++] = i;
+    b->prefill_tokens += c;
+    b->kv_tokens += q->pre_done;
+    b->attn_pairs += (double)c * ((double)q->pre_done + ((double)c + 1.0) / 2.0);
+}
+
+/* Build the next batch of replica p (empty when it has nothing to run). */
+static int schedule(sim *m, replica *p, sim__llm_batch *b)
+{
+    const sim__llm_cfg *c = m->c;
+    for (;;) {
+        memset(b, 0, sizeof *b);
+        p->n_batch = 0;
+        int rc;
+        uint32_t i = 0;
+        if (c->policy == SIM__LLM_VLLM) {
+            uint64_t tokens = 0;
+            while (p->wait.n && p->n_run < c->max_batch) {
+                seq *q = &m->s[dq_front(&p->wait)];
+                uint32_t need = q->pre_target;
+                if (tokens > 0 && tokens + need > c->max_tokens)
+                    break;
+                if ((rc = try_admit(m, p, &i)) < 0)
+                    return rc;
+                if (rc == 0)
+                    break;
+                if (rc == 2)
+                    continue;
+                add_chunk(p, q, i, need, b);
+                tokens += need;
+            }
+            if (p->n_batch == 0 && (rc = decode_all(m, p, b)))
+                return rc;
+        } else {
+            if ((rc = decode_all(m, p, b)))
+                return rc;
+            uint64_t tokens = b->decode_seqs;
+            for (size_t k = 0; k < p->n_run && tokens < c->chunk_tokens; k++) {
+                seq *q = &m->s[p->run[k]];
+                if (q->pre_done >= q->pre_target)
+                    continue;
+                uint32_t left = q->pre_target - q->pre_done;
+                uint32_t ch = (uint32_t)(c->chunk_tokens - tokens);
+                ch = left < ch ? left : ch;
+                add_chunk(p, q, p->run[k], ch, b);
+                tokens += ch;
+            }
+            while (p->wait.n && p->n_run < c->max_batch && tokens < c->chunk_tokens) {
+                if ((rc = try_admit(m, p, &i)) < 0)
+                    return rc;
+                if (rc == 0)
+                    break;
+                if (rc == 2)
+                    continue;
+                seq *q = &m->s[i];
+                uint32_t ch = (uint32_t)(c->chunk_tokens - tokens);
+                ch = q->pre_target < ch ? q->pre_target : ch;
+                add_chunk(p, q, i, ch, b);
+                tokens += ch;
+            }
+        }
+        b->seqs = (uint32_t)p->n_batch;
+        /* A batch emptied by preemption: the freed blocks admit now. This
+         * ends: with nothing running, the queue's front is admitted (the
+         * whole cache is free) or dropped (it can never fit). */
+        if (p->n_batch || !p->wait.n)
+            return TM_OK;
+    }
+}
+
+/* Decode-only iterations with nothing waiting repeat the same batch, each
+ * with one more context token per sequence, until a sequence finishes or
+ * needs a new block, or an arrival comes (it could join). Those iterations
+ * are run as one event of `steps` iterations, with the same times and token
+ * counts as one by one: the stretch stops before the iteration in which a
+ * sequence would finish or need a block, and at the first iteration end at
+ * or after the next arrival. dt is the first iteration's time; the
+ * stretch's is returned. */
+static double decode_stretch(sim *m, replica *p, sim__llm_batch *b, double t, double dt,
+                             uint32_t *steps)
+{
+    uint64_t room = UINT64_MAX;
+    for (size_t k = 0; k < p->n_batch; k++) {
+        const seq *q = &m->s[p->batch[k]];
+        uint64_t blk = q->blocks * m->c->block_tokens - q->kv; /* >= 1: the first is allocated */
+        uint64_t fin = (uint64_t)(q->output - q->gen) - 1;     /* iterations before the last */
+        uint64_t r = blk < fin ? blk : fin;
+        room = r < room ? r : room;
+    }
+    if (room > 4096)
+        room = 4096;
+    double end = t + dt;
+    uint32_t n = 1;
+    while (n < room && end < m->t_next_arrival) {
+        b->kv_tokens += b->decode_seqs;
+        b->attn_pairs += b->decode_seqs;
+        end += sim__llm_iter_time(&m->c->iter, b);
+        n++;
+    }
+    *steps = n;
+    return end - t;
+}
+
+static int start(sim *m, uint32_t r, double t)
+{
+    replica *p = &m->rep[r];
+    sim__llm_batch b;
+    int rc = schedule(m, p, &b);
+    if (rc)
+        return rc;
+    if (p->n_batch == 0) {
+        p->busy = 0;
+        return TM_OK;
+    }
+    double dt = sim__llm_iter_time(&m->c->iter, &b);
+    uint32_t steps = 1;
+    if (b.prefill_tokens == 0 && p->wait.n == 0)
+        dt = decode_stretch(m, p, &b, t, dt, &steps);
+    p->steps = steps;
+    p->busy = 1;
+    p->t_start = t;
+    p->t_end = t + dt;
+    p->iterations += steps;
+    p->busy_s += dt;
+    double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
+    if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
+        return rc;
+    heap_push(m, (hent){p->t_end, r});
+    return TM_OK;
+}
+
+/* A request waiting in the central queue goes to replica r while it has room. */
+static int central_pull(sim *m, uint32_t r)
+{
+    replica *p = &m->rep[r];
+    while (m->central.n && p->outstanding < m->c->max_batch) {
+        uint32_t i = dq_front(&m->central);
+        dq_pop_front(&m->central);
+        m->s[i].replica = (int32_t)r;
+        p->outstanding++;
+        if (dq_push_back(&p->wait, i))
+            return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
+    }
+    return TM_OK;
+}
+
+static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
+                            const sim__llm_req *reqs)
+{
+    replica *p = &m->rep[r];
+    int any_done = 0;
+    for (size_t k = 0; k < p->n_batch; k++) {
+        seq *q = &m->s[p->batch[k]];
+        if (q->sched_prefill) {
+            q->pre_done += q->sched;
+            q->kv += q->sched;
+            if (q->pre_done < q->pre_target)
+                continue;
+        } else {
+            q->kv += p->steps;
+            q->gen += p->steps - 1;
+        }
+        q->gen++;
+        if (isnan(q->t_first))
+            q->t_first = t;
+        any_done |= q->gen >= q->output;
+    }
+    if (any_done) {
+        size_t w = 0;
+        for (size_t k = 0; k < p->n_run; k++) {
+            uint32_t i = p->run[k];
+            seq *q = &m->s[i];
+            if (q->gen < q->output) {
+                p->run[w++] = i;
+                continue;
+            }
+            p->free_blocks += q->blocks;
+            q->blocks = 0;
+            p->outstanding--;
+            double ta = reqs[i].t_s;
+            res->ttft_s[i] = q->t_first - ta;
+            res->e2e_s[i] = t - ta;
+            res->tpot_s[i] = q->output > 1 ? (t - q->t_first) / (q->output - 1) : NAN;
+            if (t > res->t_end_s)
+                res->t_end_s = t;
+        }
+        p->n_run = w;
+        if (m->c->route == SIM__LLM_ROUTE_CENTRAL)
+            return central_pull(m, r);
+    }
+    return TM_OK;
+}
+
+static uint32_t route(sim *m)
+{
+    const sim__llm_cfg *c = m->c;
+    if (c->route == SIM__LLM_ROUTE_RR) {
+        uint32_t r = m->rr;
+        m->rr = (m->rr + 1) % c->replicas;
+        return r;
+    }
+    uint32_t best = 0;
+    for (uint32_t r = 1; r < c->replicas; r++)
+        if (m->rep[r].outstanding < m->rep[best].outstanding)
+            best = r;
+    return best;
+}
+
+static int arrive(sim *m, uint32_t i, double t)
+{
+    const sim__llm_cfg *c = m->c;
+    uint32_t r;
+    if (c->route == SIM__LLM_ROUTE_CENTRAL) {
+        r = route(m);
+        if (m->rep[r].outstanding >= c->max_batch) {
+            if (c->max_queue && m->central.n >= c->max_queue) {
+                m->s[i].replica = -1;
+                return TM_OK;
+            }
+            return dq_push_back(&m->central, i) ? tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue")
+                                                : TM_OK;
+        }
+    } else {
+        r = route(m);
+        if (c->max_queue && m->rep[r].wait.n >= c->max_queue) {
+            m->s[i].replica = -1;
+            return TM_OK;
+        }
+    }
+    replica *p = &m->rep[r];
+    m->s[i].replica = (int32_t)r;
+    p->outstanding++;
+    if (dq_push_back(&p->wait, i))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
+    return p->busy ? TM_OK : start(m, r, t);
+}
+
+static int cfg_check(const sim__llm_cfg *c, tm_diag *d)
+{
+#define BAD(f, what, v)                                                                            \
+    tm_diag_set(d, TM_ERR_INVAL, "llm." f, "expected %s, got %g", what, (double)(v))
+    if (c->replicas < 1 || c->replicas > SIM__LLM_REPLICAS_MAX)
+        return BAD("replicas", "1..4096", c->replicas);
+    if (c->kv_blocks < 1)
+        return BAD("kv_blocks", ">= 1", c->kv_blocks);
+    if (c->block_tokens < 1 || c->block_tokens > 65536)
+        return BAD("block_tokens", "1..65536", c->block_tokens);
+    if (c->policy != SIM__LLM_VLLM && c->policy != SIM__LLM_SARATHI)
+        return BAD("policy", "vllm or sarathi", c->policy);
+    if (c->route > SIM__LLM_ROUTE_CENTRAL)
+        return BAD("route", "least, rr or central", c->route);
+    if (c->max_batch < 1 || c->max_batch > 65536)
+        return BAD("max_batch", "1..65536", c->max_batch);
+    if (c->max_tokens < 1)
+        return BAD("max_tokens", ">= 1", c->max_tokens);
+    if (c->chunk_tokens < 1)
+        return BAD("chunk_tokens", ">= 1", c->chunk_tokens);
+    if (!(c->watermark >= 0 && c->watermark < 1))
+        return BAD("watermark", "[0, 1)", c->watermark);
+    if (!(c->slo_ttft_s > 0 && isfinite(c->slo_ttft_s)))
+        return BAD("slo_ttft_s", "> 0", c->slo_ttft_s);
+    if (!(c->slo_tpot_s > 0 && isfinite(c->slo_tpot_s)))
+        return BAD("slo_tpot_s", "> 0", c->slo_tpot_s);
+    if (!(c->api_in_usd_per_mtok >= 0 && isfinite(c->api_in_usd_per_mtok)))
+        return BAD("api_in_usd_per_mtok", ">= 0", c->api_in_usd_per_mtok);
+    if (!(c->api_out_usd_per_mtok >= 0 && isfinite(c->api_out_usd_per_mtok)))
+        return BAD("api_out_usd_per_mtok", ">= 0", c->api_out_usd_per_mtok);
+    if (!(c->warmup_s >= 0 && isfinite(c->warmup_s)))
+        return BAD("warmup_s", ">= 0", c->warmup_s);
+    if (!(c->bin_s > 0 && isfinite(c->bin_s)))
+        return BAD("bin_s", "> 0", c->bin_s);
+#undef BAD
+    return TM_OK;
+}
+
+void sim__llm_result_fini(sim__llm_result *res)
+{
+    if (!res)
+        return;
+    free(res->ttft_s);
+    free(res->tpot_s);
+    free(res->e2e_s);
+    free(res->replica);
+    free(res->per_replica);
+    free(res->batch_mean);
+    free(res->kv_use);
+    free(res->queue_mean);
+    memset(res, 0, sizeof *res);
+}
+
+/* Nearest rank on sorted v[0..n). */
+static double rank_q(const double *v, size_t n, double p)
+{
+    if (n == 0)
+        return NAN;
+    double k = ceil(p * (double)n);
+    size_t i = k < 1.0 ? 0 : (size_t)k - 1;
+    return v[i < n ? i : n - 1];
+}
+
+static void pct_of(double *v, size_t n, sim__llm_pct *o)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += v[i];
+    gsl_sort(v, 1, n);
+    o->mean = n ? s / (double)n : NAN;
+    o->p50 = rank_q(v, n, 0.50);
+    o->p90 = rank_q(v, n, 0.90);
+    o->p95 = rank_q(v, n, 0.95);
+    o->p99 = rank_q(v, n, 0.99);
+    o->max = n ? v[n - 1] : NAN;
+}
+
+/* Figures of the requests idx[0..n) into st (scratch: 3 arrays of n). */
+static void stats_of(const sim__llm_cfg *c, const sim__llm_result *res, const sim__llm_req *reqs,
+                     const uint32_t *idx, size_t n, double *a, double *b, double *e,
+                     sim__llm_stats *st)
+{
+    size_t na = 0, nb = 0, ok_t = 0, ok_p = 0, ok_j = 0, served = 0;
+    for (size_t k = 0; k < n; k++) {
+        uint32_t i = idx[k];
+        if (reqs[i].t_s < res->t0_s + c->warmup_s)
+            continue;
+        if (res->replica[i] == -1) {
+            st->api++;
+            continue;
+        }
+        if (res->replica[i] == -2) {
+            st->dropped++;
+            continue;
+        }
+        served++;
+        st->tokens_in += reqs[i].prompt ? reqs[i].prompt : 1;
+        st->tokens_out += reqs[i].output ? reqs[i].output : 1;
+        a[na] = res->ttft_s[i];
+        e[na++] = res->e2e_s[i];
+        int okt = res->ttft_s[i] <= c->slo_ttft_s, okp = 1;
+        if (!isnan(res->tpot_s[i])) {
+            b[nb++] = res->tpot_s[i];
+            okp = res->tpot_s[i] <= c->slo_tpot_s;
+        }
+        ok_t += (size_t)okt;
+        ok_p += (size_t)okp;
+        ok_j += (size_t)(okt && okp);
+    }
+    st->counted = served;
+    pct_of(a, na, &st->ttft);
+    pct_of(b, nb, &st->tpot);
+    pct_of(e, na, &st->e2e);
+    double den = (double)(served + st->dropped);
+    st->att_ttft = den > 0 ? (double)ok_t / den : NAN;
+    st->att_tpot = den > 0 ? (double)ok_p / den : NAN;
+    st->att_joint = den > 0 ? (double)ok_j / den : NAN;
+}
+
+int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, sim__llm_result *res,
+                 volatile int *stop, tm_diag *diag)
+{
+    memset(res, 0, sizeof *res);
+    int rc = cfg_check(cfg, diag);
+    if (rc)
+        return rc;
+    if (n > UINT32_MAX - 1)
+        return tm_diag_set(diag, TM_ERR_LIMIT, "llm", "%zu requests, more than 2^32 - 2", n);
+    for (size_t i = 0; i < n; i++)
+        if (!(isfinite(reqs[i].t_s) && reqs[i].t_s >= 0 &&
+              (i == 0 || reqs[i].t_s >= reqs[i - 1].t_s))) {
+            char where[64];
+            snprintf(where, sizeof where, "llm.reqs[%zu]", i);
+            return tm_diag_set(diag, TM_ERR_INVAL, where,
+                               "expected a finite arrival >= 0 and >= the previous one, got %g",
+                               reqs[i].t_s);
+        }
+    sim m;
+    memset(&m, 0, sizeof m);
+    m.c = cfg;
+    m.diag = diag;
+    m.wm_blocks = (uint64_t)floor(cfg->watermark * (double)cfg->kv_blocks);
+    m.t0 = n ? reqs[0].t_s : 0.0;
+    m.bins_max = SIM__LLM_SERIES_MAX / cfg->replicas;
+    size_t nn = n ? n : 1;
+    res->n_reqs = n;
+    res->replicas = cfg->replicas;
+    res->t0_s = m.t0;
+    res->t_end_s = m.t0;
+    res->bin_s = cfg->bin_s;
+    m.s = calloc(nn, sizeof *m.s);
+    m.rep = calloc(cfg->replicas, sizeof *m.rep);
+    m.heap = malloc(cfg->replicas * sizeof *m.heap);
+    res->ttft_s = malloc(nn * sizeof(double));
+    res->tpot_s = malloc(nn * sizeof(double));
+    res->e2e_s = malloc(nn * sizeof(double));
+    res->replica = malloc(nn * sizeof(int32_t));
+    res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
+    if (!m.s || !m.rep || !m.heap || !res->ttft_s || !res->tpot_s || !res->e2e_s || !res->replica ||
+        !res->per_replica) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        seq *q = &m.s[i];
+        q->prompt = reqs[i].prompt ? reqs[i].prompt : 1;
+        q->output = reqs[i].output ? reqs[i].output : 1;
+        q->pre_target = q->prompt;
+        q->replica = -3; /* not yet arrived */
+        q->t_first = NAN;
+        res->ttft_s[i] = res->tpot_s[i] = res->e2e_s[i] = NAN;
+    }
+    for (uint32_t r = 0; r < cfg->replicas; r++)
+        m.rep[r].free_blocks = cfg->kv_blocks;
+
+    size_t ai = 0;
+    uint64_t steps = 0;
+    while (ai < n || m.n_heap) {
+        m.t_next_arrival = ai < n ? reqs[ai].t_s : INFINITY;
+        if ((++steps & 4095) == 0 && stop && *stop) {
+            rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "llm", "interrupted at %.3f s of the run",
+                             m.n_heap ? m.heap[0].t - m.t0 : 0.0);
+            goto out;
+        }
+        if (ai < n && (!m.n_heap || reqs[ai].t_s <= m.heap[0].t)) {
+            rc = arrive(&m, (uint32_t)ai, reqs[ai].t_s);
+            ai++;
+        } else {
+            hent e = heap_pop(&m);
+            m.rep[e.r].busy = 0;
+            rc = finish_iteration(&m, e.r, e.t, res, reqs);
+            if (rc == TM_OK)
+                rc = start(&m, e.r, e.t);
+            /* central routing: a replica idle with room takes queued requests */
+            if (rc == TM_OK && cfg->route == SIM__LLM_ROUTE_CENTRAL && m.central.n)
+                for (uint32_t r = 0; r < cfg->replicas && rc == TM_OK && m.central.n; r++)
+                    if (!m.rep[r].busy && (rc = central_pull(&m, r)) == TM_OK)
+                        rc = start(&m, r, e.t);
+        }
+        if (rc)
+            goto out;
+    }
+    /* outcomes and figures */
+    for (size_t i = 0; i < n; i++)
+        res->replica[i] = m.s[i].replica;
+    {
+        uint32_t *idx = malloc(nn * sizeof *idx);
+        double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b),
+               *e = malloc(nn * sizeof *e);
+        size_t *start_of = calloc((size_t)cfg->replicas + 1, sizeof *start_of);
+        if (!idx || !a || !b || !e || !start_of) {
+            free(idx), free(a), free(b), free(e), free(start_of);
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "figures of %zu requests", n);
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++)
+            idx[i] = (uint32_t)i;
+        stats_of(cfg, res, reqs, idx, n, a, b, e, &res->service);
+        /* group by replica (counting sort), API and dropped left out */
+        for (size_t i = 0; i < n; i++)
+            if (res->replica[i] >= 0)
+                start_of[res->replica[i] + 1]++;
+        for (uint32_t r = 0; r < cfg->replicas; r++)
+            start_of[r + 1] += start_of[r];
+        size_t *fill = calloc(cfg->replicas, sizeof *fill);
+        if (!fill) {
+            free(idx), free(a), free(b), free(e), free(start_of);
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "figures");
+            goto out;
+        }
+        for (size_t i = 0; i < n; i++)
+            if (res->replica[i] >= 0) {
+                uint32_t r = (uint32_t)res->replica[i];
+                idx[start_of[r] + fill[r]++] = (uint32_t)i;
+            }
+        for (uint32_t r = 0; r < cfg->replicas; r++) {
+            sim__llm_stats *st = &res->per_replica[r];
+            stats_of(cfg, res, reqs, idx + start_of[r], start_of[r + 1] - start_of[r], a, b, e, st);
+            st->iterations = m.rep[r].iterations;
+            st->busy_s = m.rep[r].busy_s;
+            st->preemptions = m.rep[r].preemptions;
+            res->service.iterations += st->iterations;
+            res->service.busy_s += st->busy_s;
+            res->service.preemptions += st->preemptions;
+        }
+        free(fill), free(idx), free(a), free(b), free(e), free(start_of);
+    }
+    double span = res->t_end_s - res->t0_s;
+    res->req_per_s = span > 0 ? (double)res->service.counted / span : NAN;
+    res->out_tok_per_s = span > 0 ? res->service.tokens_out / span : NAN;
+    for (size_t i = 0; i < n; i++)
+        if (res->replica[i] == -1)
+            res->api_usd +=
+                ((double)(reqs[i].prompt ? reqs[i].prompt : 1) * cfg->api_in_usd_per_mtok +
+                 (double)(reqs[i].output ? reqs[i].output : 1) * cfg->api_out_usd_per_mtok) /
+                1e6;
+    /* series: time means per bin */
+    {
+        size_t nb = 0;
+        for (uint32_t r = 0; r < cfg->replicas; r++)
+            if (m.rep[r].n_bins > nb)
+                nb = m.rep[r].n_bins;
+        res->n_bins = nb;
+        size_t cells = (size_t)cfg->replicas * (nb ? nb : 1);
+        res->batch_mean = calloc(cells, sizeof(double));
+        res->kv_use = calloc(cells, sizeof(double));
+        res->queue_mean = calloc(cells, sizeof(double));
+        if (!res->batch_mean || !res->kv_use || !res->queue_mean) {
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "series of %zu cells", cells);
+            goto out;
+        }
+        for (uint32_t r = 0; r < cfg->replicas; r++)
+            for (size_t k = 0; k < m.rep[r].n_bins; k++) {
+                res->batch_mean[r * nb + k] = m.rep[r].s_batch[k] / cfg->bin_s;
+                res->kv_use[r * nb + k] = m.rep[r].s_kv[k] / cfg->bin_s;
+                res->queue_mean[r * nb + k] = m.rep[r].s_queue[k] / cfg->bin_s;
+            }
+    }
+out:
+    if (m.rep)
+        for (uint32_t r = 0; r < cfg->replicas; r++) {
+            replica *p = &m.rep[r];
+            free(p->wait.v);
+            free(p->run);
+            free(p->batch);
+            free(p->s_batch);
+            free(p->s_kv);
+            free(p->s_queue);
+        }
+    free(m.central.v);
+    free(m.rep);
+    free(m.heap);
+    free(m.s);
+    if (rc != TM_OK)
+        sim__llm_result_fini(res);
+    return rc;
+}

@@ -1,0 +1,480 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_llm.c — the request-level LLM serving simulator (sim/model/llm_*.c):
+ *
+ *   mdc         batch size 1, fixed lengths, one central queue: M/D/c, mean
+ *               wait against the exact value (the embedded chain at multiples
+ *               of the service time) within 4.78 standard errors of 10
+ *               replications (Student t, 9 d.f., two-sided 0.001)
+ *   mmc         geometric output lengths (an exponential service time to a
+ *               squared CV of 0.99), batch size 1: Erlang C, same rule
+ *   saturation  offline throughput of the roofline against the TensorRT-LLM
+ *               figures (cost-figures.md §4.1) within the stated +-30 %
+ *   monotone    more KV memory never lowers throughput; a longer prompt never
+ *               lowers TTFT at the same load
+ *   profile     the CSV grid: interpolation, and malformed files named by line
+ *   misc        conservation, preemption under tight memory, chunked prefill
+ *               lowering the tail TPOT, API overflow cost
+ */
+#include "model/llm_int.h"
+#include "model/service_int.h"
+
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_rng.h>
+
+#define T_CRIT 4.78
+#define REPS   10
+
+static sim__llm_profile flat_profile(double ms)
+{
+    char text[128];
+    snprintf(text, sizeof text, "prefill_tokens,decode_seqs,kv_tokens,time_ms\n0,1,0,%g\n", ms);
+    sim__llm_profile p;
+    tm_diag d;
+    tm_diag_clear(&d);
+    int rc = sim__llm_profile_parse(&p, "flat.csv", text, strlen(text), &d);
+    CHECK_EQ_INT(rc, TM_OK);
+    return p;
+}
+
+/* Exact mean number in system of M/D/c (load a = lambda D): Q(t + D) =
+ * max(Q(t) - c, 0) + Poisson(a) holds at every t, so the chain's stationary
+ * law is the time-average law; solved by iteration on 0..N. */
+static double mdc_mean_in_system(uint32_t c, double a)
+{
+    enum { N = 4000 };
+    static double p[N], q[N], pois[N];
+    pois[0] = exp(-a);
+    for (int k = 1; k < N; k++)
+        pois[k] = pois[k - 1] * a / k;
+    memset(p, 0, sizeof p);
+    p[0] = 1.0;
+    for (int it = 0; it < 200000; it++) {
+        memset(q, 0, sizeof q);
+        for (int i = 0; i < N; i++) {
+            if (p[i] < 1e-300)
+                continue;
+            int base = i > (int)c ? i - (int)c : 0;
+            for (int k = 0; base + k < N && k < N; k++) {
+                q[base + k] += p[i] * pois[k];
+                if (pois[k] < 1e-30 && k > a)
+                    break;
+            }
+        }
+        double diff = 0;
+        for (int i = 0; i < N; i++) {
+            diff += fabs(q[i] - p[i]);
+            p[i] = q[i];
+        }
+        if (diff < 1e-14)
+            break;
+    }
+    double m = 0;
+    for (int i = 0; i < N; i++)
+        m += i * p[i];
+    return m;
+}
+
+/* Mean wait (E2E minus the service time) of `reps` replications. */
+static void wait_reps(const sim__llm_cfg *c, size_t n, double rate, const sim__llm_dist *pd,
+                      const sim__llm_dist *od, double iter_s, uint64_t seed, double *mean,
+                      double *se)
+{
+    double s = 0, s2 = 0;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int k = 0; k < REPS; k++) {
+        gsl_rng_set(r, (unsigned long)(seed + 101 * (uint64_t)k));
+        sim__llm_req *q;
+        tm_diag d;
+        tm_diag_clear(&d);
+        CHECK_EQ_INT(sim__llm_synth(&q, n, rate, pd, od, r, &d), TM_OK);
+        sim__llm_cfg cc = *c;
+        cc.warmup_s = q[n / 5].t_s;
+        sim__llm_result res;
+        int rc = sim__llm_run(&cc, q, n, &res, NULL, &d);
+        CHECK_EQ_INT(rc, TM_OK);
+        double w = 0;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (q[i].t_s >= cc.warmup_s) {
+                w += res.e2e_s[i] - q[i].output * iter_s;
+                m++;
+            }
+        w /= (double)m;
+        s += w;
+        s2 += w * w;
+        sim__llm_result_fini(&res);
+        free(q);
+    }
+    gsl_rng_free(r);
+    *mean = s / REPS;
+    *se = sqrt((s2 / REPS - *mean * *mean) * REPS / (REPS - 1) / REPS);
+}
+
+static void test_mdc(uint64_t seed)
+{
+    const double it = 0.010;
+    sim__llm_profile p = flat_profile(it * 1000);
+    uint32_t cs[3] = {1, 4, 16};
+    double rhos[3] = {0.7, 0.8, 0.85};
+    for (int k = 0; k < 3; k++) {
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        c.iter.profile = &p;
+        c.kv_blocks = 1000;
+        c.replicas = cs[k];
+        c.max_batch = 1;
+        c.route = SIM__LLM_ROUTE_CENTRAL;
+        const uint32_t out = 10;
+        double D = out * it, lambda = rhos[k] * cs[k] / D;
+        sim__llm_dist pd = {SIM__LLM_DIST_FIXED, 1, 0, 0, NULL, 0};
+        sim__llm_dist od = {SIM__LLM_DIST_FIXED, out, 0, 0, NULL, 0};
+        double mean, se;
+        wait_reps(&c, 100000, lambda, &pd, &od, it, seed + (uint64_t)k, &mean, &se);
+        double want = mdc_mean_in_system(cs[k], lambda * D) / lambda - D;
+        if (cs[k] == 1) /* Pollaczek-Khinchine, as a check of the chain */
+            CHECK_NEAR(want, rhos[k] * D / (2 * (1 - rhos[k])), 1e-9);
+        printf("M/D/%u rho %.2f: mean wait %.5f s (se %.5f), theory %.5f\n", cs[k], rhos[k], mean,
+               se, want);
+        CHECK_NEAR(mean, want, T_CRIT * se);
+        CHECK(se < 0.03 * want);
+    }
+    sim__llm_profile_fini(&p);
+}
+
+static void test_mmc(uint64_t seed)
+{
+    const double it = 0.001;
+    sim__llm_profile p = flat_profile(it * 1000);
+    uint32_t cs[2] = {1, 8};
+    double rhos[2] = {0.6, 0.85};
+    for (int k = 0; k < 2; k++) {
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        c.iter.profile = &p;
+        c.kv_blocks = 100000;
+        c.replicas = cs[k];
+        c.max_batch = 1;
+        c.route = SIM__LLM_ROUTE_CENTRAL;
+        sim__llm_dist pd = {SIM__LLM_DIST_FIXED, 1, 0, 0, NULL, 0};
+        sim__llm_dist od = {SIM__LLM_DIST_EXP, 100, 0, 0, NULL, 0};
+        double en = 1.0 / (1.0 - exp(-1.0 / 100)); /* mean of the geometric */
+        double mu = 1.0 / (en * it), lambda = rhos[k] * cs[k] * mu;
+        double mean, se;
+        wait_reps(&c, 100000, lambda, &pd, &od, it, seed + 10 + (uint64_t)k, &mean, &se);
+        double want = sim__svc_erlang_c(cs[k], lambda / mu) / (cs[k] * mu - lambda);
+        printf("M/M/%u rho %.2f: mean wait %.5f s (se %.5f), Erlang C %.5f\n", cs[k], rhos[k], mean,
+               se, want);
+        CHECK_NEAR(mean, want, T_CRIT * se);
+        CHECK(se < 0.03 * want);
+    }
+    sim__llm_profile_fini(&p);
+}
+
+/* Offline: n requests at t = 0, the deployment's output tokens/s. */
+static double offline(const sim__llm_model *m0, const char *gpu, uint32_t tp, uint32_t isl,
+                      uint32_t osl, int kv_fp8, uint64_t blocks_override, uint32_t max_batch)
+{
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    int gi = sim_catalog_find(types, nt, gpu);
+    CHECK(gi >= 0);
+    sim__llm_model m = *m0;
+    if (kv_fp8)
+        m.kv_bytes_per_elem = 1.0;
+    sim__llm_cfg c;
+    sim__llm_cfg_defaults(&c);
+    tm_diag d;
+    tm_diag_clear(&d);
+    CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, &m, &types[gi], tp, &d), TM_OK);
+    CHECK_EQ_INT(sim__llm_kv_blocks(&m, &types[gi], tp, 0.9, 16, &c.kv_blocks, &d), TM_OK);
+    if (blocks_override)
+        c.kv_blocks = blocks_override;
+    c.max_batch = max_batch;
+    size_t n = 3000;
+    sim__llm_req *q = malloc(n * sizeof *q);
+    for (size_t i = 0; i < n; i++)
+        q[i] = (sim__llm_req){0.0, isl, osl};
+    sim__llm_result res;
+    CHECK_EQ_INT(sim__llm_run(&c, q, n, &res, NULL, &d), TM_OK);
+    CHECK_EQ_U64(res.service.counted, n);
+    double x = res.out_tok_per_s;
+    sim__llm_result_fini(&res);
+    free(q);
+    return x;
+}
+
+static void test_saturation(void)
+{
+    /* cost-figures.md §4.1 (TensorRT-LLM v1.0 perf overview, offline, FP8
+     * checkpoints with an FP8 KV cache) ✅: ISL/OSL 128/128, 1000/1000,
+     * 2048/2048, 2048/128, 5000/500 */
+    static const struct {
+        const char *model, *gpu;
+        uint32_t tp;
+        double tok_s[5];
+    } rows[] = {
+        {"llama-3.1-8b-fp8", "H100", 1, {28312, 15220, 9305, 3450, 3459}},
+        {"llama-3.1-8b-fp8", "H200", 1, {27911, 17744, 12194, 3538, 3902}},
+        {"llama-3.1-70b-fp8", "H100", 2, {6378, 4205, 3082, 762, 898}},
+        {"llama-3.1-70b-fp8", "H200", 1, {3803, 2909, 2003, 442, 566}},
+        {"llama-3.1-405b-fp8", "H100", 8, {3627, 2919, 2296, 453, 610}},
+    };
+    static const uint32_t len[5][2] = {
+        {128, 128}, {1000, 1000}, {2048, 2048}, {2048, 128}, {5000, 500}};
+    double logsum = 0;
+    int n = 0;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+        for (int k = 0; k < 5; k++) {
+            const sim__llm_model *m = sim__llm_model_find(rows[r].model);
+            CHECK(m != NULL);
+            double x = offline(m, rows[r].gpu, rows[r].tp, len[k][0], len[k][1], 1, 0, 2048);
+            double ratio = x / rows[r].tok_s[k];
+            printf("saturation %s %s TP%u %u/%u: %.0f tok/s, figure %.0f, ratio %.3f\n",
+                   rows[r].model, rows[r].gpu, rows[r].tp, len[k][0], len[k][1], x,
+                   rows[r].tok_s[k], ratio);
+            if (!(ratio > 1 / 1.3 && ratio < 1.3))
+                check_fail(__FILE__, __LINE__, "%s %s %u/%u: ratio %.3f outside 1/1.3..1.3",
+                           rows[r].model, rows[r].gpu, len[k][0], len[k][1], ratio);
+            logsum += log(ratio);
+            n++;
+        }
+    printf("saturation: geometric mean ratio %.3f over %d figures\n", exp(logsum / n), n);
+}
+
+static void test_monotone(uint64_t seed)
+{
+    const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
+    double prev = 0;
+    uint64_t blocks[] = {700, 1500, 3000, 6000, 12000, 24000, 33000};
+    for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
+        double x = offline(m, "H100", 1, 1000, 1000, 0, blocks[k], 256);
+        printf("monotone KV: %llu blocks -> %.0f tok/s\n", (unsigned long long)blocks[k], x);
+        CHECK(x >= prev);
+        prev = x;
+    }
+    /* longer prompts at the same request rate: TTFT mean and p99 grow */
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    for (int pol = 0; pol < 2; pol++) {
+        double pm = 0, p99 = 0;
+        uint32_t lens[] = {128, 512, 1024, 2048, 4096};
+        for (size_t k = 0; k < 5; k++) {
+            sim__llm_cfg c;
+            sim__llm_cfg_defaults(&c);
+            c.policy = (sim__llm_policy)pol;
+            c.replicas = 2;
+            tm_diag d;
+            tm_diag_clear(&d);
+            CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+            CHECK_EQ_INT(sim__llm_kv_blocks(m, g, 1, 0.9, 16, &c.kv_blocks, &d), TM_OK);
+            gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+            gsl_rng_set(r, (unsigned long)seed);
+            sim__llm_dist pd = {SIM__LLM_DIST_FIXED, lens[k], 0, 0, NULL, 0};
+            sim__llm_dist od = {SIM__LLM_DIST_FIXED, 200, 0, 0, NULL, 0};
+            sim__llm_req *q;
+            CHECK_EQ_INT(sim__llm_synth(&q, 20000, 10.0, &pd, &od, r, &d), TM_OK);
+            sim__llm_result res;
+            CHECK_EQ_INT(sim__llm_run(&c, q, 20000, &res, NULL, &d), TM_OK);
+            printf("monotone prompt %s %u: TTFT mean %.4f p99 %.4f\n", pol ? "sarathi" : "vllm",
+                   lens[k], res.service.ttft.mean, res.service.ttft.p99);
+            CHECK(res.service.ttft.mean >= pm);
+            CHECK(res.service.ttft.p99 >= p99);
+            pm = res.service.ttft.mean;
+            p99 = res.service.ttft.p99;
+            sim__llm_result_fini(&res);
+            free(q);
+            gsl_rng_free(r);
+        }
+    }
+}
+
+static int parse_err(const char *text, char *where, size_t n)
+{
+    sim__llm_profile p;
+    tm_diag d;
+    tm_diag_clear(&d);
+    int rc = sim__llm_profile_parse(&p, "p.csv", text, strlen(text), &d);
+    snprintf(where, n, "%s: %s", d.where, d.msg);
+    sim__llm_profile_fini(&p);
+    return rc;
+}
+
+static void test_profile(void)
+{
+    /* t = 1 + 0.01 p + 0.5 d + 0.001 k (ms) on a 3 x 2 x 2 grid: trilinear
+     * interpolation and extrapolation reproduce it exactly */
+    char text[4096] = "# a comment\ntime_ms,kv_tokens,decode_seqs,prefill_tokens\n";
+    double ps[3] = {0, 512, 2048}, ds[2] = {1, 64}, ks[2] = {0, 100000};
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                char line[128];
+                snprintf(line, sizeof line, "%.6f,%.0f,%.0f,%.0f\r\n",
+                         1 + 0.01 * ps[i] + 0.5 * ds[j] + 0.001 * ks[k], ks[k], ds[j], ps[i]);
+                strcat(text, line);
+            }
+    sim__llm_profile p;
+    tm_diag d;
+    tm_diag_clear(&d);
+    CHECK_EQ_INT(sim__llm_profile_parse(&p, "g.csv", text, strlen(text), &d), TM_OK);
+    sim__llm_iter it = {.profile = &p};
+    uint32_t bp[4] = {0, 300, 1000, 4096}, bd[3] = {1, 20, 100};
+    uint64_t bk[3] = {0, 5000, 200000};
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) {
+                sim__llm_batch b = {bp[i], bd[j], 0, bk[k], 0};
+                double want = (1 + 0.01 * bp[i] + 0.5 * bd[j] + 0.001 * (double)bk[k]) / 1000;
+                CHECK_NEAR(sim__llm_iter_time(&it, &b), want, 1e-12);
+            }
+    /* below the first point of an axis: the first */
+    sim__llm_batch b0 = {0, 0, 0, 0, 0};
+    CHECK_NEAR(sim__llm_iter_time(&it, &b0), (1 + 0.5) / 1000, 1e-12);
+    sim__llm_profile_fini(&p);
+
+    char w[1200];
+    static const struct {
+        const char *text, *where;
+    } bad[] = {
+        {"", "p.csv: empty"},
+        {"prefill_tokens,decode_seqs,time_ms\n1,2,3\n", "p.csv:1: expected the header"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n0,1,0,5\n0,x,0,5\n",
+         "p.csv:3: decode_seqs: expected an integer"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n0,1,0,5\n0,1,0\n",
+         "p.csv:3: expected 4 fields, got 3"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n0,1,0,0\n", "p.csv:2: time_ms"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n0,1,0,5\n0,2,0,6\n1,1,0,7\n",
+         "p.csv: expected a full grid (2 x 2 x 1 rows for the distinct values of prefill_tokens, "
+         "decode_seqs and kv_tokens), got no row for 1, 2, 0"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n0,1,0,5\n0,1,0,6\n",
+         "p.csv:3: a second row"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n", "p.csv: no rows"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n-1,1,0,5\n", "p.csv:2: prefill_tokens"},
+        {"prefill_tokens,decode_seqs,kv_tokens,time_ms\n0,1,0,nan\n", "p.csv:2: time_ms"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = parse_err(bad[i].text, w, sizeof w);
+        CHECK_EQ_INT(rc, TM_ERR_DATA);
+        if (!strstr(w, bad[i].where))
+            check_fail(__FILE__, __LINE__, "case %zu: got \"%s\", want \"%s\"", i, w, bad[i].where);
+    }
+}
+
+static void test_misc(uint64_t seed)
+{
+    const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, (unsigned long)seed);
+    sim__llm_dist pd = {SIM__LLM_DIST_EXP, 1000, 0, 0, NULL, 0};
+    sim__llm_dist od = {SIM__LLM_DIST_EXP, 200, 0, 0, NULL, 0};
+    sim__llm_req *q;
+    tm_diag d;
+    tm_diag_clear(&d);
+    size_t n = 20000;
+    CHECK_EQ_INT(sim__llm_synth(&q, n, 20.0, &pd, &od, r, &d), TM_OK);
+    double p99[2];
+    for (int pol = 0; pol < 2; pol++) {
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        c.policy = (sim__llm_policy)pol;
+        c.replicas = 1;
+        CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+        c.kv_blocks = 3000; /* tight: 48k tokens, preemption */
+        sim__llm_result res;
+        CHECK_EQ_INT(sim__llm_run(&c, q, n, &res, NULL, &d), TM_OK);
+        const sim__llm_stats *s = &res.service;
+        CHECK_EQ_U64(s->counted + s->dropped + s->api, n);
+        CHECK(s->preemptions > 0);
+        uint64_t sum = 0;
+        for (uint32_t k = 0; k < res.replicas; k++)
+            sum += res.per_replica[k].counted;
+        CHECK_EQ_U64(sum, s->counted);
+        p99[pol] = s->tpot.p99;
+        printf("%s, 3000 blocks, 20 req/s: TTFT p50 %.3f p99 %.3f, TPOT p50 %.4f p99 %.4f, "
+               "%llu preemptions, %llu dropped, %.0f tok/s\n",
+               pol ? "sarathi" : "vllm", s->ttft.p50, s->ttft.p99, s->tpot.p50, s->tpot.p99,
+               (unsigned long long)s->preemptions, (unsigned long long)s->dropped,
+               res.out_tok_per_s);
+        sim__llm_result_fini(&res);
+    }
+    /* chunked prefill: decodes are not stalled behind whole prompts */
+    CHECK(p99[1] < p99[0]);
+    /* API overflow: a replica with a queue of 4 sends the rest to the API */
+    {
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+        CHECK_EQ_INT(sim__llm_kv_blocks(m, g, 1, 0.9, 16, &c.kv_blocks, &d), TM_OK);
+        c.max_batch = 8;
+        c.max_queue = 4;
+        c.api_in_usd_per_mtok = 1.0;
+        c.api_out_usd_per_mtok = 3.0;
+        sim__llm_result res;
+        CHECK_EQ_INT(sim__llm_run(&c, q, n, &res, NULL, &d), TM_OK);
+        CHECK(res.service.api > 0);
+        double want = 0;
+        for (size_t i = 0; i < n; i++)
+            if (res.replica[i] == -1)
+                want += (q[i].prompt * 1.0 + q[i].output * 3.0) / 1e6;
+        CHECK_NEAR(res.api_usd, want, 1e-9 * want);
+        CHECK_EQ_U64(res.service.counted + res.service.api + res.service.dropped, n);
+        sim__llm_result_fini(&res);
+    }
+    /* a request longer than the whole cache is dropped, not looped on */
+    {
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+        c.kv_blocks = 10;
+        sim__llm_req two[2] = {{0.0, 500, 10}, {0.1, 50, 10}};
+        sim__llm_result res;
+        CHECK_EQ_INT(sim__llm_run(&c, two, 2, &res, NULL, &d), TM_OK);
+        CHECK_EQ_INT(res.replica[0], -2);
+        CHECK_EQ_INT(res.replica[1], 0);
+        CHECK_EQ_U64(res.service.dropped, 1);
+        sim__llm_result_fini(&res);
+    }
+    /* unsorted arrivals are refused with the request named */
+    {
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+        c.kv_blocks = 1000;
+        sim__llm_req two[2] = {{1.0, 5, 10}, {0.5, 5, 10}};
+        sim__llm_result res;
+        CHECK_EQ_INT(sim__llm_run(&c, two, 2, &res, NULL, &d), TM_ERR_INVAL);
+        CHECK_STR(d.where, "llm.reqs[1]");
+        sim__llm_result_fini(&res);
+    }
+    free(q);
+    gsl_rng_free(r);
+}
+
+int main(int argc, char **argv)
+{
+    gsl_set_error_handler_off();
+    uint64_t seed = check_seed(20261203);
+    const char *only = argc > 1 ? argv[1] : NULL;
+#define RUN(name, call)                                                                            \
+    if (!only || strcmp(only, name) == 0)                                                          \
+    call
+    RUN("mdc", test_mdc(seed));
+    RUN("mmc", test_mmc(seed));
+    RUN("saturation", test_saturation());
+    RUN("monotone", test_monotone(seed));
+    RUN("profile", test_profile());
+    RUN("misc", test_misc(seed));
+    return check_finish("test_llm");
+}
