@@ -168,6 +168,7 @@ static inline int place_bits_test(const place_bits *b, uint32_t i)
  * directly (they are the view); only the place_cluster_* functions write them.
  * Node indices are dense, 0..n_nodes-1, in the order the host added them;
  * "first" always means lowest index. */
+#define PLACE_CHANGE_RING 1024u /* nodes the change journal remembers */
 typedef struct place_cluster {
     /* GPU types */
     uint32_t n_types;
@@ -217,6 +218,18 @@ typedef struct place_cluster {
      * nodes are added); NULL means every node is shared. Only the partition
      * component reads it (docs/partition.md); place_cluster_* ignore it. */
     const uint32_t *node_tenant;
+
+    /* Change journal, for rules that keep per-node results between calls
+     * (fgd): every change of a node's state (service, host room, a GPU's
+     * free share, memory or service; the node added) writes the node to
+     * change_ring[changes % PLACE_CHANGE_RING] and counts it in changes (a
+     * node may appear more than once). A reader that kept (serial, changes)
+     * finds the nodes changed since in the ring, or learns that more than
+     * PLACE_CHANGE_RING changes happened, or that this is another cluster
+     * (serial is unique per place_cluster_init in the process): then it must
+     * look at every node. */
+    uint64_t serial, changes;
+    uint32_t change_ring[PLACE_CHANGE_RING];
 } place_cluster;
 
 /* The owner of node n (PLACE_NONE: shared). */
