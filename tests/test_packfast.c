@@ -62,7 +62,8 @@ static uint64_t stream_rand(void *ud)
 static int veto_allow(void *ud, const place_view *v, const place_job *j, const place_part *p)
 {
     (void)v;
-    uint64_t h = *(const uint64_t *)ud ^ ((uint64_t)p->node << 32 ^ p->gpu << 16 ^ j->id << 40);
+    uint64_t h =
+        *(const uint64_t *)ud ^ ((uint64_t)p->node << 32 ^ (uint64_t)p->gpu << 16 ^ j->id << 40);
     return mix64(&h) % 4 != 0;
 }
 
