@@ -61,8 +61,9 @@ extern "C" {
  * and PLACE_FIT_PURE (a hopeless job's fit is skipped). 4: node owners
  * (place_cluster.node_tenant), the partition component, place_policy.wake and
  * place_pass_stats.wake_us. 5: place_preempt.begin and .observe;
- * place_capacity and place_job_never_fits. */
-#define PLACE_ABI_VERSION 5u
+ * place_capacity and place_job_never_fits. 6: the cluster's change journal
+ * (place_cluster.serial, .changes, .change_ring). */
+#define PLACE_ABI_VERSION 6u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u
