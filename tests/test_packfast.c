@@ -319,7 +319,7 @@ static void test_differential(void)
     memset(&b, 0, sizeof b);
     char args[128] = "", scan[160];
     int have = 0;
-    for (int round = 0; round < 60 && !check_failures; round++) {
+    for (int round = 0; round < 40 && !check_failures; round++) {
         world_init(&Wd);
         if (!have || below(3) != 0) {
             inst_fini(&a);
