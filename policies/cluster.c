@@ -18,6 +18,7 @@
 #include "place.h"
 #include "place_int.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------------- */
@@ -232,6 +233,15 @@ uint32_t place_bits_next(const place_bits *b, uint32_t from)
 /* ------------------------------------------------------------------------- */
 /* cluster                                                                    */
 
+/* Clusters set up in this process: each gets its own serial. */
+static _Atomic uint64_t cluster_serial;
+
+/* Node n's state changed: journal it (place.h, "Change journal"). */
+static inline void note_change(place_cluster *c, uint32_t n)
+{
+    c->change_ring[c->changes++ % PLACE_CHANGE_RING] = n;
+}
+
 int place_cluster_init(place_cluster *c, const place_env *env, uint32_t n_types,
                        const uint32_t *type_mem_mib)
 {
@@ -240,6 +250,7 @@ int place_cluster_init(place_cluster *c, const place_env *env, uint32_t n_types,
         return PLACE_ERR_INVAL;
     c->env = *env;
     c->n_types = n_types;
+    c->serial = atomic_fetch_add(&cluster_serial, 1) + 1;
     memcpy(c->type_mem_mib, type_mem_mib, n_types * sizeof *type_mem_mib);
     return PLACE_OK;
 }
@@ -389,6 +400,7 @@ int place_cluster_add_node(place_cluster *c, uint32_t type, uint32_t gpus, int64
     if (gpus > c->type_max_gpus[type])
         c->type_max_gpus[type] = gpus;
     c->types_present |= 1ull << type;
+    note_change(c, n);
     if (node_out)
         *node_out = n;
     return PLACE_OK;
@@ -412,6 +424,7 @@ static inline uint32_t bits_count(uint64_t m)
 /* Recompute node n's derived fields from its GPUs and file it in the index. */
 static void node_refresh(place_cluster *c, uint32_t n)
 {
+    note_change(c, n);
     uint32_t t = c->node_type[n], g0 = c->node_gpu0[n], ng = c->node_gpus[n];
     uint64_t mask = 0;
     uint32_t milli = 0;
@@ -646,6 +659,7 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
  * of its GPUs. Only for GPUs in service on a node in service. */
 static void node_whole(place_cluster *c, uint32_t n, uint64_t mask, int sign)
 {
+    note_change(c, n);
     uint32_t t = c->node_type[n], k = bits_count(mask);
     place__bits_clear(&c->by_free[t][c->node_free[n]], n);
     if (sign < 0) {
@@ -680,8 +694,10 @@ int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part 
         c->node_cpu_free_milli[n] -= cpu;
         c->node_mem_free_mib[n] -= mem;
         p->mask = 0;
-        if (p->gpus == 0)
+        if (p->gpus == 0) {
+            note_change(c, n);
             continue;
+        }
         if (j->gpu_milli < PLACE_MILLI_WHOLE) {
             index_remove(c, n);
             c->gpu_free_milli[g0 + p->gpu] = (uint16_t)(c->gpu_free_milli[g0 + p->gpu] - p->milli);
@@ -742,8 +758,10 @@ int place_cluster_take_exact(place_cluster *c, const place_job *j, const place_p
         place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
         c->node_cpu_free_milli[n] -= cpu;
         c->node_mem_free_mib[n] -= mem;
-        if (p->gpus == 0)
+        if (p->gpus == 0) {
+            note_change(c, n);
             continue;
+        }
         index_remove(c, n);
         for (uint64_t m = p->mask; m; m &= m - 1) {
             uint32_t g = g0 + (uint32_t)__builtin_ctzll(m);
@@ -771,8 +789,10 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
             place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
         c->node_cpu_free_milli[n] += cpu;
         c->node_mem_free_mib[n] += mem;
-        if (p->gpus == 0)
+        if (p->gpus == 0) {
+            note_change(c, n);
             continue;
+        }
         uint32_t tmem = c->type_mem_mib[c->node_type[n]];
         if (j->gpu_milli >= PLACE_MILLI_WHOLE) {
             /* whole GPUs come back fully free; those out of service meanwhile do
@@ -787,6 +807,8 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
             }
             if (c->node_up[n] && back)
                 node_whole(c, n, back, +1);
+            else
+                note_change(c, n);
             continue;
         }
         if (c->node_up[n])

@@ -50,7 +50,8 @@
  * integers in 0..100, so nodes whose gradients differ by less than about
  * 40 milli-GPU (near 0) tie.
  *
- * FGD must score every candidate node (PLACE_FIT_SCANS). The fragmentation
+ * FGD must score every candidate node (PLACE_FIT_SCANS), though without a
+ * veto it finds the best one without visiting them (below). The fragmentation
  * after a candidate is derived from per-pod sums of the node (usable GPUs,
  * unusable share), so a share's candidate GPUs cost O(pods) each, not
  * O(pods x GPUs). A gang that fits no single node spans nodes first-fit if
@@ -83,6 +84,27 @@
  * since the last decision; and for each node whose result for the job's shape is not kept, O(pods)
  * for a gang, O(pods) per distinct GPU state for a share. Memory: O(nodes x pods) sums, O(GPUs)
  * snapshots, O(FGD_SHAPES x nodes) results.
+ *
+ * Best node without a scan. Where no veto is given (and, in k8s mode, every
+ * node has its rank), a decision does not visit the candidates at all: per
+ * job shape and GPU type, a tree over the type's nodes (in index order)
+ * keeps in every subtree its best candidate, ordered exactly as the scan's
+ * consider() orders them (least gradient, then lowest node; k8s: highest
+ * score, then lowest rank), a total order, so the root is the scan's choice
+ * and the best of the allowed types' roots is the decision. A leaf is the
+ * node when the scan would score it (in service, host room, enough free
+ * GPUs or share, a GPU that takes the share) with its result as above, else
+ * empty. The cluster's change journal (place.h) names the nodes changed since
+ * the last decision; they go to a log, and a shape brings in, when next
+ * used, the leaves of the nodes logged since its last use (each node once:
+ * the latest entry) and their paths to the root. A shape whose trees are
+ * absent, or behind a log that outgrew 4 x nodes entries, or a journal that
+ * overflowed (another cluster), rebuilds them. Cost per decision: O(types)
+ * to answer, plus O(pods + log nodes) per logged node the shape had not
+ * seen (amortized, at most the shapes in use per change), O(nodes) per
+ * rebuild. Memory: 2 x nodes node indices per shape seen. "placement=
+ * fgd:scan[:ARGS]" scores every candidate as before, which the tests
+ * (tests/test_fgd_cache.c, tests/test_packfast.c) check it against.
  */
 #include "place_int.h"
 
@@ -136,10 +158,11 @@ typedef struct shape_res {
 #define FGD_NO_GPU    0xffu
 #define FGD_STAMP_END (1ull << 56)
 /* Shapes whose results are kept: openb_pod_list_default has 151 (GPUs,
- * share, CPU, memory), 128 cover 99 % of its pods. Memory: FGD_SHAPES x
- * nodes x 16 bytes at most (20 MiB at 10,000 nodes), allocated as shapes
- * are seen. */
-#define FGD_SHAPES 128
+ * share, CPU, memory): 256 keep them all (at 128, each rare shape's return
+ * rebuilt its trees, O(nodes): most of a 20,000-node packing run). Memory:
+ * FGD_SHAPES x nodes x 24 bytes at most (results and trees: 59 MiB at
+ * 10,000 nodes), allocated as shapes are seen. */
+#define FGD_SHAPES 256
 
 typedef struct shape_cache {
     int live;
@@ -148,12 +171,21 @@ typedef struct shape_cache {
     uint64_t used;  /* last decision that used it (the least is replaced) */
     shape_res *res; /* per node */
     uint32_t cap_res;
+    /* the fast path ("Best node without a scan"): per GPU type t, a tree
+     * over the type's nodes at tree[2 * toff[t]] holding the best candidate
+     * node of every subtree (PLACE_NONE: none); valid while tree_ok and the
+     * nodes changed since log_pos have been brought in */
+    uint32_t *tree;
+    uint32_t cap_tree;
+    int tree_ok;
+    uint64_t log_pos;
 } shape_cache;
 
 typedef struct fgd {
     place_env env;
     int learn;
     int k8s;      /* score and break ties as the reference simulator ("k8s:") */
+    int fast;     /* answer from the trees where it may ("scan:" turns it off) */
     place__k8s k; /* k8s mode: node ranks */
     uint32_t top;
     pod given[FGD_MAX_GIVEN];
@@ -179,6 +211,19 @@ typedef struct fgd {
     uint32_t cap_gpu_snap;
     uint64_t next_stamp, tick;
     shape_cache shapes[FGD_SHAPES];
+
+    /* the fast path: the cluster's change journal as far as read (serial,
+     * changes), the nodes it named since (absolute positions log_base ..
+     * log_base + n_log), and the nodes grouped by type in index order
+     * (type t's at tnodes[toff[t] .. toff[t + 1]], node n at tpos[n]) */
+    uint64_t j_serial, j_changes, log_base;
+    uint32_t *log;
+    uint32_t n_log, cap_log;
+    uint64_t *last; /* per node: the position of its latest entry in the log */
+    uint32_t cap_last;
+    uint32_t *tnodes, *tpos;
+    uint32_t cap_tnodes, cap_tpos;
+    uint32_t toff[PLACE_MAX_TYPES + 1];
 } fgd;
 
 static int bad_args(char *err, size_t err_len, const char *args)
@@ -260,6 +305,11 @@ static int fgd_create(const place_env *env, const char *args, void **state, char
     s->k.env = *env;
     s->learn = 1;
     s->top = 16;
+    s->fast = 1;
+    if (strncmp(args, "scan", 4) == 0 && (args[4] == '\0' || args[4] == ':')) {
+        s->fast = 0;
+        args += args[4] ? 5 : 4;
+    }
     if (strncmp(args, "k8s", 3) == 0 && (args[3] == '\0' || args[3] == ':')) {
         s->k8s = 1;
         args += args[3] ? 4 : 3;
@@ -294,8 +344,14 @@ static void fgd_destroy(void *state)
     place__free(&s->env, s->nodes, s->cap_nodes * sizeof *s->nodes);
     place__free(&s->env, s->sums, s->cap_sums * sizeof *s->sums);
     place__free(&s->env, s->gpu_snap, s->cap_gpu_snap * sizeof *s->gpu_snap);
-    for (uint32_t k = 0; k < FGD_SHAPES; k++)
+    for (uint32_t k = 0; k < FGD_SHAPES; k++) {
         place__free(&s->env, s->shapes[k].res, s->shapes[k].cap_res * sizeof *s->shapes[k].res);
+        place__free(&s->env, s->shapes[k].tree, s->shapes[k].cap_tree * sizeof *s->shapes[k].tree);
+    }
+    place__free(&s->env, s->log, s->cap_log * sizeof *s->log);
+    place__free(&s->env, s->last, s->cap_last * sizeof *s->last);
+    place__free(&s->env, s->tnodes, s->cap_tnodes * sizeof *s->tnodes);
+    place__free(&s->env, s->tpos, s->cap_tpos * sizeof *s->tpos);
     place__k8s_fini(&s->k);
     place_env env = s->env;
     place__free(&env, s, sizeof *s);
@@ -470,8 +526,33 @@ static int cache_sync(fgd *s, const place_cluster *c)
         place__grow(&s->env, (void **)&s->sums, &s->cap_sums, n_sums ? (uint32_t)n_sums : 1,
                     sizeof *s->sums) ||
         place__grow(&s->env, (void **)&s->gpu_snap, &s->cap_gpu_snap, c->n_gpus,
-                    sizeof *s->gpu_snap))
+                    sizeof *s->gpu_snap) ||
+        place__grow(&s->env, (void **)&s->tnodes, &s->cap_tnodes, c->n_nodes + 1,
+                    sizeof *s->tnodes) ||
+        place__grow(&s->env, (void **)&s->tpos, &s->cap_tpos, c->n_nodes + 1, sizeof *s->tpos) ||
+        place__grow(&s->env, (void **)&s->last, &s->cap_last, c->n_nodes + 1, sizeof *s->last))
         return PLACE_ERR_NOMEM;
+    /* nodes grouped by type, each group in index order (a counting sort) */
+    memset(s->toff, 0, sizeof s->toff);
+    for (uint32_t n = 0; n < c->n_nodes; n++)
+        s->toff[c->node_type[n] + 1]++;
+    for (uint32_t t = 0; t < c->n_types; t++)
+        s->toff[t + 1] += s->toff[t];
+    for (uint32_t t = c->n_types; t < PLACE_MAX_TYPES; t++)
+        s->toff[t + 1] = s->toff[t];
+    {
+        uint32_t fill[PLACE_MAX_TYPES];
+        memcpy(fill, s->toff, sizeof fill);
+        for (uint32_t n = 0; n < c->n_nodes; n++) {
+            uint32_t q = fill[c->node_type[n]]++;
+            s->tnodes[q] = n;
+            s->tpos[n] = q;
+        }
+    }
+    s->j_serial = c->serial;
+    s->j_changes = c->changes;
+    s->log_base += s->n_log;
+    s->n_log = 0;
     if (s->n_pods)
         memcpy(s->c_pods, s->pods, s->n_pods * sizeof *s->pods);
     s->c_n_pods = s->n_pods;
@@ -632,6 +713,7 @@ static int shape_get(fgd *s, const place_cluster *c, const place_job *j, const p
     for (uint32_t n = 0; n < c->n_nodes; n++)
         victim->res[n].stamp_gpu = 0;
     victim->live = 1;
+    victim->tree_ok = 0;
     victim->gpus = j->gpus;
     victim->milli = j->gpu_milli;
     victim->gpu_mem = j->gpu_mem_mib;
@@ -666,6 +748,152 @@ static void score_node(fgd *s, const place_view *v, const place_job *j, uint32_t
         consider(b, val, n, gpu);
 }
 
+/* ------------------------------------------------------------------------- */
+/* Best node without a scan                                                   */
+
+/* Read the cluster's change journal (place.h): the nodes it names since the
+ * last read join the log. When it cannot tell (another cluster, or more
+ * changes than it remembers) every shape's trees are dropped; so is the log
+ * when it outgrows 4 x nodes entries (a shape further behind rebuilds, which
+ * costs less than bringing in that many nodes one by one). */
+static void journal_sync(fgd *s, const place_cluster *c)
+{
+    uint64_t d = c->changes - s->j_changes;
+    int lost = s->j_serial != c->serial || c->changes < s->j_changes || d > PLACE_CHANGE_RING;
+    if (!lost && (uint64_t)s->n_log + d > 4ull * s->c_nodes + 1024u) {
+        s->log_base += s->n_log;
+        s->n_log = 0;
+    }
+    if (!lost && place__grow(&s->env, (void **)&s->log, &s->cap_log, s->n_log + (uint32_t)d + 1,
+                             sizeof *s->log) != PLACE_OK)
+        lost = 1;
+    if (lost) {
+        for (uint32_t k = 0; k < FGD_SHAPES; k++)
+            s->shapes[k].tree_ok = 0;
+        s->log_base += s->n_log;
+        s->n_log = 0;
+    } else {
+        for (uint64_t q = s->j_changes; q < c->changes; q++) {
+            uint32_t n = c->change_ring[q % PLACE_CHANGE_RING];
+            if (n < s->c_nodes) {
+                s->last[n] = s->log_base + s->n_log;
+                s->log[s->n_log++] = n;
+            }
+        }
+    }
+    s->j_serial = c->serial;
+    s->j_changes = c->changes;
+}
+
+/* Node n is a candidate for j (a GPU job) in the scan of fgd_fit, where no
+ * veto is given: in service, host room, and enough free GPUs (a gang: the
+ * by_free sets from j->gpus up) or free share (a share: the any_share set). */
+static int fast_cand(const place_cluster *c, const place_job *j, uint32_t n)
+{
+    if (!c->node_up[n] || !place_host_ok(c, n, j))
+        return 0;
+    if (j->gpus == 0)
+        return 1;
+    if (j->gpu_milli < PLACE_MILLI_WHOLE)
+        return c->node_milli_free[n] > 0 && c->node_milli_free[n] >= j->gpu_milli;
+    return c->node_free[n] >= j->gpus;
+}
+
+/* Node n's leaf for shape h: n when it is a candidate with a GPU for j (its
+ * result in h->res[n], through the caches), else PLACE_NONE. */
+static uint32_t fast_leaf(fgd *s, const place_view *v, const place_job *j, shape_cache *h,
+                          uint32_t n)
+{
+    if (!fast_cand(v->cluster, j, n)) {
+        h->res[n].stamp_gpu = 0; /* no node has stamp 0 */
+        return PLACE_NONE;
+    }
+    const node_cache *e = node_get(s, v->cluster, n);
+    if (h->res[n].stamp_gpu >> 8 != e->stamp) {
+        int64_t val;
+        uint32_t gpu;
+        node_result(s, v, j, n, e, NULL, s->scratch, &val, &gpu);
+        h->res[n] = (shape_res){e->stamp << 8 | (gpu == PLACE_NONE ? FGD_NO_GPU : gpu), val};
+    }
+    return (h->res[n].stamp_gpu & 0xffu) == FGD_NO_GPU ? PLACE_NONE : n;
+}
+
+/* The better of two leaves, as the scan's consider() / consider_k8s()
+ * order them: the least gradient, then the lowest node; k8s mode: the
+ * highest score, then the lowest rank (distinct: fgd_fit takes this path
+ * only when every node has one). A total order, so a tree finds the scan's
+ * choice whatever the order of its leaves. */
+static inline uint32_t fast_pick(const fgd *s, const shape_cache *h, uint32_t a, uint32_t b)
+{
+    if (a == PLACE_NONE)
+        return b;
+    if (b == PLACE_NONE)
+        return a;
+    int64_t va = h->res[a].val, vb = h->res[b].val;
+    if (va != vb)
+        return (s->k8s ? va > vb : va < vb) ? a : b;
+    if (s->k8s)
+        return s->k.rank[a] < s->k.rank[b] ? a : b;
+    return a < b ? a : b;
+}
+
+/* Bring shape h's trees to the cluster: rebuilt (O(nodes) leaves) when
+ * absent or behind the log, else the leaves of the logged nodes and their
+ * paths (O(log nodes) each). */
+
+static int fast_sync(fgd *s, const place_view *v, const place_job *j, shape_cache *h)
+{
+    if (!h->tree_ok || h->log_pos < s->log_base) {
+        if (place__grow(&s->env, (void **)&h->tree, &h->cap_tree, 2 * s->c_nodes + 1,
+                        sizeof *h->tree) != PLACE_OK)
+            return PLACE_ERR_NOMEM;
+        for (uint32_t t = 0; t < s->c_types; t++) {
+            uint32_t m = s->toff[t + 1] - s->toff[t], *seg = h->tree + 2 * (size_t)s->toff[t];
+            for (uint32_t i = 0; i < m; i++)
+                seg[m + i] = fast_leaf(s, v, j, h, s->tnodes[s->toff[t] + i]);
+            for (uint32_t i = m; i-- > 1;)
+                seg[i] = fast_pick(s, h, seg[2 * i], seg[2 * i + 1]);
+        }
+        h->tree_ok = 1;
+    } else {
+        for (uint64_t q = h->log_pos - s->log_base; q < s->n_log; q++) {
+            uint32_t n = s->log[q], t = v->cluster->node_type[n];
+            if (s->last[n] != s->log_base + q)
+                continue; /* the node comes again later in the log */
+            uint32_t m = s->toff[t + 1] - s->toff[t], *seg = h->tree + 2 * (size_t)s->toff[t];
+            uint32_t i = m + (s->tpos[n] - s->toff[t]);
+            seg[i] = fast_leaf(s, v, j, h, n);
+            for (i >>= 1; i >= 1; i >>= 1)
+                seg[i] = fast_pick(s, h, seg[2 * i], seg[2 * i + 1]);
+        }
+    }
+    h->log_pos = s->log_base + s->n_log;
+    return PLACE_OK;
+}
+
+/* j's placement from the trees of its shape: each allowed type's best, the
+ * best of those as the scan would choose. */
+static int fast_fit(fgd *s, const place_view *v, const place_job *j, shape_cache *h, best *b)
+{
+    if (fast_sync(s, v, j, h) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
+    const place_cluster *c = v->cluster;
+    for (uint32_t t = 0; t < c->n_types; t++) {
+        uint32_t m = s->toff[t + 1] - s->toff[t];
+        if (m == 0 || (j->gpus > 0 && !place_type_ok(c, j, t)))
+            continue;
+        uint32_t n = h->tree[2 * (size_t)s->toff[t] + 1];
+        if (n == PLACE_NONE)
+            continue;
+        uint32_t gpu = (uint32_t)(h->res[n].stamp_gpu & 0xffu);
+        if (s->k8s)
+            consider_k8s(s, b, h->res[n].val, n, gpu);
+        else
+            consider(b, h->res[n].val, n, gpu);
+    }
+    return PLACE_OK;
+}
+
 static int fgd_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
                    const place_fit_ctx *ctx)
 {
@@ -683,6 +911,16 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
                     sizeof *s->scratch) != PLACE_OK ||
         cache_sync(s, c) != PLACE_OK || shape_get(s, c, j, ctx, &h) != PLACE_OK)
         return PLACE_ERR_NOMEM;
+    journal_sync(s, c);
+    if (h && s->fast && (!s->k8s || s->k.n_rank >= c->n_nodes)) {
+        if (fast_fit(s, v, j, h, &b) != PLACE_OK)
+            return PLACE_ERR_NOMEM;
+        if (j->gpus == 0)
+            goto cpu_only;
+        goto decided;
+    }
+    if (h)
+        h->tree_ok = 0; /* the scan below rewrites its results under the trees */
     if (j->gpus == 0) {
         for (uint32_t n = 0; n < c->n_nodes; n++) {
             if (!c->node_up[n] || !place_host_ok(c, n, j))
@@ -691,6 +929,7 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
             if (place_fit_allowed(ctx, v, j, &p))
                 score_node(s, v, j, n, ctx, h, &b);
         }
+    cpu_only:
         if (b.node == PLACE_NONE)
             return PLACE_ERR_NOFIT;
         d->parts[0] = (place_part){b.node, 0, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, 0, 0};
@@ -713,6 +952,7 @@ static int fgd_fit(void *state, const place_view *v, const place_job *j, place_d
                 if (place__whole_ok(v, j, n, ctx))
                     score_node(s, v, j, n, ctx, h, &b);
     }
+decided:
     if (b.node != PLACE_NONE) {
         if (j->gpu_milli < PLACE_MILLI_WHOLE)
             place_decide_share(d, j, b.node, b.gpu);

@@ -61,8 +61,9 @@ extern "C" {
  * and PLACE_FIT_PURE (a hopeless job's fit is skipped). 4: node owners
  * (place_cluster.node_tenant), the partition component, place_policy.wake and
  * place_pass_stats.wake_us. 5: place_preempt.begin and .observe;
- * place_capacity and place_job_never_fits. */
-#define PLACE_ABI_VERSION 5u
+ * place_capacity and place_job_never_fits. 6: the cluster's change journal
+ * (place_cluster.serial, .changes, .change_ring). */
+#define PLACE_ABI_VERSION 6u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u
@@ -168,6 +169,7 @@ static inline int place_bits_test(const place_bits *b, uint32_t i)
  * directly (they are the view); only the place_cluster_* functions write them.
  * Node indices are dense, 0..n_nodes-1, in the order the host added them;
  * "first" always means lowest index. */
+#define PLACE_CHANGE_RING 1024u /* nodes the change journal remembers */
 typedef struct place_cluster {
     /* GPU types */
     uint32_t n_types;
@@ -217,6 +219,18 @@ typedef struct place_cluster {
      * nodes are added); NULL means every node is shared. Only the partition
      * component reads it (docs/partition.md); place_cluster_* ignore it. */
     const uint32_t *node_tenant;
+
+    /* Change journal, for rules that keep per-node results between calls
+     * (fgd): every change of a node's state (service, host room, a GPU's
+     * free share, memory or service; the node added) writes the node to
+     * change_ring[changes % PLACE_CHANGE_RING] and counts it in changes (a
+     * node may appear more than once). A reader that kept (serial, changes)
+     * finds the nodes changed since in the ring, or learns that more than
+     * PLACE_CHANGE_RING changes happened, or that this is another cluster
+     * (serial is unique per place_cluster_init in the process): then it must
+     * look at every node. */
+    uint64_t serial, changes;
+    uint32_t change_ring[PLACE_CHANGE_RING];
 } place_cluster;
 
 /* The owner of node n (PLACE_NONE: shared). */

@@ -181,7 +181,7 @@ for sig in INT TERM; do
         "$BIN" replay "$W/window.swf" --format swf --protocol window -q
     phase replay-pack $sig 1 'pack: interrupted while placing the pods' '' - \
         "$BIN" replay "$W/pods.csv" --format openb --protocol pack --nodes "$W/nodes.csv" \
-        --policy placement=fgd --seeds 2 -q -o out.h5 --dat out.dat
+        --policy placement=fgd:scan --seeds 2 -q -o out.h5 --dat out.dat
     phase replay-profile $sig tmp+0.2 'interrupted while writing the load profile' '' grow_azure \
         "$BIN" replay "$W/azure.csv" --format azure-llm --protocol profile --bin 60 -q -o profile.csv
     phase synth $sig 1 'synth: interrupted' '' - \

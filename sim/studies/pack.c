@@ -24,7 +24,8 @@
  * all of a node's free GPU); the cluster's fragmented GPU is sum_n F_n, and the
  * fragmentation ratio is that over the idle GPU (sum_n R_n), the ratio the
  * simulator reports as frag_gpu_milli; it is also given over the capacity.
- * FGD's target workload: a bare "placement=fgd" (or "fgd:k8s") is given
+ * FGD's target workload: a bare "placement=fgd" (or "fgd:k8s"; either
+ * with "scan:" first, fit_fgd.c) is given
  * the typical pods of the pod list as the reference simulator computes them
  * (typical_pods_arg below); each placement sees a one-job view, from which
  * fgd would otherwise learn the pod being placed alone.
@@ -275,8 +276,8 @@ static int typical_pods_arg(const trace_job *pods, size_t n, char **out)
     return TM_OK;
 }
 
-/* spec with a bare "placement=fgd" (or "placement=fgd:k8s") given the target workload: *out is a
- * malloc'd copy, or NULL when spec has no bare fgd (it is used as it is). */
+/* spec with a bare "placement=fgd" (or "fgd:k8s", "fgd:scan", "fgd:scan:k8s") given the target
+ * workload: *out is a malloc'd copy, or NULL when spec has no bare fgd (it is used as it is). */
 static int spec_with_typical(const char *spec, const char *typical, char **out)
 {
     static const char key[] = "placement=fgd";
@@ -284,7 +285,8 @@ static int spec_with_typical(const char *spec, const char *typical, char **out)
     *out = NULL;
     for (const char *q = strstr(spec, key); q && typical; q = strstr(q + 1, key)) {
         int at_start = q == spec || q[-1] == ' ' || q[-1] == '\t';
-        size_t end = kl + (strncmp(q + kl, ":k8s", 4) == 0 ? 4 : 0);
+        size_t end = kl + (strncmp(q + kl, ":scan", 5) == 0 ? 5 : 0);
+        end += strncmp(q + end, ":k8s", 4) == 0 ? 4 : 0;
         int at_end = q[end] == '\0' || q[end] == ' ' || q[end] == '\t';
         if (!at_start || !at_end)
             continue;
