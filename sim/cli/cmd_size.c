@@ -129,6 +129,8 @@ static void print_fleet_line(const sim__size_runner *r, const sim__size_fleet *f
     char fleet[512], usd[48], why[512];
     sim__size_fleet_format(fleet, sizeof fleet, r, f->nodes);
     sim__cost_fmt_usd(usd, sizeof usd, f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+    if (!isfinite(f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]))
+        snprintf(usd, sizeof usd, "cost not measured (every run stopped)");
     why_text(why, sizeof why, r, &f->eval);
     printf("  %s%s: %s/month, %s; %u of %u replications meet them on their own\n", tag, fleet, usd,
            why, f->eval.reps_meeting, f->eval.replications);

@@ -565,15 +565,10 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
         out->gpus += (double)rs.pools[p].nodes * rs.pools[p].gpus_per_node;
     /* the replications run on the worker pool (-j); each has its own random
      * streams, so the answer is the same for any number of workers. With
-     * early rejection, the first max(2, workers) run first and the rest only
+     * early rejection, the first two run first and the rest only
      * when those leave the fleet in doubt (size_int.h, "Early rejection"). */
-    uint32_t n1 = R;
-    if (!r->no_early && R > 2) {
-        unsigned w = r->workers ? r->workers : 1;
-        n1 = w > 2 ? w : 2;
-        if (n1 > R)
-            n1 = R;
-    }
+    uint32_t n1 = !r->no_early && R > 2 ? 2 : R; /* never the workers: the answer is the
+                                                  * same for any -j */
     if (rc == TM_OK) {
         rc = run_reps(r, &rs, 0, n1, reps, diag);
         if (rc == TM_OK && n1 < R) {
@@ -689,8 +684,12 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                 sim__size_term_format(b, sizeof b, &r->terms[out->why], out->bound[out->why]);
                 snprintf(why, sizeof why, "fails %s (bound %s)", r->terms[out->why].text, b);
             }
-            fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand, why,
-                    out->usd_per_month[SIM__SIZE_AS_GIVEN]);
+            double usd = out->usd_per_month[SIM__SIZE_AS_GIVEN];
+            if (isfinite(usd))
+                fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand,
+                        why, usd);
+            else
+                fprintf(r->log, "  simulated %s at demand x%.3g: %s\n", fleet, demand, why);
             fflush(r->log);
         }
     }
