@@ -113,7 +113,13 @@ with tempfile.TemporaryDirectory() as d:
     sz = os.path.join(d, "tarmac-size.h5")
     subprocess.run([BIN, "size", SCEN, "--target", "wait_p95<=30m", "--replications", "1",
                     "--growth", "0.1", "--growth-months", "3", "-o", sz, "-q"], check=True)
+    # a whole-fleet breakeven file (tarmac breakeven --fleet)
+    fbe = os.path.join(d, "tarmac-fleet-breakeven.h5")
+    subprocess.run([BIN, "breakeven", "--fleet", os.path.join(SRC, "tests", "fleetcost_small.json"),
+                    "--target", "wait_p95<=30m", "--scale", "0.5:2:2", "--replications", "1",
+                    "-o", fbe, "-q"], check=True)
     in_files = names_in(run) | names_in(cmp) | names_in(be) | names_in(spec_run) | names_in(sz)
+    in_files |= names_in(fbe)
     # the packing file needs the openb trace; without it its section is left out
     data = os.environ.get("TARMAC_DATA_DIR", "")
     openb = os.path.join(data, "alibaba-gpu-v2023-openb")

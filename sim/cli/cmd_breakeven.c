@@ -6,6 +6,7 @@
  * (breakeven.c does the work; this file parses, prints and writes).
  */
 #include "studies/breakeven_int.h"
+#include "studies/fleetbe_int.h"
 #include "studies/work_int.h"
 #include "cli/cli_int.h"
 #include "config/json_out.h"
@@ -49,7 +50,19 @@ static const char breakeven_help[] =
     "  -q, --quiet          print nothing but errors\n"
     "  --json               print a JSON summary on stdout instead of the text\n"
     "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
-    "                       (docs/cli.md, \"Limits\"; repeatable)\n";
+    "                       (docs/cli.md, \"Limits\"; repeatable)\n"
+    "\n"
+    "Whole fleet (--fleet): for the whole scenario, jobs and services, at each load\n"
+    "scale the smallest multiple of its fleet (every pool's nodes x k/8) that meets\n"
+    "the targets, sized by simulation, costed owned, rented reserved and rented on\n"
+    "demand, against the API for the services plus an owned fleet for the jobs\n"
+    "alone; the crossovers in words and where one option wins throughout, by how\n"
+    "much at each end (docs/cost.md, \"Whole-fleet breakeven\").\n"
+    "  --fleet              compare the whole fleet across load scales\n"
+    "  --scale LO:HI[:N]    N log-spaced load scales (default 0.25:4:5)\n"
+    "  --target SPEC        job targets as for `tarmac size` (each service's SLO is\n"
+    "                       always one); required when the scenario has job classes\n"
+    "  --no-early-reject    run every replication of every fleet whole\n";
 
 static int parse_volume(const char *s, size_t len, double *out)
 {
@@ -228,7 +241,18 @@ static int print_json(const sim_scenario *sc, const sim__be_result *res, const c
     return rc;
 }
 
-enum { O_VOLUMES = 256, O_POOLS, O_REPLICATIONS, O_CONFIDENCE, O_REFINE, O_MAX_NODES };
+enum {
+    O_VOLUMES = 256,
+    O_POOLS,
+    O_REPLICATIONS,
+    O_CONFIDENCE,
+    O_REFINE,
+    O_MAX_NODES,
+    O_FLEET,
+    O_SCALE,
+    O_TARGET,
+    O_NO_EARLY
+};
 
 static const sim__cli_opt breakeven_opts[] = {
     {"volumes", O_VOLUMES, 1, "LO:HI[:N], 0 < LO < HI, N in [2, 1000] (e.g. 1M:100B:9)"},
@@ -237,6 +261,10 @@ static const sim__cli_opt breakeven_opts[] = {
     {"confidence", O_CONFIDENCE, 1, "a number in [0.5, 1)"},
     {"refine", O_REFINE, 1, "an integer in [0, 60]"},
     {"max-nodes", O_MAX_NODES, 1, "an integer in [1, 1000000]"},
+    {"fleet", O_FLEET, 0, NULL},
+    {"scale", O_SCALE, 1, "LO:HI[:N], 0 < LO < HI <= 1000, N in [2, 100] (e.g. 0.25:4:5)"},
+    {"target", O_TARGET, 1, "targets, e.g. 'wait_p95<=1h'"},
+    {"no-early-reject", O_NO_EARLY, 0, NULL},
     {NULL, 0, 0, NULL},
 };
 
@@ -250,11 +278,189 @@ static const sim__cli_spec breakeven_spec = {
     .opts = breakeven_opts,
 };
 
+static int parse_scale(const char *s, double *lo, double *hi, uint64_t *n)
+{
+    char *end;
+    errno = 0;
+    double a = strtod(s, &end);
+    if (end == s || *end != ':' || errno)
+        return -1;
+    const char *p = end + 1;
+    double b = strtod(p, &end);
+    if (end == p || errno || (*end && *end != ':'))
+        return -1;
+    if (*end == ':' && (sim__cli_parse_u64(end + 1, 100, n) || *n < 2))
+        return -1;
+    if (!(a > 0) || !(b > a) || !(b <= 1000))
+        return -1;
+    *lo = a;
+    *hi = b;
+    return 0;
+}
+
+static void fleet_text(const sim__fbe_cfg *cfg, const sim__fbe_result *res, const char *out)
+{
+    const sim_scenario *sc = cfg->sc;
+    printf("tarmac %s: whole-fleet breakeven of scenario \"%s\" (%s)\n", TARMAC_VERSION, sc->name,
+           sc->source);
+    printf("the fleet meeting the targets at each load scale, a multiple of the scenario's "
+           "(%zu fleets simulated, %llu runs)\n\n",
+           res->fleets_simulated, (unsigned long long)res->runs);
+    printf("  %7s %7s %7s  %14s %14s %14s %14s\n", "scale", "fleet", "GPUs", "own", "reserved",
+           "on-demand", "api+jobs");
+    for (size_t i = 0; i < res->n; i++) {
+        const sim__fbe_point *p = &res->pts[i];
+        char u[SIM__FBE_N][48], f[32];
+        for (int o = 0; o < SIM__FBE_N; o++) {
+            if (isfinite(p->usd[o]))
+                sim__cost_fmt_usd(u[o], sizeof u[o], p->usd[o]);
+            else
+                snprintf(u[o], sizeof u[o], "n/a");
+        }
+        if (p->found)
+            snprintf(f, sizeof f, "x%.3g", p->factor);
+        else
+            snprintf(f, sizeof f, "none");
+        printf("  x%-6.3g %7s %7.0f  %14s %14s %14s %14s\n", p->scale, f, p->gpus, u[0], u[1], u[2],
+               u[3]);
+    }
+    char sum[4096];
+    sim__fbe_summary(sum, sizeof sum, res);
+    printf("\n%s", sum);
+    printf("(per month; api+jobs: the services' tokens at their API prices plus an owned fleet "
+           "for the jobs alone)\nwrote %s\n",
+           out);
+}
+
+static int fleet_breakeven(const sim__cli_args *a, const char *target, double lo, double hi,
+                           size_t npts, uint32_t reps, double conf, int no_early)
+{
+    const char *path = a->n_operands ? a->operands[0] : NULL;
+    const char *out = a->output ? a->output : "tarmac-fleet-breakeven.h5";
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim_scenario sc;
+    int rc = sim__cli_load_scenario(&sc, path, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    int code = sim__cli_admit(&sc, a);
+    if (code) {
+        sim_scenario_fini(&sc);
+        return code;
+    }
+    if (a->have_seed)
+        sc.seed = a->seed;
+    char why[200];
+    snprintf(why, sizeof why, "at --scale %.3g, the highest load scale", hi);
+    sim__size_term terms[SIM__SIZE_MAX_TERMS];
+    size_t nt = 0, ns = 0;
+    sim__fbe_result res;
+    memset(&res, 0, sizeof res);
+    if ((code = sim__cli_admit_scaled(&sc, a, hi, why)))
+        goto done;
+    if (sc.n_classes > 0 && !target) {
+        code = sim__cli_usage("breakeven",
+                              "--fleet: the scenario has job classes: give their targets with "
+                              "--target, e.g. --target 'wait_p95<=1h'");
+        goto done;
+    }
+    if (target &&
+        (rc = sim__size_parse_targets(target, &sc, terms, SIM__SIZE_MAX_TERMS, &nt, &d))) {
+        code = sim__cli_error(rc, &d);
+        goto done;
+    }
+    if (sc.n_services > 0) {
+        if (nt + sc.n_services > SIM__SIZE_MAX_TERMS) {
+            code = sim__cli_usage("breakeven", "--fleet: more than %d targets and services",
+                                  SIM__SIZE_MAX_TERMS);
+            goto done;
+        }
+        if ((rc = sim__be_terms(&sc, terms + nt, &ns, &d))) {
+            code = sim__cli_error(rc, &d);
+            goto done;
+        }
+        nt += ns;
+    }
+    if (nt == 0) {
+        code = sim__cli_usage("breakeven", "--fleet: nothing to meet (no targets, no services)");
+        goto done;
+    }
+    sim__fbe_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.sc = &sc;
+    cfg.terms = terms;
+    cfg.n_terms = nt;
+    cfg.scale_lo = lo;
+    cfg.scale_hi = hi;
+    cfg.n_points = npts;
+    cfg.steps = 8;
+    cfg.replications = reps;
+    cfg.confidence = conf;
+    cfg.warmup_us = -1;
+    cfg.workers = a->have_jobs ? (unsigned)a->jobs : sim__work_cores();
+    cfg.no_early = no_early;
+    cfg.stop = &sim__cli_stop;
+    cfg.log = a->verbose ? stderr : NULL;
+    sim__cli_install_signals();
+    if ((rc = sim__fbe_run(&cfg, &res, &d)) != TM_OK ||
+        (rc = sim__fbe_write(out, &cfg, &res, &d)) != TM_OK) {
+        code = sim__cli_error(rc, &d);
+        goto done;
+    }
+    if (a->json) {
+        sim__jnode *root;
+        sim__jout *j = sim__jout_new(&root);
+        sim__jout_str(j, root, "command", "breakeven --fleet");
+        sim__jout_str(j, root, "tarmac_version", TARMAC_VERSION);
+        sim__jout_str(j, root, "scenario", sc.name);
+        sim__jout_str(j, root, "output", out);
+        sim__jnode *pa = sim__jout_array(j, root, "scales");
+        for (size_t i = 0; i < res.n; i++) {
+            const sim__fbe_point *p = &res.pts[i];
+            sim__jnode *o = sim__jout_object(j, pa, NULL);
+            sim__jout_num(j, o, "scale", p->scale);
+            sim__jout_num(j, o, "fleet_factor", p->found ? p->factor : NAN);
+            sim__jout_num(j, o, "gpus", p->gpus);
+            for (int k = 0; k < SIM__FBE_N; k++) {
+                char key[48];
+                snprintf(key, sizeof key, "%s_usd_per_month", sim__fbe_option_name(k));
+                for (char *c = key; *c; c++)
+                    if (*c == '-')
+                        *c = '_';
+                sim__jout_num(j, o, key, p->usd[k]);
+            }
+        }
+        sim__jnode *ca = sim__jout_array(j, root, "crossovers");
+        for (size_t i = 0; i < res.n_cross; i++) {
+            sim__jnode *o = sim__jout_object(j, ca, NULL);
+            const sim__fbe_cross *c = &res.cross[i];
+            sim__jout_str(j, o, "cheaper_above",
+                          sim__fbe_option_name(c->a_cheaper_above ? c->a : c->b));
+            sim__jout_str(j, o, "cheaper_below",
+                          sim__fbe_option_name(c->a_cheaper_above ? c->b : c->a));
+            sim__jout_num(j, o, "scale", c->scale);
+        }
+        char sum[4096];
+        sim__fbe_summary(sum, sizeof sum, &res);
+        sim__jout_str(j, root, "summary", sum);
+        if ((rc = sim__jout_print(j, stdout, SIM__JOUT_PRETTY, &d)) != TM_OK)
+            code = sim__cli_error(rc, &d);
+        sim__jout_free(j);
+    } else if (!a->quiet) {
+        fleet_text(&cfg, &res, out);
+    }
+done:
+    sim__fbe_result_fini(&res);
+    sim_scenario_fini(&sc);
+    return code;
+}
+
 static int cmd_breakeven(int argc, char **argv)
 {
-    const char *pools = NULL;
-    uint64_t reps = 3, refine = 6, max_nodes = 1024, npts = 7;
-    double conf = 0.95, lo = 0, hi = 0;
+    const char *pools = NULL, *target = NULL;
+    uint64_t reps = 3, refine = 6, max_nodes = 1024, npts = 7, snpts = 5;
+    double conf = 0.95, lo = 0, hi = 0, slo = 0.25, shi = 4;
+    int fleet = 0, have_scale = 0, no_early = 0;
     sim__cli_args a;
     sim__cli_args_init(&a, &breakeven_spec, argc, argv);
     int key;
@@ -282,12 +488,29 @@ static int cmd_breakeven(int argc, char **argv)
         case O_MAX_NODES:
             bad = sim__cli_parse_u64(v, 1000000, &max_nodes) || max_nodes < 1;
             break;
+        case O_FLEET:
+            fleet = 1;
+            break;
+        case O_SCALE:
+            bad = parse_scale(v, &slo, &shi, &snpts);
+            have_scale = 1;
+            break;
+        case O_TARGET:
+            target = v;
+            break;
+        case O_NO_EARLY:
+            no_early = 1;
+            break;
         }
         if (bad)
             return sim__cli_bad_value(&a);
     }
     if (key == SIM__CLI_STOP)
         return a.code;
+    if (!fleet && (have_scale || target))
+        return sim__cli_usage("breakeven", "--scale and --target go with --fleet");
+    if (fleet)
+        return fleet_breakeven(&a, target, slo, shi, (size_t)snpts, (uint32_t)reps, conf, no_early);
     const char *path = a.n_operands ? a.operands[0] : NULL;
     const char *out = a.output ? a.output : "tarmac-breakeven.h5";
     uint64_t jobs = a.have_jobs ? a.jobs : 0;

@@ -54,6 +54,11 @@ static const char size_help[] =
     "                       load needs on its fastest types; fleets below it do less\n"
     "                       work than arrives and are not simulated; 0 starts at 0)\n"
     "  --max-nodes N        at most N nodes per pool (default 1024)\n"
+    "  --no-early-reject    run every replication of every fleet whole (by default a\n"
+    "                       fleet whose waiting jobs grow without bound is stopped and\n"
+    "                       rejected with the evidence, and one whose first replications\n"
+    "                       already put a target's confidence interval beyond its\n"
+    "                       limit runs no more; docs/cost.md, \"Early rejection\")\n"
     "  --growth RATE        monthly demand growth (0.05 = 5 %/month): when does the\n"
     "                       scenario's fleet stop meeting the targets, what to add\n"
     "  --growth-months M    look this many months ahead (default 36)\n"
@@ -83,6 +88,8 @@ static void why_text(char *buf, size_t n, const sim__size_runner *r, const sim__
 {
     if (e->pass) {
         snprintf(buf, n, "meets the targets");
+    } else if (e->why == -3) {
+        sim__size_unstable_format(buf, n, e);
     } else if (e->why == -2) {
         snprintf(buf, n, "fails: %llu jobs can never fit", (unsigned long long)e->rejected);
     } else {
@@ -122,6 +129,8 @@ static void print_fleet_line(const sim__size_runner *r, const sim__size_fleet *f
     char fleet[512], usd[48], why[512];
     sim__size_fleet_format(fleet, sizeof fleet, r, f->nodes);
     sim__cost_fmt_usd(usd, sizeof usd, f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
+    if (!isfinite(f->eval.usd_per_month[SIM__SIZE_AS_GIVEN]))
+        snprintf(usd, sizeof usd, "cost not measured (every run stopped)");
     why_text(why, sizeof why, r, &f->eval);
     printf("  %s%s: %s/month, %s; %u of %u replications meet them on their own\n", tag, fleet, usd,
            why, f->eval.reps_meeting, f->eval.replications);
@@ -246,6 +255,7 @@ enum {
     O_MAX_NODES,
     O_GROWTH,
     O_GROWTH_MONTHS,
+    O_NO_EARLY,
 };
 
 static const sim__cli_opt size_opts[] = {
@@ -258,6 +268,7 @@ static const sim__cli_opt size_opts[] = {
     {"max-nodes", O_MAX_NODES, 1, "an integer in [1, 1000000]"},
     {"growth", O_GROWTH, 1, "a monthly rate in (0, 10], e.g. 0.05"},
     {"growth-months", O_GROWTH_MONTHS, 1, "an integer in [1, 1200]"},
+    {"no-early-reject", O_NO_EARLY, 0, NULL},
     {NULL, 0, 0, NULL},
 };
 
@@ -274,7 +285,7 @@ static int cmd_size(int argc, char **argv)
 {
     const char *target = NULL, *pools = NULL;
     uint64_t reps = 5, max_nodes = 1024, months = 36, min_nodes = 0;
-    int have_min = 0;
+    int have_min = 0, no_early = 0;
     double conf = 0.95, growth = 0;
     int64_t warm_us = -1;
     sim__cli_args a;
@@ -308,6 +319,9 @@ static int cmd_size(int argc, char **argv)
             break;
         case O_GROWTH:
             bad = parse_double(v, 1e-9, 10, &growth);
+            break;
+        case O_NO_EARLY:
+            no_early = 1;
             break;
         case O_GROWTH_MONTHS:
             bad = sim__cli_parse_u64(v, 1200, &months) || months < 1;
@@ -366,6 +380,7 @@ static int cmd_size(int argc, char **argv)
     run.confidence = conf;
     run.warmup_us = warm_us;
     run.stop_flag = &sim__cli_stop;
+    run.no_early = no_early;
     /* a fleet can take minutes to simulate: on a terminal, say so at once
      * and print a line per simulated fleet (as --verbose does) */
     int tty = !quiet && !json && !verbose && sim__cli_stderr_is_tty();
@@ -391,16 +406,25 @@ static int cmd_size(int argc, char **argv)
     /* the floor: --min-nodes, or the load bound (size_bound.c) */
     uint32_t bound[SIM__SIZE_MAX_VARY];
     double need_gpus = 0;
-    sim__size_load_floor(&run, cfg.max, 1, bound, &need_gpus);
+    sim__size_bound_why bwhy[SIM__SIZE_MAX_VARY];
+    sim__size_load_floor_why(&run, cfg.max, 1, bound, bwhy);
+    need_gpus = sim__size_need_gpus(&sc, 1);
     for (size_t k = 0; k < run.n_vary; k++)
         cfg.floor[k] = have_min ? (uint32_t)min_nodes : bound[k];
-    if (verbose && !have_min) {
+    if ((verbose || tty) && !have_min) {
         char fl[512];
         sim__size_fleet_format(fl, sizeof fl, &run, bound);
         fprintf(stderr,
                 "size: the offered load needs %.1f GPUs on average on its fastest types: the "
                 "search starts at %s\n",
                 need_gpus, fl);
+        for (size_t k = 0; k < run.n_vary; k++)
+            if (bwhy[k].types && bound[k] > 0) {
+                char w[512];
+                sim__size_bound_format(w, sizeof w, &sc, &bwhy[k]);
+                fprintf(stderr, "  %s: at least %u nodes: %s\n", sc.pools[run.vary[k]].name,
+                        bound[k], w);
+            }
     }
     cfg.demand = 1;
     cfg.cost_as = SIM__SIZE_AS_GIVEN;

@@ -114,6 +114,10 @@ static const sim__plot_def plots[] = {
      {"/breakeven/volume/tokens_per_month", "/breakeven/volume/own_usd_per_month",
       "/breakeven/utilization/utilization", NULL},
      sim__plot_breakeven},
+    {"fleet_breakeven",
+     "the whole fleet owned, rented or the API against the load scale",
+     {"/fleet_breakeven/scale/scale", "/fleet_breakeven/scale/own_usd_per_month", NULL},
+     sim__plot_fleet_breakeven},
 };
 
 #define N_PLOTS (sizeof plots / sizeof plots[0])

@@ -204,5 +204,6 @@ int sim__plot_compare(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_compare_classes(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_cost(sim__plot_ctx *c, tm_diag *diag);
 int sim__plot_breakeven(sim__plot_ctx *c, tm_diag *diag);
+int sim__plot_fleet_breakeven(sim__plot_ctx *c, tm_diag *diag); /* fleetbe_plot.c */
 
 #endif

@@ -37,11 +37,32 @@ typedef struct cls_acc {
     uint64_t dl_met, dl_missed;
 } cls_acc;
 
+/* The backlog monitor of one replication (the test: size_int.h, "Early
+ * rejection"): the mean number of waiting jobs of the monitored classes per
+ * window after the warm-up. */
+#define MON_K          6     /* windows the test looks back over */
+#define MON_T          4.604 /* Student's t, one-sided 0.995, MON_K - 2 degrees of freedom */
+#define MON_MIN_GROWTH 10    /* jobs: smaller growth is never called unbounded */
+typedef struct monitor {
+    int on;
+    int cls;        /* the class whose backlog is watched; -1 all classes */
+    int64_t win_us; /* window length */
+    int64_t t0_us;  /* start of the open window */
+    double acc;     /* integral of the backlog over the open window (jobs x us) */
+    double q[MON_K];
+    size_t n;
+    int fired;
+    double q_first, q_last, span_h, slope_per_h, t;
+    double arrivals; /* expected arrivals of the watched classes in the last window */
+} monitor;
+
 typedef struct run_acc {
     int64_t warm_us;
     size_t n; /* classes; c[n] is all of them */
     cls_acc *c;
     uint64_t rejected;
+    const sim_scenario *sc;
+    monitor mon;
 } run_acc;
 
 static void acc_one(cls_acc *a, const sim_job_row *r, int64_t end_us)
@@ -83,6 +104,89 @@ static int acc_job(void *ud, const sim_job_row *r, tm_diag *diag)
     if (r->cls < a->n)
         acc_one(&a->c[r->cls], r, end_us);
     acc_one(&a->c[a->n], r, end_us);
+    return TM_OK;
+}
+
+/* Least squares over the last MON_K window means: the slope, its t
+ * statistic, and whether the growth is unbounded (size_int.h). */
+static int mon_test(monitor *m)
+{
+    const size_t k = MON_K;
+    double xm = (double)(k - 1) / 2, ym = 0;
+    for (size_t i = 0; i < k; i++)
+        ym += m->q[i] / (double)k;
+    double sxx = 0, sxy = 0;
+    for (size_t i = 0; i < k; i++) {
+        sxx += ((double)i - xm) * ((double)i - xm);
+        sxy += ((double)i - xm) * (m->q[i] - ym);
+    }
+    double b = sxy / sxx, a = ym - b * xm, sse = 0;
+    for (size_t i = 0; i < k; i++) {
+        double r = m->q[i] - (a + b * (double)i);
+        sse += r * r;
+    }
+    double se = sqrt(sse / (double)(k - 2) / sxx);
+    double t = se > 0 ? b / se : (b > 0 ? INFINITY : 0);
+    /* the later half grows at least half as fast as the whole: linear, not
+     * a queue filling up to its steady state */
+    double b2 = (m->q[k - 1] - m->q[k / 2]) / (double)(k - 1 - k / 2);
+    double growth = m->q[k - 1] - m->q[0];
+    int fire = b > 0 && t > MON_T && growth >= MON_MIN_GROWTH && growth >= 0.5 * m->q[0] &&
+               b2 >= 0.5 * b && m->q[k - 1] >= m->arrivals;
+    if (fire) {
+        double w_h = (double)m->win_us / SIM_US_PER_S / 3600;
+        m->fired = 1;
+        m->q_first = m->q[0];
+        m->q_last = m->q[k - 1];
+        m->span_h = (double)k * w_h;
+        m->slope_per_h = b / w_h;
+        m->t = t;
+    }
+    return fire;
+}
+
+/* sim_sink.bin: feed the monitor; stop the run (TM_ERR_LIMIT, recognised by
+ * mon.fired) once the backlog grows without bound. */
+static int acc_bin(void *ud, const sim_bin_row *row, tm_diag *diag)
+{
+    run_acc *a = ud;
+    monitor *m = &a->mon;
+    if (!m->on || row->t1_us <= m->t0_us)
+        return TM_OK;
+    double q;
+    if (m->cls >= 0) {
+        q = row->avg[sim_level_class(a->sc, (size_t)m->cls, SIM_LV_C_QUEUE)];
+    } else {
+        q = 0;
+        for (size_t c = 0; c < a->sc->n_classes; c++)
+            q += row->avg[sim_level_class(a->sc, c, SIM_LV_C_QUEUE)];
+    }
+    int64_t t0 = row->t0_us > m->t0_us ? row->t0_us : m->t0_us;
+    int64_t end = m->t0_us + m->win_us;
+    /* a bin may straddle a window edge: split its (constant) average */
+    while (t0 < row->t1_us) {
+        int64_t t1 = row->t1_us < end ? row->t1_us : end;
+        m->acc += q * (double)(t1 - t0);
+        t0 = t1;
+        if (t1 == end) {
+            if (m->n == MON_K) {
+                memmove(m->q, m->q + 1, (MON_K - 1) * sizeof *m->q);
+                m->n--;
+            }
+            m->q[m->n++] = m->acc / (double)m->win_us;
+            m->arrivals = 0;
+            for (size_t c = 0; c < a->sc->n_classes; c++)
+                if (m->cls < 0 || (size_t)m->cls == c)
+                    m->arrivals += trace_arrival_expected(&a->sc->classes[c].arrival,
+                                                          (double)m->t0_us / SIM_US_PER_S,
+                                                          (double)end / SIM_US_PER_S);
+            m->acc = 0;
+            m->t0_us = end;
+            end += m->win_us;
+            if (m->n == MON_K && mon_test(m))
+                return tm_diag_set(diag, TM_ERR_LIMIT, "size", "backlog grows without bound");
+        }
+    }
     return TM_OK;
 }
 
@@ -249,12 +353,46 @@ typedef struct rep_out {
     double cost[8];
     double capex_usd, alloc_util, busy_util;
     uint64_t rejected, events;
+    int unstable; /* the monitor stopped it: the figures below, nothing above */
+    double q_first, q_last, span_h, slope_per_h, t, at_h;
 } rep_out;
 
 typedef struct rep_ctx {
     const sim__size_runner *r;
     const sim_scenario *rs;
+    size_t first; /* replication of job 0 */
 } rep_ctx;
+
+/* The monitor of a run of the runner's terms: on when early rejection is and
+ * some term is about jobs; it watches the class every such term names, or all
+ * classes. */
+static void mon_setup(monitor *m, const sim__size_runner *r, const sim_scenario *rs)
+{
+    memset(m, 0, sizeof *m);
+    if (r->no_early || rs->n_classes == 0)
+        return;
+    int cls = -2;
+    for (size_t i = 0; i < r->n_terms; i++) {
+        const sim__size_term *t = &r->terms[i];
+        if (t->metric == SIM__SIZE_SLO || t->metric == SIM__SIZE_API_SHARE)
+            continue;
+        cls = cls == -2 || cls == t->scope ? t->scope : -1;
+    }
+    if (cls == -2)
+        return;
+    int64_t left = rs->horizon_us - r->warmup_us;
+    int64_t win = (int64_t)86400 * SIM_US_PER_S;
+    if (left / (2 * MON_K) < win)
+        win = left / (2 * MON_K);
+    if (win < rs->sample_us)
+        win = rs->sample_us;
+    if (win <= 0 || (int64_t)MON_K * win > left)
+        return;
+    m->on = 1;
+    m->cls = cls;
+    m->win_us = win;
+    m->t0_us = r->warmup_us > 0 ? r->warmup_us : 0;
+}
 
 /* sim__work_fn: replication `rep` of the candidate fleet. */
 static int eval_rep(void *ud, size_t rep, void *outp, tm_diag *diag)
@@ -264,12 +402,35 @@ static int eval_rep(void *ud, size_t rep, void *outp, tm_diag *diag)
     const sim_scenario *rs = x->rs;
     rep_out *o = outp;
     run_acc acc;
+    rep += x->first;
     if (acc_init(&acc, rs->n_classes, r->warmup_us) != TM_OK)
         return tm_diag_set(diag, TM_ERR_NOMEM, "size", "out of memory");
+    acc.sc = rs;
+    mon_setup(&acc.mon, r, rs);
     sim_run_opts ro = {.replication = (uint32_t)rep, .stop_flag = r->stop_flag};
-    sim_sink sink = {acc_job, NULL, &acc};
+    sim_sink sink = {acc_job, acc.mon.on ? acc_bin : NULL, &acc};
     sim_result res;
     int rc = sim_run(rs, &ro, &sink, &res, diag);
+    if (rc != TM_OK && acc.mon.fired) {
+        /* not an error: the evidence that the fleet cannot keep up */
+        const monitor *m = &acc.mon;
+        o->unstable = 1;
+        o->q_first = m->q_first;
+        o->q_last = m->q_last;
+        o->span_h = m->span_h;
+        o->slope_per_h = m->slope_per_h;
+        o->t = m->t;
+        o->at_h = (double)m->t0_us / SIM_US_PER_S / 3600;
+        o->rejected = acc.rejected;
+        for (size_t i = 0; i < r->n_terms; i++)
+            o->vals[i] = NAN;
+        for (int k = 0; k < 8; k++)
+            o->cost[k] = NAN;
+        o->capex_usd = o->alloc_util = o->busy_util = NAN;
+        tm_diag_clear(diag);
+        acc_fini(&acc);
+        return TM_OK;
+    }
     if (rc != TM_OK) {
         acc_fini(&acc);
         return rc;
@@ -311,6 +472,79 @@ static int eval_rep(void *ud, size_t rep, void *outp, tm_diag *diag)
     return rc;
 }
 
+/* Replications first .. first + n - 1 into reps[0 .. n). */
+static int run_reps(const sim__size_runner *r, const sim_scenario *rs, size_t first, size_t n,
+                    rep_out *reps, tm_diag *diag)
+{
+    rep_ctx x = {r, rs, first};
+    sim__work_opts wo = {.workers = r->workers ? r->workers : 1,
+                         .out_size = sizeof(rep_out),
+                         .stop_on_error = 1,
+                         .stop_flag = r->stop_flag};
+    return sim__work_run(n, eval_rep, &x, &wo, reps, NULL, NULL, diag);
+}
+
+/* After the first n replications: the fleet fails whatever the rest show
+ * when one of them was stopped by the monitor, a job was rejected, or some
+ * term's two-sided interval at the confidence lies wholly beyond its limit
+ * (the mean of all R would then fall beyond it too, unless the rest
+ * contradicted these at that confidence). */
+static int certain_fail(const sim__size_runner *r, const rep_out *reps, uint32_t n)
+{
+    size_t nt = r->n_terms;
+    for (uint32_t k = 0; k < n; k++)
+        if (reps[k].unstable || reps[k].rejected)
+            return 1;
+    if (n < 2)
+        return 0;
+    double t = sim__t_quantile(2 * r->confidence - 1, n);
+    double v[64];
+    for (size_t i = 0; i < nt; i++) {
+        const sim__size_term *tm = &r->terms[i];
+        int nan = 0;
+        for (uint32_t k = 0; k < n && k < 64; k++) {
+            v[k] = reps[k].vals[i];
+            nan |= isnan(v[k]);
+        }
+        if (nan || n > 64)
+            continue;
+        double m, sd, lo, hi;
+        sim__stat_interval(v, n, 1, t, &m, &sd, &lo, &hi);
+        if (tm->le ? lo > tm->limit : hi < tm->limit)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1893.4 -> "1,893" */
+static void fmt_count(char *buf, size_t n, double v)
+{
+    char raw[48];
+    snprintf(raw, sizeof raw, "%.0f", v);
+    size_t len = strlen(raw), j = 0, digits = len - (raw[0] == '-');
+    for (size_t i = 0; i < len && j + 2 < n; i++) {
+        buf[j++] = raw[i];
+        size_t left = len - 1 - i;
+        if (raw[i] != '-' && left > 0 && left % 3 == 0 && digits > 3)
+            buf[j++] = ',';
+    }
+    buf[j] = '\0';
+}
+
+void sim__size_unstable_format(char *buf, size_t n, const sim__size_eval *e)
+{
+    char a[32], b[32];
+    fmt_count(a, sizeof a, e->backlog_first);
+    fmt_count(b, sizeof b, e->backlog_last);
+    double span = e->backlog_span_h, slope = e->backlog_slope_per_h;
+    int days = span >= 48;
+    snprintf(buf, n,
+             "fails: its queue grows without bound: waiting jobs grew %s -> %s over %.3g %s up "
+             "to hour %.0f (slope %.3g/%s) in %u of %u replications",
+             a, b, days ? span / 24 : span, days ? "d" : "h", e->backlog_at_h,
+             days ? slope * 24 : slope, days ? "day" : "h", e->unstable, e->replications);
+}
+
 int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__size_eval *out,
                           tm_diag *diag)
 {
@@ -327,18 +561,22 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
     int rc =
         vals && cost && reps ? TM_OK : tm_diag_set(diag, TM_ERR_NOMEM, "size", "out of memory");
     out->n_terms = nt;
-    out->replications = R;
     for (size_t p = 0; p < rs.n_pools; p++)
         out->gpus += (double)rs.pools[p].nodes * rs.pools[p].gpus_per_node;
     /* the replications run on the worker pool (-j); each has its own random
-     * streams, so the answer is the same for any number of workers */
+     * streams, so the answer is the same for any number of workers. With
+     * early rejection, the first two run first and the rest only
+     * when those leave the fleet in doubt (size_int.h, "Early rejection"). */
+    uint32_t n1 = !r->no_early && R > 2 ? 2 : R; /* never the workers: the answer is the
+                                                  * same for any -j */
     if (rc == TM_OK) {
-        rep_ctx x = {r, &rs};
-        sim__work_opts wo = {.workers = r->workers ? r->workers : 1,
-                             .out_size = sizeof(rep_out),
-                             .stop_on_error = 1,
-                             .stop_flag = r->stop_flag};
-        rc = sim__work_run(R, eval_rep, &x, &wo, reps, NULL, NULL, diag);
+        rc = run_reps(r, &rs, 0, n1, reps, diag);
+        if (rc == TM_OK && n1 < R) {
+            if (certain_fail(r, reps, n1))
+                R = n1;
+            else
+                rc = run_reps(r, &rs, n1, R - n1, reps + n1, diag);
+        }
         if (rc == TM_ERR_INTERRUPTED) {
             char fleet[256], at[64] = "";
             sim__size_fleet_format(fleet, sizeof fleet, r, nodes);
@@ -349,6 +587,21 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                         fleet, at, (unsigned long long)r->runs);
         }
     }
+    out->replications = R;
+    out->early = R < (r->replications ? r->replications : 1);
+    uint32_t done = 0; /* replications with figures (not stopped by the monitor) */
+    for (uint32_t rep = 0; rc == TM_OK && rep < R; rep++) {
+        const rep_out *o = &reps[rep];
+        if (o->unstable && !out->unstable) {
+            out->backlog_first = o->q_first;
+            out->backlog_last = o->q_last;
+            out->backlog_span_h = o->span_h;
+            out->backlog_slope_per_h = o->slope_per_h;
+            out->backlog_at_h = o->at_h;
+        }
+        out->unstable += (uint32_t)o->unstable;
+        done += (uint32_t)!o->unstable;
+    }
     for (uint32_t rep = 0; rc == TM_OK && rep < R; rep++) {
         const rep_out *o = &reps[rep];
         r->runs++;
@@ -357,10 +610,14 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
         for (size_t i = 0; i < nt; i++)
             vals[(size_t)rep * nt + i] = o->vals[i];
         memcpy(&cost[(size_t)rep * 8], o->cost, sizeof o->cost);
+        if (o->unstable)
+            continue;
         out->capex_usd = o->capex_usd;
-        out->alloc_util += o->alloc_util / R;
-        out->busy_util += o->busy_util / R;
+        out->alloc_util += o->alloc_util / done;
+        out->busy_util += o->busy_util / done;
     }
+    if (rc == TM_OK && done == 0)
+        out->capex_usd = out->alloc_util = out->busy_util = NAN;
     if (rc == TM_OK) {
         double t = R >= 2 ? sim__t_quantile(2 * r->confidence - 1, R) : 0;
         out->pass = out->rejected == 0;
@@ -383,6 +640,10 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                 out->why = (int)i;
             }
         }
+        if (out->unstable) {
+            out->pass = 0;
+            out->why = -3;
+        }
         for (uint32_t rep = 0; rep < R; rep++) {
             int ok = reps[rep].rejected == 0;
             for (size_t i = 0; ok && i < nt; i++) {
@@ -396,8 +657,9 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
         for (int k = 0; k < 8; k++) {
             double sum = 0;
             for (uint32_t rep = 0; rep < R; rep++)
-                sum += cost[(size_t)rep * 8 + (size_t)k];
-            double mean = sum / R;
+                if (!reps[rep].unstable)
+                    sum += cost[(size_t)rep * 8 + (size_t)k];
+            double mean = done ? sum / done : NAN;
             if (k < SIM__SIZE_N_AS)
                 out->usd_per_month[k] = mean;
             else if (k == 4)
@@ -412,7 +674,9 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
         if (r->log) {
             char fleet[512], why[512] = "meets the targets";
             sim__size_fleet_format(fleet, sizeof fleet, r, nodes);
-            if (out->why == -2)
+            if (out->why == -3)
+                sim__size_unstable_format(why, sizeof why, out);
+            else if (out->why == -2)
                 snprintf(why, sizeof why, "fails: %llu jobs can never fit",
                          (unsigned long long)out->rejected);
             else if (out->why >= 0) {
@@ -420,8 +684,12 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                 sim__size_term_format(b, sizeof b, &r->terms[out->why], out->bound[out->why]);
                 snprintf(why, sizeof why, "fails %s (bound %s)", r->terms[out->why].text, b);
             }
-            fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand, why,
-                    out->usd_per_month[SIM__SIZE_AS_GIVEN]);
+            double usd = out->usd_per_month[SIM__SIZE_AS_GIVEN];
+            if (isfinite(usd))
+                fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand,
+                        why, usd);
+            else
+                fprintf(r->log, "  simulated %s at demand x%.3g: %s\n", fleet, demand, why);
             fflush(r->log);
         }
     }

@@ -96,7 +96,8 @@ enum {
 /* What one evaluation found (means over the replications). */
 typedef struct sim__size_eval {
     int pass;
-    int why; /* the first failing term; -1 passed; -2 jobs were rejected */
+    int why; /* the first failing term; -1 passed; -2 jobs were rejected; -3 the queue grew
+              * without bound */
     size_t n_terms;
     double mean[SIM__SIZE_MAX_TERMS], bound[SIM__SIZE_MAX_TERMS];
     uint64_t rejected; /* over all replications */
@@ -112,7 +113,19 @@ typedef struct sim__size_eval {
     /* replications that meet every target on their own (each term's value
      * within its limit, no job rejected): the spread behind the decision */
     uint32_t reps_meeting;
+    /* early rejection (see "Early rejection" above): replications stopped by
+     * the backlog monitor, the first one's evidence (mean waiting jobs of the
+     * first and last window, the span of the windows, the fitted slope, the
+     * simulated hour it stopped at), and whether the fleet was judged on
+     * fewer replications than asked */
+    uint32_t unstable;
+    int early;
+    double backlog_first, backlog_last, backlog_span_h, backlog_slope_per_h, backlog_at_h;
 } sim__size_eval;
+
+/* "fails: its queue grows without bound: waiting jobs grew 412 -> 1,893 over
+ * 6 d ..." for an evaluation with why -3. */
+void sim__size_unstable_format(char *buf, size_t n, const sim__size_eval *e);
 
 /* Evaluate the fleet with nodes[i] nodes in searched pool i at `demand` x the
  * scenario's arrival and load rates. */
@@ -193,6 +206,7 @@ typedef struct sim__size_runner {
     double confidence;                 /* of the one-sided bounds, in (0.5, 1) */
     int64_t warmup_us;                 /* jobs arriving earlier are not counted */
     int services_elastic;              /* breakeven: overflow to "miss", autoscaler max lifted */
+    int no_early;                      /* 1: no early rejection (every replication runs whole) */
     unsigned workers;                  /* processes for the replications (-j); 0 or 1: this one */
     volatile int *stop_flag;
     FILE *log; /* one line per evaluation (NULL: quiet) */
@@ -211,6 +225,22 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
 double sim__size_need_gpus(const sim_scenario *sc, double demand);
 void sim__size_load_floor(const sim__size_runner *r, const uint32_t *max, double demand,
                           uint32_t *floor, double *need_gpus);
+/* The same floor, sharpened per set of GPU types: for every set S of the
+ * fleet's types, the load that can run only on S must fit in the GPUs of S
+ * (so a pool whose type alone serves some classes gets the floor those
+ * classes need even when the rest of the fleet covers the total). why[k]
+ * (may be NULL) says which set binds pool k's floor (types 0: no set does). */
+typedef struct sim__size_bound_why {
+    uint64_t types;    /* bits of sc->types */
+    double need_gpus;  /* the load that can run only on them */
+    double other_gpus; /* the GPUs of those types outside pool k at the other pools' max */
+} sim__size_bound_why;
+void sim__size_load_floor_why(const sim__size_runner *r, const uint32_t *max, double demand,
+                              uint32_t *floor, sim__size_bound_why *why);
+/* "the load that can run only on H100 needs 40.2 GPUs, the rest of the fleet
+ * has 64 of them" */
+void sim__size_bound_format(char *buf, size_t n, const sim_scenario *sc,
+                            const sim__size_bound_why *why);
 
 /* Write the sizing's HDF5 file (size_write.c; docs/output.md, "Size
  * files"): every candidate of `cache` in order, the answer's chosen fleet,

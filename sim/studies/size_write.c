@@ -74,7 +74,8 @@ int sim__size_write(const char *path, const sim_scenario *sc, const sim__size_ru
         const char *name, *desc;
     } i64[C_NI64] = {
         {"pass", "1 if every target held (and no job was rejected), else 0"},
-        {"why", "the first failing term (row of term_name); -1 passed, -2 jobs were rejected"},
+        {"why", "the first failing term (row of term_name); -1 passed, -2 jobs were rejected, -3 "
+                "the queue grew without bound"},
         {"rejected", "jobs rejected (can never fit), over all replications"},
         {"runs", "replications simulated for the fleet"},
         {"runs_meeting", "replications that meet every target on their own (the spread)"},
