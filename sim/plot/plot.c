@@ -38,6 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+int sim__plot_plan(sim__plot_ctx *c, tm_diag *diag); /* plot_plan.c */
+
 /* The plots, in the order they are drawn. A new plot is one line here and
  * one function (docs/plots.md). */
 static const sim__plot_def plots[] = {
@@ -110,6 +112,11 @@ static const sim__plot_def plots[] = {
      {"/breakeven/volume/tokens_per_month", "/breakeven/volume/own_usd_per_month",
       "/breakeven/utilization/utilization", NULL},
      sim__plot_breakeven},
+    {"plan",
+     "a purchase plan: nodes per pool and demand by period, and the cost per period of owning, "
+     "renting and the API",
+     {"/plan/nodes", "/plan/own_usd", "/plan/demand", NULL},
+     sim__plot_plan},
 };
 
 #define N_PLOTS (sizeof plots / sizeof plots[0])
