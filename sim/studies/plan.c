@@ -508,6 +508,7 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
             ord[j] = i;
         }
         int chosen = -1;
+        size_t first = ord[0];
         for (int prebuy = 0; chosen < 0 && prebuy <= 1; prebuy++)
             for (size_t i = 0; chosen < 0 && i < mx.n; i++)
                 if (fit_budget(cfg, t, prev, mx.m[ord[i]], spend, alloc, prebuy))
@@ -515,16 +516,16 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
         free(ord);
         if (chosen < 0) {
             char fl[512];
-            fleet_text(fl, sizeof fl, cfg, mx.m[0]);
+            fleet_text(fl, sizeof fl, cfg, mx.m[first]);
             double need = 0;
             for (size_t k = 0; k < nv; k++)
-                need += (mx.m[0][k] - prev[k]) * cfg->node_usd[k];
+                need += (mx.m[first][k] - prev[k]) * cfg->node_usd[k];
             char b[48], n[48];
             sim__cost_fmt_usd(b, sizeof b, cfg->budget_usd);
             sim__cost_fmt_usd(n, sizeof n, need);
             snprintf(pl->why, sizeof pl->why,
                      "period %zu (demand x%.3g): the budget of %s per period cannot pay for "
-                     "the nodes the period needs (the cheapest mix that meets the targets, %s, "
+                     "the nodes the period needs (the best mix that meets the targets, %s, "
                      "adds %s of nodes), not even ordered earlier",
                      t + 1, d, b, fl, n);
             pl->fail_period = (int64_t)t;
