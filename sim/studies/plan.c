@@ -25,6 +25,8 @@
 #include <string.h>
 
 #define NV SIM__SIZE_MAX_VARY
+/* mixes of a period the greedy rolls out (the cheapest by their own cost) */
+#define SIM__PLAN_ROLLOUT_MIXES 3
 
 double sim__plan_demand(const sim__plan_cfg *cfg, size_t t)
 {
@@ -507,10 +509,7 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
             sim__size_eval e;
             if ((rc = plan_eval(cfg, pl, mx.m[i], d, &e, diag)))
                 goto out;
-            double ahead = 0;
-            if (mx.n > 1 && cfg->lookahead > 0 && (rc = rollout(cfg, pl, t, mx.m[i], &ahead, diag)))
-                goto out;
-            score[i] = period_usd(cfg, &e) + ahead;
+            score[i] = period_usd(cfg, &e);
         }
         /* candidates cheapest first (ties: the order walked) */
         size_t *ord = malloc(mx.n * sizeof *ord);
@@ -525,6 +524,28 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
                 j--;
             }
             ord[j] = i;
+        }
+        /* the roll-out, for the few cheapest mixes of this period only (a
+         * roll-out is a search per period ahead): they are re-ranked by
+         * their cost with it, and stay ahead of the others */
+        size_t nr = mx.n > 1 && cfg->lookahead > 0 ? mx.n : 0;
+        if (nr > SIM__PLAN_ROLLOUT_MIXES)
+            nr = SIM__PLAN_ROLLOUT_MIXES;
+        for (size_t j = 0; j < nr; j++) {
+            double ahead = 0;
+            if ((rc = rollout(cfg, pl, t, mx.m[ord[j]], &ahead, diag))) {
+                free(ord);
+                goto out;
+            }
+            score[ord[j]] += ahead;
+        }
+        for (size_t j = 1; j < nr; j++) {
+            size_t x = ord[j], i = j;
+            while (i > 0 && score[ord[i - 1]] > score[x]) {
+                ord[i] = ord[i - 1];
+                i--;
+            }
+            ord[i] = x;
         }
         int chosen = -1;
         size_t first = ord[0];
