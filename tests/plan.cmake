@@ -5,7 +5,8 @@
 #   test_plan_cost   the cost per period checked by hand, orders and lead times
 #   test_plan_bad    bad input: exit codes, messages, no file left
 #   test_plan_file   the HDF5 file read back with h5py; `tarmac plot` on it
-foreach(part gap cost bad file)
+#   test_plan_sigint SIGINT: exit 130, what was planned printed and written
+foreach(part gap cost bad file sigint)
   tarmac_script_test(test_plan_${part}
                      COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/plan_check.py ${part}
                      LABELS integration)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """plan_check.py — `tarmac plan` end to end (docs/plan.md).
 
-    plan_check.py gap|cost|bad|file
+    plan_check.py gap|cost|bad|file|sigint
 
 - gap: on a tiny case (tests/plan_tiny.json, 4 quarters, two pools) the
   greedy plan and the exact search's: both meet the targets in every period,
@@ -17,6 +17,8 @@
   the nodes a period needs: a clear message, the exit code, no file.
 - file: the HDF5 file read back with h5py (periods, pools, provenance with
   the resolved scenario) and `tarmac plot` on it: a PNG of the stated size.
+- sigint: SIGINT during a long plan: exit 130, what was planned and
+  simulated so far printed, and written with /plan/complete = 0.
 """
 import json
 import os
@@ -195,8 +197,29 @@ def test_file(d):
         check(os.path.getsize(png) > 10000, f"plan.png has {os.path.getsize(png)} bytes")
 
 
+def test_sigint(d):
+    import signal
+    import time
+    f = os.path.join(d, "int.h5")
+    p = subprocess.Popen([BIN, "plan", os.path.join(SRC, "tests", "analysis_small.json"), "--target",
+                          "wait_p95<=3h", "--periods", "60", "--growth", "10%", "--lead-time", "0",
+                          "--replications", "3", "-j", "1", "-o", f],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 130, f"sigint: exit {p.returncode}: {err[-400:]}")
+    check("periods planned before the interruption" in err, f"sigint: stderr {err[-400:]}")
+    check(os.path.isfile(f), "sigint: the file of what was planned so far")
+    if os.path.isfile(f):
+        with h5py.File(f, "r") as h:
+            check(h["plan/complete"][()] == 0, "sigint: complete = 0")
+            check(h["plan/periods"][()] == 60, "sigint: periods as asked")
+            check(h["plan/nodes"].shape[0] < 60, "sigint: fewer periods planned than asked")
+
+
 with tempfile.TemporaryDirectory() as d:
-    {"gap": test_gap, "cost": test_cost, "bad": test_bad, "file": test_file}[sys.argv[1]](d)
+    {"gap": test_gap, "sigint": test_sigint, "cost": test_cost, "bad": test_bad, "file": test_file}[sys.argv[1]](d)
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

@@ -489,6 +489,7 @@ static int cmd_plan(int argc, char **argv)
     }
     rc = sim__plan_greedy(&cfg, &pl, &d);
     if (rc == TM_ERR_INTERRUPTED) {
+        snprintf(d.where, sizeof d.where, "plan"); /* the runner names size */
         code = sim__cli_error(rc, &d);
         if (!quiet) {
             fprintf(stderr, "periods planned before the interruption:\n");
