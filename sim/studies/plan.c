@@ -315,40 +315,50 @@ static void period_bounds(const sim__plan_cfg *cfg, size_t t, const uint32_t *lo
         hi[k] = t >= cfg->lead[k] && cfg->max_nodes[k] > lo[k] ? cfg->max_nodes[k] : lo[k];
 }
 
-/* A myopic roll-out: the cost of periods t+1 .. t+h when each takes its
- * cheapest minimal mix from the one before (budget not applied). */
+/* A myopic roll-out: the cost of periods t+1 .. t+h when each grows the
+ * fleet of the period before in one pool only, the one whose fewest added
+ * nodes that meet the period's targets cost least (a gallop and bisection
+ * per pool: O(pools x log range) simulations a period, where the minimal
+ * mixes would walk a staircase); budget not applied. INFINITY when no
+ * single pool can carry a period. */
 static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *from,
                    double *cost, tm_diag *diag)
 {
-    uint32_t cur[NV] = {0}, hi[NV];
-    memcpy(cur, from, cfg->run->n_vary * sizeof *cur);
+    size_t nv = cfg->run->n_vary;
+    uint32_t cur[NV] = {0}, hi[NV] = {0};
+    memcpy(cur, from, nv * sizeof *cur);
     *cost = 0;
-    mixes mx = {0};
     int rc = TM_OK;
     for (size_t u = t + 1; u <= t + cfg->lookahead && u < cfg->n_periods; u++) {
         double d = sim__plan_demand(cfg, u);
         period_bounds(cfg, u, cur, hi);
-        if ((rc = minimal_mixes(cfg, pl, cur, hi, d, &mx, diag)))
-            break;
-        if (mx.n == 0) {
+        srch s = {cfg, pl, d, cur, hi, NULL, diag};
+        double best = INFINITY;
+        uint32_t best_nodes[NV] = {0};
+        for (size_t k = 0; k < nv; k++) {
+            uint32_t nodes[NV] = {0};
+            int found;
+            memcpy(nodes, cur, sizeof nodes);
+            if ((rc = fewest(&s, nodes, k, cur[k], hi[k], &found)))
+                return rc;
+            if (!found)
+                continue;
+            sim__size_eval e;
+            if ((rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
+                return rc;
+            double c = period_usd(cfg, &e);
+            if (c < best) {
+                best = c;
+                memcpy(best_nodes, nodes, sizeof best_nodes);
+            }
+        }
+        if (!isfinite(best)) {
             *cost = INFINITY;
             break;
         }
-        double best = INFINITY;
-        size_t bi = 0;
-        for (size_t i = 0; i < mx.n; i++) {
-            sim__size_eval e;
-            if ((rc = plan_eval(cfg, pl, mx.m[i], d, &e, diag)))
-                goto out;
-            double c = period_usd(cfg, &e);
-            if (c < best)
-                best = c, bi = i;
-        }
         *cost += best;
-        memcpy(cur, mx.m[bi], sizeof cur);
+        memcpy(cur, best_nodes, sizeof cur);
     }
-out:
-    free(mx.m);
     return rc;
 }
 

@@ -21,8 +21,9 @@
  *   greedy  period by period: the minimal mixes of at least last period's
  *           fleet that meet this period's targets (from the load bound,
  *           galloping then bisection in one pool, a staircase over two or
- *           more), each scored by its own cost plus a greedy roll-out of
- *           the next `lookahead` periods from it; the cheapest that the
+ *           more), the three cheapest scored by their own cost plus a
+ *           roll-out of the next `lookahead` periods from them (each grows
+ *           one pool, the cheapest way); the cheapest that the
  *           budget allows. When the budget cannot pay for a period's nodes
  *           in the periods they must be ordered in, they are ordered
  *           earlier (arriving earlier) where the budget has room, latest
