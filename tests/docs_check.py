@@ -118,7 +118,13 @@ with tempfile.TemporaryDirectory() as d:
     subprocess.run([BIN, "breakeven", "--fleet", os.path.join(SRC, "tests", "fleetcost_small.json"),
                     "--target", "wait_p95<=30m", "--scale", "0.5:2:2", "--replications", "1",
                     "-o", fbe, "-q"], check=True)
-    in_files = names_in(run) | names_in(cmp) | names_in(be) | names_in(spec_run) | names_in(sz)
+    # a plan's file (tarmac plan -o), with --exact for the greedy's columns
+    pl = os.path.join(d, "tarmac-plan.h5")
+    subprocess.run([BIN, "plan", os.path.join(SRC, "tests", "plan_tiny.json"), "--target",
+                    "wait_p95<=30m", "--periods", "3", "--growth", "30%", "--lead-time", "1",
+                    "--max-nodes", "4", "--replications", "3", "--exact", "-o", pl, "-q"], check=True)
+    in_files = names_in(run) | names_in(cmp) | names_in(be) | names_in(spec_run) | names_in(sz) \
+        | names_in(pl)
     in_files |= names_in(fbe)
     # the packing file needs the openb trace; without it its section is left out
     data = os.environ.get("TARMAC_DATA_DIR", "")

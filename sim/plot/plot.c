@@ -38,6 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+int sim__plot_plan(sim__plot_ctx *c, tm_diag *diag); /* plot_plan.c */
+
 /* The plots, in the order they are drawn. A new plot is one line here and
  * one function (docs/plots.md). */
 static const sim__plot_def plots[] = {
@@ -118,6 +120,11 @@ static const sim__plot_def plots[] = {
      "the whole fleet owned, rented or the API against the load scale",
      {"/fleet_breakeven/scale/scale", "/fleet_breakeven/scale/own_usd_per_month", NULL},
      sim__plot_fleet_breakeven},
+    {"plan",
+     "a purchase plan: nodes per pool and demand by period, and the cost per period of owning, "
+     "renting and the API",
+     {"/plan/nodes", "/plan/own_usd", "/plan/demand", NULL},
+     sim__plot_plan},
 };
 
 #define N_PLOTS (sizeof plots / sizeof plots[0])

@@ -1,0 +1,837 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * plan.c — a purchase plan over time, its two searches (the problem and the
+ * methods: plan_int.h; for users: docs/plan.md).
+ *
+ * How it works: every fleet is judged through one cached evaluation
+ * (plan_eval: the size runner's simulation at a period's demand, looked up
+ * in the shared cache first). The greedy walks the periods in order; in each
+ * it finds the minimal mixes (a gallop then bisection per pool, a staircase
+ * over the last two pools with the others enumerated, the same walk as
+ * size_search.c but without neighbours, which a plan does not need), scores
+ * them with a myopic roll-out of the next periods, and takes the cheapest
+ * one the budget can pay for, ordering nodes earlier when it cannot. The
+ * exact search evaluates the whole grid of each period and walks every
+ * non-decreasing schedule depth first, cheapest fleets first, cutting a
+ * branch when its cost plus the cheapest passing fleet of every later
+ * period cannot beat the best schedule found.
+ */
+#include "studies/plan_int.h"
+
+#include "output/report_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NV SIM__SIZE_MAX_VARY
+/* mixes of a period the greedy rolls out (the cheapest by their own cost) */
+#define SIM__PLAN_ROLLOUT_MIXES 3
+
+double sim__plan_demand(const sim__plan_cfg *cfg, size_t t)
+{
+    return cfg->demand0 * pow(1 + cfg->growth, (double)t);
+}
+
+void sim__plan_fini(sim__plan *p)
+{
+    if (!p)
+        return;
+    free(p->p);
+    p->p = NULL;
+    p->n_periods = 0;
+}
+
+/* Evaluate `nodes` at `demand` (cached); a copy into *e. */
+static int plan_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes, double demand,
+                     sim__size_eval *e, tm_diag *diag)
+{
+    sim__size_cache *c = cfg->cache;
+    size_t nv = cfg->run->n_vary;
+    for (size_t i = 0; i < c->n; i++) {
+        const sim__size_cache_entry *x = &c->e[i];
+        if (x->demand == demand && memcmp(x->nodes, nodes, nv * sizeof *nodes) == 0) {
+            *e = x->eval;
+            return TM_OK;
+        }
+    }
+    size_t budget = c->max_evals ? c->max_evals : 10000;
+    if (c->n >= budget)
+        return tm_diag_set(diag, TM_ERR_LIMIT, "plan",
+                           "more than %zu fleets to simulate: fewer periods, pools or "
+                           "--max-nodes",
+                           budget);
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        sim__size_cache_entry *ne = realloc(c->e, cap * sizeof *ne);
+        if (!ne)
+            return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        c->e = ne;
+        c->cap = cap;
+    }
+    sim__size_cache_entry *x = &c->e[c->n];
+    memset(x, 0, sizeof *x);
+    memcpy(x->nodes, nodes, nv * sizeof *nodes);
+    x->demand = demand;
+    int rc = sim__size_runner_eval(cfg->run, nodes, demand, &x->eval, diag);
+    if (rc != TM_OK)
+        return rc;
+    c->n++;
+    pl->evaluations++;
+    *e = x->eval;
+    return TM_OK;
+}
+
+/* The cost of owning a fleet for one period (INFINITY when it has no price). */
+static double period_usd(const sim__plan_cfg *cfg, const sim__size_eval *e)
+{
+    double m = e->usd_per_month[SIM__SIZE_AS_OWNED];
+    return isfinite(m) ? m * cfg->months_per_period : INFINITY;
+}
+
+/* ------------------------------------------------------------------------- */
+/* minimal mixes                                                              */
+
+typedef struct mixes {
+    uint32_t (*m)[NV];
+    size_t n, cap;
+} mixes;
+
+typedef struct srch {
+    const sim__plan_cfg *cfg;
+    sim__plan *pl;
+    double demand;
+    const uint32_t *lo, *hi;
+    mixes *out;
+    tm_diag *diag;
+} srch;
+
+static int passes(srch *s, const uint32_t *nodes, int *ok)
+{
+    sim__size_eval e;
+    int rc = plan_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
+    if (rc == TM_OK)
+        *ok = e.pass;
+    return rc;
+}
+
+/* The fewest nodes of pool k in [lo, hi] that pass with the others as in
+ * nodes[]: galloping from lo then bisection; nodes[k] is the answer (hi
+ * when even hi fails, *found 0). */
+static int fewest(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
+{
+    int ok, rc;
+    *found = 0;
+    nodes[k] = lo;
+    if ((rc = passes(s, nodes, &ok)) || ok) {
+        *found = rc == TM_OK;
+        return rc;
+    }
+    uint32_t bad = lo, good = 0, step = 1;
+    for (;;) {
+        uint32_t next = hi - bad > step ? bad + step : hi;
+        nodes[k] = next;
+        if ((rc = passes(s, nodes, &ok)))
+            return rc;
+        if (ok) {
+            good = next;
+            break;
+        }
+        if (next == hi)
+            return TM_OK;
+        bad = next;
+        step *= 2;
+    }
+    while (good - bad > 1) {
+        uint32_t mid = bad + (good - bad) / 2;
+        nodes[k] = mid;
+        if ((rc = passes(s, nodes, &ok)))
+            return rc;
+        if (ok)
+            good = mid;
+        else
+            bad = mid;
+    }
+    nodes[k] = good;
+    *found = 1;
+    return TM_OK;
+}
+
+static int mix_add(srch *s, const uint32_t *nodes)
+{
+    mixes *x = s->out;
+    if (x->n == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 8;
+        uint32_t(*nm)[NV] = realloc(x->m, cap * sizeof *nm);
+        if (!nm)
+            return tm_diag_set(s->diag, TM_ERR_NOMEM, "plan", "out of memory");
+        x->m = nm;
+        x->cap = cap;
+    }
+    memset(x->m[x->n], 0, sizeof x->m[x->n]);
+    memcpy(x->m[x->n], nodes, s->cfg->run->n_vary * sizeof *nodes);
+    x->n++;
+    return TM_OK;
+}
+
+/* The staircase over the last two pools, the others as in nodes[]: for a
+ * from its floor up, the fewest b (which can only fall as a grows). */
+static int staircase(srch *s, uint32_t *nodes)
+{
+    size_t nv = s->cfg->run->n_vary, ka = nv - 2, kb = nv - 1;
+    const uint32_t *lo = s->lo, *hi = s->hi;
+    int found, rc;
+    uint32_t a_top = hi[ka];
+    nodes[kb] = lo[kb];
+    if ((rc = fewest(s, nodes, ka, lo[ka], hi[ka], &found)))
+        return rc;
+    if (found)
+        a_top = nodes[ka];
+    int have_b = 0, recorded = 0;
+    uint32_t b = hi[kb], last_b = 0;
+    for (uint32_t a = lo[ka]; a <= a_top; a++) {
+        nodes[ka] = a;
+        if (!have_b) {
+            if ((rc = fewest(s, nodes, kb, lo[kb], hi[kb], &found)))
+                return rc;
+            if (!found)
+                continue;
+            have_b = 1;
+            b = nodes[kb];
+        } else {
+            /* b falls as a grows: gallop down from the last b (b-1, b-2,
+             * b-4, ...) to a failing one, then bisect: O(log drop) */
+            int64_t good = b, bad = (int64_t)lo[kb] - 1, step = 1;
+            while (good > (int64_t)lo[kb]) {
+                int64_t cand = good - step < (int64_t)lo[kb] ? (int64_t)lo[kb] : good - step;
+                int ok;
+                nodes[kb] = (uint32_t)cand;
+                if ((rc = passes(s, nodes, &ok)))
+                    return rc;
+                if (!ok) {
+                    bad = cand;
+                    break;
+                }
+                good = cand;
+                step *= 2;
+            }
+            while (good - bad > 1) {
+                int64_t mid = bad + (good - bad) / 2;
+                int ok;
+                nodes[kb] = (uint32_t)mid;
+                if ((rc = passes(s, nodes, &ok)))
+                    return rc;
+                if (ok)
+                    good = mid;
+                else
+                    bad = mid;
+            }
+            b = (uint32_t)good;
+        }
+        nodes[kb] = b;
+        if ((!recorded || b < last_b) && (rc = mix_add(s, nodes)))
+            return rc;
+        recorded = 1;
+        last_b = b;
+        if (b == lo[kb] || a == UINT32_MAX)
+            break;
+    }
+    return TM_OK;
+}
+
+static int walk(srch *s, uint32_t *nodes, size_t k, const uint32_t *top)
+{
+    size_t nv = s->cfg->run->n_vary;
+    if (k + 2 >= nv || k + 2 >= NV) /* nv <= NV */
+        return staircase(s, nodes);
+    for (uint32_t v = s->lo[k]; v <= top[k]; v++) {
+        nodes[k] = v;
+        int rc = walk(s, nodes, k + 1, top);
+        if (rc != TM_OK || v == UINT32_MAX)
+            return rc;
+    }
+    return TM_OK;
+}
+
+/* The minimal mixes in [lo, hi] that pass at `demand` (none: out->n 0). */
+static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *lo,
+                         const uint32_t *hi, double demand, mixes *out, tm_diag *diag)
+{
+    size_t nv = cfg->run->n_vary;
+    out->n = 0;
+    /* the load bound raises the floor: fewer nodes do less work than arrives */
+    uint32_t bound[NV] = {0}, from[NV] = {0}, nodes[NV] = {0};
+    sim__size_load_floor(cfg->run, hi, demand, bound, NULL);
+    for (size_t k = 0; k < nv; k++) {
+        from[k] = bound[k] > lo[k] ? bound[k] : lo[k];
+        if (from[k] > hi[k])
+            from[k] = hi[k];
+    }
+    srch s = {cfg, pl, demand, from, hi, out, diag};
+    int rc = TM_OK, found;
+    memcpy(nodes, from, sizeof nodes);
+    if (nv == 1) {
+        if ((rc = fewest(&s, nodes, 0, from[0], hi[0], &found)) == TM_OK && found)
+            rc = mix_add(&s, nodes);
+        return rc;
+    }
+    uint32_t top[NV] = {0};
+    for (size_t k = 0; rc == TM_OK && k + 2 < nv; k++) {
+        memcpy(nodes, from, sizeof nodes);
+        rc = fewest(&s, nodes, k, from[k], hi[k], &found);
+        top[k] = found ? nodes[k] : hi[k];
+    }
+    memcpy(nodes, from, sizeof nodes);
+    return rc == TM_OK ? walk(&s, nodes, 0, top) : rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* greedy                                                                     */
+
+static void fleet_text(char *buf, size_t n, const sim__plan_cfg *cfg, const uint32_t *nodes)
+{
+    sim__size_fleet_format(buf, n, cfg->run, nodes);
+}
+
+static void fail_text(char *buf, size_t n, const sim__size_runner *r, const sim__size_eval *e)
+{
+    if (e->why == -2) {
+        snprintf(buf, n, "%llu jobs can never fit", (unsigned long long)e->rejected);
+    } else if (e->why >= 0) {
+        char b[48], l[48];
+        sim__size_term_format(b, sizeof b, &r->terms[e->why], e->bound[e->why]);
+        sim__size_term_format(l, sizeof l, &r->terms[e->why], r->terms[e->why].limit);
+        snprintf(buf, n, "%s fails (bound %s, limit %s)", r->terms[e->why].text, b, l);
+    } else {
+        snprintf(buf, n, "it meets the targets");
+    }
+}
+
+/* The bounds of period t's fleet: at least lo (what is in service), at most
+ * max_nodes where nodes can still arrive (t >= the pool's lead time). */
+static void period_bounds(const sim__plan_cfg *cfg, size_t t, const uint32_t *lo, uint32_t *hi)
+{
+    for (size_t k = 0; k < cfg->run->n_vary; k++)
+        hi[k] = t >= cfg->lead[k] && cfg->max_nodes[k] > lo[k] ? cfg->max_nodes[k] : lo[k];
+}
+
+/* A myopic roll-out: the cost of periods t+1 .. t+h when each grows the
+ * fleet of the period before in one pool only, the one whose fewest added
+ * nodes that meet the period's targets cost least (a gallop and bisection
+ * per pool: O(pools x log range) simulations a period, where the minimal
+ * mixes would walk a staircase); budget not applied. INFINITY when no
+ * single pool can carry a period. */
+static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *from,
+                   double *cost, tm_diag *diag)
+{
+    size_t nv = cfg->run->n_vary;
+    uint32_t cur[NV] = {0}, hi[NV] = {0};
+    memcpy(cur, from, nv * sizeof *cur);
+    *cost = 0;
+    int rc = TM_OK;
+    for (size_t u = t + 1; u <= t + cfg->lookahead && u < cfg->n_periods; u++) {
+        double d = sim__plan_demand(cfg, u);
+        period_bounds(cfg, u, cur, hi);
+        srch s = {cfg, pl, d, cur, hi, NULL, diag};
+        double best = INFINITY;
+        uint32_t best_nodes[NV] = {0};
+        for (size_t k = 0; k < nv; k++) {
+            uint32_t nodes[NV] = {0};
+            int found;
+            memcpy(nodes, cur, sizeof nodes);
+            if ((rc = fewest(&s, nodes, k, cur[k], hi[k], &found)))
+                return rc;
+            if (!found)
+                continue;
+            sim__size_eval e;
+            if ((rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
+                return rc;
+            double c = period_usd(cfg, &e);
+            if (c < best) {
+                best = c;
+                memcpy(best_nodes, nodes, sizeof best_nodes);
+            }
+        }
+        if (!isfinite(best)) {
+            *cost = INFINITY;
+            break;
+        }
+        *cost += best;
+        memcpy(cur, best_nodes, sizeof cur);
+    }
+    return rc;
+}
+
+/* Can the orders for Δ = m - lo arriving in period t be paid in the periods
+ * they are ordered in? With prebuy, nodes that cannot be are ordered
+ * earlier (to arrive earlier), latest first; alloc[s][k] are the arrivals
+ * in period s (s <= t) and spend is updated. 0 when it cannot be done. */
+static int fit_budget(const sim__plan_cfg *cfg, size_t t, const uint32_t *lo, const uint32_t *m,
+                      double *spend, uint32_t (*alloc)[NV], int prebuy)
+{
+    size_t nv = cfg->run->n_vary;
+    double *tmp = malloc(cfg->n_periods * sizeof *tmp);
+    if (!tmp)
+        return 0;
+    memcpy(tmp, spend, cfg->n_periods * sizeof *tmp);
+    for (size_t s = 0; s <= t; s++)
+        memset(alloc[s], 0, sizeof alloc[s]);
+    int ok = 1;
+    for (size_t k = 0; ok && k < nv; k++) {
+        uint32_t left = m[k] - lo[k];
+        for (size_t s = t + 1; left > 0 && s-- > cfg->lead[k];) {
+            if (!prebuy && s != t)
+                break;
+            size_t o = s - cfg->lead[k];
+            double room = cfg->budget_usd - tmp[o];
+            double can = cfg->node_usd[k] > 0 ? floor(room / cfg->node_usd[k] + 1e-9) : INFINITY;
+            if (!(can > 0))
+                continue;
+            uint32_t x = can >= left ? left : (uint32_t)can;
+            alloc[s][k] += x;
+            tmp[o] += x * cfg->node_usd[k];
+            left -= x;
+        }
+        ok = left == 0;
+    }
+    if (ok)
+        memcpy(spend, tmp, cfg->n_periods * sizeof *tmp);
+    free(tmp);
+    return ok;
+}
+
+/* The fleet with one node fewer in one pool, simulated at the period's
+ * demand (the pool whose node costs most first): its spread. */
+static void fewer_spread(const sim__plan_cfg *cfg, sim__plan_period *p)
+{
+    size_t nv = cfg->run->n_vary;
+    p->fewer_pool = -1;
+    const sim__size_cache *c = cfg->cache;
+    double best_usd = -1;
+    for (size_t k = 0; k < nv; k++) {
+        if (p->nodes[k] == 0)
+            continue;
+        uint32_t f[NV] = {0};
+        memcpy(f, p->nodes, sizeof f);
+        f[k]--;
+        for (size_t i = 0; i < c->n; i++)
+            if (c->e[i].demand == p->demand && !memcmp(c->e[i].nodes, f, nv * sizeof *f) &&
+                cfg->node_usd[k] > best_usd) {
+                best_usd = cfg->node_usd[k];
+                p->fewer_pool = (int)k;
+                p->fewer_meeting = c->e[i].eval.reps_meeting;
+            }
+    }
+}
+
+/* Orders from arrivals, costs from evaluations. */
+static void finish(const sim__plan_cfg *cfg, sim__plan *pl)
+{
+    size_t nv = cfg->run->n_vary;
+    pl->own_usd = 0;
+    for (size_t t = 0; t < pl->n_periods; t++) {
+        memset(pl->p[t].order, 0, sizeof pl->p[t].order);
+        pl->p[t].order_usd = 0;
+    }
+    for (size_t t = 0; t < pl->n_periods; t++) {
+        sim__plan_period *p = &pl->p[t];
+        for (size_t k = 0; k < nv; k++)
+            if (p->arrive[k] && t >= cfg->lead[k]) {
+                sim__plan_period *o = &pl->p[t - cfg->lead[k]];
+                o->order[k] += p->arrive[k];
+                o->order_usd += p->arrive[k] * cfg->node_usd[k];
+            }
+        p->own_usd = period_usd(cfg, &p->eval);
+        pl->own_usd += p->own_usd;
+        fewer_spread(cfg, p);
+    }
+}
+
+static void log_period(const sim__plan_cfg *cfg, const sim__plan *pl, size_t t)
+{
+    if (!cfg->log)
+        return;
+    const sim__plan_period *p = &pl->p[t];
+    char fl[512];
+    fleet_text(fl, sizeof fl, cfg, p->nodes);
+    fprintf(cfg->log,
+            "plan: period %zu of %zu (demand x%.3g): %s, %u of %u replications meet the "
+            "targets (%zu fleets simulated so far)\n",
+            t + 1, cfg->n_periods, p->demand, fl, p->eval.reps_meeting, p->eval.replications,
+            cfg->cache->n);
+    fflush(cfg->log);
+}
+
+int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->fail_period = -1;
+    size_t P = cfg->n_periods, nv = cfg->run->n_vary;
+    if (P < 1 || P > SIM__PLAN_MAX_PERIODS || nv < 1 || nv > NV)
+        return tm_diag_set(diag, TM_ERR_INVAL, "plan", "1 to %d periods and 1 to %d pools",
+                           SIM__PLAN_MAX_PERIODS, NV);
+    pl->p = calloc(P, sizeof *pl->p);
+    double *spend = calloc(P, sizeof *spend);
+    uint32_t(*alloc)[NV] = calloc(P, sizeof *alloc);
+    mixes mx = {0};
+    double *score = NULL;
+    int rc = TM_OK;
+    if (!pl->p || !spend || !alloc) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        goto out;
+    }
+    uint32_t prev[NV] = {0}, hi[NV] = {0};
+    memcpy(prev, cfg->installed, nv * sizeof *prev);
+    for (size_t t = 0; t < P; t++) {
+        double d = sim__plan_demand(cfg, t);
+        period_bounds(cfg, t, prev, hi);
+        if ((rc = minimal_mixes(cfg, pl, prev, hi, d, &mx, diag)))
+            goto out;
+        if (mx.n == 0) {
+            sim__size_eval e;
+            if ((rc = plan_eval(cfg, pl, hi, d, &e, diag)))
+                goto out;
+            char fl[512], why[640];
+            fleet_text(fl, sizeof fl, cfg, hi);
+            fail_text(why, sizeof why, cfg->run, &e);
+            int fixed = !memcmp(hi, prev, sizeof hi);
+            if (fixed)
+                snprintf(pl->why, sizeof pl->why,
+                         "period %zu (demand x%.3g): no node ordered now can arrive before "
+                         "it (lead times), and the fleet in service then (%s) fails: %s",
+                         t + 1, d, fl, why);
+            else
+                snprintf(pl->why, sizeof pl->why,
+                         "period %zu (demand x%.3g): no fleet within --max-nodes meets the "
+                         "targets; the largest (%s): %s",
+                         t + 1, d, fl, why);
+            pl->fail_period = (int64_t)t;
+            goto out;
+        }
+        /* score: this period's cost plus the roll-out from it */
+        free(score);
+        score = malloc(mx.n * sizeof *score);
+        if (!score) {
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < mx.n; i++) {
+            sim__size_eval e;
+            if ((rc = plan_eval(cfg, pl, mx.m[i], d, &e, diag)))
+                goto out;
+            score[i] = period_usd(cfg, &e);
+        }
+        /* candidates cheapest first (ties: the order walked) */
+        size_t *ord = malloc(mx.n * sizeof *ord);
+        if (!ord) {
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            goto out;
+        }
+        for (size_t i = 0; i < mx.n; i++) {
+            size_t j = i;
+            while (j > 0 && score[ord[j - 1]] > score[i]) {
+                ord[j] = ord[j - 1];
+                j--;
+            }
+            ord[j] = i;
+        }
+        /* the roll-out, for the few cheapest mixes of this period only (a
+         * roll-out is a search per period ahead): they are re-ranked by
+         * their cost with it, and stay ahead of the others */
+        size_t nr = mx.n > 1 && cfg->lookahead > 0 ? mx.n : 0;
+        if (nr > SIM__PLAN_ROLLOUT_MIXES)
+            nr = SIM__PLAN_ROLLOUT_MIXES;
+        for (size_t j = 0; j < nr; j++) {
+            double ahead = 0;
+            if ((rc = rollout(cfg, pl, t, mx.m[ord[j]], &ahead, diag))) {
+                free(ord);
+                goto out;
+            }
+            score[ord[j]] += ahead;
+        }
+        for (size_t j = 1; j < nr; j++) {
+            size_t x = ord[j], i = j;
+            while (i > 0 && score[ord[i - 1]] > score[x]) {
+                ord[i] = ord[i - 1];
+                i--;
+            }
+            ord[i] = x;
+        }
+        int chosen = -1;
+        size_t first = ord[0];
+        for (int prebuy = 0; chosen < 0 && prebuy <= 1; prebuy++)
+            for (size_t i = 0; chosen < 0 && i < mx.n; i++)
+                if (fit_budget(cfg, t, prev, mx.m[ord[i]], spend, alloc, prebuy))
+                    chosen = (int)ord[i];
+        free(ord);
+        if (chosen < 0) {
+            char fl[512];
+            fleet_text(fl, sizeof fl, cfg, mx.m[first]);
+            double need = 0;
+            for (size_t k = 0; k < nv; k++)
+                need += (mx.m[first][k] - prev[k]) * cfg->node_usd[k];
+            char b[48], n[48];
+            sim__cost_fmt_usd(b, sizeof b, cfg->budget_usd);
+            sim__cost_fmt_usd(n, sizeof n, need);
+            snprintf(pl->why, sizeof pl->why,
+                     "period %zu (demand x%.3g): the budget of %s per period cannot pay for "
+                     "the nodes the period needs (the best mix that meets the targets, %s, "
+                     "adds %s of nodes), not even ordered earlier",
+                     t + 1, d, b, fl, n);
+            pl->fail_period = (int64_t)t;
+            goto out;
+        }
+        /* earlier arrivals raise the fleets of the periods between */
+        for (size_t s = 0; s < t; s++)
+            for (size_t k = 0; k < nv; k++)
+                if (alloc[s][k]) {
+                    pl->p[s].arrive[k] += alloc[s][k];
+                    for (size_t u = s; u < t; u++)
+                        pl->p[u].nodes[k] += alloc[s][k];
+                }
+        for (size_t s = 0; s < t; s++) {
+            int changed = 0;
+            for (size_t k = 0; k < nv; k++)
+                changed |= alloc[s][k] != 0;
+            for (size_t u = s; changed && u < t; u++)
+                if ((rc =
+                         plan_eval(cfg, pl, pl->p[u].nodes, pl->p[u].demand, &pl->p[u].eval, diag)))
+                    goto out;
+        }
+        sim__plan_period *p = &pl->p[t];
+        p->demand = d;
+        memcpy(p->nodes, mx.m[chosen], sizeof p->nodes);
+        for (size_t k = 0; k < nv; k++)
+            p->arrive[k] = alloc[t][k];
+        if ((rc = plan_eval(cfg, pl, p->nodes, d, &p->eval, diag)))
+            goto out;
+        pl->n_periods = t + 1;
+        memcpy(prev, p->nodes, sizeof prev);
+        log_period(cfg, pl, t);
+    }
+    pl->found = 1;
+out:
+    if (rc == TM_OK || rc == TM_ERR_INTERRUPTED)
+        finish(cfg, pl);
+    if (rc != TM_OK && rc != TM_ERR_INTERRUPTED)
+        sim__plan_fini(pl);
+    free(mx.m);
+    free(score);
+    free(spend);
+    free(alloc);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* exact                                                                      */
+
+typedef struct grid {
+    size_t n; /* fleets in the period's grid */
+    uint32_t (*nodes)[NV];
+    double *usd; /* own cost; INFINITY when it fails the targets */
+    size_t *ord; /* cheapest first */
+} grid;
+
+typedef struct dfs {
+    const sim__plan_cfg *cfg;
+    grid *g;
+    double *suffix; /* the cheapest passing fleets of periods t.. */
+    double *spend;
+    size_t *cur, *best_pick;
+    double best;
+    size_t visits, max_visits;
+    volatile int *stop;
+} dfs;
+
+static int dfs_walk(dfs *x, size_t t, const uint32_t *prev, double cost)
+{
+    const sim__plan_cfg *cfg = x->cfg;
+    size_t nv = cfg->run->n_vary;
+    if (t == cfg->n_periods) {
+        if (cost < x->best) {
+            x->best = cost;
+            memcpy(x->best_pick, x->cur, cfg->n_periods * sizeof *x->cur);
+        }
+        return TM_OK;
+    }
+    if (++x->visits > x->max_visits)
+        return TM_ERR_LIMIT;
+    if (x->stop && *x->stop)
+        return TM_ERR_INTERRUPTED;
+    const grid *g = &x->g[t];
+    for (size_t j = 0; j < g->n; j++) {
+        size_t i = g->ord[j];
+        double c = g->usd[i];
+        if (!isfinite(c))
+            break; /* the rest fail too: sorted */
+        if (cost + c + x->suffix[t + 1] >= x->best * (1 - 1e-12))
+            break; /* sorted: every later one costs more */
+        const uint32_t *f = g->nodes[i];
+        int ge = 1;
+        for (size_t k = 0; k < nv; k++)
+            ge &= f[k] >= prev[k];
+        if (!ge)
+            continue;
+        /* the budget of the periods these arrivals are ordered in */
+        int ok = 1;
+        for (size_t k = 0; k < nv; k++)
+            if (f[k] > prev[k])
+                x->spend[t - cfg->lead[k]] += (f[k] - prev[k]) * cfg->node_usd[k];
+        for (size_t k = 0; k < nv; k++)
+            if (f[k] > prev[k] && x->spend[t - cfg->lead[k]] > cfg->budget_usd * (1 + 1e-12))
+                ok = 0;
+        int rc = TM_OK;
+        if (ok) {
+            x->cur[t] = i;
+            rc = dfs_walk(x, t + 1, f, cost + c);
+        }
+        for (size_t k = 0; k < nv; k++)
+            if (f[k] > prev[k])
+                x->spend[t - cfg->lead[k]] -= (f[k] - prev[k]) * cfg->node_usd[k];
+        if (rc != TM_OK)
+            return rc;
+    }
+    return TM_OK;
+}
+
+int sim__plan_exact(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
+{
+    memset(pl, 0, sizeof *pl);
+    pl->exact = 1;
+    pl->fail_period = -1;
+    size_t P = cfg->n_periods, nv = cfg->run->n_vary;
+    if (P < 1 || P > SIM__PLAN_MAX_PERIODS || nv < 1 || nv > NV)
+        return tm_diag_set(diag, TM_ERR_INVAL, "plan", "1 to %d periods and 1 to %d pools",
+                           SIM__PLAN_MAX_PERIODS, NV);
+    /* the grid's size first: refuse before simulating anything */
+    size_t total = 0, cap = cfg->exact_max_fleets ? cfg->exact_max_fleets : 4000;
+    for (size_t t = 0; t < P; t++) {
+        double n = 1;
+        for (size_t k = 0; k < nv; k++) {
+            uint32_t hi = t >= cfg->lead[k] && cfg->max_nodes[k] > cfg->installed[k]
+                              ? cfg->max_nodes[k]
+                              : cfg->installed[k];
+            n *= (double)(hi - cfg->installed[k] + 1);
+        }
+        if (n > (double)cap || total + (size_t)n > cap)
+            return tm_diag_set(diag, TM_ERR_USAGE, "--exact",
+                               "the exact search would simulate more than %zu fleets (periods "
+                               "x the node grid up to --max-nodes): give a smaller "
+                               "--max-nodes or fewer periods, or plan without --exact",
+                               cap);
+        total += (size_t)n;
+    }
+    grid *g = calloc(P, sizeof *g);
+    double *suffix = calloc(P + 1, sizeof *suffix), *spend = calloc(P, sizeof *spend);
+    size_t *cur = calloc(P, sizeof *cur), *pick = calloc(P, sizeof *pick);
+    int rc = TM_OK;
+    if (!g || !suffix || !spend || !cur || !pick) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        goto out;
+    }
+    for (size_t t = 0; t < P; t++) {
+        double d = sim__plan_demand(cfg, t);
+        uint32_t hi[NV] = {0};
+        period_bounds(cfg, t, cfg->installed, hi);
+        size_t n = 1;
+        for (size_t k = 0; k < nv; k++)
+            n *= hi[k] - cfg->installed[k] + 1;
+        g[t].n = n;
+        g[t].nodes = calloc(n, sizeof *g[t].nodes);
+        g[t].usd = calloc(n, sizeof *g[t].usd);
+        g[t].ord = calloc(n, sizeof *g[t].ord);
+        if (!g[t].nodes || !g[t].usd || !g[t].ord) {
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            goto out;
+        }
+        double lb = INFINITY;
+        for (size_t i = 0; i < n; i++) {
+            size_t r = i;
+            for (size_t k = nv; k-- > 0;) {
+                uint32_t span = hi[k] - cfg->installed[k] + 1;
+                g[t].nodes[i][k] = cfg->installed[k] + (uint32_t)(r % span);
+                r /= span;
+            }
+            sim__size_eval e;
+            if ((rc = plan_eval(cfg, pl, g[t].nodes[i], d, &e, diag)))
+                goto out;
+            g[t].usd[i] = e.pass ? period_usd(cfg, &e) : INFINITY;
+            if (g[t].usd[i] < lb)
+                lb = g[t].usd[i];
+            /* insertion into the order, cheapest first */
+            size_t j = i;
+            while (j > 0 && g[t].usd[g[t].ord[j - 1]] > g[t].usd[i]) {
+                g[t].ord[j] = g[t].ord[j - 1];
+                j--;
+            }
+            g[t].ord[j] = i;
+        }
+        if (cfg->log) {
+            fprintf(cfg->log, "plan --exact: period %zu of %zu: %zu fleets simulated\n", t + 1, P,
+                    cfg->cache->n);
+            fflush(cfg->log);
+        }
+        if (!isfinite(lb)) {
+            snprintf(pl->why, sizeof pl->why,
+                     "period %zu (demand x%.3g): no fleet of the grid meets the targets", t + 1, d);
+            pl->fail_period = (int64_t)t;
+            goto out;
+        }
+        suffix[t] = lb;
+    }
+    for (size_t t = P; t-- > 0;)
+        suffix[t] += suffix[t + 1];
+    dfs x = {cfg, g, suffix, spend, cur, pick, INFINITY, 0, 50000000, cfg->run->stop_flag};
+    uint32_t start[NV] = {0};
+    memcpy(start, cfg->installed, nv * sizeof *start);
+    rc = dfs_walk(&x, 0, start, 0);
+    pl->schedules = x.visits;
+    if (rc == TM_ERR_LIMIT) {
+        rc = tm_diag_set(diag, TM_ERR_USAGE, "--exact",
+                         "the exact search visited more than %zu partial schedules: give a "
+                         "smaller --max-nodes or fewer periods",
+                         x.max_visits);
+        goto out;
+    }
+    if (rc == TM_ERR_INTERRUPTED) {
+        tm_diag_set(diag, rc, "plan", "interrupted during the exact search");
+        goto out;
+    }
+    if (!isfinite(x.best)) {
+        snprintf(pl->why, sizeof pl->why,
+                 "no schedule meets the targets in every period within the budget and the "
+                 "lead times");
+        goto out;
+    }
+    pl->p = calloc(P, sizeof *pl->p);
+    if (!pl->p) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        goto out;
+    }
+    pl->n_periods = P;
+    for (size_t t = 0; t < P; t++) {
+        sim__plan_period *p = &pl->p[t];
+        p->demand = sim__plan_demand(cfg, t);
+        memcpy(p->nodes, g[t].nodes[pick[t]], sizeof p->nodes);
+        for (size_t k = 0; k < nv; k++)
+            p->arrive[k] = p->nodes[k] - (t ? pl->p[t - 1].nodes[k] : cfg->installed[k]);
+        if ((rc = plan_eval(cfg, pl, p->nodes, p->demand, &p->eval, diag)))
+            goto out;
+    }
+    pl->found = 1;
+    finish(cfg, pl);
+out:
+    for (size_t t = 0; g && t < P; t++) {
+        free(g[t].nodes);
+        free(g[t].usd);
+        free(g[t].ord);
+    }
+    free(g);
+    free(suffix);
+    free(spend);
+    free(cur);
+    free(pick);
+    if (rc != TM_OK)
+        sim__plan_fini(pl);
+    return rc;
+}

@@ -1,0 +1,226 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""plan_check.py — `tarmac plan` end to end (docs/plan.md).
+
+    plan_check.py gap|cost|bad|file|sigint
+
+- gap: on a tiny case (tests/plan_tiny.json, 4 quarters, two pools) the
+  greedy plan and the exact search's: both meet the targets in every period,
+  the exact one costs no more, and without a look-ahead the greedy is
+  measurably worse on a case where the look-ahead closes the gap (the gap
+  docs/plan.md reports).
+- cost: the owning cost per period checked by hand: plan_tiny.json's cost
+  model leaves only straight-line depreciation (capex / 5 years), so a
+  quarter of owning costs nodes x GPUs x server price / 20; orders cost the
+  nodes ordered x their price, and arrive a lead time later.
+- bad: zero periods, growth at or below -100 %, a budget that cannot pay for
+  the nodes a period needs: a clear message, the exit code, no file.
+- file: the HDF5 file read back with h5py (periods, pools, provenance with
+  the resolved scenario) and `tarmac plot` on it: a PNG of the stated size.
+- sigint: SIGINT during a long plan: exit 130, what was planned and
+  simulated so far printed, and written with /plan/complete = 0.
+"""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+import h5py
+
+BIN = os.environ["TARMAC_BIN"]
+SRC = os.environ["TARMAC_SRC"]
+TINY = os.path.join(SRC, "tests", "plan_tiny.json")
+BASE = ["plan", TINY, "--target", "wait_p95<=30m", "--periods", "4", "--lead-time", "1",
+        "--max-nodes", "4", "--replications", "3", "-j", "1"]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def plan(args, cwd):
+    return subprocess.run([BIN] + args, capture_output=True, text=True, cwd=cwd)
+
+
+def gap_line(out):
+    for line in out.splitlines():
+        if line.startswith("greedy plan:"):
+            return line
+    return ""
+
+
+def test_gap(d):
+    # with the look-ahead (default 2): the greedy finds the exact optimum
+    for growth, budget in (("30%", "400k"), ("30%", "700k"), ("20%", "330k")):
+        f = os.path.join(d, f"gap-{growth[:-1]}-{budget}.h5")
+        p = plan(BASE + ["--growth", growth, "--budget", budget, "--exact", "-o", f], d)
+        check(p.returncode == 0, f"gap {growth} {budget}: exit {p.returncode}: {p.stderr}")
+        if p.returncode:
+            continue
+        with h5py.File(f, "r") as h:
+            pl = h["plan"]
+            check(pl["search"][()].decode() == "exact", "the --exact file's plan is the exact one")
+            exact, greedy = pl["own_usd_total"][()], pl["greedy_own_usd_total"][()]
+            check(exact <= greedy + 1e-6, f"exact {exact} costs more than greedy {greedy}")
+            check(abs(pl["gap"][()] - (greedy - exact) / exact) < 1e-12, "gap = greedy / exact - 1")
+            check(all(pl["pass"][:] == 1), f"{growth} {budget}: a period of the exact plan fails")
+            check(pl["greedy_nodes"].shape == pl["nodes"].shape, "greedy_nodes has the plan's shape")
+            # the fleet never shrinks
+            n = pl["nodes"][:]
+            check(all((n[t + 1] >= n[t]).all() for t in range(len(n) - 1)), "a fleet shrank")
+            check(pl["gap"][()] == 0, f"{growth} {budget}: look-ahead 2 leaves a gap {pl['gap'][()]}")
+    # without it the greedy is myopic: 12.5 % more on this case
+    p = plan(BASE + ["--growth", "30%", "--budget", "400k", "--exact", "--lookahead", "0"], d)
+    check(p.returncode == 0, f"lookahead 0: exit {p.returncode}: {p.stderr}")
+    line = gap_line(p.stdout)
+    check("gap 12.50 %" in line, f"lookahead 0: expected a 12.50 % gap, got '{line}'")
+
+
+def test_cost(d):
+    f = os.path.join(d, "cost.h5")
+    p = plan(BASE + ["--growth", "30%", "-o", f], d)
+    check(p.returncode == 0, f"cost: exit {p.returncode}: {p.stderr}")
+    if p.returncode:
+        return
+    with h5py.File(f, "r") as h:
+        pl = h["plan"]
+        names = [x.decode() for x in pl["pool_name"][:]]
+        check(names == ["big", "small"], f"pool names {names}")
+        # server price per GPU x GPUs per node, nothing on top (plan_tiny.json)
+        node_usd = {"big": 8 * 40000.0, "small": 4 * 10000.0}
+        check(list(pl["node_usd"][:]) == [node_usd["big"], node_usd["small"]],
+              f"node_usd {list(pl['node_usd'][:])}")
+        nodes, arrive, order = pl["nodes"][:], pl["arrive"][:], pl["order"][:]
+        lead = pl["lead_periods"][:]
+        check(list(lead) == [1, 1], f"lead times {list(lead)}")
+        check(list(nodes[0]) == [2, 1], "period 1 is the installed fleet (nothing can arrive)")
+        for t in range(len(nodes)):
+            # a quarter of straight-line depreciation over 5 years: capex / 20
+            want = (nodes[t][0] * node_usd["big"] + nodes[t][1] * node_usd["small"]) / 20
+            check(abs(pl["own_usd"][t] - want) < 1e-6 * want,
+                  f"period {t + 1}: own_usd {pl['own_usd'][t]}, by hand {want}")
+            prev = nodes[t - 1] if t else [2, 1]
+            check(list(arrive[t]) == [nodes[t][k] - prev[k] for k in range(2)],
+                  f"period {t + 1}: arrivals are the fleet's growth")
+            # ordered one quarter before they arrive
+            nxt = arrive[t + 1] if t + 1 < len(nodes) else [0, 0]
+            check(list(order[t]) == list(nxt), f"period {t + 1}: orders {list(order[t])}, arrivals next {list(nxt)}")
+            want_o = order[t][0] * node_usd["big"] + order[t][1] * node_usd["small"]
+            check(abs(pl["order_usd"][t] - want_o) < 1e-6, f"period {t + 1}: order_usd")
+        check(abs(pl["own_usd_total"][()] - sum(pl["own_usd"][:])) < 1e-6, "own_usd_total")
+        # demand compounds
+        check(all(abs(pl["demand"][t] - 1.3 ** t) < 1e-12 for t in range(4)), "demand 1.3^t")
+        # the hand-checked figure of the docs (docs/plan.md): 4 quarters, $176,000
+        check(abs(pl["own_usd_total"][()] - 176000) < 1e-6, f"total {pl['own_usd_total'][()]}")
+
+
+def test_bad(d):
+    cases = [
+        (["--periods", "0", "--growth", "5%"], 64, "--periods"),
+        (["--periods", "3", "--growth", "-100%"], 64, "--growth"),
+        (["--periods", "3", "--growth", "-1.5"], 64, "--growth"),
+        (["--periods", "3"], 64, "--growth is required"),
+        (["--periods", "4", "--growth", "30%", "--budget", "200k", "--max-nodes", "4"], 65,
+         "budget of \\$200,000 per period cannot pay"),
+        (["--periods", "4", "--growth", "30%", "--budget", "-5"], 64, "--budget"),
+        (["--periods", "4", "--growth", "30%", "--lead-time", "tiny=2"], 64, "no pool named 'tiny'"),
+        (["--periods", "40", "--growth", "5%", "--exact", "--max-nodes", "1000"], 64,
+         "exact search would simulate more than"),
+    ]
+    for extra, code, msg in cases:
+        args = ["plan", TINY, "--target", "wait_p95<=30m", "--replications", "3", "-j", "1",
+                "--lead-time", "1", "-o", "out.h5"] + extra
+        with tempfile.TemporaryDirectory() as sd:
+            p = subprocess.run([BIN] + args, capture_output=True, text=True, cwd=sd)
+            check(p.returncode == code, f"{extra}: exit {p.returncode}, expected {code}: {p.stderr}")
+            check(re.search(msg, p.stderr) is not None, f"{extra}: stderr lacks '{msg}': {p.stderr}")
+            check(os.listdir(sd) == [], f"{extra}: left {os.listdir(sd)}")
+    # the lead time: nothing can arrive in period 1, which fails
+    with tempfile.TemporaryDirectory() as sd:
+        p = subprocess.run([BIN, "plan", TINY, "--target", "wait_p95<=1s", "--periods", "2",
+                            "--growth", "0", "--replications", "2", "-j", "1", "-o", "out.h5"],
+                           capture_output=True, text=True, cwd=sd)
+        check(p.returncode == 65, f"lead time: exit {p.returncode}: {p.stderr}")
+        check("lead times" in p.stderr, f"lead time: {p.stderr}")
+        check(os.listdir(sd) == [], f"lead time: left {os.listdir(sd)}")
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    check(head[:8] == b"\x89PNG\r\n\x1a\n", f"{path} is not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
+def test_file(d):
+    f = os.path.join(d, "tarmac-plan.h5")
+    p = plan(BASE + ["--growth", "30%", "-o", f], d)
+    check(p.returncode == 0, f"file: exit {p.returncode}: {p.stderr}")
+    if p.returncode:
+        return
+    with h5py.File(f, "r") as h:
+        check(h.attrs["kind"] == "plan", "root kind = plan")
+        pl = h["plan"]
+        check(pl["complete"][()] == 1 and pl["found"][()] == 1, "complete and found")
+        check(pl["periods"][()] == 4 and pl["months_per_period"][()] == 3, "4 quarters")
+        check(abs(pl["growth_per_period"][()] - 0.3) < 1e-12, "growth")
+        check(len(pl["demand"]) == 4 and pl["nodes"].shape == (4, 2), "period arrays")
+        check(pl["mean"].shape == (4, 1) and pl["bound"].shape == (4, 1), "one term")
+        check(all(pl["runs"][:] == 3), "3 replications per period")
+        check(all(0 <= pl["runs_meeting"][t] <= 3 for t in range(4)), "spread in [0, 3]")
+        # every period's fleet is one of the fleets simulated, at its demand
+        fn, fd = pl["fleet_nodes"][:], pl["fleet_demand"][:]
+        for t in range(4):
+            rows = [i for i in range(len(fd)) if fd[i] == pl["demand"][t] and (fn[i] == pl["nodes"][t]).all()]
+            check(len(rows) == 1, f"period {t + 1}: its fleet is in the fleet list once")
+            if rows:
+                usd = pl["fleet_usd_per_month"][rows[0]][1] * 3  # owned
+                check(abs(usd - pl["own_usd"][t]) < 1e-6 * usd, f"period {t + 1}: own_usd from the fleet's cost")
+        prov = h["provenance"]
+        resolved = json.loads(prov["scenario_resolved"][()])
+        check(resolved["name"] == "plan-tiny", "provenance: the resolved scenario")
+        check("tarmac_version" in prov, "provenance: the version")
+    out = os.path.join(d, "plots")
+    p = subprocess.run([BIN, "plot", f, "-o", out, "--only", "plan"], capture_output=True, text=True)
+    check(p.returncode == 0, f"plot: exit {p.returncode}: {p.stderr}")
+    png = os.path.join(out, "plan.png")
+    check(os.path.isfile(png), "plan.png written")
+    if os.path.isfile(png):
+        w, hgt = png_size(png)
+        check((w, hgt) == (1300, 620), f"plan.png is {w}x{hgt}, expected 1300x620")
+        check(os.path.getsize(png) > 10000, f"plan.png has {os.path.getsize(png)} bytes")
+
+
+def test_sigint(d):
+    import signal
+    import time
+    f = os.path.join(d, "int.h5")
+    p = subprocess.Popen([BIN, "plan", os.path.join(SRC, "tests", "analysis_small.json"), "--target",
+                          "wait_p95<=3h", "--periods", "60", "--growth", "10%", "--lead-time", "0",
+                          "--replications", "3", "-j", "1", "-o", f],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 130, f"sigint: exit {p.returncode}: {err[-400:]}")
+    check("periods planned before the interruption" in err, f"sigint: stderr {err[-400:]}")
+    check(os.path.isfile(f), "sigint: the file of what was planned so far")
+    if os.path.isfile(f):
+        with h5py.File(f, "r") as h:
+            check(h["plan/complete"][()] == 0, "sigint: complete = 0")
+            check(h["plan/periods"][()] == 60, "sigint: periods as asked")
+            check(h["plan/nodes"].shape[0] < 60, "sigint: fewer periods planned than asked")
+
+
+with tempfile.TemporaryDirectory() as d:
+    {"gap": test_gap, "sigint": test_sigint, "cost": test_cost, "bad": test_bad, "file": test_file}[sys.argv[1]](d)
+if failures:
+    print(f"{len(failures)} failure(s)")
+    sys.exit(1)
+print("ok")
