@@ -56,6 +56,8 @@ static const char replay_help_tail[] =
     "  --lenient               skip malformed rows (reported) instead of stopping\n"
     "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
     "                          is never read)\n"
+    "  --jobs MODE             time: what the file keeps of the jobs: full (default),\n"
+    "                          summary (/jobs_summary) or none (docs/output.md)\n"
     "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
     "                          profile: CSV (default, or -, stdout)\n"
     "  -q, --quiet             print nothing but errors\n"
@@ -119,6 +121,7 @@ typedef struct rcfg {
     uint64_t max_jobs; /* 0: the whole trace */
     int estimates;     /* trace_estimate_source; -1: not given */
     int warned_estimates;
+    sim_jobs_table jobs;
     /* run state */
     trace_gavel_matrix *matrix;
     const char *type_names[PLACE_MAX_TYPES];
@@ -524,7 +527,7 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     opts.stop_flag = &sim__cli_stop;
     sim_result res;
     const char *out = c->out ? c->out : "tarmac-replay.h5";
-    rc = sim_study_run(sc, &opts, out, &res, d);
+    rc = sim_study_run_jobs(sc, &opts, out, c->jobs, &res, d);
     src.close(src.ud);
     if (rc)
         return rc;
@@ -719,6 +722,7 @@ enum {
     O_MAX_JOBS,
     O_LENIENT,
     O_ESTIMATES,
+    O_JOBS,
 };
 
 static const sim__cli_opt replay_opts[] = {
@@ -741,6 +745,7 @@ static const sim__cli_opt replay_opts[] = {
     {"max-jobs", O_MAX_JOBS, 1, "an integer >= 1"},
     {"lenient", O_LENIENT, 0, NULL},
     {"estimates", O_ESTIMATES, 1, "requested, runtime or requested-else-runtime"},
+    {"jobs", O_JOBS, 1, "full, summary or none"},
     {NULL, 0, 0, NULL},
 };
 
@@ -847,6 +852,9 @@ static int cmd_replay(int argc, char **argv)
             break;
         case O_ESTIMATES:
             bad = (c.estimates = trace_estimate_source_find(v)) < 0;
+            break;
+        case O_JOBS:
+            bad = sim_jobs_table_parse(v, &c.jobs) != 0;
             break;
         }
         if (bad)
