@@ -146,6 +146,21 @@ with tempfile.TemporaryDirectory() as d:
               f"{cmd[0]} --jobs some: exit {p.returncode}, {p.stderr!r}")
         check(not os.path.exists(bad), f"{cmd[0]} --jobs some left a file")
 
+    # the option is the time protocol's: refused with another
+    swf = os.path.join(d, "tiny.swf")
+    with open(swf, "w") as f:
+        f.write("; MaxNodes: 4\n; MaxProcs: 4\n")
+        for k in range(1, 6):
+            f.write(f"{k} {k * 10} 0 100 2 -1 -1 2 200 -1 1 1 1 -1 -1 -1 -1 -1\n")
+    p = tm("replay", swf, "--format", "swf", "--protocol", "window", "--window", "0:5",
+           "--jobs", "none", "-o", bad)
+    check(p.returncode == 64 and "--jobs needs --protocol time" in p.stderr,
+          f"replay --protocol window --jobs none: exit {p.returncode}, {p.stderr!r}")
+    check(not os.path.exists(bad), "replay --protocol window --jobs none left a file")
+    p = tm("replay", swf, "--format", "swf", "--protocol", "window", "--window", "0:5", "-q",
+           "-o", os.path.join(d, "win.h5"))
+    check(p.returncode == 0, f"replay of the tiny SWF window: exit {p.returncode}: {p.stderr}")
+
     # readers
     p = tm("plot", files["none"], "-o", os.path.join(d, "plots"), "-q")
     check(p.returncode in (0, 69), f"plot of a file without /jobs: exit {p.returncode}: {p.stderr}")

@@ -902,6 +902,8 @@ static int cmd_replay(int argc, char **argv)
         return sim__cli_usage("replay", "--window needs --protocol window");
     if (c.max_jobs && c.protocol != P_TIME)
         return sim__cli_usage("replay", "--max-jobs needs --protocol time");
+    if (c.jobs != SIM_JOBS_FULL && c.protocol != P_TIME)
+        return sim__cli_usage("replay", "--jobs needs --protocol time");
     if (c.estimates >= 0 && !(fl & TRACE_FORMAT_ESTIMATES))
         return sim__cli_usage("replay", "--estimates is for %s traces",
                               format_names(TRACE_FORMAT_ESTIMATES, names, sizeof names));
