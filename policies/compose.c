@@ -513,6 +513,8 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
 static void compose_observe(void *state, const place_view *v, const place_decision *d, int status)
 {
     compose *s = state;
+    if (s->partition->observe)
+        s->partition->observe(s->s_partition.state, v, d, status);
     if (status == PLACE_OK) {
         if (s->backfill->observe)
             s->backfill->observe(s->s_backfill.state, v, d);

@@ -35,9 +35,15 @@
  * GPUs on shared nodes do not complete a spanning reclaim; owners are never
  * preempted for one another.
  *
- * Cost: a reclaim walks the running set once and sorts the borrowers found on
- * the tenant's nodes: O(running + b log b), only for jobs that do not fit; a
- * spanning one also walks the nodes once per GPU type: O(types x nodes).
+ * Cost: the borrowers are indexed by the tenant owning the node they borrow
+ * (built at the first reclaim of a pass, O(running), then kept through the
+ * pass's decisions: a START adds the new job's borrowed parts, a PREEMPT
+ * follows the host's swap-remove), so a reclaim reads only the b borrowers
+ * on its tenant's nodes and sorts them: O(b log b), only for jobs that do not
+ * fit; a spanning one also walks the nodes once per GPU type:
+ * O(types x nodes). Each running index carries a token that changes when
+ * another job takes the index, so an entry of a job gone or moved is known
+ * stale and dropped when met.
  * Sources: Kueue cohorts (borrowingLimit, preemption.reclaimWithinCohort),
  * YARN's capacity scheduler (guaranteed capacity, elasticity, preemption of
  * over-capacity queues after max_wait_before_kill), Slurm partitions with
@@ -68,8 +74,30 @@ typedef struct vict {
     uint64_t id;
 } vict;
 
+/* A borrowed part in the index: part `part` of running[run], valid while the
+ * index's token of run is still tok. */
+typedef struct bent {
+    uint32_t run, part;
+    uint64_t tok;
+} bent;
+
+/* The borrowed parts on the nodes of one owner tenant. */
+typedef struct owner_list {
+    uint32_t tenant;
+    uint32_t n, cap;
+    bent *e;
+} owner_list;
+
 typedef struct borrow {
     place_env env;
+    /* the index of borrowers by owner (the file's comment, "Cost") */
+    int idx_ok;     /* it describes the view's running set */
+    uint32_t idx_n; /* the view's n_running it describes */
+    uint64_t *tok;  /* per running index: its occupant's token */
+    uint32_t cap_tok;
+    uint64_t next_tok;
+    owner_list *own; /* sorted by tenant */
+    uint32_t n_own, cap_own;
     int64_t reclaim_us;
     int64_t wake_us; /* the earliest reclaim that was not due yet in this pass */
     cand *c;
@@ -148,6 +176,10 @@ static void borrow_destroy(void *state)
     place__free(&b->env, b->c, b->cap * sizeof *b->c);
     place__free(&b->env, b->v, b->cap_v * sizeof *b->v);
     place__free(&b->env, b->freed, b->cap_n * sizeof *b->freed);
+    place__free(&b->env, b->tok, b->cap_tok * sizeof *b->tok);
+    for (uint32_t k = 0; k < b->n_own; k++)
+        place__free(&b->env, b->own[k].e, b->own[k].cap * sizeof *b->own[k].e);
+    place__free(&b->env, b->own, b->cap_own * sizeof *b->own);
     place_env env = b->env;
     place__free(&env, b, sizeof *b);
 }
@@ -155,8 +187,113 @@ static void borrow_destroy(void *state)
 static int borrow_begin(void *state, const place_view *v)
 {
     (void)v;
-    ((borrow *)state)->wake_us = PLACE_T_NEVER;
+    borrow *b = state;
+    b->wake_us = PLACE_T_NEVER;
+    b->idx_ok = 0; /* the running set changed between passes: built again when needed */
     return PLACE_OK;
+}
+
+/* The list of owner `tenant`: NULL when it has none and create is 0, or when
+ * memory runs out (*rc says which). */
+static owner_list *owner_find(borrow *b, uint32_t tenant, int create, int *rc)
+{
+    uint32_t lo = 0, hi = b->n_own;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (b->own[mid].tenant < tenant)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *rc = PLACE_OK;
+    if (lo < b->n_own && b->own[lo].tenant == tenant)
+        return &b->own[lo];
+    if (!create)
+        return NULL;
+    if ((*rc = place__grow(&b->env, (void **)&b->own, &b->cap_own, b->n_own + 1, sizeof *b->own)) !=
+        PLACE_OK)
+        return NULL;
+    memmove(&b->own[lo + 1], &b->own[lo], (b->n_own - lo) * sizeof *b->own);
+    b->own[lo] = (owner_list){tenant, 0, 0, NULL};
+    b->n_own++;
+    return &b->own[lo];
+}
+
+/* Index the borrowed whole-GPU parts of running[k] (a preemptible job's parts
+ * on nodes another tenant owns), under the token tok[k]. */
+static int idx_add(borrow *b, const place_view *v, uint32_t k)
+{
+    const place_running *r = &v->running[k];
+    if (!(r->job.flags & PLACE_JOB_PREEMPTIBLE))
+        return PLACE_OK;
+    for (uint32_t q = 0; q < r->n_parts; q++) {
+        const place_part *p = &r->parts[q];
+        uint32_t owner = place_node_tenant(v->cluster, p->node);
+        if (p->gpus == 0 || p->milli < PLACE_MILLI_WHOLE || owner == PLACE_NONE ||
+            owner == r->job.tenant)
+            continue;
+        int rc;
+        owner_list *l = owner_find(b, owner, 1, &rc);
+        if (!l)
+            return rc;
+        if ((rc = place__grow(&b->env, (void **)&l->e, &l->cap, l->n + 1, sizeof *l->e)) !=
+            PLACE_OK)
+            return rc;
+        l->e[l->n++] = (bent){k, q, b->tok[k]};
+    }
+    return PLACE_OK;
+}
+
+/* Index the whole running set: O(running). */
+static int idx_build(borrow *b, const place_view *v)
+{
+    b->idx_ok = 0;
+    for (uint32_t k = 0; k < b->n_own; k++)
+        b->own[k].n = 0;
+    int rc = place__grow(&b->env, (void **)&b->tok, &b->cap_tok, v->n_running, sizeof *b->tok);
+    if (rc != PLACE_OK)
+        return rc;
+    for (uint32_t k = 0; k < v->n_running; k++) {
+        b->tok[k] = ++b->next_tok;
+        if ((rc = idx_add(b, v, k)) != PLACE_OK)
+            return rc;
+    }
+    b->idx_n = v->n_running;
+    b->idx_ok = 1;
+    return PLACE_OK;
+}
+
+/* Keep the index through the pass's decisions (place.h: a START appends the
+ * new job, a PREEMPT moves the last entry into the victim's index). Anything
+ * else, or a view that does not match, drops the index; the next reclaim
+ * builds it again. */
+static void borrow_observe(void *state, const place_view *v, const place_decision *d, int status)
+{
+    borrow *b = state;
+    if (!b->idx_ok || status != PLACE_OK)
+        return;
+    b->idx_ok = 0;
+    if (d->kind == PLACE_START) {
+        if (v->n_running != b->idx_n + 1 || place__grow(&b->env, (void **)&b->tok, &b->cap_tok,
+                                                        v->n_running, sizeof *b->tok) != PLACE_OK)
+            return;
+        uint32_t k = b->idx_n++;
+        b->tok[k] = ++b->next_tok;
+        if (idx_add(b, v, k) != PLACE_OK)
+            return;
+    } else if (d->kind == PLACE_PREEMPT) {
+        if (v->n_running + 1 != b->idx_n || d->index >= b->idx_n)
+            return;
+        uint32_t last = --b->idx_n;
+        if (d->index < last) {
+            b->tok[d->index] = b->tok[last]; /* the same job, at its new index */
+            if (idx_add(b, v, d->index) != PLACE_OK)
+                return;
+        }
+    } else if (d->kind != PLACE_ROUTE_API || v->n_running != b->idx_n) {
+        return;
+    }
+    b->idx_ok = 1;
 }
 
 static int64_t borrow_wake(void *state, const place_view *v)
@@ -386,31 +523,35 @@ static int borrow_reclaim(void *state, const place_view *v, uint32_t i, uint32_t
             b->wake_us = due;
         return PLACE_ERR_NOFIT;
     }
-    /* the borrowers' whole-GPU parts on nodes this job's tenant owns: O(running) */
-    uint32_t n = 0;
-    for (uint32_t k = 0; k < v->n_running; k++) {
-        const place_running *r = &v->running[k];
-        if (r->job.tenant == j->tenant || !(r->job.flags & PLACE_JOB_PREEMPTIBLE))
-            continue;
-        for (uint32_t q = 0; q < r->n_parts; q++) {
-            const place_part *p = &r->parts[q];
-            if (p->gpus == 0 || p->milli < PLACE_MILLI_WHOLE ||
-                place_node_tenant(c, p->node) != j->tenant)
-                continue;
-            int rc = place__grow(&b->env, (void **)&b->c, &b->cap, n + 1, sizeof *b->c);
-            if (rc != PLACE_OK)
-                return rc;
-            cand *x = &b->c[n++];
-            x->node = p->node;
-            x->run = k;
-            x->priority = r->job.priority;
-            x->mask = p->mask;
-            x->lost_gpu_s = place_running_lost_gpu_s(r, v->now_us);
-            x->start_us = r->start_us;
-            x->id = r->job.id;
-            place__part_host_share(&r->job, r->parts, r->n_parts, q, &x->cpu_milli, &x->mem_mib);
-        }
+    /* the borrowers' whole-GPU parts on nodes this job's tenant owns, from the
+     * index (stale entries dropped as they are met) */
+    int rc;
+    if ((!b->idx_ok || b->idx_n != v->n_running) && (rc = idx_build(b, v)) != PLACE_OK)
+        return rc;
+    owner_list *l = owner_find(b, j->tenant, 0, &rc);
+    if (!l)
+        return PLACE_ERR_NOFIT;
+    if ((rc = place__grow(&b->env, (void **)&b->c, &b->cap, l->n, sizeof *b->c)) != PLACE_OK)
+        return rc;
+    uint32_t n = 0, kept = 0;
+    for (uint32_t e = 0; e < l->n; e++) {
+        const bent *x0 = &l->e[e];
+        if (x0->run >= v->n_running || b->tok[x0->run] != x0->tok)
+            continue; /* its job ended or moved */
+        l->e[kept++] = *x0;
+        const place_running *r = &v->running[x0->run];
+        const place_part *p = &r->parts[x0->part];
+        cand *x = &b->c[n++];
+        x->node = p->node;
+        x->run = x0->run;
+        x->priority = r->job.priority;
+        x->mask = p->mask;
+        x->lost_gpu_s = place_running_lost_gpu_s(r, v->now_us);
+        x->start_us = r->start_us;
+        x->id = r->job.id;
+        place__part_host_share(&r->job, r->parts, r->n_parts, x0->part, &x->cpu_milli, &x->mem_mib);
     }
+    l->n = kept;
     if (n == 0)
         return PLACE_ERR_NOFIT;
     qsort(b->c, n, sizeof *b->c, cand_cmp);
@@ -483,4 +624,5 @@ const place_partition place__partition_borrow = {
     .allow = borrow_allow,
     .reclaim = borrow_reclaim,
     .wake = borrow_wake,
+    .observe = borrow_observe,
 };

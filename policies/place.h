@@ -723,6 +723,9 @@ typedef struct place_partition {
     int (*reclaim)(void *state, const place_view *v, uint32_t i, uint32_t *victims,
                    uint32_t cap_victims, uint32_t *n_victims, place_decision *d);
     int64_t (*wake)(void *state, const place_view *v);
+    /* may be NULL: every decision of the pass once applied (status PLACE_OK) or
+     * refused, as place_policy.observe; v is the view after it */
+    void (*observe)(void *state, const place_view *v, const place_decision *d, int status);
 } place_partition;
 
 /* The registries (registry.c): find a component by name, NULL when unknown;

@@ -126,6 +126,10 @@ with tempfile.TemporaryDirectory() as d:
     in_files = names_in(run) | names_in(cmp) | names_in(be) | names_in(spec_run) | names_in(sz) \
         | names_in(pl)
     in_files |= names_in(fbe)
+    # a run that keeps only the job shapes (run --jobs summary: /jobs_summary)
+    jsum = os.path.join(d, "jobs-summary.h5")
+    subprocess.run([BIN, "run", SCEN, "--jobs", "summary", "-o", jsum, "-q"], check=True)
+    in_files |= names_in(jsum)
     # the packing file needs the openb trace; without it its section is left out
     data = os.environ.get("TARMAC_DATA_DIR", "")
     openb = os.path.join(data, "alibaba-gpu-v2023-openb")

@@ -224,6 +224,10 @@ def main():
         files = []
         if tm("run", small, "--seed", "7", "-q", "-o", f"{tmp}/run.h5"):
             files.append(f"{tmp}/run.h5")
+        # the same run keeping the job shapes only, and nothing of the jobs
+        for mode in ("summary", "none"):
+            if tm("run", small, "--seed", "7", "--jobs", mode, "-q", "-o", f"{tmp}/run-{mode}.h5"):
+                files.append(f"{tmp}/run-{mode}.h5")
         if tm("compare", small, "--policies", "fifo-first-fit,fifo-best-fit", "--replications",
               "2", "--seed", "7", "-j", "2", "--per-class", "-q", "-o", f"{tmp}/compare.h5"):
             files.append(f"{tmp}/compare.h5")

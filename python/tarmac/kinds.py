@@ -29,7 +29,9 @@ class Run(Result):
 
     @classmethod
     def matches(cls, f, attrs):
-        return "kind" not in attrs and "jobs" in f and "summary" in f
+        # a file written with --jobs summary or none has no /jobs (its root
+        # attribute jobs_table says which)
+        return "kind" not in attrs and "summary" in f and ("jobs" in f or "jobs_table" in attrs)
 
     def describe(self):
         p, s = self.provenance, self.summary
@@ -73,9 +75,28 @@ class Run(Result):
         return self.table("tenants")
 
     @property
+    def jobs_table(self):
+        """What the file keeps of the jobs: "full" (/jobs), "summary"
+        (/jobs_summary) or "none" (`tarmac run --jobs`)."""
+        with self.h5() as f:
+            return _h5.text(f.attrs["jobs_table"]) if "jobs_table" in f.attrs else "full"
+
+    @property
     def jobs(self):
-        """/jobs sorted by id (the file holds them in finishing order)."""
+        """/jobs sorted by id (the file holds them in finishing order). A file
+        written with --jobs summary or none has none: TarmacError."""
+        kept = self.jobs_table
+        if kept != "full":
+            raise TarmacError(self.path, f"no /jobs: written with --jobs {kept} "
+                              "(run again with --jobs full for one row per job"
+                              + (", or read jobs_summary" if kept == "summary" else "") + ")")
         return self.table("jobs").sort_values("id", kind="stable").reset_index(drop=True)
+
+    @property
+    def jobs_summary(self):
+        """/jobs_summary, one row per job shape (class, GPUs, milli-GPU), of a
+        file written with --jobs summary; TarmacError otherwise."""
+        return self.table("jobs_summary")
 
     @property
     def timeseries(self):

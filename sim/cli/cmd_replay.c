@@ -59,6 +59,8 @@ static const char replay_help_tail[] =
     "  --lenient               skip malformed rows (reported) instead of stopping\n"
     "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
     "                          is never read)\n"
+    "  --jobs MODE             time: what the file keeps of the jobs: full (default),\n"
+    "                          summary (/jobs_summary) or none (docs/output.md)\n"
     "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
     "                          profile: CSV (default, or -, stdout)\n"
     "  -q, --quiet             print nothing but errors\n"
@@ -123,6 +125,7 @@ typedef struct rcfg {
     uint64_t max_jobs; /* 0: the whole trace */
     int estimates;     /* trace_estimate_source; -1: not given */
     int warned_estimates;
+    sim_jobs_table jobs;
     /* run state */
     trace_gavel_matrix *matrix;
     const char *type_names[PLACE_MAX_TYPES];
@@ -530,7 +533,7 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     opts.stop_flag = &sim__cli_stop;
     sim_result res;
     const char *out = c->out ? c->out : "tarmac-replay.h5";
-    rc = sim_study_run(sc, &opts, out, &res, d);
+    rc = sim_study_run_jobs(sc, &opts, out, c->jobs, &res, d);
     src.close(src.ud);
     if (rc)
         return rc;
@@ -725,6 +728,7 @@ enum {
     O_MAX_JOBS,
     O_LENIENT,
     O_ESTIMATES,
+    O_JOBS,
 };
 
 static const sim__cli_opt replay_opts[] = {
@@ -747,6 +751,7 @@ static const sim__cli_opt replay_opts[] = {
     {"max-jobs", O_MAX_JOBS, 1, "an integer >= 1"},
     {"lenient", O_LENIENT, 0, NULL},
     {"estimates", O_ESTIMATES, 1, "requested, runtime or requested-else-runtime"},
+    {"jobs", O_JOBS, 1, "full, summary or none"},
     SIM__CLI_LLM_OPTS,
     {NULL, 0, 0, NULL},
 };
@@ -857,6 +862,9 @@ static int cmd_replay(int argc, char **argv)
         case O_ESTIMATES:
             bad = (c.estimates = trace_estimate_source_find(v)) < 0;
             break;
+        case O_JOBS:
+            bad = sim_jobs_table_parse(v, &c.jobs) != 0;
+            break;
         default:
             bad = key >= O_LLM_MODEL && sim__cli_llm_opt(&c.llm, key, v) != 0;
             break;
@@ -911,6 +919,8 @@ static int cmd_replay(int argc, char **argv)
         return sim__cli_usage("replay", "--window needs --protocol window");
     if (c.max_jobs && c.protocol != P_TIME)
         return sim__cli_usage("replay", "--max-jobs needs --protocol time");
+    if (c.jobs != SIM_JOBS_FULL && c.protocol != P_TIME)
+        return sim__cli_usage("replay", "--jobs needs --protocol time");
     if (c.estimates >= 0 && !(fl & TRACE_FORMAT_ESTIMATES))
         return sim__cli_usage("replay", "--estimates is for %s traces",
                               format_names(TRACE_FORMAT_ESTIMATES, names, sizeof names));

@@ -14,7 +14,7 @@
 
 static const char run_help[] =
     "Usage: tarmac run [SCENARIO] [-o FILE] [--seed N] [--replication R] [--quiet] [--json]\n"
-    "                  [--limit NAME=VALUE]...\n"
+    "                  [--jobs full|summary|none] [--limit NAME=VALUE]...\n"
     "\n"
     "Run SCENARIO (a JSON file; without one, the embedded default scenario) and\n"
     "write the results to FILE (default tarmac-out.h5), atomically: the file\n"
@@ -27,6 +27,9 @@ static const char run_help[] =
     "  -q, --quiet          print nothing but errors (no table, no progress bar)\n"
     "  --json               print a JSON summary on stdout instead of the table: every\n"
     "                       figure of the file's /summary, /tenants, /ledger, /cost\n"
+    "  --jobs MODE          what the file keeps of the jobs: full (default; /jobs, a\n"
+    "                       row per job), summary (/jobs_summary, a row per class and\n"
+    "                       GPU count) or none (/summary and the rest only)\n"
     "  --check              check engine invariants after every event (slow)\n"
     "  --limit NAME=VALUE   raise a limit the scenario is held to before it runs\n"
     "                       (docs/cli.md, \"Limits\"; tarmac validate -v shows the\n"
@@ -207,10 +210,11 @@ static void print_summary(const sim_scenario *sc, const sim_result *r, const cha
         printf("\nwrote %s\n", out);
 }
 
-enum { O_CHECK = 256 };
+enum { O_CHECK = 256, O_JOBS };
 
 static const sim__cli_opt run_opts[] = {
     {"check", O_CHECK, 0, NULL},
+    {"jobs", O_JOBS, 1, "full, summary or none"},
     {NULL, 0, 0, NULL},
 };
 
@@ -227,6 +231,7 @@ static const sim__cli_spec run_spec = {
 static int cmd_run(int argc, char **argv)
 {
     int check = 0;
+    sim_jobs_table jobs = SIM_JOBS_FULL;
     sim__cli_args a;
     sim__cli_args_init(&a, &run_spec, argc, argv);
     int key;
@@ -234,6 +239,8 @@ static int cmd_run(int argc, char **argv)
     while ((key = sim__cli_next(&a, &v)) > 0)
         if (key == O_CHECK)
             check = 1;
+        else if (key == O_JOBS && sim_jobs_table_parse(v, &jobs))
+            return sim__cli_bad_value(&a);
     if (key == SIM__CLI_STOP)
         return a.code;
     const char *path = a.n_operands ? a.operands[0] : NULL;
@@ -265,7 +272,7 @@ static int cmd_run(int argc, char **argv)
         opts.progress_every = 4096;
     }
     sim_result res;
-    rc = sim_study_run(&sc, &opts, out, &res, &d);
+    rc = sim_study_run_jobs(&sc, &opts, out, jobs, &res, &d);
     sim__cli_progress_end(&bar);
     if (rc != TM_OK) {
         sim_scenario_fini(&sc);

@@ -13,6 +13,20 @@
 #include "config/config.h"
 
 /* ------------------------------------------------------------------------- */
+/* What a run's report keeps of its jobs (`--jobs`, docs/output.md)            */
+
+typedef enum sim_jobs_table {
+    SIM_JOBS_FULL = 0, /* /jobs, one row per job (the default) */
+    SIM_JOBS_SUMMARY,  /* /jobs_summary, one row per job shape, instead */
+    SIM_JOBS_NONE      /* neither: /summary and the rest only */
+} sim_jobs_table;
+
+/* "full", "summary", "none" (the root attribute jobs_table of a run file). */
+const char *sim_jobs_table_name(sim_jobs_table t);
+/* The mode named s; -1 for anything else. */
+int sim_jobs_table_parse(const char *s, sim_jobs_table *out);
+
+/* ------------------------------------------------------------------------- */
 /* The packing experiment's curves (output/pack_report.c)                     */
 
 /* The curves as HDF5 (layout: docs/output.md, "Packing experiment"). */

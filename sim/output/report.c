@@ -211,7 +211,9 @@ struct sim_report {
     const sim_scenario *sc;
     sim__h5w *w;
     sim__h5t *jobs, *ts;
-    job_batch *jb;                             /* rows of /jobs not yet appended */
+    job_batch *jb; /* rows of /jobs not yet appended */
+    sim_jobs_table jobs_mode;
+    sim__jobsum *jsum;                         /* --jobs summary: the shapes so far */
     sim__h5t **pool_ts, **type_ts, **class_ts; /* NULL entries for types not in the fleet */
     sim__h5t **svc_ts;
     char block_names[SIM_BLOCK_COUNT][48], block_desc[SIM_BLOCK_COUNT][160];
@@ -228,7 +230,7 @@ static double us_to_s(int64_t us)
 static int jobs_flush(report *rp, tm_diag *diag)
 {
     job_batch *b = rp->jb;
-    if (!b->n)
+    if (!b || !b->n)
         return TM_OK;
     const void *cols[J_NCOLS] = {
         [J_ID] = b->id,
@@ -290,6 +292,12 @@ static int sink_job(void *ud, const sim_job_row *r, tm_diag *diag)
     b->work[i] = r->work_ref_gpu_s;
     b->n = i + 1;
     return b->n == JOB_BATCH ? jobs_flush(rp, diag) : TM_OK;
+}
+
+static int sink_jobsum(void *ud, const sim_job_row *r, tm_diag *diag)
+{
+    report *rp = ud;
+    return sim__jobsum_add(rp->jsum, r, diag);
 }
 
 static double ratio(double a, double b)
@@ -480,6 +488,10 @@ static int write_labels(report *rp, const sim_scenario *sc, tm_diag *diag)
     size_t n = sc->n_classes;
     for (size_t c = 0; c < n; c++)
         names[c] = sc->classes[c].name;
+    if (rp->jobs_mode != SIM_JOBS_FULL) {
+        rc = rp->jsum ? sim__jobsum_write(rp->jsum, rp->w, sc, diag) : TM_OK;
+        goto out;
+    }
     if ((rc = attr_labels(rp->w, "/jobs/class", names, n, diag)))
         goto out;
     static const char *const states[] = {"queued", "running", "completed", "rejected", "failed"};
@@ -800,24 +812,53 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
 static void report_free(report *rp)
 {
     free(rp->jb);
+    sim__jobsum_free(rp->jsum);
     free(rp->pool_ts);
     free(rp->type_ts);
     free(rp->class_ts);
     free(rp->svc_ts);
 }
 
+const char *sim_jobs_table_name(sim_jobs_table t)
+{
+    return t == SIM_JOBS_NONE ? "none" : t == SIM_JOBS_SUMMARY ? "summary" : "full";
+}
+
+int sim_jobs_table_parse(const char *s, sim_jobs_table *out)
+{
+    static const sim_jobs_table all[] = {SIM_JOBS_FULL, SIM_JOBS_SUMMARY, SIM_JOBS_NONE};
+    for (size_t i = 0; s && i < N_(all); i++)
+        if (strcmp(s, sim_jobs_table_name(all[i])) == 0) {
+            *out = all[i];
+            return 0;
+        }
+    return -1;
+}
+
 int sim_report_open(sim_report **out, const sim_scenario *sc, const char *path, tm_diag *diag)
+{
+    return sim_report_open_jobs(out, sc, path, SIM_JOBS_FULL, diag);
+}
+
+int sim_report_open_jobs(sim_report **out, const sim_scenario *sc, const char *path,
+                         sim_jobs_table jobs, tm_diag *diag)
 {
     *out = NULL;
     report *rp = calloc(1, sizeof *rp);
     if (!rp)
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     rp->sc = sc;
-    if (!(rp->jb = malloc(sizeof *rp->jb))) {
+    rp->jobs_mode = jobs;
+    if (jobs == SIM_JOBS_FULL) {
+        if (!(rp->jb = malloc(sizeof *rp->jb))) {
+            free(rp);
+            return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
+        }
+        rp->jb->n = 0;
+    } else if (jobs == SIM_JOBS_SUMMARY && sim__jobsum_new(&rp->jsum) != TM_OK) {
         free(rp);
         return tm_diag_set(diag, TM_ERR_NOMEM, path, "out of memory");
     }
-    rp->jb->n = 0;
     int rc = sim__h5w_open(&rp->w, path, diag);
     if (rc != TM_OK) {
         report_free(rp);
@@ -827,15 +868,18 @@ int sim_report_open(sim_report **out, const sim_scenario *sc, const char *path, 
     if ((rc = sim__h5w_attr_i64(rp->w, "/", "schema_version", SIM_OUTPUT_SCHEMA, diag)) ||
         (rc = sim__h5w_attr_str(rp->w, "/", "created_by", "tarmac " TARMAC_VERSION, diag)) ||
         (rc = sim__h5w_attr_str(rp->w, "/", "layout", "docs/output.md", diag)) ||
-        (rc = sim__h5t_create(&rp->jobs, rp->w, "/jobs", "one row per job (finished or not)",
-                              job_cols, J_NCOLS, diag)) ||
-        (rc = sim__h5t_dim(rp->jobs, "job", NULL, "the jobs, one per row of /jobs (no values)",
-                           diag)) ||
+        (jobs != SIM_JOBS_FULL &&
+         (rc = sim__h5w_attr_str(rp->w, "/", "jobs_table", sim_jobs_table_name(jobs), diag))) ||
+        (jobs == SIM_JOBS_FULL &&
+         ((rc = sim__h5t_create(&rp->jobs, rp->w, "/jobs", "one row per job (finished or not)",
+                                job_cols, J_NCOLS, diag)) ||
+          (rc = sim__h5t_dim(rp->jobs, "job", NULL, "the jobs, one per row of /jobs (no values)",
+                             diag)))) ||
         (rc = create_series(rp, diag))) {
         sim_report_abort(rp);
         return rc;
     }
-    rp->sink.job = sink_job;
+    rp->sink.job = jobs == SIM_JOBS_FULL ? sink_job : jobs == SIM_JOBS_SUMMARY ? sink_jobsum : NULL;
     rp->sink.bin = sink_bin;
     rp->sink.ud = rp;
     *out = rp;

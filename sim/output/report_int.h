@@ -26,10 +26,23 @@
  * outlive it. */
 typedef struct sim_report sim_report;
 int sim_report_open(sim_report **rp, const sim_scenario *sc, const char *path, tm_diag *diag);
+/* The same, keeping of the jobs what `jobs` says: /jobs (sim_report_open),
+ * /jobs_summary or nothing (docs/output.md, "What --jobs keeps"). */
+int sim_report_open_jobs(sim_report **rp, const sim_scenario *sc, const char *path,
+                         sim_jobs_table jobs, tm_diag *diag);
 const sim_sink *sim_report_sink(sim_report *rp);
 int sim_report_commit(sim_report *rp, const sim_run_opts *opts, const sim_result *res,
                       const sim__cost_report *cost, tm_diag *diag);
 void sim_report_abort(sim_report *rp);
+
+/* `/jobs_summary` (output/report_jobsum.c): job rows folded into one row
+ * per shape as they come, written sorted at commit. add and write fail only
+ * for memory or the file. */
+typedef struct sim__jobsum sim__jobsum;
+int sim__jobsum_new(sim__jobsum **s); /* TM_OK or TM_ERR_NOMEM */
+int sim__jobsum_add(sim__jobsum *s, const sim_job_row *r, tm_diag *diag);
+int sim__jobsum_write(sim__jobsum *s, sim__h5w *w, const sim_scenario *sc, tm_diag *diag);
+void sim__jobsum_free(sim__jobsum *s);
 
 /* Write /cost (docs/output.md) into a run's file from the accounting *r of
  * the run's result res (sim__cost_account). */

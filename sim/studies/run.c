@@ -18,9 +18,15 @@
 int sim_study_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
                   sim_result *res, tm_diag *diag)
 {
+    return sim_study_run_jobs(sc, opts, path, SIM_JOBS_FULL, res, diag);
+}
+
+int sim_study_run_jobs(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
+                       sim_jobs_table jobs, sim_result *res, tm_diag *diag)
+{
     memset(res, 0, sizeof *res);
     sim_report *rp = NULL;
-    int rc = sim_report_open(&rp, sc, path, diag);
+    int rc = sim_report_open_jobs(&rp, sc, path, jobs, diag);
     if (rc != TM_OK)
         return rc;
     if ((rc = sim_run(sc, opts, sim_report_sink(rp), res, diag)) != TM_OK) {

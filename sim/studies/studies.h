@@ -15,6 +15,9 @@
  * written under a temporary name and renamed when complete). */
 int sim_study_run(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
                   sim_result *res, tm_diag *diag);
+/* The same, keeping of the jobs what `jobs` says (`--jobs`, docs/output.md). */
+int sim_study_run_jobs(const sim_scenario *sc, const sim_run_opts *opts, const char *path,
+                       sim_jobs_table jobs, sim_result *res, tm_diag *diag);
 
 /* SWF window protocol: replay `count` consecutive jobs from job index
  * `first` (0-based, counting jobs the reader hands out), the machine empty at
