@@ -84,7 +84,7 @@ int main(int argc, char **argv)
         double *thr = malloc((size_t)m * n * sizeof *thr), *x = malloc((size_t)m * n * sizeof *x);
         double *left = malloc(m * sizeof *left), *total = malloc(m * sizeof *total);
         double *age = malloc(m * sizeof *age);
-        uint32_t *gpus = malloc(m * sizeof *gpus);
+        double *gpus = malloc(m * sizeof *gpus);
         if (!thr || !x || !left || !total || !age || !gpus)
             return 71;
         uint64_t r = 12345;

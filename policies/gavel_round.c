@@ -15,12 +15,12 @@
  * heterogeneity-agnostic objective, as Gavel shuffles worker types for
  * policies that ignore throughput); within a type jobs go in decreasing
  * priority and each job is scheduled on at most one type while it fits the
- * type's GPUs left. A job with X = 0 on a type may still take GPUs left over
- * (except under fifo). Then the running jobs chosen again on the type they
- * run on keep their GPUs (lease renewal: no decision, no cost); the other
- * preemptible running jobs are preempted; the chosen queued jobs start on
- * their type (one node when it fits, else spanning nodes of that type when the
- * job may span). Between boundaries a pass decides nothing (a job arriving or
+ * type's GPUs left (a GPU share counts its fraction: shares are a job's
+ * shape here, not Gavel's space sharing of two jobs). A job with X = 0 on a type may still take
+ * GPUs left over (except under fifo). Then the running jobs chosen again on the type they run on
+ * keep their GPUs (lease renewal: no decision, no cost); the other preemptible running jobs are
+ * preempted; the chosen queued jobs start on their type (one node when it fits, else spanning nodes
+ * of that type when the job may span). Between boundaries a pass decides nothing (a job arriving or
  * GPUs freed mid-round wait for the next round, as in Gavel) and wake() asks
  * for a pass at the next boundary.
  *
@@ -169,6 +169,12 @@ static double speed_of(const place_job *j, uint32_t t)
     return s > 0 ? s : 1.0;
 }
 
+/* The GPUs a job holds: a share counts its fraction of one. */
+static double need_of(const place_job *j)
+{
+    return (double)j->gpus * j->gpu_milli / PLACE_MILLI_WHOLE;
+}
+
 static int ent_cmp(const void *a, const void *b)
 {
     const entry *x = a, *y = b;
@@ -214,7 +220,7 @@ static int gv_begin(void *state, const place_view *v)
         if (x->pinned) {
             x->sel = x->cur;
             if (x->cur != PLACE_NONE)
-                left[x->cur] -= r->job.gpus;
+                left[x->cur] -= need_of(&r->job);
         }
     }
     for (uint32_t i = 0; i < v->n_queue; i++) {
@@ -292,10 +298,11 @@ static int gv_begin(void *state, const place_view *v)
             if (en->t != t)
                 continue;
             cand *x = &g->cands[en->c];
-            if (x->sel != PLACE_NONE || (double)x->j->gpus > left[t])
+            double need = need_of(x->j);
+            if (x->sel != PLACE_NONE || need > left[t] + 1e-9)
                 continue;
             x->sel = t;
-            left[t] -= x->j->gpus;
+            left[t] -= need;
         }
     }
     /* leases: keep, preempt, start */
@@ -319,17 +326,16 @@ static int place_on(const place_view *v, const place_job *j, uint32_t t, place_d
     const place_cluster *c = v->cluster;
     if (j->gpus == 0)
         return place_fit_cpu_only(v, j, d, NULL);
-    if (j->gpu_milli < PLACE_MILLI_WHOLE) {
-        for (uint32_t n = place_cluster_next_free(c, t, 1, 0); n != PLACE_NONE;
-             n = place_cluster_next_free(c, t, 1, n + 1)) {
+    if (j->gpu_milli < PLACE_MILLI_WHOLE) { /* a share: the first GPU of t with room */
+        for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
+             n = place_bits_next(&c->any_share[t], n + 1)) {
             if (!place_host_ok(c, n, j))
                 continue;
-            uint64_t m = c->node_free_mask[n];
-            if (!m)
-                continue;
-            place_decide_share(d, j, n, (uint32_t)__builtin_ctzll(m));
-            if (place_cluster_check(c, j, d->parts, d->n_parts) == PLACE_OK)
-                return PLACE_OK;
+            for (uint32_t g = 0; g < c->node_gpus[n]; g++)
+                if (place_gpu_share_fits(c, n, g, j)) {
+                    place_decide_share(d, j, n, g);
+                    return PLACE_OK;
+                }
         }
         return PLACE_ERR_NOFIT;
     }

@@ -2321,7 +2321,7 @@ static int gavel_round(engine *e)
     for (uint32_t i = 0; i < n; i++) {
         const job *j = slot_job(e, keys[i].slot);
         g->n_id[i] = keys[i].id;
-        g->gpus[i] = j->pj.gpus;
+        g->gpus[i] = (double)j->pj.gpus * j->pj.gpu_milli / PLACE_MILLI_WHOLE;
         for (uint32_t t = 0; t < nt; t++) {
             double sp = j->pj.speed ? j->pj.speed[t] : 1.0;
             if (!(sp > 0))

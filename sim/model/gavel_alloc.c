@@ -126,7 +126,7 @@ static void lp_fini(lp *L)
 }
 
 /* Rows 1..m: levels; m+1..2m: time; 2m+1..2m+n: capacity. */
-static int lp_build(lp *L, uint32_t m, uint32_t n, const double *a, const uint32_t *gpus,
+static int lp_build(lp *L, uint32_t m, uint32_t n, const double *a, const double *gpus,
                     const double *mult, const double *cap)
 {
     memset(L, 0, sizeof *L);
@@ -179,7 +179,7 @@ static int lp_build(lp *L, uint32_t m, uint32_t n, const double *a, const uint32
             int c = L->col[(size_t)i * n + t];
             if (c) {
                 L->ind[++k] = c;
-                L->val[k] = (double)gpus[i] * mult[i];
+                L->val[k] = gpus[i] * mult[i];
             }
         }
         glp_set_row_bnds(L->P, (int)(2 * m + t + 1), GLP_UP, 0.0, cap[t]);
@@ -303,7 +303,8 @@ static int lp_waterfill(lp *L, double *x, uint32_t *levels, double *zmin, int si
  * dozen groups of thousands of jobs. */
 typedef struct grow_key {
     const double *row;
-    uint32_t gpus, n, idx;
+    double gpus;
+    uint32_t n, idx;
 } grow_key;
 
 static int grow_cmp(const void *pa, const void *pb)
@@ -324,7 +325,8 @@ static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x
 {
     uint32_t m = p->n_jobs, n = p->n_types, G = 0;
     grow_key *k = malloc((size_t)m * sizeof *k);
-    uint32_t *grp = malloc((size_t)m * sizeof *grp), *ggpus = malloc((size_t)m * sizeof *ggpus);
+    uint32_t *grp = malloc((size_t)m * sizeof *grp);
+    double *ggpus = malloc((size_t)m * sizeof *ggpus);
     double *ga = malloc((size_t)m * n * sizeof *ga), *gm = malloc((size_t)m * sizeof *gm);
     double *gx = malloc((size_t)m * n * sizeof *gx);
     int rc = TM_OK;

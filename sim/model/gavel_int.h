@@ -55,7 +55,7 @@ int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag
 typedef struct sim__gavel_problem {
     uint32_t n_jobs, n_types;
     const double *thr;
-    const uint32_t *gpus;  /* GPUs per job (Gavel's scale factor), >= 1 */
+    const double *gpus;    /* GPUs per job (Gavel's scale factor; a share counts its fraction) */
     const double *cap;     /* GPUs per type */
     const double *weight;  /* priority weight per job (NULL: 1) */
     const double *left_s;  /* ftf, makespan: reference work left, seconds */
@@ -96,7 +96,7 @@ typedef struct sim__gavel {
     /* scratch for the next solve */
     uint64_t *n_id;
     double *n_x, *n_recv, *n_active, *thr, *cap, *left, *total, *age, *prevx;
-    uint32_t *gpus;
+    double *gpus;
     uint32_t n_cap;
     double solve_s; /* wall time spent solving, for the bench */
     uint64_t solves;
@@ -117,7 +117,7 @@ typedef struct sim__gavel_jobs {
     uint32_t n;
     const uint64_t *id;
     const double *thr; /* n x n_types */
-    const uint32_t *gpus;
+    const double *gpus;
     const double *weight, *left_s, *total_s, *age_s;
     const double *cap; /* n_types */
 } sim__gavel_jobs;
