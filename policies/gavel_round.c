@@ -20,9 +20,12 @@
  * GPUs left over (except under fifo). Then the running jobs chosen again on the type they run on
  * keep their GPUs (lease renewal: no decision, no cost); the other preemptible running jobs are
  * preempted; the chosen queued jobs start on their type (one node when it fits, else spanning nodes
- * of that type when the job may span). Between boundaries a pass decides nothing (a job arriving or
- * GPUs freed mid-round wait for the next round, as in Gavel) and wake() asks
- * for a pass at the next boundary.
+ * of that type when the job may span). A running job chosen for another type
+ * is preempted in the pass and started on its new type in the next pass of the
+ * same instant (the host queues it again after the first; the engine runs a
+ * pass again whenever one stopped a job). Between boundaries a pass decides
+ * nothing (a job arriving or GPUs freed mid-round wait for the next round, as
+ * in Gavel) and wake() asks for a pass at the next boundary.
  *
  * Without a timeshare (a host that solves none, e.g. `tarmac place`) every
  * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
@@ -66,6 +69,9 @@ typedef struct gv {
     uint32_t cap_ents;
     uint64_t *pre; /* job ids to preempt */
     uint32_t n_pre, i_pre, cap_pre;
+    uint32_t order[PLACE_MAX_TYPES]; /* the types' order in the round that starts at order_us */
+    uint32_t n_order;
+    int64_t order_us;
     uint32_t *starts; /* candidate indices to start */
     uint32_t n_starts, i_starts, cap_starts;
 } gv;
@@ -111,6 +117,7 @@ static int gv_create(const place_env *env, const char *args, void **state, char 
     g->env = *env;
     g->objective = obj;
     g->round_us = round_us;
+    g->order_us = -1;
     *state = g;
     return PLACE_OK;
 bad:
@@ -270,18 +277,31 @@ static int gv_begin(void *state, const place_view *v)
     }
     /* the order of the types: fastest first (by the candidates' mean speed),
      * or shuffled for the objective that ignores speed */
-    uint32_t order[PLACE_MAX_TYPES], no = 0;
+    uint32_t *order = g->order, no = 0;
     for (uint32_t t = 0; t < nt; t++)
         if ((c->types_present >> t) & 1u)
-            order[no++] = t;
-    if (g->objective == OBJ_AGNOSTIC) {
+            no++;
+    if (g->objective == OBJ_AGNOSTIC && g->order_us == v->now_us && g->n_order == no) {
+        /* a second pass of the same boundary (it starts the jobs that move
+         * type, which the host queues again after the first): same order */
+    } else if (g->objective == OBJ_AGNOSTIC) {
+        no = 0;
+        for (uint32_t t = 0; t < nt; t++)
+            if ((c->types_present >> t) & 1u)
+                order[no++] = t;
         for (uint32_t k = no; k > 1; k--) {
             uint32_t s = (uint32_t)place_rand_below(&g->env, k);
             uint32_t tmp = order[k - 1];
             order[k - 1] = order[s];
             order[s] = tmp;
         }
+        g->order_us = v->now_us;
+        g->n_order = no;
     } else {
+        no = 0;
+        for (uint32_t t = 0; t < nt; t++)
+            if ((c->types_present >> t) & 1u)
+                order[no++] = t;
         for (uint32_t a = 1; a < no; a++)
             for (uint32_t b = a; b > 0 && tspeed[order[b]] > tspeed[order[b - 1]]; b--) {
                 uint32_t tmp = order[b];

@@ -328,7 +328,7 @@ static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x
     uint32_t *grp = malloc((size_t)m * sizeof *grp);
     double *ggpus = malloc((size_t)m * sizeof *ggpus);
     double *ga = malloc((size_t)m * n * sizeof *ga), *gm = malloc((size_t)m * sizeof *gm);
-    double *gx = malloc((size_t)m * n * sizeof *gx);
+    double *gx = calloc((size_t)m * n + 1, sizeof *gx);
     int rc = TM_OK;
     lp L = {0};
     if (!k || !grp || !ggpus || !ga || !gm || !gx) {
@@ -434,6 +434,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
     stats->ungrouped = ungrouped;
     if (m == 0)
         return TM_OK;
+    memset(x, 0, (size_t)m * n * sizeof *x);
     if (objective == SIM_GAVEL_FIFO)
         return solve_fifo(p, x);
     double *a = malloc((size_t)m * n * sizeof *a);
