@@ -72,6 +72,14 @@ typedef struct gv {
     uint32_t order[PLACE_MAX_TYPES]; /* the types' order in the round that starts at order_us */
     uint32_t n_order;
     int64_t order_us;
+    /* the round chosen at sel_us, by job id: a second pass of the same
+     * instant starts the jobs that moved type without choosing again */
+    struct gv_sel {
+        uint64_t id;
+        uint32_t t;
+    } * sel;
+    uint32_t n_sel, cap_sel;
+    int64_t sel_us;
     uint32_t *starts; /* candidate indices to start */
     uint32_t n_starts, i_starts, cap_starts;
 } gv;
@@ -118,6 +126,7 @@ static int gv_create(const place_env *env, const char *args, void **state, char 
     g->objective = obj;
     g->round_us = round_us;
     g->order_us = -1;
+    g->sel_us = -1;
     *state = g;
     return PLACE_OK;
 bad:
@@ -139,6 +148,7 @@ static void gv_destroy(void *state)
     place__free(&env, g->ents, g->cap_ents * sizeof *g->ents);
     place__free(&env, g->pre, g->cap_pre * sizeof *g->pre);
     place__free(&env, g->starts, g->cap_starts * sizeof *g->starts);
+    place__free(&env, g->sel, g->cap_sel * sizeof *g->sel);
     place__free(&env, g, sizeof *g);
 }
 
@@ -197,6 +207,35 @@ static int is_boundary(const gv *g, const place_view *v)
     return v->now_us >= 0 && v->now_us % g->round_us == 0;
 }
 
+static int sel_cmp(const void *a, const void *b)
+{
+    const struct gv_sel *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* A second pass at the boundary whose round is already chosen: start the
+ * chosen jobs that wait (those the first pass moved), preempt nothing. */
+static int begin_again(gv *g, const place_view *v)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < v->n_queue; i++) {
+        if (v->queue_state[i] != PLACE_Q_WAITING)
+            continue;
+        struct gv_sel key = {v->queue[i].id, 0};
+        const struct gv_sel *f = bsearch(&key, g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
+        if (!f)
+            continue;
+        cand *x = &g->cands[n];
+        x->j = &v->queue[i];
+        x->qi = i;
+        x->cur = PLACE_NONE;
+        x->sel = f->t;
+        x->pinned = 0;
+        g->starts[g->n_starts++] = n++;
+    }
+    return PLACE_OK;
+}
+
 static int gv_begin(void *state, const place_view *v)
 {
     gv *g = state;
@@ -209,8 +248,11 @@ static int gv_begin(void *state, const place_view *v)
     if (grow(&g->env, (void **)&g->cands, &g->cap_cands, nc, sizeof *g->cands) ||
         grow(&g->env, (void **)&g->ents, &g->cap_ents, nc * nt, sizeof *g->ents) ||
         grow(&g->env, (void **)&g->pre, &g->cap_pre, v->n_running, sizeof *g->pre) ||
-        grow(&g->env, (void **)&g->starts, &g->cap_starts, v->n_queue, sizeof *g->starts))
+        grow(&g->env, (void **)&g->starts, &g->cap_starts, v->n_queue, sizeof *g->starts) ||
+        grow(&g->env, (void **)&g->sel, &g->cap_sel, nc, sizeof *g->sel))
         return PLACE_ERR_NOMEM;
+    if (g->sel_us == v->now_us)
+        return begin_again(g, v);
     double left[PLACE_MAX_TYPES];
     for (uint32_t t = 0; t < nt; t++)
         left[t] = (double)c->type_gpus_up[t];
@@ -326,10 +368,13 @@ static int gv_begin(void *state, const place_view *v)
         }
     }
     /* leases: keep, preempt, start */
+    g->n_sel = 0;
     for (uint32_t k = 0; k < n; k++) {
         cand *x = &g->cands[k];
         if (x->pinned)
             continue;
+        if (x->sel != PLACE_NONE)
+            g->sel[g->n_sel++] = (struct gv_sel){x->j->id, x->sel};
         if (x->qi == PLACE_NONE) {
             if (x->sel != x->cur)
                 g->pre[g->n_pre++] = x->j->id;
@@ -337,6 +382,8 @@ static int gv_begin(void *state, const place_view *v)
             g->starts[g->n_starts++] = k;
         }
     }
+    qsort(g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
+    g->sel_us = v->now_us;
     return PLACE_OK;
 }
 
