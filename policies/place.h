@@ -62,7 +62,7 @@ extern "C" {
  * (place_cluster.node_tenant), the partition component, place_policy.wake and
  * place_pass_stats.wake_us. 5: place_preempt.begin and .observe;
  * place_capacity and place_job_never_fits. 6: the cluster's change journal
- * (place_cluster.serial, .changes, .change_ring). */
+ * (place_cluster.serial, .changes, .change_ring) and place_view.timeshare. */
 #define PLACE_ABI_VERSION 6u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
@@ -440,6 +440,21 @@ enum place_queue_state {
     PLACE_Q_ROUTED = 3,  /* a service replica routed to an API during this pass */
 };
 
+/* A time-sharing allocation for round-based policies (Gavel's X, docs/gavel.md):
+ * the host solves it and shows it in the view; the policy only reads it. Rows
+ * are jobs (queued or running), job ids ascending; x[r * n_types + t] is the
+ * fraction of time row r should run on type t, recv_s the seconds it has run
+ * there and active_s[r] the seconds it has been in the allocation. Rounds
+ * start at multiples of round_us. */
+typedef struct place_timeshare {
+    int64_t round_us;
+    uint32_t n_rows, n_types;
+    const uint64_t *job_id;
+    const double *x;
+    const double *recv_s;
+    const double *active_s;
+} place_timeshare;
+
 /* What a policy sees. The host may change `running` and `n_running` during a
  * pass (a START appends the new job, a PREEMPT removes the victim by
  * swap-remove: the last entry moves into the victim's index), so a policy must
@@ -452,6 +467,8 @@ typedef struct place_view {
     uint32_t n_queue;
     const place_running *running;
     uint32_t n_running;
+    /* a solved time-sharing allocation, or NULL (hosts that solve none) */
+    const place_timeshare *timeshare;
 } place_view;
 
 /* The protocol of a pass, for hosts:

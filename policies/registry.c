@@ -13,9 +13,11 @@
 
 /* whole policies, selectable by name in a specification */
 extern const place_policy place__policy_tiresias;
+extern const place_policy place__policy_gavel; /* gavel_round.c */
 static const place_policy *const policies[] = {
     &place__policy_compose,
     &place__policy_tiresias,
+    &place__policy_gavel,
 };
 
 /* presets: a short name for a common composition */
@@ -29,7 +31,7 @@ static const struct {
     {.name = "fgd", .spec = "order=fifo placement=fgd backfill=greedy"},
     {.name = "tiresias", .spec = "tiresias-2dlas"},
     {.name = "las", .spec = "order=las placement=topology backfill=greedy"},
-    {.name = "gavel", .spec = "order=fifo placement=hetero backfill=greedy"},
+    /* "gavel" is a whole policy (gavel_round.c), no longer a preset */
     {.name = "priority-preempt",
      .spec = "order=priority placement=best-fit backfill=greedy preempt=priority"},
 };

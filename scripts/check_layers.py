@@ -34,7 +34,7 @@ LIBS = [
     ("hdf5", ("sim/output/",)),
     ("H5", ("sim/output/",)),
     ("mpi.h", ("sim/studies/sweep_mpi.c",)),
-    ("glpk.h", ("sim/studies/",)),
+    ("glpk.h", ("sim/model/gavel_alloc.c",)),
 ]
 # headers generated into the build folder, and where they belong
 GENERATED = {"version.h": "sim/base"}

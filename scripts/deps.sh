@@ -11,10 +11,11 @@
 # .ci/run and the README use it through the Makefile.
 set -eu
 
-# build: compiler, build system, libraries (serial HDF5, GSL, cJSON, zlib for .gz traces)
+# build: compiler, build system, libraries (serial HDF5, GSL, cJSON, zlib for .gz traces,
+#        GLPK for Gavel's allocation LP)
 # run time: gnuplot (plots), hdf5-tools (h5dump, used by tests)
 # tests: Debian's python3 with h5py, numpy and pandas (read the HDF5 output back)
-PKGS="gcc make cmake pkg-config libgsl-dev libcjson-dev libhdf5-dev zlib1g-dev \
+PKGS="gcc make cmake pkg-config libgsl-dev libcjson-dev libhdf5-dev zlib1g-dev libglpk-dev \
 gnuplot-nox hdf5-tools python3 python3-h5py python3-numpy python3-pandas"
 
 # optional groups, named on the command line (.ci/run asks for both):

@@ -86,7 +86,7 @@ void pv_queue(pv_host *h, place_job j)
 
 place_view pv_view(pv_host *h)
 {
-    place_view v = {h->now_us, &h->c, h->queue, h->qstate, h->n_queue, h->run, h->n_run};
+    place_view v = {h->now_us, &h->c, h->queue, h->qstate, h->n_queue, h->run, h->n_run, NULL};
     return v;
 }
 

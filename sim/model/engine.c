@@ -61,6 +61,7 @@
 
 #include "model/cost_int.h"
 #include "model/evq_int.h"
+#include "model/gavel_int.h"
 #include "model/metrics_int.h"
 #include "model/service_int.h"
 
@@ -99,7 +100,10 @@ enum { REP_NONE = 0, REP_QUEUED, REP_LOADING, REP_READY };
 /* Waiting jobs looked at when judging why idle GPUs are idle. */
 #define BLOCK_LOOKAHEAD 4u
 
-enum stop_cause { STOP_PREEMPT, STOP_FAILURE };
+/* STOP_ROUND: a round-based policy (Gavel) takes the GPUs back at a round
+ * boundary; the job checkpoints at the end of its lease, so it keeps all its
+ * work and pays only the restart overhead when it runs again. */
+enum stop_cause { STOP_PREEMPT, STOP_FAILURE, STOP_ROUND };
 
 typedef struct job {
     place_job pj; /* what the policy sees; pj.id is the arrival sequence */
@@ -305,6 +309,7 @@ typedef struct engine {
     int apply_rc;           /* a TM_ERR_* from apply(), which the pass reports as a PLACE_ERR */
     uint32_t pass_prefix;   /* queue entries from q_head started so far in this pass */
     int pass_holes;         /* a job behind a waiting one started in this pass */
+    sim__gavel *gavel;      /* Gavel's allocation and rounds (policy "gavel"); NULL otherwise */
     place_decision *hook_d; /* decisions of the pass, for opts->pass_hook */
     place_part *hook_parts;
     size_t hook_n, hook_cap, hook_parts_n, hook_parts_cap;
@@ -1138,7 +1143,9 @@ static void run_stop(engine *e, uint32_t slot, int cause)
     int64_t el = e->now_us - j->run_start_us;
     int64_t ov = el < j->run_overhead_us ? el : j->run_overhead_us;
     int64_t work = el - ov;
-    int64_t saved = j->checkpoint_us > 0 ? work / j->checkpoint_us * j->checkpoint_us : 0;
+    int64_t saved = cause == STOP_ROUND    ? work
+                    : j->checkpoint_us > 0 ? work / j->checkpoint_us * j->checkpoint_us
+                                           : 0;
     int64_t saved_ref = (int64_t)((double)saved * j->run_speed);
     work_credit(e, j, saved_ref < j->remaining_ref_us ? saved_ref : j->remaining_ref_us);
     j->remaining_ref_us = saved_ref < j->remaining_ref_us ? j->remaining_ref_us - saved_ref : 0;
@@ -1165,7 +1172,7 @@ static void run_stop(engine *e, uint32_t slot, int cause)
     e->series.b_lost += lw;
     e->series.lost += lw;
     e->res->gpu_s_lost += lost;
-    if (cause == STOP_PREEMPT) {
+    if (cause != STOP_FAILURE) {
         cr->preemptions++;
         ar->preemptions++;
         e->res->preemptions++;
@@ -1790,7 +1797,7 @@ static int apply_preempt(engine *e, place_view *v, place_decision *d)
     uint32_t need = e->n_requeue + 1;
     if (grow((void **)&e->requeue, &e->requeue_cap, need, sizeof *e->requeue, 16))
         return nomem(e);
-    run_stop(e, slot, STOP_PREEMPT);
+    run_stop(e, slot, e->gavel ? STOP_ROUND : STOP_PREEMPT);
     slot_job(e, slot)->state = SIM_JOB_QUEUED;
     e->requeue[e->n_requeue++] = slot;
     v->running = e->r_run;
@@ -2269,6 +2276,99 @@ static void queue_compact(engine *e, int full)
         e->q_head = e->q_tail = 0;
 }
 
+/* Gavel's round boundary (model/gavel_int.h): count the time each job has
+ * received since the last boundary and, when jobs arrived or left, solve
+ * the allocation again for the batch jobs queued or running. */
+typedef struct gavel_key {
+    uint64_t id;
+    uint32_t slot;
+} gavel_key;
+
+static int gavel_key_cmp(const void *a, const void *b)
+{
+    const gavel_key *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int gavel_round(engine *e)
+{
+    sim__gavel *g = e->gavel;
+    uint32_t nt = e->cluster.n_types, n = 0, nr = e->n_run, nq = e->q_tail - e->q_head;
+    uint64_t *ids = malloc(((size_t)nr + 1) * sizeof *ids);
+    uint32_t *types = malloc(((size_t)nr + 1) * sizeof *types);
+    int64_t *starts = malloc(((size_t)nr + 1) * sizeof *starts);
+    gavel_key *keys = malloc(((size_t)nr + nq + 1) * sizeof *keys);
+    int rc = TM_OK;
+    if (!ids || !types || !starts || !keys) {
+        rc = nomem(e);
+        goto out;
+    }
+    for (uint32_t k = 0; k < nr; k++) {
+        const place_running *r = &e->r_run[k];
+        ids[k] = r->job.id;
+        types[k] = r->n_parts ? e->cluster.node_type[r->parts[0].node] : UINT32_MAX;
+        starts[k] = r->start_us;
+    }
+    sim__gavel_account(g, e->now_us, ids, types, starts, nr);
+    if (g->solved && g->seen_arrivals == e->arrivals && g->seen_in_flight == e->batch_in_flight)
+        goto out;
+    for (uint32_t k = 0; k < nr; k++) {
+        job *j = slot_job(e, e->r_slot[k]);
+        if (!j->svc && j->pj.gpus > 0)
+            keys[n++] = (gavel_key){j->pj.id, e->r_slot[k]};
+    }
+    for (uint32_t i = e->q_head; i < e->q_tail; i++) {
+        job *j = slot_job(e, e->q_slot[i]);
+        if (!j->svc && j->pj.gpus > 0 && e->q_state[i] == PLACE_Q_WAITING)
+            keys[n++] = (gavel_key){j->pj.id, e->q_slot[i]};
+    }
+    qsort(keys, n, sizeof *keys, gavel_key_cmp);
+    if (sim__gavel_reserve(g, n) != TM_OK) {
+        rc = nomem(e);
+        goto out;
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        g->cap[t] = (double)e->cluster.type_gpus_up[t];
+    for (uint32_t i = 0; i < n; i++) {
+        const job *j = slot_job(e, keys[i].slot);
+        g->n_id[i] = keys[i].id;
+        g->gpus[i] = (double)j->pj.gpus * j->pj.gpu_milli / PLACE_MILLI_WHOLE;
+        for (uint32_t t = 0; t < nt; t++) {
+            double sp = j->pj.speed ? j->pj.speed[t] : 1.0;
+            if (!(sp > 0))
+                sp = 1.0;
+            g->thr[(size_t)i * nt + t] = place_type_ok(&e->cluster, &j->pj, t) ? sp : 0.0;
+        }
+        double left = (double)j->remaining_ref_us;
+        if (j->state == SIM_JOB_RUNNING && !j->in_overhead) {
+            double done = (double)(e->now_us - j->run_start_us - j->run_overhead_us) * j->run_speed;
+            left = done < left ? left - done : 0;
+        }
+        g->left[i] = left / 1e6;
+        g->total[i] = (double)(j->work_ref_us + j->remaining_ref_us) / 1e6;
+        g->age[i] = (double)(e->now_us - j->pj.submit_us) / 1e6;
+    }
+    sim__gavel_jobs jobs = {
+        .n = n,
+        .id = g->n_id,
+        .thr = g->thr,
+        .gpus = g->gpus,
+        .left_s = g->left,
+        .total_s = g->total,
+        .age_s = g->age,
+        .cap = g->cap,
+    };
+    rc = sim__gavel_resolve(g, &jobs, e->diag);
+    g->seen_arrivals = e->arrivals;
+    g->seen_in_flight = e->batch_in_flight;
+out:
+    free(ids);
+    free(types);
+    free(starts);
+    free(keys);
+    return rc;
+}
+
 static int schedule_pass(engine *e)
 {
     e->dirty = 0;
@@ -2286,6 +2386,13 @@ static int schedule_pass(engine *e)
         .running = e->r_run,
         .n_running = e->n_run,
     };
+    if (e->gavel && e->now_us % e->gavel->round_us == 0) {
+        int grc = gavel_round(e);
+        if (grc != TM_OK)
+            return grc;
+        if (e->gavel->solved)
+            v.timeshare = &e->gavel->ts;
+    }
     place_pass_stats st;
     e->pass_prefix = 0;
     e->pass_holes = 0;
@@ -2593,6 +2700,10 @@ static void engine_fini(engine *e)
     quant_free(e->q_slowdown, nq);
     sim__series_fini(&e->series);
     place_instance_fini(&e->policy);
+    if (e->gavel) {
+        sim__gavel_fini(e->gavel);
+        free(e->gavel);
+    }
     if (e->r_policy)
         gsl_rng_free(e->r_policy);
     place_cluster_fini(&e->cluster);
@@ -3137,6 +3248,22 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         rc = tm_diag_set(diag, prc == PLACE_ERR_NOMEM ? TM_ERR_NOMEM : TM_ERR_SCENARIO, "policy",
                          "%s", perr[0] ? perr : place_strerror(prc));
         goto out;
+    }
+    {
+        int gobj;
+        int64_t ground;
+        int gs = sim__gavel_spec(sc->policy, &gobj, &ground, diag);
+        if (gs < 0) {
+            rc = gs;
+            goto out;
+        }
+        if (gs == 1) {
+            if (!(e.gavel = malloc(sizeof *e.gavel))) {
+                rc = nomem(&e);
+                goto out;
+            }
+            sim__gavel_init(e.gavel, gobj, ground, (uint32_t)sc->n_types);
+        }
     }
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
         (rc = build_class_specials(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)

@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gavel_round.c — Gavel's round-based mechanism (Narayanan et al., "Heterogeneity-
+ * Aware Cluster Scheduling Policies for Deep Learning Workloads", OSDI 2020).
+ *
+ * Time is cut into rounds (multiples of the round length, 360 s by default).
+ * The host solves the policy's allocation X (jobs x GPU types, fractions of
+ * time) and shows it in place_view.timeshare with the time each job has
+ * received per type; this file only realises it. At a round boundary every
+ * job, queued or running, gets a priority per type
+ *     priority = X[j][t] / (time received on t / time in the allocation)
+ * (X x 1e9 when it has received nothing there yet, as Gavel's source does,
+ * so that 2 x a new priority still exceeds it). Types are taken one after
+ * another (fastest first; shuffled with the host's random source for the
+ * heterogeneity-agnostic objective, as Gavel shuffles worker types for
+ * policies that ignore throughput); within a type jobs go in decreasing
+ * priority and each job is scheduled on at most one type while it fits the
+ * type's GPUs left (a GPU share counts its fraction: shares are a job's
+ * shape here, not Gavel's space sharing of two jobs). A job with X = 0 on a type may still take
+ * GPUs left over (except under fifo). Then the running jobs chosen again on the type they run on
+ * keep their GPUs (lease renewal: no decision, no cost); the other preemptible running jobs are
+ * preempted; the chosen queued jobs start on their type (one node when it fits, else spanning nodes
+ * of that type when the job may span). A running job chosen for another type
+ * is preempted in the pass and started on its new type in the next pass of the
+ * same instant (the host queues it again after the first; the engine runs a
+ * pass again whenever one stopped a job). Between boundaries a pass decides
+ * nothing (a job arriving or GPUs freed mid-round wait for the next round, as
+ * in Gavel) and wake() asks for a pass at the next boundary.
+ *
+ * Without a timeshare (a host that solves none, e.g. `tarmac place`) every
+ * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
+ *
+ * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),
+ * max-min-agnostic, ftf, makespan, fifo. The host reads the same grammar
+ * (sim/model/gavel_alloc.c) to know what to solve.
+ * Cost per boundary pass: O((queue + running) x types x log) for the sort.
+ */
+#include "place_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OBJ_MAXMIN, OBJ_AGNOSTIC, OBJ_FTF, OBJ_MAKESPAN, OBJ_FIFO, OBJ_N };
+static const char *const OBJ[OBJ_N] = {"max-min", "max-min-agnostic", "ftf", "makespan", "fifo"};
+
+typedef struct cand {
+    const place_job *j;
+    uint32_t qi;  /* queue index, or PLACE_NONE for a running job */
+    uint32_t cur; /* the type it runs on, or PLACE_NONE */
+    uint32_t sel; /* the type chosen for the next round, or PLACE_NONE */
+    int pinned;   /* running and not preemptible: keeps its GPUs */
+} cand;
+
+typedef struct entry {
+    double prio, x;
+    uint64_t id;
+    uint32_t c, t;
+} entry;
+
+typedef struct gv {
+    place_env env;
+    int objective;
+    int64_t round_us;
+    cand *cands;
+    uint32_t cap_cands;
+    entry *ents;
+    uint32_t cap_ents;
+    uint64_t *pre; /* job ids to preempt */
+    uint32_t n_pre, i_pre, cap_pre;
+    uint32_t order[PLACE_MAX_TYPES]; /* the types' order in the round that starts at order_us */
+    uint32_t n_order;
+    int64_t order_us;
+    /* the round chosen at sel_us, by job id: a second pass of the same
+     * instant starts the jobs that moved type without choosing again */
+    struct gv_sel {
+        uint64_t id;
+        uint32_t t;
+    } * sel;
+    uint32_t n_sel, cap_sel;
+    int64_t sel_us;
+    uint32_t *starts; /* candidate indices to start */
+    uint32_t n_starts, i_starts, cap_starts;
+} gv;
+
+static int gv_create(const place_env *env, const char *args, void **state, char *err,
+                     size_t err_len)
+{
+    int obj = OBJ_MAXMIN;
+    int64_t round_us = 360 * 1000000ll;
+    while (*args == ' ' || *args == '\t')
+        args++;
+    size_t alen = strcspn(args, " \t");
+    if (alen) {
+        const char *rest = args + alen;
+        while (*rest == ' ' || *rest == '\t')
+            rest++;
+        const char *at = memchr(args, '@', alen);
+        size_t nlen = at ? (size_t)(at - args) : alen;
+        obj = -1;
+        for (int k = 0; k < OBJ_N; k++)
+            if (strlen(OBJ[k]) == nlen && strncmp(args, OBJ[k], nlen) == 0)
+                obj = k;
+        if (obj < 0 || *rest)
+            goto bad;
+        if (at) {
+            char buf[32];
+            size_t l = alen - nlen - 1;
+            if (l == 0 || l >= sizeof buf)
+                goto bad;
+            memcpy(buf, at + 1, l);
+            buf[l] = '\0';
+            char *end;
+            double s = strtod(buf, &end);
+            if (*end || !(s >= 1e-3) || s > 1e9)
+                goto bad;
+            round_us = (int64_t)llround(s * 1e6);
+        }
+    }
+    gv *g = place__realloc(env, NULL, 0, sizeof *g);
+    if (!g)
+        return PLACE_ERR_NOMEM;
+    memset(g, 0, sizeof *g);
+    g->env = *env;
+    g->objective = obj;
+    g->round_us = round_us;
+    g->order_us = -1;
+    g->sel_us = -1;
+    *state = g;
+    return PLACE_OK;
+bad:
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "policy 'gavel': expected [OBJECTIVE][@ROUND_SECONDS] with OBJECTIVE one of "
+                 "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.60s'",
+                 args);
+    return PLACE_ERR_SPEC;
+}
+
+static void gv_destroy(void *state)
+{
+    gv *g = state;
+    if (!g)
+        return;
+    place_env env = g->env;
+    place__free(&env, g->cands, g->cap_cands * sizeof *g->cands);
+    place__free(&env, g->ents, g->cap_ents * sizeof *g->ents);
+    place__free(&env, g->pre, g->cap_pre * sizeof *g->pre);
+    place__free(&env, g->starts, g->cap_starts * sizeof *g->starts);
+    place__free(&env, g->sel, g->cap_sel * sizeof *g->sel);
+    place__free(&env, g, sizeof *g);
+}
+
+static int grow(const place_env *env, void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return PLACE_OK;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < need)
+        c = c > UINT32_MAX / 2 ? need : c * 2;
+    void *q = place__realloc(env, *p, (size_t)*cap * elem, (size_t)c * elem);
+    if (!q)
+        return PLACE_ERR_NOMEM;
+    *p = q;
+    *cap = c;
+    return PLACE_OK;
+}
+
+static uint32_t row_of(const place_timeshare *ts, uint64_t id)
+{
+    uint32_t lo = 0, hi = ts->n_rows;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ts->job_id[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ts->n_rows && ts->job_id[lo] == id ? lo : PLACE_NONE;
+}
+
+static double speed_of(const place_job *j, uint32_t t)
+{
+    double s = j->speed ? j->speed[t] : 1.0;
+    return s > 0 ? s : 1.0;
+}
+
+/* The GPUs a job holds: a share counts its fraction of one. */
+static double need_of(const place_job *j)
+{
+    return (double)j->gpus * j->gpu_milli / PLACE_MILLI_WHOLE;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    if (x->x != y->x)
+        return x->x > y->x ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int is_boundary(const gv *g, const place_view *v)
+{
+    return v->now_us >= 0 && v->now_us % g->round_us == 0;
+}
+
+static int sel_cmp(const void *a, const void *b)
+{
+    const struct gv_sel *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* A second pass at the boundary whose round is already chosen: start the
+ * chosen jobs that wait (those the first pass moved), preempt nothing. */
+static int begin_again(gv *g, const place_view *v)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < v->n_queue; i++) {
+        if (v->queue_state[i] != PLACE_Q_WAITING)
+            continue;
+        struct gv_sel key = {v->queue[i].id, 0};
+        const struct gv_sel *f = bsearch(&key, g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
+        if (!f)
+            continue;
+        cand *x = &g->cands[n];
+        x->j = &v->queue[i];
+        x->qi = i;
+        x->cur = PLACE_NONE;
+        x->sel = f->t;
+        x->pinned = 0;
+        g->starts[g->n_starts++] = n++;
+    }
+    return PLACE_OK;
+}
+
+static int gv_begin(void *state, const place_view *v)
+{
+    gv *g = state;
+    g->n_pre = g->i_pre = g->n_starts = g->i_starts = 0;
+    if (!is_boundary(g, v))
+        return PLACE_OK;
+    const place_cluster *c = v->cluster;
+    const place_timeshare *ts = v->timeshare;
+    uint32_t nt = c->n_types, nc = v->n_queue + v->n_running;
+    if (grow(&g->env, (void **)&g->cands, &g->cap_cands, nc, sizeof *g->cands) ||
+        grow(&g->env, (void **)&g->ents, &g->cap_ents, nc * nt, sizeof *g->ents) ||
+        grow(&g->env, (void **)&g->pre, &g->cap_pre, v->n_running, sizeof *g->pre) ||
+        grow(&g->env, (void **)&g->starts, &g->cap_starts, v->n_queue, sizeof *g->starts) ||
+        grow(&g->env, (void **)&g->sel, &g->cap_sel, nc, sizeof *g->sel))
+        return PLACE_ERR_NOMEM;
+    if (g->sel_us == v->now_us)
+        return begin_again(g, v);
+    double left[PLACE_MAX_TYPES];
+    for (uint32_t t = 0; t < nt; t++)
+        left[t] = (double)c->type_gpus_up[t];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < v->n_running; k++) {
+        const place_running *r = &v->running[k];
+        cand *x = &g->cands[n++];
+        x->j = &r->job;
+        x->qi = PLACE_NONE;
+        x->cur = r->n_parts ? c->node_type[r->parts[0].node] : PLACE_NONE;
+        x->sel = PLACE_NONE;
+        x->pinned = !(r->job.flags & PLACE_JOB_PREEMPTIBLE) || (r->job.flags & PLACE_JOB_SERVICE) ||
+                    r->job.gpus == 0 || x->cur == PLACE_NONE;
+        if (x->pinned) {
+            x->sel = x->cur;
+            if (x->cur != PLACE_NONE)
+                left[x->cur] -= need_of(&r->job);
+        }
+    }
+    for (uint32_t i = 0; i < v->n_queue; i++) {
+        if (v->queue_state[i] != PLACE_Q_WAITING)
+            continue;
+        cand *x = &g->cands[n++];
+        x->j = &v->queue[i];
+        x->qi = i;
+        x->cur = x->sel = PLACE_NONE;
+        x->pinned = 0;
+    }
+    /* the priorities */
+    uint32_t ne = 0;
+    double tspeed[PLACE_MAX_TYPES] = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        cand *x = &g->cands[k];
+        if (x->pinned)
+            continue;
+        const place_job *j = x->j;
+        uint32_t r = ts ? row_of(ts, j->id) : PLACE_NONE;
+        uint32_t fastest = PLACE_NONE;
+        for (uint32_t t = 0; t < nt; t++)
+            if (((c->types_present >> t) & 1u) && place_type_ok(c, j, t) &&
+                (fastest == PLACE_NONE || speed_of(j, t) > speed_of(j, fastest)))
+                fastest = t;
+        for (uint32_t t = 0; t < nt; t++) {
+            if (!((c->types_present >> t) & 1u) || !place_type_ok(c, j, t))
+                continue;
+            tspeed[t] += speed_of(j, t);
+            double xv, prio;
+            if (r != PLACE_NONE && ts->n_types == nt) {
+                xv = ts->x[(size_t)r * nt + t];
+                double act = ts->active_s[r], recv = ts->recv_s[(size_t)r * nt + t];
+                double frac = act > 0 ? recv / act : 0;
+                prio = !(xv > 0) ? 0 : frac > 0 ? xv / frac : xv * 1e9;
+            } else if (ts && ts->n_types == nt && !(j->flags & PLACE_JOB_SERVICE)) {
+                xv = 0; /* solved for another job set: it waits for the next solve */
+                prio = 0;
+            } else {
+                xv = t == fastest ? 1.0 : 0.0;
+                prio = xv * 1e9;
+            }
+            if (!(xv > 0) && g->objective == OBJ_FIFO)
+                continue;
+            g->ents[ne++] = (entry){prio, xv, j->id, k, t};
+        }
+    }
+    /* the order of the types: fastest first (by the candidates' mean speed),
+     * or shuffled for the objective that ignores speed */
+    uint32_t *order = g->order, no = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        if ((c->types_present >> t) & 1u)
+            no++;
+    if (g->objective == OBJ_AGNOSTIC && g->order_us == v->now_us && g->n_order == no) {
+        /* a second pass of the same boundary (it starts the jobs that move
+         * type, which the host queues again after the first): same order */
+    } else if (g->objective == OBJ_AGNOSTIC) {
+        no = 0;
+        for (uint32_t t = 0; t < nt; t++)
+            if ((c->types_present >> t) & 1u)
+                order[no++] = t;
+        for (uint32_t k = no; k > 1; k--) {
+            uint32_t s = (uint32_t)place_rand_below(&g->env, k);
+            uint32_t tmp = order[k - 1];
+            order[k - 1] = order[s];
+            order[s] = tmp;
+        }
+        g->order_us = v->now_us;
+        g->n_order = no;
+    } else {
+        no = 0;
+        for (uint32_t t = 0; t < nt; t++)
+            if ((c->types_present >> t) & 1u)
+                order[no++] = t;
+        for (uint32_t a = 1; a < no; a++)
+            for (uint32_t b = a; b > 0 && tspeed[order[b]] > tspeed[order[b - 1]]; b--) {
+                uint32_t tmp = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = tmp;
+            }
+    }
+    /* group entries by type in that order, each group by priority */
+    qsort(g->ents, ne, sizeof *g->ents, ent_cmp);
+    for (uint32_t oi = 0; oi < no; oi++) {
+        uint32_t t = order[oi];
+        for (uint32_t e = 0; e < ne; e++) {
+            const entry *en = &g->ents[e];
+            if (en->t != t)
+                continue;
+            cand *x = &g->cands[en->c];
+            double need = need_of(x->j);
+            if (x->sel != PLACE_NONE || need > left[t] + 1e-9)
+                continue;
+            x->sel = t;
+            left[t] -= need;
+        }
+    }
+    /* leases: keep, preempt, start */
+    g->n_sel = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        cand *x = &g->cands[k];
+        if (x->pinned)
+            continue;
+        if (x->sel != PLACE_NONE)
+            g->sel[g->n_sel++] = (struct gv_sel){x->j->id, x->sel};
+        if (x->qi == PLACE_NONE) {
+            if (x->sel != x->cur)
+                g->pre[g->n_pre++] = x->j->id;
+        } else if (x->sel != PLACE_NONE) {
+            g->starts[g->n_starts++] = k;
+        }
+    }
+    qsort(g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
+    g->sel_us = v->now_us;
+    return PLACE_OK;
+}
+
+/* Place job j on type t: one node when it fits, else across nodes of t. */
+static int place_on(const place_view *v, const place_job *j, uint32_t t, place_decision *d)
+{
+    const place_cluster *c = v->cluster;
+    if (j->gpus == 0)
+        return place_fit_cpu_only(v, j, d, NULL);
+    if (j->gpu_milli < PLACE_MILLI_WHOLE) { /* a share: the first GPU of t with room */
+        for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
+             n = place_bits_next(&c->any_share[t], n + 1)) {
+            if (!place_host_ok(c, n, j))
+                continue;
+            for (uint32_t g = 0; g < c->node_gpus[n]; g++)
+                if (place_gpu_share_fits(c, n, g, j)) {
+                    place_decide_share(d, j, n, g);
+                    return PLACE_OK;
+                }
+        }
+        return PLACE_ERR_NOFIT;
+    }
+    if (c->type_gpus_free[t] < j->gpus)
+        return PLACE_ERR_NOFIT;
+    for (uint32_t n = place_cluster_next_free(c, t, j->gpus, 0); n != PLACE_NONE;
+         n = place_cluster_next_free(c, t, j->gpus, n + 1)) {
+        if (!place_host_ok(c, n, j))
+            continue;
+        place_decide_whole(d, j, n);
+        return PLACE_OK;
+    }
+    if (!(j->flags & PLACE_JOB_CAN_SPAN))
+        return PLACE_ERR_NOFIT;
+    place_job one = *j;
+    one.type_mask = 1ull << t;
+    return place_fit_span_first(v, &one, d, NULL);
+}
+
+static int gv_decide(void *state, const place_view *v, place_decision *d)
+{
+    gv *g = state;
+    while (g->i_pre < g->n_pre) {
+        uint64_t id = g->pre[g->i_pre++];
+        for (uint32_t k = 0; k < v->n_running; k++)
+            if (v->running[k].job.id == id) {
+                d->kind = PLACE_PREEMPT;
+                d->index = k;
+                d->n_parts = 0;
+                return PLACE_OK;
+            }
+    }
+    while (g->i_starts < g->n_starts) {
+        const cand *x = &g->cands[g->starts[g->i_starts++]];
+        if (v->queue_state[x->qi] != PLACE_Q_WAITING)
+            continue;
+        if (place_on(v, x->j, x->sel, d) == PLACE_OK) {
+            d->kind = PLACE_START;
+            d->index = x->qi;
+            return PLACE_OK;
+        }
+    }
+    return PLACE_DONE;
+}
+
+static int64_t gv_wake(void *state, const place_view *v)
+{
+    const gv *g = state;
+    if (v->now_us < 0 || v->now_us > PLACE_T_NEVER - 2 * g->round_us)
+        return PLACE_T_NEVER;
+    return (v->now_us / g->round_us + 1) * g->round_us;
+}
+
+const place_policy place__policy_gavel = {
+    .abi = PLACE_ABI_VERSION,
+    .size = sizeof(place_policy),
+    .name = "gavel",
+    .summary = "Gavel's rounds: realise a solved time-sharing allocation by priority = X / "
+               "time received, with lease renewal",
+    .create = gv_create,
+    .destroy = gv_destroy,
+    .begin = gv_begin,
+    .decide = gv_decide,
+    .wake = gv_wake,
+};

@@ -1,0 +1,698 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gavel_alloc.c — Gavel's allocation X by linear programming (GLPK), and the
+ * engine's round bookkeeping around it. The only file that includes glpk.h.
+ *
+ * Every objective is solved through one LP shape, "max-min": variables
+ * x[i][t] in [0, 1] (only where job i can run on type t) and z, maximise z
+ * subject to
+ *     sum_t a[i][t] x[i][t] - z >= 0   for each job i      (its level)
+ *     sum_t x[i][t]             <= 1   for each job i      (time)
+ *     sum_i gpus[i] x[i][t]     <= cap[t] for each type t  (capacity)
+ * with a per-objective coefficient a:
+ *   max-min          a = thr x gpus / (weight x proportional thr): Gavel's
+ *                    normalised effective throughput (the proportional
+ *                    throughput is what the job gets with every type split
+ *                    evenly: sum_t thr[t] cap[t] / sum_t cap[t]). Solved by
+ *                    water-filling: after each LP, jobs whose level row has a
+ *                    non-zero dual cannot rise without lowering the level
+ *                    (the LP value is concave in the row's bound and the
+ *                    dual is a supergradient), so they are fixed at it and
+ *                    the rest are raised in the next LP (warm-started, dual
+ *                    simplex). The result is max-min fair: no job's level
+ *                    can rise without lowering one that is no larger.
+ *                    stats->single asks for Gavel's single LP instead.
+ *   max-min-agnostic the same with thr = 1 on every type the job may use.
+ *   makespan         a = thr / left: the largest z makes every job finish by
+ *                    T = 1 / z (Gavel's min_total_duration bisects on T; one
+ *                    LP gives the same T).
+ *   ftf              rho_i = (age + left / thr_i(x)) / isolated_i, where
+ *                    isolated_i = total / thr_iso (the job's time on an even
+ *                    1/n share of the cluster): the largest rho is minimised
+ *                    by bisection on rho, each step a max-min LP with
+ *                    a = thr (rho isolated - age) / left, feasible when z >= 1.
+ *   fifo             no LP: jobs in id order keep their previous type and
+ *                    otherwise take the fastest type with GPUs left (x = 1).
+ * Cost: the LP has jobs x types + 1 columns and 2 jobs + types rows.
+ */
+#include "model/gavel_int.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------------------- */
+/* the specification                                                          */
+
+static const char *const OBJ_NAMES[] = {
+#define SIM_GAVEL_NAME_(id, name, summary) name,
+    SIM_GAVEL_OBJECTIVES(SIM_GAVEL_NAME_)
+#undef SIM_GAVEL_NAME_
+};
+
+int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag *diag)
+{
+    *objective = SIM_GAVEL_MAXMIN;
+    *round_us = SIM_GAVEL_ROUND_US;
+    if (!spec)
+        return 0;
+    while (*spec == ' ' || *spec == '\t')
+        spec++;
+    size_t len = strcspn(spec, " \t");
+    if (len != 5 || strncmp(spec, "gavel", 5) != 0)
+        return 0;
+    const char *a = spec + len;
+    while (*a == ' ' || *a == '\t')
+        a++;
+    size_t alen = strcspn(a, " \t");
+    if (alen == 0)
+        return 1;
+    const char *rest = a + alen;
+    while (*rest == ' ' || *rest == '\t')
+        rest++;
+    const char *at = memchr(a, '@', alen);
+    size_t nlen = at ? (size_t)(at - a) : alen;
+    int found = -1;
+    for (int k = 0; k < SIM_GAVEL_N_OBJECTIVES; k++)
+        if (strlen(OBJ_NAMES[k]) == nlen && strncmp(a, OBJ_NAMES[k], nlen) == 0)
+            found = k;
+    if (found < 0 || *rest)
+        goto bad;
+    *objective = found;
+    if (at) {
+        char buf[32];
+        size_t l = alen - nlen - 1;
+        if (l == 0 || l >= sizeof buf)
+            goto bad;
+        memcpy(buf, at + 1, l);
+        buf[l] = '\0';
+        char *end;
+        double s = strtod(buf, &end);
+        if (*end || !(s >= 1e-3) || s > 1e9)
+            goto bad;
+        *round_us = (int64_t)llround(s * 1e6);
+    }
+    return 1;
+bad:
+    return tm_diag_set(diag, TM_ERR_POLICY, "policy",
+                       "gavel: expected 'gavel [OBJECTIVE][@ROUND_SECONDS]' with OBJECTIVE one of "
+                       "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.80s'",
+                       spec);
+}
+
+/* ------------------------------------------------------------------------- */
+/* the LP                                                                     */
+
+typedef struct lp {
+    glp_prob *P;
+    uint32_t m, n;
+    int *col; /* [i * n + t]: GLPK column of x[i][t], 0 when absent */
+    int zcol;
+    int *ind;
+    double *val;
+    uint32_t lps;
+} lp;
+
+static void lp_fini(lp *L)
+{
+    if (L->P)
+        glp_delete_prob(L->P);
+    free(L->col);
+    free(L->ind);
+    free(L->val);
+    memset(L, 0, sizeof *L);
+}
+
+/* Rows 1..m: levels; m+1..2m: time; 2m+1..2m+n: capacity. */
+static int lp_build(lp *L, uint32_t m, uint32_t n, const double *a, const double *gpus,
+                    const double *mult, const double *cap)
+{
+    memset(L, 0, sizeof *L);
+    L->m = m;
+    L->n = n;
+    L->col = calloc((size_t)m * n + 1, sizeof *L->col);
+    L->ind = malloc(((size_t)m + n + 2) * sizeof *L->ind);
+    L->val = malloc(((size_t)m + n + 2) * sizeof *L->val);
+    if (!L->col || !L->ind || !L->val)
+        return TM_ERR_NOMEM;
+    L->P = glp_create_prob();
+    glp_set_obj_dir(L->P, GLP_MAX);
+    glp_add_rows(L->P, (int)(2 * m + n));
+    int ncols = 0;
+    for (size_t k = 0; k < (size_t)m * n; k++)
+        if (a[k] > 0 && cap[k % n] > 0)
+            L->col[k] = ++ncols;
+    L->zcol = ncols + 1;
+    glp_add_cols(L->P, ncols + 1);
+    for (int c = 1; c <= ncols; c++)
+        glp_set_col_bnds(L->P, c, GLP_DB, 0.0, 1.0);
+    glp_set_col_bnds(L->P, L->zcol, GLP_LO, 0.0, 0.0);
+    glp_set_obj_coef(L->P, L->zcol, 1.0);
+    for (uint32_t i = 0; i < m; i++) {
+        int k = 0;
+        for (uint32_t t = 0; t < n; t++) {
+            int c = L->col[(size_t)i * n + t];
+            if (c) {
+                L->ind[++k] = c;
+                L->val[k] = a[(size_t)i * n + t];
+            }
+        }
+        if (k == 0) { /* a job that can run nowhere has no level */
+            glp_set_row_bnds(L->P, (int)(i + 1), GLP_FR, 0.0, 0.0);
+            glp_set_row_bnds(L->P, (int)(m + i + 1), GLP_FR, 0.0, 0.0);
+            continue;
+        }
+        L->ind[k + 1] = L->zcol;
+        L->val[k + 1] = -1.0;
+        glp_set_mat_row(L->P, (int)(i + 1), k + 1, L->ind, L->val);
+        glp_set_row_bnds(L->P, (int)(i + 1), GLP_LO, 0.0, 0.0);
+        for (int q = 1; q <= k; q++)
+            L->val[q] = 1.0;
+        glp_set_mat_row(L->P, (int)(m + i + 1), k, L->ind, L->val);
+        glp_set_row_bnds(L->P, (int)(m + i + 1), GLP_UP, 0.0, 1.0);
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        int k = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            int c = L->col[(size_t)i * n + t];
+            if (c) {
+                L->ind[++k] = c;
+                L->val[k] = gpus[i] * mult[i];
+            }
+        }
+        glp_set_row_bnds(L->P, (int)(2 * m + t + 1), GLP_UP, 0.0, cap[t]);
+        if (k)
+            glp_set_mat_row(L->P, (int)(2 * m + t + 1), k, L->ind, L->val);
+    }
+    return TM_OK;
+}
+
+/* Solve; dual simplex when warm (a bound moved), primal from an advanced
+ * basis otherwise. 0 when optimal. */
+static int lp_solve(lp *L, int warm)
+{
+    glp_smcp parm;
+    glp_init_smcp(&parm);
+    parm.msg_lev = GLP_MSG_OFF;
+    parm.meth = warm ? GLP_DUALP : GLP_PRIMAL;
+    if (!warm)
+        glp_adv_basis(L->P, 0);
+    L->lps++;
+    int rc = glp_simplex(L->P, &parm);
+    if (rc == GLP_EBADB || rc == GLP_ESING || rc == GLP_ECOND) {
+        glp_adv_basis(L->P, 0);
+        parm.meth = GLP_PRIMAL;
+        L->lps++;
+        rc = glp_simplex(L->P, &parm);
+    }
+    if (rc != 0 || glp_get_status(L->P) != GLP_OPT)
+        return -1;
+    return 0;
+}
+
+static void lp_read_x(const lp *L, double *x)
+{
+    for (size_t k = 0; k < (size_t)L->m * L->n; k++) {
+        double v = L->col[k] ? glp_get_col_prim(L->P, L->col[k]) : 0.0;
+        x[k] = v < 0 ? 0 : v > 1 ? 1 : v;
+    }
+}
+
+/* Water-filling: raise the free jobs' common level, fix those that cannot
+ * rise, repeat. */
+static int lp_waterfill(lp *L, double *x, uint32_t *levels, double *zmin, int single)
+{
+    uint32_t m = L->m;
+    uint8_t *fixed = calloc(m ? m : 1, 1);
+    if (!fixed)
+        return TM_ERR_NOMEM;
+    uint32_t n_free = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        if (glp_get_row_type(L->P, (int)(i + 1)) == GLP_FR)
+            fixed[i] = 1;
+        else
+            n_free++;
+    }
+    int warm = 0, rc = TM_OK;
+    *levels = 0;
+    *zmin = 0;
+    while (n_free > 0) {
+        if (lp_solve(L, warm) != 0) {
+            rc = TM_ERR_INTERNAL;
+            break;
+        }
+        double z = glp_get_obj_val(L->P);
+        if (*levels == 0)
+            *zmin = z;
+        (*levels)++;
+        lp_read_x(L, x);
+        if (single)
+            break;
+        uint32_t fixed_now = 0;
+        double best = 0;
+        uint32_t best_i = UINT32_MAX;
+        for (uint32_t i = 0; i < m; i++) {
+            if (fixed[i])
+                continue;
+            double d = fabs(glp_get_row_dual(L->P, (int)(i + 1)));
+            if (d > best) {
+                best = d;
+                best_i = i;
+            }
+            if (d > 1e-9) {
+                fixed[i] = 2; /* fixed in this level */
+                fixed_now++;
+            }
+        }
+        if (fixed_now == 0 && best_i != UINT32_MAX) {
+            fixed[best_i] = 2; /* the duals sum to 1: one is the largest */
+            fixed_now = 1;
+        }
+        if (fixed_now == 0)
+            break;
+        /* a fixed job keeps at least its level (a hair below, for rounding) */
+        double lvl = z - 1e-9 * (fabs(z) + 1);
+        for (uint32_t i = 0; i < m; i++) {
+            if (fixed[i] != 2)
+                continue;
+            fixed[i] = 1;
+            n_free--;
+            int len = glp_get_mat_row(L->P, (int)(i + 1), L->ind, L->val);
+            int k = 0;
+            for (int q = 1; q <= len; q++)
+                if (L->ind[q] != L->zcol) {
+                    L->ind[++k] = L->ind[q];
+                    L->val[k] = L->val[q];
+                }
+            glp_set_mat_row(L->P, (int)(i + 1), k, L->ind, L->val);
+            glp_set_row_bnds(L->P, (int)(i + 1), GLP_LO, lvl > 0 ? lvl : 0, 0.0);
+        }
+        warm = 1;
+    }
+    free(fixed);
+    return rc;
+}
+
+/* Jobs with the same GPUs and the same coefficients are interchangeable: an
+ * optimum that treats them alike exists (average any optimum over their
+ * permutations: the LP is convex and the levels stay feasible), and
+ * water-filling gives them equal levels. So the LP has one row per group,
+ * its capacity use counted once per member: Gavel's job types make a few
+ * dozen groups of thousands of jobs. */
+typedef struct grow_key {
+    const double *row;
+    double gpus;
+    uint32_t n, idx;
+} grow_key;
+
+static int grow_cmp(const void *pa, const void *pb)
+{
+    const grow_key *x = pa, *y = pb;
+    if (x->gpus != y->gpus)
+        return x->gpus < y->gpus ? -1 : 1;
+    for (uint32_t t = 0; t < x->n; t++)
+        if (x->row[t] != y->row[t])
+            return x->row[t] < y->row[t] ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Solve the max-min LP of coefficients a (m x n) by groups into x; single:
+ * one LP. *z gets the first level (the smallest), *lps and *levels counts. */
+static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x, int single,
+                         int grouped, double *z, uint32_t *lps, uint32_t *levels)
+{
+    uint32_t m = p->n_jobs, n = p->n_types, G = 0;
+    grow_key *k = malloc((size_t)m * sizeof *k);
+    uint32_t *grp = malloc((size_t)m * sizeof *grp);
+    double *ggpus = malloc((size_t)m * sizeof *ggpus);
+    double *ga = malloc((size_t)m * n * sizeof *ga), *gm = malloc((size_t)m * sizeof *gm);
+    double *gx = calloc((size_t)m * n + 1, sizeof *gx);
+    int rc = TM_OK;
+    lp L = {0};
+    if (!k || !grp || !ggpus || !ga || !gm || !gx) {
+        rc = TM_ERR_NOMEM;
+        goto out;
+    }
+    for (uint32_t i = 0; i < m; i++)
+        k[i] = (grow_key){a + (size_t)i * n, p->gpus[i], n, i};
+    if (grouped)
+        qsort(k, m, sizeof *k, grow_cmp);
+    for (uint32_t i = 0; i < m; i++) {
+        int same = grouped && i > 0 && k[i].gpus == k[i - 1].gpus &&
+                   memcmp(k[i].row, k[i - 1].row, n * sizeof *k[i].row) == 0;
+        if (!same) {
+            memcpy(ga + (size_t)G * n, k[i].row, n * sizeof *ga);
+            ggpus[G] = k[i].gpus;
+            gm[G] = 0;
+            G++;
+        }
+        gm[G - 1] += 1;
+        grp[k[i].idx] = G - 1;
+    }
+    double capv[PLACE_MAX_TYPES];
+    memcpy(capv, p->cap, n * sizeof *capv);
+    if ((rc = lp_build(&L, G, n, ga, ggpus, gm, capv)) != TM_OK)
+        goto out;
+    rc = lp_waterfill(&L, gx, levels, z, single);
+    *lps = L.lps;
+    if (rc == TM_OK)
+        for (uint32_t i = 0; i < m; i++)
+            memcpy(x + (size_t)i * n, gx + (size_t)grp[i] * n, n * sizeof *x);
+out:
+    lp_fini(&L);
+    free(k);
+    free(grp);
+    free(ggpus);
+    free(ga);
+    free(gm);
+    free(gx);
+    return rc;
+}
+
+/* The isolated throughput of job i: an even 1/m split of every type,
+ * divided by its GPUs, scaled so the row fits in unit time (Gavel's
+ * isolated policy). */
+static double iso_thr(const sim__gavel_problem *p, uint32_t i)
+{
+    uint32_t n = p->n_types;
+    double row = 0, thr = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        double f = p->cap[t] / p->n_jobs / p->gpus[i];
+        row += f;
+        thr += f * p->thr[(size_t)i * n + t];
+    }
+    return row > 1 ? thr / row : thr;
+}
+
+static int solve_fifo(const sim__gavel_problem *p, double *x)
+{
+    uint32_t m = p->n_jobs, n = p->n_types;
+    double left[PLACE_MAX_TYPES];
+    memcpy(left, p->cap, n * sizeof *left);
+    memset(x, 0, (size_t)m * n * sizeof *x);
+    /* jobs that had a type keep it */
+    if (p->prev_x)
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t t = 0; t < n; t++)
+                if (p->prev_x[(size_t)i * n + t] > 0.5 && left[t] >= p->gpus[i]) {
+                    x[(size_t)i * n + t] = 1;
+                    left[t] -= p->gpus[i];
+                }
+    for (uint32_t i = 0; i < m; i++) {
+        int have = 0;
+        for (uint32_t t = 0; t < n; t++)
+            have |= x[(size_t)i * n + t] > 0;
+        if (have)
+            continue;
+        uint32_t best = UINT32_MAX;
+        for (uint32_t t = 0; t < n; t++) {
+            double th = p->thr[(size_t)i * n + t];
+            if (th > 0 && left[t] >= p->gpus[i] &&
+                (best == UINT32_MAX || th > p->thr[(size_t)i * n + best]))
+                best = t;
+        }
+        if (best != UINT32_MAX) {
+            x[(size_t)i * n + best] = 1;
+            left[best] -= p->gpus[i];
+        }
+    }
+    return TM_OK;
+}
+
+int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim__gavel_stats *stats,
+                     tm_diag *diag)
+{
+    uint32_t m = p->n_jobs, n = p->n_types;
+    sim__gavel_stats local = {0};
+    if (!stats)
+        stats = &local;
+    int single = stats->single, ungrouped = stats->ungrouped;
+    memset(stats, 0, sizeof *stats);
+    stats->single = single;
+    stats->ungrouped = ungrouped;
+    if (m == 0)
+        return TM_OK;
+    memset(x, 0, (size_t)m * n * sizeof *x);
+    if (objective == SIM_GAVEL_FIFO)
+        return solve_fifo(p, x);
+    double *a = malloc((size_t)m * n * sizeof *a);
+    if (!a)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "gavel", "out of memory");
+    double capsum = 0;
+    for (uint32_t t = 0; t < n; t++)
+        capsum += p->cap[t];
+    int rc = TM_OK;
+    glp_term_out(GLP_OFF);
+    if (objective == SIM_GAVEL_MAXMIN || objective == SIM_GAVEL_MAXMIN_AGNOSTIC ||
+        objective == SIM_GAVEL_MAKESPAN) {
+        for (uint32_t i = 0; i < m; i++) {
+            double prop = 0;
+            for (uint32_t t = 0; t < n; t++) {
+                double th = p->thr[(size_t)i * n + t];
+                if (objective == SIM_GAVEL_MAXMIN_AGNOSTIC && th > 0)
+                    th = 1;
+                prop += capsum > 0 ? th * p->cap[t] / capsum : 0;
+            }
+            double w = p->weight ? p->weight[i] : 1.0;
+            for (uint32_t t = 0; t < n; t++) {
+                double th = p->thr[(size_t)i * n + t];
+                if (objective == SIM_GAVEL_MAXMIN_AGNOSTIC && th > 0)
+                    th = 1;
+                double c;
+                if (objective == SIM_GAVEL_MAKESPAN)
+                    c = p->left_s[i] > 0 ? th / p->left_s[i] : 0;
+                else
+                    c = prop > 0 && w > 0 ? th * p->gpus[i] / (w * prop) : 0;
+                a[(size_t)i * n + t] = c;
+            }
+        }
+        rc = solve_grouped(p, a, x, single || objective == SIM_GAVEL_MAKESPAN, !stats->ungrouped,
+                           &stats->objective, &stats->lps, &stats->levels);
+        if (rc == TM_OK && objective == SIM_GAVEL_MAKESPAN)
+            stats->objective = stats->objective > 0 ? 1.0 / stats->objective : INFINITY;
+    } else { /* ftf: bisection on rho */
+        double *iso = malloc((size_t)m * sizeof *iso), *xs = malloc((size_t)m * n * sizeof *xs);
+        if (!iso || !xs) {
+            free(iso);
+            free(xs);
+            free(a);
+            return tm_diag_set(diag, TM_ERR_NOMEM, "gavel", "out of memory");
+        }
+        double lo = 0, hi = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            double it = iso_thr(p, i);
+            iso[i] = it > 0 ? p->total_s[i] / it : 0; /* isolated finish time */
+            if (iso[i] > 0 && p->age_s[i] / iso[i] > lo)
+                lo = p->age_s[i] / iso[i];
+        }
+        hi = lo > 0 ? 2 * lo + 1 : 1;
+        int have = 0;
+        uint32_t lps = 0;
+        for (int step = 0; step < 80 && rc == TM_OK; step++) {
+            double rho = have ? 0.5 * (lo + hi) : hi;
+            for (uint32_t i = 0; i < m; i++)
+                for (uint32_t t = 0; t < n; t++) {
+                    double th = p->thr[(size_t)i * n + t], slack = rho * iso[i] - p->age_s[i];
+                    a[(size_t)i * n + t] = th > 0 && iso[i] > 0 && slack > 0 && p->left_s[i] > 0
+                                               ? th * slack / p->left_s[i]
+                                           : th > 0 && iso[i] > 0 && p->left_s[i] <= 0 ? th
+                                                                                       : 0;
+                }
+            uint32_t lv, nl = 0;
+            double z = 0;
+            rc = solve_grouped(p, a, xs, 1, !stats->ungrouped, &z, &nl, &lv);
+            lps += nl;
+            if (rc != TM_OK)
+                break;
+            if (z >= 1 - 1e-9) {
+                memcpy(x, xs, (size_t)m * n * sizeof *x);
+                stats->objective = rho;
+                hi = rho;
+                have = 1;
+                if (hi - lo <= 1e-4 * hi)
+                    break;
+            } else if (!have) {
+                lo = hi;
+                hi *= 2;
+            } else {
+                lo = rho;
+                if (hi - lo <= 1e-4 * hi)
+                    break;
+            }
+        }
+        stats->lps = lps;
+        free(iso);
+        free(xs);
+    }
+    free(a);
+    if (rc == TM_ERR_NOMEM)
+        return tm_diag_set(diag, rc, "gavel", "out of memory");
+    if (rc != TM_OK)
+        return tm_diag_set(diag, TM_ERR_INTERNAL, "gavel",
+                           "the allocation LP (%s, %u jobs) was not solved", OBJ_NAMES[objective],
+                           (unsigned)m);
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* the engine's rows                                                          */
+
+void sim__gavel_init(sim__gavel *g, int objective, int64_t round_us, uint32_t n_types)
+{
+    memset(g, 0, sizeof *g);
+    g->objective = objective;
+    g->round_us = round_us;
+    g->n_types = n_types;
+    g->ts.round_us = round_us;
+    g->ts.n_types = n_types;
+}
+
+void sim__gavel_fini(sim__gavel *g)
+{
+    if (!g)
+        return;
+    free(g->id);
+    free(g->x);
+    free(g->recv_s);
+    free(g->active_s);
+    free(g->n_id);
+    free(g->n_x);
+    free(g->n_recv);
+    free(g->n_active);
+    free(g->thr);
+    free(g->cap);
+    free(g->left);
+    free(g->total);
+    free(g->age);
+    free(g->prevx);
+    free(g->gpus);
+    memset(g, 0, sizeof *g);
+}
+
+static uint32_t row_find(const uint64_t *id, uint32_t n, uint64_t key)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (id[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && id[lo] == key ? lo : UINT32_MAX;
+}
+
+void sim__gavel_account(sim__gavel *g, int64_t now_us, const uint64_t *ids, const uint32_t *types,
+                        const int64_t *start_us, uint32_t n)
+{
+    if (now_us <= g->t_acct_us) {
+        g->t_acct_us = now_us > g->t_acct_us ? now_us : g->t_acct_us;
+        return;
+    }
+    double dt = (double)(now_us - g->t_acct_us) / 1e6;
+    for (uint32_t r = 0; r < g->n_rows; r++)
+        g->active_s[r] += dt;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t r = row_find(g->id, g->n_rows, ids[k]);
+        if (r == UINT32_MAX || types[k] >= g->n_types)
+            continue;
+        int64_t from = start_us[k] > g->t_acct_us ? start_us[k] : g->t_acct_us;
+        if (now_us > from)
+            g->recv_s[(size_t)r * g->n_types + types[k]] += (double)(now_us - from) / 1e6;
+    }
+    g->t_acct_us = now_us;
+}
+
+#define GROW_(p, n)                                                                                \
+    do {                                                                                           \
+        void *q_ = realloc((p), (size_t)(n) * sizeof *(p));                                        \
+        if (!q_)                                                                                   \
+            return TM_ERR_NOMEM;                                                                   \
+        (p) = q_;                                                                                  \
+    } while (0)
+
+int sim__gavel_reserve(sim__gavel *g, uint32_t n)
+{
+    if (n <= g->n_cap && g->cap)
+        return TM_OK;
+    uint32_t c = g->n_cap ? g->n_cap : 64;
+    while (c < n)
+        c *= 2;
+    size_t nt = g->n_types ? g->n_types : 1;
+    GROW_(g->n_id, c);
+    GROW_(g->n_x, c * nt);
+    GROW_(g->n_recv, c * nt);
+    GROW_(g->n_active, c);
+    GROW_(g->thr, c * nt);
+    GROW_(g->left, c);
+    GROW_(g->total, c);
+    GROW_(g->age, c);
+    GROW_(g->prevx, c * nt);
+    GROW_(g->gpus, c);
+    if (!g->cap) {
+        g->cap = calloc(nt, sizeof *g->cap);
+        if (!g->cap)
+            return TM_ERR_NOMEM;
+    }
+    g->n_cap = c;
+    return TM_OK;
+}
+
+int sim__gavel_resolve(sim__gavel *g, const sim__gavel_jobs *jobs, tm_diag *diag)
+{
+    uint32_t n = jobs->n, nt = g->n_types;
+    if (sim__gavel_reserve(g, n) != TM_OK)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "gavel", "out of memory");
+    /* carry the received time (and, for fifo, the type) of known jobs */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = row_find(g->id, g->n_rows, jobs->id[i]);
+        for (uint32_t t = 0; t < nt; t++) {
+            g->n_recv[(size_t)i * nt + t] = r == UINT32_MAX ? 0 : g->recv_s[(size_t)r * nt + t];
+            g->prevx[(size_t)i * nt + t] = r == UINT32_MAX ? 0 : g->x[(size_t)r * nt + t];
+        }
+        g->n_active[i] = r == UINT32_MAX ? 0 : g->active_s[r];
+    }
+    sim__gavel_problem p = {
+        .n_jobs = n,
+        .n_types = nt,
+        .thr = jobs->thr,
+        .gpus = jobs->gpus,
+        .cap = jobs->cap,
+        .weight = jobs->weight,
+        .left_s = jobs->left_s,
+        .total_s = jobs->total_s,
+        .age_s = jobs->age_s,
+        .prev_x = g->prevx,
+    };
+    sim__gavel_stats st = {0};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = sim__gavel_solve(g->objective, &p, g->n_x, &st, diag);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    g->solve_s += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    g->solves++;
+    if (rc != TM_OK)
+        return rc;
+    /* the new rows become the current ones (swap the buffers) */
+    if (g->cap_rows < n || !g->id) {
+        GROW_(g->id, g->n_cap);
+        GROW_(g->x, (size_t)g->n_cap * (nt ? nt : 1));
+        GROW_(g->recv_s, (size_t)g->n_cap * (nt ? nt : 1));
+        GROW_(g->active_s, g->n_cap);
+        g->cap_rows = g->n_cap;
+    }
+    memcpy(g->id, jobs->id, n * sizeof *g->id);
+    memcpy(g->x, g->n_x, (size_t)n * nt * sizeof *g->x);
+    memcpy(g->recv_s, g->n_recv, (size_t)n * nt * sizeof *g->recv_s);
+    memcpy(g->active_s, g->n_active, n * sizeof *g->active_s);
+    g->n_rows = n;
+    g->solved = 1;
+    g->ts.n_rows = n;
+    g->ts.job_id = g->id;
+    g->ts.x = g->x;
+    g->ts.recv_s = g->recv_s;
+    g->ts.active_s = g->active_s;
+    return TM_OK;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gavel_int.h — Gavel's allocation solve and round bookkeeping (internal to
+ * sim/; the code is model/gavel_alloc.c, the only user of GLPK).
+ *
+ * Gavel (Narayanan et al., OSDI 2020) schedules in rounds. A policy objective
+ * gives an allocation X: for each active job and GPU type, the fraction of
+ * time the job should run there (each job's row sums to at most 1; each
+ * type's column, weighted by the jobs' GPU counts, to at most its GPUs). The
+ * placement core (policies/gavel_round.c) realises X round by round from the
+ * place_timeshare the engine puts in its view; this file solves X and keeps
+ * the time each job has received, so the view can say so.
+ *
+ * docs/gavel.md describes the objectives, the rounds and where this differs
+ * from Gavel's source.
+ */
+#ifndef TARMAC_SIM_GAVEL_INT_H
+#define TARMAC_SIM_GAVEL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "place.h"
+#include "status.h"
+
+/* The policy objectives (Gavel's policies without space sharing). */
+#define SIM_GAVEL_OBJECTIVES(X)                                                                    \
+    X(SIM_GAVEL_MAXMIN, "max-min", "max-min fairness of normalised effective throughput (LAS)")    \
+    X(SIM_GAVEL_MAXMIN_AGNOSTIC, "max-min-agnostic",                                               \
+      "max-min fairness ignoring GPU types (every type counts as speed 1)")                        \
+    X(SIM_GAVEL_FTF, "ftf", "finish-time fairness (Themis' rho), minimise the largest rho")        \
+    X(SIM_GAVEL_MAKESPAN, "makespan", "minimise the time until every active job is done")          \
+    X(SIM_GAVEL_FIFO, "fifo", "first come, first served on the fastest type with room")
+
+typedef enum sim__gavel_objective {
+#define SIM_GAVEL_ENUM_(id, name, summary) id,
+    SIM_GAVEL_OBJECTIVES(SIM_GAVEL_ENUM_)
+#undef SIM_GAVEL_ENUM_
+        SIM_GAVEL_N_OBJECTIVES
+} sim__gavel_objective;
+
+/* The default round: Gavel's time_per_iteration, 360 s. */
+#define SIM_GAVEL_ROUND_US (360 * 1000000ll)
+
+/* Read a policy specification: 1 when it names the Gavel policy ("gavel",
+ * "gavel max-min", "gavel ftf@600"), with its objective and round length;
+ * 0 when it names another policy; a negative TM_ERR_POLICY with a message in
+ * diag when it names gavel with bad arguments. The grammar is the one
+ * policies/gavel_round.c accepts (docs/gavel.md). */
+int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag *diag);
+
+/* One allocation problem. Per job i and type t, thr[i * n_types + t] is the
+ * job's throughput there (reference work per second; 0: it cannot run
+ * there). A job with no type at all gets a zero row. */
+typedef struct sim__gavel_problem {
+    uint32_t n_jobs, n_types;
+    const double *thr;
+    const double *gpus;    /* GPUs per job (Gavel's scale factor; a share counts its fraction) */
+    const double *cap;     /* GPUs per type */
+    const double *weight;  /* priority weight per job (NULL: 1) */
+    const double *left_s;  /* ftf, makespan: reference work left, seconds */
+    const double *total_s; /* ftf: the job's whole reference work, seconds */
+    const double *age_s;   /* ftf: time since arrival, seconds */
+    const double *prev_x;  /* fifo: the previous allocation (rows kept), may be NULL */
+} sim__gavel_problem;
+
+typedef struct sim__gavel_stats {
+    uint32_t lps;     /* LPs solved */
+    uint32_t levels;  /* water-filling levels (max-min) */
+    double objective; /* max-min: the smallest normalised throughput; makespan: T (s);
+                         ftf: the largest rho */
+    int single;       /* in: solve max-min as one LP (Gavel's source), not water-filling */
+    int ungrouped;    /* in: one LP row per job, even for interchangeable jobs (for the bench) */
+} sim__gavel_stats;
+
+/* Solve p for an objective into x (n_jobs x n_types, row-major). stats (may be
+ * NULL) gets counts; stats->single on input asks for one LP instead of the
+ * water-filling levels. TM_OK, TM_ERR_NOMEM, or TM_ERR_INTERNAL with a
+ * message in diag when the solver fails. */
+int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim__gavel_stats *stats,
+                     tm_diag *diag);
+
+/* The engine's round state: the rows it shows the policy (job ids ascending)
+ * and the time each has received per type. */
+typedef struct sim__gavel {
+    int objective;
+    int64_t round_us;
+    uint32_t n_types;
+    int64_t t_acct_us;                      /* received time is counted up to here */
+    uint64_t seen_arrivals, seen_in_flight; /* the job set solved for */
+    int solved;
+    uint32_t n_rows, cap_rows;
+    uint64_t *id;
+    double *x, *recv_s, *active_s; /* [row * n_types + t], [row] */
+    place_timeshare ts;
+    /* scratch for the next solve */
+    uint64_t *n_id;
+    double *n_x, *n_recv, *n_active, *thr, *cap, *left, *total, *age, *prevx;
+    double *gpus;
+    uint32_t n_cap;
+    double solve_s; /* wall time spent solving, for the bench */
+    uint64_t solves;
+} sim__gavel;
+
+void sim__gavel_init(sim__gavel *g, int objective, int64_t round_us, uint32_t n_types);
+void sim__gavel_fini(sim__gavel *g);
+
+/* Count received time up to now_us: each running job (ids[k], on type
+ * types[k], running since start_us[k]) receives the time since the later of
+ * its start and the last count; every row's active time grows. */
+void sim__gavel_account(sim__gavel *g, int64_t now_us, const uint64_t *ids, const uint32_t *types,
+                        const int64_t *start_us, uint32_t n);
+
+/* A new job set (ids ascending, n jobs, with the problem's per-job fields):
+ * rows of jobs already known keep their received time; solve X. */
+typedef struct sim__gavel_jobs {
+    uint32_t n;
+    const uint64_t *id;
+    const double *thr; /* n x n_types */
+    const double *gpus;
+    const double *weight, *left_s, *total_s, *age_s;
+    const double *cap; /* n_types */
+} sim__gavel_jobs;
+/* Room for n jobs in the scratch arrays the caller fills (ids and fields),
+ * then sim__gavel_resolve; TM_ERR_NOMEM on failure. */
+int sim__gavel_reserve(sim__gavel *g, uint32_t n);
+int sim__gavel_resolve(sim__gavel *g, const sim__gavel_jobs *jobs, tm_diag *diag);
+
+#endif

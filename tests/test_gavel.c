@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_gavel.c — Gavel's allocation (sim/model/gavel_alloc.c) and rounds
+ * (policies/gavel_round.c).
+ *
+ *  - feasibility: every objective's X has rows <= 1, columns (x GPUs) <= the
+ *    type's GPUs, x in [0, 1] and 0 where the job cannot run;
+ *  - max-min fairness against a brute-force grid over X on tiny cases (2-3
+ *    jobs, 2 types): no grid point raises a job's normalised throughput
+ *    without lowering one that is no larger; makespan and ftf no worse than
+ *    the grid's best;
+ *  - rounds: a small host runs the policy round after round on a fixed X and
+ *    the time each job receives per type converges to X; a job whose X fits
+ *    is never preempted (its lease is renewed).
+ */
+#include "check.h"
+#include "model/gavel_int.h"
+#include "place.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------- */
+/* the solve                                                                  */
+
+static uint64_t rng = 88172645463325252ull;
+static double unif(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void check_feasible(const sim__gavel_problem *p, const double *x, const char *what)
+{
+    uint32_t m = p->n_jobs, n = p->n_types;
+    for (uint32_t i = 0; i < m; i++) {
+        double row = 0;
+        for (uint32_t t = 0; t < n; t++) {
+            double v = x[i * n + t];
+            if (!(v >= -1e-9 && v <= 1 + 1e-9))
+                check_fail(__FILE__, __LINE__, "%s: x[%u][%u] = %g", what, i, t, v);
+            if (p->thr[i * n + t] <= 0 && v > 1e-9)
+                check_fail(__FILE__, __LINE__, "%s: job %u on a type it cannot use", what, i);
+            row += v;
+        }
+        if (row > 1 + 1e-6)
+            check_fail(__FILE__, __LINE__, "%s: job %u has %g of the time", what, i, row);
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        double col = 0;
+        for (uint32_t i = 0; i < m; i++)
+            col += x[i * n + t] * p->gpus[i];
+        if (col > p->cap[t] + 1e-6)
+            check_fail(__FILE__, __LINE__, "%s: type %u holds %g of %g GPUs", what, t, col,
+                       p->cap[t]);
+    }
+}
+
+static void test_feasible(void)
+{
+    for (int rep = 0; rep < 200; rep++) {
+        uint32_t m = 1 + (uint32_t)(unif() * 12), n = 1 + (uint32_t)(unif() * 4);
+        double thr[12 * 4], x[12 * 4], cap[4], gpus[12], left[12], total[12], age[12];
+        for (uint32_t i = 0; i < m; i++) {
+            gpus[i] = unif() < 0.7 ? 1 : unif() < 0.5 ? 2 : 4;
+            left[i] = 100 + 1000 * unif();
+            total[i] = left[i] * (1 + unif());
+            age[i] = 500 * unif();
+            for (uint32_t t = 0; t < n; t++)
+                thr[i * n + t] = unif() < 0.2 ? 0 : 0.2 + 3 * unif();
+        }
+        for (uint32_t t = 0; t < n; t++)
+            cap[t] = (double)(uint32_t)(unif() * 6);
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        for (int obj = 0; obj < SIM_GAVEL_N_OBJECTIVES; obj++) {
+            tm_diag d = {0};
+            sim__gavel_stats st = {0};
+            for (size_t k = 0; k < (size_t)m * n; k++)
+                x[k] = -1;
+            CHECK_EQ_INT(sim__gavel_solve(obj, &p, x, &st, &d), TM_OK);
+            char what[64];
+            snprintf(what, sizeof what, "case %d objective %d", rep, obj);
+            check_feasible(&p, x, what);
+        }
+    }
+}
+
+/* The normalised effective throughput of job i under x (Gavel's max-min). */
+static double level(const sim__gavel_problem *p, const double *x, uint32_t i)
+{
+    uint32_t n = p->n_types;
+    double capsum = 0, prop = 0, got = 0;
+    for (uint32_t t = 0; t < n; t++)
+        capsum += p->cap[t];
+    for (uint32_t t = 0; t < n; t++) {
+        prop += p->thr[i * n + t] * p->cap[t] / capsum;
+        got += p->thr[i * n + t] * x[i * n + t];
+    }
+    return got * p->gpus[i] / prop;
+}
+
+static int grid_feasible(const sim__gavel_problem *p, const double *x)
+{
+    uint32_t m = p->n_jobs, n = p->n_types;
+    for (uint32_t i = 0; i < m; i++) {
+        double r = 0;
+        for (uint32_t t = 0; t < n; t++) {
+            if (p->thr[i * n + t] <= 0 && x[i * n + t] > 0)
+                return 0;
+            r += x[i * n + t];
+        }
+        if (r > 1 + 1e-12)
+            return 0;
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        double c = 0;
+        for (uint32_t i = 0; i < m; i++)
+            c += x[i * n + t] * p->gpus[i];
+        if (c > p->cap[t] + 1e-12)
+            return 0;
+    }
+    return 1;
+}
+
+/* Visit every point of a grid of step 1/steps over the m x 2 variables. */
+typedef void (*grid_fn)(const sim__gavel_problem *p, const double *x, void *ud);
+static void grid_walk(const sim__gavel_problem *p, uint32_t steps, grid_fn fn, void *ud)
+{
+    uint32_t v = p->n_jobs * p->n_types, idx[6] = {0};
+    double x[6];
+    for (;;) {
+        for (uint32_t k = 0; k < v; k++)
+            x[k] = (double)idx[k] / steps;
+        if (grid_feasible(p, x))
+            fn(p, x, ud);
+        uint32_t k = 0;
+        while (k < v && ++idx[k] > steps)
+            idx[k++] = 0;
+        if (k == v)
+            return;
+    }
+}
+
+typedef struct mm_ctx {
+    const double *ours; /* levels of the solver's X */
+    double best_min;
+    uint32_t violations;
+} mm_ctx;
+
+static void mm_visit(const sim__gavel_problem *p, const double *x, void *ud)
+{
+    mm_ctx *c = ud;
+    double mn = INFINITY;
+    for (uint32_t i = 0; i < p->n_jobs; i++) {
+        double l = level(p, x, i);
+        mn = l < mn ? l : mn;
+    }
+    c->best_min = mn > c->best_min ? mn : c->best_min;
+    /* raising job i must lower some job whose level is no larger than i's */
+    for (uint32_t i = 0; i < p->n_jobs; i++) {
+        if (!(level(p, x, i) > c->ours[i] + 1e-6))
+            continue;
+        int lowered = 0;
+        for (uint32_t j = 0; j < p->n_jobs; j++)
+            if (j != i && c->ours[j] <= c->ours[i] + 1e-6 && level(p, x, j) < c->ours[j] - 1e-6)
+                lowered = 1;
+        if (!lowered)
+            c->violations++;
+    }
+}
+
+typedef struct span_ctx {
+    double best; /* makespan: the smallest largest time; ftf: the smallest largest rho */
+    int ftf;
+    const double *iso;
+} span_ctx;
+
+static void span_visit(const sim__gavel_problem *p, const double *x, void *ud)
+{
+    span_ctx *c = ud;
+    double worst = 0;
+    for (uint32_t i = 0; i < p->n_jobs; i++) {
+        double thr = 0;
+        for (uint32_t t = 0; t < p->n_types; t++)
+            thr += p->thr[i * p->n_types + t] * x[i * p->n_types + t];
+        double v = thr > 0 ? p->left_s[i] / thr : INFINITY;
+        if (c->ftf)
+            v = (p->age_s[i] + v) / c->iso[i];
+        worst = v > worst ? v : worst;
+    }
+    c->best = worst < c->best ? worst : c->best;
+}
+
+static void test_bruteforce(void)
+{
+    for (int rep = 0; rep < 60; rep++) {
+        uint32_t m = rep % 2 ? 3 : 2, n = 2, steps = m == 2 ? 20 : 10;
+        double thr[6], x[6], cap[2], gpus[3], left[3], total[3], age[3], lv[3];
+        for (uint32_t i = 0; i < m; i++) {
+            gpus[i] = unif() < 0.7 ? 1 : 2;
+            left[i] = 100 + 1000 * unif();
+            total[i] = left[i] * (1 + unif());
+            age[i] = 300 * unif();
+            for (uint32_t t = 0; t < n; t++)
+                thr[i * n + t] = unif() < 0.15 ? 0 : 0.2 + 3 * unif();
+            if (thr[i * n] == 0 && thr[i * n + 1] == 0)
+                thr[i * n] = 1;
+        }
+        cap[0] = 1 + (double)(uint32_t)(unif() * 2);
+        cap[1] = 1 + (double)(uint32_t)(unif() * 2);
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        tm_diag d = {0};
+        sim__gavel_stats st = {0};
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, x, &st, &d), TM_OK);
+        double ours_min = INFINITY;
+        for (uint32_t i = 0; i < m; i++) {
+            lv[i] = level(&p, x, i);
+            ours_min = lv[i] < ours_min ? lv[i] : ours_min;
+        }
+        mm_ctx c = {lv, 0, 0};
+        grid_walk(&p, steps, mm_visit, &c);
+        if (ours_min < c.best_min - 1e-6)
+            check_fail(__FILE__, __LINE__, "case %d: smallest level %g < the grid's %g", rep,
+                       ours_min, c.best_min);
+        if (c.violations)
+            check_fail(__FILE__, __LINE__,
+                       "case %d: %u grid points raise a job without lowering a smaller one", rep,
+                       c.violations);
+        /* Gavel's single LP reaches the same smallest level */
+        st.single = 1;
+        double xs[6];
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, xs, &st, &d), TM_OK);
+        double smin = INFINITY;
+        for (uint32_t i = 0; i < m; i++)
+            smin = level(&p, xs, i) < smin ? level(&p, xs, i) : smin;
+        CHECK_NEAR(smin, ours_min, 1e-6 * (1 + ours_min));
+        /* makespan: T is what X achieves and no grid point does better */
+        st.single = 0;
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAKESPAN, &p, x, &st, &d), TM_OK);
+        span_ctx sc = {INFINITY, 0, NULL};
+        span_visit(&p, x, &sc);
+        CHECK_NEAR(sc.best, st.objective, 1e-6 * st.objective);
+        double mine = sc.best;
+        sc.best = INFINITY;
+        grid_walk(&p, steps, span_visit, &sc);
+        if (mine > sc.best * (1 + 1e-6))
+            check_fail(__FILE__, __LINE__, "case %d: makespan %g > the grid's %g", rep, mine,
+                       sc.best);
+        /* ftf: the largest rho no worse than the grid's best */
+        double iso[3];
+        for (uint32_t i = 0; i < m; i++) {
+            double row = 0, it = 0;
+            for (uint32_t t = 0; t < n; t++) {
+                double f = cap[t] / m / gpus[i];
+                row += f;
+                it += f * thr[i * n + t];
+            }
+            iso[i] = total[i] / (row > 1 ? it / row : it);
+        }
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_FTF, &p, x, &st, &d), TM_OK);
+        span_ctx fc = {INFINITY, 1, iso};
+        span_visit(&p, x, &fc);
+        mine = fc.best;
+        fc.best = INFINITY;
+        grid_walk(&p, steps, span_visit, &fc);
+        if (mine > fc.best * (1 + 1e-3))
+            check_fail(__FILE__, __LINE__, "case %d: largest rho %g > the grid's %g", rep, mine,
+                       fc.best);
+    }
+}
+
+/* interchangeable jobs solved as groups match the solve with a row each */
+static void test_groups(void)
+{
+    enum { M = 40, N = 3 };
+    double thr[M * N], x[M * N], y[M * N], gpus[M], cap[N] = {6, 10, 4};
+    static const double K[4][N] = {{4, 2, 1}, {8, 5, 1.7}, {7, 5.7, 3.4}, {7.5, 16.6, 10.4}};
+    for (uint32_t i = 0; i < M; i++) {
+        gpus[i] = i % 5 == 0 ? 2 : 1;
+        memcpy(thr + i * N, K[i % 4], sizeof K[0]);
+    }
+    sim__gavel_problem p = {M, N, thr, gpus, cap, NULL, NULL, NULL, NULL, NULL};
+    tm_diag d = {0};
+    sim__gavel_stats a = {0}, b = {0};
+    b.ungrouped = 1;
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, x, &a, &d), TM_OK);
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, y, &b, &d), TM_OK);
+    check_feasible(&p, x, "grouped");
+    CHECK_NEAR(a.objective, b.objective, 1e-6 * (1 + b.objective));
+    double sa = 0, sb = 0;
+    for (uint32_t i = 0; i < M; i++) {
+        sa += level(&p, x, i);
+        sb += level(&p, y, i);
+    }
+    CHECK_NEAR(sa, sb, 1e-5 * (1 + sb));
+}
+
+/* ------------------------------------------------------------------------- */
+/* the rounds                                                                 */
+
+#define RJ 4
+typedef struct host {
+    place_cluster c;
+    place_job jobs[RJ];
+    place_job queue[RJ];
+    uint8_t qstate[RJ];
+    uint32_t n_queue;
+    place_running run[RJ];
+    place_part run_parts[RJ][8];
+    uint32_t n_run;
+    uint64_t preempted;
+} host;
+
+static int host_apply(void *ud, place_view *v, place_decision *d)
+{
+    host *h = ud;
+    if (d->kind == PLACE_START) {
+        place_job j = h->queue[d->index];
+        CHECK_EQ_INT(place_cluster_take(&h->c, &j, d->parts, d->n_parts), PLACE_OK);
+        h->qstate[d->index] = PLACE_Q_STARTED;
+        place_running *r = &h->run[h->n_run];
+        memset(r, 0, sizeof *r);
+        r->job = j;
+        r->start_us = v->now_us;
+        r->end_estimate_us = -1;
+        r->lost_gpu_s = 0;
+        memcpy(h->run_parts[h->n_run], d->parts, d->n_parts * sizeof *d->parts);
+        r->parts = h->run_parts[h->n_run];
+        r->n_parts = d->n_parts;
+        h->n_run++;
+    } else if (d->kind == PLACE_PREEMPT) {
+        place_running *r = &h->run[d->index];
+        place_cluster_give(&h->c, &r->job, r->parts, r->n_parts);
+        h->preempted++;
+        uint32_t last = --h->n_run;
+        if (d->index != last) {
+            h->run[d->index] = h->run[last];
+            memcpy(h->run_parts[d->index], h->run_parts[last], sizeof h->run_parts[0]);
+            h->run[d->index].parts = h->run_parts[d->index];
+        }
+    }
+    v->running = h->run;
+    v->n_running = h->n_run;
+    return PLACE_OK;
+}
+
+/* Run `rounds` rounds of the policy on a fixed X for RJ one-GPU jobs that
+ * never end; recv gets the rounds each job ran per type. */
+static void run_rounds(const double *x, const uint32_t *nodes_per_type, uint32_t rounds,
+                       double *recv, uint64_t *preempted)
+{
+    place_env env = {place_alloc_libc, NULL, NULL, NULL};
+    host h;
+    memset(&h, 0, sizeof h);
+    uint32_t mem[2] = {80000, 80000};
+    CHECK_EQ_INT(place_cluster_init(&h.c, &env, 2, mem), PLACE_OK);
+    for (uint32_t t = 0; t < 2; t++)
+        for (uint32_t k = 0; k < nodes_per_type[t]; k++) {
+            uint32_t node;
+            CHECK_EQ_INT(place_cluster_add_node(&h.c, t, 1, 0, 0, &node), PLACE_OK);
+            CHECK_EQ_INT(place_cluster_set_node_up(&h.c, node, 1), PLACE_OK);
+        }
+    static const double speed[2] = {2.0, 1.0};
+    for (uint32_t i = 0; i < RJ; i++) {
+        place_job *j = &h.jobs[i];
+        memset(j, 0, sizeof *j);
+        j->id = i + 1;
+        j->estimate_us = -1;
+        j->deadline_us = -1;
+        j->speed = speed;
+        j->gpus = 1;
+        j->gpu_milli = PLACE_MILLI_WHOLE;
+        j->flags = PLACE_JOB_PREEMPTIBLE;
+    }
+    place_instance pi;
+    char err[200];
+    CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel max-min@60", err, sizeof err), PLACE_OK);
+    uint64_t ids[RJ];
+    double xr[RJ * 2], recv_s[RJ * 2] = {0}, active_s[RJ] = {0};
+    for (uint32_t i = 0; i < RJ; i++)
+        ids[i] = i + 1;
+    memcpy(xr, x, sizeof xr);
+    place_timeshare ts = {60 * 1000000ll, RJ, 2, ids, xr, recv_s, active_s};
+    place_part scratch[8];
+    for (uint32_t r = 0; r < rounds; r++) {
+        int64_t now = (int64_t)r * 60 * 1000000ll;
+        /* the queue: every job not running, in id order */
+        h.n_queue = 0;
+        for (uint32_t i = 0; i < RJ; i++) {
+            int running = 0;
+            for (uint32_t k = 0; k < h.n_run; k++)
+                running |= h.run[k].job.id == h.jobs[i].id;
+            if (!running) {
+                h.queue[h.n_queue] = h.jobs[i];
+                h.qstate[h.n_queue++] = PLACE_Q_WAITING;
+            }
+        }
+        place_view v = {now, &h.c, h.queue, h.qstate, h.n_queue, h.run, h.n_run, &ts};
+        place_pass_stats st;
+        CHECK_EQ_INT(place_pass_run(&pi, &v, h.qstate, scratch, 8, host_apply, &h, &st), PLACE_OK);
+        CHECK_EQ_INT((int)st.invalid, 0);
+        CHECK(st.wake_us == now + 60 * 1000000ll);
+        if (st.preempted) {
+            /* as the engine does: the preempted jobs wait in the queue again
+             * and a second pass of the same instant starts those that move */
+            h.n_queue = 0;
+            for (uint32_t i = 0; i < RJ; i++) {
+                int running = 0;
+                for (uint32_t k = 0; k < h.n_run; k++)
+                    running |= h.run[k].job.id == h.jobs[i].id;
+                if (!running) {
+                    h.queue[h.n_queue] = h.jobs[i];
+                    h.qstate[h.n_queue++] = PLACE_Q_WAITING;
+                }
+            }
+            v = (place_view){now, &h.c, h.queue, h.qstate, h.n_queue, h.run, h.n_run, &ts};
+            CHECK_EQ_INT(place_pass_run(&pi, &v, h.qstate, scratch, 8, host_apply, &h, &st),
+                         PLACE_OK);
+            CHECK_EQ_INT((int)st.preempted, 0);
+        }
+        /* the round runs: count it */
+        for (uint32_t k = 0; k < h.n_run; k++) {
+            uint32_t i = (uint32_t)h.run[k].job.id - 1, t = h.c.node_type[h.run[k].parts[0].node];
+            recv_s[i * 2 + t] += 60;
+            recv[i * 2 + t] += 1;
+        }
+        for (uint32_t i = 0; i < RJ; i++)
+            active_s[i] += 60;
+    }
+    *preempted = h.preempted;
+    place_instance_fini(&pi);
+    place_cluster_fini(&h.c);
+}
+
+static void test_rounds_converge(void)
+{
+    /* 4 jobs on 2 + 1 GPUs: each job half its time on type 0, a quarter on type 1 */
+    static const double x[RJ * 2] = {0.5, 0.25, 0.5, 0.25, 0.5, 0.25, 0.5, 0.25};
+    uint32_t nodes[2] = {2, 1};
+    double recv[RJ * 2] = {0};
+    uint64_t pre = 0;
+    uint32_t rounds = 400;
+    run_rounds(x, nodes, rounds, recv, &pre);
+    for (uint32_t k = 0; k < RJ * 2; k++) {
+        double got = recv[k] / rounds;
+        if (fabs(got - x[k]) > 0.02)
+            check_fail(__FILE__, __LINE__, "job %u type %u: ran %.3f of the rounds, X says %.3f",
+                       k / 2 + 1, k % 2, got, x[k]);
+    }
+    CHECK(pre > 0); /* time-slicing took GPUs back */
+
+    /* an uneven X: job 1 all on type 0, the rest share */
+    static const double y[RJ * 2] = {1.0, 0, 0.4, 0.2, 0.3, 0.4, 0.3, 0.4};
+    memset(recv, 0, sizeof recv);
+    run_rounds(y, nodes, rounds, recv, &pre);
+    for (uint32_t k = 0; k < RJ * 2; k++) {
+        double got = recv[k] / rounds;
+        if (fabs(got - y[k]) > 0.03)
+            check_fail(__FILE__, __LINE__, "job %u type %u: ran %.3f of the rounds, X says %.3f",
+                       k / 2 + 1, k % 2, got, y[k]);
+    }
+}
+
+static void test_lease_renewal(void)
+{
+    /* 4 jobs on 3 + 1 GPUs, each X = 1 on a type of its own: after the first
+     * round nobody moves, so nothing is ever preempted */
+    static const double x[RJ * 2] = {1, 0, 1, 0, 1, 0, 0, 1};
+    uint32_t nodes[2] = {3, 1};
+    double recv[RJ * 2] = {0};
+    uint64_t pre = 7;
+    run_rounds(x, nodes, 50, recv, &pre);
+    CHECK_EQ_U64(pre, 0);
+    for (uint32_t k = 0; k < RJ * 2; k++)
+        CHECK_NEAR(recv[k], x[k] * 50, 1e-9);
+}
+
+static void test_spec(void)
+{
+    int obj;
+    int64_t r;
+    tm_diag d = {0};
+    CHECK_EQ_INT(sim__gavel_spec("gavel", &obj, &r, &d), 1);
+    CHECK_EQ_INT(obj, SIM_GAVEL_MAXMIN);
+    CHECK(r == SIM_GAVEL_ROUND_US);
+    CHECK_EQ_INT(sim__gavel_spec(" gavel ftf@600", &obj, &r, &d), 1);
+    CHECK_EQ_INT(obj, SIM_GAVEL_FTF);
+    CHECK(r == 600 * 1000000ll);
+    CHECK_EQ_INT(sim__gavel_spec("order=fifo", &obj, &r, &d), 0);
+    CHECK_EQ_INT(sim__gavel_spec("gavelx", &obj, &r, &d), 0);
+    CHECK_EQ_INT(sim__gavel_spec("gavel las", &obj, &r, &d), TM_ERR_POLICY);
+    CHECK_EQ_INT(sim__gavel_spec("gavel max-min@0", &obj, &r, &d), TM_ERR_POLICY);
+    /* the policy accepts and refuses the same */
+    place_env env = {place_alloc_libc, NULL, NULL, NULL};
+    place_instance pi;
+    char err[200];
+    CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel makespan@30", err, sizeof err), PLACE_OK);
+    place_instance_fini(&pi);
+    CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel las", err, sizeof err), PLACE_ERR_SPEC);
+    CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel max-min@0", err, sizeof err),
+                 PLACE_ERR_SPEC);
+}
+
+int main(void)
+{
+    test_spec();
+    test_feasible();
+    test_bruteforce();
+    test_groups();
+    test_rounds_converge();
+    test_lease_renewal();
+    return check_finish("test_gavel");
+}
