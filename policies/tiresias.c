@@ -59,6 +59,13 @@
  * Source: Gu et al., "Tiresias: A GPU cluster manager for distributed deep
  * learning", NSDI 2019; its simulator github.com/SymbioticLab/Tiresias
  * (run_sim.py, dlas_sim_jobs), read for the rules; the code is ours.
+ *
+ * One file, just past a thousand lines: the ordering, the preemption plan
+ * and the wake-ups share the per-job records (service at the last
+ * promotion, time waited since the last stop) and the learned distribution,
+ * which is why this is a whole policy rather than an order and a preempt
+ * component. The seam for a split is the Gittins distribution (parse_dist
+ * to gittins), which touches nothing else of the state.
  */
 #include "place_int.h"
 

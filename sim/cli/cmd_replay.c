@@ -14,6 +14,12 @@
  *
  * The fleet is a scenario or fleet file (--fleet), a node list (--nodes), the
  * SWF header (--machine-from-trace), or a Gavel cluster spec.
+ *
+ * One file, just past a thousand lines: the protocols share one option
+ * table and one set of checks of which option goes with which protocol, so
+ * that a misplaced option is refused the same way everywhere. The serving
+ * protocol's options and run already live in cli_llm.c; the window and pack
+ * protocols' printing is the next seam.
  */
 #include "cli/cli_int.h"
 #include "cli/cli_llm.h"
