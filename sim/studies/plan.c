@@ -106,8 +106,9 @@ typedef struct srch {
     tm_diag *diag;
 } srch;
 
-static int passes(srch *s, const uint32_t *nodes, int *ok)
+static int passes(void *ud, const uint32_t *nodes, int *ok)
 {
+    srch *s = ud;
     sim__size_eval e;
     int rc = plan_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
     if (rc == TM_OK)
@@ -116,45 +117,10 @@ static int passes(srch *s, const uint32_t *nodes, int *ok)
 }
 
 /* The fewest nodes of pool k in [lo, hi] that pass with the others as in
- * nodes[]: galloping from lo then bisection; nodes[k] is the answer (hi
- * when even hi fails, *found 0). */
+ * nodes[] (size's galloping search, sim__size_fewest). */
 static int fewest(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
 {
-    int ok, rc;
-    *found = 0;
-    nodes[k] = lo;
-    if ((rc = passes(s, nodes, &ok)) || ok) {
-        *found = rc == TM_OK;
-        return rc;
-    }
-    uint32_t bad = lo, good = 0, step = 1;
-    for (;;) {
-        uint32_t next = hi - bad > step ? bad + step : hi;
-        nodes[k] = next;
-        if ((rc = passes(s, nodes, &ok)))
-            return rc;
-        if (ok) {
-            good = next;
-            break;
-        }
-        if (next == hi)
-            return TM_OK;
-        bad = next;
-        step *= 2;
-    }
-    while (good - bad > 1) {
-        uint32_t mid = bad + (good - bad) / 2;
-        nodes[k] = mid;
-        if ((rc = passes(s, nodes, &ok)))
-            return rc;
-        if (ok)
-            good = mid;
-        else
-            bad = mid;
-    }
-    nodes[k] = good;
-    *found = 1;
-    return TM_OK;
+    return sim__size_fewest(passes, s, nodes, k, lo, hi, found);
 }
 
 static int mix_add(srch *s, const uint32_t *nodes)

@@ -176,6 +176,18 @@ typedef struct sim__size_answer {
 int sim__size_search(const sim__size_search_cfg *cfg, sim__size_answer *ans, tm_diag *diag);
 void sim__size_answer_fini(sim__size_answer *a);
 
+/* Does the fleet nodes[] meet the targets? (*ok 1 or 0; a non-zero return is
+ * an error). */
+typedef int (*sim__size_pass_fn)(void *ud, const uint32_t *nodes, int *ok);
+
+/* The fewest nodes of pool k in [lo, hi] that pass with the other pools as in
+ * nodes[] (which it leaves with nodes[k] = the answer, or hi when none):
+ * galloping from lo (lo, lo+1, lo+3, lo+7, ...) then bisection; *found 0
+ * when even hi fails. O(log(answer - lo)) evaluations; size's search and
+ * plan's periods both use it, so both assume the same monotonicity. */
+int sim__size_fewest(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                     uint32_t hi, int *found);
+
 /* Growth: the fleet `current` (nodes per searched pool) under demand growing
  * by `rate_per_month`, compounding. The first month m in 0..max_months at
  * which it fails the targets (galloping then bisection on m: the metrics get

@@ -87,25 +87,22 @@ static int eval_at(search *s, const uint32_t *nodes, const sim__size_eval **e)
     return TM_OK;
 }
 
-static int passes(search *s, const uint32_t *nodes, int *ok)
+static int passes(void *ud, const uint32_t *nodes, int *ok)
 {
     const sim__size_eval *e;
-    int rc = eval_at(s, nodes, &e);
+    int rc = eval_at(ud, nodes, &e);
     if (rc == TM_OK)
         *ok = e->pass;
     return rc;
 }
 
-/* The fewest nodes of pool k in [lo, hi] that pass with the other pools as in
- * nodes[] (which it leaves with nodes[k] = the answer, or hi when none):
- * galloping from lo (lo, lo+1, lo+3, lo+7, ...) then bisection; *found 0
- * when even hi fails. O(log(answer - lo)) evaluations. */
-static int min_in_pool(search *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
+int sim__size_fewest(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                     uint32_t hi, int *found)
 {
     int ok, rc;
     *found = 0;
     nodes[k] = lo;
-    if ((rc = passes(s, nodes, &ok)) || ok) {
+    if ((rc = pass(ud, nodes, &ok)) || ok) {
         *found = rc == TM_OK;
         return rc;
     }
@@ -113,23 +110,21 @@ static int min_in_pool(search *s, uint32_t *nodes, size_t k, uint32_t lo, uint32
     for (;;) {
         uint32_t next = hi - bad > step ? bad + step : hi;
         nodes[k] = next;
-        if ((rc = passes(s, nodes, &ok)))
+        if ((rc = pass(ud, nodes, &ok)))
             return rc;
         if (ok) {
             good = next;
             break;
         }
-        if (next == hi) {
-            nodes[k] = hi;
+        if (next == hi)
             return TM_OK;
-        }
         bad = next;
         step *= 2;
     }
     while (good - bad > 1) {
         uint32_t mid = bad + (good - bad) / 2;
         nodes[k] = mid;
-        if ((rc = passes(s, nodes, &ok)))
+        if ((rc = pass(ud, nodes, &ok)))
             return rc;
         if (ok)
             good = mid;
@@ -139,6 +134,11 @@ static int min_in_pool(search *s, uint32_t *nodes, size_t k, uint32_t lo, uint32
     nodes[k] = good;
     *found = 1;
     return TM_OK;
+}
+
+static int min_in_pool(search *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
+{
+    return sim__size_fewest(passes, s, nodes, k, lo, hi, found);
 }
 
 static int frontier_add(search *s, const uint32_t *nodes)
