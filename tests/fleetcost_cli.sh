@@ -62,6 +62,13 @@ bad "--scale needs LO:HI" breakeven --fleet "$S" --target 'wait_p95<=30m' --scal
 bad "--scale and --target go with --fleet" breakeven "$S" --scale 1:2
 bad "give their targets with --target" breakeven --fleet "$S"
 bad "unknown metric" breakeven --fleet "$S" --target 'latency<=1s'
+# --pools: one parser for size, plan and breakeven --fleet (sim__cli_pools)
+bad "--pools and --volumes do not go with --fleet" breakeven --fleet "$S" --target 'wait_p95<=30m' --pools h100
+bad "--pools and --volumes do not go with --fleet" breakeven --fleet "$S" --target 'wait_p95<=30m' --volumes 1M:1B
+bad "--pools: no pool named 'a100' in the scenario" breakeven "$S" --pools a100
+bad "--pools: 'h100' given twice" breakeven "$S" --pools h100,h100
+bad "--pools: no pool named 'a100' in the scenario" size "$S" --target 'wait_p95<=30m' --pools h100,a100
+bad "--pools: 'h100' given twice" plan "$S" --target 'wait_p95<=30m' --periods 2 --growth 5% --pools h100,h100
 
 # size: an overloaded candidate is stopped with the evidence; the answer is
 # the one without early rejection

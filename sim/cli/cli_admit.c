@@ -131,3 +131,39 @@ void sim__cli_print_estimate(FILE *f, const sim_estimate *e, const sim_limits *l
     fprintf(f, "%sevents: %s (GPU failures: %s) (limit %s)\n", indent, x, y,
             lim(u, sizeof u, l, SIM_LIMIT_EVENTS));
 }
+
+int sim__cli_pools(const char *cmd, const sim_scenario *sc, const char *list, uint32_t *vary,
+                   size_t *n_vary, size_t max)
+{
+    *n_vary = 0;
+    if (!list) {
+        if (sc->n_pools > max)
+            return sim__cli_usage(cmd, "the scenario has %zu pools; name at most %zu with --pools",
+                                  sc->n_pools, max);
+        for (size_t p = 0; p < sc->n_pools; p++)
+            vary[(*n_vary)++] = (uint32_t)p;
+        return 0;
+    }
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        size_t k;
+        for (k = 0; k < sc->n_pools; k++)
+            if (strlen(sc->pools[k].name) == len && strncmp(sc->pools[k].name, p, len) == 0)
+                break;
+        if (k == sc->n_pools)
+            return sim__cli_usage(cmd, "--pools: no pool named '%.*s' in the scenario", (int)len,
+                                  p);
+        for (size_t j = 0; j < *n_vary; j++)
+            if (vary[j] == k)
+                return sim__cli_usage(cmd, "--pools: '%.*s' given twice", (int)len, p);
+        if (*n_vary == max)
+            return sim__cli_usage(cmd, "--pools: at most %zu pools", max);
+        vary[(*n_vary)++] = (uint32_t)k;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return 0;
+}

@@ -169,6 +169,12 @@ int sim__cli_admit(const sim_scenario *sc, const sim__cli_args *a);
  * starts with `why` (NULL: nothing). */
 int sim__cli_admit_scaled(const sim_scenario *sc, const sim__cli_args *a, double demand,
                           const char *why);
+/* The pools a study searches (size, plan, breakeven --fleet): the names of
+ * the comma-separated `list` into vary[] as pool indices, or every pool when
+ * list is NULL; at most `max`. 0, or a usage error (64) naming `cmd`: an
+ * unknown or repeated name, too many. */
+int sim__cli_pools(const char *cmd, const sim_scenario *sc, const char *list, uint32_t *vary,
+                   size_t *n_vary, size_t max);
 /* The tokens (input + output) a month that sc's services demand at their
  * load: expected over the horizon (the fluid model's demand), per month. */
 double sim__cli_tokens_per_month(const sim_scenario *sc);

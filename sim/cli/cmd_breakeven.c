@@ -458,6 +458,7 @@ done:
 static int cmd_breakeven(int argc, char **argv)
 {
     const char *pools = NULL, *target = NULL;
+    int have_volumes = 0;
     uint64_t reps = 3, refine = 6, max_nodes = 1024, npts = 7, snpts = 5;
     double conf = 0.95, lo = 0, hi = 0, slo = 0.25, shi = 4;
     int fleet = 0, have_scale = 0, no_early = 0;
@@ -471,6 +472,7 @@ static int cmd_breakeven(int argc, char **argv)
         switch (key) {
         case O_VOLUMES:
             bad = parse_volumes(v, &lo, &hi, &npts);
+            have_volumes = 1;
             break;
         case O_POOLS:
             pools = v;
@@ -509,6 +511,11 @@ static int cmd_breakeven(int argc, char **argv)
         return a.code;
     if (!fleet && (have_scale || target))
         return sim__cli_usage("breakeven", "--scale and --target go with --fleet");
+    /* the whole fleet is scaled, every pool together, over load scales */
+    if (fleet && (pools || have_volumes))
+        return sim__cli_usage("breakeven",
+                              "--pools and --volumes do not go with --fleet (it scales "
+                              "every pool, over --scale)");
     if (fleet)
         return fleet_breakeven(&a, target, slo, shi, (size_t)snpts, (uint32_t)reps, conf, no_early);
     const char *path = a.n_operands ? a.operands[0] : NULL;
@@ -554,35 +561,8 @@ static int cmd_breakeven(int argc, char **argv)
         code = sim__cli_error(rc, &d);
         goto done;
     }
-    if (pools) {
-        const char *p = pools;
-        for (;;) {
-            const char *comma = strchr(p, ',');
-            size_t len = comma ? (size_t)(comma - p) : strlen(p), k;
-            for (k = 0; k < sc.n_pools; k++)
-                if (strlen(sc.pools[k].name) == len && strncmp(sc.pools[k].name, p, len) == 0)
-                    break;
-            if (k == sc.n_pools || run.n_vary == SIM__SIZE_MAX_VARY) {
-                code = sim__cli_usage("breakeven", "--pools: no pool '%.*s' (or more than %d)",
-                                      (int)len, p, SIM__SIZE_MAX_VARY);
-                goto done;
-            }
-            run.vary[run.n_vary++] = (uint32_t)k;
-            if (!comma)
-                break;
-            p = comma + 1;
-        }
-    } else {
-        if (sc.n_pools > SIM__SIZE_MAX_VARY) {
-            code = sim__cli_usage("breakeven",
-                                  "the scenario has %zu pools; name at most %d with "
-                                  "--pools",
-                                  sc.n_pools, SIM__SIZE_MAX_VARY);
-            goto done;
-        }
-        for (size_t p = 0; p < sc.n_pools; p++)
-            run.vary[run.n_vary++] = (uint32_t)p;
-    }
+    if ((code = sim__cli_pools("breakeven", &sc, pools, run.vary, &run.n_vary, SIM__SIZE_MAX_VARY)))
+        goto done;
     run.base = &base;
     run.terms = terms;
     run.n_terms = nt;

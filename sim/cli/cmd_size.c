@@ -211,38 +211,7 @@ static void json_list(sim__jout *j, sim__jnode *root, const char *key, const sim
 
 static int split_pools(const sim_scenario *sc, const char *list, sim__size_runner *r)
 {
-    r->n_vary = 0;
-    if (!list) {
-        if (sc->n_pools > SIM__SIZE_MAX_VARY)
-            return sim__cli_usage("size",
-                                  "the scenario has %zu pools; name at most %d with --pools",
-                                  sc->n_pools, SIM__SIZE_MAX_VARY);
-        for (size_t p = 0; p < sc->n_pools; p++)
-            r->vary[r->n_vary++] = (uint32_t)p;
-        return 0;
-    }
-    const char *p = list;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        size_t k;
-        for (k = 0; k < sc->n_pools; k++)
-            if (strlen(sc->pools[k].name) == len && strncmp(sc->pools[k].name, p, len) == 0)
-                break;
-        if (k == sc->n_pools)
-            return sim__cli_usage("size", "--pools: no pool named '%.*s' in the scenario", (int)len,
-                                  p);
-        for (size_t j = 0; j < r->n_vary; j++)
-            if (r->vary[j] == k)
-                return sim__cli_usage("size", "--pools: '%.*s' given twice", (int)len, p);
-        if (r->n_vary == SIM__SIZE_MAX_VARY)
-            return sim__cli_usage("size", "--pools: at most %d pools", SIM__SIZE_MAX_VARY);
-        r->vary[r->n_vary++] = (uint32_t)k;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    return 0;
+    return sim__cli_pools("size", sc, list, r->vary, &r->n_vary, SIM__SIZE_MAX_VARY);
 }
 
 enum {
