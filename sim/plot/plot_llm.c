@@ -153,8 +153,22 @@ int sim__plot_llm(sim__plot_ctx *c, tm_diag *diag)
         if (x[4] > pmax)
             pmax = x[4];
     }
+    /* the title names the deployment (model, replicas of TP GPUs), which the
+     * file's subject (its name, for a serving file) does not */
+    char title[512], *model = NULL, *gpu = NULL;
+    int64_t reps = 0, tp = 0;
+    if (sim__h5r_attr_str(c->r, "/llm/deployment", "model", &model, &scratch) == TM_OK &&
+        sim__h5r_attr_str(c->r, "/llm/deployment", "gpu_type", &gpu, &scratch) == TM_OK &&
+        sim__h5r_attr_i64(c->r, "/llm/deployment", "replicas", &reps, &scratch) == TM_OK &&
+        sim__h5r_attr_i64(c->r, "/llm/deployment", "tp", &tp, &scratch) == TM_OK)
+        snprintf(title, sizeof title, "%s on %lld replica%s of %lld %s (TP): %s", model,
+                 (long long)reps, reps == 1 ? "" : "s", (long long)tp, gpu, c->subject);
+    else
+        snprintf(title, sizeof title, "%s", c->subject);
+    free(model);
+    free(gpu);
     fputs("set multiplot layout 1,2 title ", g);
-    sim__plot_str(g, c->subject);
+    sim__plot_str(g, title);
     fputs(" font ',13'\nset xlabel 'load: arrival rate of the requests'' bin (requests/s)'\n"
           "set key top left samplen 1.5 opaque font ',10'\nset logscale y\n",
           g);
