@@ -350,11 +350,12 @@ int sim__sens_write(const char *path, const sim__sens_cfg *cfg, const sim__sens_
     enum { N = SIM__SENS_N_INPUTS };
     const char *names[N];
     double col[4 + 2 * SIM__SENS_N_OUTPUTS][N];
-    int64_t present[N], resim[N];
+    int64_t present[N], resim[N], code[N];
     for (size_t i = 0; i < N; i++) {
         const sim__sens_row *r = &res->rows[i];
         names[i] = input_keys[r->input];
         present[i] = r->present;
+        code[i] = r->input;
         resim[i] = r->resimulated;
         col[0][i] = r->base_value;
         col[1][i] = r->low_value;
@@ -385,6 +386,11 @@ int sim__sens_write(const char *path, const sim__sens_cfg *cfg, const sim__sens_
         (rc = sim__h5w_array_str(w, PATH_("input"), names, N,
                                  "the inputs, sorted by swing (largest first, absent last)",
                                  diag)) ||
+        (rc = sim__h5w_array_i64(w, PATH_("input_code"), code, N, "1",
+                                 "the inputs as codes (attribute 'labels': the names in code "
+                                 "order)",
+                                 diag)) ||
+        (rc = sim__h5w_labels(w, PATH_("input_code"), input_keys, SIM__SENS_N_INPUTS, diag)) ||
         (rc = sim__h5w_array_i64(w, PATH_("present"), present, N, "1",
                                  "1: the scenario has the input; 0: not in this scenario", diag)) ||
         (rc = sim__h5w_array_i64(w, PATH_("resimulated"), resim, N, "1",
