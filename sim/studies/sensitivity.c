@@ -24,6 +24,7 @@ static const char *const input_units[SIM__SENS_N_INPUTS] = {"USD/GPU",      "USD
                                                             "USD/FTE-year", "1",       "1/month"};
 static const char *const output_keys[SIM__SENS_N_OUTPUTS] = {"usd_per_useful_gpu_h",
                                                              "usd_per_month"};
+static const char *const output_units[SIM__SENS_N_OUTPUTS] = {"USD/h", "USD/month"};
 static const char *const output_labels[SIM__SENS_N_OUTPUTS] = {"cost per useful GPU-hour (USD)",
                                                                "cost per month (USD)"};
 
@@ -403,7 +404,7 @@ int sim__sens_write(const char *path, const sim__sens_cfg *cfg, const sim__sens_
         (rc = sim__h5w_array_f64(w, PATH_("low_value"), col[1], N, "", "... at 1 - delta", diag)) ||
         (rc =
              sim__h5w_array_f64(w, PATH_("high_value"), col[2], N, "", "... at 1 + delta", diag)) ||
-        (rc = sim__h5w_array_f64(w, PATH_("swing"), col[3], N, "USD",
+        (rc = sim__h5w_array_f64(w, PATH_("swing"), col[3], N, "USD/h",
                                  "|high - low| of usd_per_useful_gpu_h", diag)))
         goto fail;
     {
@@ -418,15 +419,15 @@ int sim__sens_write(const char *path, const sim__sens_cfg *cfg, const sim__sens_
         char name[96], d[160];
         snprintf(name, sizeof name, "%s_low", output_keys[o]);
         snprintf(d, sizeof d, "%s with the input at 1 - delta", output_labels[o]);
-        if ((rc = sim__h5w_array_f64(w, PATH_(name), col[4 + 2 * o], N, "USD", d, diag)))
+        if ((rc = sim__h5w_array_f64(w, PATH_(name), col[4 + 2 * o], N, output_units[o], d, diag)))
             goto fail;
         snprintf(name, sizeof name, "%s_high", output_keys[o]);
         snprintf(d, sizeof d, "%s with the input at 1 + delta", output_labels[o]);
-        if ((rc = sim__h5w_array_f64(w, PATH_(name), col[5 + 2 * o], N, "USD", d, diag)))
+        if ((rc = sim__h5w_array_f64(w, PATH_(name), col[5 + 2 * o], N, output_units[o], d, diag)))
             goto fail;
         snprintf(name, sizeof name, "base/%s", output_keys[o]);
         snprintf(d, sizeof d, "%s of the base run", output_labels[o]);
-        if ((rc = sim__h5w_scalar_f64(w, PATH_(name), res->base[o], "USD", d, diag)))
+        if ((rc = sim__h5w_scalar_f64(w, PATH_(name), res->base[o], output_units[o], d, diag)))
             goto fail;
     }
     static const char *const parts[] = {"depreciation_usd", "capital_usd", "maintenance_usd",
