@@ -58,6 +58,14 @@ def part_linear(d):
     if abs(delta - 0.2) > 1e-15:
         fail(f"delta {delta}")
     u = b["usd_per_useful_gpu_h"]
+    # the base is a plain run's cost accounting
+    p = run(["run", SMALL, "-q", "-o", "r.h5"], d)
+    if p.returncode != 0:
+        fail(f"run: {p.stderr}")
+    with h5py.File(os.path.join(d, "r.h5"), "r") as f:
+        ref, fleet = f["cost/usd_per_work_ref_gpu_hour"][()], f["cost/fleet_usd"][()]
+    if ref != u or fleet != b["fleet_usd"]:
+        fail(f"base {u} USD/useful GPU-h, fleet {b['fleet_usd']}; tarmac run: {ref}, {fleet}")
     capex_share = (b["depreciation_usd"] + b["capital_usd"] + b["maintenance_usd"]) / b["fleet_usd"]
     for key, share in (("gpu_price", capex_share), ("power_price", b["energy_usd"] / b["fleet_usd"]),
                        ("staff_cost", b["staff_usd"] / b["fleet_usd"])):
