@@ -126,6 +126,11 @@ with tempfile.TemporaryDirectory() as d:
     in_files = names_in(run) | names_in(cmp) | names_in(be) | names_in(spec_run) | names_in(sz) \
         | names_in(pl)
     in_files |= names_in(fbe)
+    # a sensitivity file (tarmac sensitivity)
+    sens = os.path.join(d, "tarmac-sensitivity.h5")
+    subprocess.run([BIN, "sensitivity", os.path.join(SRC, "tests", "sensitivity_small.json"),
+                    "-o", sens, "-q"], check=True)
+    in_files |= names_in(sens)
     # a run that keeps only the job shapes (run --jobs summary: /jobs_summary)
     jsum = os.path.join(d, "jobs-summary.h5")
     subprocess.run([BIN, "run", SCEN, "--jobs", "summary", "-o", jsum, "-q"], check=True)

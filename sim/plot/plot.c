@@ -38,7 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int sim__plot_plan(sim__plot_ctx *c, tm_diag *diag); /* plot_plan.c */
+int sim__plot_plan(sim__plot_ctx *c, tm_diag *diag);    /* plot_plan.c */
+int sim__plot_tornado(sim__plot_ctx *c, tm_diag *diag); /* plot_tornado.c */
 
 /* The plots, in the order they are drawn. A new plot is one line here and
  * one function (docs/plots.md). */
@@ -125,6 +126,10 @@ static const sim__plot_def plots[] = {
      "renting and the API",
      {"/plan/nodes", "/plan/own_usd", "/plan/demand", NULL},
      sim__plot_plan},
+    {"tornado",
+     "sensitivity: the outputs at each input low and high, largest swing on top",
+     {"/sensitivity/input_code", "/sensitivity/base", NULL},
+     sim__plot_tornado},
 };
 
 #define N_PLOTS (sizeof plots / sizeof plots[0])
