@@ -24,16 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const sim__cli_command sim__cmd_plan; /* cmd_plan.c */
-extern const sim__cli_command sim__cmd_sensitivity; /* cmd_sensitivity.c */
-
 /* The commands, in the order --help lists them. */
 static const sim__cli_command *const commands[] = {
-    &sim__cmd_run,     &sim__cmd_validate, &sim__cmd_replay, &sim__cmd_synth,
-    &sim__cmd_compare, &sim__cmd_plot,     &sim__cmd_report, &sim__cmd_export,
-    &sim__cmd_place,   &sim__cmd_sweep,    &sim__cmd_size,   &sim__cmd_breakeven,
-    &sim__cmd_plan,
-    &sim__cmd_sensitivity,
+    &sim__cmd_run,  &sim__cmd_validate,  &sim__cmd_replay, &sim__cmd_synth,       &sim__cmd_compare,
+    &sim__cmd_plot, &sim__cmd_report,    &sim__cmd_export, &sim__cmd_place,       &sim__cmd_sweep,
+    &sim__cmd_size, &sim__cmd_breakeven, &sim__cmd_plan,   &sim__cmd_sensitivity,
 };
 
 #define N_COMMANDS (sizeof commands / sizeof commands[0])

@@ -160,6 +160,8 @@ extern const sim__cli_command sim__cmd_run, sim__cmd_validate, sim__cmd_compare,
 extern const sim__cli_command sim__cmd_place;
 extern const sim__cli_command sim__cmd_sweep;
 extern const sim__cli_command sim__cmd_report;
+extern const sim__cli_command sim__cmd_plan;
+extern const sim__cli_command sim__cmd_sensitivity;
 
 /* Admission (cli_admit.c): hold sc to the limits of a (its --limit options)
  * before it runs; 0, or the exit code after printing why not. */

@@ -18,8 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const sim__cli_command sim__cmd_plan;
-
 static const char plan_help[] =
     "Usage: tarmac plan [SCENARIO] --target SPEC --periods N --growth RATE\n"
     "                   [--period quarter|month] [--pools A,B,...] [--budget USD]\n"

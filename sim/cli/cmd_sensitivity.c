@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const sim__cli_command sim__cmd_sensitivity;
-
 static const char sensitivity_help[] =
     "Usage: tarmac sensitivity [SCENARIO] [--delta P%] [--seed N] [-o FILE]\n"
     "                          [--verbose] [--quiet] [--limit NAME=VALUE]...\n"
