@@ -65,7 +65,6 @@ int main(void)
     memset(&r, 0, sizeof r);
     r.pts = p;
     r.n = 3;
-    r.n_cross = sim__fbe_crossings(p, 3, r.cross, SIM__FBE_MAX_CROSS);
     set(&p[0], 0.5, 50, 100, 120, 150);
     set(&p[1], 1, 70, 150, 200, 250);
     set(&p[2], 2, 100, 400, 450, 500);
