@@ -167,3 +167,20 @@ int sim__cli_pools(const char *cmd, const sim_scenario *sc, const char *list, ui
     }
     return 0;
 }
+
+int sim__cli_open_scenario(sim_scenario *sc, const char *path, const sim__cli_args *a)
+{
+    tm_diag d;
+    tm_diag_clear(&d);
+    int rc = sim__cli_load_scenario(sc, path, &d);
+    if (rc != TM_OK)
+        return sim__cli_error(rc, &d);
+    int code = sim__cli_admit(sc, a);
+    if (code) {
+        sim_scenario_fini(sc);
+        return code;
+    }
+    if (a->have_seed)
+        sc->seed = a->seed;
+    return 0;
+}

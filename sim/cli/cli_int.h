@@ -166,6 +166,10 @@ extern const sim__cli_command sim__cmd_sensitivity;
 /* Admission (cli_admit.c): hold sc to the limits of a (its --limit options)
  * before it runs; 0, or the exit code after printing why not. */
 int sim__cli_admit(const sim_scenario *sc, const sim__cli_args *a);
+/* A command's scenario: sc loaded from path (NULL: the embedded default),
+ * held to a's limits, a's --seed applied. 0, or the exit code after printing
+ * why not (sc is then released). */
+int sim__cli_open_scenario(sim_scenario *sc, const char *path, const sim__cli_args *a);
 /* The same for sc with every arrival and request rate times `demand` (a
  * study that scales the load: breakeven's volumes); a refusal's message
  * starts with `why` (NULL: nothing). */

@@ -340,16 +340,10 @@ static int fleet_breakeven(const sim__cli_args *a, const char *target, double lo
     tm_diag d;
     tm_diag_clear(&d);
     sim_scenario sc;
-    int rc = sim__cli_load_scenario(&sc, path, &d);
-    if (rc != TM_OK)
-        return sim__cli_error(rc, &d);
-    int code = sim__cli_admit(&sc, a);
-    if (code) {
-        sim_scenario_fini(&sc);
+    int code = sim__cli_open_scenario(&sc, path, a);
+    if (code)
         return code;
-    }
-    if (a->have_seed)
-        sc.seed = a->seed;
+    int rc = TM_OK;
     char why[200];
     snprintf(why, sizeof why, "at --scale %.3g, the highest load scale", hi);
     sim__size_term terms[SIM__SIZE_MAX_TERMS];
@@ -525,16 +519,10 @@ static int cmd_breakeven(int argc, char **argv)
     tm_diag d;
     tm_diag_clear(&d);
     sim_scenario sc;
-    int rc = sim__cli_load_scenario(&sc, path, &d);
-    if (rc != TM_OK)
-        return sim__cli_error(rc, &d);
-    int admit = sim__cli_admit(&sc, &a);
-    if (admit) {
-        sim_scenario_fini(&sc);
+    int admit = sim__cli_open_scenario(&sc, path, &a);
+    if (admit)
         return admit;
-    }
-    if (a.have_seed)
-        sc.seed = a.seed;
+    int rc = TM_OK;
     int code = 0;
     sim__size_term terms[SIM__SIZE_MAX_TERMS];
     size_t nt = 0;

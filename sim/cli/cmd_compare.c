@@ -523,16 +523,9 @@ static int cmd_compare(int argc, char **argv)
                                   (int)l, sets[i]);
     }
     sim_scenario sc;
-    rc = sim__cli_load_scenario(&sc, path, &d);
-    if (rc != TM_OK)
-        return sim__cli_error(rc, &d);
-    int admit = sim__cli_admit(&sc, &a);
-    if (admit) {
-        sim_scenario_fini(&sc);
+    int admit = sim__cli_open_scenario(&sc, path, &a);
+    if (admit)
         return admit;
-    }
-    if (a.have_seed)
-        sc.seed = a.seed;
     static sim_scenario arm_sc[MAX_POLICIES];
     size_t n_arm_sc = 0;
     rc = load_arms(pol, n_pol, sets, n_sets, path, arm_sc, &n_arm_sc, &a, &admit, &d);

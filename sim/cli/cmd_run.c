@@ -250,16 +250,10 @@ static int cmd_run(int argc, char **argv)
     tm_diag d;
     tm_diag_clear(&d);
     sim_scenario sc;
-    int rc = sim__cli_load_scenario(&sc, path, &d);
-    if (rc != TM_OK)
-        return sim__cli_error(rc, &d);
-    int code = sim__cli_admit(&sc, &a);
-    if (code) {
-        sim_scenario_fini(&sc);
+    int code = sim__cli_open_scenario(&sc, path, &a);
+    if (code)
         return code;
-    }
-    if (a.have_seed)
-        sc.seed = a.seed;
+    int rc = TM_OK;
     sim__cli_install_signals();
     sim_run_opts opts = {
         .replication = (uint32_t)rep, .check_invariants = check, .stop_flag = &sim__cli_stop};

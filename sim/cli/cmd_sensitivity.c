@@ -123,16 +123,10 @@ static int cmd_sensitivity(int argc, char **argv)
     tm_diag d;
     tm_diag_clear(&d);
     sim_scenario sc;
-    int rc = sim__cli_load_scenario(&sc, path, &d);
-    if (rc != TM_OK)
-        return sim__cli_error(rc, &d);
-    int code = sim__cli_admit(&sc, &a);
-    if (code) {
-        sim_scenario_fini(&sc);
+    int code = sim__cli_open_scenario(&sc, path, &a);
+    if (code)
         return code;
-    }
-    if (a.have_seed)
-        sc.seed = a.seed;
+    int rc = TM_OK;
     sim__cli_install_signals();
     sim__cli_warn_no_gpus(&sc, path ? path : "(embedded default)");
     sim__sens_cfg cfg = {

@@ -309,16 +309,10 @@ static int cmd_size(int argc, char **argv)
     tm_diag d;
     tm_diag_clear(&d);
     sim_scenario sc;
-    int rc = sim__cli_load_scenario(&sc, path, &d);
-    if (rc != TM_OK)
-        return sim__cli_error(rc, &d);
-    int admit = sim__cli_admit(&sc, &a);
-    if (admit) {
-        sim_scenario_fini(&sc);
+    int admit = sim__cli_open_scenario(&sc, path, &a);
+    if (admit)
         return admit;
-    }
-    if (a.have_seed)
-        sc.seed = a.seed;
+    int rc = TM_OK;
     sim__size_term terms[SIM__SIZE_MAX_TERMS];
     sim__size_runner run;
     memset(&run, 0, sizeof run);
