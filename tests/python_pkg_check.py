@@ -137,6 +137,8 @@ def check_run(path, seed, kind):
     check(p.scenario_given == given and p.scenario["name"] == p.scenario_name and p.policy,
           f"{name}: provenance scenario")
     check("hdf5" in p.libraries and p.command.startswith("tarmac "), f"{name}: provenance libraries/command")
+    check(p.command_line is not None and p.command_line.startswith(p.command + " "),
+          f"{name}: provenance command_line {p.command_line!r} (kind's command {p.command!r})")
     return r
 
 

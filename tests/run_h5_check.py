@@ -5,10 +5,14 @@
 Checks that the file a real reader sees agrees with the printed summary and
 with itself (the jobs table against /summary, the time series against the
 totals), that every dataset has units and a description, that two runs with
-the same seed are identical dataset by dataset and that another seed differs.
+the same seed are identical dataset by dataset (but for the command line that
+wrote each, which names its own output) and that another seed differs, and
+that /provenance/command_line splits back, by shell rules, into the very
+arguments given (an output name with a space and a quote in it).
 """
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -39,7 +43,7 @@ def datasets(f):
 
 
 with tempfile.TemporaryDirectory() as d:
-    a, b, c = (os.path.join(d, n) for n in ("a.h5", "b.h5", "c.h5"))
+    a, b, c = (os.path.join(d, n) for n in ("a.h5", "it's b.h5", "c.h5"))
     text = run(a)
     print(text)
     run(b)
@@ -101,10 +105,17 @@ with tempfile.TemporaryDirectory() as d:
         check(int(prov["seed"][()]) == 1, "seed in provenance")
         for lib in ("gsl", "hdf5", "cjson", "zlib"):
             check(lib in prov["libraries"], f"library version {lib}")
+    for path, args in ((a, []), (b, []), (c, ["--seed", "2"])):
+        with h5py.File(path, "r") as f:
+            line = f["provenance/command_line"].asstr()[()]
+        check(shlex.split(line) == ["tarmac", "run", "-o", path, *args],
+              f"command_line {line!r} does not split back into the arguments given")
 
     da, db, dc = (datasets(h5py.File(x, "r")) for x in (a, b, c))
     check(da.keys() == db.keys(), "same datasets")
     for k in da:
+        if k == "provenance/command_line":
+            continue
         va, vb = np.asarray(da[k]), np.asarray(db[k])
         same = va.shape == vb.shape and (np.array_equal(va, vb, equal_nan=True) if va.dtype.kind == "f" else np.array_equal(va, vb))
         check(same, f"{k} differs between two runs with the same seed")

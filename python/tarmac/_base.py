@@ -40,7 +40,8 @@ class Provenance:
     not record are None: compare and breakeven files have no `replication` or
     `policy` (they come from many runs), packing and merged sweep files no
     scenario. `command` is the tarmac command that writes this kind of file;
-    the files do not record the command line itself."""
+    `command_line` is the whole command line that wrote this one (shell-
+    quoted; None in files written before tarmac recorded it)."""
     command: str
     version: str
     libraries: dict
@@ -51,6 +52,7 @@ class Provenance:
     seed: int = None
     replication: int = None
     policy: str = None
+    command_line: str = None
 
     def __repr__(self):
         items = [f"{k}={getattr(self, k)!r}" for k in
@@ -144,4 +146,5 @@ class Result:
                           scenario_name=p.get("scenario_name"), scenario_source=p.get("scenario_source"),
                           scenario_given=p.get("scenario_given"),
                           scenario=json.loads(resolved) if resolved else None,
-                          seed=p.get("seed"), replication=p.get("replication"), policy=p.get("policy"))
+                          seed=p.get("seed"), replication=p.get("replication"), policy=p.get("policy"),
+                          command_line=p.get("command_line"))

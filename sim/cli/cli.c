@@ -13,6 +13,7 @@
  * the table and what they share.
  */
 #include "cli/cli_int.h"
+#include "output/provenance_int.h"
 #include "version.h"
 
 #include <errno.h>
@@ -156,6 +157,7 @@ int sim_cli_main(int argc, char **argv)
         return tm_status_exit_code(TM_ERR_USAGE);
     }
     const char *cmd = argv[1];
+    sim__provenance_command_line(argc, argv);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         main_help(stdout);
         return 0;

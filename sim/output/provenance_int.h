@@ -23,10 +23,19 @@ typedef struct sim__provenance_extra {
     uint32_t replication; /* the run's replication index (with run) */
 } sim__provenance_extra;
 
+/* Record the process's command line (argv[0]'s base name, then the
+ * arguments, shell-quoted where needed) so that every file written after it
+ * carries it as /provenance/command_line: the flags of size, plan, breakeven
+ * and the rest are inputs as much as the scenario is. sim_cli_main calls it
+ * once at start-up; a later call replaces the record, argc 0 clears it. Not
+ * thread-safe: call it before any writer runs. Out of memory, the record is
+ * cleared (files then say nothing rather than something wrong). */
+void sim__provenance_command_line(int argc, char *const *argv);
+
 /* Write /provenance into w: scenario_given, scenario_resolved,
  * scenario_source, scenario_name and seed when sc is not NULL, then
- * replication (x->run), tarmac_version, policy (x->run, from sc) and
- * libraries/{gsl,hdf5,cjson,zlib}. x may be NULL (nothing extra). Fails like
+ * replication (x->run), tarmac_version, policy (x->run, from sc),
+ * command_line (when recorded) and libraries/{gsl,hdf5,cjson,zlib}. x may be NULL (nothing extra). Fails like
  * any h5io write (the writer's sticky status), or TM_ERR_NOMEM. */
 int sim__provenance_write(sim__h5w *w, const sim_scenario *sc, const sim__provenance_extra *x,
                           tm_diag *diag);
