@@ -457,12 +457,16 @@ static int cmd_sensitivity(int argc, char **argv)
         size_t nt = 0;
         if ((rc = sim__size_parse_targets(size_target, &sc, size_terms, SIM__SIZE_MAX_TERMS, &nt,
                                           &d)) != TM_OK) {
+            /* size's parser names its own option: name ours */
+            if (rc == TM_ERR_USAGE && strcmp(d.where, "--target") == 0)
+                snprintf(d.where, sizeof d.where, "--size-target");
             code = sim__cli_error(rc, &d);
             goto done;
         }
         if ((code = sim__cli_pools("sensitivity", &sc, size_pools, size_run.vary, &size_run.n_vary,
                                    SIM__SIZE_MAX_VARY)))
             goto done;
+        size_run.base = &sc; /* replaced by each end's scenario in the searches */
         size_run.terms = size_terms;
         size_run.n_terms = nt;
         size_run.replications = sreps ? (uint32_t)sreps : 5;
