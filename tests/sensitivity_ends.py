@@ -99,6 +99,26 @@ def part_breakeven(d):
         elif not abs(g - want) <= 1e-9 * want:
             fail(f"{name}: sensitivity {g!r} tokens/month, tarmac breakeven {want!r}")
         print(f"API price x{f}: owning beats the API from {g} tokens/month (= tarmac breakeven)")
+    # no crossover: at x0.1 the API price is too low for owning to win in the range, and the
+    # table says so, by how much, as tarmac breakeven does
+    p = ok(["sensitivity", base, "--breakeven", "--delta", "90%", "--search-replications", "2",
+            "-j", "1", "-o", "n.h5"], d)
+    if not re.search(r"^API price\s+none up to [\d.]+ T", p.stdout, re.M):
+        fail(f"--delta 90%: the API price row should say 'none up to': {p.stdout}")
+    m = re.search(r"^API price x 0\.1: owning still loses at ([\d.]+ T) tokens/month: "
+                  r"(\$[\d,]+) a month against the API's (\$[\d,]+)", p.stdout, re.M)
+    if not m:
+        fail(f"--delta 90%: no 'owning still loses' line: {p.stdout}")
+    sc = write(d, "api0.1.json", priced(small(), 1 - 0.9))
+    q = ok(["breakeven", sc, "--replications", "2", "-j", "1", "-o", "b01.h5"], d)
+    w = re.search(r"owning does not beat the API in this range; at ([\d.]+) T tokens/month it "
+                  r"costs (\$[\d,]+) a month against the API's (\$[\d,]+)", q.stdout)
+    if not w:
+        fail(f"tarmac breakeven at x0.1: {q.stdout}")
+    if abs(float(w.group(1)) - float(m.group(1).split()[0])) > 0.006 or \
+            w.group(2, 3) != m.group(2, 3):
+        fail(f"tarmac breakeven at x0.1 says {w.group(0)}\nsensitivity: {m.group(0)}")
+    print(f"API price x0.1: {m.group(0)} (as tarmac breakeven says)")
     # the file has them
     with h5py.File(os.path.join(d, "s.h5"), "r") as h:
         g = h["sensitivity"]

@@ -234,6 +234,33 @@ static void print_table(const sim__sens_cfg *cfg, const sim__sens_result *r, con
         }
         printf("(below X: owning already wins at the lowest volume searched; none up to X: "
                "owning does not beat the API in the range)\n");
+        /* where one option wins throughout: by how much at that end of the range */
+        for (size_t i = 0; i <= SIM__SENS_N_INPUTS; i++)
+            for (int side = 0; side < 2; side++) {
+                const sim__sens_row *w = i < SIM__SENS_N_INPUTS ? &r->rows[i] : NULL;
+                const sim__sens_be *e = w ? &w->be[side] : &r->base_be;
+                if ((w && !w->present) || (!w && side) ||
+                    (e->state != SIM__SENS_BE_NEVER && e->state != SIM__SENS_BE_AT_BOTTOM))
+                    continue;
+                char at[64], vol[48], own[48], api[48];
+                if (w)
+                    snprintf(at, sizeof at, "%s x %.3g", sim__sens_input_label(w->input),
+                             side ? 1 + cfg->delta : 1 - cfg->delta);
+                else
+                    snprintf(at, sizeof at, "base");
+                int never = e->state == SIM__SENS_BE_NEVER;
+                fmt_tokens(vol, sizeof vol,
+                           never ? e->hi_tokens_per_month : e->lo_tokens_per_month);
+                sim__cost_fmt_usd(own, sizeof own, e->own_usd);
+                sim__cost_fmt_usd(api, sizeof api, e->api_usd);
+                if (isfinite(e->own_usd))
+                    printf("%s: owning %s at %s tokens/month: %s a month against the API's %s\n",
+                           at, never ? "still loses" : "already wins", vol, own, api);
+                else
+                    printf("%s: at %s tokens/month no fleet within the node limit meets the "
+                           "SLOs; the API costs %s a month\n",
+                           at, vol, api);
+            }
     }
     if (cfg->size_runner) {
         char t[256], u[256];
@@ -280,6 +307,10 @@ static void json_be(sim__jout *j, sim__jnode *parent, const char *key, const sim
     sim__jout_num(j, o, "scenario_tokens_per_month", b->v0_tokens_per_month);
     sim__jout_num(j, o, "range_lo_tokens_per_month", b->lo_tokens_per_month);
     sim__jout_num(j, o, "range_hi_tokens_per_month", b->hi_tokens_per_month);
+    /* at the end of the range that says by how much (state never: the
+     * highest volume, at_lowest: the lowest; null otherwise) */
+    sim__jout_num(j, o, "end_own_usd_per_month", b->own_usd);
+    sim__jout_num(j, o, "end_api_usd_per_month", b->api_usd);
 }
 
 static void json_size(sim__jout *j, sim__jnode *parent, const char *key, const sim__size_runner *r,
