@@ -297,6 +297,12 @@ def part_bad(d):
             fail(f"{extra}: exit {p.returncode} (want 64), stderr {p.stderr!r}")
         if os.listdir(d):
             fail(f"{extra}: left {os.listdir(d)}")
+    # the embedded default has 5 pools, the searches at most 4: the flag to name them
+    for flag, name in (("--breakeven", "--breakeven-pools"), ("--size-target=wait_p95<=1h",
+                                                               "--size-pools")):
+        p = run(["sensitivity", flag, "-o", "bad.h5"], d)
+        if p.returncode != 64 or f"name at most 4 with {name}" not in p.stderr or os.listdir(d):
+            fail(f"{flag} on 5 pools: exit {p.returncode}, {p.stderr!r}")
     # breakeven needs a service: a data error, not a usage one
     p = run(["sensitivity", os.path.join(SRC, "scenarios", "teams.json"), "--breakeven", "-o",
              "bad.h5"], d)

@@ -451,6 +451,14 @@ static int cmd_sensitivity(int argc, char **argv)
     sim__be_cfg be_cfg;
     memset(&be_run, 0, sizeof be_run);
     memset(&size_run, 0, sizeof size_run);
+    /* sim__cli_pools names size's and breakeven's --pools: name ours */
+    if ((breakeven && !be_pools && sc.n_pools > SIM__SIZE_MAX_VARY) ||
+        (size_target && !size_pools && sc.n_pools > SIM__SIZE_MAX_VARY)) {
+        code = sim__cli_usage("sensitivity", "the scenario has %zu pools; name at most %d with %s",
+                              sc.n_pools, SIM__SIZE_MAX_VARY,
+                              breakeven && !be_pools ? "--breakeven-pools" : "--size-pools");
+        goto done;
+    }
     if (breakeven) {
         /* as `tarmac breakeven` with its defaults: the services alone, every
          * service's SLO, 7 volumes from V0 / 100 to V0 x 10, 6 bisections */
