@@ -362,9 +362,8 @@ static int size_at(const sim__sens_cfg *cfg, const sim_scenario *sc, const char 
     sc_cfg.n_vary = run.n_vary;
     for (size_t k = 0; k < run.n_vary; k++)
         sc_cfg.max[k] = cfg->size_max_nodes ? cfg->size_max_nodes : 1024;
-    /* the load bound, as `tarmac size` starts from */
-    double need = 0;
-    sim__size_load_floor(&run, sc_cfg.max, 1, sc_cfg.floor, &need);
+    /* the load bound, where `tarmac size` starts from */
+    sim__size_load_floor_why(&run, sc_cfg.max, 1, sc_cfg.floor, NULL);
     sc_cfg.demand = 1;
     sc_cfg.cost_as = SIM__SIZE_AS_GIVEN;
     sc_cfg.eval = sim__size_runner_eval;
