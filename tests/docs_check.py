@@ -129,7 +129,8 @@ with tempfile.TemporaryDirectory() as d:
     # a sensitivity file (tarmac sensitivity)
     sens = os.path.join(d, "tarmac-sensitivity.h5")
     subprocess.run([BIN, "sensitivity", os.path.join(SRC, "tests", "sensitivity_small.json"),
-                    "-o", sens, "-q"], check=True)
+                    "--replications", "2", "--breakeven", "--size-target", "wait_p95<=10m",
+                    "--search-replications", "2", "-j", "1", "-o", sens, "-q"], check=True)
     in_files |= names_in(sens)
     # a run that keeps only the job shapes (run --jobs summary: /jobs_summary)
     jsum = os.path.join(d, "jobs-summary.h5")

@@ -25,11 +25,29 @@
  * and the total cost per month (fleet plus API). Rows are sorted by the
  * swing (|high - low|) of the first output, largest first; absent inputs
  * last.
+ *
+ * Replications: with R > 1 the base is run R times (replications 0 .. R-1),
+ * a price end re-accounts each of them, a simulated end is run R times
+ * (common random numbers: replication r at every end uses the same
+ * streams). An end is the mean over the R values and carries a two-sided
+ * 95 % Student-t interval of that mean (NaN when R = 1).
+ *
+ * Optional, each a search of many runs per end (docs/cost.md §6b):
+ *   breakeven   the volume (tokens/month) from which owning the fleet sized
+ *               for it costs less than the API (sim__be_run, owning option),
+ *               at base and at each end of every input present; a moved
+ *               copy of be_runner (its base replaced) per end;
+ *   size        the cheapest fleet that meets size_runner's targets
+ *               (sim__size_search), at base and at each end of the simulated
+ *               inputs; a price moves no fleet, so a price end is the base
+ *               size, marked as such, not searched again.
  */
 #ifndef TARMAC_SENSITIVITY_INT_H
 #define TARMAC_SENSITIVITY_INT_H
 
 #include "model/model.h"
+#include "studies/breakeven_int.h"
+#include "studies/size_int.h"
 
 #include <stdio.h>
 
@@ -51,6 +69,43 @@ const char *sim__sens_input_label(int input);
 const char *sim__sens_output_key(int output);
 const char *sim__sens_output_label(int output);
 
+/* The breakeven at one end: what sim__be_run said of owning. */
+enum {
+    SIM__SENS_BE_NONE = 0,  /* not computed (input absent, or no --breakeven) */
+    SIM__SENS_BE_CROSSES,   /* owning beats the API from `tokens_per_month` */
+    SIM__SENS_BE_AT_BOTTOM, /* ... already at the lowest volume of the range */
+    SIM__SENS_BE_NEVER,     /* owning does not beat the API in the range */
+    SIM__SENS_BE_N_STATES
+};
+const char *sim__sens_be_state_key(int state); /* "none", "crosses", "at_lowest", "never" */
+
+typedef struct sim__sens_be {
+    int state;
+    double tokens_per_month;    /* the crossover (or the lowest volume); NaN otherwise */
+    double v0_tokens_per_month; /* the services' own volume at this end */
+    double lo_tokens_per_month, hi_tokens_per_month; /* the range searched */
+    double own_usd, api_usd; /* per month, at the end of the range that says by how much */
+    size_t fleets_simulated;
+} sim__sens_be;
+
+/* The size at one end. */
+enum {
+    SIM__SENS_SIZE_NONE = 0,  /* not computed (input absent, or no --size-target) */
+    SIM__SENS_SIZE_FOUND,     /* nodes[] meets the targets */
+    SIM__SENS_SIZE_NOT_FOUND, /* nothing within max_nodes does */
+    SIM__SENS_SIZE_UNCHANGED, /* a price: the base size, not searched again */
+    SIM__SENS_SIZE_N_STATES
+};
+const char *sim__sens_size_state_key(int state); /* "none", "found", "not_found", "unchanged" */
+
+typedef struct sim__sens_size {
+    int state;
+    uint32_t nodes[SIM__SIZE_MAX_VARY]; /* per searched pool */
+    double gpus, usd_per_month;
+    uint32_t reps_meeting, replications;
+    size_t evaluations;
+} sim__sens_size;
+
 typedef struct sim__sens_row {
     int input;
     int present;     /* the scenario has it */
@@ -59,28 +114,53 @@ typedef struct sim__sens_row {
      * first service's target, ...) at base, low and high; NaN when absent */
     double base_value, low_value, high_value;
     const char *unit;
-    double low[SIM__SENS_N_OUTPUTS], high[SIM__SENS_N_OUTPUTS]; /* NaN when absent */
-    double swing; /* |high - low| of the first output; -1 when absent */
+    /* means over the replications; NaN when absent */
+    double low[SIM__SENS_N_OUTPUTS], high[SIM__SENS_N_OUTPUTS];
+    /* the 95 % intervals of those means; NaN when absent or R = 1 */
+    double low_ci[SIM__SENS_N_OUTPUTS][2], high_ci[SIM__SENS_N_OUTPUTS][2];
+    /* every replication's value: reps[(side * N_OUTPUTS + o) * R + r], side
+     * 0 low, 1 high (NULL when absent) */
+    double *reps;
+    double swing;           /* |high - low| of the first output; -1 when absent */
+    sim__sens_be be[2];     /* low, high */
+    sim__sens_size size[2]; /* low, high */
 } sim__sens_row;
 
 typedef struct sim__sens_cfg {
     const sim_scenario *sc;
-    double delta; /* fraction in (0, 1) */
+    double delta;          /* fraction in (0, 1) */
+    uint32_t replications; /* >= 1 (0: 1) */
     volatile int *stop;
     FILE *log; /* one line per run (NULL: none) */
+    /* breakeven at every end (NULL: not computed): the runner's terms
+     * (sim__be_terms), pools, replications, ...; its base is replaced by
+     * each end's scenario, services only; be_cfg's runner is ignored */
+    const sim__size_runner *be_runner;
+    const sim__be_cfg *be_cfg;
+    /* size at base and at the simulated ends (NULL: not computed): its
+     * base is replaced by each end's scenario */
+    const sim__size_runner *size_runner;
+    uint32_t size_max_nodes;
+    const char *size_target; /* as given, for the file */
 } sim__sens_cfg;
 
 typedef struct sim__sens_result {
+    uint32_t replications;
     double base[SIM__SENS_N_OUTPUTS];
+    double base_ci[SIM__SENS_N_OUTPUTS][2];
+    double *base_reps; /* base_reps[o * R + r] */
     /* the base run's owned cost by part, and the fleet and API totals (USD
-     * over the run) */
+     * over the run; means over the replications) */
     double depreciation_usd, capital_usd, maintenance_usd, colocation_usd, staff_usd, energy_usd;
     double fleet_usd, api_usd, hours;
     sim__sens_row rows[SIM__SENS_N_INPUTS]; /* sorted */
     unsigned runs;
+    sim__sens_be base_be;
+    sim__sens_size base_size;
 } sim__sens_result;
 
 int sim__sens_run(const sim__sens_cfg *cfg, sim__sens_result *res, tm_diag *diag);
+void sim__sens_result_fini(sim__sens_result *res);
 
 /* Sort rows by swing, largest first, absent last (stable on input order). */
 void sim__sens_sort(sim__sens_row *rows, size_t n);
