@@ -62,8 +62,9 @@ extern "C" {
  * (place_cluster.node_tenant), the partition component, place_policy.wake and
  * place_pass_stats.wake_us. 5: place_preempt.begin and .observe;
  * place_capacity and place_job_never_fits. 6: the cluster's change journal
- * (place_cluster.serial, .changes, .change_ring) and place_view.timeshare. */
-#define PLACE_ABI_VERSION 6u
+ * (place_cluster.serial, .changes, .change_ring) and place_view.timeshare.
+ * 7: place_view.service_dist and .n_service_dist (place_service_dist). */
+#define PLACE_ABI_VERSION 7u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u

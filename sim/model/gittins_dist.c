@@ -23,6 +23,7 @@
 #include "model/gittins_int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,6 +284,8 @@ int sim__gittins_build(sim__gittins *g, const sim_scenario *sc, tm_diag *diag)
         int rc = sim__gittins_class(&sc->classes[k], &v, &p, &n, diag);
         if (rc != TM_OK) {
             sim__gittins_fini(g);
+            if (rc == TM_ERR_SCENARIO && diag && sc->source[0]) /* the scenario it came from */
+                snprintf(diag->where, sizeof diag->where, "%.400s: policy", sc->source);
             return rc;
         }
         memcpy(g->value + used, v, n * sizeof *v);
