@@ -54,6 +54,7 @@ col() { # FILE COLUMN: the column's sum
     awk -F, -v k="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { s += $c[k] } END { print s + 0 }' "$1"
 }
 bucket() { awk -F, -v b="$2" '$1 == b { print $3 }' "$1"; }
+[ -f "$W/pre-jobs.csv" ] && [ -f "$W/plain-jobs.csv" ] || { echo "FAIL: $fails failure(s)"; exit 1; }
 n=$(col "$W/pre-jobs.csv" interruptions)
 [ "$n" -gt 0 ] || fail "tiresias preempted no replayed job under --preemptible"
 [ "$(col "$W/plain-jobs.csv" interruptions)" -eq 0 ] || fail "replayed jobs preempted without --preemptible"
