@@ -270,13 +270,8 @@ int sim__gittins_build(sim__gittins *g, const sim_scenario *sc, tm_diag *diag)
     if (nc == 0 || nc > UINT32_MAX / SIM_GITTINS_MAX_POINTS)
         return tm_diag_set(diag, TM_ERR_SCENARIO, "policy",
                            "tiresias-2dlas gittins=class: the scenario has no job classes");
-    g->dist = calloc(nc, sizeof *g->dist);
-    g->value = malloc(nc * SIM_GITTINS_MAX_POINTS * sizeof *g->value);
-    g->prob = malloc(nc * SIM_GITTINS_MAX_POINTS * sizeof *g->prob);
-    if (!g->dist || !g->value || !g->prob) {
-        sim__gittins_fini(g);
+    if (!(g->dist = calloc(nc, sizeof *g->dist)))
         return tm_diag_set(diag, TM_ERR_NOMEM, "policy", "out of memory");
-    }
     size_t used = 0;
     for (size_t k = 0; k < nc; k++) {
         double *v, *p;
@@ -288,12 +283,31 @@ int sim__gittins_build(sim__gittins *g, const sim_scenario *sc, tm_diag *diag)
                 snprintf(diag->where, sizeof diag->where, "%.400s: policy", sc->source);
             return rc;
         }
+        double *gv = realloc(g->value, (used + n) * sizeof *gv);
+        if (gv)
+            g->value = gv;
+        double *gp = gv ? realloc(g->prob, (used + n) * sizeof *gp) : NULL;
+        if (gp)
+            g->prob = gp;
+        if (!gv || !gp) {
+            free(v);
+            free(p);
+            sim__gittins_fini(g);
+            return tm_diag_set(diag, TM_ERR_NOMEM, "policy", "out of memory");
+        }
         memcpy(g->value + used, v, n * sizeof *v);
         memcpy(g->prob + used, p, n * sizeof *p);
         free(v);
         free(p);
-        g->dist[k] = (place_service_dist){n, g->value + used, g->prob + used};
+        g->dist[k].n = n;
         used += n;
+    }
+    /* the tables moved as they grew: point into them now */
+    used = 0;
+    for (size_t k = 0; k < nc; k++) {
+        g->dist[k].value = g->value + used;
+        g->dist[k].prob = g->prob + used;
+        used += g->dist[k].n;
     }
     g->n_classes = (uint32_t)nc;
     return TM_OK;
