@@ -172,7 +172,7 @@ static double time_fit(const place_fit *f, state *s, const place_job *js, int nj
         return -1;
     place_job q[1] = {js[0]};
     uint8_t qs[1] = {PLACE_Q_WAITING};
-    place_view v = {0, &s->c, q, qs, 1, s->run, s->n_run, NULL};
+    place_view v = {0, &s->c, q, qs, 1, s->run, s->n_run, NULL, NULL, 0};
     if (f->begin)
         f->begin(st, &v);
     place_part parts[64];
@@ -280,7 +280,7 @@ static double time_pass(const char *spec, uint32_t nodes, uint32_t n_queue, uint
         place_env env = {place_alloc_libc, NULL, NULL, NULL};
         place_instance pi;
         place_instance_init(&pi, &env, spec, NULL, 0);
-        place_view v = {0, &s.c, h.queue, h.qs, n_queue, h.run, h.n_run, NULL};
+        place_view v = {0, &s.c, h.queue, h.qs, n_queue, h.run, h.n_run, NULL, NULL, 0};
         place_part scratch[64];
         place_pass_stats st;
         double t0 = now_s();

@@ -62,8 +62,9 @@ extern "C" {
  * (place_cluster.node_tenant), the partition component, place_policy.wake and
  * place_pass_stats.wake_us. 5: place_preempt.begin and .observe;
  * place_capacity and place_job_never_fits. 6: the cluster's change journal
- * (place_cluster.serial, .changes, .change_ring) and place_view.timeshare. */
-#define PLACE_ABI_VERSION 6u
+ * (place_cluster.serial, .changes, .change_ring) and place_view.timeshare.
+ * 7: place_view.service_dist and .n_service_dist (place_service_dist). */
+#define PLACE_ABI_VERSION 7u
 
 /* Limits. A GPU type is a bit in a 64-bit mask; a node's GPUs are bits in one too. */
 #define PLACE_MAX_TYPES         64u
@@ -455,6 +456,17 @@ typedef struct place_timeshare {
     const double *active_s;
 } place_timeshare;
 
+/* A class's distribution of GPU service per job, discretised: n points,
+ * value[] ascending (GPU-seconds, >= 0), prob[] > 0 summing to 1; n == 0
+ * when the host knows no distribution for the class. The host computes it
+ * from the class's configured duration and GPU distributions (Tiresias'
+ * gittins=class, docs/tiresias.md). */
+typedef struct place_service_dist {
+    uint32_t n;
+    const double *value;
+    const double *prob;
+} place_service_dist;
+
 /* What a policy sees. The host may change `running` and `n_running` during a
  * pass (a START appends the new job, a PREEMPT removes the victim by
  * swap-remove: the last entry moves into the victim's index), so a policy must
@@ -469,6 +481,11 @@ typedef struct place_view {
     uint32_t n_running;
     /* a solved time-sharing allocation, or NULL (hosts that solve none) */
     const place_timeshare *timeshare;
+    /* per workload class (index place_job.cls), the distribution of a job's
+     * GPU service (GPUs x run time, GPU-seconds), or NULL (hosts that know
+     * none); the host keeps it unchanged for the whole run */
+    const place_service_dist *service_dist;
+    uint32_t n_service_dist;
 } place_view;
 
 /* The protocol of a pass, for hosts:

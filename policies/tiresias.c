@@ -37,9 +37,12 @@
  * distribution S of total GPU service, G(a) = P(S - a <= D | S > a) /
  * E[min(S - a, D) | S > a]; 0 when no mass lies above a. The distribution is
  * given in the specification (gittins=V:W,V:W... weighted values in
- * GPU-seconds) or learned (gittins=learn) from the jobs this policy saw
+ * GPU-seconds), learned (gittins=learn) from the jobs this policy saw
  * finish: their executed service when they left the running set without
- * being preempted by it (a completion, or a kill, seen at the next pass).
+ * being preempted by it (a completion, or a kill, seen at the next pass),
+ * or per class from the host (gittins=class: place_view.service_dist, the
+ * discretised GPU service of the class's configured distributions; a job's
+ * index is over its own class's distribution).
  *
  * Placement: consolidated puts a gang on one node, or when it is wider than
  * any node of its type on the fewest nodes that can hold it, and waits
@@ -51,7 +54,7 @@
  * Arguments (space-separated key=value): thresholds=T,T... (GPU-seconds,
  * ascending; default 3250,7200: three queues, as the authors' simulator),
  * starve=R (default 0: off), placement=consolidated|relaxed (default
- * consolidated), skewed=C,C..., gittins=learn|V:W,V:W..., delta=D
+ * consolidated), skewed=C,C..., gittins=learn|class|V:W,V:W..., delta=D
  * (GPU-seconds, default 3250).
  *
  * Cost per pass: O((Q + R) log(Q + R)) for Q waiting and R running jobs,
@@ -81,7 +84,7 @@
 #define TR_MAX_VALUE  1e15       /* thresholds, delta, distribution values and weights, at most */
 
 enum { TR_CONSOLIDATED = 0, TR_RELAXED = 1 };
-enum { TR_GITTINS_OFF = 0, TR_GITTINS_GIVEN = 1, TR_GITTINS_LEARN = 2 };
+enum { TR_GITTINS_OFF = 0, TR_GITTINS_GIVEN = 1, TR_GITTINS_LEARN = 2, TR_GITTINS_CLASS = 3 };
 
 /* What the policy remembers of a job across passes, by id. */
 typedef struct rec {
@@ -140,6 +143,13 @@ typedef struct tires {
     dpt *d;
     uint32_t n_d, cap_d;
     int dirty_d; /* learned samples arrived: sort and sum again */
+    /* gittins=class: the view's per-class distributions, with prefix sums;
+     * class k's points are cd[c_off[k] .. c_off[k + 1]) */
+    dpt *cd;
+    uint32_t cap_cd;
+    uint32_t *c_off;
+    uint32_t cap_off, n_cls;
+    const place_service_dist *cd_src; /* the view's tables they were made from */
     /* job records: open addressing, rebuilt each pass */
     rec *tab;
     uint32_t tcap; /* power of two, at most half full */
@@ -294,6 +304,8 @@ static int tr_create(const place_env *env, const char *args, void **state, char 
                 goto bad;
             if (strcmp(val, "learn") == 0) {
                 s->gittins = TR_GITTINS_LEARN;
+            } else if (strcmp(val, "class") == 0) {
+                s->gittins = TR_GITTINS_CLASS;
             } else {
                 int r = parse_dist(s, val);
                 if (r == PLACE_ERR_NOMEM) {
@@ -315,7 +327,7 @@ bad:
         snprintf(err, err_len,
                  "policy 'tiresias-2dlas': bad argument '%.80s' (thresholds=T,T... ascending "
                  "GPU-seconds, at most %d; starve=R; delta=D; placement=consolidated|relaxed; "
-                 "skewed=C,C...; gittins=learn|V:W,V:W...)",
+                 "skewed=C,C...; gittins=learn|class|V:W,V:W...)",
                  shown, TR_MAX_THR);
     }
     tr_destroy(s);
@@ -329,6 +341,8 @@ static void tr_destroy(void *state)
         return;
     place_env *e = &s->env;
     place__free(e, s->d, s->cap_d * sizeof *s->d);
+    place__free(e, s->cd, s->cap_cd * sizeof *s->cd);
+    place__free(e, s->c_off, s->cap_off * sizeof *s->c_off);
     place__free(e, s->tab, s->tcap * sizeof *s->tab);
     place__free(e, s->ent, s->cap_ent * sizeof *s->ent);
     place__free(e, s->vic, s->cap_vic * sizeof *s->vic);
@@ -433,13 +447,13 @@ static void dist_prepare(tires *s)
     s->dirty_d = 0;
 }
 
-/* First index with a value above x (n_d when none). */
-static uint32_t dist_above(const tires *s, double x)
+/* First index of d[0..n) with a value above x (n when none). */
+static uint32_t dist_above(const dpt *d, uint32_t n, double x)
 {
-    uint32_t lo = 0, hi = s->n_d;
+    uint32_t lo = 0, hi = n;
     while (lo < hi) {
         uint32_t m = lo + (hi - lo) / 2;
-        if (s->d[m].v > x)
+        if (d[m].v > x)
             hi = m;
         else
             lo = m + 1;
@@ -447,23 +461,84 @@ static uint32_t dist_above(const tires *s, double x)
     return lo;
 }
 
-/* G(a) = P(S - a <= D | S > a) / E[min(S - a, D) | S > a]; 0 without mass above a. */
-static double gittins(const tires *s, double a)
+/* G(a) = P(S - a <= D | S > a) / E[min(S - a, D) | S > a] over the n points
+ * d (ascending, with prefix sums); 0 without mass above a. */
+static double gittins_over(const dpt *d, uint32_t n, double delta, double a)
 {
-    if (s->n_d == 0)
+    if (n == 0)
         return 0;
-    uint32_t i = dist_above(s, a), k = dist_above(s, a + s->delta);
-    double wtot = s->d[s->n_d - 1].pw;
-    double w_i = i ? s->d[i - 1].pw : 0, w_k = k ? s->d[k - 1].pw : 0;
-    double wv_i = i ? s->d[i - 1].pwv : 0, wv_k = k ? s->d[k - 1].pwv : 0;
+    uint32_t i = dist_above(d, n, a), k = dist_above(d, n, a + delta);
+    double wtot = d[n - 1].pw;
+    double w_i = i ? d[i - 1].pw : 0, w_k = k ? d[k - 1].pw : 0;
+    double wv_i = i ? d[i - 1].pwv : 0, wv_k = k ? d[k - 1].pwv : 0;
     double above = wtot - w_i;
     if (!(above > 0))
         return 0;
-    double done = w_k - w_i;                                       /* mass in (a, a + D] */
-    double e = (wv_k - wv_i) - a * done + s->delta * (wtot - w_k); /* x above */
+    double done = w_k - w_i;                                    /* mass in (a, a + D] */
+    double e = (wv_k - wv_i) - a * done + delta * (wtot - w_k); /* x above */
     if (!(e > 0))
         return 0;
     return done / e;
+}
+
+/* The index of a waiting job of class cls with executed service a. */
+static double gittins(const tires *s, uint32_t cls, double a)
+{
+    if (s->gittins != TR_GITTINS_CLASS)
+        return gittins_over(s->d, s->n_d, s->delta, a);
+    if (cls >= s->n_cls)
+        return 0;
+    uint32_t o = s->c_off[cls];
+    return gittins_over(s->cd + o, s->c_off[cls + 1] - o, s->delta, a);
+}
+
+/* gittins=class: copy the view's per-class distributions (once: the host
+ * keeps them for the run) and sum them. PLACE_ERR_SPEC when the view has none
+ * or a class's points are not finite values >= 0 with positive weights; a
+ * class with no points gets index 0 (its jobs keep arrival order). */
+static int class_dists(tires *s, const place_view *v)
+{
+    if (!v->service_dist || v->n_service_dist == 0)
+        return PLACE_ERR_SPEC;
+    if (s->cd_src == v->service_dist && s->n_cls == v->n_service_dist)
+        return PLACE_OK;
+    uint64_t total = 0;
+    for (uint32_t k = 0; k < v->n_service_dist; k++)
+        total += v->service_dist[k].n;
+    if (total > TR_MAX_SAMPLE)
+        return PLACE_ERR_SPEC;
+    if (place__grow(&s->env, (void **)&s->c_off, &s->cap_off, v->n_service_dist + 1,
+                    sizeof *s->c_off) ||
+        place__grow(&s->env, (void **)&s->cd, &s->cap_cd, total ? (uint32_t)total : 1,
+                    sizeof *s->cd))
+        return PLACE_ERR_NOMEM;
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < v->n_service_dist; k++) {
+        const place_service_dist *sd = &v->service_dist[k];
+        s->c_off[k] = m;
+        if (sd->n && (!sd->value || !sd->prob))
+            return PLACE_ERR_SPEC;
+        for (uint32_t q = 0; q < sd->n; q++) {
+            double x = sd->value[q], w = sd->prob[q];
+            if (!(x >= 0) || x > TR_MAX_VALUE || !(w > 0) || w > TR_MAX_VALUE)
+                return PLACE_ERR_SPEC;
+            s->cd[m + q] = (dpt){x, w, 0, 0};
+        }
+        if (sd->n > 1)
+            qsort(s->cd + m, sd->n, sizeof *s->cd, dcmp);
+        double pw = 0, pwv = 0;
+        for (uint32_t q = 0; q < sd->n; q++) {
+            pw += s->cd[m + q].w;
+            pwv += s->cd[m + q].w * s->cd[m + q].v;
+            s->cd[m + q].pw = pw;
+            s->cd[m + q].pwv = pwv;
+        }
+        m += sd->n;
+    }
+    s->c_off[v->n_service_dist] = m;
+    s->n_cls = v->n_service_dist;
+    s->cd_src = v->service_dist;
+    return PLACE_OK;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -716,8 +791,13 @@ static int tr_begin(void *state, const place_view *v)
     int rc = records_update(s, v);
     if (rc != PLACE_OK)
         return rc;
-    if (s->gittins != TR_GITTINS_OFF)
+    if (s->gittins == TR_GITTINS_CLASS) {
+        rc = class_dists(s, v);
+        if (rc != PLACE_OK)
+            return rc;
+    } else if (s->gittins != TR_GITTINS_OFF) {
         dist_prepare(s);
+    }
     if (place__grow(&s->env, (void **)&s->ent, &s->cap_ent, v->n_queue ? v->n_queue : 1,
                     sizeof *s->ent) ||
         place__grow(&s->env, (void **)&s->vic, &s->cap_vic, v->n_running ? v->n_running : 1,
@@ -747,7 +827,7 @@ static int tr_begin(void *state, const place_view *v)
         ent *e = &s->ent[s->n_ent++];
         e->idx = i;
         e->level = level;
-        e->rank = s->gittins != TR_GITTINS_OFF ? gittins(s, exec > 0 ? exec : 0) : 0;
+        e->rank = s->gittins != TR_GITTINS_OFF ? gittins(s, j->cls, exec > 0 ? exec : 0) : 0;
     }
     if (s->n_ent > 1)
         qsort(s->ent, s->n_ent, sizeof *s->ent, ent_cmp);

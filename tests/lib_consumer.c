@@ -129,7 +129,7 @@ int main(void)
     uint8_t qs[N_JOBS] = {PLACE_Q_WAITING, PLACE_Q_WAITING, PLACE_Q_WAITING, PLACE_Q_WAITING};
     for (int i = 0; i < N_JOBS; i++)
         h.started_node[i] = PLACE_NONE;
-    place_view v = {0, &h.cluster, queue, qs, N_JOBS, h.running, 0, NULL};
+    place_view v = {0, &h.cluster, queue, qs, N_JOBS, h.running, 0, NULL, NULL, 0};
     place_part parts[8];
     place_pass_stats st;
 

@@ -86,7 +86,8 @@ void pv_queue(pv_host *h, place_job j)
 
 place_view pv_view(pv_host *h)
 {
-    place_view v = {h->now_us, &h->c, h->queue, h->qstate, h->n_queue, h->run, h->n_run, NULL};
+    place_view v = {h->now_us, &h->c,    h->queue, h->qstate, h->n_queue,
+                    h->run,    h->n_run, NULL,     NULL,      0};
     return v;
 }
 

@@ -743,7 +743,8 @@ static void print_decision(const char *who, int rc, const place_decision *d)
 static int decide(world *wd, inst *a, inst *b, int with_veto, int begin, tally *t, int round,
                   int step, const char *args)
 {
-    place_view v = {0, &wd->c, wd->queue, wd->qstate, wd->n_wait + 1, wd->run, wd->n_run, NULL};
+    place_view v = {0,       &wd->c,    wd->queue, wd->qstate, wd->n_wait + 1,
+                    wd->run, wd->n_run, NULL,      NULL,       0};
     const place_job *j = &wd->queue[wd->n_wait];
     if (begin) {
         int ba = a->fit->begin(a->state, &v), bb = b->fit->begin(b->state, &v);

@@ -399,7 +399,7 @@ static void run_rounds(const double *x, const uint32_t *nodes_per_type, uint32_t
                 h.qstate[h.n_queue++] = PLACE_Q_WAITING;
             }
         }
-        place_view v = {now, &h.c, h.queue, h.qstate, h.n_queue, h.run, h.n_run, &ts};
+        place_view v = {now, &h.c, h.queue, h.qstate, h.n_queue, h.run, h.n_run, &ts, NULL, 0};
         place_pass_stats st;
         CHECK_EQ_INT(place_pass_run(&pi, &v, h.qstate, scratch, 8, host_apply, &h, &st), PLACE_OK);
         CHECK_EQ_INT((int)st.invalid, 0);
@@ -417,7 +417,7 @@ static void run_rounds(const double *x, const uint32_t *nodes_per_type, uint32_t
                     h.qstate[h.n_queue++] = PLACE_Q_WAITING;
                 }
             }
-            v = (place_view){now, &h.c, h.queue, h.qstate, h.n_queue, h.run, h.n_run, &ts};
+            v = (place_view){now, &h.c, h.queue, h.qstate, h.n_queue, h.run, h.n_run, &ts, NULL, 0};
             CHECK_EQ_INT(place_pass_run(&pi, &v, h.qstate, scratch, 8, host_apply, &h, &st),
                          PLACE_OK);
             CHECK_EQ_INT((int)st.preempted, 0);

@@ -214,7 +214,7 @@ static int same(int ra, int rb, const place_decision *a, const place_decision *b
 static int decide(world *wd, inst *a, inst *b, int with_veto, int begin, tally *t, int round,
                   int step, const char *args)
 {
-    place_view v = {0, &wd->c, &wd->job, &wd->qstate, 1, wd->run, wd->n_run, NULL};
+    place_view v = {0, &wd->c, &wd->job, &wd->qstate, 1, wd->run, wd->n_run, NULL, NULL, 0};
     const place_job *j = &wd->job;
     wd->qstate = PLACE_Q_WAITING;
     if (begin) {
@@ -282,7 +282,7 @@ static void burst(world *wd, inst *b, uint32_t n)
             continue;
         }
         wd->job = rand_job(wd);
-        place_view v = {0, &wd->c, &wd->job, &wd->qstate, 1, wd->run, wd->n_run, NULL};
+        place_view v = {0, &wd->c, &wd->job, &wd->qstate, 1, wd->run, wd->n_run, NULL, NULL, 0};
         place_part p[W_PARTS];
         place_decision d = {PLACE_START, 0, 0, W_PARTS, p};
         if (wd->n_run == W_RUN || FGD->fit(b->state, &v, &wd->job, &d, NULL) != PLACE_OK)

@@ -69,7 +69,7 @@ static int decide_one(place_cluster *c, const char *spec, const place_job *j, pl
     if (rc)
         return rc;
     uint8_t qs[1] = {PLACE_Q_WAITING};
-    place_view v = {0, c, j, qs, 1, NULL, 0, NULL};
+    place_view v = {0, c, j, qs, 1, NULL, 0, NULL, NULL, 0};
     place_part parts[16];
     place_decision d = {0, PLACE_NONE, 0, 16, parts};
     pi.policy->begin(pi.state, &v);
@@ -405,7 +405,7 @@ static void test_pass_validation(void)
     build(&c, 1, types, gpus, 1);
     place_job q[2] = {whole_job(2), whole_job(2)};
     uint8_t qs[2] = {0, 0};
-    place_view v = {0, &c, q, qs, 2, NULL, 0, NULL};
+    place_view v = {0, &c, q, qs, 2, NULL, 0, NULL, NULL, 0};
     place_part parts[8];
     place_instance pi = {&bad_policy, NULL, env_libc()};
     place_pass_stats st;
@@ -443,7 +443,7 @@ static void test_fifo_pass(void)
     uint32_t want_started[2] = {1, 2};
     for (int s = 0; s < 2; s++) {
         uint8_t qs[3] = {0, 0, 0};
-        place_view v = {0, &c, q, qs, 3, NULL, 0, NULL};
+        place_view v = {0, &c, q, qs, 3, NULL, 0, NULL, NULL, 0};
         place_part parts[8];
         place_instance pi;
         place_env env = env_libc();

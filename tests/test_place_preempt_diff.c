@@ -99,7 +99,8 @@ static place_job random_job(world *w, int running)
 /* Place j first-fit now (spanning if it must and may); PLACE_OK or NOFIT. */
 static int first_fit(const world *w, const place_job *j, place_part *parts, uint32_t *n_parts)
 {
-    place_view v = {w->now, &w->c, w->queue, w->qstate, w->n_queue, w->run, w->n_run, NULL};
+    place_view v = {w->now, &w->c,    w->queue, w->qstate, w->n_queue,
+                    w->run, w->n_run, NULL,     NULL,      0};
     place_decision d = {0, 0, 0, MAX_PARTS, parts};
     int rc = place__fit_first.fit(NULL, &v, j, &d, NULL);
     *n_parts = d.n_parts;
@@ -209,14 +210,16 @@ static uint32_t find_id(const world *w, uint64_t id)
 static uint32_t one_pass(world *w, void *st, void *ref, uint64_t seed, uint32_t pass)
 {
     uint32_t preempted = 0;
-    place_view v = {w->now, &w->c, w->queue, w->qstate, w->n_queue, w->run, w->n_run, NULL};
+    place_view v = {w->now, &w->c,    w->queue, w->qstate, w->n_queue,
+                    w->run, w->n_run, NULL,     NULL,      0};
     CHECK_EQ_INT(place__preempt_priority.begin(st, &v), PLACE_OK);
     memset(w->qstate, 0, sizeof w->qstate);
     for (uint32_t i = 0; i < w->n_queue; i++) {
         const place_job *j = &w->queue[i];
         place_part parts[MAX_PARTS];
         uint32_t np = 0;
-        v = (place_view){w->now, &w->c, w->queue, w->qstate, w->n_queue, w->run, w->n_run, NULL};
+        v = (place_view){w->now, &w->c,    w->queue, w->qstate, w->n_queue,
+                         w->run, w->n_run, NULL,     NULL,      0};
         place_decision d = {PLACE_START, i, 0, MAX_PARTS, parts};
         if (first_fit(w, j, parts, &np) != PLACE_OK) {
             uint32_t va[MAX_JOBS], vb[MAX_JOBS], na = 0, nb = 0;
@@ -251,8 +254,8 @@ static uint32_t one_pass(world *w, void *st, void *ref, uint64_t seed, uint32_t 
                     break; /* (one victim twice: the plan is dropped, as compose does) */
                 apply_preempt(w, k);
                 preempted++;
-                v = (place_view){w->now,     &w->c,  w->queue, w->qstate,
-                                 w->n_queue, w->run, w->n_run, NULL};
+                v = (place_view){w->now, &w->c,    w->queue, w->qstate, w->n_queue,
+                                 w->run, w->n_run, NULL,     NULL,      0};
                 place_decision dp = {PLACE_PREEMPT, k, 0, 0, NULL};
                 place__preempt_priority.observe(st, &v, &dp);
             }
@@ -266,7 +269,8 @@ static uint32_t one_pass(world *w, void *st, void *ref, uint64_t seed, uint32_t 
         w->qstate[i] = PLACE_Q_STARTED;
         run_append(w, j, parts, np, w->now, -1, 0, 0);
         d.n_parts = np;
-        v = (place_view){w->now, &w->c, w->queue, w->qstate, w->n_queue, w->run, w->n_run, NULL};
+        v = (place_view){w->now, &w->c,    w->queue, w->qstate, w->n_queue,
+                         w->run, w->n_run, NULL,     NULL,      0};
         place__preempt_priority.observe(st, &v, &d);
     }
     return preempted;

@@ -538,7 +538,7 @@ static int cmd_place(int argc, char **argv)
                          perr[0] ? perr : place_strerror(prc));
         goto out;
     }
-    place_view v = {s.now_us, &h.c, s.queue, h.qstate, s.n_queue, h.run, h.n_run, NULL};
+    place_view v = {s.now_us, &h.c, s.queue, h.qstate, s.n_queue, h.run, h.n_run, NULL, NULL, 0};
     place_pass_stats st;
     prc = place_pass_run(&pi, &v, h.qstate, scratch, cap_parts, apply, &h, &st);
     if (prc == PLACE_ERR_NOMEM) {

@@ -65,6 +65,10 @@ static const char replay_help_tail[] =
     "  --lenient               skip malformed rows (reported) instead of stopping\n"
     "  --max-jobs N            time: replay only the first N jobs of the trace (the rest\n"
     "                          is never read)\n"
+    "  --preemptible           time, window: every job may be preempted (a trace records\n"
+    "                          none); with --checkpoint D, the interval of its checkpoints\n"
+    "                          (default 0: never, a preempted job loses all its work) and\n"
+    "                          --restart-overhead D, the cost of each restart (default 0)\n"
     "  --jobs MODE             time: what the file keeps of the jobs: full (default),\n"
     "                          summary (/jobs_summary) or none (docs/output.md)\n"
     "  -o, --output FILE       HDF5 output (time: tarmac-replay.h5, pack: tarmac-pack.h5);\n"
@@ -132,6 +136,9 @@ typedef struct rcfg {
     int estimates;     /* trace_estimate_source; -1: not given */
     int warned_estimates;
     sim_jobs_table jobs;
+    int preemptible;                   /* --preemptible: every job of the trace */
+    int64_t checkpoint_us, restart_us; /* --checkpoint, --restart-overhead */
+    int costs_given;
     /* run state */
     trace_gavel_matrix *matrix;
     const char *type_names[PLACE_MAX_TYPES];
@@ -228,6 +235,8 @@ static int counted_next(void *ud, trace_job *job, tm_diag *d)
     if (rc != TM_OK)
         return rc;
     k->n++;
+    if (k->c->preemptible)
+        job->flags |= TRACE_JOB_PREEMPTIBLE;
     const double *max = k->c->limits->max;
     char what[160];
     double n = (double)k->n;
@@ -449,6 +458,20 @@ static int build_fleet(rcfg *c, sim_scenario *sc, tm_diag *d)
     return tm_diag_set(d, TM_ERR_USAGE, "replay",
                        "format '%s' needs a fleet: --fleet FILE, --nodes FILE or --gavel-cluster",
                        c->format->name);
+}
+
+/* --preemptible: every class pays the given checkpoint loss and restart
+ * overhead when preempted (its jobs are made preemptible as they are read,
+ * in counted_next); the resolved scenario in the output says so. */
+static void make_preemptible(const rcfg *c, sim_scenario *sc)
+{
+    for (size_t i = 0; i < sc->n_classes; i++) {
+        for (sim_class_cfg *cc = &sc->classes[i]; cc; cc = cc->special) {
+            cc->flags |= TRACE_JOB_PREEMPTIBLE;
+            cc->checkpoint_us = c->checkpoint_us;
+            cc->restart_us = c->restart_us;
+        }
+    }
 }
 
 static int check_policy(const char *spec, tm_diag *d)
@@ -735,6 +758,9 @@ enum {
     O_LENIENT,
     O_ESTIMATES,
     O_JOBS,
+    O_PREEMPTIBLE,
+    O_CHECKPOINT,
+    O_RESTART,
 };
 
 static const sim__cli_opt replay_opts[] = {
@@ -758,6 +784,9 @@ static const sim__cli_opt replay_opts[] = {
     {"lenient", O_LENIENT, 0, NULL},
     {"estimates", O_ESTIMATES, 1, "requested, runtime or requested-else-runtime"},
     {"jobs", O_JOBS, 1, "full, summary or none"},
+    {"preemptible", O_PREEMPTIBLE, 0, NULL},
+    {"checkpoint", O_CHECKPOINT, 1, "a duration >= 0 (seconds, or with a unit: 30m)"},
+    {"restart-overhead", O_RESTART, 1, "a duration >= 0 (seconds, or with a unit: 1m)"},
     SIM__CLI_LLM_OPTS,
     {NULL, 0, 0, NULL},
 };
@@ -871,6 +900,17 @@ static int cmd_replay(int argc, char **argv)
         case O_JOBS:
             bad = sim_jobs_table_parse(v, &c.jobs) != 0;
             break;
+        case O_PREEMPTIBLE:
+            c.preemptible = 1;
+            break;
+        case O_CHECKPOINT:
+            bad = sim__cli_parse_duration(v, &c.checkpoint_us) != 0;
+            c.costs_given = 1;
+            break;
+        case O_RESTART:
+            bad = sim__cli_parse_duration(v, &c.restart_us) != 0;
+            c.costs_given = 1;
+            break;
         default:
             bad = key >= O_LLM_MODEL && sim__cli_llm_opt(&c.llm, key, v) != 0;
             break;
@@ -927,6 +967,10 @@ static int cmd_replay(int argc, char **argv)
         return sim__cli_usage("replay", "--max-jobs needs --protocol time");
     if (c.jobs != SIM_JOBS_FULL && c.protocol != P_TIME)
         return sim__cli_usage("replay", "--jobs needs --protocol time");
+    if (c.preemptible && c.protocol != P_TIME && c.protocol != P_WINDOW)
+        return sim__cli_usage("replay", "--preemptible needs --protocol time or window");
+    if (c.costs_given && !c.preemptible)
+        return sim__cli_usage("replay", "--checkpoint and --restart-overhead need --preemptible");
     if (c.estimates >= 0 && !(fl & TRACE_FORMAT_ESTIMATES))
         return sim__cli_usage("replay", "--estimates is for %s traces",
                               format_names(TRACE_FORMAT_ESTIMATES, names, sizeof names));
@@ -1000,6 +1044,8 @@ static int cmd_replay(int argc, char **argv)
             c.n_pol = 1;
         }
     }
+    if (c.preemptible)
+        make_preemptible(&c, &sc);
     if ((rc = admit_fleet(&c, &sc, &d)))
         goto out;
     if (c.protocol != P_WINDOW && c.protocol != P_PACK && c.policies[0] != sc.policy)

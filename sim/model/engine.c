@@ -62,6 +62,7 @@
 #include "model/cost_int.h"
 #include "model/evq_int.h"
 #include "model/gavel_int.h"
+#include "model/gittins_int.h"
 #include "model/metrics_int.h"
 #include "model/service_int.h"
 
@@ -310,6 +311,7 @@ typedef struct engine {
     uint32_t pass_prefix;   /* queue entries from q_head started so far in this pass */
     int pass_holes;         /* a job behind a waiting one started in this pass */
     sim__gavel *gavel;      /* Gavel's allocation and rounds (policy "gavel"); NULL otherwise */
+    sim__gittins gittins;   /* per-class GPU service (tiresias-2dlas gittins=class); else empty */
     place_decision *hook_d; /* decisions of the pass, for opts->pass_hook */
     place_part *hook_parts;
     size_t hook_n, hook_cap, hook_parts_n, hook_parts_cap;
@@ -2386,6 +2388,10 @@ static int schedule_pass(engine *e)
         .running = e->r_run,
         .n_running = e->n_run,
     };
+    if (e->gittins.n_classes) {
+        v.service_dist = e->gittins.dist;
+        v.n_service_dist = e->gittins.n_classes;
+    }
     if (e->gavel && e->now_us % e->gavel->round_us == 0) {
         int grc = gavel_round(e);
         if (grc != TM_OK)
@@ -2700,6 +2706,7 @@ static void engine_fini(engine *e)
     quant_free(e->q_slowdown, nq);
     sim__series_fini(&e->series);
     place_instance_fini(&e->policy);
+    sim__gittins_fini(&e->gittins);
     if (e->gavel) {
         sim__gavel_fini(e->gavel);
         free(e->gavel);
@@ -3265,6 +3272,9 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
             sim__gavel_init(e.gavel, gobj, ground, (uint32_t)sc->n_types);
         }
     }
+    if (!(opts && opts->policy_table) && sim__gittins_spec(sc->policy) &&
+        (rc = sim__gittins_build(&e.gittins, sc, diag)) != TM_OK)
+        goto out;
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
         (rc = build_class_specials(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)
         goto out;

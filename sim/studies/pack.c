@@ -548,7 +548,7 @@ static int pack_one(const sim_scenario *sc, const frag_model *fm, const char *ty
         pj.host_mem_mib = t->host_mem_mib;
         pj.cls = t->cls;
         uint8_t qs = PLACE_Q_WAITING;
-        place_view v = {0, &c, &pj, &qs, 1, h.run, h.n_run, NULL};
+        place_view v = {0, &c, &pj, &qs, 1, h.run, h.n_run, NULL, NULL, 0};
         place_pass_stats st;
         h.started = 0;
         h.n_touched = 0;
