@@ -318,38 +318,107 @@ static int grow_cmp(const void *pa, const void *pb)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+static uint64_t grow_hash(const double *row, double gpus, uint32_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull, w;
+    double g = gpus + 0.0; /* -0 and +0 are the same GPUs */
+    memcpy(&w, &g, sizeof w);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    for (uint32_t t = 0; t < n; t++) {
+        memcpy(&w, &row[t], sizeof w);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h ^ (h >> 29);
+}
+
+/* Group the m rows: grp[i] gets row i's group, groups numbered in grow_cmp's
+ * order of their rows (what sorting all m rows and merging neighbours
+ * gives); ga, ggpus and gm their coefficients, GPUs and sizes. Rows meet in
+ * a hash table, so only the distinct rows are sorted. Returns the number of
+ * groups, or 0 when out of memory (m > 0). */
+static uint32_t group_rows(const sim__gavel_problem *p, const double *a, uint32_t *grp, double *ga,
+                           double *ggpus, double *gm)
+{
+    uint32_t m = p->n_jobs, n = p->n_types, G = 0, cap = 16;
+    while (cap < 2 * m)
+        cap *= 2;
+    uint32_t *slot = malloc((size_t)cap * sizeof *slot); /* group + 1, 0 when empty */
+    grow_key *k = malloc((size_t)m * sizeof *k);
+    uint32_t *rank = malloc((size_t)m * sizeof *rank);
+    if (!slot || !k || !rank) {
+        free(slot);
+        free(k);
+        free(rank);
+        return 0;
+    }
+    memset(slot, 0, (size_t)cap * sizeof *slot);
+    for (uint32_t i = 0; i < m; i++) {
+        const double *row = a + (size_t)i * n;
+        uint32_t s = (uint32_t)grow_hash(row, p->gpus[i], n) & (cap - 1);
+        for (;; s = (s + 1) & (cap - 1)) {
+            if (slot[s] == 0) {
+                k[G] = (grow_key){row, p->gpus[i], n, i};
+                gm[G] = 0;
+                slot[s] = ++G;
+                break;
+            }
+            const grow_key *q = &k[slot[s] - 1];
+            if (q->gpus == p->gpus[i] && memcmp(q->row, row, n * sizeof *row) == 0)
+                break;
+        }
+        grp[i] = slot[s] - 1;
+        gm[grp[i]] += 1;
+    }
+    /* number the groups in their rows' order */
+    for (uint32_t g = 0; g < G; g++)
+        k[g].idx = g; /* distinct rows: the index only names the group */
+    qsort(k, G, sizeof *k, grow_cmp);
+    double *cnt = (double *)slot; /* reuse: cap >= 2 m uint32s hold m doubles */
+    for (uint32_t r = 0; r < G; r++) {
+        rank[k[r].idx] = r;
+        memcpy(ga + (size_t)r * n, k[r].row, n * sizeof *ga);
+        ggpus[r] = k[r].gpus;
+        cnt[r] = gm[k[r].idx];
+    }
+    memcpy(gm, cnt, G * sizeof *gm);
+    for (uint32_t i = 0; i < m; i++)
+        grp[i] = rank[grp[i]];
+    free(slot);
+    free(k);
+    free(rank);
+    return G;
+}
+
 /* Solve the max-min LP of coefficients a (m x n) by groups into x; single:
  * one LP. *z gets the first level (the smallest), *lps and *levels counts. */
 static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x, int single,
                          int grouped, double *z, uint32_t *lps, uint32_t *levels)
 {
     uint32_t m = p->n_jobs, n = p->n_types, G = 0;
-    grow_key *k = malloc((size_t)m * sizeof *k);
     uint32_t *grp = malloc((size_t)m * sizeof *grp);
     double *ggpus = malloc((size_t)m * sizeof *ggpus);
     double *ga = malloc((size_t)m * n * sizeof *ga), *gm = malloc((size_t)m * sizeof *gm);
     double *gx = calloc((size_t)m * n + 1, sizeof *gx);
     int rc = TM_OK;
     lp L = {0};
-    if (!k || !grp || !ggpus || !ga || !gm || !gx) {
+    if (!grp || !ggpus || !ga || !gm || !gx) {
         rc = TM_ERR_NOMEM;
         goto out;
     }
-    for (uint32_t i = 0; i < m; i++)
-        k[i] = (grow_key){a + (size_t)i * n, p->gpus[i], n, i};
-    if (grouped)
-        qsort(k, m, sizeof *k, grow_cmp);
-    for (uint32_t i = 0; i < m; i++) {
-        int same = grouped && i > 0 && k[i].gpus == k[i - 1].gpus &&
-                   memcmp(k[i].row, k[i - 1].row, n * sizeof *k[i].row) == 0;
-        if (!same) {
-            memcpy(ga + (size_t)G * n, k[i].row, n * sizeof *ga);
-            ggpus[G] = k[i].gpus;
-            gm[G] = 0;
-            G++;
+    if (grouped && m > 0) {
+        if ((G = group_rows(p, a, grp, ga, ggpus, gm)) == 0) {
+            rc = TM_ERR_NOMEM;
+            goto out;
         }
-        gm[G - 1] += 1;
-        grp[k[i].idx] = G - 1;
+    } else {
+        for (uint32_t i = 0; i < m; i++) {
+            memcpy(ga + (size_t)i * n, a + (size_t)i * n, n * sizeof *ga);
+            ggpus[i] = p->gpus[i];
+            gm[i] = 1;
+            grp[i] = i;
+        }
+        G = m;
     }
     double capv[PLACE_MAX_TYPES];
     memcpy(capv, p->cap, n * sizeof *capv);
@@ -362,7 +431,6 @@ static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x
             memcpy(x + (size_t)i * n, gx + (size_t)grp[i] * n, n * sizeof *x);
 out:
     lp_fini(&L);
-    free(k);
     free(grp);
     free(ggpus);
     free(ga);
