@@ -31,8 +31,8 @@
  * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
  *
  * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),
- * max-min-agnostic, ftf, makespan, fifo. The host reads the same grammar
- * (sim/model/gavel_alloc.c) to know what to solve.
+ * max-min-agnostic, ftf, makespan, fifo, read by place_gavel_args (place.h),
+ * which the host (sim/model/gavel_alloc.c) calls too to know what to solve.
  * Cost per boundary pass: O((queue + running) x types x log) for the sort.
  */
 #include "place_int.h"
@@ -42,8 +42,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OBJ_MAXMIN, OBJ_AGNOSTIC, OBJ_FTF, OBJ_MAKESPAN, OBJ_FIFO, OBJ_N };
-static const char *const OBJ[OBJ_N] = {"max-min", "max-min-agnostic", "ftf", "makespan", "fifo"};
+static const char *const OBJ[PLACE_GAVEL_N_OBJECTIVES] = {
+    [PLACE_GAVEL_MAXMIN] = "max-min", [PLACE_GAVEL_MAXMIN_AGNOSTIC] = "max-min-agnostic",
+    [PLACE_GAVEL_FTF] = "ftf",        [PLACE_GAVEL_MAKESPAN] = "makespan",
+    [PLACE_GAVEL_FIFO] = "fifo",
+};
+
+const char *place_gavel_objective_name(int objective)
+{
+    return objective >= 0 && objective < PLACE_GAVEL_N_OBJECTIVES ? OBJ[objective] : NULL;
+}
+
+int place_gavel_args(const char *args, int *objective, int64_t *round_us, char *err, size_t err_len)
+{
+    int obj = PLACE_GAVEL_MAXMIN;
+    int64_t r_us = PLACE_GAVEL_ROUND_US;
+    const char *a = args ? args : "";
+    while (*a == ' ' || *a == '\t')
+        a++;
+    size_t alen = strcspn(a, " \t");
+    if (alen) {
+        const char *rest = a + alen;
+        while (*rest == ' ' || *rest == '\t')
+            rest++;
+        const char *at = memchr(a, '@', alen);
+        size_t nlen = at ? (size_t)(at - a) : alen;
+        obj = -1;
+        for (int k = 0; k < PLACE_GAVEL_N_OBJECTIVES; k++)
+            if (strlen(OBJ[k]) == nlen && strncmp(a, OBJ[k], nlen) == 0)
+                obj = k;
+        if (obj < 0 || *rest)
+            goto bad;
+        if (at) {
+            char buf[32];
+            size_t l = alen - nlen - 1;
+            if (l == 0 || l >= sizeof buf)
+                goto bad;
+            memcpy(buf, at + 1, l);
+            buf[l] = '\0';
+            char *end;
+            double s = strtod(buf, &end);
+            if (*end || !(s >= 1e-3) || s > 1e9)
+                goto bad;
+            r_us = (int64_t)llround(s * 1e6);
+        }
+    }
+    *objective = obj;
+    *round_us = r_us;
+    return PLACE_OK;
+bad:
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "policy 'gavel': expected [OBJECTIVE][@ROUND_SECONDS] with OBJECTIVE one of "
+                 "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.60s'",
+                 a);
+    return PLACE_ERR_SPEC;
+}
 
 typedef struct cand {
     const place_job *j;
@@ -92,37 +146,11 @@ typedef struct gv {
 static int gv_create(const place_env *env, const char *args, void **state, char *err,
                      size_t err_len)
 {
-    int obj = OBJ_MAXMIN;
-    int64_t round_us = 360 * 1000000ll;
-    while (*args == ' ' || *args == '\t')
-        args++;
-    size_t alen = strcspn(args, " \t");
-    if (alen) {
-        const char *rest = args + alen;
-        while (*rest == ' ' || *rest == '\t')
-            rest++;
-        const char *at = memchr(args, '@', alen);
-        size_t nlen = at ? (size_t)(at - args) : alen;
-        obj = -1;
-        for (int k = 0; k < OBJ_N; k++)
-            if (strlen(OBJ[k]) == nlen && strncmp(args, OBJ[k], nlen) == 0)
-                obj = k;
-        if (obj < 0 || *rest)
-            goto bad;
-        if (at) {
-            char buf[32];
-            size_t l = alen - nlen - 1;
-            if (l == 0 || l >= sizeof buf)
-                goto bad;
-            memcpy(buf, at + 1, l);
-            buf[l] = '\0';
-            char *end;
-            double s = strtod(buf, &end);
-            if (*end || !(s >= 1e-3) || s > 1e9)
-                goto bad;
-            round_us = (int64_t)llround(s * 1e6);
-        }
-    }
+    int obj;
+    int64_t round_us;
+    int rc = place_gavel_args(args, &obj, &round_us, err, err_len);
+    if (rc != PLACE_OK)
+        return rc;
     gv *g = place__realloc(env, NULL, 0, sizeof *g);
     if (!g)
         return PLACE_ERR_NOMEM;
@@ -134,13 +162,6 @@ static int gv_create(const place_env *env, const char *args, void **state, char 
     g->sel_us = -1;
     *state = g;
     return PLACE_OK;
-bad:
-    if (err && err_len)
-        snprintf(err, err_len,
-                 "policy 'gavel': expected [OBJECTIVE][@ROUND_SECONDS] with OBJECTIVE one of "
-                 "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.60s'",
-                 args);
-    return PLACE_ERR_SPEC;
 }
 
 static void gv_destroy(void *state)
@@ -355,7 +376,7 @@ static int gv_begin(void *state, const place_view *v)
                 xv = t == fastest ? 1.0 : 0.0;
                 prio = xv * 1e9;
             }
-            if (!(xv > 0) && g->objective == OBJ_FIFO)
+            if (!(xv > 0) && g->objective == PLACE_GAVEL_FIFO)
                 continue;
             g->ents[ne++] = (entry){prio, xv, j->id, k, t};
         }
@@ -366,10 +387,11 @@ static int gv_begin(void *state, const place_view *v)
     for (uint32_t t = 0; t < nt; t++)
         if ((c->types_present >> t) & 1u)
             no++;
-    if (g->objective == OBJ_AGNOSTIC && g->order_us == v->now_us && g->n_order == no) {
+    if (g->objective == PLACE_GAVEL_MAXMIN_AGNOSTIC && g->order_us == v->now_us &&
+        g->n_order == no) {
         /* a second pass of the same boundary (it starts the jobs that move
          * type, which the host queues again after the first): same order */
-    } else if (g->objective == OBJ_AGNOSTIC) {
+    } else if (g->objective == PLACE_GAVEL_MAXMIN_AGNOSTIC) {
         no = 0;
         for (uint32_t t = 0; t < nt; t++)
             if ((c->types_present >> t) & 1u)

@@ -503,6 +503,30 @@ static void test_spec(void)
     CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel las", err, sizeof err), PLACE_ERR_SPEC);
     CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel max-min@0", err, sizeof err),
                  PLACE_ERR_SPEC);
+    /* one parser (place_gavel_args): every name reads back as its objective,
+     * and the host and the policy agree on a table of specifications */
+    for (int k = 0; k < PLACE_GAVEL_N_OBJECTIVES; k++) {
+        int o = -1;
+        int64_t ru = 0;
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s@7.5", place_gavel_objective_name(k));
+        CHECK_EQ_INT(place_gavel_args(buf, &o, &ru, err, sizeof err), PLACE_OK);
+        CHECK_EQ_INT(o, k);
+        CHECK(ru == 7500000);
+    }
+    CHECK(place_gavel_objective_name(PLACE_GAVEL_N_OBJECTIVES) == NULL);
+    static const char *const specs[] = {
+        "gavel",          "gavel  fifo",          "gavel ftf@600", "gavel @60",
+        "gavel max-min@", "gavel ftf@1e10",       "gavel ftf x",   "gavel FTF",
+        "gavel ftf@6s",   "gavel makespan@0.001", "gavel @0.0009", "gavel max-min-agnostic@1e9",
+    };
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        int sim_ok = sim__gavel_spec(specs[s], &obj, &r, &d) == 1;
+        int pol_ok = place_instance_init(&pi, &env, specs[s], err, sizeof err) == PLACE_OK;
+        if (pol_ok)
+            place_instance_fini(&pi);
+        CHECK_EQ_INT(sim_ok, pol_ok);
+    }
 }
 
 int main(void)

@@ -46,12 +46,6 @@
 /* ------------------------------------------------------------------------- */
 /* the specification                                                          */
 
-static const char *const OBJ_NAMES[] = {
-#define SIM_GAVEL_NAME_(id, name, summary) name,
-    SIM_GAVEL_OBJECTIVES(SIM_GAVEL_NAME_)
-#undef SIM_GAVEL_NAME_
-};
-
 int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag *diag)
 {
     *objective = SIM_GAVEL_MAXMIN;
@@ -63,43 +57,10 @@ int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag
     size_t len = strcspn(spec, " \t");
     if (len != 5 || strncmp(spec, "gavel", 5) != 0)
         return 0;
-    const char *a = spec + len;
-    while (*a == ' ' || *a == '\t')
-        a++;
-    size_t alen = strcspn(a, " \t");
-    if (alen == 0)
-        return 1;
-    const char *rest = a + alen;
-    while (*rest == ' ' || *rest == '\t')
-        rest++;
-    const char *at = memchr(a, '@', alen);
-    size_t nlen = at ? (size_t)(at - a) : alen;
-    int found = -1;
-    for (int k = 0; k < SIM_GAVEL_N_OBJECTIVES; k++)
-        if (strlen(OBJ_NAMES[k]) == nlen && strncmp(a, OBJ_NAMES[k], nlen) == 0)
-            found = k;
-    if (found < 0 || *rest)
-        goto bad;
-    *objective = found;
-    if (at) {
-        char buf[32];
-        size_t l = alen - nlen - 1;
-        if (l == 0 || l >= sizeof buf)
-            goto bad;
-        memcpy(buf, at + 1, l);
-        buf[l] = '\0';
-        char *end;
-        double s = strtod(buf, &end);
-        if (*end || !(s >= 1e-3) || s > 1e9)
-            goto bad;
-        *round_us = (int64_t)llround(s * 1e6);
-    }
+    char err[200];
+    if (place_gavel_args(spec + len, objective, round_us, err, sizeof err) != PLACE_OK)
+        return tm_diag_set(diag, TM_ERR_POLICY, "policy", "%s", err);
     return 1;
-bad:
-    return tm_diag_set(diag, TM_ERR_POLICY, "policy",
-                       "gavel: expected 'gavel [OBJECTIVE][@ROUND_SECONDS]' with OBJECTIVE one of "
-                       "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.80s'",
-                       spec);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -599,8 +560,8 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
         return tm_diag_set(diag, rc, "gavel", "out of memory");
     if (rc != TM_OK)
         return tm_diag_set(diag, TM_ERR_INTERNAL, "gavel",
-                           "the allocation LP (%s, %u jobs) was not solved", OBJ_NAMES[objective],
-                           (unsigned)m);
+                           "the allocation LP (%s, %u jobs) was not solved",
+                           place_gavel_objective_name(objective), (unsigned)m);
     return TM_OK;
 }
 
