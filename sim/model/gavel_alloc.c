@@ -150,15 +150,17 @@ static int lp_build(lp *L, uint32_t m, uint32_t n, const double *a, const double
     return TM_OK;
 }
 
-/* Solve; dual simplex when warm (a bound moved), primal from an advanced
- * basis otherwise. 0 when optimal. */
+/* Solve; dual simplex when warm (a bound moved), primal from the last basis
+ * when LP_PRIMAL_WARM (coefficients moved), primal from an advanced basis
+ * otherwise. 0 when optimal. */
+enum { LP_COLD = 0, LP_DUAL_WARM = 1, LP_PRIMAL_WARM = 2 };
 static int lp_solve(lp *L, int warm)
 {
     glp_smcp parm;
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
-    parm.meth = warm ? GLP_DUALP : GLP_PRIMAL;
-    if (!warm)
+    parm.meth = warm == LP_DUAL_WARM ? GLP_DUALP : GLP_PRIMAL;
+    if (warm == LP_COLD)
         glp_adv_basis(L->P, 0);
     L->lps++;
     int rc = glp_simplex(L->P, &parm);
@@ -298,10 +300,10 @@ static uint64_t grow_hash(const double *row, double gpus, uint32_t n)
  * gives); ga, ggpus and gm their coefficients, GPUs and sizes. Rows meet in
  * a hash table, so only the distinct rows are sorted. Returns the number of
  * groups, or 0 when out of memory (m > 0). */
-static uint32_t group_rows(const sim__gavel_problem *p, const double *a, uint32_t *grp, double *ga,
-                           double *ggpus, double *gm)
+static uint32_t group_rows(const sim__gavel_problem *p, const double *a, uint32_t n, uint32_t *grp,
+                           double *ga, double *ggpus, double *gm)
 {
-    uint32_t m = p->n_jobs, n = p->n_types, G = 0, cap = 16;
+    uint32_t m = p->n_jobs, G = 0, cap = 16;
     while (cap < 2 * m)
         cap *= 2;
     uint32_t *slot = malloc((size_t)cap * sizeof *slot); /* group + 1, 0 when empty */
@@ -368,7 +370,7 @@ static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x
         goto out;
     }
     if (grouped && m > 0) {
-        if ((G = group_rows(p, a, grp, ga, ggpus, gm)) == 0) {
+        if ((G = group_rows(p, a, n, grp, ga, ggpus, gm)) == 0) {
             rc = TM_ERR_NOMEM;
             goto out;
         }
@@ -450,6 +452,126 @@ static int solve_fifo(const sim__gavel_problem *p, double *x)
     return TM_OK;
 }
 
+/* Finish-time fairness: the smallest rho for which every job can finish
+ * by rho x its isolated time, by bisection; each step asks whether the
+ * level LP with a = thr (rho isolated - age) / left reaches z >= 1. Jobs
+ * with the same GPUs, throughputs, isolated time, age and work left have
+ * the same coefficients at every rho: one row (grouped). The LP is built
+ * once; a step changes the level rows' coefficients and solves from the
+ * last basis (primal simplex), which takes a few pivots. */
+static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__gavel_stats *stats)
+{
+    uint32_t m = p->n_jobs, n = p->n_types, w = n + 3, G = 0;
+    double *key = malloc((size_t)m * w * sizeof *key), *gk = malloc((size_t)m * w * sizeof *gk);
+    double *ggpus = calloc(m, sizeof *ggpus), *gm = calloc(m, sizeof *gm);
+    double *ga = calloc((size_t)m * n, sizeof *ga), *best = malloc((size_t)m * n * sizeof *best);
+    uint32_t *grp = malloc((size_t)m * sizeof *grp);
+    int rc = TM_OK, have = 0;
+    lp L = {0};
+    if (!key || !gk || !ggpus || !gm || !ga || !best || !grp) {
+        rc = TM_ERR_NOMEM;
+        goto out;
+    }
+    double lo = 0, hi;
+    for (uint32_t i = 0; i < m; i++) {
+        double it = iso_thr(p, i), *k = key + (size_t)i * w;
+        memcpy(k, p->thr + (size_t)i * n, n * sizeof *k);
+        k[n] = it > 0 ? p->total_s[i] / it : 0; /* isolated finish time */
+        k[n + 1] = p->age_s[i];
+        k[n + 2] = p->left_s[i];
+        if (k[n] > 0 && k[n + 1] / k[n] > lo)
+            lo = k[n + 1] / k[n];
+    }
+    if (grouped) {
+        if ((G = group_rows(p, key, w, grp, gk, ggpus, gm)) == 0) {
+            rc = TM_ERR_NOMEM;
+            goto out;
+        }
+    } else {
+        memcpy(gk, key, (size_t)m * w * sizeof *gk);
+        for (uint32_t i = 0; i < m; i++) {
+            ggpus[i] = p->gpus[i];
+            gm[i] = 1;
+            grp[i] = i;
+        }
+        G = m;
+    }
+    /* the columns: a job's types with a throughput, when it has an isolated time */
+    for (uint32_t g = 0; g < G; g++)
+        for (uint32_t t = 0; t < n; t++)
+            ga[(size_t)g * n + t] = gk[(size_t)g * w + n] > 0 ? gk[(size_t)g * w + t] : 0;
+    if ((rc = lp_build(&L, G, n, ga, ggpus, gm, p->cap)) != TM_OK)
+        goto out;
+    hi = lo > 0 ? 2 * lo + 1 : 1;
+    int mode = LP_COLD;
+    for (int step = 0; step < 80; step++) {
+        double rho = have ? 0.5 * (lo + hi) : hi;
+        uint32_t n_live = 0;
+        for (uint32_t g = 0; g < G; g++) {
+            const double *k = gk + (size_t)g * w;
+            double iso = k[n], slack = rho * iso - k[n + 1], left = k[n + 2];
+            int len = 0, live = iso > 0 && (left <= 0 || slack > 0);
+            for (uint32_t t = 0; t < n; t++) {
+                int c = L.col[(size_t)g * n + t];
+                if (!c)
+                    continue;
+                L.ind[++len] = c;
+                L.val[len] = left > 0 ? k[t] * slack / left : k[t];
+                glp_set_col_bnds(L.P, c, live ? GLP_DB : GLP_FX, 0.0, live ? 1.0 : 0.0);
+            }
+            if (len == 0)
+                continue; /* a free row since lp_build */
+            if (live) {
+                n_live++;
+                L.ind[len + 1] = L.zcol;
+                L.val[len + 1] = -1.0;
+                glp_set_mat_row(L.P, (int)(g + 1), len + 1, L.ind, L.val);
+                glp_set_row_bnds(L.P, (int)(g + 1), GLP_LO, 0.0, 0.0);
+            } else { /* past rho already: no level (its x stays 0) */
+                glp_set_row_bnds(L.P, (int)(g + 1), GLP_FR, 0.0, 0.0);
+            }
+        }
+        double z = 0; /* no job has a level: z is unbounded, and never feasible */
+        if (n_live > 0) {
+            if (lp_solve(&L, mode) != 0) {
+                rc = TM_ERR_INTERNAL;
+                goto out;
+            }
+            mode = LP_PRIMAL_WARM;
+            z = glp_get_obj_val(L.P);
+        }
+        if (z >= 1 - 1e-9) {
+            lp_read_x(&L, best);
+            stats->objective = rho;
+            hi = rho;
+            have = 1;
+            if (hi - lo <= 1e-4 * hi)
+                break;
+        } else if (!have) {
+            lo = hi;
+            hi *= 2;
+        } else {
+            lo = rho;
+            if (hi - lo <= 1e-4 * hi)
+                break;
+        }
+    }
+    if (have)
+        for (uint32_t i = 0; i < m; i++)
+            memcpy(x + (size_t)i * n, best + (size_t)grp[i] * n, n * sizeof *x);
+out:
+    stats->lps = L.lps;
+    lp_fini(&L);
+    free(key);
+    free(gk);
+    free(ggpus);
+    free(gm);
+    free(ga);
+    free(best);
+    free(grp);
+    return rc;
+}
+
 int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim__gavel_stats *stats,
                      tm_diag *diag)
 {
@@ -502,58 +624,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
         if (rc == TM_OK && objective == SIM_GAVEL_MAKESPAN)
             stats->objective = stats->objective > 0 ? 1.0 / stats->objective : INFINITY;
     } else { /* ftf: bisection on rho */
-        double *iso = malloc((size_t)m * sizeof *iso), *xs = malloc((size_t)m * n * sizeof *xs);
-        if (!iso || !xs) {
-            free(iso);
-            free(xs);
-            free(a);
-            return tm_diag_set(diag, TM_ERR_NOMEM, "gavel", "out of memory");
-        }
-        double lo = 0, hi = 0;
-        for (uint32_t i = 0; i < m; i++) {
-            double it = iso_thr(p, i);
-            iso[i] = it > 0 ? p->total_s[i] / it : 0; /* isolated finish time */
-            if (iso[i] > 0 && p->age_s[i] / iso[i] > lo)
-                lo = p->age_s[i] / iso[i];
-        }
-        hi = lo > 0 ? 2 * lo + 1 : 1;
-        int have = 0;
-        uint32_t lps = 0;
-        for (int step = 0; step < 80 && rc == TM_OK; step++) {
-            double rho = have ? 0.5 * (lo + hi) : hi;
-            for (uint32_t i = 0; i < m; i++)
-                for (uint32_t t = 0; t < n; t++) {
-                    double th = p->thr[(size_t)i * n + t], slack = rho * iso[i] - p->age_s[i];
-                    a[(size_t)i * n + t] = th > 0 && iso[i] > 0 && slack > 0 && p->left_s[i] > 0
-                                               ? th * slack / p->left_s[i]
-                                           : th > 0 && iso[i] > 0 && p->left_s[i] <= 0 ? th
-                                                                                       : 0;
-                }
-            uint32_t lv, nl = 0;
-            double z = 0;
-            rc = solve_grouped(p, a, xs, 1, !stats->ungrouped, &z, &nl, &lv);
-            lps += nl;
-            if (rc != TM_OK)
-                break;
-            if (z >= 1 - 1e-9) {
-                memcpy(x, xs, (size_t)m * n * sizeof *x);
-                stats->objective = rho;
-                hi = rho;
-                have = 1;
-                if (hi - lo <= 1e-4 * hi)
-                    break;
-            } else if (!have) {
-                lo = hi;
-                hi *= 2;
-            } else {
-                lo = rho;
-                if (hi - lo <= 1e-4 * hi)
-                    break;
-            }
-        }
-        stats->lps = lps;
-        free(iso);
-        free(xs);
+        rc = solve_ftf(p, x, !stats->ungrouped, stats);
     }
     free(a);
     if (rc == TM_ERR_NOMEM)
