@@ -33,7 +33,10 @@
  * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),
  * max-min-agnostic, ftf, makespan, fifo, read by place_gavel_args (place.h),
  * which the host (sim/model/gavel_alloc.c) calls too to know what to solve.
- * Cost per boundary pass: O((queue + running) x types x log) for the sort.
+ * Cost per boundary pass: O((queue + running) x types) to compute the
+ * priorities and bucket them by type; a type whose unchosen jobs all fit
+ * takes them unordered, otherwise they come off a heap (O(log) a pop) until
+ * none left fits, which gives the order a sort would, without sorting all.
  */
 #include "place_int.h"
 

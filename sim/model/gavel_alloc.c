@@ -33,7 +33,9 @@
  *                    a = thr (rho isolated - age) / left, feasible when z >= 1.
  *   fifo             no LP: jobs in id order keep their previous type and
  *                    otherwise take the fastest type with GPUs left (x = 1).
- * Cost: the LP has jobs x types + 1 columns and 2 jobs + types rows.
+ * Cost: the LP has groups x types + 1 columns and 2 groups + types rows,
+ * a group being the jobs that are alike for the objective (solve_grouped,
+ * solve_ftf); grouping is O(jobs) through a hash table.
  */
 #include "model/gavel_int.h"
 
