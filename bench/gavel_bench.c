@@ -53,13 +53,10 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (strcmp(argv[i], "--objective") == 0 && i + 1 < argc) {
             const char *o = argv[++i];
-            objective = strcmp(o, "max-min") == 0            ? SIM_GAVEL_MAXMIN
-                        : strcmp(o, "max-min-agnostic") == 0 ? SIM_GAVEL_MAXMIN_AGNOSTIC
-                        : strcmp(o, "ftf") == 0              ? SIM_GAVEL_FTF
-                        : strcmp(o, "makespan") == 0         ? SIM_GAVEL_MAKESPAN
-                        : strcmp(o, "fifo") == 0             ? SIM_GAVEL_FIFO
-                                                             : -1;
-            if (objective < 0) {
+            int64_t round_us;
+            char err[200];
+            if (place_gavel_args(o, &objective, &round_us, err, sizeof err) != PLACE_OK ||
+                strchr(o, '@')) {
                 fprintf(stderr, "bench_gavel: unknown objective '%s'\n", o);
                 return 64;
             }

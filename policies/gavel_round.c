@@ -31,9 +31,12 @@
  * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
  *
  * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),
- * max-min-agnostic, ftf, makespan, fifo. The host reads the same grammar
- * (sim/model/gavel_alloc.c) to know what to solve.
- * Cost per boundary pass: O((queue + running) x types x log) for the sort.
+ * max-min-agnostic, ftf, makespan, fifo, read by place_gavel_args (place.h),
+ * which the host (sim/model/gavel_alloc.c) calls too to know what to solve.
+ * Cost per boundary pass: O((queue + running) x types) to compute the
+ * priorities and bucket them by type; a type whose unchosen jobs all fit
+ * takes them unordered, otherwise they come off a heap (O(log) a pop) until
+ * none left fits, which gives the order a sort would, without sorting all.
  */
 #include "place_int.h"
 
@@ -42,12 +45,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { OBJ_MAXMIN, OBJ_AGNOSTIC, OBJ_FTF, OBJ_MAKESPAN, OBJ_FIFO, OBJ_N };
-static const char *const OBJ[OBJ_N] = {"max-min", "max-min-agnostic", "ftf", "makespan", "fifo"};
+static const char *const OBJ[PLACE_GAVEL_N_OBJECTIVES] = {
+    [PLACE_GAVEL_MAXMIN] = "max-min", [PLACE_GAVEL_MAXMIN_AGNOSTIC] = "max-min-agnostic",
+    [PLACE_GAVEL_FTF] = "ftf",        [PLACE_GAVEL_MAKESPAN] = "makespan",
+    [PLACE_GAVEL_FIFO] = "fifo",
+};
+
+const char *place_gavel_objective_name(int objective)
+{
+    return objective >= 0 && objective < PLACE_GAVEL_N_OBJECTIVES ? OBJ[objective] : NULL;
+}
+
+int place_gavel_args(const char *args, int *objective, int64_t *round_us, char *err, size_t err_len)
+{
+    int obj = PLACE_GAVEL_MAXMIN;
+    int64_t r_us = PLACE_GAVEL_ROUND_US;
+    const char *a = args ? args : "";
+    while (*a == ' ' || *a == '\t')
+        a++;
+    size_t alen = strcspn(a, " \t");
+    if (alen) {
+        const char *rest = a + alen;
+        while (*rest == ' ' || *rest == '\t')
+            rest++;
+        const char *at = memchr(a, '@', alen);
+        size_t nlen = at ? (size_t)(at - a) : alen;
+        obj = -1;
+        for (int k = 0; k < PLACE_GAVEL_N_OBJECTIVES; k++)
+            if (strlen(OBJ[k]) == nlen && strncmp(a, OBJ[k], nlen) == 0)
+                obj = k;
+        if (obj < 0 || *rest)
+            goto bad;
+        if (at) {
+            char buf[32];
+            size_t l = alen - nlen - 1;
+            if (l == 0 || l >= sizeof buf)
+                goto bad;
+            memcpy(buf, at + 1, l);
+            buf[l] = '\0';
+            char *end;
+            double s = strtod(buf, &end);
+            if (*end || !(s >= 1e-3) || s > 1e9)
+                goto bad;
+            r_us = (int64_t)llround(s * 1e6);
+        }
+    }
+    *objective = obj;
+    *round_us = r_us;
+    return PLACE_OK;
+bad:
+    if (err && err_len)
+        snprintf(err, err_len,
+                 "policy 'gavel': expected [OBJECTIVE][@ROUND_SECONDS] with OBJECTIVE one of "
+                 "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.60s'",
+                 a);
+    return PLACE_ERR_SPEC;
+}
 
 typedef struct cand {
     const place_job *j;
     uint32_t qi;  /* queue index, or PLACE_NONE for a running job */
+    uint32_t k;   /* a running job's index in view->running */
     uint32_t cur; /* the type it runs on, or PLACE_NONE */
     uint32_t sel; /* the type chosen for the next round, or PLACE_NONE */
     int pinned;   /* running and not preemptible: keeps its GPUs */
@@ -65,9 +123,12 @@ typedef struct gv {
     int64_t round_us;
     cand *cands;
     uint32_t cap_cands;
-    entry *ents;
-    uint32_t cap_ents;
-    uint64_t *pre; /* job ids to preempt */
+    entry *ents, *heap; /* the round's entries; the same bucketed by type */
+    uint32_t cap_ents, cap_heap;
+    struct gv_pre {
+        uint64_t id; /* a job to preempt */
+        uint32_t k;  /* where it was in view->running when chosen */
+    } * pre;
     uint32_t n_pre, i_pre, cap_pre;
     uint32_t order[PLACE_MAX_TYPES]; /* the types' order in the round that starts at order_us */
     uint32_t n_order;
@@ -79,6 +140,7 @@ typedef struct gv {
         uint32_t t;
     } * sel;
     uint32_t n_sel, cap_sel;
+    int sel_sorted;
     int64_t sel_us;
     uint32_t *starts; /* candidate indices to start */
     uint32_t n_starts, i_starts, cap_starts;
@@ -87,37 +149,11 @@ typedef struct gv {
 static int gv_create(const place_env *env, const char *args, void **state, char *err,
                      size_t err_len)
 {
-    int obj = OBJ_MAXMIN;
-    int64_t round_us = 360 * 1000000ll;
-    while (*args == ' ' || *args == '\t')
-        args++;
-    size_t alen = strcspn(args, " \t");
-    if (alen) {
-        const char *rest = args + alen;
-        while (*rest == ' ' || *rest == '\t')
-            rest++;
-        const char *at = memchr(args, '@', alen);
-        size_t nlen = at ? (size_t)(at - args) : alen;
-        obj = -1;
-        for (int k = 0; k < OBJ_N; k++)
-            if (strlen(OBJ[k]) == nlen && strncmp(args, OBJ[k], nlen) == 0)
-                obj = k;
-        if (obj < 0 || *rest)
-            goto bad;
-        if (at) {
-            char buf[32];
-            size_t l = alen - nlen - 1;
-            if (l == 0 || l >= sizeof buf)
-                goto bad;
-            memcpy(buf, at + 1, l);
-            buf[l] = '\0';
-            char *end;
-            double s = strtod(buf, &end);
-            if (*end || !(s >= 1e-3) || s > 1e9)
-                goto bad;
-            round_us = (int64_t)llround(s * 1e6);
-        }
-    }
+    int obj;
+    int64_t round_us;
+    int rc = place_gavel_args(args, &obj, &round_us, err, err_len);
+    if (rc != PLACE_OK)
+        return rc;
     gv *g = place__realloc(env, NULL, 0, sizeof *g);
     if (!g)
         return PLACE_ERR_NOMEM;
@@ -129,13 +165,6 @@ static int gv_create(const place_env *env, const char *args, void **state, char 
     g->sel_us = -1;
     *state = g;
     return PLACE_OK;
-bad:
-    if (err && err_len)
-        snprintf(err, err_len,
-                 "policy 'gavel': expected [OBJECTIVE][@ROUND_SECONDS] with OBJECTIVE one of "
-                 "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.60s'",
-                 args);
-    return PLACE_ERR_SPEC;
 }
 
 static void gv_destroy(void *state)
@@ -146,6 +175,7 @@ static void gv_destroy(void *state)
     place_env env = g->env;
     place__free(&env, g->cands, g->cap_cands * sizeof *g->cands);
     place__free(&env, g->ents, g->cap_ents * sizeof *g->ents);
+    place__free(&env, g->heap, g->cap_heap * sizeof *g->heap);
     place__free(&env, g->pre, g->cap_pre * sizeof *g->pre);
     place__free(&env, g->starts, g->cap_starts * sizeof *g->starts);
     place__free(&env, g->sel, g->cap_sel * sizeof *g->sel);
@@ -202,6 +232,26 @@ static int ent_cmp(const void *a, const void *b)
     return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* A heap whose top is the entry ent_cmp sorts first: popping gives what
+ * sorting the type's entries would, without sorting those that never get
+ * their turn. */
+static void heap_down(entry *h, uint32_t n, uint32_t k)
+{
+    entry v = h[k];
+    for (;;) {
+        uint32_t c = 2 * k + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && ent_cmp(&h[c + 1], &h[c]) < 0)
+            c++;
+        if (ent_cmp(&h[c], &v) >= 0)
+            break;
+        h[k] = h[c];
+        k = c;
+    }
+    h[k] = v;
+}
+
 static int is_boundary(const gv *g, const place_view *v)
 {
     return v->now_us >= 0 && v->now_us % g->round_us == 0;
@@ -218,6 +268,10 @@ static int sel_cmp(const void *a, const void *b)
 static int begin_again(gv *g, const place_view *v)
 {
     uint32_t n = 0;
+    if (!g->sel_sorted) {
+        qsort(g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
+        g->sel_sorted = 1;
+    }
     for (uint32_t i = 0; i < v->n_queue; i++) {
         if (v->queue_state[i] != PLACE_Q_WAITING)
             continue;
@@ -228,6 +282,7 @@ static int begin_again(gv *g, const place_view *v)
         cand *x = &g->cands[n];
         x->j = &v->queue[i];
         x->qi = i;
+        x->k = PLACE_NONE;
         x->cur = PLACE_NONE;
         x->sel = f->t;
         x->pinned = 0;
@@ -247,6 +302,7 @@ static int gv_begin(void *state, const place_view *v)
     uint32_t nt = c->n_types, nc = v->n_queue + v->n_running;
     if (grow(&g->env, (void **)&g->cands, &g->cap_cands, nc, sizeof *g->cands) ||
         grow(&g->env, (void **)&g->ents, &g->cap_ents, nc * nt, sizeof *g->ents) ||
+        grow(&g->env, (void **)&g->heap, &g->cap_heap, nc * nt, sizeof *g->heap) ||
         grow(&g->env, (void **)&g->pre, &g->cap_pre, v->n_running, sizeof *g->pre) ||
         grow(&g->env, (void **)&g->starts, &g->cap_starts, v->n_queue, sizeof *g->starts) ||
         grow(&g->env, (void **)&g->sel, &g->cap_sel, nc, sizeof *g->sel))
@@ -262,6 +318,7 @@ static int gv_begin(void *state, const place_view *v)
         cand *x = &g->cands[n++];
         x->j = &r->job;
         x->qi = PLACE_NONE;
+        x->k = k;
         x->cur = r->n_parts ? c->node_type[r->parts[0].node] : PLACE_NONE;
         x->sel = PLACE_NONE;
         x->pinned = !(r->job.flags & PLACE_JOB_PREEMPTIBLE) || (r->job.flags & PLACE_JOB_SERVICE) ||
@@ -278,6 +335,7 @@ static int gv_begin(void *state, const place_view *v)
         cand *x = &g->cands[n++];
         x->j = &v->queue[i];
         x->qi = i;
+        x->k = PLACE_NONE;
         x->cur = x->sel = PLACE_NONE;
         x->pinned = 0;
     }
@@ -289,30 +347,39 @@ static int gv_begin(void *state, const place_view *v)
         if (x->pinned)
             continue;
         const place_job *j = x->j;
-        uint32_t r = ts ? row_of(ts, j->id) : PLACE_NONE;
+        uint64_t ok = 0;
         uint32_t fastest = PLACE_NONE;
         for (uint32_t t = 0; t < nt; t++)
-            if (((c->types_present >> t) & 1u) && place_type_ok(c, j, t) &&
-                (fastest == PLACE_NONE || speed_of(j, t) > speed_of(j, fastest)))
-                fastest = t;
+            if (((c->types_present >> t) & 1u) && place_type_ok(c, j, t)) {
+                ok |= 1ull << t;
+                if (fastest == PLACE_NONE || speed_of(j, t) > speed_of(j, fastest))
+                    fastest = t;
+            }
+        if (!ok)
+            continue;
+        uint32_t r = ts ? row_of(ts, j->id) : PLACE_NONE;
+        int solved = r != PLACE_NONE && ts->n_types == nt;
+        int unsolved = !solved && ts && ts->n_types == nt && !(j->flags & PLACE_JOB_SERVICE);
+        const double *xr = solved ? ts->x + (size_t)r * nt : NULL;
+        const double *rr = solved ? ts->recv_s + (size_t)r * nt : NULL;
+        double act = solved ? ts->active_s[r] : 0;
         for (uint32_t t = 0; t < nt; t++) {
-            if (!((c->types_present >> t) & 1u) || !place_type_ok(c, j, t))
+            if (!((ok >> t) & 1u))
                 continue;
             tspeed[t] += speed_of(j, t);
             double xv, prio;
-            if (r != PLACE_NONE && ts->n_types == nt) {
-                xv = ts->x[(size_t)r * nt + t];
-                double act = ts->active_s[r], recv = ts->recv_s[(size_t)r * nt + t];
-                double frac = act > 0 ? recv / act : 0;
+            if (solved) {
+                xv = xr[t];
+                double frac = act > 0 ? rr[t] / act : 0;
                 prio = !(xv > 0) ? 0 : frac > 0 ? xv / frac : xv * 1e9;
-            } else if (ts && ts->n_types == nt && !(j->flags & PLACE_JOB_SERVICE)) {
+            } else if (unsolved) {
                 xv = 0; /* solved for another job set: it waits for the next solve */
                 prio = 0;
             } else {
                 xv = t == fastest ? 1.0 : 0.0;
                 prio = xv * 1e9;
             }
-            if (!(xv > 0) && g->objective == OBJ_FIFO)
+            if (!(xv > 0) && g->objective == PLACE_GAVEL_FIFO)
                 continue;
             g->ents[ne++] = (entry){prio, xv, j->id, k, t};
         }
@@ -323,10 +390,11 @@ static int gv_begin(void *state, const place_view *v)
     for (uint32_t t = 0; t < nt; t++)
         if ((c->types_present >> t) & 1u)
             no++;
-    if (g->objective == OBJ_AGNOSTIC && g->order_us == v->now_us && g->n_order == no) {
+    if (g->objective == PLACE_GAVEL_MAXMIN_AGNOSTIC && g->order_us == v->now_us &&
+        g->n_order == no) {
         /* a second pass of the same boundary (it starts the jobs that move
          * type, which the host queues again after the first): same order */
-    } else if (g->objective == OBJ_AGNOSTIC) {
+    } else if (g->objective == PLACE_GAVEL_MAXMIN_AGNOSTIC) {
         no = 0;
         for (uint32_t t = 0; t < nt; t++)
             if ((c->types_present >> t) & 1u)
@@ -351,17 +419,48 @@ static int gv_begin(void *state, const place_view *v)
                 order[b - 1] = tmp;
             }
     }
-    /* group entries by type in that order, each group by priority */
-    qsort(g->ents, ne, sizeof *g->ents, ent_cmp);
+    /* bucket the entries by type (a counting sort, in creation order) */
+    uint32_t at[PLACE_MAX_TYPES + 1] = {0};
+    for (uint32_t e = 0; e < ne; e++)
+        at[g->ents[e].t + 1]++;
+    for (uint32_t t = 0; t < nt; t++)
+        at[t + 1] += at[t];
+    uint32_t fill[PLACE_MAX_TYPES];
+    memcpy(fill, at, nt * sizeof *fill);
+    for (uint32_t e = 0; e < ne; e++)
+        g->heap[fill[g->ents[e].t]++] = g->ents[e];
+    /* each type in that order takes its unchosen jobs by decreasing priority
+     * while they fit */
     for (uint32_t oi = 0; oi < no; oi++) {
         uint32_t t = order[oi];
-        for (uint32_t e = 0; e < ne; e++) {
-            const entry *en = &g->ents[e];
-            if (en->t != t)
+        entry *h = g->heap + at[t];
+        uint32_t nh = 0;
+        double total = 0, least = INFINITY;
+        for (uint32_t e = 0; e < at[t + 1] - at[t]; e++) {
+            cand *x = &g->cands[h[e].c];
+            if (x->sel != PLACE_NONE)
                 continue;
-            cand *x = &g->cands[en->c];
             double need = need_of(x->j);
-            if (x->sel != PLACE_NONE || need > left[t] + 1e-9)
+            total += need;
+            least = need < least ? need : least;
+            h[nh++] = h[e];
+        }
+        if (total <= left[t]) {
+            /* every one fits whatever the order (the sum's rounding is far
+             * below the 1e-9 the sequential test allows) */
+            for (uint32_t e = 0; e < nh; e++)
+                g->cands[h[e].c].sel = t;
+            continue;
+        }
+        for (uint32_t k = nh / 2; k-- > 0;)
+            heap_down(h, nh, k);
+        while (nh > 0 && !(least > left[t] + 1e-9)) {
+            entry en = h[0];
+            h[0] = h[--nh];
+            heap_down(h, nh, 0);
+            cand *x = &g->cands[en.c];
+            double need = need_of(x->j);
+            if (need > left[t] + 1e-9)
                 continue;
             x->sel = t;
             left[t] -= need;
@@ -377,12 +476,12 @@ static int gv_begin(void *state, const place_view *v)
             g->sel[g->n_sel++] = (struct gv_sel){x->j->id, x->sel};
         if (x->qi == PLACE_NONE) {
             if (x->sel != x->cur)
-                g->pre[g->n_pre++] = x->j->id;
+                g->pre[g->n_pre++] = (struct gv_pre){x->j->id, x->k};
         } else if (x->sel != PLACE_NONE) {
             g->starts[g->n_starts++] = k;
         }
     }
-    qsort(g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
+    g->sel_sorted = 0; /* sorted by begin_again, which few boundaries need */
     g->sel_us = v->now_us;
     return PLACE_OK;
 }
@@ -426,7 +525,14 @@ static int gv_decide(void *state, const place_view *v, place_decision *d)
 {
     gv *g = state;
     while (g->i_pre < g->n_pre) {
-        uint64_t id = g->pre[g->i_pre++];
+        const struct gv_pre *p = &g->pre[g->i_pre++];
+        uint64_t id = p->id;
+        if (p->k < v->n_running && v->running[p->k].job.id == id) {
+            d->kind = PLACE_PREEMPT;
+            d->index = p->k;
+            d->n_parts = 0;
+            return PLACE_OK;
+        }
         for (uint32_t k = 0; k < v->n_running; k++)
             if (v->running[k].job.id == id) {
                 d->kind = PLACE_PREEMPT;

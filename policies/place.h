@@ -467,6 +467,26 @@ typedef struct place_service_dist {
     const double *prob;
 } place_service_dist;
 
+/* Policy "gavel" (policies/gavel_round.c, docs/gavel.md): its objectives
+ * and its arguments "[OBJECTIVE][@ROUND_SECONDS]", read by this one parser
+ * for the policy and for the host that solves its allocation. */
+enum place_gavel_objective {
+    PLACE_GAVEL_MAXMIN,          /* "max-min": max-min fairness of normalised throughput */
+    PLACE_GAVEL_MAXMIN_AGNOSTIC, /* "max-min-agnostic": the same, every type speed 1 */
+    PLACE_GAVEL_FTF,             /* "ftf": finish-time fairness (Themis' rho) */
+    PLACE_GAVEL_MAKESPAN,        /* "makespan": every active job done soonest */
+    PLACE_GAVEL_FIFO,            /* "fifo": arrival order, fastest type with room */
+    PLACE_GAVEL_N_OBJECTIVES
+};
+#define PLACE_GAVEL_ROUND_US (360 * 1000000ll) /* the default round (Gavel's) */
+/* Read the arguments after the word "gavel" (leading blanks allowed; ""
+ * gives max-min, 360 s). PLACE_OK with *objective and *round_us set, or
+ * PLACE_ERR_SPEC with a message quoting args in err (may be NULL). */
+int place_gavel_args(const char *args, int *objective, int64_t *round_us, char *err,
+                     size_t err_len);
+/* An objective's name ("max-min", ...), or NULL when out of range. */
+const char *place_gavel_objective_name(int objective);
+
 /* What a policy sees. The host may change `running` and `n_running` during a
  * pass (a START appends the new job, a PREEMPT removes the victim by
  * swap-remove: the last entry moves into the victim's index), so a policy must

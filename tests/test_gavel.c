@@ -299,6 +299,78 @@ static void test_groups(void)
     CHECK_NEAR(sa, sb, 1e-5 * (1 + sb));
 }
 
+/* Grouped against ungrouped on small random problems whose jobs repeat
+ * (drawn from a few kinds, so groups form): every objective reaches the same
+ * value both ways, and the grouped X is feasible and achieves it. */
+static void test_groups_random(void)
+{
+    enum { MM = 14, NN = 4 };
+    static const int objs[] = {SIM_GAVEL_MAXMIN, SIM_GAVEL_MAXMIN_AGNOSTIC, SIM_GAVEL_MAKESPAN,
+                               SIM_GAVEL_FTF};
+    uint32_t merged = 0;
+    for (int rep = 0; rep < 120; rep++) {
+        uint32_t m = 2 + (uint32_t)(unif() * (MM - 1)), n = 1 + (uint32_t)(unif() * NN);
+        uint32_t kinds = 1 + (uint32_t)(unif() * 4);
+        double thr[MM * NN], x[MM * NN], y[MM * NN], cap[NN], gpus[MM], left[MM], total[MM],
+            age[MM];
+        double kt[4][NN], kg[4], kl[4][2], ka[4][2];
+        for (uint32_t k = 0; k < kinds; k++) {
+            kg[k] = unif() < 0.6 ? 1 : unif() < 0.5 ? 2 : 4;
+            for (uint32_t t = 0; t < n; t++)
+                kt[k][t] = unif() < 0.2 ? 0 : 0.2 + 3 * unif();
+            for (int v = 0; v < 2; v++) {
+                kl[k][v] = 100 + 1000 * unif();
+                ka[k][v] = 500 * unif();
+            }
+        }
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t k = (uint32_t)(unif() * kinds);
+            int v = unif() < 0.5, u = unif() < 0.5;
+            gpus[i] = kg[k];
+            memcpy(thr + i * n, kt[k], n * sizeof *thr);
+            left[i] = kl[k][v];
+            total[i] = 1.5 * kl[k][v];
+            age[i] = ka[k][u];
+        }
+        for (uint32_t t = 0; t < n; t++)
+            cap[t] = 1 + (double)(uint32_t)(unif() * 8);
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        for (size_t o = 0; o < sizeof objs / sizeof *objs; o++) {
+            tm_diag d = {0};
+            sim__gavel_stats a = {0}, b = {0};
+            b.ungrouped = 1;
+            CHECK_EQ_INT(sim__gavel_solve(objs[o], &p, x, &a, &d), TM_OK);
+            CHECK_EQ_INT(sim__gavel_solve(objs[o], &p, y, &b, &d), TM_OK);
+            check_feasible(&p, x, "grouped");
+            check_feasible(&p, y, "ungrouped");
+            double tol = objs[o] == SIM_GAVEL_FTF ? 3e-4 : 1e-6;
+            if (a.objective != b.objective &&
+                !(fabs(a.objective - b.objective) <= tol * (1 + fabs(b.objective))))
+                check_fail(__FILE__, __LINE__, "rep %d objective %d: grouped %.9g, ungrouped %.9g",
+                           rep, objs[o], a.objective, b.objective);
+            if (a.lps > 0 && a.lps != b.lps)
+                merged++;
+            /* the grouped X achieves its value */
+            for (uint32_t i = 0; i < m && objs[o] != SIM_GAVEL_MAXMIN &&
+                                 objs[o] != SIM_GAVEL_MAXMIN_AGNOSTIC && a.objective > 0;
+                 i++) {
+                double th = 0, any = 0;
+                for (uint32_t t = 0; t < n; t++) {
+                    th += thr[i * n + t] * x[i * n + t];
+                    any += thr[i * n + t] * cap[t];
+                }
+                if (any <= 0)
+                    continue;
+                if (objs[o] == SIM_GAVEL_MAKESPAN && isfinite(a.objective) &&
+                    !(left[i] <= a.objective * th * (1 + 1e-6) + 1e-9))
+                    check_fail(__FILE__, __LINE__, "rep %d: job %u done after T = %g", rep, i,
+                               a.objective);
+            }
+        }
+    }
+    (void)merged;
+}
+
 /* ------------------------------------------------------------------------- */
 /* the rounds                                                                 */
 
@@ -503,6 +575,30 @@ static void test_spec(void)
     CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel las", err, sizeof err), PLACE_ERR_SPEC);
     CHECK_EQ_INT(place_instance_init(&pi, &env, "gavel max-min@0", err, sizeof err),
                  PLACE_ERR_SPEC);
+    /* one parser (place_gavel_args): every name reads back as its objective,
+     * and the host and the policy agree on a table of specifications */
+    for (int k = 0; k < PLACE_GAVEL_N_OBJECTIVES; k++) {
+        int o = -1;
+        int64_t ru = 0;
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s@7.5", place_gavel_objective_name(k));
+        CHECK_EQ_INT(place_gavel_args(buf, &o, &ru, err, sizeof err), PLACE_OK);
+        CHECK_EQ_INT(o, k);
+        CHECK(ru == 7500000);
+    }
+    CHECK(place_gavel_objective_name(PLACE_GAVEL_N_OBJECTIVES) == NULL);
+    static const char *const specs[] = {
+        "gavel",          "gavel  fifo",          "gavel ftf@600", "gavel @60",
+        "gavel max-min@", "gavel ftf@1e10",       "gavel ftf x",   "gavel FTF",
+        "gavel ftf@6s",   "gavel makespan@0.001", "gavel @0.0009", "gavel max-min-agnostic@1e9",
+    };
+    for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
+        int sim_ok = sim__gavel_spec(specs[s], &obj, &r, &d) == 1;
+        int pol_ok = place_instance_init(&pi, &env, specs[s], err, sizeof err) == PLACE_OK;
+        if (pol_ok)
+            place_instance_fini(&pi);
+        CHECK_EQ_INT(sim_ok, pol_ok);
+    }
 }
 
 int main(void)
@@ -511,6 +607,7 @@ int main(void)
     test_feasible();
     test_bruteforce();
     test_groups();
+    test_groups_random();
     test_rounds_converge();
     test_lease_renewal();
     return check_finish("test_gavel");

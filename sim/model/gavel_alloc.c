@@ -33,7 +33,9 @@
  *                    a = thr (rho isolated - age) / left, feasible when z >= 1.
  *   fifo             no LP: jobs in id order keep their previous type and
  *                    otherwise take the fastest type with GPUs left (x = 1).
- * Cost: the LP has jobs x types + 1 columns and 2 jobs + types rows.
+ * Cost: the LP has groups x types + 1 columns and 2 groups + types rows,
+ * a group being the jobs that are alike for the objective (solve_grouped,
+ * solve_ftf); grouping is O(jobs) through a hash table.
  */
 #include "model/gavel_int.h"
 
@@ -46,12 +48,6 @@
 /* ------------------------------------------------------------------------- */
 /* the specification                                                          */
 
-static const char *const OBJ_NAMES[] = {
-#define SIM_GAVEL_NAME_(id, name, summary) name,
-    SIM_GAVEL_OBJECTIVES(SIM_GAVEL_NAME_)
-#undef SIM_GAVEL_NAME_
-};
-
 int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag *diag)
 {
     *objective = SIM_GAVEL_MAXMIN;
@@ -63,43 +59,10 @@ int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag
     size_t len = strcspn(spec, " \t");
     if (len != 5 || strncmp(spec, "gavel", 5) != 0)
         return 0;
-    const char *a = spec + len;
-    while (*a == ' ' || *a == '\t')
-        a++;
-    size_t alen = strcspn(a, " \t");
-    if (alen == 0)
-        return 1;
-    const char *rest = a + alen;
-    while (*rest == ' ' || *rest == '\t')
-        rest++;
-    const char *at = memchr(a, '@', alen);
-    size_t nlen = at ? (size_t)(at - a) : alen;
-    int found = -1;
-    for (int k = 0; k < SIM_GAVEL_N_OBJECTIVES; k++)
-        if (strlen(OBJ_NAMES[k]) == nlen && strncmp(a, OBJ_NAMES[k], nlen) == 0)
-            found = k;
-    if (found < 0 || *rest)
-        goto bad;
-    *objective = found;
-    if (at) {
-        char buf[32];
-        size_t l = alen - nlen - 1;
-        if (l == 0 || l >= sizeof buf)
-            goto bad;
-        memcpy(buf, at + 1, l);
-        buf[l] = '\0';
-        char *end;
-        double s = strtod(buf, &end);
-        if (*end || !(s >= 1e-3) || s > 1e9)
-            goto bad;
-        *round_us = (int64_t)llround(s * 1e6);
-    }
+    char err[200];
+    if (place_gavel_args(spec + len, objective, round_us, err, sizeof err) != PLACE_OK)
+        return tm_diag_set(diag, TM_ERR_POLICY, "policy", "%s", err);
     return 1;
-bad:
-    return tm_diag_set(diag, TM_ERR_POLICY, "policy",
-                       "gavel: expected 'gavel [OBJECTIVE][@ROUND_SECONDS]' with OBJECTIVE one of "
-                       "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.80s'",
-                       spec);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -189,15 +152,17 @@ static int lp_build(lp *L, uint32_t m, uint32_t n, const double *a, const double
     return TM_OK;
 }
 
-/* Solve; dual simplex when warm (a bound moved), primal from an advanced
- * basis otherwise. 0 when optimal. */
+/* Solve; dual simplex when warm (a bound moved), primal from the last basis
+ * when LP_PRIMAL_WARM (coefficients moved), primal from an advanced basis
+ * otherwise. 0 when optimal. */
+enum { LP_COLD = 0, LP_DUAL_WARM = 1, LP_PRIMAL_WARM = 2 };
 static int lp_solve(lp *L, int warm)
 {
     glp_smcp parm;
     glp_init_smcp(&parm);
     parm.msg_lev = GLP_MSG_OFF;
-    parm.meth = warm ? GLP_DUALP : GLP_PRIMAL;
-    if (!warm)
+    parm.meth = warm == LP_DUAL_WARM ? GLP_DUALP : GLP_PRIMAL;
+    if (warm == LP_COLD)
         glp_adv_basis(L->P, 0);
     L->lps++;
     int rc = glp_simplex(L->P, &parm);
@@ -318,38 +283,107 @@ static int grow_cmp(const void *pa, const void *pb)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+static uint64_t grow_hash(const double *row, double gpus, uint32_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ull, w;
+    double g = gpus + 0.0; /* -0 and +0 are the same GPUs */
+    memcpy(&w, &g, sizeof w);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    for (uint32_t t = 0; t < n; t++) {
+        memcpy(&w, &row[t], sizeof w);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h ^ (h >> 29);
+}
+
+/* Group the m rows: grp[i] gets row i's group, groups numbered in grow_cmp's
+ * order of their rows (what sorting all m rows and merging neighbours
+ * gives); ga, ggpus and gm their coefficients, GPUs and sizes. Rows meet in
+ * a hash table, so only the distinct rows are sorted. Returns the number of
+ * groups, or 0 when out of memory (m > 0). */
+static uint32_t group_rows(const sim__gavel_problem *p, const double *a, uint32_t n, uint32_t *grp,
+                           double *ga, double *ggpus, double *gm)
+{
+    uint32_t m = p->n_jobs, G = 0, cap = 16;
+    while (cap < 2 * m)
+        cap *= 2;
+    uint32_t *slot = malloc((size_t)cap * sizeof *slot); /* group + 1, 0 when empty */
+    grow_key *k = malloc((size_t)m * sizeof *k);
+    uint32_t *rank = malloc((size_t)m * sizeof *rank);
+    if (!slot || !k || !rank) {
+        free(slot);
+        free(k);
+        free(rank);
+        return 0;
+    }
+    memset(slot, 0, (size_t)cap * sizeof *slot);
+    for (uint32_t i = 0; i < m; i++) {
+        const double *row = a + (size_t)i * n;
+        uint32_t s = (uint32_t)grow_hash(row, p->gpus[i], n) & (cap - 1);
+        for (;; s = (s + 1) & (cap - 1)) {
+            if (slot[s] == 0) {
+                k[G] = (grow_key){row, p->gpus[i], n, i};
+                gm[G] = 0;
+                slot[s] = ++G;
+                break;
+            }
+            const grow_key *q = &k[slot[s] - 1];
+            if (q->gpus == p->gpus[i] && memcmp(q->row, row, n * sizeof *row) == 0)
+                break;
+        }
+        grp[i] = slot[s] - 1;
+        gm[grp[i]] += 1;
+    }
+    /* number the groups in their rows' order */
+    for (uint32_t g = 0; g < G; g++)
+        k[g].idx = g; /* distinct rows: the index only names the group */
+    qsort(k, G, sizeof *k, grow_cmp);
+    double *cnt = (double *)slot; /* reuse: cap >= 2 m uint32s hold m doubles */
+    for (uint32_t r = 0; r < G; r++) {
+        rank[k[r].idx] = r;
+        memcpy(ga + (size_t)r * n, k[r].row, n * sizeof *ga);
+        ggpus[r] = k[r].gpus;
+        cnt[r] = gm[k[r].idx];
+    }
+    memcpy(gm, cnt, G * sizeof *gm);
+    for (uint32_t i = 0; i < m; i++)
+        grp[i] = rank[grp[i]];
+    free(slot);
+    free(k);
+    free(rank);
+    return G;
+}
+
 /* Solve the max-min LP of coefficients a (m x n) by groups into x; single:
  * one LP. *z gets the first level (the smallest), *lps and *levels counts. */
 static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x, int single,
                          int grouped, double *z, uint32_t *lps, uint32_t *levels)
 {
     uint32_t m = p->n_jobs, n = p->n_types, G = 0;
-    grow_key *k = malloc((size_t)m * sizeof *k);
     uint32_t *grp = malloc((size_t)m * sizeof *grp);
     double *ggpus = malloc((size_t)m * sizeof *ggpus);
     double *ga = malloc((size_t)m * n * sizeof *ga), *gm = malloc((size_t)m * sizeof *gm);
     double *gx = calloc((size_t)m * n + 1, sizeof *gx);
     int rc = TM_OK;
     lp L = {0};
-    if (!k || !grp || !ggpus || !ga || !gm || !gx) {
+    if (!grp || !ggpus || !ga || !gm || !gx) {
         rc = TM_ERR_NOMEM;
         goto out;
     }
-    for (uint32_t i = 0; i < m; i++)
-        k[i] = (grow_key){a + (size_t)i * n, p->gpus[i], n, i};
-    if (grouped)
-        qsort(k, m, sizeof *k, grow_cmp);
-    for (uint32_t i = 0; i < m; i++) {
-        int same = grouped && i > 0 && k[i].gpus == k[i - 1].gpus &&
-                   memcmp(k[i].row, k[i - 1].row, n * sizeof *k[i].row) == 0;
-        if (!same) {
-            memcpy(ga + (size_t)G * n, k[i].row, n * sizeof *ga);
-            ggpus[G] = k[i].gpus;
-            gm[G] = 0;
-            G++;
+    if (grouped && m > 0) {
+        if ((G = group_rows(p, a, n, grp, ga, ggpus, gm)) == 0) {
+            rc = TM_ERR_NOMEM;
+            goto out;
         }
-        gm[G - 1] += 1;
-        grp[k[i].idx] = G - 1;
+    } else {
+        for (uint32_t i = 0; i < m; i++) {
+            memcpy(ga + (size_t)i * n, a + (size_t)i * n, n * sizeof *ga);
+            ggpus[i] = p->gpus[i];
+            gm[i] = 1;
+            grp[i] = i;
+        }
+        G = m;
     }
     double capv[PLACE_MAX_TYPES];
     memcpy(capv, p->cap, n * sizeof *capv);
@@ -362,7 +396,6 @@ static int solve_grouped(const sim__gavel_problem *p, const double *a, double *x
             memcpy(x + (size_t)i * n, gx + (size_t)grp[i] * n, n * sizeof *x);
 out:
     lp_fini(&L);
-    free(k);
     free(grp);
     free(ggpus);
     free(ga);
@@ -421,6 +454,126 @@ static int solve_fifo(const sim__gavel_problem *p, double *x)
     return TM_OK;
 }
 
+/* Finish-time fairness: the smallest rho for which every job can finish
+ * by rho x its isolated time, by bisection; each step asks whether the
+ * level LP with a = thr (rho isolated - age) / left reaches z >= 1. Jobs
+ * with the same GPUs, throughputs, isolated time, age and work left have
+ * the same coefficients at every rho: one row (grouped). The LP is built
+ * once; a step changes the level rows' coefficients and solves from the
+ * last basis (primal simplex), which takes a few pivots. */
+static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__gavel_stats *stats)
+{
+    uint32_t m = p->n_jobs, n = p->n_types, w = n + 3, G = 0;
+    double *key = malloc((size_t)m * w * sizeof *key), *gk = malloc((size_t)m * w * sizeof *gk);
+    double *ggpus = calloc(m, sizeof *ggpus), *gm = calloc(m, sizeof *gm);
+    double *ga = calloc((size_t)m * n, sizeof *ga), *best = malloc((size_t)m * n * sizeof *best);
+    uint32_t *grp = malloc((size_t)m * sizeof *grp);
+    int rc = TM_OK, have = 0;
+    lp L = {0};
+    if (!key || !gk || !ggpus || !gm || !ga || !best || !grp) {
+        rc = TM_ERR_NOMEM;
+        goto out;
+    }
+    double lo = 0, hi;
+    for (uint32_t i = 0; i < m; i++) {
+        double it = iso_thr(p, i), *k = key + (size_t)i * w;
+        memcpy(k, p->thr + (size_t)i * n, n * sizeof *k);
+        k[n] = it > 0 ? p->total_s[i] / it : 0; /* isolated finish time */
+        k[n + 1] = p->age_s[i];
+        k[n + 2] = p->left_s[i];
+        if (k[n] > 0 && k[n + 1] / k[n] > lo)
+            lo = k[n + 1] / k[n];
+    }
+    if (grouped) {
+        if ((G = group_rows(p, key, w, grp, gk, ggpus, gm)) == 0) {
+            rc = TM_ERR_NOMEM;
+            goto out;
+        }
+    } else {
+        memcpy(gk, key, (size_t)m * w * sizeof *gk);
+        for (uint32_t i = 0; i < m; i++) {
+            ggpus[i] = p->gpus[i];
+            gm[i] = 1;
+            grp[i] = i;
+        }
+        G = m;
+    }
+    /* the columns: a job's types with a throughput, when it has an isolated time */
+    for (uint32_t g = 0; g < G; g++)
+        for (uint32_t t = 0; t < n; t++)
+            ga[(size_t)g * n + t] = gk[(size_t)g * w + n] > 0 ? gk[(size_t)g * w + t] : 0;
+    if ((rc = lp_build(&L, G, n, ga, ggpus, gm, p->cap)) != TM_OK)
+        goto out;
+    hi = lo > 0 ? 2 * lo + 1 : 1;
+    int mode = LP_COLD;
+    for (int step = 0; step < 80; step++) {
+        double rho = have ? 0.5 * (lo + hi) : hi;
+        uint32_t n_live = 0;
+        for (uint32_t g = 0; g < G; g++) {
+            const double *k = gk + (size_t)g * w;
+            double iso = k[n], slack = rho * iso - k[n + 1], left = k[n + 2];
+            int len = 0, live = iso > 0 && (left <= 0 || slack > 0);
+            for (uint32_t t = 0; t < n; t++) {
+                int c = L.col[(size_t)g * n + t];
+                if (!c)
+                    continue;
+                L.ind[++len] = c;
+                L.val[len] = left > 0 ? k[t] * slack / left : k[t];
+                glp_set_col_bnds(L.P, c, live ? GLP_DB : GLP_FX, 0.0, live ? 1.0 : 0.0);
+            }
+            if (len == 0)
+                continue; /* a free row since lp_build */
+            if (live) {
+                n_live++;
+                L.ind[len + 1] = L.zcol;
+                L.val[len + 1] = -1.0;
+                glp_set_mat_row(L.P, (int)(g + 1), len + 1, L.ind, L.val);
+                glp_set_row_bnds(L.P, (int)(g + 1), GLP_LO, 0.0, 0.0);
+            } else { /* past rho already: no level (its x stays 0) */
+                glp_set_row_bnds(L.P, (int)(g + 1), GLP_FR, 0.0, 0.0);
+            }
+        }
+        double z = 0; /* no job has a level: z is unbounded, and never feasible */
+        if (n_live > 0) {
+            if (lp_solve(&L, mode) != 0) {
+                rc = TM_ERR_INTERNAL;
+                goto out;
+            }
+            mode = LP_PRIMAL_WARM;
+            z = glp_get_obj_val(L.P);
+        }
+        if (z >= 1 - 1e-9) {
+            lp_read_x(&L, best);
+            stats->objective = rho;
+            hi = rho;
+            have = 1;
+            if (hi - lo <= 1e-4 * hi)
+                break;
+        } else if (!have) {
+            lo = hi;
+            hi *= 2;
+        } else {
+            lo = rho;
+            if (hi - lo <= 1e-4 * hi)
+                break;
+        }
+    }
+    if (have)
+        for (uint32_t i = 0; i < m; i++)
+            memcpy(x + (size_t)i * n, best + (size_t)grp[i] * n, n * sizeof *x);
+out:
+    stats->lps = L.lps;
+    lp_fini(&L);
+    free(key);
+    free(gk);
+    free(ggpus);
+    free(gm);
+    free(ga);
+    free(best);
+    free(grp);
+    return rc;
+}
+
 int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim__gavel_stats *stats,
                      tm_diag *diag)
 {
@@ -473,66 +626,15 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
         if (rc == TM_OK && objective == SIM_GAVEL_MAKESPAN)
             stats->objective = stats->objective > 0 ? 1.0 / stats->objective : INFINITY;
     } else { /* ftf: bisection on rho */
-        double *iso = malloc((size_t)m * sizeof *iso), *xs = malloc((size_t)m * n * sizeof *xs);
-        if (!iso || !xs) {
-            free(iso);
-            free(xs);
-            free(a);
-            return tm_diag_set(diag, TM_ERR_NOMEM, "gavel", "out of memory");
-        }
-        double lo = 0, hi = 0;
-        for (uint32_t i = 0; i < m; i++) {
-            double it = iso_thr(p, i);
-            iso[i] = it > 0 ? p->total_s[i] / it : 0; /* isolated finish time */
-            if (iso[i] > 0 && p->age_s[i] / iso[i] > lo)
-                lo = p->age_s[i] / iso[i];
-        }
-        hi = lo > 0 ? 2 * lo + 1 : 1;
-        int have = 0;
-        uint32_t lps = 0;
-        for (int step = 0; step < 80 && rc == TM_OK; step++) {
-            double rho = have ? 0.5 * (lo + hi) : hi;
-            for (uint32_t i = 0; i < m; i++)
-                for (uint32_t t = 0; t < n; t++) {
-                    double th = p->thr[(size_t)i * n + t], slack = rho * iso[i] - p->age_s[i];
-                    a[(size_t)i * n + t] = th > 0 && iso[i] > 0 && slack > 0 && p->left_s[i] > 0
-                                               ? th * slack / p->left_s[i]
-                                           : th > 0 && iso[i] > 0 && p->left_s[i] <= 0 ? th
-                                                                                       : 0;
-                }
-            uint32_t lv, nl = 0;
-            double z = 0;
-            rc = solve_grouped(p, a, xs, 1, !stats->ungrouped, &z, &nl, &lv);
-            lps += nl;
-            if (rc != TM_OK)
-                break;
-            if (z >= 1 - 1e-9) {
-                memcpy(x, xs, (size_t)m * n * sizeof *x);
-                stats->objective = rho;
-                hi = rho;
-                have = 1;
-                if (hi - lo <= 1e-4 * hi)
-                    break;
-            } else if (!have) {
-                lo = hi;
-                hi *= 2;
-            } else {
-                lo = rho;
-                if (hi - lo <= 1e-4 * hi)
-                    break;
-            }
-        }
-        stats->lps = lps;
-        free(iso);
-        free(xs);
+        rc = solve_ftf(p, x, !stats->ungrouped, stats);
     }
     free(a);
     if (rc == TM_ERR_NOMEM)
         return tm_diag_set(diag, rc, "gavel", "out of memory");
     if (rc != TM_OK)
         return tm_diag_set(diag, TM_ERR_INTERNAL, "gavel",
-                           "the allocation LP (%s, %u jobs) was not solved", OBJ_NAMES[objective],
-                           (unsigned)m);
+                           "the allocation LP (%s, %u jobs) was not solved",
+                           place_gavel_objective_name(objective), (unsigned)m);
     return TM_OK;
 }
 

@@ -23,30 +23,25 @@
 #include "place.h"
 #include "status.h"
 
-/* The policy objectives (Gavel's policies without space sharing). */
-#define SIM_GAVEL_OBJECTIVES(X)                                                                    \
-    X(SIM_GAVEL_MAXMIN, "max-min", "max-min fairness of normalised effective throughput (LAS)")    \
-    X(SIM_GAVEL_MAXMIN_AGNOSTIC, "max-min-agnostic",                                               \
-      "max-min fairness ignoring GPU types (every type counts as speed 1)")                        \
-    X(SIM_GAVEL_FTF, "ftf", "finish-time fairness (Themis' rho), minimise the largest rho")        \
-    X(SIM_GAVEL_MAKESPAN, "makespan", "minimise the time until every active job is done")          \
-    X(SIM_GAVEL_FIFO, "fifo", "first come, first served on the fastest type with room")
-
+/* The policy objectives (Gavel's policies without space sharing): the
+ * placement core's (place.h, place_gavel_args), under the names sim/ uses. */
 typedef enum sim__gavel_objective {
-#define SIM_GAVEL_ENUM_(id, name, summary) id,
-    SIM_GAVEL_OBJECTIVES(SIM_GAVEL_ENUM_)
-#undef SIM_GAVEL_ENUM_
-        SIM_GAVEL_N_OBJECTIVES
+    SIM_GAVEL_MAXMIN = PLACE_GAVEL_MAXMIN,
+    SIM_GAVEL_MAXMIN_AGNOSTIC = PLACE_GAVEL_MAXMIN_AGNOSTIC,
+    SIM_GAVEL_FTF = PLACE_GAVEL_FTF,
+    SIM_GAVEL_MAKESPAN = PLACE_GAVEL_MAKESPAN,
+    SIM_GAVEL_FIFO = PLACE_GAVEL_FIFO,
+    SIM_GAVEL_N_OBJECTIVES = PLACE_GAVEL_N_OBJECTIVES
 } sim__gavel_objective;
 
 /* The default round: Gavel's time_per_iteration, 360 s. */
-#define SIM_GAVEL_ROUND_US (360 * 1000000ll)
+#define SIM_GAVEL_ROUND_US PLACE_GAVEL_ROUND_US
 
 /* Read a policy specification: 1 when it names the Gavel policy ("gavel",
  * "gavel max-min", "gavel ftf@600"), with its objective and round length;
  * 0 when it names another policy; a negative TM_ERR_POLICY with a message in
- * diag when it names gavel with bad arguments. The grammar is the one
- * policies/gavel_round.c accepts (docs/gavel.md). */
+ * diag when it names gavel with bad arguments. The arguments are read by
+ * the placement core's parser, place_gavel_args (docs/gavel.md). */
 int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag *diag);
 
 /* One allocation problem. Per job i and type t, thr[i * n_types + t] is the
