@@ -207,7 +207,7 @@ static int64_t tarmac_holds(sim__evq *q, uint64_t holds, uint32_t *j, uint64_t *
     uint64_t hsum = 0;
     for (uint64_t k = 0; k < holds; k++) {
         sim__event ev;
-        uint64_t handle;
+        uint64_t handle = SIM__EVQ_HANDLE_NONE;
         sim__evq_pop(q, &ev);
         sum += ev.t_us;
         sim__evq_push(q, ev.t_us + inc_us[jj++ & (INC_N - 1)], ev.kind, ev.a, ev.b, &handle);

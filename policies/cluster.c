@@ -197,7 +197,7 @@ static inline uint32_t ctz64(uint64_t w)
     return (uint32_t)__builtin_ctzll(w);
 }
 
-uint32_t place_bits_next(const place_bits *b, uint32_t from)
+uint32_t(place_bits_next)(const place_bits *b, uint32_t from)
 {
     if (from >= b->n)
         return PLACE_NONE;

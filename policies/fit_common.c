@@ -14,7 +14,8 @@ int place_type_ok(const place_cluster *c, const place_job *j, uint32_t t)
     return j->gpu_mem_mib <= c->type_mem_mib[t];
 }
 
-int place_host_ok(const place_cluster *c, uint32_t n, const place_job *j)
+/* (The names in parentheses: place_int.h makes them macros for the library.) */
+int(place_host_ok)(const place_cluster *c, uint32_t n, const place_job *j)
 {
     return c->node_cpu_free_milli[n] >= j->cpu_milli && c->node_mem_free_mib[n] >= j->host_mem_mib;
 }
@@ -43,7 +44,7 @@ void place_decide_share(place_decision *d, const place_job *j, uint32_t node, ui
     d->n_parts = 1;
 }
 
-int place_gpu_share_fits(const place_cluster *c, uint32_t node, uint32_t g, const place_job *j)
+int(place_gpu_share_fits)(const place_cluster *c, uint32_t node, uint32_t g, const place_job *j)
 {
     uint32_t k = c->node_gpu0[node] + g;
     return c->gpu_up[k] && c->gpu_free_milli[k] >= j->gpu_milli &&

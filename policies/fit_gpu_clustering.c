@@ -15,9 +15,9 @@
  * On the chosen node a share takes the GPU it fills best (least free share
  * left, lowest index among equals). What runs where comes from the view's
  * running jobs.
- * It must look at every candidate node and the running set: cost
- * O(running parts + candidate nodes x GPUs per node) per decision
- * (PLACE_FIT_SCANS). A gang that fits no single node spans nodes first-fit if
+ * It must look at every candidate node: cost O(candidate nodes x GPUs per
+ * node) per decision (PLACE_FIT_SCANS), plus reading the running set, which
+ * is kept between decisions (below). A gang that fits no single node spans nodes first-fit if
  * the job allows it.
  * Source: the GpuClustering baseline of Weng et al., USENIX ATC 2023
  * (section 6), with the four tiers of its simulator's score.
@@ -35,6 +35,24 @@
  * 0 for others only; a pod without GPU scores 0 everywhere. The highest
  * score wins, ties by the reference's node rank (fit_k8s.c); a share takes
  * the node's tightest GPU ("-gpusel best").
+ *
+ * Following the running set. What runs where is counted per node: tot[n],
+ * the GPU parts of running jobs on node n, and per affinity seen (up to
+ * CLUS_KEYS of them) cnt[key][n], those of jobs with that affinity; a node's
+ * class for affinity k is then 2 if tot is 0, 0 if cnt[k] == tot, 1 if
+ * cnt[k] > 0, else 3 (exactly what marking the running set gives). The
+ * counts are brought up to date at each decision from the running jobs
+ * appended since the last one, when the cluster's change journal proves that
+ * nothing else happened: the nodes it logged since are, in order, exactly the
+ * parts of those new entries (a take logs each part's node once, place.h
+ * "Change journal"; a give, a node added or put out of service logs more),
+ * the running array is where it was, no shorter, and its last entry read is
+ * the same job. Anything else (a job ended or was preempted, another
+ * cluster, a journal that overflowed, the array moved) recounts the running
+ * set from scratch, O(running parts), as every decision did before. A host
+ * that only appends (the packing protocol, a pass's starts) so pays
+ * O(parts) per decision instead of O(running); more than CLUS_KEYS
+ * affinities fall back to marking the running set at each decision.
  */
 #include "place_int.h"
 
@@ -42,15 +60,31 @@
 #include <string.h>
 
 enum { AFF_SAME = 1, AFF_OTHER = 2 };
+#define CLUS_KEYS 64u
 
 typedef struct clus {
     place_env env;
     int k8s;
     place__k8s k;
-    uint8_t *aff; /* per node: AFF_* bits of what runs there */
+    uint8_t *aff; /* per node: AFF_* bits of what runs there (the fallback) */
     uint32_t cap;
     uint32_t *touched;
     uint32_t n_touched, cap_touched;
+    /* the counts (see "Following the running set") */
+    int idx_valid;                /* the counts describe the running set read so far */
+    uint64_t j_serial, j_changes; /* the journal as far as read */
+    const place_running *r_base;  /* the running array read */
+    uint32_t r_seen;              /* its entries counted */
+    uint64_t r_last_id;           /* job id and parts of entry r_seen - 1 */
+    const place_part *r_last_parts;
+    uint32_t n_nodes; /* nodes the counts cover */
+    uint32_t *tot, cap_tot;
+    uint32_t n_keys;
+    uint32_t key_val[CLUS_KEYS];
+    uint32_t *cnt[CLUS_KEYS], cap_cnt[CLUS_KEYS];
+    /* this decision: use the counts (else aff), and its key's counts or NULL */
+    int use_idx;
+    const uint32_t *cnt_key;
 } clus;
 
 static int clus_create(const place_env *env, const char *args, void **state, char *err,
@@ -82,6 +116,9 @@ static void clus_destroy(void *state)
         return;
     place__free(&s->env, s->aff, s->cap);
     place__free(&s->env, s->touched, s->cap_touched * sizeof *s->touched);
+    place__free(&s->env, s->tot, (size_t)s->cap_tot * sizeof *s->tot);
+    for (uint32_t k = 0; k < s->n_keys; k++)
+        place__free(&s->env, s->cnt[k], (size_t)s->cap_cnt[k] * sizeof *s->cnt[k]);
     place__k8s_fini(&s->k);
     place_env env = s->env;
     place__free(&env, s, sizeof *s);
@@ -141,6 +178,124 @@ static void unmark(clus *s)
     s->n_touched = 0;
 }
 
+/* The counts of affinity key, or NULL if no running job has it yet. */
+static uint32_t *key_counts(const clus *s, uint32_t key)
+{
+    for (uint32_t k = 0; k < s->n_keys; k++)
+        if (s->key_val[k] == key)
+            return s->cnt[k];
+    return NULL;
+}
+
+/* Count running job rj: PLACE_OK, PLACE_ERR_NOMEM, or 1 when its affinity
+ * would be the (CLUS_KEYS + 1)-th. */
+static int idx_add(clus *s, const place_running *rj)
+{
+    if (rj->job.gpus == 0)
+        return PLACE_OK; /* a pod without GPU has no affinity */
+    uint32_t key = affinity(s, &rj->job);
+    uint32_t *cnt = key_counts(s, key);
+    if (!cnt) {
+        if (s->n_keys == CLUS_KEYS)
+            return 1;
+        uint32_t k = s->n_keys;
+        s->cnt[k] = NULL;
+        s->cap_cnt[k] = 0;
+        if (place__grow(&s->env, (void **)&s->cnt[k], &s->cap_cnt[k], s->n_nodes ? s->n_nodes : 1,
+                        sizeof *cnt) != PLACE_OK)
+            return PLACE_ERR_NOMEM;
+        cnt = s->cnt[k];
+        memset(cnt, 0, (size_t)s->n_nodes * sizeof *cnt);
+        s->key_val[k] = key;
+        s->n_keys++;
+    }
+    for (uint32_t k = 0; k < rj->n_parts; k++) {
+        uint32_t n = rj->parts[k].node;
+        if (n >= s->n_nodes || rj->parts[k].gpus == 0)
+            continue;
+        s->tot[n]++;
+        cnt[n]++;
+    }
+    return PLACE_OK;
+}
+
+/* Count the whole running set again: 1 done, 0 too many affinities (the
+ * counts are left invalid), PLACE_ERR_NOMEM. */
+static int idx_rebuild(clus *s, const place_view *v)
+{
+    const place_cluster *c = v->cluster;
+    s->idx_valid = 0;
+    uint32_t nn = c->n_nodes ? c->n_nodes : 1;
+    if (place__grow(&s->env, (void **)&s->tot, &s->cap_tot, nn, sizeof *s->tot) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
+    for (uint32_t k = 0; k < s->n_keys; k++)
+        if (place__grow(&s->env, (void **)&s->cnt[k], &s->cap_cnt[k], nn, sizeof *s->cnt[k]) !=
+            PLACE_OK)
+            return PLACE_ERR_NOMEM;
+    s->n_nodes = c->n_nodes;
+    memset(s->tot, 0, (size_t)s->n_nodes * sizeof *s->tot);
+    for (uint32_t k = 0; k < s->n_keys; k++)
+        memset(s->cnt[k], 0, (size_t)s->n_nodes * sizeof *s->cnt[k]);
+    for (uint32_t r = 0; r < v->n_running; r++) {
+        int rc = idx_add(s, &v->running[r]);
+        if (rc != PLACE_OK)
+            return rc > 0 ? 0 : rc;
+    }
+    return 1;
+}
+
+/* Entries [r_seen, n_running) are all that changed since the counts were
+ * taken (see "Following the running set")? */
+static int idx_appended_only(const clus *s, const place_view *v)
+{
+    const place_cluster *c = v->cluster;
+    if (!s->idx_valid || s->j_serial != c->serial || c->changes < s->j_changes ||
+        c->changes - s->j_changes > PLACE_CHANGE_RING || s->n_nodes != c->n_nodes ||
+        v->running != s->r_base || v->n_running < s->r_seen)
+        return 0;
+    if (s->r_seen > 0) {
+        const place_running *last = &v->running[s->r_seen - 1];
+        if (last->job.id != s->r_last_id || last->parts != s->r_last_parts)
+            return 0;
+    }
+    uint64_t q = s->j_changes;
+    for (uint32_t r = s->r_seen; r < v->n_running; r++) {
+        const place_running *rj = &v->running[r];
+        for (uint32_t k = 0; k < rj->n_parts; k++, q++)
+            if (q == c->changes || c->change_ring[q % PLACE_CHANGE_RING] != rj->parts[k].node)
+                return 0;
+    }
+    return q == c->changes;
+}
+
+/* Bring the counts up to date: 1 they are, 0 use marking for this decision,
+ * or PLACE_ERR_NOMEM. */
+static int idx_sync(clus *s, const place_view *v)
+{
+    int rc = 1;
+    if (idx_appended_only(s, v)) {
+        for (uint32_t r = s->r_seen; r < v->n_running && rc == 1; r++) {
+            int a = idx_add(s, &v->running[r]);
+            rc = a == PLACE_OK ? 1 : a > 0 ? 0 : a;
+        }
+        if (rc != 1)
+            s->idx_valid = 0;
+    } else {
+        rc = idx_rebuild(s, v);
+    }
+    if (rc != 1)
+        return rc;
+    const place_cluster *c = v->cluster;
+    s->idx_valid = 1;
+    s->j_serial = c->serial;
+    s->j_changes = c->changes;
+    s->r_base = v->running;
+    s->r_seen = v->n_running;
+    s->r_last_id = v->n_running ? v->running[v->n_running - 1].job.id : 0;
+    s->r_last_parts = v->n_running ? v->running[v->n_running - 1].parts : NULL;
+    return 1;
+}
+
 static uint32_t class_of(uint8_t a)
 {
     switch (a) {
@@ -153,6 +308,15 @@ static uint32_t class_of(uint8_t a)
     default:
         return 3;
     }
+}
+
+/* Node n's class for this decision's affinity. */
+static inline uint32_t node_class(const clus *s, uint32_t n)
+{
+    if (!s->use_idx)
+        return class_of(s->aff[n]);
+    uint32_t t = s->tot[n], k = s->cnt_key ? s->cnt_key[n] : 0;
+    return t == 0 ? 2 : k == t ? 0 : k > 0 ? 1 : 3;
 }
 
 typedef struct rank {
@@ -199,7 +363,7 @@ static void k8s_score(void *ud, uint32_t n, uint32_t g)
     k8s_walk *w = ud;
     int64_t max = w->s->k.max_gpu_milli > 0 ? w->s->k.max_gpu_milli : 1;
     int64_t score = 25 * (max - (int64_t)w->c->node_milli_free[n]) / max +
-                    25 * (3 - (int64_t)class_of(w->s->aff[n]));
+                    25 * (3 - (int64_t)node_class(w->s, n));
     place__k8s_consider(&w->s->k, &w->b, score, n, g);
 }
 
@@ -216,7 +380,18 @@ static int clus_fit(void *state, const place_view *v, const place_job *j, place_
     const place_cluster *c = v->cluster;
     if (j->gpus == 0 && !s->k8s)
         return place_fit_cpu_only(v, j, d, ctx);
-    int rc = j->gpus ? mark(s, v, affinity(s, j)) : PLACE_OK;
+    s->use_idx = 0;
+    int rc = PLACE_OK;
+    if (j->gpus) {
+        rc = idx_sync(s, v);
+        if (rc == 1) {
+            s->use_idx = 1;
+            s->cnt_key = key_counts(s, affinity(s, j));
+            rc = PLACE_OK;
+        } else if (rc == 0) {
+            rc = mark(s, v, affinity(s, j));
+        }
+    }
     if (rc != PLACE_OK) {
         unmark(s);
         return rc;
@@ -241,7 +416,7 @@ static int clus_fit(void *state, const place_view *v, const place_job *j, place_
                  n = place_bits_next(&c->any_share[t], n + 1)) {
                 if (!place_host_ok(c, n, j) || c->node_milli_free[n] < j->gpu_milli)
                     continue;
-                rank r = {class_of(s->aff[n]), c->node_milli_free[n], n};
+                rank r = {node_class(s, n), c->node_milli_free[n], n};
                 if (!better(&r, &b))
                     continue;
                 uint32_t g = best_gpu(v, j, n, ctx);
@@ -255,7 +430,7 @@ static int clus_fit(void *state, const place_view *v, const place_job *j, place_
         for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++)
             for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE;
                  n = place_bits_next(&c->by_free[t][f], n + 1)) {
-                rank r = {class_of(s->aff[n]), c->node_milli_free[n], n};
+                rank r = {node_class(s, n), c->node_milli_free[n], n};
                 if (better(&r, &b) && place__whole_ok(v, j, n, ctx))
                     b = r;
             }

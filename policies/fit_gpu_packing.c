@@ -177,30 +177,45 @@ static int packing_fit(void *state, const place_view *v, const place_job *j, pla
         if (!place_type_ok(c, j, t))
             continue;
         if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+            /* Nodes in index order: once the best is a GPU the share fills
+             * exactly (class 0, tie = the share), no later node of this type
+             * can beat it. A GPU with less free share than the job's cannot
+             * take it (place__share_ok), and fully free GPUs cannot beat a
+             * class-0 best: neither is ranked. */
             for (uint32_t n = place_bits_next(&c->any_share[t], 0); n != PLACE_NONE;
                  n = place_bits_next(&c->any_share[t], n + 1)) {
+                if (b.node != PLACE_NONE && b.cls == 0 && b.tie == j->gpu_milli && n > b.node)
+                    break;
                 if (!place_host_ok(c, n, j) || c->node_milli_free[n] < j->gpu_milli)
                     continue;
-                int idle = node_idle(c, n);
+                int idle = -1; /* not yet known */
                 uint32_t g0 = c->node_gpu0[n];
                 for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
                     uint32_t f = c->gpu_free_milli[g0 + g];
-                    rank r = {f < PLACE_MILLI_WHOLE ? 0u
-                              : idle                ? 2u
-                                                    : 1u,
-                              f < PLACE_MILLI_WHOLE ? f
-                              : idle                ? c->node_gpus[n]
-                                                    : 0u,
-                              n, g};
+                    if (f < j->gpu_milli)
+                        continue;
+                    rank r = {0, f, n, g};
+                    if (f >= PLACE_MILLI_WHOLE) {
+                        if (b.node != PLACE_NONE && b.cls == 0)
+                            continue;
+                        if (idle < 0)
+                            idle = node_idle(c, n);
+                        r.cls = idle ? 2u : 1u;
+                        r.tie = idle ? c->node_gpus[n] : 0u;
+                    }
                     if (better(&r, &b) && place__share_ok(v, j, n, g, ctx))
                         b = r;
                 }
             }
             continue;
         }
+        /* a busy node (class 1, no tie) is beaten only by a busy node of
+         * lower index: once one is found, the rest of each bucket is not */
         for (uint32_t f = j->gpus; f <= c->type_max_gpus[t]; f++)
             for (uint32_t n = place_bits_next(&c->by_free[t][f], 0); n != PLACE_NONE;
                  n = place_bits_next(&c->by_free[t][f], n + 1)) {
+                if (b.node != PLACE_NONE && b.cls == 1 && n > b.node)
+                    break;
                 int idle = node_idle(c, n);
                 rank r = {idle ? 2u : 1u, idle ? c->node_gpus[n] : 0u, n, 0};
                 if (better(&r, &b) && place__whole_ok(v, j, n, ctx))

@@ -12,6 +12,38 @@
 
 #include "place.h"
 
+/* Inline copies of three public calls the scanning fits make per candidate
+ * node or GPU (a third to a half of a packing run's time went to the calls
+ * themselves): inside the library the names below expand to these, so the
+ * compiler inlines them and keeps the cluster's arrays in registers across a
+ * scan. The exported functions stay (fit_common.c, cluster.c define them
+ * with the name in parentheses, which a function-like macro does not touch)
+ * and answer exactly the same. */
+static inline int place__host_ok_inline(const place_cluster *c, uint32_t n, const place_job *j)
+{
+    return c->node_cpu_free_milli[n] >= j->cpu_milli && c->node_mem_free_mib[n] >= j->host_mem_mib;
+}
+static inline int place__gpu_share_fits_inline(const place_cluster *c, uint32_t node, uint32_t g,
+                                               const place_job *j)
+{
+    uint32_t k = c->node_gpu0[node] + g;
+    return c->gpu_up[k] && c->gpu_free_milli[k] >= j->gpu_milli &&
+           c->gpu_free_mem_mib[k] >= j->gpu_mem_mib;
+}
+/* The common case (a set bit in from's own word) inline, the rest a call. */
+static inline uint32_t place__bits_next_inline(const place_bits *b, uint32_t from)
+{
+    if (from < b->n) {
+        uint64_t w = b->w0[from >> 6] & (~0ull << (from & 63u));
+        if (w)
+            return (from & ~63u) + (uint32_t)__builtin_ctzll(w);
+    }
+    return (place_bits_next)(b, from);
+}
+#define place_host_ok(c, n, j)           place__host_ok_inline(c, n, j)
+#define place_gpu_share_fits(c, n, g, j) place__gpu_share_fits_inline(c, n, g, j)
+#define place_bits_next(b, from)         place__bits_next_inline(b, from)
+
 /* Memory through the host's allocator. */
 void *place__realloc(const place_env *env, void *p, size_t old_size, size_t new_size);
 void place__free(const place_env *env, void *p, size_t size);

@@ -64,12 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EVQ_NONE        UINT32_MAX
 #define EVQ_CAP_DEFAULT 64u
-#define EVQ_SENTINEL    (~(sim__evq_key)0)
-#define EVQ_TIME_BIAS   (UINT64_C(1) << 63)
-#define EVQ_SLOT_BITS   26
-#define EVQ_SLOT_MASK   ((UINT32_C(1) << EVQ_SLOT_BITS) - 1)
 #define EVQ_RANK_BITS   30
 #define EVQ_RANK_LIMIT  (UINT32_C(1) << EVQ_RANK_BITS)
 #define EVQ_RANK_MASK   (EVQ_RANK_LIMIT - 1)
@@ -77,166 +72,17 @@
  * after the last possible entry: children of the last parent reach cap + 2. */
 #define EVQ_HEAP_FRONT 3u
 #define EVQ_HEAP_BACK  3u
-#define EVQ_LINE       64u
-
-#define EVQ_LIKELY(x)   __builtin_expect(!!(x), 1)
-#define EVQ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 _Static_assert(SIM__EVQ_CAP_MAX <= EVQ_SLOT_MASK, "slot numbers must fit their field");
 _Static_assert(SIM__EVQ_CAP_MAX <= EVQ_RANK_LIMIT / 2, "renumbering must free half the ranks");
 _Static_assert(EVQ_SLOT_BITS + EVQ_RANK_BITS == 56, "kind, rank and slot fill the low word");
 
 /* ------------------------------------------------------------------------- */
-/* keys                                                                       */
-
-static inline sim__evq_key key_make(int64_t t_us, uint32_t kind, uint32_t rank, uint32_t slot)
-{
-    uint64_t hi = (uint64_t)t_us ^ EVQ_TIME_BIAS;
-    uint64_t lo = (uint64_t)kind << 56 | (uint64_t)rank << EVQ_SLOT_BITS | slot;
-    return (sim__evq_key)hi << 64 | lo;
-}
-
-static inline int64_t key_time(sim__evq_key k)
-{
-    uint64_t hi = (uint64_t)(k >> 64);
-    /* Undo the bias without an implementation-defined conversion. */
-    return hi >= EVQ_TIME_BIAS ? (int64_t)(hi - EVQ_TIME_BIAS) : (int64_t)hi - INT64_MAX - 1;
-}
-
-static inline uint32_t key_kind(sim__evq_key k)
-{
-    return (uint32_t)((uint64_t)k >> 56);
-}
+/* ranks                                                                      */
 
 static inline uint32_t key_rank(sim__evq_key k)
 {
     return (uint32_t)((uint64_t)k >> EVQ_SLOT_BITS) & EVQ_RANK_MASK;
-}
-
-static inline uint32_t key_slot(sim__evq_key k)
-{
-    return (uint32_t)k & EVQ_SLOT_MASK;
-}
-
-static inline void event_fill(sim__event *out, sim__evq_key k, const sim__evq_slot *sl)
-{
-    out->t_us = key_time(k);
-    out->kind = key_kind(k);
-    out->a = sl->a;
-    out->b = sl->b;
-    out->seq = sl->seq;
-}
-
-/* ------------------------------------------------------------------------- */
-/* heap                                                                       */
-
-/* Put key x at index i or above it, restoring heap order on the path to the
- * root. One comparison per level climbed; after a push that is usually none or
- * one, as a new event tends to lie later than most pending ones. */
-static inline void heap_sift_up(sim__evq *q, size_t i, sim__evq_key x)
-{
-    sim__evq_key *restrict h = q->heap;
-    uint32_t *restrict pos = q->slot_pos;
-    while (i > 0) {
-        size_t p = (i - 1) >> 2;
-        sim__evq_key pk = h[p];
-        if (!(x < pk))
-            break;
-        h[i] = pk;
-        pos[key_slot(pk)] = (uint32_t)i;
-        i = p;
-    }
-    h[i] = x;
-    pos[key_slot(x)] = (uint32_t)i;
-}
-
-/* If k2 < *k, replace *k by k2 and *g by g2: two selects on one flag. Which
- * child is the smallest is a coin toss no predictor can learn, so a branch here
- * is mispredicted half the time; gcc makes the C version a branch or cmovs
- * depending on the code around it, so on x86-64 the selects are spelled out
- * (cmp and sbb are the 128-bit comparison, cmovc the selects). */
-static inline void key_min_step(sim__evq_key *k, uintptr_t *g, sim__evq_key k2, uintptr_t g2)
-{
-#if defined(__x86_64__) && !defined(EVQ_PORTABLE)
-    uint64_t lo = (uint64_t)*k, hi = (uint64_t)(*k >> 64), t;
-    uint64_t lo2 = (uint64_t)k2, hi2 = (uint64_t)(k2 >> 64);
-    uintptr_t gm = *g;
-    __asm__("cmp %[lo], %[lo2]\n\t"
-            "mov %[hi2], %[t]\n\t"
-            "sbb %[hi], %[t]\n\t"
-            "cmovc %[lo2], %[lo]\n\t"
-            "cmovc %[hi2], %[hi]\n\t"
-            "cmovc %[g2], %[gm]"
-            : [lo] "+r"(lo), [hi] "+r"(hi), [gm] "+r"(gm), [t] "=&r"(t)
-            : [lo2] "r"(lo2), [hi2] "r"(hi2), [g2] "r"(g2)
-            : "cc");
-    *k = (sim__evq_key)hi << 64 | lo;
-    *g = gm;
-#else
-    int lt = k2 < *k;
-    *k = lt ? k2 : *k;
-    *g = lt ? g2 : *g;
-#endif
-}
-
-/* Put key x at index i or below it. Per level: a tournament of three
- * comparisons among the four children, with no branch but the loop's, which
- * is predictable.
- *
- * A sift-down costs the latency of a level times the levels, since the next
- * level's loads wait for this level's choice; the loop is built to shorten
- * that path. It carries the address of the children as an integer `ch`, and
- * the tournament selects, along with the smallest key, the address of that
- * child's own children (g .. g + 192, one line each, prefetched before the
- * comparisons) rather than an index that would have to become an address
- * again. Addresses are integers here because the grandchildren of the last
- * parents lie past the block: they are only prefetched, which never faults,
- * and never become pointers. */
-static inline void heap_sift_down(sim__evq *q, size_t i, sim__evq_key x)
-{
-    sim__evq_key *restrict h = q->heap;
-    uint32_t *restrict pos = q->slot_pos;
-    const uintptr_t hb = (uintptr_t)h;
-    const uintptr_t end = hb + (size_t)q->n * sizeof *h;
-    /* The children of heap[j] start at hb + 16 (4j + 1). For the group at ch,
-     * j = (ch - hb) / 16, so its first member's children are at 4 ch - gk. */
-    const uintptr_t gk = 3 * hb - sizeof *h;
-    uintptr_t ch = hb + (4 * i + 1) * sizeof *h;
-    while (ch < end) {
-        uintptr_t g = 4 * ch - gk;
-        __builtin_prefetch((const void *)g);
-        __builtin_prefetch((const void *)(g + EVQ_LINE));
-        __builtin_prefetch((const void *)(g + 2 * EVQ_LINE));
-        __builtin_prefetch((const void *)(g + 3 * EVQ_LINE));
-        const sim__evq_key *c = (const sim__evq_key *)ch;
-        sim__evq_key k = c[0], k23 = c[2];
-        uintptr_t gm = g, g23 = g + 2 * EVQ_LINE;
-        key_min_step(&k, &gm, c[1], g + EVQ_LINE);
-        key_min_step(&k23, &g23, c[3], g + 3 * EVQ_LINE);
-        key_min_step(&k, &gm, k23, g23);
-        if (!(k < x))
-            break;
-        h[i] = k;
-        pos[key_slot(k)] = (uint32_t)i;
-        i = (gm - hb) / EVQ_LINE; /* the child's index m: gm - hb == 64 m + 16 */
-        ch = gm;
-    }
-    h[i] = x;
-    pos[key_slot(x)] = (uint32_t)i;
-}
-
-/* Take the last entry out of the heap and use it to fill the hole at index i. */
-static inline void heap_remove(sim__evq *q, size_t i)
-{
-    size_t last = --q->n;
-    sim__evq_key x = q->heap[last];
-    q->heap[last] = EVQ_SENTINEL;
-    if (i == last)
-        return;
-    if (i > 0 && x < q->heap[(i - 1) >> 2])
-        heap_sift_up(q, i, x);
-    else
-        heap_sift_down(q, i, x);
 }
 
 /* Heapsort h[0..n) by rank, in place (qsort may allocate, and this must not).
@@ -275,7 +121,7 @@ static void rank_sort(sim__evq_key *h, size_t n)
  * Sorting by rank scrambles heap order, so the heap is rebuilt (Floyd, O(n))
  * and every position written again. O(n log n), no memory; cold: once per
  * 2^30 - 2^25 pushes or more. */
-__attribute__((noinline, cold)) static void evq_renumber(sim__evq *q)
+__attribute__((noinline, cold)) void sim__evq_renumber(sim__evq *q)
 {
     sim__evq_key *h = q->heap;
     size_t n = q->n;
@@ -284,28 +130,15 @@ __attribute__((noinline, cold)) static void evq_renumber(sim__evq *q)
     for (size_t i = 0; i < n; i++)
         h[i] = (h[i] & ~rank_field) | (sim__evq_key)i << EVQ_SLOT_BITS;
     for (size_t i = n >= 2 ? (n - 2) / 4 + 1 : 0; i-- > 0;)
-        heap_sift_down(q, i, h[i]);
+        evq__sift_down(q, i, h[i]);
     for (size_t i = 0; i < n; i++)
-        q->slot_pos[key_slot(h[i])] = (uint32_t)i;
+        q->slot_pos[evq__key_slot(h[i])] = (uint32_t)i;
     q->rank_next = (uint32_t)n;
     q->renumbers++;
 }
 
 /* ------------------------------------------------------------------------- */
 /* slots                                                                      */
-
-static inline void slot_release(sim__evq *q, uint32_t s)
-{
-    uint32_t gen = q->slots[s].gen + 1;
-    q->slots[s].gen = gen;
-    if (EVQ_UNLIKELY(gen == 0)) {
-        q->retired++; /* generations ran out: see the top of the file */
-        q->slot_pos[s] = EVQ_NONE;
-        return;
-    }
-    q->slot_pos[s] = q->free_head;
-    q->free_head = s;
-}
 
 /* The slot a handle names, or EVQ_NONE when the handle is stale. */
 static inline uint32_t slot_of_handle(const sim__evq *q, uint64_t handle)
@@ -375,7 +208,7 @@ static int evq_reserve(sim__evq *q, uint32_t cap)
 }
 
 /* Push found no free slot and no unused one: double the capacity. */
-__attribute__((noinline, cold)) static int evq_grow(sim__evq *q)
+__attribute__((noinline, cold)) int sim__evq_grow(sim__evq *q)
 {
     if (q->cap >= SIM__EVQ_CAP_MAX)
         return TM_ERR_LIMIT;
@@ -414,60 +247,12 @@ void sim__evq_fini(sim__evq *q)
 /* ------------------------------------------------------------------------- */
 /* operations                                                                 */
 
-int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32_t a, uint64_t b,
-                  uint64_t *handle)
-{
-    if (EVQ_UNLIKELY(kind > SIM__EVQ_KIND_MAX))
-        return TM_ERR_INVAL;
-    uint32_t s = q->free_head;
-    if (EVQ_LIKELY(s != EVQ_NONE)) {
-        q->free_head = q->slot_pos[s];
-    } else {
-        if (EVQ_UNLIKELY(q->slots_used == q->cap)) {
-            int rc = evq_grow(q);
-            if (rc != TM_OK)
-                return rc;
-        }
-        s = q->slots_used++;
-        q->slots[s].gen = 0;
-    }
-    if (EVQ_UNLIKELY(q->rank_next >= q->rank_limit))
-        evq_renumber(q);
-    sim__evq_slot *sl = &q->slots[s];
-    uint32_t gen = sl->gen + 1;
-    sl->gen = gen;
-    sl->a = a;
-    sl->b = b;
-    sl->seq = q->seq_next++;
-    heap_sift_up(q, q->n++, key_make(t_us, kind, q->rank_next++, s));
-    if (handle)
-        *handle = (uint64_t)gen << 32 | s;
-    return TM_OK;
-}
-
-int sim__evq_pop(sim__evq *q, sim__event *out)
-{
-    if (q->n == 0)
-        return SIM__EVQ_EMPTY;
-    sim__evq_key top = q->heap[0];
-    uint32_t s = key_slot(top);
-    if (out)
-        event_fill(out, top, &q->slots[s]);
-    slot_release(q, s);
-    heap_remove(q, 0);
-    /* The next pop reads the new first event's slot, which in a large queue is
-     * a cache miss; start it now. */
-    if (q->n)
-        __builtin_prefetch(&q->slots[key_slot(q->heap[0])]);
-    return TM_OK;
-}
-
 int sim__evq_peek(const sim__evq *q, sim__event *out)
 {
     if (q->n == 0)
         return SIM__EVQ_EMPTY;
     if (out)
-        event_fill(out, q->heap[0], &q->slots[key_slot(q->heap[0])]);
+        evq__event_fill(out, q->heap[0], &q->slots[evq__key_slot(q->heap[0])]);
     return TM_OK;
 }
 
@@ -477,8 +262,8 @@ int sim__evq_cancel(sim__evq *q, uint64_t handle)
     if (s == EVQ_NONE)
         return TM_ERR_STALE;
     uint32_t i = q->slot_pos[s];
-    slot_release(q, s);
-    heap_remove(q, i);
+    evq__slot_release(q, s);
+    evq__remove(q, i);
     return TM_OK;
 }
 
@@ -488,7 +273,7 @@ int sim__evq_get(const sim__evq *q, uint64_t handle, sim__event *out)
     if (s == EVQ_NONE)
         return TM_ERR_STALE;
     if (out)
-        event_fill(out, q->heap[q->slot_pos[s]], &q->slots[s]);
+        evq__event_fill(out, q->heap[q->slot_pos[s]], &q->slots[s]);
     return TM_OK;
 }
 
@@ -519,7 +304,7 @@ int sim__evq_check(const sim__evq *q)
     /* Each entry names a pending slot that points back at it; distinct entries
      * therefore name distinct slots. */
     for (size_t i = 0; i < q->n; i++) {
-        uint32_t s = key_slot(q->heap[i]);
+        uint32_t s = evq__key_slot(q->heap[i]);
         if (s >= q->slots_used || (q->slots[s].gen & 1u) == 0 || q->slot_pos[s] != i ||
             q->slots[s].seq >= q->seq_next || key_rank(q->heap[i]) >= q->rank_next)
             return TM_ERR_INTERNAL;
