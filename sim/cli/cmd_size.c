@@ -462,6 +462,12 @@ static int cmd_size(int argc, char **argv)
         cfg.screen_ud = &scr;
         cfg.screen_cache = &scache;
         cfg.screen_stats = &sst;
+        /* the screen starts where the searched pool alone would give the
+         * fleet the GPUs the offered load needs */
+        for (size_t k = 0; k < run.n_vary; k++) {
+            double g = ceil(need_gpus / sc.pools[run.vary[k]].gpus_per_node);
+            cfg.screen_guess[k] = g > cfg.max[k] ? cfg.max[k] : g < 0 ? 0 : (uint32_t)g;
+        }
         if (verbose || tty) {
             fprintf(stderr,
                     "size: screening candidates on the first %.3g h after the warm-up with %u "

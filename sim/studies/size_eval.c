@@ -621,7 +621,7 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
     if (rc == TM_OK && done == 0)
         out->capex_usd = out->alloc_util = out->busy_util = NAN;
     if (rc == TM_OK) {
-        double t = R >= 2 ? sim__t_quantile(2 * r->confidence - 1, R) : 0;
+        double t = R >= 2 && !r->mean_only ? sim__t_quantile(2 * r->confidence - 1, R) : 0;
         out->pass = out->rejected == 0;
         out->why = out->rejected ? -2 : -1;
         for (size_t i = 0; i < nt; i++) {
@@ -714,6 +714,7 @@ int sim__size_screen_runner(const sim__size_runner *r, int64_t after_us, sim__si
     scr->horizon_us = w + after_us;
     if (scr->replications > 2)
         scr->replications = 2;
+    scr->mean_only = 1;
     scr->screen = 1;
     scr->runs = scr->events = 0;
     return 1;

@@ -177,6 +177,9 @@ typedef struct sim__size_search_cfg {
     void *screen_ud;
     sim__size_cache *screen_cache;
     sim__size_screen_stats *screen_stats; /* may be NULL */
+    /* where the screen starts each pool's search (sim__size_fewest_guess;
+     * 0: at the floor), e.g. the nodes that carry the offered load alone */
+    uint32_t screen_guess[SIM__SIZE_MAX_VARY];
 } sim__size_search_cfg;
 
 typedef struct sim__size_fleet {
@@ -230,6 +233,13 @@ int sim__size_fewest_confirm(sim__size_pass_fn full, void *ud, uint32_t *nodes, 
 int sim__size_fewest_screened(sim__size_pass_fn screen, sim__size_pass_fn full, void *ud,
                               uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found,
                               sim__size_screen_stats *st);
+/* sim__size_fewest started at `guess` in [lo, hi] instead of lo: when the
+ * guess passes, gallop down from it (guess - 1, guess - 3, ...) to a failing
+ * count, else up; then bisect. The same answer under monotonicity; cheaper
+ * when fleets far below the answer are slow to simulate (a long queue) and
+ * the guess is near it. */
+int sim__size_fewest_guess(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                           uint32_t hi, uint32_t guess, int *found);
 /* The fewest nodes of pool k in [lo, hi] by walking down from hi (known or
  * assumed to pass): hi - 1, hi - 2, hi - 4, ... to a failing one, then
  * bisection (the staircase's step, where the answer is near hi). */
@@ -274,12 +284,15 @@ typedef struct sim__size_runner {
     /* > 0: every run ends at this simulated time instead of the scenario's
      * horizon (a screen: the warm-up and the first days after it) */
     int64_t horizon_us;
-    int screen; /* 1: this runner is a screen (its log lines say "screened") */
+    int screen;    /* 1: this runner is a screen (its log lines say "screened") */
+    int mean_only; /* 1: a term holds when its mean does (no confidence margin) */
 } sim__size_runner;
 
-/* The screen of runner r: a copy that runs only to warm-up + after_us and
- * min(2, R) replications. 0 (and *scr untouched) when that would not be
- * shorter than r's own runs (the horizon is already that short). */
+/* The screen of runner r: a copy that runs only to warm-up + after_us,
+ * min(2, R) replications, and judges each term by its mean (no confidence
+ * margin: a guess at the full verdict, neither strict nor lenient by design). 0 (and *scr
+ * untouched) when that would not be shorter than r's own runs (the horizon is already that short).
+ */
 int sim__size_screen_runner(const sim__size_runner *r, int64_t after_us, sim__size_runner *scr);
 
 /* The sim__size_eval_fn of a runner (ud is the runner). */

@@ -295,6 +295,49 @@ int sim__size_fewest_screened(sim__size_pass_fn screen, sim__size_pass_fn full, 
     return sim__size_fewest_confirm(full, ud, nodes, k, lo, hi, nodes[k], sfound, found, st);
 }
 
+int sim__size_fewest_guess(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                           uint32_t hi, uint32_t guess, int *found)
+{
+    int ok, rc;
+    *found = 0;
+    if (guess <= lo || guess > hi)
+        return sim__size_fewest(pass, ud, nodes, k, lo, hi, found);
+    nodes[k] = guess;
+    if ((rc = pass(ud, nodes, &ok)))
+        return rc;
+    if (!ok)
+        return sim__size_fewest(pass, ud, nodes, k, guess, hi, found);
+    /* guess passes: gallop down to a failing count, then bisect */
+    uint32_t good = guess, bad = 0, step = 1;
+    int have_bad = 0;
+    while (good > lo) {
+        uint32_t next = good - lo > step ? good - step : lo;
+        nodes[k] = next;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (!ok) {
+            bad = next;
+            have_bad = 1;
+            break;
+        }
+        good = next;
+        step *= 2;
+    }
+    while (have_bad && good - bad > 1) {
+        uint32_t mid = bad + (good - bad) / 2;
+        nodes[k] = mid;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (ok)
+            good = mid;
+        else
+            bad = mid;
+    }
+    nodes[k] = good;
+    *found = 1;
+    return TM_OK;
+}
+
 /* The screen's verdict (cached in the screen's own cache). */
 static int screen_passes(void *ud, const uint32_t *nodes, int *ok)
 {
@@ -321,9 +364,14 @@ static int screened(const search *s)
 
 static int min_in_pool(search *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
 {
-    if (screened(s))
-        return sim__size_fewest_screened(screen_passes, passes, s, nodes, k, lo, hi, found,
-                                         s->cfg->screen_stats);
+    if (screened(s)) {
+        int sfound, rc = sim__size_fewest_guess(screen_passes, s, nodes, k, lo, hi,
+                                                s->cfg->screen_guess[k], &sfound);
+        if (rc != TM_OK)
+            return rc;
+        return sim__size_fewest_confirm(passes, s, nodes, k, lo, hi, nodes[k], sfound, found,
+                                        s->cfg->screen_stats);
+    }
     return sim__size_fewest(passes, s, nodes, k, lo, hi, found);
 }
 
