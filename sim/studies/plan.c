@@ -121,7 +121,6 @@ typedef struct srch {
     const uint32_t *lo, *hi;
     mixes *out;
     tm_diag *diag;
-    int rollout; /* 1: a roll-out's search (on the screen alone) */
 } srch;
 
 static int passes(void *ud, const uint32_t *nodes, int *ok)
@@ -151,11 +150,9 @@ static int screened(const srch *s)
 
 /* The fewest nodes of pool k in [lo, hi] that pass with the others as in
  * nodes[] (size's galloping search, sim__size_fewest): with a screen, on
- * its verdicts and confirmed in full (a roll-out's: the screen's alone). */
+ * its verdicts and confirmed in full (sim__size_fewest_screened). */
 static int fewest(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
 {
-    if (screened(s) && s->rollout)
-        return sim__size_fewest(screen_passes, s, nodes, k, lo, hi, found);
     if (screened(s))
         return sim__size_fewest_screened(screen_passes, passes, s, nodes, k, lo, hi, found,
                                          s->cfg->screen_stats);
@@ -283,7 +280,7 @@ static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t
         if (from[k] > hi[k])
             from[k] = hi[k];
     }
-    srch s = {cfg, pl, demand, from, hi, out, diag, 0};
+    srch s = {cfg, pl, demand, from, hi, out, diag};
     int rc = TM_OK, found;
     memcpy(nodes, from, sizeof nodes);
     if (nv == 1) {
@@ -348,7 +345,21 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
     for (size_t u = t + 1; u <= t + cfg->lookahead && u < cfg->n_periods; u++) {
         double d = sim__plan_demand(cfg, u);
         period_bounds(cfg, u, cur, hi);
-        srch s = {cfg, pl, d, cur, hi, NULL, diag, 1};
+        if (cfg->screen && cfg->screen_cache) {
+            /* bounded (with the screen): a pool may add at most three times
+             * the nodes whose GPUs the period's added load needs (2 at
+             * least); a pool that needs more is no way to carry it */
+            double dg = sim__size_need_gpus(cfg->run->base, d) -
+                        sim__size_need_gpus(cfg->run->base, sim__plan_demand(cfg, u - 1));
+            for (size_t k = 0; k < nv; k++) {
+                uint32_t gpn = cfg->run->base->pools[cfg->run->vary[k]].gpus_per_node;
+                double add = gpn > 0 && dg > 0 ? ceil(3 * dg / gpn) : 2;
+                add = add < 2 ? 2 : add;
+                if ((double)hi[k] > cur[k] + add)
+                    hi[k] = cur[k] + (uint32_t)add;
+            }
+        }
+        srch s = {cfg, pl, d, cur, hi, NULL, diag};
         double best = INFINITY;
         uint32_t best_nodes[NV] = {0};
         for (size_t k = 0; k < nv; k++) {
@@ -360,7 +371,7 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
             if (!found)
                 continue;
             sim__size_eval e;
-            if ((rc = screen_eval(cfg, pl, nodes, d, &e, diag)))
+            if ((rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
                 return rc;
             double c = period_usd(cfg, &e);
             if (c < best) {
