@@ -23,6 +23,7 @@ static const char plan_help[] =
     "                   [--period quarter|month] [--pools A,B,...] [--budget USD]\n"
     "                   [--lead-time N|POOL=N,...] [--max-nodes N] [--lookahead H]\n"
     "                   [--exact] [--replications R] [--confidence C] [--warmup DURATION]\n"
+    "                   [--screen DURATION] [--no-screen]\n"
     "                   [--seed N] [-j N] [--verbose] [--quiet] [--limit NAME=VALUE]...\n"
     "                   [-o FILE]\n"
     "\n"
@@ -59,6 +60,12 @@ static const char plan_help[] =
     "  --confidence C       confidence of the one-sided bounds (default 0.95)\n"
     "  --warmup DURATION    jobs arriving earlier are not counted (default a tenth\n"
     "                       of the horizon)\n"
+    "  --screen DURATION    screen each period's candidates on the warm-up and the\n"
+    "                       first DURATION after it, 2 replications (default 4d); every\n"
+    "                       fleet of the plan is confirmed in full (it passes, one node\n"
+    "                       fewer in the pool searched fails); roll-outs only score a\n"
+    "                       mix and run on the screen alone (docs/plan.md, \"Screening\")\n"
+    "  --no-screen          evaluate every fleet in full\n"
     "  --seed N             override the scenario's seed\n"
     "  -j, --jobs N         run each fleet's replications on N worker processes\n"
     "                       (default: the online cores); the answer is the same for any N\n"
@@ -258,6 +265,8 @@ enum {
     O_REPLICATIONS,
     O_CONFIDENCE,
     O_WARMUP,
+    O_SCREEN,
+    O_NO_SCREEN,
 };
 
 static const sim__cli_opt plan_opts[] = {
@@ -274,6 +283,8 @@ static const sim__cli_opt plan_opts[] = {
     {"replications", O_REPLICATIONS, 1, "an integer in [1, 100000]"},
     {"confidence", O_CONFIDENCE, 1, "a number in [0.5, 1)"},
     {"warmup", O_WARMUP, 1, "a duration (\"1d\", \"6h\", seconds)"},
+    {"screen", O_SCREEN, 1, "a duration (\"4d\", \"36h\", seconds) > 0"},
+    {"no-screen", O_NO_SCREEN, 0, NULL},
     {NULL, 0, 0, NULL},
 };
 
@@ -291,8 +302,8 @@ static int cmd_plan(int argc, char **argv)
     const char *target = NULL, *pools = NULL, *lead_s = NULL, *period = "quarter";
     uint64_t reps = 5, max_nodes = 1024, periods = 0, lookahead = 2;
     double conf = 0.95, growth = NAN, budget = INFINITY;
-    int exact = 0;
-    int64_t warm_us = -1;
+    int exact = 0, no_screen = 0;
+    int64_t warm_us = -1, screen_us = (int64_t)4 * 86400 * SIM_US_PER_S;
     sim__cli_args a;
     sim__cli_args_init(&a, &plan_spec, argc, argv);
     int key;
@@ -340,6 +351,12 @@ static int cmd_plan(int argc, char **argv)
         case O_WARMUP:
             bad = sim__cli_parse_duration(v, &warm_us);
             break;
+        case O_SCREEN:
+            bad = sim__cli_parse_duration(v, &screen_us) || screen_us <= 0;
+            break;
+        case O_NO_SCREEN:
+            no_screen = 1;
+            break;
         }
         if (bad)
             return sim__cli_bad_value(&a);
@@ -369,7 +386,11 @@ static int cmd_plan(int argc, char **argv)
     memset(&run, 0, sizeof run);
     size_t nt = 0;
     int code = 0;
-    sim__size_cache cache = {0};
+    sim__size_cache cache = {0}, scache = {0};
+    sim__size_runner scr;
+    sim__size_screen_stats sst;
+    memset(&scr, 0, sizeof scr);
+    memset(&sst, 0, sizeof sst);
     sim__plan pl, ex;
     memset(&pl, 0, sizeof pl);
     memset(&ex, 0, sizeof ex);
@@ -398,6 +419,11 @@ static int cmd_plan(int argc, char **argv)
     run.log = verbose ? stderr : NULL;
     cfg.run = &run;
     cfg.cache = &cache;
+    if (!no_screen && sim__size_screen_runner(&run, screen_us, &scr)) {
+        cfg.screen = &scr;
+        cfg.screen_cache = &scache;
+        cfg.screen_stats = &sst;
+    }
     cfg.n_periods = (size_t)periods;
     cfg.months_per_period = months;
     cfg.growth = growth;
@@ -515,6 +541,12 @@ static int cmd_plan(int argc, char **argv)
                exact ? "exact (every schedule on the grid), and greedy for comparison"
                      : "greedy period by period with a look-ahead",
                cache.n, (unsigned long long)run.runs, (unsigned long long)run.events);
+        if (cfg.screen)
+            printf("screened %zu fleets first (%llu runs of the warm-up and %.3g h after it, %u "
+                   "replications each): %zu searches, %zu answers confirmed in full as the "
+                   "screen had them, %zu corrected by the full evaluation\n\n",
+                   scache.n, (unsigned long long)scr.runs, (double)screen_us / SIM_US_PER_S / 3600,
+                   scr.replications, sst.searches, sst.agreed, sst.corrected);
         print_plan(&sc, &cfg, chosen, unit, stdout);
         printf("\ncosts per %s in USD: orders = the nodes ordered (the budget's use); own = the "
                "fleet owned\n(capex as an annuity + opex, and API overflow); reserved, on-demand "
@@ -546,6 +578,7 @@ out:
     sim__plan_fini(&pl);
     sim__plan_fini(&ex);
     sim__size_cache_fini(&cache);
+    sim__size_cache_fini(&scache);
     sim_scenario_fini(&sc);
     return code;
 }

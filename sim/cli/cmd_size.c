@@ -20,7 +20,8 @@
 static const char size_help[] =
     "Usage: tarmac size [SCENARIO] --target SPEC [--pools A,B,...] [--replications R]\n"
     "                   [--confidence C] [--warmup DURATION] [--min-nodes N] [--max-nodes N]\n"
-    "                   [--growth RATE] [--growth-months M] [--seed N]\n"
+    "                   [--growth RATE] [--growth-months M] [--screen DURATION]\n"
+    "                   [--no-screen] [--no-early-reject] [--seed N]\n"
     "                   [-j N] [--verbose] [--quiet] [--json] [--limit NAME=VALUE]...\n"
     "                   [-o FILE]\n"
     "\n"
@@ -59,6 +60,13 @@ static const char size_help[] =
     "                       rejected with the evidence, and one whose first replications\n"
     "                       already put a target's confidence interval beyond its\n"
     "                       limit runs no more; docs/cost.md, \"Early rejection\")\n"
+    "  --screen DURATION    screen candidates on the warm-up and the first DURATION\n"
+    "                       after it, with 2 replications (default 4d); the search runs\n"
+    "                       on the screen's verdicts and its answer is confirmed in\n"
+    "                       full: the reported n passes the full evaluation and n - 1\n"
+    "                       fails it (docs/cost.md, \"Screening\"). Off when the\n"
+    "                       horizon is not longer than the warm-up and DURATION\n"
+    "  --no-screen          evaluate every candidate in full (no screen)\n"
     "  --growth RATE        monthly demand growth (0.05 = 5 %/month): when does the\n"
     "                       scenario's fleet stop meeting the targets, what to add\n"
     "  --growth-months M    look this many months ahead (default 36)\n"
@@ -134,6 +142,42 @@ static void print_fleet_line(const sim__size_runner *r, const sim__size_fleet *f
     why_text(why, sizeof why, r, &f->eval);
     printf("  %s%s: %s/month, %s; %u of %u replications meet them on their own\n", tag, fleet, usd,
            why, f->eval.reps_meeting, f->eval.replications);
+}
+
+/* What the screen decided and what the full evaluation confirmed. */
+static void print_screen(const sim__size_runner *r, const sim__size_runner *scr,
+                         const sim__size_cache *sc, const sim__size_screen_stats *st,
+                         int64_t screen_us)
+{
+    printf("screened %zu fleets first (%llu runs of the warm-up and %.3g h after it, %u "
+           "replications each)\n",
+           sc->n, (unsigned long long)scr->runs, (double)screen_us / SIM_US_PER_S / 3600,
+           scr->replications);
+    if (st->searches == 1) {
+        const char *pool = r->base->pools[r->vary[st->k]].name;
+        if (!st->full_found)
+            printf("  the screen's answer, confirmed in full: no %s count up to the maximum "
+                   "meets the targets\n",
+                   pool);
+        else if (st->screen_found && st->screen_n == st->full_n)
+            printf(
+                "  the screen's answer, %s %u nodes, confirmed in full: %u meets the targets%s\n",
+                pool, st->full_n, st->full_n,
+                st->full_n > st->lo ? ", one fewer fails them" : " (the search's floor)");
+        else if (st->screen_found)
+            printf("  the screen's answer, %s %u nodes, corrected in full: %u meets the "
+                   "targets%s\n",
+                   pool, st->screen_n, st->full_n,
+                   st->full_n > st->lo ? ", one fewer fails them" : " (the search's floor)");
+        else
+            printf("  the screen passed no %s count; in full: %u meets the targets%s\n", pool,
+                   st->full_n,
+                   st->full_n > st->lo ? ", one fewer fails them" : " (the search's floor)");
+    } else {
+        printf("  %zu screened searches: %zu answers confirmed in full as the screen had them, "
+               "%zu corrected by the full evaluation\n",
+               st->searches, st->agreed, st->corrected);
+    }
 }
 
 /* What an interrupted search had found: every fleet simulated to the end,
@@ -225,6 +269,8 @@ enum {
     O_GROWTH,
     O_GROWTH_MONTHS,
     O_NO_EARLY,
+    O_SCREEN,
+    O_NO_SCREEN,
 };
 
 static const sim__cli_opt size_opts[] = {
@@ -238,6 +284,8 @@ static const sim__cli_opt size_opts[] = {
     {"growth", O_GROWTH, 1, "a monthly rate in (0, 10], e.g. 0.05"},
     {"growth-months", O_GROWTH_MONTHS, 1, "an integer in [1, 1200]"},
     {"no-early-reject", O_NO_EARLY, 0, NULL},
+    {"screen", O_SCREEN, 1, "a duration (\"4d\", \"36h\", seconds) > 0"},
+    {"no-screen", O_NO_SCREEN, 0, NULL},
     {NULL, 0, 0, NULL},
 };
 
@@ -256,7 +304,8 @@ static int cmd_size(int argc, char **argv)
     uint64_t reps = 5, max_nodes = 1024, months = 36, min_nodes = 0;
     int have_min = 0, no_early = 0;
     double conf = 0.95, growth = 0;
-    int64_t warm_us = -1;
+    int64_t warm_us = -1, screen_us = (int64_t)4 * 86400 * SIM_US_PER_S;
+    int no_screen = 0;
     sim__cli_args a;
     sim__cli_args_init(&a, &size_spec, argc, argv);
     int key;
@@ -292,6 +341,12 @@ static int cmd_size(int argc, char **argv)
         case O_NO_EARLY:
             no_early = 1;
             break;
+        case O_SCREEN:
+            bad = sim__cli_parse_duration(v, &screen_us) || screen_us <= 0;
+            break;
+        case O_NO_SCREEN:
+            no_screen = 1;
+            break;
         case O_GROWTH_MONTHS:
             bad = sim__cli_parse_u64(v, 1200, &months) || months < 1;
             break;
@@ -318,7 +373,12 @@ static int cmd_size(int argc, char **argv)
     memset(&run, 0, sizeof run);
     size_t nt = 0;
     int code = 0;
-    sim__size_cache cache = {0};
+    sim__size_cache cache = {0}, scache = {0};
+    sim__size_runner scr;
+    sim__size_screen_stats sst;
+    memset(&scr, 0, sizeof scr);
+    memset(&sst, 0, sizeof sst);
+    int use_screen = 0;
     sim__size_answer ans;
     sim__size_growth gr;
     memset(&ans, 0, sizeof ans);
@@ -394,6 +454,28 @@ static int cmd_size(int argc, char **argv)
     cfg.eval = sim__size_runner_eval;
     cfg.ud = &run;
     cfg.cache = &cache;
+    /* the screen (docs/cost.md, "Screening"): the search runs on it, every
+     * answer is confirmed with the full evaluation */
+    use_screen = !no_screen && sim__size_screen_runner(&run, screen_us, &scr);
+    if (use_screen) {
+        cfg.screen = sim__size_runner_eval;
+        cfg.screen_ud = &scr;
+        cfg.screen_cache = &scache;
+        cfg.screen_stats = &sst;
+        /* the screen starts where the searched pool alone would give the
+         * fleet the GPUs the offered load needs */
+        for (size_t k = 0; k < run.n_vary; k++) {
+            double g = ceil(need_gpus / sc.pools[run.vary[k]].gpus_per_node);
+            cfg.screen_guess[k] = g > cfg.max[k] ? cfg.max[k] : g < 0 ? 0 : (uint32_t)g;
+        }
+        if (verbose || tty) {
+            fprintf(stderr,
+                    "size: screening candidates on the first %.3g h after the warm-up with %u "
+                    "replications; answers confirmed with the full evaluation\n",
+                    (double)screen_us / SIM_US_PER_S / 3600, scr.replications);
+            fflush(stderr);
+        }
+    }
     if ((rc = sim__size_search(&cfg, &ans, &d)) != TM_OK) {
         code = sim__cli_error(rc, &d);
         if (rc == TM_ERR_INTERRUPTED && !quiet)
@@ -444,6 +526,16 @@ static int cmd_size(int argc, char **argv)
             sim__jout_uint(j, fa, NULL, cfg.floor[k]);
         sim__jout_uint(j, root, "fleets_simulated", cache.n);
         sim__jout_uint(j, root, "runs", run.runs);
+        if (use_screen) {
+            sim__jnode *so = sim__jout_object(j, root, "screen");
+            sim__jout_num(j, so, "after_warmup_s", (double)screen_us / SIM_US_PER_S);
+            sim__jout_uint(j, so, "replications", scr.replications);
+            sim__jout_uint(j, so, "fleets_screened", scache.n);
+            sim__jout_uint(j, so, "runs", scr.runs);
+            sim__jout_uint(j, so, "searches", sst.searches);
+            sim__jout_uint(j, so, "confirmed", sst.agreed);
+            sim__jout_uint(j, so, "corrected", sst.corrected);
+        }
         json_fleet(j, root, "chosen", &run, &ans.best);
         json_list(j, root, "neighbours", &run, ans.neighbours, ans.n_neighbours);
         json_list(j, root, "frontier", &run, ans.frontier, ans.n_frontier);
@@ -469,8 +561,11 @@ static int cmd_size(int argc, char **argv)
         printf(
             "targets: %s; %llu replications per fleet, one-sided %.0f %% bounds, warm-up %.3g h\n",
             target, (unsigned long long)reps, 100 * conf, (double)warm_us / SIM_US_PER_S / 3600);
-        printf("simulated %zu fleets (%llu runs, %llu events)\n\n", cache.n,
+        printf("simulated %zu fleets (%llu runs, %llu events)\n", cache.n,
                (unsigned long long)run.runs, (unsigned long long)run.events);
+        if (use_screen)
+            print_screen(&run, &scr, &scache, &sst, screen_us);
+        printf("\n");
         sim__size_fleet_format(buf, sizeof buf, &run, ans.best.nodes);
         sim__cost_fmt_usd(usd, sizeof usd, ans.best.eval.usd_per_month[SIM__SIZE_AS_GIVEN]);
         printf("smallest fleet: %s (%u of %u replications meet the targets on their own)\n", buf,
@@ -528,6 +623,7 @@ out:
     sim__size_growth_fini(&gr);
     sim__size_answer_fini(&ans);
     sim__size_cache_fini(&cache);
+    sim__size_cache_fini(&scache);
     sim_scenario_fini(&sc);
     return code;
 }

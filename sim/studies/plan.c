@@ -42,11 +42,12 @@ void sim__plan_fini(sim__plan *p)
     p->n_periods = 0;
 }
 
-/* Evaluate `nodes` at `demand` (cached); a copy into *e. */
-static int plan_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes, double demand,
-                     sim__size_eval *e, tm_diag *diag)
+/* Evaluate `nodes` at `demand` with runner r (cached in c); a copy into *e;
+ * pl->evaluations counts the full ones (count 1). */
+static int eval_in(const sim__plan_cfg *cfg, sim__size_runner *r, sim__size_cache *c, int count,
+                   sim__plan *pl, const uint32_t *nodes, double demand, sim__size_eval *e,
+                   tm_diag *diag)
 {
-    sim__size_cache *c = cfg->cache;
     size_t nv = cfg->run->n_vary;
     for (size_t i = 0; i < c->n; i++) {
         const sim__size_cache_entry *x = &c->e[i];
@@ -73,13 +74,29 @@ static int plan_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *no
     memset(x, 0, sizeof *x);
     memcpy(x->nodes, nodes, nv * sizeof *nodes);
     x->demand = demand;
-    int rc = sim__size_runner_eval(cfg->run, nodes, demand, &x->eval, diag);
+    int rc = sim__size_runner_eval(r, nodes, demand, &x->eval, diag);
     if (rc != TM_OK)
         return rc;
     c->n++;
-    pl->evaluations++;
+    pl->evaluations += (size_t)count;
     *e = x->eval;
     return TM_OK;
+}
+
+/* The full evaluation (cached). */
+static int plan_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes, double demand,
+                     sim__size_eval *e, tm_diag *diag)
+{
+    return eval_in(cfg, cfg->run, cfg->cache, 1, pl, nodes, demand, e, diag);
+}
+
+/* The screen's evaluation (cached apart), or the full one without a screen. */
+static int screen_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes,
+                       double demand, sim__size_eval *e, tm_diag *diag)
+{
+    if (!cfg->screen || !cfg->screen_cache)
+        return plan_eval(cfg, pl, nodes, demand, e, diag);
+    return eval_in(cfg, cfg->screen, cfg->screen_cache, 0, pl, nodes, demand, e, diag);
 }
 
 /* The cost of owning a fleet for one period (INFINITY when it has no price). */
@@ -116,10 +133,29 @@ static int passes(void *ud, const uint32_t *nodes, int *ok)
     return rc;
 }
 
+static int screen_passes(void *ud, const uint32_t *nodes, int *ok)
+{
+    srch *s = ud;
+    sim__size_eval e;
+    int rc = screen_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
+    if (rc == TM_OK)
+        *ok = e.pass;
+    return rc;
+}
+
+static int screened(const srch *s)
+{
+    return s->cfg->screen && s->cfg->screen_cache;
+}
+
 /* The fewest nodes of pool k in [lo, hi] that pass with the others as in
- * nodes[] (size's galloping search, sim__size_fewest). */
+ * nodes[] (size's galloping search, sim__size_fewest): with a screen, on
+ * its verdicts and confirmed in full (sim__size_fewest_screened). */
 static int fewest(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
 {
+    if (screened(s))
+        return sim__size_fewest_screened(screen_passes, passes, s, nodes, k, lo, hi, found,
+                                         s->cfg->screen_stats);
     return sim__size_fewest(passes, s, nodes, k, lo, hi, found);
 }
 
@@ -163,6 +199,17 @@ static int staircase(srch *s, uint32_t *nodes)
             if (!found)
                 continue;
             have_b = 1;
+            b = nodes[kb];
+        } else if (screened(s)) {
+            /* the screen walks b down from the last b; the full evaluation
+             * confirms where it stops */
+            if ((rc = sim__size_fewest_down(screen_passes, s, nodes, kb, lo[kb], b)))
+                return rc;
+            if ((rc = sim__size_fewest_confirm(passes, s, nodes, kb, lo[kb], hi[kb], nodes[kb], 1,
+                                               &found, s->cfg->screen_stats)))
+                return rc;
+            if (!found)
+                continue;
             b = nodes[kb];
         } else {
             /* b falls as a grows: gallop down from the last b (b-1, b-2,
@@ -298,6 +345,20 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
     for (size_t u = t + 1; u <= t + cfg->lookahead && u < cfg->n_periods; u++) {
         double d = sim__plan_demand(cfg, u);
         period_bounds(cfg, u, cur, hi);
+        if (cfg->screen && cfg->screen_cache) {
+            /* bounded (with the screen): a pool may add at most three times
+             * the nodes whose GPUs the period's added load needs (2 at
+             * least); a pool that needs more is no way to carry it */
+            double dg = sim__size_need_gpus(cfg->run->base, d) -
+                        sim__size_need_gpus(cfg->run->base, sim__plan_demand(cfg, u - 1));
+            for (size_t k = 0; k < nv; k++) {
+                uint32_t gpn = cfg->run->base->pools[cfg->run->vary[k]].gpus_per_node;
+                double add = gpn > 0 && dg > 0 ? ceil(3 * dg / gpn) : 2;
+                add = add < 2 ? 2 : add;
+                if ((double)hi[k] > cur[k] + add)
+                    hi[k] = cur[k] + (uint32_t)add;
+            }
+        }
         srch s = {cfg, pl, d, cur, hi, NULL, diag};
         double best = INFINITY;
         uint32_t best_nodes[NV] = {0};

@@ -57,6 +57,14 @@ typedef struct sim__plan_cfg {
     uint32_t lookahead;                  /* periods the greedy rolls out */
     size_t exact_max_fleets;             /* the exact search refuses larger grids (0: 4000) */
     FILE *log;                           /* progress, a line per period (NULL: quiet) */
+    /* Screening (NULL screen: none): the greedy's per-period searches run on
+     * the screen's verdicts and every fleet they return is confirmed with
+     * `run` (sim__size_fewest_confirm: it passes in full, one node fewer in
+     * the pool searched fails in full); the roll-outs, which only score a
+     * mix, run on the screen alone. The exact search never screens. */
+    sim__size_runner *screen;
+    sim__size_cache *screen_cache;
+    sim__size_screen_stats *screen_stats; /* may be NULL */
 } sim__plan_cfg;
 
 typedef struct sim__plan_period {

@@ -286,6 +286,8 @@ static int build_run(const sim__size_runner *r, const uint32_t *nodes, double de
         memcpy(rs->services, b->services, b->n_services * sizeof *rs->services);
     for (size_t k = 0; k < r->n_vary; k++)
         rs->pools[r->vary[k]].nodes = nodes[k];
+    if (r->horizon_us > 0 && r->horizon_us < rs->horizon_us)
+        rs->horizon_us = r->horizon_us;
     for (size_t c = 0; c < rs->n_classes; c++)
         rs->classes[c].arrival.rate_per_s *= demand;
     for (size_t s = 0; s < rs->n_services; s++) {
@@ -619,7 +621,7 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
     if (rc == TM_OK && done == 0)
         out->capex_usd = out->alloc_util = out->busy_util = NAN;
     if (rc == TM_OK) {
-        double t = R >= 2 ? sim__t_quantile(2 * r->confidence - 1, R) : 0;
+        double t = R >= 2 && !r->mean_only ? sim__t_quantile(2 * r->confidence - 1, R) : 0;
         out->pass = out->rejected == 0;
         out->why = out->rejected ? -2 : -1;
         for (size_t i = 0; i < nt; i++) {
@@ -685,11 +687,12 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                 snprintf(why, sizeof why, "fails %s (bound %s)", r->terms[out->why].text, b);
             }
             double usd = out->usd_per_month[SIM__SIZE_AS_GIVEN];
+            const char *verb = r->screen ? "screened" : "simulated";
             if (isfinite(usd))
-                fprintf(r->log, "  simulated %s at demand x%.3g: %s, $%.0f/month\n", fleet, demand,
+                fprintf(r->log, "  %s %s at demand x%.3g: %s, $%.0f/month\n", verb, fleet, demand,
                         why, usd);
             else
-                fprintf(r->log, "  simulated %s at demand x%.3g: %s\n", fleet, demand, why);
+                fprintf(r->log, "  %s %s at demand x%.3g: %s\n", verb, fleet, demand, why);
             fflush(r->log);
         }
     }
@@ -698,4 +701,21 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
     free(reps);
     free_run(&rs);
     return rc;
+}
+
+int sim__size_screen_runner(const sim__size_runner *r, int64_t after_us, sim__size_runner *scr)
+{
+    int64_t w = r->warmup_us > 0 ? r->warmup_us : 0;
+    int64_t h = r->horizon_us > 0 && r->horizon_us < r->base->horizon_us ? r->horizon_us
+                                                                         : r->base->horizon_us;
+    if (after_us <= 0 || after_us >= h - w)
+        return 0;
+    *scr = *r;
+    scr->horizon_us = w + after_us;
+    if (scr->replications > 2)
+        scr->replications = 2;
+    scr->mean_only = 1;
+    scr->screen = 1;
+    scr->runs = scr->events = 0;
+    return 1;
 }

@@ -145,6 +145,20 @@ typedef struct sim__size_cache {
 } sim__size_cache;
 void sim__size_cache_fini(sim__size_cache *c);
 
+/* What the screen decided and what the full evaluation confirmed (see
+ * "Screening" below), over every screened search of one problem. */
+typedef struct sim__size_screen_stats {
+    size_t searches;   /* screened searches (one per pool searched, staircase steps) */
+    size_t agreed;     /* the full evaluation confirmed the screen's answer as it was */
+    size_t corrected;  /* it moved the answer (the screen's verdict was wrong there) */
+    size_t full_evals; /* full-evaluation calls the confirmations made (cached ones too) */
+    /* the last screened search: its pool, the screen's answer and the confirmed one
+     * (found 0: none within the range) */
+    size_t k;
+    uint32_t lo, screen_n, full_n;
+    int screen_found, full_found;
+} sim__size_screen_stats;
+
 typedef struct sim__size_search_cfg {
     size_t n_vary;
     uint32_t floor[SIM__SIZE_MAX_VARY]; /* nodes at least (the current fleet, for growth) */
@@ -154,6 +168,18 @@ typedef struct sim__size_search_cfg {
     sim__size_eval_fn eval;
     void *ud;
     sim__size_cache *cache; /* may be shared by several searches */
+    /* Screening (NULL screen: none, every fleet evaluated in full). The
+     * search runs on screen's verdicts, cached in screen_cache, and every
+     * answer it reaches is confirmed with eval (sim__size_fewest_confirm): a
+     * fleet is reported only when eval passes it and eval fails it with one
+     * node fewer in the pool searched. */
+    sim__size_eval_fn screen;
+    void *screen_ud;
+    sim__size_cache *screen_cache;
+    sim__size_screen_stats *screen_stats; /* may be NULL */
+    /* where the screen starts each pool's search (sim__size_fewest_guess;
+     * 0: at the floor), e.g. the nodes that carry the offered load alone */
+    uint32_t screen_guess[SIM__SIZE_MAX_VARY];
 } sim__size_search_cfg;
 
 typedef struct sim__size_fleet {
@@ -187,6 +213,38 @@ typedef int (*sim__size_pass_fn)(void *ud, const uint32_t *nodes, int *ok);
  * plan's periods both use it, so both assume the same monotonicity. */
 int sim__size_fewest(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
                      uint32_t hi, int *found);
+
+/* Screening. A screen is a cheaper evaluation (the runner with a shorter
+ * horizon and fewer replications, size_eval.c) whose verdicts steer the
+ * search but decide nothing on their own: sim__size_fewest_confirm takes the
+ * screen's answer `cand` for pool k (cand_found 0: the screen passed nothing
+ * up to hi) and returns, with `full`, an n in [lo, hi] that full passes and
+ * that full fails with n - 1 (or n = lo), *found 0 only when full fails hi:
+ * it checks cand and cand - 1, gallops from there (down when cand - 1
+ * passes, up when cand fails) and bisects. Under the monotonicity the
+ * unscreened search assumes (full passes n implies it passes n + 1) that is
+ * exactly the answer sim__size_fewest(full, ...) gives, whatever the screen
+ * said; a wrong screen costs evaluations, never the answer. Two full
+ * evaluations when the screen was right. st (may be NULL) counts. */
+int sim__size_fewest_confirm(sim__size_pass_fn full, void *ud, uint32_t *nodes, size_t k,
+                             uint32_t lo, uint32_t hi, uint32_t cand, int cand_found, int *found,
+                             sim__size_screen_stats *st);
+/* sim__size_fewest on screen's verdicts, then sim__size_fewest_confirm. */
+int sim__size_fewest_screened(sim__size_pass_fn screen, sim__size_pass_fn full, void *ud,
+                              uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found,
+                              sim__size_screen_stats *st);
+/* sim__size_fewest started at `guess` in [lo, hi] instead of lo: when the
+ * guess passes, gallop down from it (guess - 1, guess - 3, ...) to a failing
+ * count, else up; then bisect. The same answer under monotonicity; cheaper
+ * when fleets far below the answer are slow to simulate (a long queue) and
+ * the guess is near it. */
+int sim__size_fewest_guess(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                           uint32_t hi, uint32_t guess, int *found);
+/* The fewest nodes of pool k in [lo, hi] by walking down from hi (known or
+ * assumed to pass): hi - 1, hi - 2, hi - 4, ... to a failing one, then
+ * bisection (the staircase's step, where the answer is near hi). */
+int sim__size_fewest_down(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                          uint32_t hi);
 
 /* Growth: the fleet `current` (nodes per searched pool) under demand growing
  * by `rate_per_month`, compounding. The first month m in 0..max_months at
@@ -223,7 +281,19 @@ typedef struct sim__size_runner {
     volatile int *stop_flag;
     FILE *log; /* one line per evaluation (NULL: quiet) */
     uint64_t runs, events;
+    /* > 0: every run ends at this simulated time instead of the scenario's
+     * horizon (a screen: the warm-up and the first days after it) */
+    int64_t horizon_us;
+    int screen;    /* 1: this runner is a screen (its log lines say "screened") */
+    int mean_only; /* 1: a term holds when its mean does (no confidence margin) */
 } sim__size_runner;
+
+/* The screen of runner r: a copy that runs only to warm-up + after_us,
+ * min(2, R) replications, and judges each term by its mean (no confidence
+ * margin: a guess at the full verdict, neither strict nor lenient by design). 0 (and *scr
+ * untouched) when that would not be shorter than r's own runs (the horizon is already that short).
+ */
+int sim__size_screen_runner(const sim__size_runner *r, int64_t after_us, sim__size_runner *scr);
 
 /* The sim__size_eval_fn of a runner (ud is the runner). */
 int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__size_eval *out,

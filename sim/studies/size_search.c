@@ -136,8 +136,242 @@ int sim__size_fewest(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k
     return TM_OK;
 }
 
+int sim__size_fewest_down(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                          uint32_t hi)
+{
+    int64_t good = hi, bad = (int64_t)lo - 1, step = 1;
+    int ok, rc;
+    while (good > (int64_t)lo) {
+        int64_t cand = good - step < (int64_t)lo ? (int64_t)lo : good - step;
+        nodes[k] = (uint32_t)cand;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (!ok) {
+            bad = cand;
+            break;
+        }
+        good = cand;
+        step *= 2;
+    }
+    while (good - bad > 1) {
+        int64_t mid = bad + (good - bad) / 2;
+        nodes[k] = (uint32_t)mid;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (ok)
+            good = mid;
+        else
+            bad = mid;
+    }
+    nodes[k] = (uint32_t)good;
+    return TM_OK;
+}
+
+int sim__size_fewest_confirm(sim__size_pass_fn full, void *ud, uint32_t *nodes, size_t k,
+                             uint32_t lo, uint32_t hi, uint32_t cand, int cand_found, int *found,
+                             sim__size_screen_stats *st)
+{
+    size_t calls = 0;
+    int ok, rc;
+    *found = 0;
+    if (!cand_found || cand > hi)
+        cand = hi;
+    if (cand < lo)
+        cand = lo;
+    nodes[k] = cand;
+    calls++;
+    if ((rc = full(ud, nodes, &ok)))
+        return rc;
+    uint32_t good, bad;
+    int have_bad = 0;
+    if (ok) {
+        good = cand;
+        if (cand > lo) {
+            /* the screen's answer passes: does one node fewer fail? */
+            nodes[k] = cand - 1;
+            calls++;
+            if ((rc = full(ud, nodes, &ok)))
+                return rc;
+            if (!ok) {
+                bad = cand - 1;
+                have_bad = 1;
+            } else {
+                /* the screen was too strict: gallop down in full, then bisect */
+                good = cand - 1;
+                uint32_t step = 2;
+                while (good > lo) {
+                    uint32_t next = good - lo > step ? good - step : lo;
+                    nodes[k] = next;
+                    calls++;
+                    if ((rc = full(ud, nodes, &ok)))
+                        return rc;
+                    if (!ok) {
+                        bad = next;
+                        have_bad = 1;
+                        break;
+                    }
+                    good = next;
+                    step *= 2;
+                }
+            }
+        }
+    } else {
+        /* the screen was too lenient (or passed nothing): gallop up in full */
+        bad = cand;
+        have_bad = 1;
+        if (cand == hi)
+            goto done_none;
+        uint32_t step = 1;
+        for (;;) {
+            uint32_t next = hi - bad > step ? bad + step : hi;
+            nodes[k] = next;
+            calls++;
+            if ((rc = full(ud, nodes, &ok)))
+                return rc;
+            if (ok) {
+                good = next;
+                break;
+            }
+            if (next == hi)
+                goto done_none;
+            bad = next;
+            step *= 2;
+        }
+    }
+    while (have_bad && good - bad > 1) {
+        uint32_t mid = bad + (good - bad) / 2;
+        nodes[k] = mid;
+        calls++;
+        if ((rc = full(ud, nodes, &ok)))
+            return rc;
+        if (ok)
+            good = mid;
+        else
+            bad = mid;
+    }
+    nodes[k] = good;
+    *found = 1;
+    if (st) {
+        st->searches++;
+        st->full_evals += calls;
+        if (cand_found && good == cand)
+            st->agreed++;
+        else
+            st->corrected++;
+        st->k = k;
+        st->lo = lo;
+        st->screen_n = cand;
+        st->screen_found = cand_found;
+        st->full_n = good;
+        st->full_found = 1;
+    }
+    return TM_OK;
+done_none:
+    nodes[k] = hi;
+    if (st) {
+        st->searches++;
+        st->full_evals += calls;
+        if (!cand_found)
+            st->agreed++;
+        else
+            st->corrected++;
+        st->k = k;
+        st->lo = lo;
+        st->screen_n = cand;
+        st->screen_found = cand_found;
+        st->full_n = hi;
+        st->full_found = 0;
+    }
+    return TM_OK;
+}
+
+int sim__size_fewest_screened(sim__size_pass_fn screen, sim__size_pass_fn full, void *ud,
+                              uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found,
+                              sim__size_screen_stats *st)
+{
+    int sfound, rc = sim__size_fewest(screen, ud, nodes, k, lo, hi, &sfound);
+    if (rc != TM_OK)
+        return rc;
+    return sim__size_fewest_confirm(full, ud, nodes, k, lo, hi, nodes[k], sfound, found, st);
+}
+
+int sim__size_fewest_guess(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
+                           uint32_t hi, uint32_t guess, int *found)
+{
+    int ok, rc;
+    *found = 0;
+    if (guess <= lo || guess > hi)
+        return sim__size_fewest(pass, ud, nodes, k, lo, hi, found);
+    nodes[k] = guess;
+    if ((rc = pass(ud, nodes, &ok)))
+        return rc;
+    if (!ok)
+        return sim__size_fewest(pass, ud, nodes, k, guess, hi, found);
+    /* guess passes: gallop down to a failing count, then bisect */
+    uint32_t good = guess, bad = 0, step = 1;
+    int have_bad = 0;
+    while (good > lo) {
+        uint32_t next = good - lo > step ? good - step : lo;
+        nodes[k] = next;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (!ok) {
+            bad = next;
+            have_bad = 1;
+            break;
+        }
+        good = next;
+        step *= 2;
+    }
+    while (have_bad && good - bad > 1) {
+        uint32_t mid = bad + (good - bad) / 2;
+        nodes[k] = mid;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (ok)
+            good = mid;
+        else
+            bad = mid;
+    }
+    nodes[k] = good;
+    *found = 1;
+    return TM_OK;
+}
+
+/* The screen's verdict (cached in the screen's own cache). */
+static int screen_passes(void *ud, const uint32_t *nodes, int *ok)
+{
+    search *s = ud;
+    const sim__size_search_cfg *cfg = s->cfg;
+    sim__size_search_cfg sc = *cfg;
+    sc.eval = cfg->screen;
+    sc.ud = cfg->screen_ud;
+    sc.cache = cfg->screen_cache;
+    size_t before = s->ans->evaluations;
+    search s2 = {&sc, s->ans, s->diag};
+    const sim__size_eval *e;
+    int rc = eval_at(&s2, nodes, &e);
+    s->ans->evaluations = before; /* evaluations counts full ones */
+    if (rc == TM_OK)
+        *ok = e->pass;
+    return rc;
+}
+
+static int screened(const search *s)
+{
+    return s->cfg->screen && s->cfg->screen_cache;
+}
+
 static int min_in_pool(search *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
 {
+    if (screened(s)) {
+        int sfound, rc = sim__size_fewest_guess(screen_passes, s, nodes, k, lo, hi,
+                                                s->cfg->screen_guess[k], &sfound);
+        if (rc != TM_OK)
+            return rc;
+        return sim__size_fewest_confirm(passes, s, nodes, k, lo, hi, nodes[k], sfound, found,
+                                        s->cfg->screen_stats);
+    }
     return sim__size_fewest(passes, s, nodes, k, lo, hi, found);
 }
 
@@ -184,6 +418,17 @@ static int staircase(search *s, uint32_t *nodes)
             if (!found)
                 continue; /* more of a is needed */
             have_b = 1;
+            b = nodes[kb];
+        } else if (screened(s)) {
+            /* the screen walks b down from the last b, the full evaluation
+             * confirms where it stops (b still passes at this a, b - 1 not) */
+            if ((rc = sim__size_fewest_down(screen_passes, s, nodes, kb, cfg->floor[kb], b)))
+                return rc;
+            if ((rc = sim__size_fewest_confirm(passes, s, nodes, kb, cfg->floor[kb], cfg->max[kb],
+                                               nodes[kb], 1, &found, cfg->screen_stats)))
+                return rc;
+            if (!found)
+                continue;
             b = nodes[kb];
         } else {
             while (b > cfg->floor[kb]) {
