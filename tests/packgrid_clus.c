@@ -144,7 +144,7 @@ static void one_world(const char *args, int many_keys, uint32_t steps)
         }
         place_job j = random_job(id++, many_keys);
         uint8_t qs = PLACE_Q_WAITING;
-        place_view v = {0, &w->c, &j, &qs, 1, w->run, w->n_run, NULL};
+        place_view v = {0, &w->c, &j, &qs, 1, w->run, w->n_run, NULL, NULL, 0};
         place_decision da = {0, 0, 0, 4, pa}, db = {0, 0, 0, 4, pb};
         if (f->begin)
             CHECK_EQ_INT(f->begin(st, &v), PLACE_OK);
