@@ -347,6 +347,7 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
         c.max_queue =
             cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
         c.bin_s = t1 - t0 > 0 ? (t1 - t0) : 1.0; /* one bin: the series are not kept */
+        c.outcomes_only = 1;
         if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
                                          diag)) ||
             (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9, c.block_tokens,
