@@ -446,6 +446,15 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
  * date when the stretch ends (finish_iteration). */
 #define SIM__LLM_HIST_MAX 1024u
 
+/* (h + 1) mod bt for 1 <= h <= bt, without a division. */
+static uint32_t phase_of(uint64_t h, uint32_t bt)
+{
+    uint64_t x = h + 1;
+    while (x >= bt) /* at most twice */
+        x -= bt;
+    return (uint32_t)x;
+}
+
 static void stretch_bin(sim *m, replica *p, double t)
 {
     double f = (t - m->t0) / m->c->bin_s;
@@ -531,7 +540,7 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
         if (fin < room)
             room = fin;
         if (p->hist && h <= bt)
-            p->hist[(h + 1) % bt]++;
+            p->hist[phase_of(h, bt)]++;
         else if (h < room) /* not in the histogram: stop before its block */
             room = h;
     }
@@ -631,12 +640,12 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
             if (p->hist) { /* the stretch's phases, cleared as they were set */
                 uint64_t h = q->blocks * bt - q->kv;
                 if (h <= bt)
-                    p->hist[(h + 1) % bt] = 0;
+                    p->hist[phase_of(h, bt)] = 0;
             }
             q->kv += p->steps;
             q->gen += p->steps - 1;
-            uint64_t nb = blocks_for(m, q->kv); /* the blocks a stretch crossed into */
-            if (nb > q->blocks) {
+            if (q->kv > q->blocks * bt) { /* the blocks a stretch crossed into */
+                uint64_t nb = blocks_for(m, q->kv);
                 p->free_blocks -= nb - q->blocks;
                 q->blocks = nb;
             }
