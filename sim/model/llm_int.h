@@ -208,9 +208,9 @@ typedef struct sim__llm_cfg {
     double api_in_usd_per_mtok, api_out_usd_per_mtok;
     double warmup_s; /* requests arriving before this are served, not counted */
     double bin_s;    /* time-series bin (> 0) */
-    /* 1: only the per-request outcomes (ttft_s, tpot_s, e2e_s, replica) and
-     * each replica's iterations, busy_s and preemptions are filled; no
-     * percentiles, attainment, token sums or series (a fleet run's
+    /* 1: only the per-request outcomes (ttft_s, tpot_s, e2e_s, replica),
+     * the series and each replica's iterations, busy_s and preemptions are
+     * filled; no percentiles, attainment or token sums (a fleet run's
      * accounting needs no more, and sorting every interval's latencies cost
      * a quarter of its time) */
     int outcomes_only;

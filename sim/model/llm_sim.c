@@ -237,8 +237,6 @@ static int series_bin(sim *m, replica *p, size_t k)
 /* Add x * dt over [t, t + dt) to series v of replica p, bin by bin. */
 static int series_add(sim *m, replica *p, double t, double dt, double b, double kv, double q)
 {
-    if (m->c->outcomes_only)
-        return TM_OK;
     double bin = m->c->bin_s;
     while (dt > 0) {
         double f = (t - m->t0) / bin;
@@ -465,7 +463,7 @@ static void stretch_bin(sim *m, replica *p, double t)
 
 static int stretch_flush(sim *m, replica *p)
 {
-    if (m->c->outcomes_only || (p->ib == 0 && p->ikv == 0))
+    if (p->ib == 0 && p->ikv == 0)
         return TM_OK;
     int rc = series_bin(m, p, p->ik);
     if (rc)
@@ -479,8 +477,6 @@ static int stretch_flush(sim *m, replica *p)
 /* Series of one iteration [t, t + dt) of a stretch at KV use `used`. */
 static int stretch_series(sim *m, replica *p, double t, double dt, double used)
 {
-    if (m->c->outcomes_only)
-        return TM_OK;
     double seqs = (double)p->sb.seqs;
     if (t + dt < p->bin_end) {
         p->ib += seqs * dt;
@@ -553,13 +549,11 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
     p->busy = 1;
     p->t_start = t;
     p->t_end = t + dt;
-    if (!c->outcomes_only) {
-        stretch_bin(m, p, t);
-        double used = (double)(c->kv_blocks - p->free_blocks) / (double)c->kv_blocks;
-        int rc = stretch_series(m, p, t, dt, used);
-        if (rc)
-            return rc;
-    }
+    stretch_bin(m, p, t);
+    double used = (double)(c->kv_blocks - p->free_blocks) / (double)c->kv_blocks;
+    int rc = stretch_series(m, p, t, dt, used);
+    if (rc)
+        return rc;
     return stretch_walk(m, p);
 }
 
@@ -946,9 +940,7 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
             res->service.busy_s += st->busy_s;
             res->service.preemptions += st->preemptions;
         }
-        goto out;
-    }
-    {
+    } else {
         uint32_t *idx = malloc(nn * sizeof *idx);
         double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b),
                *e = malloc(nn * sizeof *e);
