@@ -508,7 +508,8 @@ static int stretch_walk(sim *m, replica *p)
         p->cum_alloc += a;
         p->sb.kv_tokens += p->sb.decode_seqs;
         p->sb.attn_pairs += p->sb.decode_seqs;
-        double dt = sim__llm_iter_time(&c->iter, &p->sb);
+        double dt = c->iter.profile ? sim__llm_iter_time(&c->iter, &p->sb)
+                                    : sim__llm_roof_time(&c->iter.roof, &p->sb);
         double used = (double)(c->kv_blocks - (p->free_blocks - p->cum_alloc)) / kvb;
         int rc = stretch_series(m, p, end, dt, used);
         if (rc)
