@@ -6,3 +6,4 @@ tarmac_test(test_llm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_llm.c
             LIBS tarmac_sim LABELS validation)
 set_tests_properties(test_llm PROPERTIES TIMEOUT 900)
 tarmac_script_test(llm_cli COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/llm_cli.sh LABELS integration)
+tarmac_script_test(llm_scale COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/llm_scale.sh LABELS integration)

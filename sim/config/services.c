@@ -107,6 +107,47 @@ static int load_request_mode(sim__loader *L, const cJSON *o, const char *p, sim_
     return TM_OK;
 }
 
+/* autoscale.signal (request mode only): "queue" or "kv", its target and
+ * the re-evaluation period (docs/llm-serving.md, "Scaling on a signal"). */
+static int load_scale_signal(sim__loader *L, const cJSON *as, const char *q, sim__svc_cfg *cfg)
+{
+    char sig[16], r[SIM__PATH_MAX_LEN];
+    int rc;
+    if ((rc = sim__cfg_get_string(L, as, q, "signal", sig, sizeof sig, "")))
+        return rc;
+    if (sig[0] == '\0') {
+        static const char *const dep[] = {"signal_target", "signal_period", NULL};
+        for (int i = 0; dep[i]; i++)
+            if (sim__json_member(as, dep[i])) {
+                sim__json_child(r, q, dep[i]);
+                return sim__cfg_fail(L, r, "only with \"signal\"");
+            }
+        return TM_OK;
+    }
+    sim__json_child(r, q, "signal");
+    if (strcmp(sig, "queue") == 0)
+        cfg->scale_signal = SIM__SVC_SIGNAL_QUEUE;
+    else if (strcmp(sig, "kv") == 0)
+        cfg->scale_signal = SIM__SVC_SIGNAL_KV;
+    else
+        return sim__cfg_fail(L, r, "expected \"queue\" or \"kv\", got \"%s\"", sig);
+    if (!cfg->request_mode)
+        return sim__cfg_fail(L, r,
+                             "only with \"mode\": \"request\" (the hourly model has no "
+                             "queue or KV cache)");
+    int64_t per = 3600 * SIM_US_PER_S;
+    if ((rc = sim__cfg_get_number(L, as, q, "signal_target", &cfg->scale_target, 1e-9,
+                                  cfg->scale_signal == SIM__SVC_SIGNAL_KV ? 1.0 : 1e9, 1)) ||
+        (rc = sim__cfg_get_duration(L, as, q, "signal_period", &per, 0)))
+        return rc;
+    if (per < SIM_US_PER_S) {
+        sim__json_child(r, q, "signal_period");
+        return sim__cfg_fail(L, r, "expected a duration of at least 1s");
+    }
+    cfg->scale_period_s = (double)per / SIM_US_PER_S;
+    return TM_OK;
+}
+
 /* The shape and throughput of a service's model (also what a specialization
  * may change). */
 static int load_service_model(sim__loader *L, const cJSON *o, const char *p, sim__svc_cfg *cfg,
@@ -290,8 +331,15 @@ static int load_service(sim__loader *L, const cJSON *o, const char *p, sim_servi
     const cJSON *as = sim__json_member(o, "autoscale");
     if (as) {
         sim__json_child(q, p, "autoscale");
-        static const char *const keys[] = {
-            "min", "max", "target_util", "scale_up_delay", "scale_down_window", NULL};
+        static const char *const keys[] = {"min",
+                                           "max",
+                                           "target_util",
+                                           "scale_up_delay",
+                                           "scale_down_window",
+                                           "signal",
+                                           "signal_target",
+                                           "signal_period",
+                                           NULL};
         int64_t mn = cfg->min_replicas, mx = cfg->max_replicas;
         int64_t up = (int64_t)(cfg->scale_up_delay_s * SIM_US_PER_S);
         int64_t down = (int64_t)(cfg->scale_down_window_s * SIM_US_PER_S);
@@ -309,6 +357,8 @@ static int load_service(sim__loader *L, const cJSON *o, const char *p, sim_servi
         cfg->max_replicas = (uint32_t)mx;
         cfg->scale_up_delay_s = (double)up / SIM_US_PER_S;
         cfg->scale_down_window_s = (double)down / SIM_US_PER_S;
+        if ((rc = load_scale_signal(L, as, q, cfg)))
+            return rc;
     }
     int64_t prio = spec->priority;
     if ((rc = sim__cfg_get_int(L, o, p, "priority", &prio, -1000000, 1000000, 0)))

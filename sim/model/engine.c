@@ -1447,6 +1447,7 @@ static int svc_step(engine *e, svc *v)
     sim__svc_action act;
     tm_diag sub;
     tm_diag_clear(&sub);
+    sim__svc_scaler_signal(&v->scaler, v->cfg, &v->acct); /* request mode's signal, if any */
     if (sim__svc_scaler_step(&v->scaler, v->cfg, e->now_us, load, svc_replica_tps(e, v), &act,
                              &sub) != TM_OK)
         return svc_err(e, v, &sub);

@@ -142,6 +142,24 @@ typedef struct sim__llm_iter {
 /* Seconds one iteration of batch b takes (> 0). */
 double sim__llm_iter_time(const sim__llm_iter *it, const sim__llm_batch *b);
 
+/* The roofline's seconds for batch b, the 1 us floor applied: what
+ * sim__llm_iter_time returns without a profile, inline for the decode
+ * stretches of llm_sim.c (one definition, so the two agree to the bit). */
+static inline double sim__llm_roof_time(const sim__llm_roofline *r, const sim__llm_batch *b)
+{
+    double tokens = (double)b->prefill_tokens + (double)b->decode_seqs;
+    double flops = r->flops_per_token * tokens + r->attn_flops_per_pair * b->attn_pairs;
+    double bytes = r->weight_bytes + r->kv_bytes_per_token * (double)b->kv_tokens;
+    double tc = flops / r->flops_per_s, tm = bytes / r->bytes_per_s;
+    double t = r->overhead_s + (tc > tm ? tc : tm);
+    if (r->tp > 1) {
+        double ar_bytes = r->allreduce_bytes_per_token * tokens;
+        t += r->allreduces *
+             (r->allreduce_latency_s + 2.0 * (r->tp - 1) / r->tp * ar_bytes / r->link_bytes_per_s);
+    }
+    return t > 1e-6 ? t : 1e-6;
+}
+
 /* KV-cache blocks of one replica: (tp x GPU memory x mem_frac - weights) /
  * (block_tokens x KV bytes per token), rounded down. TM_ERR_INVAL (with what
  * is missing) when the weights leave no block. */
@@ -208,6 +226,12 @@ typedef struct sim__llm_cfg {
     double api_in_usd_per_mtok, api_out_usd_per_mtok;
     double warmup_s; /* requests arriving before this are served, not counted */
     double bin_s;    /* time-series bin (> 0) */
+    /* 1: only the per-request outcomes (ttft_s, tpot_s, e2e_s, replica),
+     * the series and each replica's iterations, busy_s and preemptions are
+     * filled; no percentiles, attainment or token sums (a fleet run's
+     * accounting needs no more, and sorting every interval's latencies cost
+     * a quarter of its time) */
+    int outcomes_only;
 } sim__llm_cfg;
 
 /* Defaults: 1 replica, vLLM, 256 sequences, 8192 tokens, chunk 512, block

@@ -183,24 +183,11 @@ static double profile_time(const sim__llm_profile *p, const sim__llm_batch *b)
 
 double sim__llm_iter_time(const sim__llm_iter *it, const sim__llm_batch *b)
 {
-    double t;
-    if (it->profile) {
-        t = profile_time(it->profile, b);
-    } else {
-        const sim__llm_roofline *r = &it->roof;
-        double tokens = (double)b->prefill_tokens + (double)b->decode_seqs;
-        double flops = r->flops_per_token * tokens + r->attn_flops_per_pair * b->attn_pairs;
-        double bytes = r->weight_bytes + r->kv_bytes_per_token * (double)b->kv_tokens;
-        double tc = flops / r->flops_per_s, tm = bytes / r->bytes_per_s;
-        t = r->overhead_s + (tc > tm ? tc : tm);
-        if (r->tp > 1) {
-            double ar_bytes = r->allreduce_bytes_per_token * tokens;
-            t += r->allreduces * (r->allreduce_latency_s +
-                                  2.0 * (r->tp - 1) / r->tp * ar_bytes / r->link_bytes_per_s);
-        }
-    }
+    if (!it->profile)
+        return sim__llm_roof_time(&it->roof, b);
+    double t = profile_time(it->profile, b);
     /* a profile extrapolated below its data could go to 0 or below: an
-     * iteration takes at least a microsecond */
+     * iteration takes at least a microsecond (the roofline's floor too) */
     return t > 1e-6 ? t : 1e-6;
 }
 

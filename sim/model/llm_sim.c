@@ -132,6 +132,17 @@ typedef struct replica {
     double iterations, busy_s;
     uint64_t preemptions;
     uint32_t steps; /* decode iterations of the current event (decode_stretch) */
+    /* the current event is a decode stretch (decode_stretch): its next
+     * iteration's batch, its bounds, and what it has walked so far */
+    int stretch, more;  /* more: stopped only at an arrival, may go on */
+    sim__llm_batch sb;  /* the batch of iteration steps + 1 */
+    uint32_t room;      /* most iterations: the first finish */
+    uint32_t phase;     /* (steps + 1) mod block_tokens */
+    uint64_t cum_alloc; /* blocks its iterations 2..steps take */
+    uint32_t *hist;     /* [block_tokens]: sequences by block phase */
+    double ib, ikv;     /* series integrals not yet put in bin ik */
+    size_t ik;
+    double bin_end; /* end of bin ik */
 } replica;
 
 typedef struct hent {
@@ -196,6 +207,33 @@ static uint64_t blocks_for(const sim *m, uint64_t tokens)
     return (tokens + m->c->block_tokens - 1) / m->c->block_tokens;
 }
 
+/* Make bin k of replica p's series exist. */
+static int series_bin(sim *m, replica *p, size_t k)
+{
+    if (k >= p->cap_bins) {
+        if (k >= m->bins_max)
+            return tm_diag_set(m->diag, TM_ERR_LIMIT, "llm.bin_s",
+                               "more than %u series cells (replicas x bins of %g s); a larger "
+                               "bin is needed",
+                               (unsigned)SIM__LLM_SERIES_MAX, m->c->bin_s);
+        size_t nc = p->cap_bins ? p->cap_bins : 64;
+        while (nc <= k)
+            nc *= 2;
+        double **a[3] = {&p->s_batch, &p->s_kv, &p->s_queue};
+        for (int i = 0; i < 3; i++) {
+            double *x = realloc(*a[i], nc * sizeof *x);
+            if (!x)
+                return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "series of %zu bins", nc);
+            memset(x + p->cap_bins, 0, (nc - p->cap_bins) * sizeof *x);
+            *a[i] = x;
+        }
+        p->cap_bins = nc;
+    }
+    if (k + 1 > p->n_bins)
+        p->n_bins = k + 1;
+    return TM_OK;
+}
+
 /* Add x * dt over [t, t + dt) to series v of replica p, bin by bin. */
 static int series_add(sim *m, replica *p, double t, double dt, double b, double kv, double q)
 {
@@ -203,27 +241,9 @@ static int series_add(sim *m, replica *p, double t, double dt, double b, double 
     while (dt > 0) {
         double f = (t - m->t0) / bin;
         size_t k = f > 0 ? (size_t)f : 0;
-        if (k >= p->cap_bins) {
-            if (k >= m->bins_max)
-                return tm_diag_set(m->diag, TM_ERR_LIMIT, "llm.bin_s",
-                                   "more than %u series cells (replicas x bins of %g s); a larger "
-                                   "bin is needed",
-                                   (unsigned)SIM__LLM_SERIES_MAX, bin);
-            size_t nc = p->cap_bins ? p->cap_bins : 64;
-            while (nc <= k)
-                nc *= 2;
-            double **a[3] = {&p->s_batch, &p->s_kv, &p->s_queue};
-            for (int i = 0; i < 3; i++) {
-                double *x = realloc(*a[i], nc * sizeof *x);
-                if (!x)
-                    return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "series of %zu bins", nc);
-                memset(x + p->cap_bins, 0, (nc - p->cap_bins) * sizeof *x);
-                *a[i] = x;
-            }
-            p->cap_bins = nc;
-        }
-        if (k + 1 > p->n_bins)
-            p->n_bins = k + 1;
+        int rc = series_bin(m, p, k);
+        if (rc)
+            return rc;
         double bin_end = m->t0 + (double)(k + 1) * bin;
         double part = t + dt < bin_end ? dt : bin_end - t;
         if (!(part > 0)) /* rounding at a bin edge */
@@ -400,37 +420,151 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
     }
 }
 
-/* Decode-only iterations with nothing waiting repeat the same batch, each
- * with one more context token per sequence, until a sequence finishes or
- * needs a new block, or an arrival comes (it could join). Those iterations
- * are run as one event of `steps` iterations, with the same times and token
- * counts as one by one: the stretch stops before the iteration in which a
- * sequence would finish or need a block, and at the first iteration end at
- * or after the next arrival. dt is the first iteration's time; the
- * stretch's is returned. */
-static double decode_stretch(sim *m, replica *p, sim__llm_batch *b, double t, double dt,
-                             uint32_t *steps)
+/* Decode stretches. Decode-only iterations with nothing waiting repeat the
+ * same batch, each with one more context token per sequence, until a
+ * sequence finishes, the blocks its sequences cross into run out, or a
+ * request arrives at the replica (it could join). Such iterations are one
+ * event of `steps` iterations, with the same times and token counts as one
+ * by one and no per-sequence work per iteration:
+ *   - a sequence with h tokens of room in its blocks (1 <= h <= block_tokens
+ *     after the first iteration's allocation) takes a block at iterations
+ *     h + 1, h + 1 + block_tokens, ...: hist[] counts the sequences by
+ *     (h + 1) mod block_tokens, so iteration j takes hist[j mod block_tokens]
+ *     blocks; the stretch stops before the iteration whose blocks would pass
+ *     the free ones (the next event preempts as decode_all does);
+ *   - it ends with the iteration in which the first sequence finishes;
+ *   - it is walked only up to the first iteration end at or after the next
+ *     arrival (`more`): when that event comes and no request was routed to
+ *     the replica meanwhile, the walk goes on from there (main loop); if one
+ *     was, the stretch ends there, as it would have iteration by iteration;
+ *   - the KV-use series gets each iteration's use (blocks grow inside a
+ *     stretch): iterations inside one bin are summed, one crossing a bin
+ *     edge is split by series_add.
+ * Blocks, KV tokens and generated tokens of its sequences are brought up to
+ * date when the stretch ends (finish_iteration). */
+#define SIM__LLM_HIST_MAX 1024u
+
+/* (h + 1) mod bt for 1 <= h <= bt, without a division. */
+static uint32_t phase_of(uint64_t h, uint32_t bt)
 {
-    uint64_t room = UINT64_MAX;
+    uint64_t x = h + 1;
+    while (x >= bt) /* at most twice */
+        x -= bt;
+    return (uint32_t)x;
+}
+
+static void stretch_bin(sim *m, replica *p, double t)
+{
+    double f = (t - m->t0) / m->c->bin_s;
+    p->ik = f > 0 ? (size_t)f : 0;
+    p->bin_end = m->t0 + (double)(p->ik + 1) * m->c->bin_s;
+    p->ib = p->ikv = 0;
+}
+
+static int stretch_flush(sim *m, replica *p)
+{
+    if (p->ib == 0 && p->ikv == 0)
+        return TM_OK;
+    int rc = series_bin(m, p, p->ik);
+    if (rc)
+        return rc;
+    p->s_batch[p->ik] += p->ib;
+    p->s_kv[p->ik] += p->ikv;
+    p->ib = p->ikv = 0;
+    return TM_OK;
+}
+
+/* Series of one iteration [t, t + dt) of a stretch at KV use `used`. */
+static int stretch_series(sim *m, replica *p, double t, double dt, double used)
+{
+    double seqs = (double)p->sb.seqs;
+    if (t + dt < p->bin_end) {
+        p->ib += seqs * dt;
+        p->ikv += used * dt;
+        return TM_OK;
+    }
+    int rc = stretch_flush(m, p);
+    if (rc == TM_OK)
+        rc = series_add(m, p, t, dt, seqs, used, 0.0);
+    stretch_bin(m, p, t + dt);
+    return rc;
+}
+
+/* Walk the stretch of p on from its current end (see above). */
+static int stretch_walk(sim *m, replica *p)
+{
+    const sim__llm_cfg *c = m->c;
+    uint32_t bt = c->block_tokens;
+    double end = p->t_end, kvb = (double)c->kv_blocks;
+    p->more = 0;
+    while (p->steps < p->room) {
+        if (!(end < m->t_next_arrival)) {
+            p->more = 1;
+            break;
+        }
+        uint64_t a = p->hist ? p->hist[p->phase] : 0;
+        if (p->cum_alloc + a > p->free_blocks)
+            break;
+        p->cum_alloc += a;
+        p->sb.kv_tokens += p->sb.decode_seqs;
+        p->sb.attn_pairs += p->sb.decode_seqs;
+        double dt = c->iter.profile ? sim__llm_iter_time(&c->iter, &p->sb)
+                                    : sim__llm_roof_time(&c->iter.roof, &p->sb);
+        double used = (double)(c->kv_blocks - (p->free_blocks - p->cum_alloc)) / kvb;
+        int rc = stretch_series(m, p, end, dt, used);
+        if (rc)
+            return rc;
+        end += dt;
+        p->steps++;
+        p->phase = p->phase + 1 >= bt ? 0 : p->phase + 1;
+    }
+    p->t_end = end;
+    return TM_OK;
+}
+
+/* Begin a stretch at t whose first iteration (batch b, dt) decode_all built. */
+static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
+{
+    const sim__llm_cfg *c = m->c;
+    uint32_t bt = c->block_tokens;
+    if (bt <= SIM__LLM_HIST_MAX && !p->hist && !(p->hist = calloc(bt, sizeof *p->hist)))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "block phases");
+    uint64_t room = UINT32_MAX;
     for (size_t k = 0; k < p->n_batch; k++) {
         const seq *q = &m->s[p->batch[k]];
-        uint64_t blk = q->blocks * m->c->block_tokens - q->kv; /* >= 1: the first is allocated */
-        uint64_t fin = (uint64_t)(q->output - q->gen) - 1;     /* iterations before the last */
-        uint64_t r = blk < fin ? blk : fin;
-        room = r < room ? r : room;
+        uint64_t fin = (uint64_t)(q->output - q->gen); /* iterations to its last token */
+        uint64_t h = q->blocks * bt - q->kv;           /* >= 1: the first is allocated */
+        if (fin < room)
+            room = fin;
+        if (p->hist && h <= bt)
+            p->hist[phase_of(h, bt)]++;
+        else if (h < room) /* not in the histogram: stop before its block */
+            room = h;
     }
-    if (room > 4096)
-        room = 4096;
-    double end = t + dt;
-    uint32_t n = 1;
-    while (n < room && end < m->t_next_arrival) {
-        b->kv_tokens += b->decode_seqs;
-        b->attn_pairs += b->decode_seqs;
-        end += sim__llm_iter_time(&m->c->iter, b);
-        n++;
-    }
-    *steps = n;
-    return end - t;
+    p->stretch = 1;
+    p->room = room > 0 ? (uint32_t)room : 1;
+    p->steps = 1;
+    p->phase = 2 % bt;
+    p->cum_alloc = 0;
+    p->sb = *b;
+    p->busy = 1;
+    p->t_start = t;
+    p->t_end = t + dt;
+    stretch_bin(m, p, t);
+    double used = (double)(c->kv_blocks - p->free_blocks) / (double)c->kv_blocks;
+    int rc = stretch_series(m, p, t, dt, used);
+    if (rc)
+        return rc;
+    return stretch_walk(m, p);
+}
+
+/* The stretch of p ends at p->t_end: its totals and series. */
+static int stretch_end(sim *m, replica *p)
+{
+    p->iterations += p->steps;
+    p->busy_s += p->t_end - p->t_start;
+    p->stretch = p->more = 0;
+    return stretch_flush(m, p);
 }
 
 static int start(sim *m, uint32_t r, double t)
@@ -445,14 +579,17 @@ static int start(sim *m, uint32_t r, double t)
         return TM_OK;
     }
     double dt = sim__llm_iter_time(&m->c->iter, &b);
-    uint32_t steps = 1;
-    if (b.prefill_tokens == 0 && p->wait.n == 0)
-        dt = decode_stretch(m, p, &b, t, dt, &steps);
-    p->steps = steps;
+    if (b.prefill_tokens == 0 && p->wait.n == 0) {
+        if ((rc = stretch_begin(m, p, &b, t, dt)))
+            return rc;
+        heap_push(m, (hent){p->t_end, r});
+        return TM_OK;
+    }
+    p->steps = 1;
     p->busy = 1;
     p->t_start = t;
     p->t_end = t + dt;
-    p->iterations += steps;
+    p->iterations += 1;
     p->busy_s += dt;
     double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
     if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
@@ -481,6 +618,12 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
 {
     replica *p = &m->rep[r];
     int any_done = 0;
+    uint32_t bt = m->c->block_tokens;
+    if (p->stretch) {
+        int rc = stretch_end(m, p);
+        if (rc)
+            return rc;
+    }
     for (size_t k = 0; k < p->n_batch; k++) {
         seq *q = &m->s[p->batch[k]];
         if (q->sched_prefill) {
@@ -489,8 +632,18 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
             if (q->pre_done < q->pre_target)
                 continue;
         } else {
+            if (p->hist) { /* the stretch's phases, cleared as they were set */
+                uint64_t h = q->blocks * bt - q->kv;
+                if (h <= bt)
+                    p->hist[phase_of(h, bt)] = 0;
+            }
             q->kv += p->steps;
             q->gen += p->steps - 1;
+            if (q->kv > q->blocks * bt) { /* the blocks a stretch crossed into */
+                uint64_t nb = blocks_for(m, q->kv);
+                p->free_blocks -= nb - q->blocks;
+                q->blocks = nb;
+            }
         }
         q->gen++;
         if (isnan(q->t_first))
@@ -756,10 +909,16 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
             ai++;
         } else {
             hent e = heap_pop(&m);
-            m.rep[e.r].busy = 0;
-            rc = finish_iteration(&m, e.r, e.t, res, reqs);
-            if (rc == TM_OK)
-                rc = start(&m, e.r, e.t);
+            replica *p = &m.rep[e.r];
+            if (p->more && p->wait.n == 0) { /* a stretch walks on */
+                if ((rc = stretch_walk(&m, p)) == TM_OK)
+                    heap_push(&m, (hent){p->t_end, e.r});
+            } else {
+                p->busy = 0;
+                rc = finish_iteration(&m, e.r, e.t, res, reqs);
+                if (rc == TM_OK)
+                    rc = start(&m, e.r, e.t);
+            }
             /* central routing: a replica idle with room takes queued requests */
             if (rc == TM_OK && cfg->route == SIM__LLM_ROUTE_CENTRAL && m.central.n)
                 for (uint32_t r = 0; r < cfg->replicas && rc == TM_OK && m.central.n; r++)
@@ -772,7 +931,17 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     /* outcomes and figures */
     for (size_t i = 0; i < n; i++)
         res->replica[i] = m.s[i].replica;
-    {
+    if (cfg->outcomes_only) {
+        for (uint32_t r = 0; r < cfg->replicas; r++) {
+            sim__llm_stats *st = &res->per_replica[r];
+            st->iterations = m.rep[r].iterations;
+            st->busy_s = m.rep[r].busy_s;
+            st->preemptions = m.rep[r].preemptions;
+            res->service.iterations += st->iterations;
+            res->service.busy_s += st->busy_s;
+            res->service.preemptions += st->preemptions;
+        }
+    } else {
         uint32_t *idx = malloc(nn * sizeof *idx);
         double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b),
                *e = malloc(nn * sizeof *e);
@@ -855,6 +1024,7 @@ out:
             free(p->s_batch);
             free(p->s_kv);
             free(p->s_queue);
+            free(p->hist);
         }
     free(m.central.v);
     free(m.rep);

@@ -115,7 +115,15 @@ typedef struct sim__svc_cfg {
     char llm_model[SIM_NAME_MAX]; /* a sim__llm_model name (request mode) */
     int llm_sarathi;              /* batching: 0 vLLM, 1 Sarathi chunked prefill */
     double slo_tpot_s;            /* TPOT SLO of request mode (0: 0.2 s) */
+    /* request mode: the autoscaler on a request-level signal instead of the
+     * load model (sim__svc_scaler_step): 0 none, or a SIM__SVC_SIGNAL_* */
+    int scale_signal;
+    double scale_target;   /* the signal's target per ready replica (> 0) */
+    double scale_period_s; /* re-evaluation period with a signal (0: 3600 s) */
 } sim__svc_cfg;
+
+#define SIM__SVC_SIGNAL_QUEUE 1 /* time-mean waiting requests per ready replica */
+#define SIM__SVC_SIGNAL_KV    2 /* time-mean KV-cache use of the ready replicas, 0..1 */
 
 /* Defaults (sources in docs/services.md): no GPU type usable (tokens_per_s all
  * 0), Azure 2023 conversation trace means for token counts, prefill weight 0,
@@ -280,6 +288,10 @@ typedef struct sim__svc_acct {
     sim__svc_vol demanded, slo_ok, late, unserved, api;
     double replica_s;      /* ready replica-seconds */
     double busy_replica_s; /* ready replica-seconds x utilisation (GPU-s: x replica_gpus) */
+    /* request mode: the signals of the last simulated piece (sig_n pieces so
+     * far): time-mean waiting requests per ready replica and KV-cache use */
+    double sig_queue, sig_kv;
+    uint64_t sig_n;
 } sim__svc_acct;
 
 /* Add [t0_us, t1_us) at the pool's ready replicas (constant over it) to acct.
@@ -345,7 +357,19 @@ typedef struct sim__svc_scaler {
     uint32_t n_win;
     uint32_t win_value[SIM__SVC_SCALER_WINDOW];   /* decreasing from the front */
     int64_t win_until_us[SIM__SVC_SCALER_WINDOW]; /* INT64_MAX: still in force */
+    /* the request-level signal measured last (cfg.scale_signal), if any */
+    int has_signal;
+    double signal;
 } sim__svc_scaler;
+
+/* Hand the last measured request-level signal of acct (cfg.scale_signal) to
+ * the scaler before a step; nothing without a signal or a measurement. With
+ * one, sim__svc_scaler_step sizes on it as Kubernetes' HPA does on a custom
+ * metric: desired = ceil(ready x signal / scale_target) within [min, max],
+ * `ready` while the signal is within 10 % of the target (the HPA's
+ * tolerance), the load model's value while no replica is ready; and asks to be
+ * evaluated again scale_period_s later. */
+void sim__svc_scaler_signal(sim__svc_scaler *s, const sim__svc_cfg *cfg, const sim__svc_acct *acct);
 
 typedef struct sim__svc_action {
     uint32_t desired;

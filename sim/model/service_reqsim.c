@@ -336,6 +336,7 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
                 out);
         goto out;
     }
+    double sig_wait = 0, sig_kv = 0, sig_rep = 0; /* sums over the ready replicas */
     for (size_t k = 0; k < pool->n_sub; k++) {
         const sim__svc_sub *sp = &pool->sub[k];
         sim__llm_cfg c;
@@ -347,12 +348,14 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
         c.max_queue =
             cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
         c.bin_s = t1 - t0 > 0 ? (t1 - t0) : 1.0; /* one bin: the series are not kept */
+        c.outcomes_only = 1;
         if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
                                          diag)) ||
             (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9, c.block_tokens,
                                      &c.kv_blocks, diag)))
             goto out;
         acct->replica_s += (double)sp->replicas * (t1 - t0);
+        sig_rep += sp->replicas;
         if (nq[k] == 0)
             continue;
         sim__llm_result res;
@@ -378,12 +381,23 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
         }
         for (uint32_t j = 0; j < res.replicas; j++)
             busy += res.per_replica[j].busy_s < t1 - t0 ? res.per_replica[j].busy_s : t1 - t0;
+        /* the signals: one series bin spans the piece (a time mean over it;
+         * a replica's bins past the piece hold the backlog's drain) */
+        for (uint32_t j = 0; j < res.replicas && res.n_bins; j++) {
+            sig_wait += res.queue_mean[(size_t)j * res.n_bins];
+            sig_kv += res.kv_use[(size_t)j * res.n_bins];
+        }
         acct->busy_replica_s += busy;
         vol_add(&acct->slo_ok, ok, in, out);
         vol_add(&acct->late, late, in, out);
         vol_add(&acct->api, api, in, out);
         vol_add(&acct->unserved, lost, in, out);
         sim__llm_result_fini(&res);
+    }
+    if (sig_rep > 0) {
+        acct->sig_queue = sig_wait / sig_rep;
+        acct->sig_kv = sig_kv / sig_rep;
+        acct->sig_n++;
     }
 out:
     for (size_t k = 0; k < PLACE_MAX_TYPES; k++)

@@ -44,6 +44,30 @@ uint32_t sim__svc_desired(const sim__svc_cfg *cfg, double load_req_per_s,
     return d < cfg->min_replicas ? cfg->min_replicas : d;
 }
 
+void sim__svc_scaler_signal(sim__svc_scaler *s, const sim__svc_cfg *cfg, const sim__svc_acct *acct)
+{
+    if (!cfg->scale_signal || acct->sig_n == 0)
+        return;
+    s->has_signal = 1;
+    s->signal = cfg->scale_signal == SIM__SVC_SIGNAL_KV ? acct->sig_kv : acct->sig_queue;
+}
+
+/* ceil(ready x signal / target) within [min, max]; a signal within 10 % of
+ * its target keeps `ready` (the HPA's default tolerance). */
+static uint32_t signal_desired(const sim__svc_cfg *cfg, uint32_t ready, double signal)
+{
+    double ratio = signal / cfg->scale_target;
+    double x = (double)ready * ratio;
+    uint32_t d;
+    if (!(x >= 0) || fabs(ratio - 1.0) <= 0.1)
+        d = ready;
+    else if (!(x < (double)cfg->max_replicas))
+        d = cfg->max_replicas;
+    else
+        d = (uint32_t)ceil(x);
+    return d < cfg->min_replicas ? cfg->min_replicas : d;
+}
+
 int sim__svc_scaler_step(sim__svc_scaler *s, const sim__svc_cfg *cfg, int64_t t_us,
                          double load_req_per_s, double replica_tokens_per_s, sim__svc_action *act,
                          tm_diag *diag)
@@ -60,6 +84,8 @@ int sim__svc_scaler_step(sim__svc_scaler *s, const sim__svc_cfg *cfg, int64_t t_
                            "time went back: %lld us after %lld us", (long long)t_us,
                            (long long)s->last_us);
     uint32_t d = sim__svc_desired(cfg, load_req_per_s, replica_tokens_per_s);
+    if (cfg->scale_signal && s->has_signal && s->ready > 0)
+        d = signal_desired(cfg, s->ready, s->signal);
 
     /* the window of values in force: the last one stops now */
     if (s->n_win > 0)
@@ -102,6 +128,12 @@ int sim__svc_scaler_step(sim__svc_scaler *s, const sim__svc_cfg *cfg, int64_t t_
     if (s->n_win > 1 && (uint64_t)s->ready + s->loading > d) {
         int64_t u = s->win_until_us[0];
         act->next_eval_us = u > INT64_MAX - w_us ? INT64_MAX : u + w_us;
+    }
+    if (cfg->scale_signal) { /* a signal changes without a load change: look again */
+        int64_t per = us_of(cfg->scale_period_s > 0 ? cfg->scale_period_s : 3600.0);
+        int64_t at = t_us > INT64_MAX - per ? INT64_MAX : t_us + per;
+        if (at < act->next_eval_us)
+            act->next_eval_us = at;
     }
     s->desired = d;
     s->last_us = t_us;
