@@ -141,7 +141,7 @@ static int stdout_check(int code)
     return code;
 }
 
-int sim_cli_main(int argc, char **argv)
+static int cli_dispatch(int argc, char **argv)
 {
     gsl_set_error_handler_off();
     /* Past a file-size limit (RLIMIT_FSIZE) a write then fails with EFBIG
@@ -157,7 +157,6 @@ int sim_cli_main(int argc, char **argv)
         return tm_status_exit_code(TM_ERR_USAGE);
     }
     const char *cmd = argv[1];
-    sim__provenance_command_line(argc, argv);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         main_help(stdout);
         return 0;
@@ -182,6 +181,16 @@ int sim_cli_main(int argc, char **argv)
     fprintf(stderr, "tarmac: unknown command '%s'\n\n", cmd);
     main_help(stderr);
     return tm_status_exit_code(TM_ERR_USAGE);
+}
+
+int sim_cli_main(int argc, char **argv)
+{
+    /* every file the command writes records the command line; the record
+     * lives as long as the command (a program may call this many times) */
+    sim__provenance_command_line(argc, argv);
+    int code = cli_dispatch(argc, argv);
+    sim__provenance_command_line(0, NULL);
+    return code;
 }
 
 void sim__cli_warn_no_gpus(const sim_scenario *sc, const char *name)

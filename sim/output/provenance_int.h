@@ -26,8 +26,9 @@ typedef struct sim__provenance_extra {
 /* Record the process's command line (argv[0]'s base name, then the
  * arguments, shell-quoted where needed) so that every file written after it
  * carries it as /provenance/command_line: the flags of size, plan, breakeven
- * and the rest are inputs as much as the scenario is. sim_cli_main calls it
- * once at start-up; a later call replaces the record, argc 0 clears it. Not
+ * and the rest are inputs as much as the scenario is. sim_cli_main records
+ * it for the length of the command and clears it after (argc 0 clears; a
+ * later call replaces the record). Not
  * thread-safe: call it before any writer runs. Out of memory, the record is
  * cleared (files then say nothing rather than something wrong). */
 void sim__provenance_command_line(int argc, char *const *argv);
