@@ -76,6 +76,7 @@ typedef struct cprof {
     const place_cluster *uni_cluster;
     uint32_t uni_nodes, uni_gpn, uni_type;
     int uni_ok;
+    int all_up;               /* this pass (count mode): every node is in service */
     int64_t uni_cpu, uni_mem; /* smallest host CPU and memory */
     int64_t *st, *sf;         /* steps: time and free units */
     uint32_t n, cap_st, cap_sf;
@@ -153,7 +154,7 @@ static int nodes_uniform(cprof *p, const place_cluster *c)
 static int job_counts(const cprof *p, const place_cluster *c, const place_job *j)
 {
     uint32_t g = p->uni_gpn;
-    return j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && j->gpus % g == 0 &&
+    return j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && (g == 1 || j->gpus % g == 0) &&
            (j->gpus == g || (j->flags & PLACE_JOB_CAN_SPAN)) && !(j->flags & PLACE_JOB_SERVICE) &&
            place_type_ok(c, j, p->uni_type) && j->cpu_milli <= p->uni_cpu &&
            j->host_mem_mib <= p->uni_mem;
@@ -166,8 +167,8 @@ static int count_applies(cprof *p, const place_view *v)
     if (!nodes_uniform(p, c) || c->types_present != (1ull << p->uni_type) ||
         c->type_max_gpus[p->uni_type] != p->uni_gpn)
         return 0;
-    uint32_t t = p->uni_type, g = p->uni_gpn;
-    if (c->gpus_up != (uint64_t)g * bits_count(&c->up[t]))
+    uint32_t t = p->uni_type, g = p->uni_gpn, up = bits_count(&c->up[t]);
+    if (c->gpus_up != (uint64_t)g * up)
         return 0; /* a GPU out of service on a node in service */
     if (g > 1 && c->type_gpus_free[t] != (uint64_t)g * bits_count(c->by_free[t] + g))
         return 0; /* a node partly free: held in part by something no view lists */
@@ -182,6 +183,7 @@ static int count_applies(cprof *p, const place_view *v)
             return 0;
     p->gpn = g;
     p->type = t;
+    p->all_up = up == c->n_nodes;
     return 1;
 }
 
@@ -275,9 +277,9 @@ static int profile_build(cprof *p, const place_view *v)
             return PLACE_ERR_NOMEM;
         int64_t e = x->end_estimate_us < 0 ? PLACE_T_NEVER : x->end_estimate_us;
         if (e != PLACE_T_NEVER && e <= p->now)
-            e = p->now + 1; /* past its estimate: expected at any moment */
-        int64_t k = 0;
-        for (uint32_t q = 0; q < x->n_parts; q++)
+            e = p->now + 1;                     /* past its estimate: expected at any moment */
+        int64_t k = p->all_up ? x->n_parts : 0; /* one unit per part (count_applies) */
+        for (uint32_t q = 0; q < x->n_parts && !p->all_up; q++)
             k += c->node_up[x->parts[q].node];
         if (k > 0 && e != PLACE_T_NEVER) {
             p->rel[m].t = e;
