@@ -314,13 +314,21 @@ static int profile_build(cprof *p, const place_view *v)
 
 /* Decide the pass's mode at the first use and build the count profile; the
  * mode (0 identity, 1 count) or PLACE_ERR_NOMEM. */
-static int ensure_mode(cprof *p, const place_view *v)
+static int ensure_mode_slow(cprof *p, const place_view *v)
 {
     if (p->mode < 0)
         p->mode = count_applies(p, v);
     if (p->mode == 1 && !p->built && profile_build(p, v) != PLACE_OK)
         return PLACE_ERR_NOMEM;
     return p->mode;
+}
+
+/* ensure_mode_slow() once a pass; then a test (every allow and hopeless). */
+static inline int ensure_mode(cprof *p, const place_view *v)
+{
+    if (p->mode == 0 || (p->mode == 1 && p->built))
+        return p->mode;
+    return ensure_mode_slow(p, v);
 }
 
 /* The count rule's allow() for job j started now. */
