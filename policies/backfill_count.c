@@ -172,12 +172,17 @@ static int count_applies(cprof *p, const place_view *v)
         return 0; /* a GPU out of service on a node in service */
     if (g > 1 && c->type_gpus_free[t] != (uint64_t)g * bits_count(c->by_free[t] + g))
         return 0; /* a node partly free: held in part by something no view lists */
-    for (uint32_t r = 0; r < v->n_running; r++)
-        for (uint32_t k = 0; k < v->running[r].n_parts; k++) {
-            const place_part *q = &v->running[r].parts[k];
-            if (q->gpus != g || q->milli != PLACE_MILLI_WHOLE || q->node >= c->n_nodes)
-                return 0;
-        }
+    /* A running job's parts are a placement the cluster took (place_cluster_take
+     * or _take_exact, which check it: each part at least one GPU and at most its
+     * node's g, whole GPUs where the job asks for whole ones, the parts adding up
+     * to the job's GPUs), so "every part is one whole node" is, per job, "whole
+     * GPUs, g per part": O(running jobs), not O(parts). */
+    for (uint32_t r = 0; r < v->n_running; r++) {
+        const place_running *x = &v->running[r];
+        if (x->job.gpu_milli != PLACE_MILLI_WHOLE || x->n_parts == 0 ||
+            x->job.gpus != (uint64_t)g * x->n_parts)
+            return 0;
+    }
     for (uint32_t i = 0; i < v->n_queue; i++)
         if (v->queue_state[i] == PLACE_Q_WAITING && !job_counts(p, c, &v->queue[i]))
             return 0;
