@@ -80,6 +80,9 @@ typedef struct cprof {
     int64_t uni_cpu, uni_mem; /* smallest host CPU and memory */
     int64_t *st, *sf;         /* steps: time and free units */
     uint32_t n, cap_st, cap_sf;
+    int64_t *pm; /* pm[x]: the least of sf[0..x], valid at profile version pm_version */
+    uint32_t cap_pm;
+    uint64_t pm_version;
     struct crel {
         int64_t t, k;
     } * rel; /* scratch: releases of running jobs */
@@ -226,6 +229,7 @@ static uint32_t step_split(cprof *p, int64_t t)
     p->st[k + 1] = t;
     p->sf[k + 1] = p->sf[k];
     p->n++;
+    p->version++; /* the indexes moved */
     return k + 1;
 }
 
@@ -251,6 +255,24 @@ static int profile_holds(const cprof *p, int64_t a, int64_t b, int64_t k)
         if (p->sf[x] < k)
             return 0;
     return 1;
+}
+
+/* Does the profile hold k units over [now, b) (b > now = st[0])? As
+ * profile_holds(p, now, b, k): the least free count from now up to the last
+ * step before b, from the prefix minima, which are recomputed once per
+ * profile version (O(S)); then a bisection (O(log S)). EASY asks this of
+ * every queued job that fits now, between changes of the profile. */
+static int profile_holds_now(cprof *p, int64_t b, int64_t k)
+{
+    if (p->pm_version != p->version) {
+        if (place__grow(&p->env, (void **)&p->pm, &p->cap_pm, p->n, sizeof *p->pm))
+            return profile_holds(p, p->now, b, k); /* no memory: the walk */
+        int64_t m = INT64_MAX;
+        for (uint32_t x = 0; x < p->n; x++)
+            p->pm[x] = m = p->sf[x] < m ? p->sf[x] : m;
+        p->pm_version = p->version;
+    }
+    return p->pm[b == PLACE_T_NEVER ? p->n - 1 : step_find(p, b - 1)] >= k;
 }
 
 /* The earliest a at which the profile holds k units over [a, a + d);
@@ -345,7 +367,7 @@ static int count_allow(cprof *p, const place_job *j)
         p->memo_gpus == j->gpus)
         return p->memo;
     int64_t k = j->gpus / p->gpn;
-    p->memo = profile_holds(p, p->now, add_sat(p->now, duration_of(j)), k);
+    p->memo = profile_holds_now(p, add_sat(p->now, duration_of(j)), k);
     p->memo_id = j->id;
     p->memo_est = j->estimate_us;
     p->memo_gpus = j->gpus;
@@ -384,6 +406,7 @@ void place__bf_destroy(void *state)
     place__profile_destroy(s->id);
     place__free(&p->env, p->st, p->cap_st * sizeof *p->st);
     place__free(&p->env, p->sf, p->cap_sf * sizeof *p->sf);
+    place__free(&p->env, p->pm, p->cap_pm * sizeof *p->pm);
     place__free(&p->env, p->rel, p->cap_rel * sizeof *p->rel);
     place__free(&p->env, p->rs, p->cap_rs * sizeof *p->rs);
     place_env env = p->env;
