@@ -76,9 +76,13 @@ typedef struct cprof {
     const place_cluster *uni_cluster;
     uint32_t uni_nodes, uni_gpn, uni_type;
     int uni_ok;
+    int all_up;               /* this pass (count mode): every node is in service */
     int64_t uni_cpu, uni_mem; /* smallest host CPU and memory */
     int64_t *st, *sf;         /* steps: time and free units */
     uint32_t n, cap_st, cap_sf;
+    int64_t *pm; /* pm[x]: the least of sf[0..x], valid at profile version pm_version */
+    uint32_t cap_pm;
+    uint64_t pm_version;
     struct crel {
         int64_t t, k;
     } * rel; /* scratch: releases of running jobs */
@@ -153,7 +157,7 @@ static int nodes_uniform(cprof *p, const place_cluster *c)
 static int job_counts(const cprof *p, const place_cluster *c, const place_job *j)
 {
     uint32_t g = p->uni_gpn;
-    return j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && j->gpus % g == 0 &&
+    return j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && (g == 1 || j->gpus % g == 0) &&
            (j->gpus == g || (j->flags & PLACE_JOB_CAN_SPAN)) && !(j->flags & PLACE_JOB_SERVICE) &&
            place_type_ok(c, j, p->uni_type) && j->cpu_milli <= p->uni_cpu &&
            j->host_mem_mib <= p->uni_mem;
@@ -166,22 +170,28 @@ static int count_applies(cprof *p, const place_view *v)
     if (!nodes_uniform(p, c) || c->types_present != (1ull << p->uni_type) ||
         c->type_max_gpus[p->uni_type] != p->uni_gpn)
         return 0;
-    uint32_t t = p->uni_type, g = p->uni_gpn;
-    if (c->gpus_up != (uint64_t)g * bits_count(&c->up[t]))
+    uint32_t t = p->uni_type, g = p->uni_gpn, up = bits_count(&c->up[t]);
+    if (c->gpus_up != (uint64_t)g * up)
         return 0; /* a GPU out of service on a node in service */
     if (g > 1 && c->type_gpus_free[t] != (uint64_t)g * bits_count(c->by_free[t] + g))
         return 0; /* a node partly free: held in part by something no view lists */
-    for (uint32_t r = 0; r < v->n_running; r++)
-        for (uint32_t k = 0; k < v->running[r].n_parts; k++) {
-            const place_part *q = &v->running[r].parts[k];
-            if (q->gpus != g || q->milli != PLACE_MILLI_WHOLE || q->node >= c->n_nodes)
-                return 0;
-        }
+    /* A running job's parts are a placement the cluster took (place_cluster_take
+     * or _take_exact, which check it: each part at least one GPU and at most its
+     * node's g, whole GPUs where the job asks for whole ones, the parts adding up
+     * to the job's GPUs), so "every part is one whole node" is, per job, "whole
+     * GPUs, g per part": O(running jobs), not O(parts). */
+    for (uint32_t r = 0; r < v->n_running; r++) {
+        const place_running *x = &v->running[r];
+        if (x->job.gpu_milli != PLACE_MILLI_WHOLE || x->n_parts == 0 ||
+            x->job.gpus != (uint64_t)g * x->n_parts)
+            return 0;
+    }
     for (uint32_t i = 0; i < v->n_queue; i++)
         if (v->queue_state[i] == PLACE_Q_WAITING && !job_counts(p, c, &v->queue[i]))
             return 0;
     p->gpn = g;
     p->type = t;
+    p->all_up = up == c->n_nodes;
     return 1;
 }
 
@@ -219,6 +229,7 @@ static uint32_t step_split(cprof *p, int64_t t)
     p->st[k + 1] = t;
     p->sf[k + 1] = p->sf[k];
     p->n++;
+    p->version++; /* the indexes moved */
     return k + 1;
 }
 
@@ -244,6 +255,24 @@ static int profile_holds(const cprof *p, int64_t a, int64_t b, int64_t k)
         if (p->sf[x] < k)
             return 0;
     return 1;
+}
+
+/* Does the profile hold k units over [now, b) (b > now = st[0])? As
+ * profile_holds(p, now, b, k): the least free count from now up to the last
+ * step before b, from the prefix minima, which are recomputed once per
+ * profile version (O(S)); then a bisection (O(log S)). EASY asks this of
+ * every queued job that fits now, between changes of the profile. */
+static int profile_holds_now(cprof *p, int64_t b, int64_t k)
+{
+    if (p->pm_version != p->version) {
+        if (place__grow(&p->env, (void **)&p->pm, &p->cap_pm, p->n, sizeof *p->pm))
+            return profile_holds(p, p->now, b, k); /* no memory: the walk */
+        int64_t m = INT64_MAX;
+        for (uint32_t x = 0; x < p->n; x++)
+            p->pm[x] = m = p->sf[x] < m ? p->sf[x] : m;
+        p->pm_version = p->version;
+    }
+    return p->pm[b == PLACE_T_NEVER ? p->n - 1 : step_find(p, b - 1)] >= k;
 }
 
 /* The earliest a at which the profile holds k units over [a, a + d);
@@ -275,9 +304,9 @@ static int profile_build(cprof *p, const place_view *v)
             return PLACE_ERR_NOMEM;
         int64_t e = x->end_estimate_us < 0 ? PLACE_T_NEVER : x->end_estimate_us;
         if (e != PLACE_T_NEVER && e <= p->now)
-            e = p->now + 1; /* past its estimate: expected at any moment */
-        int64_t k = 0;
-        for (uint32_t q = 0; q < x->n_parts; q++)
+            e = p->now + 1;                     /* past its estimate: expected at any moment */
+        int64_t k = p->all_up ? x->n_parts : 0; /* one unit per part (count_applies) */
+        for (uint32_t q = 0; q < x->n_parts && !p->all_up; q++)
             k += c->node_up[x->parts[q].node];
         if (k > 0 && e != PLACE_T_NEVER) {
             p->rel[m].t = e;
@@ -312,13 +341,21 @@ static int profile_build(cprof *p, const place_view *v)
 
 /* Decide the pass's mode at the first use and build the count profile; the
  * mode (0 identity, 1 count) or PLACE_ERR_NOMEM. */
-static int ensure_mode(cprof *p, const place_view *v)
+static int ensure_mode_slow(cprof *p, const place_view *v)
 {
     if (p->mode < 0)
         p->mode = count_applies(p, v);
     if (p->mode == 1 && !p->built && profile_build(p, v) != PLACE_OK)
         return PLACE_ERR_NOMEM;
     return p->mode;
+}
+
+/* ensure_mode_slow() once a pass; then a test (every allow and hopeless). */
+static inline int ensure_mode(cprof *p, const place_view *v)
+{
+    if (p->mode == 0 || (p->mode == 1 && p->built))
+        return p->mode;
+    return ensure_mode_slow(p, v);
 }
 
 /* The count rule's allow() for job j started now. */
@@ -330,7 +367,7 @@ static int count_allow(cprof *p, const place_job *j)
         p->memo_gpus == j->gpus)
         return p->memo;
     int64_t k = j->gpus / p->gpn;
-    p->memo = profile_holds(p, p->now, add_sat(p->now, duration_of(j)), k);
+    p->memo = profile_holds_now(p, add_sat(p->now, duration_of(j)), k);
     p->memo_id = j->id;
     p->memo_est = j->estimate_us;
     p->memo_gpus = j->gpus;
@@ -369,6 +406,7 @@ void place__bf_destroy(void *state)
     place__profile_destroy(s->id);
     place__free(&p->env, p->st, p->cap_st * sizeof *p->st);
     place__free(&p->env, p->sf, p->cap_sf * sizeof *p->sf);
+    place__free(&p->env, p->pm, p->cap_pm * sizeof *p->pm);
     place__free(&p->env, p->rel, p->cap_rel * sizeof *p->rel);
     place__free(&p->env, p->rs, p->cap_rs * sizeof *p->rs);
     place_env env = p->env;

@@ -365,6 +365,19 @@ int trace__parse_f64(const char *s, double *v)
 {
     if (!s || !*s)
         return -1;
+    /* An integer of at most 15 digits (most fields of SWF and CSV traces) is
+     * exact in a double: the value strtod gives, without its general path. */
+    const char *q = s + (*s == '-');
+    uint64_t u = 0;
+    int nd = 0;
+    while (nd < 16 && q[nd] >= '0' && q[nd] <= '9') {
+        u = u * 10 + (uint64_t)(q[nd] - '0');
+        nd++;
+    }
+    if (nd > 0 && nd <= 15 && q[nd] == '\0') {
+        *v = *s == '-' ? -(double)u : (double)u;
+        return 0;
+    }
     char *end;
     errno = 0;
     double x = strtod(s, &end);

@@ -527,23 +527,43 @@ static void node_alloc_add(engine *e, const job *j, const place_part *p, int sig
 /* ------------------------------------------------------------------------- */
 /* levels: what a job's allocation and work add to the time series            */
 
+/* One pool's and GPU type's share m of a change to a job's allocation: the
+ * two alloc levels and the ledger's "rest" cells. */
+static void levels_alloc_part(engine *e, uint32_t pool, uint32_t t, int rest, uint32_t cons,
+                              int64_t m)
+{
+    const sim_scenario *sc = e->sc;
+    sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_ALLOC), e->now_us, m);
+    sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
+    led_pool_add(e, pool, rest, m);
+    led_cons_add(e, cons, rest, m);
+}
+
+/* Consecutive parts on one pool and GPU type (a gang over identical nodes:
+ * all of them) change those levels and cells once, by their sum: the adds
+ * are linear at one instant, so the totals are those of one add per part. */
 static void levels_alloc(engine *e, const job *j, int sign)
 {
     const sim_scenario *sc = e->sc;
     /* the ledger: a new allocation is all "rest" (busy comes after), and so
      * is one given back (its busy level went to 0 first) */
     int rest = job_rest_bucket(j);
-    uint32_t cons = job_cons(e, j);
+    uint32_t cons = job_cons(e, j), pool = 0, t = 0;
+    int64_t run = 0;
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
-        int64_t m = sign * part_milli(j, p);
-        uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
-        sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_ALLOC), e->now_us, m);
-        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
-        led_pool_add(e, pool, rest, m);
-        led_cons_add(e, cons, rest, m);
+        uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
+        if (k > 0 && (pk != pool || tk != t)) {
+            levels_alloc_part(e, pool, t, rest, cons, run);
+            run = 0;
+        }
+        pool = pk;
+        t = tk;
+        run += sign * part_milli(j, p);
         node_alloc_add(e, j, p, sign);
     }
+    if (j->n_parts > 0)
+        levels_alloc_part(e, pool, t, rest, cons, run);
     int64_t m = sign * job_milli(j);
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
     size_t own = j->svc ? sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC)
@@ -601,6 +621,20 @@ static void levels_work_set(engine *e, job *j)
     j->value_lv = vl;
 }
 
+/* One pool's and GPU type's share m of a change to a job's busy GPUs: the
+ * two busy levels, and m moved from the ledger's "rest" cells to "busy". */
+static void levels_busy_part(engine *e, uint32_t pool, uint32_t t, int busy_b, int rest_b,
+                             uint32_t cons, int64_t m)
+{
+    const sim_scenario *sc = e->sc;
+    sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
+    sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
+    led_pool_add(e, pool, busy_b, m);
+    led_pool_add(e, pool, rest_b, -m);
+    led_cons_add(e, cons, busy_b, m);
+    led_cons_add(e, cons, rest_b, -m);
+}
+
 /* Set what a job adds to the busy levels: all of its GPUs for a batch job at
  * work, none while it pays a restart overhead, the service's utilisation of
  * them for a ready replica (a replica is on one node). */
@@ -613,18 +647,21 @@ static void levels_busy_set(engine *e, job *j, int64_t milli)
     if (j->svc)
         replica_work_flush(e, j);
     int busy_b = job_busy_bucket(j), rest_b = job_rest_bucket(j);
-    uint32_t cons = job_cons(e, j);
+    uint32_t cons = job_cons(e, j), pool = 0, t = 0;
+    int64_t run = 0; /* consecutive parts on one pool and type: one add (as levels_alloc) */
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
-        int64_t m = j->n_parts == 1 ? delta : (delta > 0 ? 1 : -1) * part_milli(j, p);
-        uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
-        sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
-        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
-        led_pool_add(e, pool, busy_b, m);
-        led_pool_add(e, pool, rest_b, -m);
-        led_cons_add(e, cons, busy_b, m);
-        led_cons_add(e, cons, rest_b, -m);
+        uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
+        if (k > 0 && (pk != pool || tk != t)) {
+            levels_busy_part(e, pool, t, busy_b, rest_b, cons, run);
+            run = 0;
+        }
+        pool = pk;
+        t = tk;
+        run += j->n_parts == 1 ? delta : (delta > 0 ? 1 : -1) * part_milli(j, p);
     }
+    if (j->n_parts > 0)
+        levels_busy_part(e, pool, t, busy_b, rest_b, cons, run);
     sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, delta);
     if (j->svc)
         sim__level_add(&e->series, sim_level_service(sc, j->svc - 1, SIM_LV_S_BUSY), e->now_us,
