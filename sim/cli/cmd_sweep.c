@@ -15,6 +15,7 @@
  */
 #include "cli/cli_int.h"
 #include "config/json_out.h"
+#include "output/provenance_int.h"
 #include "studies/sweep_int.h"
 #include "studies/work_int.h"
 #include "version.h"
@@ -399,6 +400,11 @@ static int is_verb(const char *s)
 
 static int cmd_sweep(int argc, char **argv)
 {
+    /* A sweep's files record no command line: a point's file is the same
+     * bytes however it was made (one process, -j N, a Slurm array task, a
+     * resumed or redone point, `sweep point`), and the merged file equals
+     * one process's; the sweep file and the point's scenario say what ran. */
+    sim__provenance_command_line(0, NULL);
     sweep_cli c;
     memset(&c, 0, sizeof c);
     c.shard_n = 1;
