@@ -1,4 +1,8 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 *
+ * One file, past a thousand lines: the queues, the preemption walk, the
+ * starvation rule and the Gittins tables share one per-job state and one
+ * pass, and split apart they would each need the others' internals.
+ */
 /*
  * tiresias.c — Tiresias (Gu et al., NSDI 2019): discretised 2D-LAS with
  * preemption, starvation promotion, the Gittins-index variant and

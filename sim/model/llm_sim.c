@@ -1,4 +1,9 @@
-/* SPDX-License-Identifier: Apache-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 *
+ * One file, just past a thousand lines: the event loop, the batch
+ * scheduler and the decode fast-forward read and write the same replica and
+ * sequence state on every step; the iteration-time model is already apart
+ * (llm_iter.c).
+ */
 /*
  * llm_sim.c — the request-level simulation of one LLM deployment: requests
  * routed to replicas, continuous batching per iteration, a KV cache of

@@ -36,8 +36,8 @@ void sim__provenance_command_line(int argc, char *const *argv);
 /* Write /provenance into w: scenario_given, scenario_resolved,
  * scenario_source, scenario_name and seed when sc is not NULL, then
  * replication (x->run), tarmac_version, policy (x->run, from sc),
- * command_line (when recorded) and libraries/{gsl,hdf5,cjson,zlib}. x may be NULL (nothing extra). Fails like
- * any h5io write (the writer's sticky status), or TM_ERR_NOMEM. */
+ * command_line (when recorded) and libraries/{gsl,hdf5,cjson,zlib}. x may be NULL (nothing extra).
+ * Fails like any h5io write (the writer's sticky status), or TM_ERR_NOMEM. */
 int sim__provenance_write(sim__h5w *w, const sim_scenario *sc, const sim__provenance_extra *x,
                           tm_diag *diag);
 
