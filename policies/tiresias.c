@@ -1,8 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 *
- * One file, past a thousand lines: the queues, the preemption walk, the
- * starvation rule and the Gittins tables share one per-job state and one
- * pass, and split apart they would each need the others' internals.
- */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tiresias.c — Tiresias (Gu et al., NSDI 2019): discretised 2D-LAS with
  * preemption, starvation promotion, the Gittins-index variant and
@@ -73,6 +69,10 @@
  * which is why this is a whole policy rather than an order and a preempt
  * component. The seam for a split is the Gittins distribution (parse_dist
  * to gittins), which touches nothing else of the state.
+ *
+ * One file, past a thousand lines: the queues, the preemption walk, the
+ * starvation rule and the Gittins tables share one per-job state and one
+ * pass, and split apart they would each need the others' internals.
  */
 #include "place_int.h"
 

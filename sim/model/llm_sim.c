@@ -1,9 +1,4 @@
-/* SPDX-License-Identifier: Apache-2.0 *
- * One file, just past a thousand lines: the event loop, the batch
- * scheduler and the decode fast-forward read and write the same replica and
- * sequence state on every step; the iteration-time model is already apart
- * (llm_iter.c).
- */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * llm_sim.c — the request-level simulation of one LLM deployment: requests
  * routed to replicas, continuous batching per iteration, a KV cache of
@@ -37,6 +32,11 @@
  * A request that needs more blocks than a replica has is dropped.
  *
  * Per-iteration cost is O(sequences in the batch); memory is O(requests).
+ *
+ * One file, just past a thousand lines: the event loop, the batch
+ * scheduler and the decode fast-forward read and write the same replica and
+ * sequence state on every step; the iteration-time model is already apart
+ * (llm_iter.c).
  */
 #include "model/llm_int.h"
 
