@@ -69,10 +69,6 @@
  * which is why this is a whole policy rather than an order and a preempt
  * component. The seam for a split is the Gittins distribution (parse_dist
  * to gittins), which touches nothing else of the state.
- *
- * One file, past a thousand lines: the queues, the preemption walk, the
- * starvation rule and the Gittins tables share one per-job state and one
- * pass, and split apart they would each need the others' internals.
  */
 #include "place_int.h"
 
