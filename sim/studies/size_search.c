@@ -96,6 +96,89 @@ static int passes(void *ud, const uint32_t *nodes, int *ok)
     return rc;
 }
 
+/* A pass callback that counts its calls (the confirming search reports how
+ * many full evaluations it made). */
+typedef struct counted {
+    sim__size_pass_fn pass;
+    void *ud;
+    size_t calls;
+} counted;
+
+static int counted_pass(void *ud, const uint32_t *nodes, int *ok)
+{
+    counted *c = ud;
+    c->calls++;
+    return c->pass(c->ud, nodes, ok);
+}
+
+/* Between a failing count bad and a passing count good (bad < good): the
+ * fewest that passes, by bisection, into nodes[k]. */
+static int bisect(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t bad,
+                  uint32_t good)
+{
+    int ok, rc;
+    while (good - bad > 1) {
+        uint32_t mid = bad + (good - bad) / 2;
+        nodes[k] = mid;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (ok)
+            good = mid;
+        else
+            bad = mid;
+    }
+    nodes[k] = good;
+    return TM_OK;
+}
+
+/* From a count bad known to fail: gallop up (bad + 1, + 2, + 4, ..., capped
+ * at hi) to a passing count, then bisect. *found = 0, nodes[k] = hi, when
+ * none up to hi passes. */
+static int up_from_fail(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t bad,
+                        uint32_t hi, int *found)
+{
+    int ok, rc;
+    uint32_t step = 1;
+    *found = 0;
+    for (;;) {
+        uint32_t next = hi - bad > step ? bad + step : hi;
+        nodes[k] = next;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (ok) {
+            rc = bisect(pass, ud, nodes, k, bad, next);
+            *found = rc == TM_OK;
+            return rc;
+        }
+        if (next == hi)
+            return TM_OK;
+        bad = next;
+        step *= 2;
+    }
+}
+
+/* From a count good known to pass: gallop down (good - 1, - 2, - 4, ...,
+ * floored at lo) to a failing count, then bisect; nodes[k] = the fewest that
+ * passes (lo when every count down to it passes). */
+static int down_from_pass(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k,
+                          uint32_t good, uint32_t lo)
+{
+    int ok, rc;
+    uint32_t step = 1;
+    while (good > lo) {
+        uint32_t next = good - lo > step ? good - step : lo;
+        nodes[k] = next;
+        if ((rc = pass(ud, nodes, &ok)))
+            return rc;
+        if (!ok)
+            return bisect(pass, ud, nodes, k, next, good);
+        good = next;
+        step *= 2;
+    }
+    nodes[k] = good;
+    return TM_OK;
+}
+
 int sim__size_fewest(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
                      uint32_t hi, int *found)
 {
@@ -106,72 +189,39 @@ int sim__size_fewest(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k
         *found = rc == TM_OK;
         return rc;
     }
-    uint32_t bad = lo, good = 0, step = 1;
-    for (;;) {
-        uint32_t next = hi - bad > step ? bad + step : hi;
-        nodes[k] = next;
-        if ((rc = pass(ud, nodes, &ok)))
-            return rc;
-        if (ok) {
-            good = next;
-            break;
-        }
-        if (next == hi)
-            return TM_OK;
-        bad = next;
-        step *= 2;
-    }
-    while (good - bad > 1) {
-        uint32_t mid = bad + (good - bad) / 2;
-        nodes[k] = mid;
-        if ((rc = pass(ud, nodes, &ok)))
-            return rc;
-        if (ok)
-            good = mid;
-        else
-            bad = mid;
-    }
-    nodes[k] = good;
-    *found = 1;
-    return TM_OK;
+    return up_from_fail(pass, ud, nodes, k, lo, hi, found);
 }
 
 int sim__size_fewest_down(sim__size_pass_fn pass, void *ud, uint32_t *nodes, size_t k, uint32_t lo,
                           uint32_t hi)
 {
-    int64_t good = hi, bad = (int64_t)lo - 1, step = 1;
-    int ok, rc;
-    while (good > (int64_t)lo) {
-        int64_t cand = good - step < (int64_t)lo ? (int64_t)lo : good - step;
-        nodes[k] = (uint32_t)cand;
-        if ((rc = pass(ud, nodes, &ok)))
-            return rc;
-        if (!ok) {
-            bad = cand;
-            break;
-        }
-        good = cand;
-        step *= 2;
-    }
-    while (good - bad > 1) {
-        int64_t mid = bad + (good - bad) / 2;
-        nodes[k] = (uint32_t)mid;
-        if ((rc = pass(ud, nodes, &ok)))
-            return rc;
-        if (ok)
-            good = mid;
-        else
-            bad = mid;
-    }
-    nodes[k] = (uint32_t)good;
-    return TM_OK;
+    return down_from_pass(pass, ud, nodes, k, hi, lo);
+}
+
+static void screen_stats(sim__size_screen_stats *st, size_t k, uint32_t lo, uint32_t cand,
+                         int cand_found, uint32_t full_n, int full_found, size_t calls)
+{
+    if (!st)
+        return;
+    st->searches++;
+    st->full_evals += calls;
+    if (cand_found == full_found && (!full_found || full_n == cand))
+        st->agreed++;
+    else
+        st->corrected++;
+    st->k = k;
+    st->lo = lo;
+    st->screen_n = cand;
+    st->screen_found = cand_found;
+    st->full_n = full_n;
+    st->full_found = full_found;
 }
 
 int sim__size_fewest_confirm(sim__size_pass_fn full, void *ud, uint32_t *nodes, size_t k,
                              uint32_t lo, uint32_t hi, uint32_t cand, int cand_found, int *found,
                              sim__size_screen_stats *st)
 {
-    size_t calls = 0;
+    counted c = {full, ud, 0};
     int ok, rc;
     *found = 0;
     if (!cand_found || cand > hi)
@@ -179,109 +229,18 @@ int sim__size_fewest_confirm(sim__size_pass_fn full, void *ud, uint32_t *nodes, 
     if (cand < lo)
         cand = lo;
     nodes[k] = cand;
-    calls++;
-    if ((rc = full(ud, nodes, &ok)))
+    if ((rc = counted_pass(&c, nodes, &ok)))
         return rc;
-    uint32_t good, bad;
-    int have_bad = 0;
-    if (ok) {
-        good = cand;
-        if (cand > lo) {
-            /* the screen's answer passes: does one node fewer fail? */
-            nodes[k] = cand - 1;
-            calls++;
-            if ((rc = full(ud, nodes, &ok)))
-                return rc;
-            if (!ok) {
-                bad = cand - 1;
-                have_bad = 1;
-            } else {
-                /* the screen was too strict: gallop down in full, then bisect */
-                good = cand - 1;
-                uint32_t step = 2;
-                while (good > lo) {
-                    uint32_t next = good - lo > step ? good - step : lo;
-                    nodes[k] = next;
-                    calls++;
-                    if ((rc = full(ud, nodes, &ok)))
-                        return rc;
-                    if (!ok) {
-                        bad = next;
-                        have_bad = 1;
-                        break;
-                    }
-                    good = next;
-                    step *= 2;
-                }
-            }
-        }
-    } else {
-        /* the screen was too lenient (or passed nothing): gallop up in full */
-        bad = cand;
-        have_bad = 1;
-        if (cand == hi)
-            goto done_none;
-        uint32_t step = 1;
-        for (;;) {
-            uint32_t next = hi - bad > step ? bad + step : hi;
-            nodes[k] = next;
-            calls++;
-            if ((rc = full(ud, nodes, &ok)))
-                return rc;
-            if (ok) {
-                good = next;
-                break;
-            }
-            if (next == hi)
-                goto done_none;
-            bad = next;
-            step *= 2;
-        }
-    }
-    while (have_bad && good - bad > 1) {
-        uint32_t mid = bad + (good - bad) / 2;
-        nodes[k] = mid;
-        calls++;
-        if ((rc = full(ud, nodes, &ok)))
-            return rc;
-        if (ok)
-            good = mid;
-        else
-            bad = mid;
-    }
-    nodes[k] = good;
-    *found = 1;
-    if (st) {
-        st->searches++;
-        st->full_evals += calls;
-        if (cand_found && good == cand)
-            st->agreed++;
-        else
-            st->corrected++;
-        st->k = k;
-        st->lo = lo;
-        st->screen_n = cand;
-        st->screen_found = cand_found;
-        st->full_n = good;
-        st->full_found = 1;
-    }
-    return TM_OK;
-done_none:
-    nodes[k] = hi;
-    if (st) {
-        st->searches++;
-        st->full_evals += calls;
-        if (!cand_found)
-            st->agreed++;
-        else
-            st->corrected++;
-        st->k = k;
-        st->lo = lo;
-        st->screen_n = cand;
-        st->screen_found = cand_found;
-        st->full_n = hi;
-        st->full_found = 0;
-    }
+    if (ok) { /* the screen's answer passes: one fewer must fail, else gallop down */
+        rc = down_from_pass(counted_pass, &c, nodes, k, cand, lo);
+        *found = rc == TM_OK;
+    } else if (cand < hi) /* the screen was too lenient (or passed nothing) */
+        rc = up_from_fail(counted_pass, &c, nodes, k, cand, hi, found);
+    else
+        nodes[k] = hi;
+    if (rc != TM_OK)
+        return rc;
+    screen_stats(st, k, lo, cand, cand_found, nodes[k], *found, c.calls);
     return TM_OK;
 }
 
@@ -307,35 +266,9 @@ int sim__size_fewest_guess(sim__size_pass_fn pass, void *ud, uint32_t *nodes, si
         return rc;
     if (!ok)
         return sim__size_fewest(pass, ud, nodes, k, guess, hi, found);
-    /* guess passes: gallop down to a failing count, then bisect */
-    uint32_t good = guess, bad = 0, step = 1;
-    int have_bad = 0;
-    while (good > lo) {
-        uint32_t next = good - lo > step ? good - step : lo;
-        nodes[k] = next;
-        if ((rc = pass(ud, nodes, &ok)))
-            return rc;
-        if (!ok) {
-            bad = next;
-            have_bad = 1;
-            break;
-        }
-        good = next;
-        step *= 2;
-    }
-    while (have_bad && good - bad > 1) {
-        uint32_t mid = bad + (good - bad) / 2;
-        nodes[k] = mid;
-        if ((rc = pass(ud, nodes, &ok)))
-            return rc;
-        if (ok)
-            good = mid;
-        else
-            bad = mid;
-    }
-    nodes[k] = good;
-    *found = 1;
-    return TM_OK;
+    rc = down_from_pass(pass, ud, nodes, k, guess, lo);
+    *found = rc == TM_OK;
+    return rc;
 }
 
 /* The screen's verdict (cached in the screen's own cache). */
