@@ -214,32 +214,9 @@ static int staircase(srch *s, uint32_t *nodes)
         } else {
             /* b falls as a grows: gallop down from the last b (b-1, b-2,
              * b-4, ...) to a failing one, then bisect: O(log drop) */
-            int64_t good = b, bad = (int64_t)lo[kb] - 1, step = 1;
-            while (good > (int64_t)lo[kb]) {
-                int64_t cand = good - step < (int64_t)lo[kb] ? (int64_t)lo[kb] : good - step;
-                int ok;
-                nodes[kb] = (uint32_t)cand;
-                if ((rc = passes(s, nodes, &ok)))
-                    return rc;
-                if (!ok) {
-                    bad = cand;
-                    break;
-                }
-                good = cand;
-                step *= 2;
-            }
-            while (good - bad > 1) {
-                int64_t mid = bad + (good - bad) / 2;
-                int ok;
-                nodes[kb] = (uint32_t)mid;
-                if ((rc = passes(s, nodes, &ok)))
-                    return rc;
-                if (ok)
-                    good = mid;
-                else
-                    bad = mid;
-            }
-            b = (uint32_t)good;
+            if ((rc = sim__size_fewest_down(passes, s, nodes, kb, lo[kb], b)))
+                return rc;
+            b = nodes[kb];
         }
         nodes[kb] = b;
         if ((!recorded || b < last_b) && (rc = mix_add(s, nodes)))
