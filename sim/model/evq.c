@@ -44,16 +44,30 @@
  * of freed (28 bytes lost per 2^31 events through one slot), so an old handle
  * can never match again. Handle 0 (generation 0) never names an event.
  *
+ * The vacated root: pop takes heap[0]'s event and frees its slot but leaves
+ * the root empty (hole = 1) instead of moving the last entry up and sifting it
+ * down at once. The engine's usual next step is a push (a completion starts
+ * the next job, a tick schedules the next tick), and that push puts its key
+ * straight into the root and sifts it down: one sift instead of a sift-down
+ * for the last entry plus a sift-up for the new one, and the last entry does
+ * not move. Any other operation first closes the hole the usual way (settle):
+ * a pop, a cancel, a renumbering. peek, which must not change the queue,
+ * reads the least of the root's four children. The order of events is the
+ * same either way (it is total); only where keys sit in the heap differs.
+ * n counts heap entries with the vacated root, so pending events are
+ * n - hole.
+ *
  * Memory: one block holds heap, slots and slot_pos. It doubles when the slots
  * run out (push then allocates once, out of line) and never shrinks. Growth
  * builds the new block before it frees the old one, so a failure leaves the
  * queue as it was. Nothing else allocates.
  *
- * Invariants (sim__evq_check; tests run it after every step):
- *   heap[parent(i)] < heap[i] for 0 < i < n, and heap[i] is the sentinel for
- *   n <= i < cap + 3; for i < n, s = slot of heap[i] has an odd generation,
+ * Invariants (sim__evq_check; tests run it after every step), with f = hole
+ * the first real entry:
+ *   heap[parent(i)] < heap[i] for f ? 5 : 1 <= i < n, and heap[i] is the sentinel for
+ *   n <= i < cap + 3; for f <= i < n, s = slot of heap[i] has an odd generation,
  *   slot_pos[s] == i and slots[s].seq < seq_next, and heap[i]'s rank is below
- *   rank_next; exactly n slots have an odd generation; the free list holds each
+ *   rank_next; exactly n - f slots have an odd generation; the free list holds each
  *   slot with an even non-zero generation once; generation 0 means retired.
  *   (Ranks follow sequence numbers; tests check it through the pop order.)
  */
@@ -247,20 +261,13 @@ void sim__evq_fini(sim__evq *q)
 /* ------------------------------------------------------------------------- */
 /* operations                                                                 */
 
-int sim__evq_peek(const sim__evq *q, sim__event *out)
-{
-    if (q->n == 0)
-        return SIM__EVQ_EMPTY;
-    if (out)
-        evq__event_fill(out, q->heap[0], &q->slots[evq__key_slot(q->heap[0])]);
-    return TM_OK;
-}
-
 int sim__evq_cancel(sim__evq *q, uint64_t handle)
 {
     uint32_t s = slot_of_handle(q, handle);
     if (s == EVQ_NONE)
         return TM_ERR_STALE;
+    if (q->hole)
+        evq__settle(q); /* positions may move; the root must be a real entry */
     uint32_t i = q->slot_pos[s];
     evq__slot_release(q, s);
     evq__remove(q, i);
@@ -279,7 +286,7 @@ int sim__evq_get(const sim__evq *q, uint64_t handle, sim__event *out)
 
 size_t sim__evq_size(const sim__evq *q)
 {
-    return q->n;
+    return q->n - q->hole;
 }
 
 /* ------------------------------------------------------------------------- */
@@ -289,13 +296,18 @@ int sim__evq_check(const sim__evq *q)
 {
     if (!q->mem)
         return (q->n == 0 && q->cap == 0 && q->slots_used == 0) ? TM_OK : TM_ERR_INTERNAL;
+    if (q->hole > 1 || q->n < q->hole)
+        return TM_ERR_INTERNAL;
+    const size_t first = q->hole; /* the first real entry: 1 past a vacated root */
+    const uint32_t pending_n = q->n - q->hole;
     if (q->n > q->cap || q->slots_used > q->cap || q->retired > q->slots_used ||
-        q->n > q->slots_used - q->retired || q->cap > SIM__EVQ_CAP_MAX ||
+        pending_n > q->slots_used - q->retired || q->cap > SIM__EVQ_CAP_MAX ||
         q->mem_size != block_size(q->cap) || q->rank_limit > EVQ_RANK_LIMIT ||
         q->rank_next > EVQ_RANK_LIMIT)
         return TM_ERR_INTERNAL;
-    /* Heap order and the sentinels. */
-    for (size_t i = 1; i < q->n; i++)
+    /* Heap order (below a vacated root, each of its children heads a heap of
+     * its own) and the sentinels. */
+    for (size_t i = first ? 5 : 1; i < q->n; i++)
         if (!(q->heap[(i - 1) >> 2] < q->heap[i]))
             return TM_ERR_INTERNAL;
     for (size_t i = q->n; i < (size_t)q->cap + EVQ_HEAP_BACK; i++)
@@ -303,7 +315,7 @@ int sim__evq_check(const sim__evq *q)
             return TM_ERR_INTERNAL;
     /* Each entry names a pending slot that points back at it; distinct entries
      * therefore name distinct slots. */
-    for (size_t i = 0; i < q->n; i++) {
+    for (size_t i = first; i < q->n; i++) {
         uint32_t s = evq__key_slot(q->heap[i]);
         if (s >= q->slots_used || (q->slots[s].gen & 1u) == 0 || q->slot_pos[s] != i ||
             q->slots[s].seq >= q->seq_next || key_rank(q->heap[i]) >= q->rank_next)
@@ -320,7 +332,7 @@ int sim__evq_check(const sim__evq *q)
         else
             free_n++;
     }
-    if (pending != q->n || retired != q->retired)
+    if (pending != pending_n || retired != q->retired)
         return TM_ERR_INTERNAL;
     /* The free list holds exactly the free slots: a cycle or a stray member makes
      * the walk longer than free_n or lands on a slot that is not free. */

@@ -10,7 +10,7 @@
  * the insertion sequence. It is total, so a run is deterministic.
  *
  * The layout is here because the engine owns the storage (a member of its
- * struct); only evq.c and the inline push and pop at the end of this file
+ * struct); only evq.c and the inline push, pop and peek at the end of this file
  * (the heap code under them included) read or write the fields, and evq.c
  * explains them.
  */
@@ -63,7 +63,8 @@ typedef struct sim__evq {
     sim__evq_key *heap;   /* heap[0] is the first event; heap[n..cap+3) are sentinels */
     sim__evq_slot *slots; /* payloads */
     uint32_t *slot_pos;   /* per slot: heap index while pending, next free slot when free */
-    uint32_t n;           /* pending events */
+    uint32_t n;           /* heap entries, the vacated root included (pending: n - hole) */
+    uint32_t hole;        /* 1: heap[0] was popped and not yet refilled (see evq.c) */
     uint32_t cap;         /* heap entries and slots allocated */
     uint32_t slots_used;  /* slots ever handed out: [0, slots_used) are initialised */
     uint32_t free_head;   /* first free slot, or UINT32_MAX */
@@ -103,8 +104,8 @@ static inline int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32
  * goes stale. Inline: below. */
 static inline int sim__evq_pop(sim__evq *q, sim__event *out);
 /* Copy the first event into *out (may be NULL) and leave it pending. Returns
- * TM_OK or SIM__EVQ_EMPTY. */
-int sim__evq_peek(const sim__evq *q, sim__event *out);
+ * TM_OK or SIM__EVQ_EMPTY. Inline: below (the engine peeks before each event). */
+static inline int sim__evq_peek(const sim__evq *q, sim__event *out);
 /* Withdraw a pending event, O(log n). Returns TM_OK, or TM_ERR_STALE, queue
  * unchanged, if the handle names no pending event: its event was popped or
  * cancelled (even if the slot has since been reused), or it was never issued. */
@@ -120,7 +121,7 @@ size_t sim__evq_size(const sim__evq *q);
 int sim__evq_check(const sim__evq *q);
 
 /* ------------------------------------------------------------------------- */
-/* The hot path, inline (push, pop and the heap code under them): the engine
+/* The hot path, inline (push, pop, peek and the heap code under them): the engine
  * pushes and pops once per event. Layout and reasons: evq.c. Only these and
  * evq.c touch the fields. */
 
@@ -302,6 +303,13 @@ static inline void evq__slot_release(sim__evq *q, uint32_t s)
     q->free_head = s;
 }
 
+/* Close a vacated root the usual way: the last entry fills it and sifts down. */
+static inline void evq__settle(sim__evq *q)
+{
+    q->hole = 0;
+    evq__remove(q, 0);
+}
+
 static inline int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32_t a, uint64_t b,
                                 uint64_t *handle)
 {
@@ -320,15 +328,24 @@ static inline int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32
         s = q->slots_used++;
         q->slots[s].gen = 0;
     }
-    if (EVQ_UNLIKELY(q->rank_next >= q->rank_limit))
+    if (EVQ_UNLIKELY(q->rank_next >= q->rank_limit)) {
+        if (q->hole)
+            evq__settle(q); /* renumbering sorts every entry of the heap */
         sim__evq_renumber(q);
+    }
     sim__evq_slot *sl = &q->slots[s];
     uint32_t gen = sl->gen + 1;
     sl->gen = gen;
     sl->a = a;
     sl->b = b;
     sl->seq = q->seq_next++;
-    evq__sift_up(q, q->n++, evq__key_make(t_us, kind, q->rank_next++, s));
+    sim__evq_key x = evq__key_make(t_us, kind, q->rank_next++, s);
+    if (q->hole) {
+        q->hole = 0; /* the new event takes the popped one's place at the root */
+        evq__sift_down(q, 0, x);
+    } else {
+        evq__sift_up(q, q->n++, x);
+    }
     if (handle)
         *handle = (uint64_t)gen << 32 | s;
     return TM_OK;
@@ -336,6 +353,8 @@ static inline int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32
 
 static inline int sim__evq_pop(sim__evq *q, sim__event *out)
 {
+    if (q->hole)
+        evq__settle(q);
     if (EVQ_UNLIKELY(q->n == 0)) {
         if (out)
             memset(out, 0, sizeof *out);
@@ -346,11 +365,25 @@ static inline int sim__evq_pop(sim__evq *q, sim__event *out)
     if (out)
         evq__event_fill(out, top, &q->slots[s]);
     evq__slot_release(q, s);
-    evq__remove(q, 0);
-    /* The next pop reads the new first event's slot, which in a large queue is
-     * a cache miss; start it now. */
-    if (q->n)
-        __builtin_prefetch(&q->slots[evq__key_slot(q->heap[0])]);
+    q->hole = 1; /* the root is refilled by the next push, or settled (evq.c) */
+    return TM_OK;
+}
+
+static inline int sim__evq_peek(const sim__evq *q, sim__event *out)
+{
+    if (q->n == q->hole)
+        return SIM__EVQ_EMPTY;
+    sim__evq_key top = q->heap[0];
+    if (q->hole) {
+        /* The first event is the least of the root's children; past the last
+         * entry they are sentinels, which lose every comparison. */
+        top = q->heap[1];
+        for (size_t c = 2; c <= 4; c++)
+            if (q->heap[c] < top)
+                top = q->heap[c];
+    }
+    if (out)
+        evq__event_fill(out, top, &q->slots[evq__key_slot(top)]);
     return TM_OK;
 }
 
