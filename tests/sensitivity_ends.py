@@ -288,8 +288,10 @@ def part_bad(d):
              (["-j", "2"], r"go with --breakeven or --size-target"),
              (["--size-target", "bogus<=1"], r"--size-target: 'bogus<=1': unknown metric"),
              (["--size-target", "wait_p95>=10m"], r"--size-target"),
-             (["--size-target", "wait_p95<=10m", "--size-pools", "nope"], r"no pool named 'nope'"),
-             (["--breakeven", "--breakeven-pools", "h100,h100"], r"'h100' given twice"),
+             (["--size-target", "wait_p95<=10m", "--size-pools", "nope"],
+              r"--size-pools: no pool named 'nope'"),
+             (["--breakeven", "--breakeven-pools", "h100,h100"],
+              r"--breakeven-pools: 'h100' given twice"),
              (["--breakeven", "--frobnicate"], r"--frobnicate")]
     for extra, msg in cases:
         p = run(["sensitivity", SMALL, "-o", "bad.h5"] + extra, d)

@@ -135,11 +135,17 @@ void sim__cli_print_estimate(FILE *f, const sim_estimate *e, const sim_limits *l
 int sim__cli_pools(const char *cmd, const sim_scenario *sc, const char *list, uint32_t *vary,
                    size_t *n_vary, size_t max)
 {
+    return sim__cli_pools_opt(cmd, "--pools", sc, list, vary, n_vary, max);
+}
+
+int sim__cli_pools_opt(const char *cmd, const char *opt, const sim_scenario *sc, const char *list,
+                       uint32_t *vary, size_t *n_vary, size_t max)
+{
     *n_vary = 0;
     if (!list) {
         if (sc->n_pools > max)
-            return sim__cli_usage(cmd, "the scenario has %zu pools; name at most %zu with --pools",
-                                  sc->n_pools, max);
+            return sim__cli_usage(cmd, "the scenario has %zu pools; name at most %zu with %s",
+                                  sc->n_pools, max, opt);
         for (size_t p = 0; p < sc->n_pools; p++)
             vary[(*n_vary)++] = (uint32_t)p;
         return 0;
@@ -153,13 +159,13 @@ int sim__cli_pools(const char *cmd, const sim_scenario *sc, const char *list, ui
             if (strlen(sc->pools[k].name) == len && strncmp(sc->pools[k].name, p, len) == 0)
                 break;
         if (k == sc->n_pools)
-            return sim__cli_usage(cmd, "--pools: no pool named '%.*s' in the scenario", (int)len,
+            return sim__cli_usage(cmd, "%s: no pool named '%.*s' in the scenario", opt, (int)len,
                                   p);
         for (size_t j = 0; j < *n_vary; j++)
             if (vary[j] == k)
-                return sim__cli_usage(cmd, "--pools: '%.*s' given twice", (int)len, p);
+                return sim__cli_usage(cmd, "%s: '%.*s' given twice", opt, (int)len, p);
         if (*n_vary == max)
-            return sim__cli_usage(cmd, "--pools: at most %zu pools", max);
+            return sim__cli_usage(cmd, "%s: at most %zu pools", opt, max);
         vary[(*n_vary)++] = (uint32_t)k;
         if (!comma)
             break;

@@ -181,6 +181,10 @@ int sim__cli_admit_scaled(const sim_scenario *sc, const sim__cli_args *a, double
  * unknown or repeated name, too many. */
 int sim__cli_pools(const char *cmd, const sim_scenario *sc, const char *list, uint32_t *vary,
                    size_t *n_vary, size_t max);
+/* The same, with the messages naming option `opt` instead of --pools (a
+ * command with more than one list of pools). */
+int sim__cli_pools_opt(const char *cmd, const char *opt, const sim_scenario *sc, const char *list,
+                       uint32_t *vary, size_t *n_vary, size_t max);
 /* The tokens (input + output) a month that sc's services demand at their
  * load: expected over the horizon (the fluid model's demand), per month. */
 double sim__cli_tokens_per_month(const sim_scenario *sc);

@@ -451,14 +451,6 @@ static int cmd_sensitivity(int argc, char **argv)
     sim__be_cfg be_cfg;
     memset(&be_run, 0, sizeof be_run);
     memset(&size_run, 0, sizeof size_run);
-    /* sim__cli_pools names size's and breakeven's --pools: name ours */
-    if ((breakeven && !be_pools && sc.n_pools > SIM__SIZE_MAX_VARY) ||
-        (size_target && !size_pools && sc.n_pools > SIM__SIZE_MAX_VARY)) {
-        code = sim__cli_usage("sensitivity", "the scenario has %zu pools; name at most %d with %s",
-                              sc.n_pools, SIM__SIZE_MAX_VARY,
-                              breakeven && !be_pools ? "--breakeven-pools" : "--size-pools");
-        goto done;
-    }
     if (breakeven) {
         /* as `tarmac breakeven` with its defaults: the services alone, every
          * service's SLO, 7 volumes from V0 / 100 to V0 x 10, 6 bisections */
@@ -467,8 +459,8 @@ static int cmd_sensitivity(int argc, char **argv)
             code = sim__cli_error(rc, &d);
             goto done;
         }
-        if ((code = sim__cli_pools("sensitivity", &sc, be_pools, be_run.vary, &be_run.n_vary,
-                                   SIM__SIZE_MAX_VARY)))
+        if ((code = sim__cli_pools_opt("sensitivity", "--breakeven-pools", &sc, be_pools,
+                                       be_run.vary, &be_run.n_vary, SIM__SIZE_MAX_VARY)))
             goto done;
         sim_scenario svc = sc;
         svc.n_classes = 0;
@@ -502,8 +494,8 @@ static int cmd_sensitivity(int argc, char **argv)
             code = sim__cli_error(rc, &d);
             goto done;
         }
-        if ((code = sim__cli_pools("sensitivity", &sc, size_pools, size_run.vary, &size_run.n_vary,
-                                   SIM__SIZE_MAX_VARY)))
+        if ((code = sim__cli_pools_opt("sensitivity", "--size-pools", &sc, size_pools,
+                                       size_run.vary, &size_run.n_vary, SIM__SIZE_MAX_VARY)))
             goto done;
         size_run.base = &sc; /* replaced by each end's scenario in the searches */
         size_run.terms = size_terms;
