@@ -17,6 +17,14 @@
  * (place_cluster_take_exact), then the nodes and GPUs out of service. An
  * allocation that does not fit is bad input, named by its JSON path.
  *
+ * State a policy keeps between passes comes with the snapshot: for policy
+ * "gavel", the allocation X and the time each job has received (the
+ * snapshot's "timeshare"; without X it is solved here, at a round boundary,
+ * with the engine's solver, model/gavel_alloc.c, over the jobs the engine
+ * would solve for, and written back as "allocation"); for "tiresias-2dlas
+ * gittins=class", each class's service distribution ("service_dist"), without
+ * which the policy is refused with a message saying so.
+ *
  * After the decisions come the queue entries left waiting that no node of
  * the snapshot could ever hold ("unplaceable"), each with the reason the
  * simulator rejects such a job for (place_job_never_fits).
@@ -48,6 +56,8 @@ static const char place_help[] =
     "when it is absent or '-'), run one scheduling pass of the placement core,\n"
     "and write the decisions as JSON on stdout, with the queued jobs no node\n"
     "could ever hold (\"unplaceable\", and why). The format: docs/place-json.md.\n"
+    "Policy gavel takes its allocation from the snapshot's \"timeshare\" or solves\n"
+    "it; tiresias-2dlas gittins=class reads the snapshot's \"service_dist\".\n"
     "\n"
     "Options:\n"
     "  --policy SPEC  the policy, overriding the snapshot's \"policy\"\n"

@@ -335,8 +335,7 @@ static int read_service_dist(sim__loader *L, sim_snapshot *s, const cJSON *arr)
             sim__json_element(e, q, (int)k);
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
                 v->valuedouble > SD_MAX_VALUE)
-                return sim__cfg_fail(L, e, "expected GPU-seconds in [0, %g], got %s", SD_MAX_VALUE,
-                                     sim__json_kind(v));
+                return out_of_range(L, e, v, "number of GPU-seconds", SD_MAX_VALUE);
             if (k > 0 && !(v->valuedouble > s->sd_value[at + k - 1]))
                 return sim__cfg_fail(L, e, "values must ascend: %.17g after %.17g", v->valuedouble,
                                      s->sd_value[at + k - 1]);
@@ -348,8 +347,11 @@ static int read_service_dist(sim__loader *L, sim_snapshot *s, const cJSON *arr)
             sim__json_element(e, q, (int)k);
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || !(v->valuedouble > 0) ||
                 v->valuedouble > 1)
-                return sim__cfg_fail(L, e, "expected a probability in (0, 1], got %s",
-                                     sim__json_kind(v));
+                return cJSON_IsNumber(v) && isfinite(v->valuedouble)
+                           ? sim__cfg_fail(L, e, "expected a probability in (0, 1], got %.6g",
+                                           v->valuedouble)
+                           : sim__cfg_fail(L, e, "expected a probability in (0, 1], got %s",
+                                           sim__json_kind(v));
             s->sd_prob[at + k] = v->valuedouble;
             sum += v->valuedouble;
         }
