@@ -171,7 +171,6 @@ typedef struct sim_snapshot {
     /* "timeshare" (policy gavel): one row per job it names, ids ascending;
      * x is NULL when the rows give none (the caller solves X); left_s and
      * total_s are -1 where not given (config/snapshot_sched.c) */
-    int have_ts;
     uint32_t n_ts;
     uint64_t *ts_id;
     uint32_t *ts_entry; /* the row's index in the JSON array, for messages */

@@ -122,7 +122,6 @@ static int read_timeshare(sim__loader *L, sim_snapshot *s, const cJSON *arr)
     uint32_t nj = s->n_running + s->n_queue, nt = s->n_types;
     if ((uint32_t)n > nj)
         return sim__cfg_fail(L, "timeshare", "%d rows for %u jobs: at most one row per job", n, nj);
-    s->have_ts = 1;
     if (n == 0)
         return TM_OK;
     const cJSON *first = arr->child;
