@@ -16,7 +16,8 @@
 # the fastest type to the earlier job: job 1 on A, job 2 on B. Makespan with
 # 100 s of work left for job 1 and 300 s for job 2: every job done by
 # T = 100 s needs job 1 running all the time and job 2 on A all the time,
-# the same X.
+# the same X. Finish-time fairness on one GPU gives the job that has waited
+# the golden-ratio share (worked below).
 set -u
 BIN=${TARMAC_BIN:?run through ctest}
 W=$(mktemp -d)
@@ -71,6 +72,18 @@ refuse 'queue[0]: policy gavel makespan needs the work job 1 has left' 'gavel ma
     "{\"now_us\":0,$T,$Q}"
 refuse 'queue[1]: policy gavel ftf needs the work job 2 has left' 'gavel ftf' \
     "{\"now_us\":0,$T,$Q,\"timeshare\":[{\"id\":1,\"left_s\":100}]}"
+# ftf, one GPU, two jobs with 100 s of work left at speed 1 (isolated time: a
+# half share, 200 s); job 2 has waited 100 s. rho_1 = (100 / x1) / 200,
+# rho_2 = (100 + 100 / x2) / 200, equal at x1 + x2 = 1: x2^2 + x2 - 1 = 0,
+# x2 = (sqrt 5 - 1) / 2 = 0.618, x1 = 0.382, so job 2 (FIFO's second) gets
+# the GPU
+F='"gpu_types":[{"name":"A","mem_mib":81920}],"nodes":[{"type":"A","gpus":1}],"queue":[{"id":1,"submit_us":360000000},{"id":2,"submit_us":260000000}]'
+starts '2@0' 'gavel ftf' \
+    "{\"now_us\":360000000,$F,\"timeshare\":[{\"id\":1,\"left_s\":100},{\"id\":2,\"left_s\":100}]}"
+x2=$(grep '"id":2,"x"' "$W/out" | sed 's/.*"x":\[\([^]]*\)\].*/\1/')
+awk -v x="$x2" 'BEGIN { d = x - (sqrt(5) - 1) / 2; exit !(d < 1e-3 && d > -1e-3) }' ||
+    { echo "FAIL: ftf gives job 2 x = '$x2', want 0.618"; cat "$W/out"; fail=1; }
+starts '1@0' 'gavel fifo' "{\"now_us\":360000000,$F}"
 # between round boundaries nothing starts and nothing is solved
 starts '' 'gavel' "{\"now_us\":1000000,$T,$Q}"
 ! grep -q '"allocation"' "$W/out" || { echo "FAIL: an allocation between boundaries"; fail=1; }
