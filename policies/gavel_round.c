@@ -27,7 +27,7 @@
  * nothing (a job arriving or GPUs freed mid-round wait for the next round, as
  * in Gavel) and wake() asks for a pass at the next boundary.
  *
- * Without a timeshare (a host that solves none, e.g. `tarmac place`) every
+ * Without a timeshare (a host that solves none and is given none) every
  * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
  *
  * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),

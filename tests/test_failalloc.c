@@ -300,6 +300,8 @@ static const fcase cases[] = {
     {"place-preempt-service", run_place, "fuzz/corpus/place/preempt-service.json", 0},
     {"place-fgd-shares", run_place, "fuzz/corpus/place/fgd-shares.json", 0},
     {"place-las-conservative", run_place, "fuzz/corpus/place/las-conservative.json", 0},
+    {"place-gavel-timeshare", run_place, "fuzz/corpus/place/gavel-timeshare.json", 0},
+    {"place-tiresias-class", run_place, "fuzz/corpus/place/tiresias-class.json", 0},
 };
 
 #define N_CASES (sizeof cases / sizeof cases[0])

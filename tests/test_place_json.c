@@ -11,7 +11,11 @@
  * (parts, GPU ids and all). Policies: first-fit and best-fit (strict FIFO),
  * greedy, EASY and conservative backfilling with estimates, FGD with learned
  * and given typical pods, DRF with topology on tenants, and priority
- * preemption (the engine's preemption, victims by lost work). The workload
+ * preemption (the engine's preemption, victims by lost work), and Gavel's
+ * rounds (max-min and fifo) with the engine's allocation X in the snapshot,
+ * and max-min with X solved again by tarmac place (the first pass of each
+ * instant only: a second pass of a boundary starts what the first chose,
+ * which is the policy instance's state). The workload
  * mixes gangs, GPU shares, gangs that may span, type constraints and unknown
  * estimates, on a fleet of two GPU types.
  *
@@ -126,7 +130,46 @@ static void put_parts(text *t, const place_part *p, uint32_t n)
     tput(t, "]");
 }
 
-static void snapshot_of(text *t, const place_view *v)
+/* How a snapshot carries Gavel's round state (the view's timeshare). */
+enum { TS_NONE, TS_X, TS_SOLVE };
+
+/* The view's timeshare rows of the jobs in the view (a row of a job that has
+ * ended is left out: a snapshot names only its own jobs): with "x" (TS_X),
+ * or only the seconds received and active, for tarmac place to solve X
+ * (TS_SOLVE). */
+static void put_timeshare(text *t, const place_view *v, int mode)
+{
+    const place_timeshare *ts = v->timeshare;
+    if (mode == TS_NONE || !ts)
+        return;
+    tput(t, ",\n\"timeshare\":[");
+    int first = 1;
+    for (uint32_t r = 0; r < ts->n_rows; r++) {
+        int present = 0;
+        for (uint32_t k = 0; k < v->n_running && !present; k++)
+            present = v->running[k].job.id == ts->job_id[r];
+        for (uint32_t i = 0; i < v->n_queue && !present; i++)
+            present = v->queue[i].id == ts->job_id[r];
+        if (!present)
+            continue;
+        tput(t, "%s{\"id\":%llu,\"active_s\":%.17g,\"received_s\":[", first ? "" : ",\n",
+             (unsigned long long)ts->job_id[r], ts->active_s[r]);
+        for (uint32_t k = 0; k < ts->n_types; k++)
+            tput(t, "%s%.17g", k ? "," : "", ts->recv_s[(size_t)r * ts->n_types + k]);
+        tput(t, "]");
+        if (mode == TS_X) {
+            tput(t, ",\"x\":[");
+            for (uint32_t k = 0; k < ts->n_types; k++)
+                tput(t, "%s%.17g", k ? "," : "", ts->x[(size_t)r * ts->n_types + k]);
+            tput(t, "]");
+        }
+        tput(t, "}");
+        first = 0;
+    }
+    tput(t, "]");
+}
+
+static void snapshot_of(text *t, const place_view *v, int ts_mode)
 {
     const place_cluster *c = v->cluster;
     tput(t, "{\"now_us\":%lld,\"gpu_types\":[", (long long)v->now_us);
@@ -168,7 +211,9 @@ static void snapshot_of(text *t, const place_view *v)
         put_job_fields(t, &v->queue[i], c->n_types);
         tput(t, "}");
     }
-    tput(t, "]}\n");
+    tput(t, "]");
+    put_timeshare(t, v, ts_mode);
+    tput(t, "}\n");
 }
 
 /* ------------------------------------------------------------------------- */
@@ -177,7 +222,8 @@ static void snapshot_of(text *t, const place_view *v)
 #define MAX_SAMPLES 20
 
 typedef struct sample {
-    text snap, want; /* want: the decision lines, one per line, no trailing commas */
+    text snap, want;  /* want: the decision lines, one per line, no trailing commas */
+    uint32_t with_ts; /* the view had a timeshare */
 } sample;
 
 typedef struct recorder {
@@ -192,8 +238,13 @@ typedef struct recorder {
     uint64_t *run_ids; /* running ids, replayed through the pass's decisions */
     uint32_t n_run_ids, cap_run_ids;
     sample s[MAX_SAMPLES];
-    int bad_state;     /* a queue entry was not WAITING at the start of a pass */
-    uint32_t preempts; /* PREEMPT decisions among the samples */
+    int ts_mode;    /* how the snapshots carry Gavel's timeshare (TS_*) */
+    int first_only; /* only the first pass of an instant (Gavel: a second pass
+                       of a boundary reads the round its instance chose) */
+    int64_t last_now_us;
+    uint32_t ts_samples; /* kept snapshots that carry a timeshare */
+    int bad_state;       /* a queue entry was not WAITING at the start of a pass */
+    uint32_t preempts;   /* PREEMPT decisions among the samples */
 } recorder;
 
 static void hook_before(void *ud, const place_view *v)
@@ -204,6 +255,9 @@ static void hook_before(void *ud, const place_view *v)
      * stride, or one of the few empty ones */
     r->taking = !r->count_only && r->n < MAX_SAMPLES &&
                 (r->deciding % r->stride == 0 || (r->n_empty < 4 && r->passes % 101 == 0));
+    if (r->first_only && r->passes > 1 && v->now_us == r->last_now_us)
+        r->taking = 0;
+    r->last_now_us = v->now_us;
     if (!r->taking)
         return;
     for (uint32_t i = 0; i < v->n_queue; i++)
@@ -227,7 +281,8 @@ static void hook_before(void *ud, const place_view *v)
     for (uint32_t k = 0; k < v->n_running; k++)
         r->run_ids[k] = v->running[k].job.id;
     r->s[r->n].snap.n = 0;
-    snapshot_of(&r->s[r->n].snap, v);
+    snapshot_of(&r->s[r->n].snap, v, r->ts_mode);
+    r->s[r->n].with_ts = v->timeshare != NULL ? 1u : 0u;
 }
 
 static void hook_after(void *ud, const place_decision *d, size_t n)
@@ -245,6 +300,7 @@ static void hook_after(void *ud, const place_decision *d, size_t n)
         r->n_empty++;
         r->s[r->n].want.n = 0;
         tput(&r->s[r->n].want, "%s", "");
+        r->ts_samples += r->s[r->n].with_ts;
         r->n++;
         return;
     }
@@ -272,7 +328,7 @@ static void hook_after(void *ud, const place_decision *d, size_t n)
         put_parts(t, d[k].parts, d[k].n_parts);
         tput(t, "}\n");
     }
-
+    r->ts_samples += r->s[r->n].with_ts;
     r->n++;
 }
 
@@ -376,7 +432,7 @@ static int gen_next(void *ud, trace_job *j, tm_diag *diag)
     "\"workload\":{\"classes\":[{\"name\":\"c\",\"arrival\":{\"rate_per_s\":0},"                   \
     "\"duration\":1}]}}"
 
-static void compare_policy(const char *bin, const char *spec, uint64_t seed)
+static void compare_policy(const char *bin, const char *spec, uint64_t seed, int ts_mode)
 {
     char json[2048];
     snprintf(json, sizeof json, FLEET, spec);
@@ -397,6 +453,8 @@ static void compare_policy(const char *bin, const char *spec, uint64_t seed)
     free(rec.ids);
     free(rec.run_ids);
     memset(&rec, 0, sizeof rec);
+    rec.ts_mode = ts_mode;
+    rec.first_only = strncmp(spec, "gavel", 5) == 0;
     sim_pass_hook hook = {hook_before, hook_after, &rec};
     sim_result res;
     /* twice, the same run: first to count the passes that decide, then to
@@ -412,6 +470,7 @@ static void compare_policy(const char *bin, const char *spec, uint64_t seed)
             if (rec.stride == 0)
                 rec.stride = 1;
             rec.passes = rec.deciding = 0;
+            rec.last_now_us = 0;
         }
         rc = sim_run(&sc, &opts, NULL, &res, &d);
         if (rc != TM_OK) {
@@ -447,9 +506,14 @@ static void compare_policy(const char *bin, const char *spec, uint64_t seed)
         free(got.s);
     }
     printf("%-62s %2u snapshots (of %llu passes), %2u with decisions, %3u decisions equal, "
-           "%u preemptions\n",
-           spec, rec.n, (unsigned long long)rec.passes, with_decisions, lines, rec.preempts);
-    CHECK(with_decisions >= 10); /* the comparison covers real decisions */
+           "%u preemptions%s\n",
+           spec, rec.n, (unsigned long long)rec.passes, with_decisions, lines, rec.preempts,
+           ts_mode == TS_X       ? ", X given"
+           : ts_mode == TS_SOLVE ? ", X solved by tarmac place"
+                                 : "");
+    if (ts_mode != TS_NONE)
+        CHECK(rec.ts_samples >= 10); /* the timeshare is compared, not only FIFO rounds */
+    CHECK(with_decisions >= 10);     /* the comparison covers real decisions */
     if (strstr(spec, "preempt=priority"))
         CHECK(rec.preempts > 0); /* and preemptions, where the policy preempts */
     sim_result_fini(&res);
@@ -525,7 +589,14 @@ int main(void)
         "order=priority placement=best-fit backfill=greedy preempt=priority",
     };
     for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++)
-        compare_policy(bin, specs[k], seed);
+        compare_policy(bin, specs[k], seed, TS_NONE);
+    /* Gavel's rounds: the engine's X handed over, and X solved again by
+     * tarmac place from the jobs and the seconds they received (max-min
+     * needs nothing more; fifo's solve keeps each job's previous row, which
+     * a snapshot without X does not carry, so fifo is compared with X only) */
+    compare_policy(bin, "gavel max-min@600", seed, TS_X);
+    compare_policy(bin, "gavel fifo@600", seed, TS_X);
+    compare_policy(bin, "gavel max-min@600", seed, TS_SOLVE);
     test_preempt_and_route(bin);
     return check_finish("test_place_json");
 }

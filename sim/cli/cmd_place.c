@@ -17,6 +17,14 @@
  * (place_cluster_take_exact), then the nodes and GPUs out of service. An
  * allocation that does not fit is bad input, named by its JSON path.
  *
+ * State a policy keeps between passes comes with the snapshot: for policy
+ * "gavel", the allocation X and the time each job has received (the
+ * snapshot's "timeshare"; without X it is solved here, at a round boundary,
+ * with the engine's solver, model/gavel_alloc.c, over the jobs the engine
+ * would solve for, and written back as "allocation"); for "tiresias-2dlas
+ * gittins=class", each class's service distribution ("service_dist"), without
+ * which the policy is refused with a message saying so.
+ *
  * After the decisions come the queue entries left waiting that no node of
  * the snapshot could ever hold ("unplaceable"), each with the reason the
  * simulator rejects such a job for (place_job_never_fits).
@@ -27,6 +35,8 @@
  */
 #include "cli/cli_int.h"
 #include "config/json_out.h"
+#include "model/gavel_int.h"
+#include "model/gittins_int.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -46,6 +56,8 @@ static const char place_help[] =
     "when it is absent or '-'), run one scheduling pass of the placement core,\n"
     "and write the decisions as JSON on stdout, with the queued jobs no node\n"
     "could ever hold (\"unplaceable\", and why). The format: docs/place-json.md.\n"
+    "Policy gavel takes its allocation from the snapshot's \"timeshare\" or solves\n"
+    "it; tiresias-2dlas gittins=class reads the snapshot's \"service_dist\".\n"
     "\n"
     "Options:\n"
     "  --policy SPEC  the policy, overriding the snapshot's \"policy\"\n"
@@ -241,6 +253,194 @@ static int build(host *h, const char *name, tm_diag *diag)
             place_cluster_set_node_up(&h->c, n, 0);
     }
     return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
+/* the state of round-based and Gittins policies                              */
+
+/* Gavel's allocation for the pass, as the engine hands it to the policy
+ * (place_view.timeshare): the snapshot's own X, or X solved here by the
+ * engine's solver (model/gavel_alloc.c) over the jobs the engine puts in
+ * its problem. */
+typedef struct gavel_pass {
+    int solved; /* 1 when ts is set */
+    place_timeshare ts;
+    uint32_t n;   /* rows solved here (0 when the snapshot gave X) */
+    uint64_t *id; /* the rows solved here, ids ascending */
+    double *x, *recv, *act;
+    uint32_t lps; /* LPs the solve took */
+} gavel_pass;
+
+static void gavel_pass_fini(gavel_pass *g)
+{
+    free(g->id);
+    free(g->x);
+    free(g->recv);
+    free(g->act);
+}
+
+typedef struct gkey {
+    uint64_t id;
+    uint32_t k; /* running index, or n_running + queue index */
+} gkey;
+
+static int gkey_cmp(const void *a, const void *b)
+{
+    const gkey *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* The snapshot's timeshare row of job id, or UINT32_MAX. */
+static uint32_t ts_row(const sim_snapshot *s, uint64_t id)
+{
+    uint32_t lo = 0, hi = s->n_ts;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->ts_id[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_ts && s->ts_id[lo] == id ? lo : UINT32_MAX;
+}
+
+/* Solve X for the objective as the engine's gavel_round does: the batch jobs
+ * (not service replicas, with GPUs) running or queued, ids ascending; per
+ * type the job's speed (unknown: 1) where place_type_ok allows it, else 0;
+ * a GPU share counts its fraction; capacity the type's GPUs in service;
+ * work left and whole work from the rows (ftf and makespan need them); age
+ * since submission. A running job's previous row (fifo keeps types) is its
+ * type now. The received and active seconds are the rows'. */
+static int gavel_solve_pass(const sim_snapshot *s, const place_cluster *c, int objective,
+                            gavel_pass *g, const char *name, tm_diag *d)
+{
+    uint32_t nt = s->n_types, n = 0, nj = s->n_running + s->n_queue;
+    gkey *keys = malloc(((size_t)nj + 1) * sizeof *keys);
+    double *thr = NULL, *gpus = NULL, *left = NULL, *total = NULL, *age = NULL, *prev = NULL;
+    double cap[PLACE_MAX_TYPES];
+    int rc = TM_OK;
+    if (!keys)
+        goto oom;
+    for (uint32_t k = 0; k < nj; k++) {
+        const place_job *j = k < s->n_running ? &s->running[k].job : &s->queue[k - s->n_running];
+        if (!(j->flags & PLACE_JOB_SERVICE) && j->gpus > 0)
+            keys[n++] = (gkey){j->id, k};
+    }
+    qsort(keys, n, sizeof *keys, gkey_cmp);
+    size_t m = n ? n : 1;
+    thr = malloc(m * nt * sizeof *thr);
+    prev = calloc(m * nt, sizeof *prev);
+    gpus = malloc(m * sizeof *gpus);
+    left = malloc(m * sizeof *left);
+    total = malloc(m * sizeof *total);
+    age = malloc(m * sizeof *age);
+    g->id = malloc(m * sizeof *g->id);
+    g->x = calloc(m * nt, sizeof *g->x);
+    g->recv = calloc(m * nt, sizeof *g->recv);
+    g->act = calloc(m, sizeof *g->act);
+    if (!thr || !prev || !gpus || !left || !total || !age || !g->id || !g->x || !g->recv || !g->act)
+        goto oom;
+    int needs_left = objective == SIM_GAVEL_FTF || objective == SIM_GAVEL_MAKESPAN;
+    for (uint32_t t = 0; t < nt; t++)
+        cap[t] = (double)c->type_gpus_up[t];
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t k = keys[i].k;
+        const place_job *j = k < s->n_running ? &s->running[k].job : &s->queue[k - s->n_running];
+        g->id[i] = j->id;
+        gpus[i] = (double)j->gpus * j->gpu_milli / PLACE_MILLI_WHOLE;
+        for (uint32_t t = 0; t < nt; t++) {
+            double sp = j->speed ? j->speed[t] : 1.0;
+            if (!(sp > 0))
+                sp = 1.0;
+            thr[(size_t)i * nt + t] = place_type_ok(c, j, t) ? sp : 0.0;
+        }
+        if (k < s->n_running && s->running[k].n_parts)
+            prev[(size_t)i * nt + c->node_type[s->running[k].parts[0].node]] = 1;
+        uint32_t r = ts_row(s, j->id);
+        if (r != UINT32_MAX) {
+            memcpy(g->recv + (size_t)i * nt, s->ts_recv_s + (size_t)r * nt, nt * sizeof *g->recv);
+            g->act[i] = s->ts_active_s[r];
+        }
+        left[i] = r != UINT32_MAX ? s->ts_left_s[r] : -1;
+        if (left[i] < 0 && needs_left) {
+            char where[600];
+            if (k < s->n_running)
+                snprintf(where, sizeof where, "%s: running[%u]", name, k);
+            else
+                snprintf(where, sizeof where, "%s: queue[%u]", name, k - s->n_running);
+            rc = tm_diag_set(d, TM_ERR_SCENARIO, where,
+                             "policy gavel %s needs the work job %llu has left: give it a "
+                             "timeshare row with \"left_s\" (seconds at speed 1), or give "
+                             "every row the allocation \"x\" (docs/place-json.md)",
+                             place_gavel_objective_name(objective), (unsigned long long)j->id);
+            goto out;
+        }
+        if (left[i] < 0)
+            left[i] = 0;
+        total[i] = r != UINT32_MAX && s->ts_total_s[r] >= 0 ? s->ts_total_s[r] : left[i];
+        age[i] = (double)(s->now_us - j->submit_us) / 1e6;
+    }
+    sim__gavel_problem p = {
+        .n_jobs = n,
+        .n_types = nt,
+        .thr = thr,
+        .gpus = gpus,
+        .cap = cap,
+        .left_s = left,
+        .total_s = total,
+        .age_s = age,
+        .prev_x = prev,
+    };
+    sim__gavel_stats st = {0};
+    if ((rc = sim__gavel_solve(objective, &p, g->x, &st, d)) != TM_OK)
+        goto out;
+    g->n = n;
+    g->lps = st.lps;
+    g->ts.n_rows = n;
+    g->ts.n_types = nt;
+    g->ts.job_id = g->id;
+    g->ts.x = g->x;
+    g->ts.recv_s = g->recv;
+    g->ts.active_s = g->act;
+    g->solved = 1;
+    goto out;
+oom:
+    rc = tm_diag_set(d, TM_ERR_NOMEM, "place", "out of memory");
+out:
+    free(keys);
+    free(thr);
+    free(prev);
+    free(gpus);
+    free(left);
+    free(total);
+    free(age);
+    return rc;
+}
+
+/* The timeshare of policy "gavel": the snapshot's X when its rows give one,
+ * else X solved here. Nothing for another policy. */
+static int gavel_prepare(const sim_snapshot *s, const place_cluster *c, const char *policy,
+                         gavel_pass *g, const char *name, tm_diag *d)
+{
+    int objective;
+    int64_t round_us;
+    int gs = sim__gavel_spec(policy, &objective, &round_us, d);
+    if (gs <= 0)
+        return gs; /* 0: not gavel; < 0: gavel with bad arguments (the message set) */
+    g->ts.round_us = round_us;
+    if (s->now_us % round_us != 0)
+        return TM_OK; /* between boundaries the policy decides nothing: no X needed */
+    if (s->ts_x) {
+        g->ts.n_rows = s->n_ts;
+        g->ts.n_types = s->n_types;
+        g->ts.job_id = s->ts_id;
+        g->ts.x = s->ts_x;
+        g->ts.recv_s = s->ts_recv_s;
+        g->ts.active_s = s->ts_active_s;
+        g->solved = 1;
+        return TM_OK;
+    }
+    return gavel_solve_pass(s, c, objective, g, name, d);
 }
 
 static uint64_t stream_rand(void *ud)
@@ -510,6 +710,8 @@ static int cmd_place(int argc, char **argv)
     h.s = &s;
     place_instance pi;
     memset(&pi, 0, sizeof pi);
+    gavel_pass gp;
+    memset(&gp, 0, sizeof gp);
     gsl_rng *r = NULL;
     place_part *scratch = NULL;
     uint32_t cap = s.n_running + s.n_queue;
@@ -538,7 +740,26 @@ static int cmd_place(int argc, char **argv)
                          perr[0] ? perr : place_strerror(prc));
         goto out;
     }
-    place_view v = {s.now_us, &h.c, s.queue, h.qstate, s.n_queue, h.run, h.n_run, NULL, NULL, 0};
+    if (sim__gittins_spec(policy) && s.n_service_dist == 0) {
+        rc = tm_diag_set(&d, TM_ERR_POLICY, "policy",
+                         "'%s': gittins=class needs each class's service distribution, which "
+                         "this snapshot does not carry: give it \"service_dist\" "
+                         "(docs/place-json.md), or use gittins=V:W,... or gittins=learn",
+                         policy);
+        goto out;
+    }
+    if ((rc = gavel_prepare(&s, &h.c, policy, &gp, path ? path : "stdin", &d)) != TM_OK)
+        goto out;
+    place_view v = {s.now_us,
+                    &h.c,
+                    s.queue,
+                    h.qstate,
+                    s.n_queue,
+                    h.run,
+                    h.n_run,
+                    gp.solved ? &gp.ts : NULL,
+                    s.n_service_dist ? s.service_dist : NULL,
+                    s.n_service_dist};
     place_pass_stats st;
     prc = place_pass_run(&pi, &v, h.qstate, scratch, cap_parts, apply, &h, &st);
     if (prc == PLACE_ERR_NOMEM) {
@@ -596,6 +817,18 @@ static int cmd_place(int argc, char **argv)
             sim__jout_str(j, o, "reason", place_never_reason_key(why));
             sim__jout_str(j, o, "message", place_never_reason_str(why));
         }
+        /* the allocation solved for the pass, one row per line, for the
+         * caller to keep and send back as the rows' "x" */
+        if (gp.n) {
+            sim__jnode *al = sim__jout_array(j, root, "allocation");
+            for (uint32_t k = 0; k < gp.n; k++) {
+                sim__jnode *o = sim__jout_object(j, al, NULL);
+                sim__jout_uint(j, o, "id", gp.id[k]);
+                sim__jnode *xa = sim__jout_array(j, o, "x");
+                for (uint32_t t = 0; t < s.n_types; t++)
+                    sim__jout_num(j, xa, NULL, gp.x[(size_t)k * s.n_types + t]);
+            }
+        }
         rc = sim__jout_print(j, stdout, SIM__JOUT_LINES, &d);
         sim__jout_free(j);
         /* the decisions are incomplete; stdout is broken, so say it on stderr */
@@ -604,6 +837,7 @@ static int cmd_place(int argc, char **argv)
 out:
     timeout_stop();
     place_instance_fini(&pi);
+    gavel_pass_fini(&gp);
     free(scratch);
     if (r)
         gsl_rng_free(r);

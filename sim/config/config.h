@@ -168,6 +168,18 @@ typedef struct sim_snapshot {
     double *speeds;
     size_t n_speeds, cap_speeds;
     uint32_t *node_tenant; /* owner per node (PLACE_NONE shared); NULL when no node has one */
+    /* "timeshare" (policy gavel): one row per job it names, ids ascending;
+     * x is NULL when the rows give none (the caller solves X); left_s and
+     * total_s are -1 where not given (config/snapshot_sched.c) */
+    uint32_t n_ts;
+    uint64_t *ts_id;
+    uint32_t *ts_entry; /* the row's index in the JSON array, for messages */
+    double *ts_x, *ts_recv_s, *ts_active_s, *ts_left_s, *ts_total_s;
+    /* "service_dist" (tiresias-2dlas gittins=class): dist[k] for class k
+     * (n == 0 where the snapshot gives none), pointing into sd_value/sd_prob */
+    uint32_t n_service_dist;
+    place_service_dist *service_dist;
+    double *sd_value, *sd_prob;
 } sim_snapshot;
 
 /* Parse a snapshot (JSON text of len bytes; name for messages). Errors name

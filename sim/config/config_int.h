@@ -126,6 +126,11 @@ int sim__names_first_repeat(const char *first, size_t n, size_t stride, size_t *
  * the loaded file's folder. */
 void sim__cfg_resolve_path(const sim__loader *L, const char *in, char *out, size_t n);
 
+/* snapshot_sched.c: a snapshot's "timeshare" and "service_dist", read after
+ * its jobs (a row names a job by id) */
+int sim__snap_sched(sim__loader *L, sim_snapshot *s, const cJSON *root);
+void sim__snap_sched_fini(sim_snapshot *s);
+
 /* ------------------------------------------------------------------------- */
 /* the sections, each read by its own file                                    */
 

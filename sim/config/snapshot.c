@@ -378,8 +378,8 @@ static int snap_unique_ids(sim__loader *L, const sim_snapshot *s)
 
 static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
 {
-    static const char *const keys[] = {"now_us", "policy",  "seed",  "gpu_types",
-                                       "nodes",  "running", "queue", NULL};
+    static const char *const keys[] = {"now_us",  "policy", "seed",      "gpu_types",    "nodes",
+                                       "running", "queue",  "timeshare", "service_dist", NULL};
     int rc = sim__cfg_check_object(L, root, "", keys);
     if (rc)
         return rc;
@@ -504,7 +504,9 @@ static int snap_tree(sim__loader *L, sim_snapshot *s, const cJSON *root)
             return rc;
         s->n_queue++;
     }
-    return snap_unique_ids(L, s);
+    if ((rc = snap_unique_ids(L, s)))
+        return rc;
+    return sim__snap_sched(L, s, root);
 }
 
 int sim_snapshot_parse(sim_snapshot *s, const char *text, size_t len, const char *name,
@@ -562,5 +564,6 @@ void sim_snapshot_fini(sim_snapshot *s)
     free(s->parts);
     free(s->speeds);
     free(s->node_tenant);
+    sim__snap_sched_fini(s);
     memset(s, 0, sizeof *s);
 }
