@@ -13,16 +13,20 @@
  *   max-min          a = thr x gpus / (weight x proportional thr): Gavel's
  *                    normalised effective throughput (the proportional
  *                    throughput is what the job gets with every type split
- *                    evenly: sum_t thr[t] cap[t] / sum_t cap[t]). Solved by
- *                    water-filling: after each LP, jobs whose level row has a
- *                    non-zero dual cannot rise without lowering the level
- *                    (the LP value is concave in the row's bound and the
- *                    dual is a supergradient), so they are fixed at it and
- *                    the rest are raised in the next LP (warm-started, dual
- *                    simplex). The result is max-min fair: no job's level
- *                    can rise without lowering one that is no larger.
- *                    stats->single asks for Gavel's single LP instead.
- *   max-min-agnostic the same with thr = 1 on every type the job may use.
+ *                    evenly: sum_t thr[t] cap[t] / sum_t cap[t]). One LP,
+ *                    as Gavel's max_min_fairness_perf: the smallest level is
+ *                    as high as it can be, the other jobs anywhere feasible.
+ *   max-min-wf       the same coefficients, water-filled (Gavel's
+ *                    max_min_fairness_water_filling_perf): after each LP,
+ *                    jobs whose level row has a non-zero dual cannot rise
+ *                    without lowering the level (the LP value is concave in
+ *                    the row's bound and the dual is a supergradient), so
+ *                    they are fixed at it and the rest are raised in the
+ *                    next LP (warm-started, dual simplex). The result is
+ *                    max-min fair: no job's level can rise without lowering
+ *                    one that is no larger. stats->single stops at one LP.
+ *   max-min-agnostic max-min with thr = 1 on every type the job may use
+ *                    (Gavel's max_min_fairness), one LP.
  *   makespan         a = thr / left: the largest z makes every job finish by
  *                    T = 1 / z (Gavel's min_total_duration bisects on T; one
  *                    LP gives the same T).
@@ -62,7 +66,20 @@ int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag
     char err[200];
     if (place_gavel_args(spec + len, objective, round_us, err, sizeof err) != PLACE_OK)
         return tm_diag_set(diag, TM_ERR_POLICY, "policy", "%s", err);
+    /* "max-min-wf" is max-min to the rounds (place_gavel_args); the solve
+     * water-fills it */
+    const char *a = spec + len;
+    while (*a == ' ' || *a == '\t')
+        a++;
+    if (*objective == SIM_GAVEL_MAXMIN && strncmp(a, "max-min-wf", 10) == 0 &&
+        (a[10] == '\0' || a[10] == '@' || a[10] == ' ' || a[10] == '\t'))
+        *objective = SIM_GAVEL_MAXMIN_WF;
     return 1;
+}
+
+const char *sim__gavel_objective_name(int objective)
+{
+    return objective == SIM_GAVEL_MAXMIN_WF ? "max-min-wf" : place_gavel_objective_name(objective);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -599,7 +616,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
     int rc = TM_OK;
     glp_term_out(GLP_OFF);
     if (objective == SIM_GAVEL_MAXMIN || objective == SIM_GAVEL_MAXMIN_AGNOSTIC ||
-        objective == SIM_GAVEL_MAKESPAN) {
+        objective == SIM_GAVEL_MAXMIN_WF || objective == SIM_GAVEL_MAKESPAN) {
         for (uint32_t i = 0; i < m; i++) {
             double prop = 0;
             for (uint32_t t = 0; t < n; t++) {
@@ -621,7 +638,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
                 a[(size_t)i * n + t] = c;
             }
         }
-        rc = solve_grouped(p, a, x, single || objective == SIM_GAVEL_MAKESPAN, !stats->ungrouped,
+        rc = solve_grouped(p, a, x, single || objective != SIM_GAVEL_MAXMIN_WF, !stats->ungrouped,
                            &stats->objective, &stats->lps, &stats->levels);
         if (rc == TM_OK && objective == SIM_GAVEL_MAKESPAN)
             stats->objective = stats->objective > 0 ? 1.0 / stats->objective : INFINITY;
@@ -634,7 +651,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
     if (rc != TM_OK)
         return tm_diag_set(diag, TM_ERR_INTERNAL, "gavel",
                            "the allocation LP (%s, %u jobs) was not solved",
-                           place_gavel_objective_name(objective), (unsigned)m);
+                           sim__gavel_objective_name(objective), (unsigned)m);
     return TM_OK;
 }
 
