@@ -2317,8 +2317,10 @@ static void queue_compact(engine *e, int full)
 }
 
 /* Gavel's round boundary (model/gavel_int.h): count the time each job has
- * received since the last boundary and, when jobs arrived or left, solve
- * the allocation again for the batch jobs queued or running. */
+ * received since the last boundary and, when jobs arrived or left and the
+ * last solve is at least SIM_GAVEL_RESOLVE_US old (Gavel's
+ * minimum_time_between_allocation_resets), solve the allocation again for
+ * the batch jobs queued or running. */
 typedef struct gavel_key {
     uint64_t id;
     uint32_t slot;
@@ -2350,7 +2352,9 @@ static int gavel_round(engine *e)
         starts[k] = r->start_us;
     }
     sim__gavel_account(g, e->now_us, ids, types, starts, nr);
-    if (g->solved && g->seen_arrivals == e->arrivals && g->seen_in_flight == e->batch_in_flight)
+    if (g->solved &&
+        ((g->seen_arrivals == e->arrivals && g->seen_in_flight == e->batch_in_flight) ||
+         e->now_us - g->solved_us < SIM_GAVEL_RESOLVE_US))
         goto out;
     for (uint32_t k = 0; k < nr; k++) {
         job *j = slot_job(e, e->r_slot[k]);
@@ -2399,6 +2403,7 @@ static int gavel_round(engine *e)
         .cap = g->cap,
     };
     rc = sim__gavel_resolve(g, &jobs, e->diag);
+    g->solved_us = e->now_us;
     g->seen_arrivals = e->arrivals;
     g->seen_in_flight = e->batch_in_flight;
 out:
