@@ -104,6 +104,8 @@ typedef struct sim__gavel {
     uint64_t *id;
     double *x, *recv_s, *active_s; /* [row * n_types + t], [row] */
     place_timeshare ts;
+    uint32_t *rhash; /* the rows by job id: open addressing, row + 1 (0 empty) */
+    uint32_t n_rhash;
     /* scratch for the next solve */
     uint64_t *n_id;
     double *n_x, *n_recv, *n_active, *thr, *cap, *left, *total, *age, *prevx;
