@@ -114,6 +114,7 @@ typedef struct cand {
     uint32_t cur; /* the type it runs on, or PLACE_NONE */
     uint32_t sel; /* the type chosen for the next round, or PLACE_NONE */
     int pinned;   /* running and not preemptible: keeps its GPUs */
+    double need;  /* need_of(j), computed once a round */
 } cand;
 
 typedef struct entry {
@@ -302,7 +303,7 @@ static int take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, uint32_t
     double sz[GV_SIZES];
     uint32_t nsz = 0, cnt[GV_SIZES], beg[GV_SIZES], fill[GV_SIZES];
     for (uint32_t e = 0; e < nh; e++) {
-        double need = need_of(g->cands[h[e].c].j);
+        double need = g->cands[h[e].c].need;
         uint32_t s = 0;
         while (s < nsz && sz[s] != need)
             s++;
@@ -320,7 +321,7 @@ static int take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, uint32_t
         b += cnt[s];
     }
     for (uint32_t e = 0; e < nh; e++) {
-        double need = need_of(g->cands[h[e].c].j);
+        double need = g->cands[h[e].c].need;
         uint32_t s = 0;
         while (sz[s] != need)
             s++;
@@ -403,6 +404,7 @@ static int begin_again(gv *g, const place_view *v)
         x->cur = PLACE_NONE;
         x->sel = f->t;
         x->pinned = 0;
+        x->need = need_of(x->j);
         g->starts[g->n_starts++] = n++;
     }
     return PLACE_OK;
@@ -438,12 +440,13 @@ static int gv_begin(void *state, const place_view *v)
         x->k = k;
         x->cur = r->n_parts ? c->node_type[r->parts[0].node] : PLACE_NONE;
         x->sel = PLACE_NONE;
+        x->need = need_of(&r->job);
         x->pinned = !(r->job.flags & PLACE_JOB_PREEMPTIBLE) || (r->job.flags & PLACE_JOB_SERVICE) ||
                     r->job.gpus == 0 || x->cur == PLACE_NONE;
         if (x->pinned) {
             x->sel = x->cur;
             if (x->cur != PLACE_NONE)
-                left[x->cur] -= need_of(&r->job);
+                left[x->cur] -= x->need;
         }
     }
     for (uint32_t i = 0; i < v->n_queue; i++) {
@@ -455,6 +458,7 @@ static int gv_begin(void *state, const place_view *v)
         x->k = PLACE_NONE;
         x->cur = x->sel = PLACE_NONE;
         x->pinned = 0;
+        x->need = need_of(x->j);
     }
     if (ts && rows_index(g, ts) != PLACE_OK)
         return PLACE_ERR_NOMEM;
@@ -559,7 +563,7 @@ static int gv_begin(void *state, const place_view *v)
             cand *x = &g->cands[h[e].c];
             if (x->sel != PLACE_NONE)
                 continue;
-            double need = need_of(x->j);
+            double need = x->need;
             total += need;
             least = need < least ? need : least;
             h[nh++] = h[e];
@@ -580,7 +584,7 @@ static int gv_begin(void *state, const place_view *v)
             h[0] = h[--nh];
             heap_down(h, nh, 0);
             cand *x = &g->cands[en.c];
-            double need = need_of(x->j);
+            double need = x->need;
             if (need > left[t] + 1e-9)
                 continue;
             x->sel = t;
