@@ -346,6 +346,30 @@ static int take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, uint32_t
     }
 }
 
+/* Type t takes entries h[0..nh) as take_by_size does; with more sizes than
+ * it handles, from one heap, skipping the entries too big for what is left
+ * (the same choices). */
+static void take(gv *g, uint32_t t, entry *h, uint32_t nh, uint32_t base, double *left)
+{
+    if (nh == 0 || take_by_size(g, t, h, nh, base, left) == 0)
+        return;
+    double least = INFINITY;
+    for (uint32_t e = 0; e < nh; e++)
+        least = g->cands[h[e].c].need < least ? g->cands[h[e].c].need : least;
+    for (uint32_t k = nh / 2; k-- > 0;)
+        heap_down(h, nh, k);
+    while (nh > 0 && !(least > *left + 1e-9)) {
+        entry en = h[0];
+        h[0] = h[--nh];
+        heap_down(h, nh, 0);
+        cand *x = &g->cands[en.c];
+        if (x->need > *left + 1e-9)
+            continue;
+        x->sel = t;
+        *left -= x->need;
+    }
+}
+
 static int is_boundary(const gv *g, const place_view *v)
 {
     return v->now_us >= 0 && v->now_us % g->round_us == 0;
@@ -558,14 +582,12 @@ static int gv_begin(void *state, const place_view *v)
         uint32_t t = order[oi];
         entry *h = g->heap + at[t];
         uint32_t nh = 0;
-        double total = 0, least = INFINITY;
+        double total = 0;
         for (uint32_t e = 0; e < at[t + 1] - at[t]; e++) {
             cand *x = &g->cands[h[e].c];
             if (x->sel != PLACE_NONE)
                 continue;
-            double need = x->need;
-            total += need;
-            least = need < least ? need : least;
+            total += x->need;
             h[nh++] = h[e];
         }
         if (total <= left[t]) {
@@ -575,21 +597,20 @@ static int gv_begin(void *state, const place_view *v)
                 g->cands[h[e].c].sel = t;
             continue;
         }
-        if (take_by_size(g, t, h, nh, at[t], &left[t]) == 0)
-            continue;
-        for (uint32_t k = nh / 2; k-- > 0;)
-            heap_down(h, nh, k);
-        while (nh > 0 && !(least > left[t] + 1e-9)) {
-            entry en = h[0];
-            h[0] = h[--nh];
-            heap_down(h, nh, 0);
-            cand *x = &g->cands[en.c];
-            double need = x->need;
-            if (need > left[t] + 1e-9)
-                continue;
-            x->sel = t;
-            left[t] -= need;
-        }
+        /* entries of priority 0 (X = 0 there: GPUs left over) come after
+         * every positive one in ent_cmp's order, so the positive ones are
+         * taken first and the others only while GPUs are left (a vertex X
+         * has few positive entries; most are 0) */
+        uint32_t npos = 0;
+        for (uint32_t e = 0; e < nh; e++)
+            if (h[e].prio > 0) {
+                entry tmp = h[npos];
+                h[npos++] = h[e];
+                h[e] = tmp;
+            }
+        take(g, t, h, npos, at[t], &left[t]);
+        if (nh > npos)
+            take(g, t, h + npos, nh - npos, at[t], &left[t]);
     }
     /* leases: keep, preempt, start */
     g->n_sel = 0;
