@@ -346,12 +346,22 @@ static int take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, uint32_t
     }
 }
 
-/* Type t takes entries h[0..nh) as take_by_size does; with more sizes than
- * it handles, from one heap, skipping the entries too big for what is left
- * (the same choices). */
+/* Type t takes entries h[0..nh): all of them when they all fit, else as
+ * take_by_size does, or with more sizes than it handles from one heap,
+ * skipping the entries too big for what is left (the same choices). */
 static void take(gv *g, uint32_t t, entry *h, uint32_t nh, uint32_t base, double *left)
 {
-    if (nh == 0 || take_by_size(g, t, h, nh, base, left) == 0)
+    double total = 0;
+    for (uint32_t e = 0; e < nh; e++)
+        total += g->cands[h[e].c].need;
+    if (total <= *left) { /* all fit, whatever the order (as in gv_begin) */
+        for (uint32_t e = 0; e < nh; e++) {
+            g->cands[h[e].c].sel = t;
+            *left -= g->cands[h[e].c].need;
+        }
+        return;
+    }
+    if (take_by_size(g, t, h, nh, base, left) == 0)
         return;
     double least = INFINITY;
     for (uint32_t e = 0; e < nh; e++)
