@@ -9,6 +9,7 @@
  * throughputs the isolated k80/p100/v100 figures of six of Gavel's job types
  * (SOURCE.md of ../shared/data/gavel), seeded, so runs are comparable. Prints
  * the median wall time of R solves, LPs solved and water-filling levels.
+ * --single stops max-min-wf at its first LP (what max-min solves).
  */
 #include "model/gavel_int.h"
 
@@ -54,9 +55,10 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--objective") == 0 && i + 1 < argc) {
             const char *o = argv[++i];
             int64_t round_us;
-            char err[200];
-            if (place_gavel_args(o, &objective, &round_us, err, sizeof err) != PLACE_OK ||
-                strchr(o, '@')) {
+            char spec[80];
+            tm_diag d = {0};
+            snprintf(spec, sizeof spec, "gavel %s", o);
+            if (strchr(o, '@') || sim__gavel_spec(spec, &objective, &round_us, &d) != 1) {
                 fprintf(stderr, "bench_gavel: unknown objective '%s'\n", o);
                 return 64;
             }
@@ -113,9 +115,9 @@ int main(int argc, char **argv)
             }
         }
         qsort(t, (size_t)reps, sizeof *t, cmp_d);
-        printf("%s%s,%u,%.0f,%.1f,%.1f,%u,%u\n", single ? "single" : "levels",
-               ungrouped ? "-ungrouped" : "", m, g, 1e3 * t[reps / 2], 1e3 * t[0], st.lps,
-               st.levels);
+        printf("%s%s%s,%u,%.0f,%.1f,%.1f,%u,%u\n", sim__gavel_objective_name(objective),
+               single ? "-single" : "", ungrouped ? "-ungrouped" : "", m, g, 1e3 * t[reps / 2],
+               1e3 * t[0], st.lps, st.levels);
         free(thr);
         free(x);
         free(left);

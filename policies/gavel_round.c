@@ -31,7 +31,8 @@
  * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
  *
  * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),
- * max-min-agnostic, ftf, makespan, fifo, read by place_gavel_args (place.h),
+ * max-min-wf (read as max-min: only the host's solve differs), max-min-agnostic,
+ * ftf, makespan, fifo, read by place_gavel_args (place.h),
  * which the host (sim/model/gavel_alloc.c) calls too to know what to solve.
  * Cost per boundary pass: O((queue + running) x types) to compute the
  * priorities and bucket them by type; a type whose unchosen jobs all fit
@@ -74,6 +75,10 @@ int place_gavel_args(const char *args, int *objective, int64_t *round_us, char *
         for (int k = 0; k < PLACE_GAVEL_N_OBJECTIVES; k++)
             if (strlen(OBJ[k]) == nlen && strncmp(a, OBJ[k], nlen) == 0)
                 obj = k;
+        /* max-min water-filled: the rounds realise it as max-min; the host
+         * (sim__gavel_spec) solves it by levels */
+        if (nlen == 10 && strncmp(a, "max-min-wf", 10) == 0)
+            obj = PLACE_GAVEL_MAXMIN;
         if (obj < 0 || *rest)
             goto bad;
         if (at) {
@@ -97,7 +102,7 @@ bad:
     if (err && err_len)
         snprintf(err, err_len,
                  "policy 'gavel': expected [OBJECTIVE][@ROUND_SECONDS] with OBJECTIVE one of "
-                 "max-min, max-min-agnostic, ftf, makespan, fifo, got '%.60s'",
+                 "max-min, max-min-wf, max-min-agnostic, ftf, makespan, fifo, got '%.60s'",
                  a);
     return PLACE_ERR_SPEC;
 }
@@ -109,6 +114,7 @@ typedef struct cand {
     uint32_t cur; /* the type it runs on, or PLACE_NONE */
     uint32_t sel; /* the type chosen for the next round, or PLACE_NONE */
     int pinned;   /* running and not preemptible: keeps its GPUs */
+    double need;  /* need_of(j), computed once a round */
 } cand;
 
 typedef struct entry {
@@ -140,7 +146,11 @@ typedef struct gv {
         uint32_t t;
     } * sel;
     uint32_t n_sel, cap_sel;
-    int sel_sorted;
+    int sel_hashed;
+    uint32_t *hash; /* sel_find's table: n_hash slots, each 0 or a sel index + 1 */
+    uint32_t n_hash, cap_hash;
+    uint32_t *rhash; /* row_of's table (rows_index) */
+    uint32_t n_rhash, cap_rhash;
     int64_t sel_us;
     uint32_t *starts; /* candidate indices to start */
     uint32_t n_starts, i_starts, cap_starts;
@@ -179,6 +189,8 @@ static void gv_destroy(void *state)
     place__free(&env, g->pre, g->cap_pre * sizeof *g->pre);
     place__free(&env, g->starts, g->cap_starts * sizeof *g->starts);
     place__free(&env, g->sel, g->cap_sel * sizeof *g->sel);
+    place__free(&env, g->hash, g->cap_hash * sizeof *g->hash);
+    place__free(&env, g->rhash, g->cap_rhash * sizeof *g->rhash);
     place__free(&env, g, sizeof *g);
 }
 
@@ -197,17 +209,42 @@ static int grow(const place_env *env, void **p, uint32_t *cap, uint32_t need, si
     return PLACE_OK;
 }
 
-static uint32_t row_of(const place_timeshare *ts, uint64_t id)
+/* The rows of the view's timeshare by job id: an open-addressing table of
+ * row + 1 (0: empty) over n_rhash slots, built at each boundary (O(rows)),
+ * so that each candidate's row costs O(1), not a binary search. */
+static uint64_t id_mix(uint64_t id)
 {
-    uint32_t lo = 0, hi = ts->n_rows;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (ts->job_id[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
+    return (id * 0x9e3779b97f4a7c15ull) >> 32;
+}
+
+static int rows_index(gv *g, const place_timeshare *ts)
+{
+    uint32_t slots = 16;
+    while (slots < 2 * ts->n_rows)
+        slots *= 2;
+    if (grow(&g->env, (void **)&g->rhash, &g->cap_rhash, slots, sizeof *g->rhash))
+        return PLACE_ERR_NOMEM;
+    g->n_rhash = slots;
+    memset(g->rhash, 0, slots * sizeof *g->rhash);
+    for (uint32_t r = 0; r < ts->n_rows; r++) {
+        uint32_t s = (uint32_t)id_mix(ts->job_id[r]) & (slots - 1);
+        while (g->rhash[s])
+            s = (s + 1) & (slots - 1);
+        g->rhash[s] = r + 1;
     }
-    return lo < ts->n_rows && ts->job_id[lo] == id ? lo : PLACE_NONE;
+    return PLACE_OK;
+}
+
+static uint32_t row_of(const gv *g, const place_timeshare *ts, uint64_t id)
+{
+    uint32_t mask = g->n_rhash - 1;
+    for (uint32_t s = (uint32_t)id_mix(id) & mask;; s = (s + 1) & mask) {
+        uint32_t r = g->rhash[s];
+        if (r == 0)
+            return PLACE_NONE;
+        if (ts->job_id[r - 1] == id)
+            return r - 1;
+    }
 }
 
 static double speed_of(const place_job *j, uint32_t t)
@@ -252,15 +289,119 @@ static void heap_down(entry *h, uint32_t n, uint32_t k)
     h[k] = v;
 }
 
+/* Type t takes its unchosen entries h[0..nh) by ent_cmp's order while they
+ * fit its GPUs left: one heap per job size (GPUs), and at each step the
+ * first of the tops whose size still fits. That is what popping one heap
+ * and skipping the entries too big for what is left gives (left only
+ * shrinks, so a skipped entry never fits later), without popping those.
+ * The per-size heaps are built in g->ents from index base (the entries have
+ * been bucketed out of it). 0 when done; 1 when the entries have more sizes
+ * than this handles, for the one-heap loop. */
+enum { GV_SIZES = 16 };
+static int take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, uint32_t base, double *left)
+{
+    double sz[GV_SIZES];
+    uint32_t nsz = 0, cnt[GV_SIZES], beg[GV_SIZES], fill[GV_SIZES];
+    for (uint32_t e = 0; e < nh; e++) {
+        double need = g->cands[h[e].c].need;
+        uint32_t s = 0;
+        while (s < nsz && sz[s] != need)
+            s++;
+        if (s == nsz) {
+            if (nsz == GV_SIZES)
+                return 1;
+            sz[nsz] = need;
+            cnt[nsz++] = 0;
+        }
+        cnt[s]++;
+    }
+    entry *q = g->ents + base;
+    for (uint32_t s = 0, b = 0; s < nsz; s++) {
+        beg[s] = fill[s] = b;
+        b += cnt[s];
+    }
+    for (uint32_t e = 0; e < nh; e++) {
+        double need = g->cands[h[e].c].need;
+        uint32_t s = 0;
+        while (sz[s] != need)
+            s++;
+        q[fill[s]++] = h[e];
+    }
+    for (uint32_t s = 0; s < nsz; s++)
+        for (uint32_t k = cnt[s] / 2; k-- > 0;)
+            heap_down(q + beg[s], cnt[s], k);
+    for (;;) {
+        uint32_t best = GV_SIZES;
+        for (uint32_t s = 0; s < nsz; s++)
+            if (cnt[s] && !(sz[s] > *left + 1e-9) &&
+                (best == GV_SIZES || ent_cmp(&q[beg[s]], &q[beg[best]]) < 0))
+                best = s;
+        if (best == GV_SIZES)
+            return 0;
+        entry *top = q + beg[best];
+        g->cands[top[0].c].sel = t;
+        *left -= sz[best];
+        top[0] = top[--cnt[best]];
+        heap_down(top, cnt[best], 0);
+    }
+}
+
+/* Type t takes entries h[0..nh): all of them when they all fit, else as
+ * take_by_size does, or with more sizes than it handles from one heap,
+ * skipping the entries too big for what is left (the same choices). */
+static void take(gv *g, uint32_t t, entry *h, uint32_t nh, uint32_t base, double *left)
+{
+    double total = 0;
+    for (uint32_t e = 0; e < nh; e++)
+        total += g->cands[h[e].c].need;
+    if (total <= *left) { /* all fit, whatever the order (as in gv_begin) */
+        for (uint32_t e = 0; e < nh; e++) {
+            g->cands[h[e].c].sel = t;
+            *left -= g->cands[h[e].c].need;
+        }
+        return;
+    }
+    if (take_by_size(g, t, h, nh, base, left) == 0)
+        return;
+    double least = INFINITY;
+    for (uint32_t e = 0; e < nh; e++)
+        least = g->cands[h[e].c].need < least ? g->cands[h[e].c].need : least;
+    for (uint32_t k = nh / 2; k-- > 0;)
+        heap_down(h, nh, k);
+    while (nh > 0 && !(least > *left + 1e-9)) {
+        entry en = h[0];
+        h[0] = h[--nh];
+        heap_down(h, nh, 0);
+        cand *x = &g->cands[en.c];
+        if (x->need > *left + 1e-9)
+            continue;
+        x->sel = t;
+        *left -= x->need;
+    }
+}
+
 static int is_boundary(const gv *g, const place_view *v)
 {
     return v->now_us >= 0 && v->now_us % g->round_us == 0;
 }
 
-static int sel_cmp(const void *a, const void *b)
+static uint32_t sel_hash(uint64_t id, uint32_t mask)
 {
-    const struct gv_sel *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
+    return (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+/* The round's choices by job id (an open-addressing table of indices into
+ * g->sel, built by the first second pass of the boundary). */
+static const struct gv_sel *sel_find(const gv *g, uint64_t id)
+{
+    uint32_t mask = g->n_hash - 1;
+    for (uint32_t s = sel_hash(id, mask);; s = (s + 1) & mask) {
+        uint32_t k = g->hash[s];
+        if (k == 0)
+            return NULL;
+        if (g->sel[k - 1].id == id)
+            return &g->sel[k - 1];
+    }
 }
 
 /* A second pass at the boundary whose round is already chosen: start the
@@ -268,15 +409,26 @@ static int sel_cmp(const void *a, const void *b)
 static int begin_again(gv *g, const place_view *v)
 {
     uint32_t n = 0;
-    if (!g->sel_sorted) {
-        qsort(g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
-        g->sel_sorted = 1;
+    if (!g->sel_hashed) {
+        uint32_t slots = 16;
+        while (slots < 2 * g->n_sel)
+            slots *= 2;
+        if (grow(&g->env, (void **)&g->hash, &g->cap_hash, slots, sizeof *g->hash))
+            return PLACE_ERR_NOMEM;
+        g->n_hash = slots;
+        memset(g->hash, 0, slots * sizeof *g->hash);
+        for (uint32_t k = 0; k < g->n_sel; k++) {
+            uint32_t s = sel_hash(g->sel[k].id, slots - 1);
+            while (g->hash[s])
+                s = (s + 1) & (slots - 1);
+            g->hash[s] = k + 1;
+        }
+        g->sel_hashed = 1;
     }
     for (uint32_t i = 0; i < v->n_queue; i++) {
         if (v->queue_state[i] != PLACE_Q_WAITING)
             continue;
-        struct gv_sel key = {v->queue[i].id, 0};
-        const struct gv_sel *f = bsearch(&key, g->sel, g->n_sel, sizeof *g->sel, sel_cmp);
+        const struct gv_sel *f = sel_find(g, v->queue[i].id);
         if (!f)
             continue;
         cand *x = &g->cands[n];
@@ -286,6 +438,7 @@ static int begin_again(gv *g, const place_view *v)
         x->cur = PLACE_NONE;
         x->sel = f->t;
         x->pinned = 0;
+        x->need = need_of(x->j);
         g->starts[g->n_starts++] = n++;
     }
     return PLACE_OK;
@@ -321,12 +474,13 @@ static int gv_begin(void *state, const place_view *v)
         x->k = k;
         x->cur = r->n_parts ? c->node_type[r->parts[0].node] : PLACE_NONE;
         x->sel = PLACE_NONE;
+        x->need = need_of(&r->job);
         x->pinned = !(r->job.flags & PLACE_JOB_PREEMPTIBLE) || (r->job.flags & PLACE_JOB_SERVICE) ||
                     r->job.gpus == 0 || x->cur == PLACE_NONE;
         if (x->pinned) {
             x->sel = x->cur;
             if (x->cur != PLACE_NONE)
-                left[x->cur] -= need_of(&r->job);
+                left[x->cur] -= x->need;
         }
     }
     for (uint32_t i = 0; i < v->n_queue; i++) {
@@ -338,7 +492,10 @@ static int gv_begin(void *state, const place_view *v)
         x->k = PLACE_NONE;
         x->cur = x->sel = PLACE_NONE;
         x->pinned = 0;
+        x->need = need_of(x->j);
     }
+    if (ts && rows_index(g, ts) != PLACE_OK)
+        return PLACE_ERR_NOMEM;
     /* the priorities */
     uint32_t ne = 0;
     double tspeed[PLACE_MAX_TYPES] = {0};
@@ -357,7 +514,7 @@ static int gv_begin(void *state, const place_view *v)
             }
         if (!ok)
             continue;
-        uint32_t r = ts ? row_of(ts, j->id) : PLACE_NONE;
+        uint32_t r = ts ? row_of(g, ts, j->id) : PLACE_NONE;
         int solved = r != PLACE_NONE && ts->n_types == nt;
         int unsolved = !solved && ts && ts->n_types == nt && !(j->flags & PLACE_JOB_SERVICE);
         const double *xr = solved ? ts->x + (size_t)r * nt : NULL;
@@ -435,14 +592,12 @@ static int gv_begin(void *state, const place_view *v)
         uint32_t t = order[oi];
         entry *h = g->heap + at[t];
         uint32_t nh = 0;
-        double total = 0, least = INFINITY;
+        double total = 0;
         for (uint32_t e = 0; e < at[t + 1] - at[t]; e++) {
             cand *x = &g->cands[h[e].c];
             if (x->sel != PLACE_NONE)
                 continue;
-            double need = need_of(x->j);
-            total += need;
-            least = need < least ? need : least;
+            total += x->need;
             h[nh++] = h[e];
         }
         if (total <= left[t]) {
@@ -452,19 +607,20 @@ static int gv_begin(void *state, const place_view *v)
                 g->cands[h[e].c].sel = t;
             continue;
         }
-        for (uint32_t k = nh / 2; k-- > 0;)
-            heap_down(h, nh, k);
-        while (nh > 0 && !(least > left[t] + 1e-9)) {
-            entry en = h[0];
-            h[0] = h[--nh];
-            heap_down(h, nh, 0);
-            cand *x = &g->cands[en.c];
-            double need = need_of(x->j);
-            if (need > left[t] + 1e-9)
-                continue;
-            x->sel = t;
-            left[t] -= need;
-        }
+        /* entries of priority 0 (X = 0 there: GPUs left over) come after
+         * every positive one in ent_cmp's order, so the positive ones are
+         * taken first and the others only while GPUs are left (a vertex X
+         * has few positive entries; most are 0) */
+        uint32_t npos = 0;
+        for (uint32_t e = 0; e < nh; e++)
+            if (h[e].prio > 0) {
+                entry tmp = h[npos];
+                h[npos++] = h[e];
+                h[e] = tmp;
+            }
+        take(g, t, h, npos, at[t], &left[t]);
+        if (nh > npos)
+            take(g, t, h + npos, nh - npos, at[t], &left[t]);
     }
     /* leases: keep, preempt, start */
     g->n_sel = 0;
@@ -481,7 +637,7 @@ static int gv_begin(void *state, const place_view *v)
             g->starts[g->n_starts++] = k;
         }
     }
-    g->sel_sorted = 0; /* sorted by begin_again, which few boundaries need */
+    g->sel_hashed = 0; /* hashed by begin_again, at a boundary where a job moves type */
     g->sel_us = v->now_us;
     return PLACE_OK;
 }

@@ -6,3 +6,5 @@ tarmac_test(test_gavel SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_gavel.c
             LIBS tarmac_sim LABELS unit)
 tarmac_script_test(test_gavel_ledger
   COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gavel_ledger.sh LABELS validation)
+tarmac_script_test(test_gavel_resolve
+  COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/gavel_resolve.sh LABELS validation)

@@ -6,9 +6,11 @@
  *  - feasibility: every objective's X has rows <= 1, columns (x GPUs) <= the
  *    type's GPUs, x in [0, 1] and 0 where the job cannot run;
  *  - max-min fairness against a brute-force grid over X on tiny cases (2-3
- *    jobs, 2 types): no grid point raises a job's normalised throughput
- *    without lowering one that is no larger; makespan and ftf no worse than
- *    the grid's best;
+ *    jobs, 2 types): max-min's single LP (Gavel's max_min_fairness_perf)
+ *    reaches the grid's best smallest level and no grid point beats it;
+ *    max-min-wf's water-filling reaches the same smallest level and no grid
+ *    point raises a job's normalised throughput without lowering one that is
+ *    no larger; makespan and ftf no worse than the grid's best;
  *  - rounds: a small host runs the policy round after round on a fixed X and
  *    the time each job receives per type converges to X; a job whose X fits
  *    is never preempted (its lease is renewed).
@@ -215,7 +217,7 @@ static void test_bruteforce(void)
         sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
         tm_diag d = {0};
         sim__gavel_stats st = {0};
-        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, x, &st, &d), TM_OK);
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN_WF, &p, x, &st, &d), TM_OK);
         double ours_min = INFINITY;
         for (uint32_t i = 0; i < m; i++) {
             lv[i] = level(&p, x, i);
@@ -230,14 +232,36 @@ static void test_bruteforce(void)
             check_fail(__FILE__, __LINE__,
                        "case %d: %u grid points raise a job without lowering a smaller one", rep,
                        c.violations);
-        /* Gavel's single LP reaches the same smallest level */
-        st.single = 1;
+        /* max-min (Gavel's single LP): a feasible X whose smallest level is
+         * the brute force's best (the grid holds the optimum to within its
+         * step: checked from both sides), equal to water-filling's, and the
+         * value the solve reports */
         double xs[6];
         CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, xs, &st, &d), TM_OK);
+        check_feasible(&p, xs, "max-min single LP");
+        CHECK_EQ_INT(st.lps >= 1, 1);
+        CHECK_EQ_INT(st.levels, 1);
         double smin = INFINITY;
         for (uint32_t i = 0; i < m; i++)
             smin = level(&p, xs, i) < smin ? level(&p, xs, i) : smin;
+        CHECK_NEAR(smin, st.objective, 1e-6 * (1 + smin));
         CHECK_NEAR(smin, ours_min, 1e-6 * (1 + ours_min));
+        mm_ctx cs = {lv, 0, 0};
+        grid_walk(&p, steps, mm_visit, &cs);
+        if (smin < cs.best_min - 1e-6)
+            check_fail(__FILE__, __LINE__, "case %d: single LP's smallest level %g < the grid's %g",
+                       rep, smin, cs.best_min);
+        /* the grid's best is within a step of the optimum: a fine grid
+         * (m = 2) comes within a few per cent of the LP */
+        if (m == 2 && cs.best_min < smin * 0.85)
+            check_fail(__FILE__, __LINE__, "case %d: grid's best %g far below the LP's %g", rep,
+                       cs.best_min, smin);
+        /* the same LP asked of max-min-wf by stats->single */
+        st.single = 1;
+        double xw[6];
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN_WF, &p, xw, &st, &d), TM_OK);
+        CHECK_EQ_INT(st.levels, 1);
+        CHECK_NEAR(st.objective, smin, 1e-6 * (1 + smin));
         /* makespan: T is what X achieves and no grid point does better */
         st.single = 0;
         CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAKESPAN, &p, x, &st, &d), TM_OK);
@@ -287,8 +311,8 @@ static void test_groups(void)
     tm_diag d = {0};
     sim__gavel_stats a = {0}, b = {0};
     b.ungrouped = 1;
-    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, x, &a, &d), TM_OK);
-    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &p, y, &b, &d), TM_OK);
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN_WF, &p, x, &a, &d), TM_OK);
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN_WF, &p, y, &b, &d), TM_OK);
     check_feasible(&p, x, "grouped");
     CHECK_NEAR(a.objective, b.objective, 1e-6 * (1 + b.objective));
     double sa = 0, sb = 0;
@@ -305,8 +329,8 @@ static void test_groups(void)
 static void test_groups_random(void)
 {
     enum { MM = 14, NN = 4 };
-    static const int objs[] = {SIM_GAVEL_MAXMIN, SIM_GAVEL_MAXMIN_AGNOSTIC, SIM_GAVEL_MAKESPAN,
-                               SIM_GAVEL_FTF};
+    static const int objs[] = {SIM_GAVEL_MAXMIN, SIM_GAVEL_MAXMIN_WF, SIM_GAVEL_MAXMIN_AGNOSTIC,
+                               SIM_GAVEL_MAKESPAN, SIM_GAVEL_FTF};
     uint32_t merged = 0;
     for (int rep = 0; rep < 120; rep++) {
         uint32_t m = 2 + (uint32_t)(unif() * (MM - 1)), n = 1 + (uint32_t)(unif() * NN);
@@ -351,8 +375,9 @@ static void test_groups_random(void)
             if (a.lps > 0 && a.lps != b.lps)
                 merged++;
             /* the grouped X achieves its value */
-            for (uint32_t i = 0; i < m && objs[o] != SIM_GAVEL_MAXMIN &&
-                                 objs[o] != SIM_GAVEL_MAXMIN_AGNOSTIC && a.objective > 0;
+            for (uint32_t i = 0;
+                 i < m && objs[o] != SIM_GAVEL_MAXMIN && objs[o] != SIM_GAVEL_MAXMIN_WF &&
+                 objs[o] != SIM_GAVEL_MAXMIN_AGNOSTIC && a.objective > 0;
                  i++) {
                 double th = 0, any = 0;
                 for (uint32_t t = 0; t < n; t++) {
@@ -562,6 +587,22 @@ static void test_spec(void)
     CHECK_EQ_INT(sim__gavel_spec(" gavel ftf@600", &obj, &r, &d), 1);
     CHECK_EQ_INT(obj, SIM_GAVEL_FTF);
     CHECK(r == 600 * 1000000ll);
+    CHECK_EQ_INT(sim__gavel_spec("gavel max-min-wf@60", &obj, &r, &d), 1);
+    CHECK_EQ_INT(obj, SIM_GAVEL_MAXMIN_WF);
+    CHECK(r == 60 * 1000000ll);
+    CHECK_EQ_INT(sim__gavel_spec("gavel max-min", &obj, &r, &d), 1);
+    CHECK_EQ_INT(obj, SIM_GAVEL_MAXMIN);
+    CHECK(strcmp(sim__gavel_objective_name(SIM_GAVEL_MAXMIN_WF), "max-min-wf") == 0);
+    CHECK(strcmp(sim__gavel_objective_name(SIM_GAVEL_MAXMIN), "max-min") == 0);
+    CHECK_EQ_INT(sim__gavel_spec("gavel max-min-wfx", &obj, &r, &d), TM_ERR_POLICY);
+    /* the rounds realise max-min-wf as max-min */
+    {
+        int o = -1;
+        int64_t ru = 0;
+        char e2[200];
+        CHECK_EQ_INT(place_gavel_args(" max-min-wf", &o, &ru, e2, sizeof e2), PLACE_OK);
+        CHECK_EQ_INT(o, PLACE_GAVEL_MAXMIN);
+    }
     CHECK_EQ_INT(sim__gavel_spec("order=fifo", &obj, &r, &d), 0);
     CHECK_EQ_INT(sim__gavel_spec("gavelx", &obj, &r, &d), 0);
     CHECK_EQ_INT(sim__gavel_spec("gavel las", &obj, &r, &d), TM_ERR_POLICY);
@@ -588,9 +629,21 @@ static void test_spec(void)
     }
     CHECK(place_gavel_objective_name(PLACE_GAVEL_N_OBJECTIVES) == NULL);
     static const char *const specs[] = {
-        "gavel",          "gavel  fifo",          "gavel ftf@600", "gavel @60",
-        "gavel max-min@", "gavel ftf@1e10",       "gavel ftf x",   "gavel FTF",
-        "gavel ftf@6s",   "gavel makespan@0.001", "gavel @0.0009", "gavel max-min-agnostic@1e9",
+        "gavel",
+        "gavel  fifo",
+        "gavel ftf@600",
+        "gavel @60",
+        "gavel max-min@",
+        "gavel ftf@1e10",
+        "gavel ftf x",
+        "gavel FTF",
+        "gavel ftf@6s",
+        "gavel makespan@0.001",
+        "gavel @0.0009",
+        "gavel max-min-agnostic@1e9",
+        "gavel max-min-wf",
+        "gavel max-min-wf@",
+        "gavel max-min-w",
     };
     for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
         int sim_ok = sim__gavel_spec(specs[s], &obj, &r, &d) == 1;

@@ -2317,8 +2317,10 @@ static void queue_compact(engine *e, int full)
 }
 
 /* Gavel's round boundary (model/gavel_int.h): count the time each job has
- * received since the last boundary and, when jobs arrived or left, solve
- * the allocation again for the batch jobs queued or running. */
+ * received since the last boundary and, when jobs arrived or left and the
+ * last solve is at least SIM_GAVEL_RESOLVE_US old (Gavel's
+ * minimum_time_between_allocation_resets), solve the allocation again for
+ * the batch jobs queued or running. */
 typedef struct gavel_key {
     uint64_t id;
     uint32_t slot;
@@ -2350,7 +2352,9 @@ static int gavel_round(engine *e)
         starts[k] = r->start_us;
     }
     sim__gavel_account(g, e->now_us, ids, types, starts, nr);
-    if (g->solved && g->seen_arrivals == e->arrivals && g->seen_in_flight == e->batch_in_flight)
+    if (g->solved &&
+        ((g->seen_arrivals == e->arrivals && g->seen_in_flight == e->batch_in_flight) ||
+         e->now_us - g->solved_us < SIM_GAVEL_RESOLVE_US))
         goto out;
     for (uint32_t k = 0; k < nr; k++) {
         job *j = slot_job(e, e->r_slot[k]);
@@ -2399,6 +2403,7 @@ static int gavel_round(engine *e)
         .cap = g->cap,
     };
     rc = sim__gavel_resolve(g, &jobs, e->diag);
+    g->solved_us = e->now_us;
     g->seen_arrivals = e->arrivals;
     g->seen_in_flight = e->batch_in_flight;
 out:
@@ -2407,6 +2412,53 @@ out:
     free(starts);
     free(keys);
     return rc;
+}
+
+/* Put the jobs a pass preempted (e->requeue) back into the queue at their
+ * arrival positions: what queue_insert one by one gives (the queue is in id
+ * order, so the result is the merge of the two by id), in one pass over the
+ * queue's tail instead of a shift per job (a Gavel round preempts hundreds). */
+static int queue_insert_requeued(engine *e)
+{
+    uint32_t k = e->n_requeue;
+    if (k < 2)
+        return k ? queue_insert(e, e->requeue[0]) : TM_OK;
+    gavel_key *add = malloc((size_t)k * sizeof *add);
+    if (!add)
+        return nomem(e);
+    for (uint32_t r = 0; r < k; r++)
+        add[r] = (gavel_key){slot_job(e, e->requeue[r])->pj.id, e->requeue[r]};
+    qsort(add, k, sizeof *add, gavel_key_cmp);
+    if (e->q_tail + k > e->q_cap && e->q_head > 0)
+        queue_slide(e);
+    int rc = queue_reserve(e, e->q_tail + k);
+    if (rc != TM_OK) {
+        free(add);
+        return rc;
+    }
+    uint32_t i = e->q_tail, w = e->q_tail + k, r = k;
+    while (r > 0) {
+        w--;
+        if (i > e->q_head && e->q_jobs[i - 1].id > add[r - 1].id) {
+            i--;
+            e->q_jobs[w] = e->q_jobs[i];
+            e->q_slot[w] = e->q_slot[i];
+            e->q_state[w] = e->q_state[i];
+            slot_job(e, e->q_slot[w])->pos = w;
+            continue;
+        }
+        r--;
+        job *j = slot_job(e, add[r].slot);
+        queue_set(e, w, add[r].slot);
+        j->state = SIM_JOB_QUEUED;
+        if (j->svc)
+            j->rep_state = REP_QUEUED;
+        levels_queue(e, j, 1);
+    }
+    e->q_tail += k;
+    e->dirty = 1;
+    free(add);
+    return TM_OK;
 }
 
 static int schedule_pass(engine *e)
@@ -2475,9 +2527,8 @@ static int schedule_pass(engine *e)
         queue_compact(e, e->pass_holes || st.invalid);
     if ((rc = routed_drop(e)) != TM_OK)
         return rc;
-    for (uint32_t i = 0; i < e->n_requeue; i++)
-        if ((rc = queue_insert(e, e->requeue[i])) != TM_OK)
-            return rc;
+    if ((rc = queue_insert_requeued(e)) != TM_OK)
+        return rc;
     update_blocked(e);
     return TM_OK;
 }

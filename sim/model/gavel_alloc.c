@@ -13,16 +13,20 @@
  *   max-min          a = thr x gpus / (weight x proportional thr): Gavel's
  *                    normalised effective throughput (the proportional
  *                    throughput is what the job gets with every type split
- *                    evenly: sum_t thr[t] cap[t] / sum_t cap[t]). Solved by
- *                    water-filling: after each LP, jobs whose level row has a
- *                    non-zero dual cannot rise without lowering the level
- *                    (the LP value is concave in the row's bound and the
- *                    dual is a supergradient), so they are fixed at it and
- *                    the rest are raised in the next LP (warm-started, dual
- *                    simplex). The result is max-min fair: no job's level
- *                    can rise without lowering one that is no larger.
- *                    stats->single asks for Gavel's single LP instead.
- *   max-min-agnostic the same with thr = 1 on every type the job may use.
+ *                    evenly: sum_t thr[t] cap[t] / sum_t cap[t]). One LP,
+ *                    as Gavel's max_min_fairness_perf: the smallest level is
+ *                    as high as it can be, the other jobs anywhere feasible.
+ *   max-min-wf       the same coefficients, water-filled (Gavel's
+ *                    max_min_fairness_water_filling_perf): after each LP,
+ *                    jobs whose level row has a non-zero dual cannot rise
+ *                    without lowering the level (the LP value is concave in
+ *                    the row's bound and the dual is a supergradient), so
+ *                    they are fixed at it and the rest are raised in the
+ *                    next LP (warm-started, dual simplex). The result is
+ *                    max-min fair: no job's level can rise without lowering
+ *                    one that is no larger. stats->single stops at one LP.
+ *   max-min-agnostic max-min with thr = 1 on every type the job may use
+ *                    (Gavel's max_min_fairness), one LP.
  *   makespan         a = thr / left: the largest z makes every job finish by
  *                    T = 1 / z (Gavel's min_total_duration bisects on T; one
  *                    LP gives the same T).
@@ -62,7 +66,20 @@ int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag
     char err[200];
     if (place_gavel_args(spec + len, objective, round_us, err, sizeof err) != PLACE_OK)
         return tm_diag_set(diag, TM_ERR_POLICY, "policy", "%s", err);
+    /* "max-min-wf" is max-min to the rounds (place_gavel_args); the solve
+     * water-fills it */
+    const char *a = spec + len;
+    while (*a == ' ' || *a == '\t')
+        a++;
+    if (*objective == SIM_GAVEL_MAXMIN && strncmp(a, "max-min-wf", 10) == 0 &&
+        (a[10] == '\0' || a[10] == '@' || a[10] == ' ' || a[10] == '\t'))
+        *objective = SIM_GAVEL_MAXMIN_WF;
     return 1;
+}
+
+const char *sim__gavel_objective_name(int objective)
+{
+    return objective == SIM_GAVEL_MAXMIN_WF ? "max-min-wf" : place_gavel_objective_name(objective);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -599,7 +616,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
     int rc = TM_OK;
     glp_term_out(GLP_OFF);
     if (objective == SIM_GAVEL_MAXMIN || objective == SIM_GAVEL_MAXMIN_AGNOSTIC ||
-        objective == SIM_GAVEL_MAKESPAN) {
+        objective == SIM_GAVEL_MAXMIN_WF || objective == SIM_GAVEL_MAKESPAN) {
         for (uint32_t i = 0; i < m; i++) {
             double prop = 0;
             for (uint32_t t = 0; t < n; t++) {
@@ -621,7 +638,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
                 a[(size_t)i * n + t] = c;
             }
         }
-        rc = solve_grouped(p, a, x, single || objective == SIM_GAVEL_MAKESPAN, !stats->ungrouped,
+        rc = solve_grouped(p, a, x, single || objective != SIM_GAVEL_MAXMIN_WF, !stats->ungrouped,
                            &stats->objective, &stats->lps, &stats->levels);
         if (rc == TM_OK && objective == SIM_GAVEL_MAKESPAN)
             stats->objective = stats->objective > 0 ? 1.0 / stats->objective : INFINITY;
@@ -634,7 +651,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
     if (rc != TM_OK)
         return tm_diag_set(diag, TM_ERR_INTERNAL, "gavel",
                            "the allocation LP (%s, %u jobs) was not solved",
-                           place_gavel_objective_name(objective), (unsigned)m);
+                           sim__gavel_objective_name(objective), (unsigned)m);
     return TM_OK;
 }
 
@@ -670,20 +687,51 @@ void sim__gavel_fini(sim__gavel *g)
     free(g->age);
     free(g->prevx);
     free(g->gpus);
+    free(g->rhash);
     memset(g, 0, sizeof *g);
 }
 
-static uint32_t row_find(const uint64_t *id, uint32_t n, uint64_t key)
+/* The current rows by job id (g->rhash, rebuilt when the rows change), so
+ * that the per-boundary count finds a running job's row in O(1). */
+static uint32_t id_slot(uint64_t id, uint32_t mask)
 {
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (id[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
+    return (uint32_t)((id * 0x9e3779b97f4a7c15ull) >> 32) & mask;
+}
+
+static uint32_t row_find(const sim__gavel *g, uint64_t key)
+{
+    if (!g->n_rhash)
+        return UINT32_MAX;
+    uint32_t mask = g->n_rhash - 1;
+    for (uint32_t s = id_slot(key, mask);; s = (s + 1) & mask) {
+        uint32_t r = g->rhash[s];
+        if (r == 0)
+            return UINT32_MAX;
+        if (g->id[r - 1] == key)
+            return r - 1;
     }
-    return lo < n && id[lo] == key ? lo : UINT32_MAX;
+}
+
+static int rows_index(sim__gavel *g)
+{
+    uint32_t slots = 16;
+    while (slots < 2 * g->n_rows)
+        slots *= 2;
+    if (slots > g->n_rhash) {
+        uint32_t *h = realloc(g->rhash, (size_t)slots * sizeof *h);
+        if (!h)
+            return TM_ERR_NOMEM;
+        g->rhash = h;
+    }
+    g->n_rhash = slots;
+    memset(g->rhash, 0, (size_t)slots * sizeof *g->rhash);
+    for (uint32_t r = 0; r < g->n_rows; r++) {
+        uint32_t s = id_slot(g->id[r], slots - 1);
+        while (g->rhash[s])
+            s = (s + 1) & (slots - 1);
+        g->rhash[s] = r + 1;
+    }
+    return TM_OK;
 }
 
 void sim__gavel_account(sim__gavel *g, int64_t now_us, const uint64_t *ids, const uint32_t *types,
@@ -697,7 +745,7 @@ void sim__gavel_account(sim__gavel *g, int64_t now_us, const uint64_t *ids, cons
     for (uint32_t r = 0; r < g->n_rows; r++)
         g->active_s[r] += dt;
     for (uint32_t k = 0; k < n; k++) {
-        uint32_t r = row_find(g->id, g->n_rows, ids[k]);
+        uint32_t r = row_find(g, ids[k]);
         if (r == UINT32_MAX || types[k] >= g->n_types)
             continue;
         int64_t from = start_us[k] > g->t_acct_us ? start_us[k] : g->t_acct_us;
@@ -749,7 +797,7 @@ int sim__gavel_resolve(sim__gavel *g, const sim__gavel_jobs *jobs, tm_diag *diag
         return tm_diag_set(diag, TM_ERR_NOMEM, "gavel", "out of memory");
     /* carry the received time (and, for fifo, the type) of known jobs */
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t r = row_find(g->id, g->n_rows, jobs->id[i]);
+        uint32_t r = row_find(g, jobs->id[i]);
         for (uint32_t t = 0; t < nt; t++) {
             g->n_recv[(size_t)i * nt + t] = r == UINT32_MAX ? 0 : g->recv_s[(size_t)r * nt + t];
             g->prevx[(size_t)i * nt + t] = r == UINT32_MAX ? 0 : g->x[(size_t)r * nt + t];
@@ -790,6 +838,8 @@ int sim__gavel_resolve(sim__gavel *g, const sim__gavel_jobs *jobs, tm_diag *diag
     memcpy(g->recv_s, g->n_recv, (size_t)n * nt * sizeof *g->recv_s);
     memcpy(g->active_s, g->n_active, n * sizeof *g->active_s);
     g->n_rows = n;
+    if (rows_index(g) != TM_OK)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "gavel", "out of memory");
     g->solved = 1;
     g->ts.n_rows = n;
     g->ts.job_id = g->id;

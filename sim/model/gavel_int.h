@@ -24,15 +24,30 @@
 #include "status.h"
 
 /* The policy objectives (Gavel's policies without space sharing): the
- * placement core's (place.h, place_gavel_args), under the names sim/ uses. */
+ * placement core's (place.h, place_gavel_args), under the names sim/ uses,
+ * and one of sim/'s own: "max-min-wf", max-min fairness water-filled (Gavel's
+ * max_min_fairness_water_filling_perf), which the rounds realise as they do
+ * "max-min" (place_gavel_args reads it as PLACE_GAVEL_MAXMIN; only the solve
+ * differs, so only sim__gavel_spec tells them apart). */
 typedef enum sim__gavel_objective {
-    SIM_GAVEL_MAXMIN = PLACE_GAVEL_MAXMIN,
-    SIM_GAVEL_MAXMIN_AGNOSTIC = PLACE_GAVEL_MAXMIN_AGNOSTIC,
+    SIM_GAVEL_MAXMIN = PLACE_GAVEL_MAXMIN, /* one LP: the smallest level (max_min_fairness_perf) */
+    SIM_GAVEL_MAXMIN_AGNOSTIC = PLACE_GAVEL_MAXMIN_AGNOSTIC, /* one LP, every type speed 1 */
     SIM_GAVEL_FTF = PLACE_GAVEL_FTF,
     SIM_GAVEL_MAKESPAN = PLACE_GAVEL_MAKESPAN,
     SIM_GAVEL_FIFO = PLACE_GAVEL_FIFO,
-    SIM_GAVEL_N_OBJECTIVES = PLACE_GAVEL_N_OBJECTIVES
+    SIM_GAVEL_MAXMIN_WF = PLACE_GAVEL_N_OBJECTIVES, /* water-filling levels */
+    SIM_GAVEL_N_OBJECTIVES
 } sim__gavel_objective;
+
+/* The name of a sim__gavel_objective ("max-min-wf" for SIM_GAVEL_MAXMIN_WF). */
+const char *sim__gavel_objective_name(int objective);
+
+/* Gavel's minimum_time_between_allocation_resets (scheduler.py, 1920 s, what
+ * its simulations run with): X is solved again only at the first round
+ * boundary at least this long after the last solve, and only when the job
+ * set changed; in between a new job has no row (X = 0: it takes GPUs left
+ * over) and the others keep theirs. */
+#define SIM_GAVEL_RESOLVE_US (1920 * 1000000ll)
 
 /* The default round: Gavel's time_per_iteration, 360 s. */
 #define SIM_GAVEL_ROUND_US PLACE_GAVEL_ROUND_US
@@ -64,13 +79,13 @@ typedef struct sim__gavel_stats {
     uint32_t levels;  /* water-filling levels (max-min) */
     double objective; /* max-min: the smallest normalised throughput; makespan: T (s);
                          ftf: the largest rho */
-    int single;       /* in: solve max-min as one LP (Gavel's source), not water-filling */
+    int single;       /* in: solve max-min-wf as one LP (what max-min does) */
     int ungrouped;    /* in: one LP row per job, even for interchangeable jobs (for the bench) */
 } sim__gavel_stats;
 
 /* Solve p for an objective into x (n_jobs x n_types, row-major). stats (may be
- * NULL) gets counts; stats->single on input asks for one LP instead of the
- * water-filling levels. TM_OK, TM_ERR_NOMEM, or TM_ERR_INTERNAL with a
+ * NULL) gets counts; stats->single on input asks max-min-wf for one LP instead of
+ * the water-filling levels. TM_OK, TM_ERR_NOMEM, or TM_ERR_INTERNAL with a
  * message in diag when the solver fails. */
 int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim__gavel_stats *stats,
                      tm_diag *diag);
@@ -84,10 +99,13 @@ typedef struct sim__gavel {
     int64_t t_acct_us;                      /* received time is counted up to here */
     uint64_t seen_arrivals, seen_in_flight; /* the job set solved for */
     int solved;
+    int64_t solved_us; /* when X was last solved */
     uint32_t n_rows, cap_rows;
     uint64_t *id;
     double *x, *recv_s, *active_s; /* [row * n_types + t], [row] */
     place_timeshare ts;
+    uint32_t *rhash; /* the rows by job id: open addressing, row + 1 (0 empty) */
+    uint32_t n_rhash;
     /* scratch for the next solve */
     uint64_t *n_id;
     double *n_x, *n_recv, *n_active, *thr, *cap, *left, *total, *age, *prevx;
