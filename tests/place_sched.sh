@@ -10,9 +10,12 @@
 # same speed on both, job 2 three times faster on A. Max-min fairness over
 # normalised throughput (speed / the speed of an even split: 1 for job 1,
 # (3 + 1) / 2 = 2 for job 2): job 1's level is at most 1 (its row sums to
-# at most 1), so the first level is 1; water-filling then raises job 2,
-# which does best with all of A: X = job 1 [0, 1], job 2 [1, 0], and the
-# round puts job 2 on A (node 0), job 1 on B (node 1). FIFO rounds give
+# at most 1), so the first level is 1; water-filling (max-min-wf) then
+# raises job 2, which does best with all of A: X = job 1 [0, 1], job 2
+# [1, 0], and the round puts job 2 on A (node 0), job 1 on B (node 1). The
+# one LP of max-min (Gavel's max_min_fairness_perf) fixes only that first
+# level, so its X is any of several (job 2 needs 3 x_A + x_B >= 2); the
+# round still puts job 2 on A, where its share is the larger. FIFO rounds give
 # the fastest type to the earlier job: job 1 on A, job 2 on B. Makespan with
 # 100 s of work left for job 1 and 300 s for job 2: every job done by
 # T = 100 s needs job 1 running all the time and job 2 on A all the time,
@@ -61,6 +64,7 @@ refuse() {
 
 # --- Gavel: X solved by tarmac place ---------------------------------------
 starts '1@1 2@0' 'gavel' "{\"now_us\":0,$T,$Q}"
+starts '1@1 2@0' 'gavel max-min-wf' "{\"now_us\":0,$T,$Q}"
 has '{"id":1,"x":[0,1]}'
 has '{"id":2,"x":[1,0]}'
 starts '1@1 2@0' 'gavel max-min@600' "{\"now_us\":1800000000,$T,$Q}"

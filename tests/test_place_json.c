@@ -243,17 +243,51 @@ typedef struct recorder {
                        of a boundary reads the round its instance chose) */
     int64_t last_now_us;
     uint32_t ts_samples; /* kept snapshots that carry a timeshare */
+    int eligible;        /* the pass in progress may be sampled (TS_SOLVE: see hook_before) */
     int bad_state;       /* a queue entry was not WAITING at the start of a pass */
     uint32_t preempts;   /* PREEMPT decisions among the samples */
 } recorder;
+
+/* The view's jobs (queued and running, with GPUs) are exactly the jobs of
+ * its timeshare rows. */
+static int same_jobs_as_rows(const place_view *v)
+{
+    const place_timeshare *ts = v->timeshare;
+    if (!ts)
+        return 0;
+    uint32_t in_view = 0;
+    for (uint32_t r = 0; r < ts->n_rows; r++) {
+        int present = 0;
+        for (uint32_t k = 0; k < v->n_running && !present; k++)
+            present = v->running[k].job.id == ts->job_id[r];
+        for (uint32_t i = 0; i < v->n_queue && !present; i++)
+            present = v->queue[i].id == ts->job_id[r];
+        if (!present)
+            return 0;
+        in_view++;
+    }
+    uint32_t jobs = 0;
+    for (uint32_t k = 0; k < v->n_running; k++)
+        jobs += v->running[k].job.gpus > 0;
+    for (uint32_t i = 0; i < v->n_queue; i++)
+        jobs += v->queue[i].gpus > 0;
+    return jobs == in_view;
+}
 
 static void hook_before(void *ud, const place_view *v)
 {
     recorder *r = ud;
     r->passes++;
+    /* X solved again from a snapshot is the engine's X only where the engine's
+     * was solved for the same jobs: it re-solves when the job set changed and
+     * its last solve is old enough (docs/gavel.md), so between solves it
+     * holds an X of an earlier job set. Only such passes count, in the
+     * counting run too, so that the stride spreads the samples over them. */
+    r->eligible = r->ts_mode != TS_SOLVE ||
+                  ((r->passes == 1 || v->now_us != r->last_now_us) && same_jobs_as_rows(v));
     /* serialise only a pass that may be kept: the next deciding one of the
      * stride, or one of the few empty ones */
-    r->taking = !r->count_only && r->n < MAX_SAMPLES &&
+    r->taking = !r->count_only && r->eligible && r->n < MAX_SAMPLES &&
                 (r->deciding % r->stride == 0 || (r->n_empty < 4 && r->passes % 101 == 0));
     if (r->first_only && r->passes > 1 && v->now_us == r->last_now_us)
         r->taking = 0;
@@ -288,7 +322,7 @@ static void hook_before(void *ud, const place_view *v)
 static void hook_after(void *ud, const place_decision *d, size_t n)
 {
     recorder *r = ud;
-    if (n > 0)
+    if (n > 0 && r->eligible)
         r->deciding++;
     if (!r->taking)
         return;
