@@ -259,8 +259,11 @@ static int kept_best(dotprod *s, const place_view *v, const place_job *j, uint32
     kept k;
     if (place__shape_can_follow(sh, c)) {
         k = kept_of(sh->data, n);
+        int dedupe = place__shape_catchup(&s->env, &s->shapes, n);
         for (uint64_t q = sh->changes; q < c->changes; q++) {
             uint32_t m = c->change_ring[q % PLACE_CHANGE_RING];
+            if (!place__shape_first(&s->shapes, dedupe, m))
+                continue;
             uint32_t i = k.p + m;
             k.win[i] = leaf(&k, v, j, m);
             for (i >>= 1; i >= 1; i >>= 1)

@@ -146,38 +146,43 @@ static int candidate(const place_cluster *c, const place_job *j, uint32_t n)
     return f >= j->gpus && f <= c->type_max_gpus[t] && place_bits_test(&c->by_free[t][f], n);
 }
 
-static void set_bit(uint64_t *w, uint32_t n, int on)
-{
-    if (on)
-        w[n >> 6] |= 1ull << (n & 63u);
-    else
-        w[n >> 6] &= ~(1ull << (n & 63u));
-}
-
-/* The candidate set of job j's shape, up to date (NULL: out of memory). */
-static const uint64_t *candidates(randfit *s, const place_cluster *c, const place_job *j)
+/* The candidate set of job j's shape, up to date, its size in *count
+ * (NULL: out of memory). A slot's data: the count, then the set's words. */
+static const uint64_t *candidates(randfit *s, const place_cluster *c, const place_job *j,
+                                  uint64_t *count)
 {
     place__shape *sh = place__shape_slot(&s->shapes, j);
     uint64_t *w = sh->data;
     if (place__shape_can_follow(sh, c)) {
+        int dedupe = place__shape_catchup(&s->env, &s->shapes, c->n_nodes);
         for (uint64_t q = sh->changes; q < c->changes; q++) {
             uint32_t n = c->change_ring[q % PLACE_CHANGE_RING];
-            set_bit(w, n, candidate(c, j, n));
+            if (!place__shape_first(&s->shapes, dedupe, n))
+                continue;
+            uint64_t bit = 1ull << (n & 63u), *x = &w[1 + (n >> 6)];
+            int was = (*x & bit) != 0, now = candidate(c, j, n);
+            if (was != now) {
+                *x ^= bit;
+                w[0] = now ? w[0] + 1 : w[0] - 1;
+            }
         }
     } else {
         size_t words = ((size_t)c->n_nodes + 63) / 64;
-        if (!place__shape_reserve(&s->env, sh, (words ? words : 1) * sizeof *w)) {
+        if (!place__shape_reserve(&s->env, sh, (1 + words) * sizeof *w)) {
             sh->used = 0;
             return NULL;
         }
         w = sh->data;
-        memset(w, 0, words * sizeof *w);
+        memset(w, 0, (1 + words) * sizeof *w);
         for (uint32_t n = 0; n < c->n_nodes; n++)
-            if (candidate(c, j, n))
-                w[n >> 6] |= 1ull << (n & 63u);
+            if (candidate(c, j, n)) {
+                w[1 + (n >> 6)] |= 1ull << (n & 63u);
+                w[0]++;
+            }
     }
     place__shape_synced(sh, c);
-    return w;
+    *count = w[0];
+    return w + 1;
 }
 
 /* The index of the k-th (from 0) set bit of x. */
@@ -196,7 +201,7 @@ static uint32_t kth_in(const uint64_t *cand, const place_bits *order, uint32_t w
         words = order->n0; /* an index set's bits past its size are clear */
     for (uint32_t i = 0; i < words; i++) {
         uint64_t x = cand[i] & (order ? order->w0[i] : ~0ull);
-        uint64_t m = (uint64_t)__builtin_popcountll(x);
+        uint64_t m = place__popcount64(x);
         if (*k < m)
             return i * 64 + select_bit(x, *k);
         *k -= m;
@@ -233,15 +238,11 @@ static int random_fit(void *state, const place_view *v, const place_job *j, plac
     const place_env *env = ctx ? ctx->env : NULL;
     const place_cluster *c = v->cluster;
     const uint64_t *cand = NULL;
-    if (!s->scan && (!ctx || !ctx->allow) && c->n_nodes > 0)
-        cand = candidates(s, c, j);
     uint64_t count = 0;
-    if (cand) {
-        for (uint32_t i = 0; i < (c->n_nodes + 63) / 64; i++)
-            count += (uint64_t)__builtin_popcountll(cand[i]);
-    } else {
+    if (!s->scan && (!ctx || !ctx->allow) && c->n_nodes > 0)
+        cand = candidates(s, c, j, &count);
+    if (!cand)
         walk(v, j, ctx, UINT64_MAX, &count);
-    }
     if (count == 0) {
         if (j->gpus > 0 && (j->flags & PLACE_JOB_CAN_SPAN))
             return place_fit_span_first(v, j, d, ctx);

@@ -47,6 +47,10 @@ typedef struct place__shape {
 typedef struct place__shapes {
     place__shape slot[PLACE__SHAPE_SETS * PLACE__SHAPE_WAYS];
     uint64_t clock;
+    /* seen[n] == epoch: node n was already redone in this catch-up (a node
+     * the journal names many times, as when pods fill one node, is redone
+     * once) */
+    uint32_t *seen, seen_n, epoch;
 } place__shapes;
 
 static inline place__shape_key place__shape_key_of(const place_job *j)
@@ -131,8 +135,49 @@ static inline int place__shape_reserve(const place_env *env, place__shape *s, si
     return 1;
 }
 
+/* Start a catch-up on n nodes: place__shape_first then says whether a
+ * node is named for the first time in it. 0 when out of memory (then every
+ * node counts as first). */
+static inline int place__shape_catchup(const place_env *env, place__shapes *t, uint32_t n)
+{
+    if (t->seen_n < n) {
+        uint32_t *p = place__realloc(env, t->seen, t->seen_n * sizeof *p, n * sizeof *p);
+        if (!p)
+            return 0;
+        memset(p + t->seen_n, 0, (n - t->seen_n) * sizeof *p);
+        t->seen = p;
+        t->seen_n = n;
+    }
+    if (++t->epoch == 0) { /* wrapped: forget every mark */
+        memset(t->seen, 0, t->seen_n * sizeof *t->seen);
+        t->epoch = 1;
+    }
+    return 1;
+}
+
+static inline int place__shape_first(place__shapes *t, int dedupe, uint32_t n)
+{
+    if (!dedupe)
+        return 1;
+    if (t->seen[n] == t->epoch)
+        return 0;
+    t->seen[n] = t->epoch;
+    return 1;
+}
+
+/* Set bits of x, without relying on a popcount instruction. */
+static inline uint32_t place__popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
 static inline void place__shapes_free(const place_env *env, place__shapes *t)
 {
+    if (t->seen)
+        place__free(env, t->seen, t->seen_n * sizeof *t->seen);
     for (uint32_t i = 0; i < PLACE__SHAPE_SETS * PLACE__SHAPE_WAYS; i++)
         if (t->slot[i].data)
             place__free(env, t->slot[i].data, t->slot[i].data_size);
