@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * packgrid_shapes.c — dotprod and random keep per job shape what they derived
- * from every node (policies/fit_shapes.h: dotprod a tree of node scores,
- * random a bit set of candidate nodes), brought up to date from the
- * cluster's change journal; every decision must be the one the scan gives
- * ("placement=dotprod:scan", "random:scan") and the one a fresh instance
- * gives, which builds its per-shape state from a fresh count of the nodes.
+ * packgrid_shapes.c — dotprod, gpu-packing and random keep per job shape
+ * what they derived from every node (policies/fit_shapes.h: dotprod and
+ * gpu-packing a tree of the nodes' best scores or ranks, random a bit set of
+ * candidate nodes and its count), brought up to date from the cluster's
+ * change journal; every decision must be the one the scan gives
+ * ("placement=dotprod:scan", "gpu-packing:scan", "random:scan") and the one
+ * a fresh instance gives, which builds its per-shape state from a fresh
+ * count of the nodes.
  *
  * Random worlds (20 to 300 nodes of one to three types with different GPU
  * memory, 2 to 8 GPUs each): jobs of many shapes (whole-GPU gangs, shares,
@@ -264,10 +266,12 @@ int main(void)
     for (int k = 0; k < 10 && check_failures == 0; k++) {
         asked += one_world("dotprod", 0, 3000);
         asked += one_world("random", 0, 2000);
+        asked += one_world("gpu-packing", 0, 3000);
     }
     for (int k = 0; k < 2 && check_failures == 0; k++) {
         asked += one_world("dotprod", 1, 3000); /* more shapes than the slots */
         asked += one_world("random", 1, 2000);
+        asked += one_world("gpu-packing", 1, 3000);
     }
     CHECK(asked > 50000);
     return check_finish("packgrid_shapes");

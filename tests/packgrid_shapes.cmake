@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# packgrid_shapes: dotprod's and random's per-shape node results, kept from
+# packgrid_shapes: dotprod's, gpu-packing's and random's per-shape node results, kept from
 # the change journal (policies/fit_shapes.h), against their scans and a
 # fresh instance at every decision (random worlds with starts, ends, nodes
 # and GPUs out of service, nodes added, bursts longer than the journal,
