@@ -8,15 +8,15 @@
  * intelligence at all. Randomness comes only from the host's env->rand
  * (place_rand_below, unbiased), so a run is reproducible from the host's
  * seed; with env->rand NULL the first candidate is taken. Candidates are
- * counted, one is drawn, and the walk is repeated to it, so no memory is
- * needed. A gang that fits no single node spans nodes first-fit if the job
+ * counted, one is drawn (place_rand_below of the count), and the walk is
+ * repeated to it. A gang that fits no single node spans nodes first-fit if the job
  * allows it (deterministically).
  *
  * Candidates without a walk: where no backfilling veto is given, the fit
  * keeps per job shape a bit set over the nodes, bit n set when node n is a
  * candidate (fit_shapes.h: brought up to date from the cluster's change
- * journal, one node per logged change). The count is then a popcount, and
- * the drawn candidate is found by walking the set's words in the walk's
+ * journal, once per node named since the shape's last use) and its count.
+ * The count is read, and the drawn candidate is found by walking the set's words in the walk's
  * order (type, then for whole GPUs the node's free GPUs, then node index),
  * ANDed with the cluster's index words: the same count, the same draw and
  * the same node as the walk, the random stream consumed the same way.
@@ -31,7 +31,8 @@
  * it 100, every other 0, so no tie arises, pods without GPU included; its
  * GPU for a share is drawn uniformly among those that hold it
  * (allocateGpuIdBasedOnRandomFit, "-gpusel random"). The argument is
- * accepted so that every packing fit has a "k8s" mode.
+ * accepted so that every packing fit has a "k8s" mode (it keeps the same
+ * per-shape sets).
  */
 #include "fit_shapes.h"
 #include "place_int.h"
