@@ -9,10 +9,19 @@
  * packs tightly where its shape matches the hole. Whole-GPU gangs count the
  * GPU dimension as the node's total free share; a GPU share is scored per GPU
  * (the GPU dimension is that GPU's free share), which also picks the GPU.
- * Ties go to the lowest node index, then GPU index.
- * It must score every candidate node: cost O(candidate nodes x GPUs per node)
- * per decision (PLACE_FIT_SCANS). A gang that fits no single node spans nodes
- * first-fit if the job allows it.
+ * Ties go to the lowest node index, then GPU index. A gang that fits no
+ * single node spans nodes first-fit if the job allows it.
+ *
+ * Best node without a scan: a node's score (and best GPU) depends only on
+ * the job's shape and the node's state, so where no backfilling veto is
+ * given the fit keeps per job shape (fit_shapes.h) every node's score and a
+ * tournament tree over the nodes whose every subtree knows its best node by
+ * (score, node index): the root is the scan's answer. A shape, when next
+ * used, rescores the nodes the cluster's change journal logged since its
+ * last use and replays their paths (O(GPUs + log nodes) each), or rebuilds
+ * when the journal cannot say. With a veto, or "placement=dotprod:scan"
+ * (kept to test against), every candidate node is scored: O(candidate
+ * nodes x GPUs per node) per decision.
  * Source: the DotProd baseline of Weng et al., USENIX ATC 2023 (section 6,
  * after Tetris: Grandl et al., "Multi-resource packing for cluster
  * schedulers", SIGCOMM 2014), in the form their simulator scores it (the
@@ -34,6 +43,7 @@
  * memory is not scored (the reference has no memory dimension); it still
  * must fit.
  */
+#include "fit_shapes.h"
 #include "place_int.h"
 
 #include <stdio.h>
@@ -42,17 +52,20 @@
 typedef struct dotprod {
     place_env env;
     int k8s;
+    int scan; /* "dotprod:scan": score every candidate at every decision */
     place__k8s k;
+    place__shapes shapes;
 } dotprod;
 
 static int dotprod_create(const place_env *env, const char *args, void **state, char *err,
                           size_t err_len)
 {
-    int k8s = strcmp(args, "k8s") == 0;
-    if (*args && !k8s) {
+    int k8s = strcmp(args, "k8s") == 0, scan = strcmp(args, "scan") == 0;
+    if (*args && !k8s && !scan) {
         if (err && err_len)
             snprintf(err, err_len,
-                     "placement 'dotprod': expected no argument or 'k8s', got '%.60s'", args);
+                     "placement 'dotprod': expected no argument, 'k8s' or 'scan', got '%.60s'",
+                     args);
         return PLACE_ERR_SPEC;
     }
     dotprod *s = place__realloc(env, NULL, 0, sizeof *s);
@@ -61,6 +74,7 @@ static int dotprod_create(const place_env *env, const char *args, void **state, 
     memset(s, 0, sizeof *s);
     s->env = *env;
     s->k8s = k8s;
+    s->scan = scan;
     s->k.env = *env;
     *state = s;
     return PLACE_OK;
@@ -73,6 +87,7 @@ static void dotprod_destroy(void *state)
         return;
     place_env env = s->env;
     place__k8s_fini(&s->k);
+    place__shapes_free(&env, &s->shapes);
     place__free(&env, s, sizeof *s);
 }
 
@@ -165,10 +180,119 @@ static void score_node(scorer *sc, uint32_t n)
              0);
 }
 
+/* One shape's kept results over n nodes: score[n] and gpu[n] (a node that
+ * is no candidate has none in the tree), and win[1 .. 2 p), the tree (p a
+ * power of two >= n; leaf of node i at p + i; PLACE_NONE: no candidate). */
+typedef struct kept {
+    double *score;
+    uint32_t *win;
+    uint8_t *gpu;
+    uint32_t p;
+} kept;
+
+static uint32_t tree_width(uint32_t n)
+{
+    uint32_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static kept kept_of(void *data, uint32_t n)
+{
+    kept k;
+    k.p = tree_width(n);
+    k.score = data;
+    k.win = (uint32_t *)(k.score + n);
+    k.gpu = (uint8_t *)(k.win + 2 * (size_t)k.p);
+    return k;
+}
+
+static uint32_t better(const kept *k, uint32_t a, uint32_t b)
+{
+    if (a == PLACE_NONE)
+        return b;
+    if (b == PLACE_NONE)
+        return a;
+    return k->score[b] < k->score[a] || (k->score[b] == k->score[a] && b < a) ? b : a;
+}
+
+/* Node n's leaf for job j: what score_node would make of it, alone, with no
+ * veto (the scan's tests of the node included). */
+static uint32_t leaf(kept *k, const place_view *v, const place_job *j, uint32_t n)
+{
+    const place_cluster *c = v->cluster;
+    uint32_t t = c->node_type[n];
+    if (!place_type_ok(c, j, t) || !place_host_ok(c, n, j))
+        return PLACE_NONE;
+    scorer sc = {NULL,
+                 v,
+                 j,
+                 NULL,
+                 j->gpu_milli < PLACE_MILLI_WHOLE,
+                 {0, PLACE_NONE, 0},
+                 PLACE__K8S_BEST_NONE};
+    if (sc.share) {
+        if (!place_bits_test(&c->any_share[t], n) || c->node_milli_free[n] < j->gpu_milli)
+            return PLACE_NONE;
+    } else {
+        uint32_t f = c->node_free[n];
+        if (f < j->gpus || f > c->type_max_gpus[t] || !place_bits_test(&c->by_free[t][f], n))
+            return PLACE_NONE;
+    }
+    score_node(&sc, n);
+    if (sc.b.node == PLACE_NONE)
+        return PLACE_NONE;
+    k->score[n] = sc.b.score;
+    k->gpu[n] = (uint8_t)sc.b.gpu;
+    return n;
+}
+
+/* The tree of job j's shape, up to date; its root's node (PLACE_NONE: no
+ * candidate) in *node, its GPU in *gpu. 0: out of memory. */
+static int kept_best(dotprod *s, const place_view *v, const place_job *j, uint32_t *node,
+                     uint32_t *gpu)
+{
+    const place_cluster *c = v->cluster;
+    uint32_t n = c->n_nodes;
+    place__shape *sh = place__shape_slot(&s->shapes, j);
+    kept k;
+    if (place__shape_can_follow(sh, c)) {
+        k = kept_of(sh->data, n);
+        int dedupe = place__shape_catchup(&s->env, &s->shapes, n);
+        for (uint64_t q = sh->changes; q < c->changes; q++) {
+            uint32_t m = c->change_ring[q % PLACE_CHANGE_RING];
+            if (!place__shape_first(&s->shapes, dedupe, m))
+                continue;
+            uint32_t i = k.p + m;
+            k.win[i] = leaf(&k, v, j, m);
+            for (i >>= 1; i >= 1; i >>= 1)
+                k.win[i] = better(&k, k.win[2 * i], k.win[2 * i + 1]);
+        }
+    } else {
+        uint32_t p = tree_width(n);
+        size_t size = (size_t)n * sizeof(double) + 2 * (size_t)p * sizeof(uint32_t) + n;
+        if (!place__shape_reserve(&s->env, sh, size)) {
+            sh->used = 0;
+            return 0;
+        }
+        k = kept_of(sh->data, n);
+        for (uint32_t i = 0; i < p; i++)
+            k.win[p + i] = i < n ? leaf(&k, v, j, i) : PLACE_NONE;
+        for (uint32_t i = p - 1; i >= 1; i--)
+            k.win[i] = better(&k, k.win[2 * i], k.win[2 * i + 1]);
+        k.win[0] = PLACE_NONE;
+    }
+    place__shape_synced(sh, c);
+    *node = k.win[1];
+    *gpu = *node != PLACE_NONE ? k.gpu[*node] : 0;
+    return 1;
+}
+
 static int dotprod_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
                        const place_fit_ctx *ctx)
 {
-    const dotprod *s = state;
+    dotprod *s = state;
     const place_cluster *c = v->cluster;
     scorer sc = {
         s, v, j, ctx, j->gpu_milli < PLACE_MILLI_WHOLE, {0, PLACE_NONE, 0}, PLACE__K8S_BEST_NONE};
@@ -178,6 +302,9 @@ static int dotprod_fit(void *state, const place_view *v, const place_job *j, pla
     }
     if (j->gpus == 0)
         return place_fit_cpu_only(v, j, d, ctx);
+    if (!s->scan && (!ctx || !ctx->allow) && c->n_nodes > 0 &&
+        kept_best(s, v, j, &sc.b.node, &sc.b.gpu))
+        goto decided;
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t))
             continue;
@@ -194,6 +321,7 @@ static int dotprod_fit(void *state, const place_view *v, const place_job *j, pla
                 if (place__whole_ok(v, j, n, ctx))
                     score_node(&sc, n);
     }
+decided:;
     uint32_t node = sc.b.node, gpu = sc.b.gpu;
     if (node != PLACE_NONE) {
         if (sc.share)

@@ -12,9 +12,19 @@
  *            GPU count (smaller nodes first, keeping big ones whole).
  * So shares stack on shared GPUs, gangs go where work already is, and idle
  * nodes stay idle as long as possible.
- * It must look at every candidate node: cost O(candidate nodes x GPUs per
- * node) per decision (PLACE_FIT_SCANS). A gang that fits no single node spans
- * nodes first-fit if the job allows it.
+ * A gang that fits no single node spans nodes first-fit if the job allows it.
+ *
+ * Best node without a scan: a node's best rank (and GPU) depends only on the
+ * job's shape and the node's state, so where no backfilling veto is given
+ * the fit keeps per job shape (fit_shapes.h) every node's best (class, tie)
+ * and a tournament tree over the nodes whose every subtree knows its best
+ * node by (class, tie, node index): the root is the scan's answer. A shape,
+ * when next used, redoes the nodes the cluster's change journal logged
+ * since its last use (O(GPUs + log nodes) each), or rebuilds when the
+ * journal cannot say. With a veto, or "placement=gpu-packing:scan" (kept to
+ * test against), the scan looks at every candidate node, stopping early
+ * where a later node cannot win: O(candidate nodes x GPUs per node) per
+ * decision.
  * Source: the GpuPacking baseline of Weng et al., USENIX ATC 2023 (section
  * 6), with the three tiers of its simulator's score.
  *
@@ -32,33 +42,36 @@
  * share's score moves in steps of 100 milli) go to the reference's node
  * rank (fit_k8s.c); a share takes the node's tightest GPU ("-gpusel best").
  */
+#include "fit_shapes.h"
 #include "place_int.h"
 
 #include <stdio.h>
 #include <string.h>
 
 typedef struct packing {
+    int k8s;
+    int scan; /* "gpu-packing:scan": look at every candidate at every decision */
     place__k8s k;
+    place__shapes shapes;
 } packing;
 
 static int packing_create(const place_env *env, const char *args, void **state, char *err,
                           size_t err_len)
 {
-    if (strcmp(args, "k8s") != 0) {
-        if (*args) {
-            if (err && err_len)
-                snprintf(err, err_len,
-                         "placement 'gpu-packing': expected no argument or 'k8s', got '%.60s'",
-                         args);
-            return PLACE_ERR_SPEC;
-        }
-        *state = NULL; /* tarmac's rule needs no state */
-        return PLACE_OK;
+    int k8s = strcmp(args, "k8s") == 0, scan = strcmp(args, "scan") == 0;
+    if (*args && !k8s && !scan) {
+        if (err && err_len)
+            snprintf(err, err_len,
+                     "placement 'gpu-packing': expected no argument, 'k8s' or 'scan', got '%.60s'",
+                     args);
+        return PLACE_ERR_SPEC;
     }
     packing *s = place__realloc(env, NULL, 0, sizeof *s);
     if (!s)
         return PLACE_ERR_NOMEM;
     memset(s, 0, sizeof *s);
+    s->k8s = k8s;
+    s->scan = scan;
     s->k.env = *env;
     *state = s;
     return PLACE_OK;
@@ -71,13 +84,14 @@ static void packing_destroy(void *state)
         return;
     place_env env = s->k.env;
     place__k8s_fini(&s->k);
+    place__shapes_free(&env, &s->shapes);
     place__free(&env, s, sizeof *s);
 }
 
 static int packing_begin(void *state, const place_view *v)
 {
     packing *s = state;
-    return s ? place__k8s_begin(&s->k, &s->k.env, v->cluster) : PLACE_OK;
+    return s->k8s ? place__k8s_begin(&s->k, &s->k.env, v->cluster) : PLACE_OK;
 }
 
 typedef struct k8s_walk {
@@ -160,12 +174,130 @@ static int node_idle(const place_cluster *c, uint32_t n)
     return c->node_free[n] == up;
 }
 
+/* One shape's kept results over n nodes: key[n] = class << 32 | tie and
+ * gpu[n] of the node's best candidate, and win[1 .. 2 p), the tree (p a
+ * power of two >= n; leaf of node i at p + i; PLACE_NONE: no candidate). */
+typedef struct kept {
+    uint64_t *key;
+    uint32_t *win;
+    uint8_t *gpu;
+    uint32_t p;
+} kept;
+
+static uint32_t tree_width(uint32_t n)
+{
+    uint32_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+static kept kept_of(void *data, uint32_t n)
+{
+    kept k;
+    k.p = tree_width(n);
+    k.key = data;
+    k.win = (uint32_t *)(k.key + n);
+    k.gpu = (uint8_t *)(k.win + 2 * (size_t)k.p);
+    return k;
+}
+
+static uint32_t tree_better(const kept *k, uint32_t a, uint32_t b)
+{
+    if (a == PLACE_NONE)
+        return b;
+    if (b == PLACE_NONE)
+        return a;
+    return k->key[b] < k->key[a] || (k->key[b] == k->key[a] && b < a) ? b : a;
+}
+
+/* Node n's best rank for job j as the scan ranks it, alone, with no veto
+ * (the scan's tests of the node included); PLACE_NONE: no candidate. */
+static uint32_t leaf(kept *k, const place_cluster *c, const place_job *j, uint32_t n)
+{
+    uint32_t t = c->node_type[n];
+    if (!place_type_ok(c, j, t) || !place_host_ok(c, n, j))
+        return PLACE_NONE;
+    rank b = {0, 0, PLACE_NONE, 0};
+    if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+        if (!place_bits_test(&c->any_share[t], n) || c->node_milli_free[n] < j->gpu_milli)
+            return PLACE_NONE;
+        int idle = -1;
+        uint32_t g0 = c->node_gpu0[n];
+        for (uint32_t g = 0; g < c->node_gpus[n]; g++) {
+            uint32_t f = c->gpu_free_milli[g0 + g];
+            if (f < j->gpu_milli)
+                continue;
+            rank r = {0, f, n, g};
+            if (f >= PLACE_MILLI_WHOLE) {
+                if (idle < 0)
+                    idle = node_idle(c, n);
+                r.cls = idle ? 2u : 1u;
+                r.tie = idle ? c->node_gpus[n] : 0u;
+            }
+            if (better(&r, &b) && place_gpu_share_fits(c, n, g, j))
+                b = r;
+        }
+    } else {
+        uint32_t f = c->node_free[n];
+        if (f < j->gpus || f > c->type_max_gpus[t] || !place_bits_test(&c->by_free[t][f], n))
+            return PLACE_NONE;
+        int idle = node_idle(c, n);
+        b = (rank){idle ? 2u : 1u, idle ? c->node_gpus[n] : 0u, n, 0};
+    }
+    if (b.node == PLACE_NONE)
+        return PLACE_NONE;
+    k->key[n] = (uint64_t)b.cls << 32 | b.tie;
+    k->gpu[n] = (uint8_t)b.gpu;
+    return n;
+}
+
+/* The tree of job j's shape, up to date; its root's node (PLACE_NONE: no
+ * candidate) in *node, its GPU in *gpu. 0: out of memory. */
+static int kept_best(packing *s, const place_cluster *c, const place_job *j, uint32_t *node,
+                     uint32_t *gpu)
+{
+    uint32_t n = c->n_nodes;
+    place__shape *sh = place__shape_slot(&s->shapes, j);
+    kept k;
+    if (place__shape_can_follow(sh, c)) {
+        k = kept_of(sh->data, n);
+        int dedupe = place__shape_catchup(&s->k.env, &s->shapes, n);
+        for (uint64_t q = sh->changes; q < c->changes; q++) {
+            uint32_t m = c->change_ring[q % PLACE_CHANGE_RING];
+            if (!place__shape_first(&s->shapes, dedupe, m))
+                continue;
+            uint32_t i = k.p + m;
+            k.win[i] = leaf(&k, c, j, m);
+            for (i >>= 1; i >= 1; i >>= 1)
+                k.win[i] = tree_better(&k, k.win[2 * i], k.win[2 * i + 1]);
+        }
+    } else {
+        uint32_t p = tree_width(n);
+        size_t size = (size_t)n * sizeof(uint64_t) + 2 * (size_t)p * sizeof(uint32_t) + n;
+        if (!place__shape_reserve(&s->k.env, sh, size)) {
+            sh->used = 0;
+            return 0;
+        }
+        k = kept_of(sh->data, n);
+        for (uint32_t i = 0; i < p; i++)
+            k.win[p + i] = i < n ? leaf(&k, c, j, i) : PLACE_NONE;
+        for (uint32_t i = p - 1; i >= 1; i--)
+            k.win[i] = tree_better(&k, k.win[2 * i], k.win[2 * i + 1]);
+        k.win[0] = PLACE_NONE;
+    }
+    place__shape_synced(sh, c);
+    *node = k.win[1];
+    *gpu = *node != PLACE_NONE ? k.gpu[*node] : 0;
+    return 1;
+}
+
 static int packing_fit(void *state, const place_view *v, const place_job *j, place_decision *d,
                        const place_fit_ctx *ctx)
 {
-    const packing *s = state;
+    packing *s = state;
     const place_cluster *c = v->cluster;
-    if (s) {
+    if (s->k8s) {
         k8s_walk w = {s, c, j, PLACE__K8S_BEST_NONE};
         place__k8s_walk(v, j, ctx, k8s_score, &w);
         return place__k8s_decide(v, j, &w.b, d, ctx);
@@ -173,6 +305,8 @@ static int packing_fit(void *state, const place_view *v, const place_job *j, pla
     if (j->gpus == 0)
         return place_fit_cpu_only(v, j, d, ctx);
     rank b = {0, 0, PLACE_NONE, 0};
+    if (!s->scan && (!ctx || !ctx->allow) && c->n_nodes > 0 && kept_best(s, c, j, &b.node, &b.gpu))
+        goto decided;
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t))
             continue;
@@ -222,6 +356,7 @@ static int packing_fit(void *state, const place_view *v, const place_job *j, pla
                     b = r;
             }
     }
+decided:
     if (b.node != PLACE_NONE) {
         if (j->gpu_milli < PLACE_MILLI_WHOLE)
             place_decide_share(d, j, b.node, b.gpu);
