@@ -305,25 +305,104 @@ out:
     return rc;
 }
 
-/* The staircase over the last two pools, the others as in nodes[]: a_top,
- * the fewest a with b at its floor, first; then for a from a_top down, the
- * fewest b (which can only rise as a falls: b(a) >= b(a + 1), so the search
- * gallops up from there). The cheap mixes near a_top come first, so a step
- * whose mix cannot be chosen (prune_cost) is cut: b is searched only up to
- * the count whose cost bound (lower_usd) reaches that cost, and not at all
- * when even b(a + 1) does. Mixes are recorded in increasing a (the order
- * the greedy ranks ties in). */
-static int staircase(srch *s, uint32_t *nodes)
+/* --verbose: a staircase step cut by the bound (pool k from `from` on). */
+static void cut_log(const srch *s, const uint32_t *nodes, size_t k, uint32_t from, double c)
+{
+    FILE *log = s->cfg->run->log;
+    if (!log)
+        return;
+    uint32_t f[NV] = {0};
+    memcpy(f, nodes, s->cfg->run->n_vary * sizeof *f);
+    f[k] = from;
+    char fl[512];
+    sim__size_fleet_format(fl, sizeof fl, s->cfg->run, f);
+    fprintf(log,
+            "  cut %s and more %s nodes at demand x%.3g: they cost at least $%.0f a period, "
+            "above $%.0f (no such mix can be chosen)\n",
+            fl, s->cfg->run->base->pools[s->cfg->run->vary[k]].name, s->demand,
+            lower_usd(s->cfg, f), c);
+    fflush(log);
+}
+
+/* The own cost of a mix found (cached: it was evaluated in full). */
+static int mix_usd(srch *s, const uint32_t *nodes, double *usd)
+{
+    sim__size_eval e;
+    int rc = plan_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
+    if (rc == TM_OK)
+        *usd = period_usd(s->cfg, &e);
+    return rc;
+}
+
+/* The staircase walked up from its end a = lo_a, b = b_top: b can only fall
+ * as a grows, so each step searches b below the last one. A step whose
+ * bound at b's floor is above prune_cost ends the walk (the bound only
+ * grows with a); one whose bound passes it inside the range searches only
+ * below that count, and is cut when nothing passes there. */
+static int stairs_up(srch *s, uint32_t *nodes, uint32_t a_end, uint32_t b_top)
+{
+    size_t nv = s->cfg->run->n_vary, ka = nv - 2, kb = nv - 1;
+    const uint32_t *lo = s->lo, *hi = s->hi;
+    int found, rc, none;
+    uint32_t bhi = b_top, last_b = b_top;
+    nodes[ka] = lo[ka];
+    nodes[kb] = b_top;
+    if ((rc = mix_add(s, nodes)))
+        return rc;
+    for (uint32_t a = lo[ka]; bhi > lo[kb] && a < a_end;) {
+        nodes[ka] = ++a;
+        double c;
+        if ((rc = prune_cost(s, &c)))
+            return rc;
+        uint32_t cap = cost_cap(s->cfg, nodes, kb, lo[kb], bhi, c, &none);
+        if (none) {
+            cut_log(s, nodes, kb, lo[kb], c);
+            break;
+        }
+        if (cap < bhi) {
+            if ((rc = fewest(s, nodes, kb, lo[kb], cap, &found)))
+                return rc;
+            if (!found) {
+                cut_log(s, nodes, kb, cap + 1, c);
+                continue;
+            }
+        } else if (screened(s)) {
+            /* the screen walks b down from the last b; the full evaluation
+             * confirms where it stops */
+            if ((rc = sim__size_fewest_down(screen_passes, s, nodes, kb, lo[kb], bhi)))
+                return rc;
+            if ((rc = sim__size_fewest_confirm(passes, s, nodes, kb, lo[kb], hi[kb], nodes[kb], 1,
+                                               &found, s->cfg->screen_stats)))
+                return rc;
+            if (!found)
+                continue;
+        } else {
+            /* gallop down from the last b (b-1, b-2, b-4, ...) to a
+             * failing one, then bisect: O(log drop) */
+            if ((rc = sim__size_fewest_down(passes, s, nodes, kb, lo[kb], bhi)))
+                return rc;
+        }
+        uint32_t b = nodes[kb];
+        if (b < last_b && (rc = mix_add(s, nodes)))
+            return rc;
+        if (b < last_b)
+            last_b = b;
+        bhi = b;
+    }
+    return TM_OK;
+}
+
+/* The staircase walked down from its end a = a_top (b at its floor): b can
+ * only rise as a falls (b(a) >= b(a + 1)), so each step gallops b up from
+ * the last one, only up to the count whose bound passes prune_cost, and not
+ * at all when even the last b's bound does. */
+static int stairs_down(srch *s, uint32_t *nodes, uint32_t a_top)
 {
     size_t nv = s->cfg->run->n_vary, ka = nv - 2, kb = nv - 1;
     const uint32_t *lo = s->lo, *hi = s->hi;
     size_t first = s->out->n;
     int found, rc;
-    nodes[kb] = lo[kb];
-    if ((rc = fewest(s, nodes, ka, lo[ka], hi[ka], &found)))
-        return rc;
-    uint32_t a = found ? nodes[ka] : hi[ka];
-    uint32_t blo = lo[kb]; /* b(a) >= blo */
+    uint32_t a = a_top, blo = lo[kb]; /* b(a) >= blo */
     int have_last = 0;
     uint32_t last_b = 0;
     for (;;) {
@@ -348,6 +427,7 @@ static int staircase(srch *s, uint32_t *nodes)
             have_last = 0;
             if (!none && cap >= hi[kb])
                 break; /* no b passes with a nodes, nor with fewer */
+            cut_log(s, nodes, kb, none ? blo : cap + 1, c);
             if (!none)
                 blo = cap + 1; /* (a, cap) fails, so does (a - 1, cap) */
         }
@@ -355,7 +435,7 @@ static int staircase(srch *s, uint32_t *nodes)
             break;
         a--;
     }
-    /* increasing a */
+    /* increasing a, the order the greedy ranks ties in */
     for (size_t i = first, j = s->out->n; j-- > i + 1; i++) {
         uint32_t x[NV];
         memcpy(x, s->out->m[i], sizeof x);
@@ -363,6 +443,50 @@ static int staircase(srch *s, uint32_t *nodes)
         memcpy(s->out->m[j], x, sizeof x);
     }
     return TM_OK;
+}
+
+/* The staircase over the last two pools, the others as in nodes[]: its two
+ * ends first (a_top, the fewest a with b at its floor; b_top, the fewest b
+ * with a at its floor, on the screen alone when there is one: it is
+ * confirmed in full only if the walk starts there), then the steps between
+ * walked from the cheaper end, so that the steps whose mix cannot be chosen
+ * (prune_cost, by the bound lower_usd) come last and are cut. Mixes are
+ * recorded in increasing a. */
+static int staircase(srch *s, uint32_t *nodes)
+{
+    size_t nv = s->cfg->run->n_vary, ka = nv - 2, kb = nv - 1;
+    const uint32_t *lo = s->lo, *hi = s->hi;
+    int fa, fb, rc;
+    nodes[kb] = lo[kb];
+    if ((rc = fewest(s, nodes, ka, lo[ka], hi[ka], &fa)))
+        return rc;
+    uint32_t a_top = fa ? nodes[ka] : hi[ka];
+    nodes[ka] = lo[ka];
+    int scr = screened(s);
+    if ((rc = scr ? sim__size_fewest(screen_passes, s, nodes, kb, lo[kb], hi[kb], &fb)
+                  : fewest(s, nodes, kb, lo[kb], hi[kb], &fb)))
+        return rc;
+    int up = fb;
+    if (fa && fb) {
+        double ua, ub;
+        sim__size_eval e;
+        uint32_t ea[NV] = {0};
+        memcpy(ea, nodes, nv * sizeof *ea);
+        ea[ka] = a_top;
+        ea[kb] = lo[kb];
+        if ((rc = mix_usd(s, ea, &ua)) ||
+            (rc = scr ? screen_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag)
+                      : mix_usd(s, nodes, &ub)))
+            return rc;
+        if (scr)
+            ub = period_usd(s->cfg, &e);
+        up = !(ua < ub);
+    }
+    if (up && scr &&
+        (rc = sim__size_fewest_confirm(passes, s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb,
+                                       s->cfg->screen_stats)))
+        return rc;
+    return up && fb ? stairs_up(s, nodes, a_top, nodes[kb]) : stairs_down(s, nodes, a_top);
 }
 
 static int walk(srch *s, uint32_t *nodes, size_t k, const uint32_t *top)
