@@ -7,14 +7,20 @@
  * (plan_eval: the size runner's simulation at a period's demand, looked up
  * in the shared cache first). The greedy walks the periods in order; in each
  * it finds the minimal mixes (a gallop then bisection per pool, a staircase
- * over the last two pools with the others enumerated, the same walk as
- * size_search.c but without neighbours, which a plan does not need), scores
+ * over the last two pools with the others enumerated, walked from its
+ * cheaper end so that steps whose mix cannot be chosen are cut by a cost
+ * bound from the nodes alone), scores
  * them with a myopic roll-out of the next periods, and takes the cheapest
  * one the budget can pay for, ordering nodes earlier when it cannot. The
  * exact search evaluates the whole grid of each period and walks every
  * non-decreasing schedule depth first, cheapest fleets first, cutting a
  * branch when its cost plus the cheapest passing fleet of every later
  * period cannot beat the best schedule found.
+ *
+ * One piece (over 1000 lines): the greedy's staircase, its cuts, its
+ * roll-outs and the budget's fallback, and the exact search, all work on the
+ * same cached evaluation, cost bound and budget check (static here); split,
+ * they would need an internal header for a dozen helpers used nowhere else.
  */
 #include "studies/plan_int.h"
 
