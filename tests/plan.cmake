@@ -6,7 +6,9 @@
 #   test_plan_bad    bad input: exit codes, messages, no file left
 #   test_plan_file   the HDF5 file read back with h5py; `tarmac plot` on it
 #   test_plan_sigint SIGINT: exit 130, what was planned printed and written
-foreach(part gap cost bad file sigint)
+#   test_plan_cut    the staircase's cuts by the cost bound: the bound by hand,
+#                    the schedule unchanged (with and without a budget)
+foreach(part gap cost bad file sigint cut)
   tarmac_script_test(test_plan_${part}
                      COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/plan_check.py ${part}
                      LABELS integration)

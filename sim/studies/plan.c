@@ -7,17 +7,24 @@
  * (plan_eval: the size runner's simulation at a period's demand, looked up
  * in the shared cache first). The greedy walks the periods in order; in each
  * it finds the minimal mixes (a gallop then bisection per pool, a staircase
- * over the last two pools with the others enumerated, the same walk as
- * size_search.c but without neighbours, which a plan does not need), scores
+ * over the last two pools with the others enumerated, walked from its
+ * cheaper end so that steps whose mix cannot be chosen are cut by a cost
+ * bound from the nodes alone), scores
  * them with a myopic roll-out of the next periods, and takes the cheapest
  * one the budget can pay for, ordering nodes earlier when it cannot. The
  * exact search evaluates the whole grid of each period and walks every
  * non-decreasing schedule depth first, cheapest fleets first, cutting a
  * branch when its cost plus the cheapest passing fleet of every later
  * period cannot beat the best schedule found.
+ *
+ * One piece (over 1000 lines): the greedy's staircase, its cuts, its
+ * roll-outs and the budget's fallback, and the exact search, all work on the
+ * same cached evaluation, cost bound and budget check (static here); split,
+ * they would need an internal header for a dozen helpers used nowhere else.
  */
 #include "studies/plan_int.h"
 
+#include "model/cost_int.h"
 #include "output/report_int.h"
 
 #include <math.h>
@@ -107,6 +114,76 @@ static double period_usd(const sim__plan_cfg *cfg, const sim__size_eval *e)
 }
 
 /* ------------------------------------------------------------------------- */
+/* a lower bound on a fleet's cost                                            */
+
+/* What a fleet costs to own for one period at the least: the calendar-hour
+ * costs of its owned GPUs (depreciation, capital, maintenance, colocation
+ * and staff at fte_per_1000_gpus: sim__cost_owned_fixed_usd_per_h), which
+ * every run pays whatever it simulates; energy and API overflow only add to
+ * it, and the staff minimum can only raise the staff part. A pool in
+ * service for part of the horizon only (delivered or retired inside it), or
+ * whose type has no price, adds 0 (its share is not known without a run). */
+static double fixed_node_usd(const sim__plan_cfg *cfg, uint32_t pool)
+{
+    const sim_scenario *sc = cfg->run->base;
+    const sim_pool_cfg *pc = &sc->pools[pool];
+    if (pc->delivered_us > 0 || pc->retired_us >= 0)
+        return 0;
+    sim__cost_owned_rates r;
+    sim__cost_owned_rates_get(sim_scenario_cost(sc), sc->types, pc->type, &r);
+    double h = sim__cost_owned_fixed_usd_per_h(&r);
+    double usd = h * pc->gpus_per_node * SIM_HOURS_PER_MONTH * cfg->months_per_period;
+    return isfinite(usd) && usd > 0 ? usd : 0;
+}
+
+static double lower_usd(const sim__plan_cfg *cfg, const uint32_t *nodes)
+{
+    const sim_scenario *sc = cfg->run->base;
+    double usd = 0;
+    for (uint32_t p = 0; p < sc->n_pools; p++) {
+        uint32_t n = sc->pools[p].nodes;
+        for (size_t k = 0; k < cfg->run->n_vary; k++)
+            if (cfg->run->vary[k] == p)
+                n = nodes[k];
+        usd += n * fixed_node_usd(cfg, p);
+    }
+    return usd;
+}
+
+/* Is the bound lb above a cost c, beyond rounding (the bound and the cost
+ * are summed in different orders)? Then the fleet costs more than c. */
+static int above(double lb, double c)
+{
+    return isfinite(c) && lb > c + 1e-9 * fabs(c);
+}
+
+/* The largest count of pool k in [lo, hi] (the others as in nodes[]) whose
+ * bound is not above c: hi when c is infinite; lo - 1 (*none) when even lo
+ * is above it. */
+static uint32_t cost_cap(const sim__plan_cfg *cfg, const uint32_t *nodes, size_t k, uint32_t lo,
+                         uint32_t hi, double c, int *none)
+{
+    *none = 0;
+    if (!isfinite(c))
+        return hi;
+    uint32_t f[NV] = {0};
+    memcpy(f, nodes, cfg->run->n_vary * sizeof *f);
+    f[k] = lo;
+    double at_lo = lower_usd(cfg, f), per = fixed_node_usd(cfg, cfg->run->vary[k]);
+    if (above(at_lo, c)) {
+        *none = 1;
+        return lo;
+    }
+    if (!(per > 0))
+        return hi;
+    double room = floor((c + 1e-9 * fabs(c) - at_lo) / per);
+    uint32_t n = room >= (double)(hi - lo) ? hi : lo + (uint32_t)room;
+    for (f[k] = n; f[k] > lo && above(lower_usd(cfg, f), c);)
+        f[k]--; /* rounding */
+    return f[k];
+}
+
+/* ------------------------------------------------------------------------- */
 /* minimal mixes                                                              */
 
 typedef struct mixes {
@@ -121,6 +198,11 @@ typedef struct srch {
     const uint32_t *lo, *hi;
     mixes *out;
     tm_diag *diag;
+    /* pruning (the greedy's period search; NULL prev: none): the period,
+     * the fleet in service before it and the budget spent per period */
+    size_t t;
+    const uint32_t *prev;
+    const double *spend;
 } srch;
 
 static int passes(void *ud, const uint32_t *nodes, int *ok)
@@ -176,57 +258,241 @@ static int mix_add(srch *s, const uint32_t *nodes)
     return TM_OK;
 }
 
-/* The staircase over the last two pools, the others as in nodes[]: for a
- * from its floor up, the fewest b (which can only fall as a grows). */
-static int staircase(srch *s, uint32_t *nodes)
+static int fit_budget(const sim__plan_cfg *cfg, size_t t, const uint32_t *lo, const uint32_t *m,
+                      double *spend, uint32_t (*alloc)[NV], int prebuy);
+
+/* The cost above which no further mix of the period can be the greedy's
+ * choice (INFINITY: any can). The greedy ranks the mixes by their own cost,
+ * rolls out the K cheapest (K = SIM__PLAN_ROLLOUT_MIXES with a look-ahead,
+ * else 1: its choice without a budget is one of them) and takes the first
+ * in that order the budget can pay for, ordering in the arrival's period
+ * (prebuy 0) before trying earlier orders. A mix costing more than both the
+ * K-th cheapest mix found and the cheapest one found that the budget pays
+ * for with prebuy 0 is outside the K (so it changes no roll-out and no
+ * ranking among them) and ranks behind a mix that is taken before it: it
+ * cannot be chosen. Mixes found later only lower both costs. */
+static int prune_cost(srch *s, double *out)
+{
+    *out = INFINITY;
+    if (!s->prev || !s->out)
+        return TM_OK;
+    const sim__plan_cfg *cfg = s->cfg;
+    size_t K = cfg->lookahead > 0 ? SIM__PLAN_ROLLOUT_MIXES : 1, n = s->out->n;
+    if (n < K)
+        return TM_OK;
+    double *c = malloc(n * sizeof *c), *spend = malloc(cfg->n_periods * sizeof *spend);
+    uint32_t(*alloc)[NV] = calloc(cfg->n_periods, sizeof *alloc);
+    int rc = TM_OK;
+    if (!c || !spend || !alloc) {
+        rc = tm_diag_set(s->diag, TM_ERR_NOMEM, "plan", "out of memory");
+        goto out;
+    }
+    double fit = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        sim__size_eval e;
+        if ((rc = plan_eval(cfg, s->pl, s->out->m[i], s->demand, &e, s->diag)))
+            goto out;
+        c[i] = period_usd(cfg, &e);
+        memcpy(spend, s->spend, cfg->n_periods * sizeof *spend);
+        if (c[i] < fit && fit_budget(cfg, s->t, s->prev, s->out->m[i], spend, alloc, 0))
+            fit = c[i];
+    }
+    for (size_t i = 1; i < n; i++) /* sort, to read the K-th cheapest */
+        for (size_t j = i; j > 0 && c[j - 1] > c[j]; j--) {
+            double x = c[j];
+            c[j] = c[j - 1];
+            c[j - 1] = x;
+        }
+    *out = c[K - 1] > fit ? c[K - 1] : fit;
+out:
+    free(c);
+    free(spend);
+    free(alloc);
+    return rc;
+}
+
+/* --verbose: a staircase step cut by the bound (pool k from `from` on). */
+static void cut_log(const srch *s, const uint32_t *nodes, size_t k, uint32_t from, double c)
+{
+    FILE *log = s->cfg->run->log;
+    if (!log)
+        return;
+    uint32_t f[NV] = {0};
+    memcpy(f, nodes, s->cfg->run->n_vary * sizeof *f);
+    f[k] = from;
+    char fl[512];
+    sim__size_fleet_format(fl, sizeof fl, s->cfg->run, f);
+    fprintf(log,
+            "  cut %s and more %s nodes at demand x%.3g: they cost at least $%.0f a period, "
+            "above $%.0f (no such mix can be chosen)\n",
+            fl, s->cfg->run->base->pools[s->cfg->run->vary[k]].name, s->demand,
+            lower_usd(s->cfg, f), c);
+    fflush(log);
+}
+
+/* The own cost of a mix found (cached: it was evaluated in full). */
+static int mix_usd(srch *s, const uint32_t *nodes, double *usd)
+{
+    sim__size_eval e;
+    int rc = plan_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
+    if (rc == TM_OK)
+        *usd = period_usd(s->cfg, &e);
+    return rc;
+}
+
+/* The staircase walked up from its end a = lo_a, b = b_top: b can only fall
+ * as a grows, so each step searches b below the last one. A step whose
+ * bound at b's floor is above prune_cost ends the walk (the bound only
+ * grows with a); one whose bound passes it inside the range searches only
+ * below that count, and is cut when nothing passes there. */
+static int stairs_up(srch *s, uint32_t *nodes, uint32_t a_end, uint32_t b_top)
 {
     size_t nv = s->cfg->run->n_vary, ka = nv - 2, kb = nv - 1;
     const uint32_t *lo = s->lo, *hi = s->hi;
-    int found, rc;
-    uint32_t a_top = hi[ka];
-    nodes[kb] = lo[kb];
-    if ((rc = fewest(s, nodes, ka, lo[ka], hi[ka], &found)))
+    int found, rc, none;
+    uint32_t bhi = b_top, last_b = b_top;
+    nodes[ka] = lo[ka];
+    nodes[kb] = b_top;
+    if ((rc = mix_add(s, nodes)))
         return rc;
-    if (found)
-        a_top = nodes[ka];
-    int have_b = 0, recorded = 0;
-    uint32_t b = hi[kb], last_b = 0;
-    for (uint32_t a = lo[ka]; a <= a_top; a++) {
-        nodes[ka] = a;
-        if (!have_b) {
-            if ((rc = fewest(s, nodes, kb, lo[kb], hi[kb], &found)))
+    for (uint32_t a = lo[ka]; bhi > lo[kb] && a < a_end;) {
+        nodes[ka] = ++a;
+        double c;
+        if ((rc = prune_cost(s, &c)))
+            return rc;
+        uint32_t cap = cost_cap(s->cfg, nodes, kb, lo[kb], bhi, c, &none);
+        if (none) {
+            cut_log(s, nodes, kb, lo[kb], c);
+            break;
+        }
+        if (cap < bhi) {
+            if ((rc = fewest(s, nodes, kb, lo[kb], cap, &found)))
                 return rc;
-            if (!found)
+            if (!found) {
+                cut_log(s, nodes, kb, cap + 1, c);
                 continue;
-            have_b = 1;
-            b = nodes[kb];
+            }
         } else if (screened(s)) {
             /* the screen walks b down from the last b; the full evaluation
              * confirms where it stops */
-            if ((rc = sim__size_fewest_down(screen_passes, s, nodes, kb, lo[kb], b)))
+            if ((rc = sim__size_fewest_down(screen_passes, s, nodes, kb, lo[kb], bhi)))
                 return rc;
             if ((rc = sim__size_fewest_confirm(passes, s, nodes, kb, lo[kb], hi[kb], nodes[kb], 1,
                                                &found, s->cfg->screen_stats)))
                 return rc;
             if (!found)
                 continue;
-            b = nodes[kb];
         } else {
-            /* b falls as a grows: gallop down from the last b (b-1, b-2,
-             * b-4, ...) to a failing one, then bisect: O(log drop) */
-            if ((rc = sim__size_fewest_down(passes, s, nodes, kb, lo[kb], b)))
+            /* gallop down from the last b (b-1, b-2, b-4, ...) to a
+             * failing one, then bisect: O(log drop) */
+            if ((rc = sim__size_fewest_down(passes, s, nodes, kb, lo[kb], bhi)))
                 return rc;
-            b = nodes[kb];
         }
-        nodes[kb] = b;
-        if ((!recorded || b < last_b) && (rc = mix_add(s, nodes)))
+        uint32_t b = nodes[kb];
+        if (b < last_b && (rc = mix_add(s, nodes)))
             return rc;
-        recorded = 1;
-        last_b = b;
-        if (b == lo[kb] || a == UINT32_MAX)
-            break;
+        if (b < last_b)
+            last_b = b;
+        bhi = b;
     }
     return TM_OK;
+}
+
+/* The staircase walked down from its end a = a_top (b at its floor): b can
+ * only rise as a falls (b(a) >= b(a + 1)), so each step gallops b up from
+ * the last one, only up to the count whose bound passes prune_cost, and not
+ * at all when even the last b's bound does. */
+static int stairs_down(srch *s, uint32_t *nodes, uint32_t a_top)
+{
+    size_t nv = s->cfg->run->n_vary, ka = nv - 2, kb = nv - 1;
+    const uint32_t *lo = s->lo, *hi = s->hi;
+    size_t first = s->out->n;
+    int found, rc;
+    uint32_t a = a_top, blo = lo[kb]; /* b(a) >= blo */
+    int have_last = 0;
+    uint32_t last_b = 0;
+    for (;;) {
+        nodes[ka] = a;
+        double c;
+        int none;
+        if ((rc = prune_cost(s, &c)))
+            return rc;
+        uint32_t cap = cost_cap(s->cfg, nodes, kb, blo, hi[kb], c, &none);
+        found = 0;
+        if (!none && (rc = fewest(s, nodes, kb, blo, cap, &found)))
+            return rc;
+        if (found) {
+            uint32_t b = nodes[kb];
+            if (have_last && b == last_b) /* (a, b) has a node fewer than (a + 1, b) */
+                memcpy(s->out->m[s->out->n - 1], nodes, nv * sizeof *nodes);
+            else if ((rc = mix_add(s, nodes)))
+                return rc;
+            have_last = 1;
+            last_b = blo = b;
+        } else {
+            have_last = 0;
+            if (!none && cap >= hi[kb])
+                break; /* no b passes with a nodes, nor with fewer */
+            cut_log(s, nodes, kb, none ? blo : cap + 1, c);
+            if (!none)
+                blo = cap + 1; /* (a, cap) fails, so does (a - 1, cap) */
+        }
+        if (a == lo[ka])
+            break;
+        a--;
+    }
+    /* increasing a, the order the greedy ranks ties in */
+    for (size_t i = first, j = s->out->n; j-- > i + 1; i++) {
+        uint32_t x[NV];
+        memcpy(x, s->out->m[i], sizeof x);
+        memcpy(s->out->m[i], s->out->m[j], sizeof x);
+        memcpy(s->out->m[j], x, sizeof x);
+    }
+    return TM_OK;
+}
+
+/* The staircase over the last two pools, the others as in nodes[]: its two
+ * ends first (a_top, the fewest a with b at its floor; b_top, the fewest b
+ * with a at its floor, on the screen alone when there is one: it is
+ * confirmed in full only if the walk starts there), then the steps between
+ * walked from the cheaper end, so that the steps whose mix cannot be chosen
+ * (prune_cost, by the bound lower_usd) come last and are cut. Mixes are
+ * recorded in increasing a. */
+static int staircase(srch *s, uint32_t *nodes)
+{
+    size_t nv = s->cfg->run->n_vary, ka = nv - 2, kb = nv - 1;
+    const uint32_t *lo = s->lo, *hi = s->hi;
+    int fa, fb, rc;
+    nodes[kb] = lo[kb];
+    if ((rc = fewest(s, nodes, ka, lo[ka], hi[ka], &fa)))
+        return rc;
+    uint32_t a_top = fa ? nodes[ka] : hi[ka];
+    nodes[ka] = lo[ka];
+    int scr = screened(s);
+    if ((rc = scr ? sim__size_fewest(screen_passes, s, nodes, kb, lo[kb], hi[kb], &fb)
+                  : fewest(s, nodes, kb, lo[kb], hi[kb], &fb)))
+        return rc;
+    int up = fb;
+    if (fa && fb) {
+        double ua, ub;
+        sim__size_eval e;
+        uint32_t ea[NV] = {0};
+        memcpy(ea, nodes, nv * sizeof *ea);
+        ea[ka] = a_top;
+        ea[kb] = lo[kb];
+        if ((rc = mix_usd(s, ea, &ua)) ||
+            (rc = scr ? screen_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag)
+                      : mix_usd(s, nodes, &ub)))
+            return rc;
+        if (scr)
+            ub = period_usd(s->cfg, &e);
+        up = !(ua < ub);
+    }
+    if (up && scr &&
+        (rc = sim__size_fewest_confirm(passes, s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb,
+                                       s->cfg->screen_stats)))
+        return rc;
+    return up && fb ? stairs_up(s, nodes, a_top, nodes[kb]) : stairs_down(s, nodes, a_top);
 }
 
 static int walk(srch *s, uint32_t *nodes, size_t k, const uint32_t *top)
@@ -243,9 +509,12 @@ static int walk(srch *s, uint32_t *nodes, size_t k, const uint32_t *top)
     return TM_OK;
 }
 
-/* The minimal mixes in [lo, hi] that pass at `demand` (none: out->n 0). */
-static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *lo,
-                         const uint32_t *hi, double demand, mixes *out, tm_diag *diag)
+/* The minimal mixes in [lo, hi] that pass at `demand` in period t (none:
+ * out->n 0), lo the fleet in service before it and spend the budget spent so
+ * far: the mixes the greedy could choose (prune_cost), and possibly more. */
+static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *lo,
+                         const uint32_t *hi, double demand, const double *spend, mixes *out,
+                         tm_diag *diag)
 {
     size_t nv = cfg->run->n_vary;
     out->n = 0;
@@ -257,7 +526,7 @@ static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t
         if (from[k] > hi[k])
             from[k] = hi[k];
     }
-    srch s = {cfg, pl, demand, from, hi, out, diag};
+    srch s = {cfg, pl, demand, from, hi, out, diag, t, lo, spend};
     int rc = TM_OK, found;
     memcpy(nodes, from, sizeof nodes);
     if (nv == 1) {
@@ -336,14 +605,19 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
                     hi[k] = cur[k] + (uint32_t)add;
             }
         }
-        srch s = {cfg, pl, d, cur, hi, NULL, diag};
+        srch s = {cfg, pl, d, cur, hi, NULL, diag, u, NULL, NULL};
         double best = INFINITY;
         uint32_t best_nodes[NV] = {0};
         for (size_t k = 0; k < nv; k++) {
             uint32_t nodes[NV] = {0};
-            int found;
+            int found, none;
             memcpy(nodes, cur, sizeof nodes);
-            if ((rc = fewest(&s, nodes, k, cur[k], hi[k], &found)))
+            /* a pool is taken only when strictly cheaper than the best so
+             * far: counts whose cost bound is above it are not searched */
+            uint32_t cap = cost_cap(cfg, nodes, k, cur[k], hi[k], best, &none);
+            if (none)
+                continue;
+            if ((rc = fewest(&s, nodes, k, cur[k], cap, &found)))
                 return rc;
             if (!found)
                 continue;
@@ -489,7 +763,7 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
     for (size_t t = 0; t < P; t++) {
         double d = sim__plan_demand(cfg, t);
         period_bounds(cfg, t, prev, hi);
-        if ((rc = minimal_mixes(cfg, pl, prev, hi, d, &mx, diag)))
+        if ((rc = minimal_mixes(cfg, pl, t, prev, hi, d, spend, &mx, diag)))
             goto out;
         if (mx.n == 0) {
             sim__size_eval e;

@@ -60,8 +60,8 @@ typedef struct sim__plan_cfg {
     /* Screening (NULL screen: none): the greedy's per-period searches run on
      * the screen's verdicts and every fleet they return is confirmed with
      * `run` (sim__size_fewest_confirm: it passes in full, one node fewer in
-     * the pool searched fails in full); the roll-outs, which only score a
-     * mix, run on the screen alone. The exact search never screens. */
+     * the pool searched fails in full), the roll-outs' searches too (with
+     * their growth bounded). The exact search never screens. */
     sim__size_runner *screen;
     sim__size_cache *screen_cache;
     sim__size_screen_stats *screen_stats; /* may be NULL */
