@@ -77,6 +77,7 @@ typedef struct cprof {
     uint32_t uni_nodes, uni_gpn, uni_type;
     int uni_ok;
     int all_up;               /* this pass (count mode): every node is in service */
+    int64_t min_k;            /* this pass (count mode): fewest units a waiting job needs */
     int64_t uni_cpu, uni_mem; /* smallest host CPU and memory */
     int64_t *st, *sf;         /* steps: time and free units */
     uint32_t n, cap_st, cap_sf;
@@ -186,9 +187,15 @@ static int count_applies(cprof *p, const place_view *v)
             x->job.gpus != (uint64_t)g * x->n_parts)
             return 0;
     }
+    int64_t min_k = INT64_MAX;
     for (uint32_t i = 0; i < v->n_queue; i++)
-        if (v->queue_state[i] == PLACE_Q_WAITING && !job_counts(p, c, &v->queue[i]))
-            return 0;
+        if (v->queue_state[i] == PLACE_Q_WAITING) {
+            if (!job_counts(p, c, &v->queue[i]))
+                return 0;
+            if (v->queue[i].gpus < min_k)
+                min_k = v->queue[i].gpus;
+        }
+    p->min_k = min_k == INT64_MAX ? min_k : min_k / g;
     p->gpn = g;
     p->type = t;
     p->all_up = up == c->n_nodes;
@@ -426,6 +433,18 @@ int place__bf_begin(void *state, const place_view *v)
     return PLACE_OK;
 }
 
+/* blocked()'s answer in a count pass after a blocked job: PLACE_BF_DONE once
+ * the rule holds all the reservations it makes in a pass (EASY's one) and
+ * fewer units are free now than any waiting job needs (sf[0] is the free
+ * count now: starts are taken from it, nothing is given back within a pass,
+ * and the waiting set only shrinks), so no later job can start in this pass;
+ * PLACE_BF_SKIP otherwise. */
+static int count_skip(const cprof *p)
+{
+    return p->n_rs > 0 && p->tried >= p->max_resv && p->sf[0] < p->min_k ? PLACE_BF_DONE
+                                                                         : PLACE_BF_SKIP;
+}
+
 int place__bf_blocked(void *state, const place_view *v, uint32_t i)
 {
     bfstate *s = state;
@@ -438,12 +457,12 @@ int place__bf_blocked(void *state, const place_view *v, uint32_t i)
         return rc < 0 ? rc : PLACE_BF_SKIP;
     }
     if (p->tried >= p->max_resv || i >= v->n_queue)
-        return PLACE_BF_SKIP;
+        return count_skip(p);
     p->tried++;
     const place_job *j = &v->queue[i];
     int64_t d = duration_of(j), k = j->gpus / p->gpn, a = profile_earliest(p, d, k);
     if (a == PLACE_T_NEVER)
-        return PLACE_BF_SKIP; /* no bounded start: nothing to protect */
+        return count_skip(p); /* no bounded start: nothing to protect */
     if (place__grow(&p->env, (void **)&p->rs, &p->cap_rs, p->n_rs + 1, sizeof *p->rs))
         return PLACE_ERR_NOMEM;
     struct cres *r = &p->rs[p->n_rs];
@@ -455,7 +474,7 @@ int place__bf_blocked(void *state, const place_view *v, uint32_t i)
     if (rc != PLACE_OK)
         return rc;
     p->n_rs++;
-    return PLACE_BF_SKIP;
+    return count_skip(p);
 }
 
 int place__bf_allow(void *state, const place_view *v, const place_job *j, const place_part *part)

@@ -538,7 +538,7 @@ int place_cluster_node_fits(const place_cluster *c, uint32_t node, uint32_t gpus
     return 0;
 }
 
-uint32_t place_cluster_next_free(const place_cluster *c, uint32_t t, uint32_t gpus, uint32_t from)
+uint32_t(place_cluster_next_free)(const place_cluster *c, uint32_t t, uint32_t gpus, uint32_t from)
 {
     if (t >= c->n_types || !c->by_free[t])
         return PLACE_NONE;
@@ -594,7 +594,48 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
     uint32_t type = PLACE_NONE;
     uint64_t sum = 0;
     int increasing = 1;
-    for (uint32_t k = 0; k < n_parts; k++) {
+    uint32_t k = 0;
+    if (j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 &&
+        j->host_mem_mib == 0) {
+        /* Whole GPUs, no host share (an SWF gang): the loop below with its
+         * branches for shares and host splits taken out, and the type's
+         * mask and memory tested once, since every part must be on the first
+         * part's type. The same tests in the same order per part, so the same
+         * answer; it hands over to the loop below at the first part not in
+         * increasing node order. */
+        for (; k < n_parts; k++) {
+            const place_part *p = &parts[k];
+            uint32_t n = p->node;
+            if (n >= c->n_nodes)
+                return PLACE_ERR_INVAL;
+            if (k > 0 && n <= parts[k - 1].node)
+                break;
+            uint32_t t = c->node_type[n];
+            if (!c->node_up[n])
+                return PLACE_ERR_DOWN;
+            if (type == PLACE_NONE) {
+                type = t;
+                if (j->type_mask != 0 && !((j->type_mask >> t) & 1u))
+                    return PLACE_ERR_TYPE;
+                if (j->gpu_mem_mib > c->type_mem_mib[t])
+                    return PLACE_ERR_MEMORY;
+            } else if (t != type) {
+                return PLACE_ERR_SPAN;
+            }
+            if (c->node_cpu_free_milli[n] < 0 || c->node_mem_free_mib[n] < 0)
+                return PLACE_ERR_CAPACITY;
+            sum += p->gpus;
+            if (p->gpus == 0)
+                return PLACE_ERR_GANG;
+            if (p->gpu != PLACE_GPU_ANY || p->milli != PLACE_MILLI_WHOLE)
+                return PLACE_ERR_INVAL;
+            if (c->node_free[n] < p->gpus)
+                return PLACE_ERR_CAPACITY;
+        }
+        if (k < n_parts)
+            increasing = 0; /* parts[0..k) are distinct: the loop below compares k on */
+    }
+    for (; k < n_parts; k++) {
         const place_part *p = &parts[k];
         if (p->node >= c->n_nodes)
             return PLACE_ERR_INVAL;
@@ -656,35 +697,96 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
 
 /* Whole GPUs `mask` of node n leave (sign -1) or rejoin (+1) the fully free
  * set: the node's derived fields and its index bucket change without a scan
- * of its GPUs. Only for GPUs in service on a node in service. */
-static void node_whole(place_cluster *c, uint32_t n, uint64_t mask, int sign)
+ * of its GPUs (only for GPUs in service on a node in service). A run of such
+ * changes over the parts of one job has the index's bit changes gathered per
+ * 64-node word: a gang on one-GPU nodes (SWF machines,
+ * parts in increasing node order) moves up to 64 nodes' bits between two
+ * buckets with one word operation per bucket instead of one bit operation per
+ * node. The node fields, totals and journal change per node; the bits pending are those of distinct
+ * nodes of one word, type and (old, new) free count, the bit sets are disjoint per node, so the
+ * index after the flush is the one the per-node calls leave. */
+typedef struct whole_batch {
+    uint64_t m;                    /* nodes of word i0 moving from f_old to f_new; 0: none */
+    uint64_t share_set, share_clr; /* of those, nodes with / without a free share */
+    uint32_t t, i0, f_old, f_new, last;
+} whole_batch;
+
+static inline void bits_word_set(place_bits *b, uint32_t i0, uint64_t m)
+{
+    uint32_t i1 = i0 >> 6;
+    b->w0[i0] |= m;
+    b->w1[i1] |= 1ull << (i0 & 63u);
+    b->w2[i1 >> 6] |= 1ull << (i1 & 63u);
+}
+
+static inline void bits_word_clear(place_bits *b, uint32_t i0, uint64_t m)
+{
+    uint32_t i1 = i0 >> 6;
+    b->w0[i0] &= ~m;
+    if (b->w0[i0])
+        return;
+    b->w1[i1] &= ~(1ull << (i0 & 63u));
+    if (b->w1[i1])
+        return;
+    b->w2[i1 >> 6] &= ~(1ull << (i1 & 63u));
+}
+
+static inline void whole_batch_flush(place_cluster *c, whole_batch *wb)
+{
+    if (!wb->m)
+        return;
+    place_bits *by = c->by_free[wb->t];
+    bits_word_clear(&by[wb->f_old], wb->i0, wb->m);
+    bits_word_set(&by[wb->f_new], wb->i0, wb->m);
+    if (wb->share_set)
+        bits_word_set(&c->any_share[wb->t], wb->i0, wb->share_set);
+    if (wb->share_clr)
+        bits_word_clear(&c->any_share[wb->t], wb->i0, wb->share_clr);
+    wb->m = wb->share_set = wb->share_clr = 0;
+}
+
+/* Node n's whole GPUs `mask` leave (sign -1) or rejoin (+1), its bits gathered in wb. */
+static inline void node_whole_batched(place_cluster *c, whole_batch *wb, uint32_t n, uint64_t mask,
+                                      int sign)
 {
     note_change(c, n);
-    uint32_t t = c->node_type[n], k = bits_count(mask);
-    place__bits_clear(&c->by_free[t][c->node_free[n]], n);
+    uint32_t t = c->node_type[n], k = bits_count(mask), f_old = c->node_free[n];
     if (sign < 0) {
         c->node_free_mask[n] &= ~mask;
-        c->node_free[n] = (uint8_t)(c->node_free[n] - k);
+        c->node_free[n] = (uint8_t)(f_old - k);
         c->node_milli_free[n] -= k * PLACE_MILLI_WHOLE;
         c->gpus_free -= k;
         c->type_gpus_free[t] -= k;
     } else {
         c->node_free_mask[n] |= mask;
-        c->node_free[n] = (uint8_t)(c->node_free[n] + k);
+        c->node_free[n] = (uint8_t)(f_old + k);
         c->node_milli_free[n] += k * PLACE_MILLI_WHOLE;
         c->gpus_free += k;
         c->type_gpus_free[t] += k;
     }
-    place__bits_set(&c->by_free[t][c->node_free[n]], n);
+    uint32_t f_new = c->node_free[n], i0 = n >> 6;
+    if (wb->m &&
+        (i0 != wb->i0 || t != wb->t || f_old != wb->f_old || f_new != wb->f_new || n <= wb->last))
+        whole_batch_flush(c, wb);
+    if (!wb->m) {
+        wb->t = t;
+        wb->i0 = i0;
+        wb->f_old = f_old;
+        wb->f_new = f_new;
+    }
+    uint64_t bit = 1ull << (n & 63u);
+    wb->m |= bit;
+    wb->last = n;
     if (c->node_milli_free[n] > 0)
-        place__bits_set(&c->any_share[t], n);
+        wb->share_set |= bit;
     else
-        place__bits_clear(&c->any_share[t], n);
+        wb->share_clr |= bit;
 }
 
 int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part *parts,
                                uint32_t n_parts)
 {
+    whole_batch wb = {0};
     for (uint32_t k = 0; k < n_parts; k++) {
         place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
@@ -699,6 +801,7 @@ int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part 
             continue;
         }
         if (j->gpu_milli < PLACE_MILLI_WHOLE) {
+            whole_batch_flush(c, &wb);
             index_remove(c, n);
             c->gpu_free_milli[g0 + p->gpu] = (uint16_t)(c->gpu_free_milli[g0 + p->gpu] - p->milli);
             c->gpu_free_mem_mib[g0 + p->gpu] -= j->gpu_mem_mib;
@@ -714,9 +817,10 @@ int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part 
                 c->gpu_free_milli[g0 + g] = 0;
                 c->gpu_free_mem_mib[g0 + g] = 0;
             }
-            node_whole(c, n, p->mask, -1);
+            node_whole_batched(c, &wb, n, p->mask, -1);
         }
     }
+    whole_batch_flush(c, &wb);
     return PLACE_OK;
 }
 
@@ -781,6 +885,7 @@ int place_cluster_take_exact(place_cluster *c, const place_job *j, const place_p
 void place_cluster_give(place_cluster *c, const place_job *j, const place_part *parts,
                         uint32_t n_parts)
 {
+    whole_batch wb = {0};
     for (uint32_t k = 0; k < n_parts; k++) {
         const place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
@@ -806,11 +911,12 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
                     back |= 1ull << g;
             }
             if (c->node_up[n] && back)
-                node_whole(c, n, back, +1);
+                node_whole_batched(c, &wb, n, back, +1);
             else
                 note_change(c, n);
             continue;
         }
+        whole_batch_flush(c, &wb);
         if (c->node_up[n])
             index_remove(c, n);
         for (uint64_t m = p->mask; m; m &= m - 1) {
@@ -820,6 +926,7 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
         }
         node_refresh(c, n);
     }
+    whole_batch_flush(c, &wb);
 }
 
 /* ------------------------------------------------------------------------- */

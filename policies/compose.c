@@ -501,7 +501,11 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
             if (rc != PLACE_OK)
                 return rc;
             s->blocked[s->n_blocked++] = j->tenant;
-        } else if (rc == PLACE_BF_STOP) {
+        } else if (rc == PLACE_BF_STOP ||
+                   (rc == PLACE_BF_DONE && s->partition == &place__partition_none &&
+                    s->backfill->reserving && s->backfill->reserving(s->s_backfill.state))) {
+            /* DONE: no later job can start now, no partition rule acts on
+             * one, and a held reservation keeps preemption out (try_preempt) */
             s->cursor = s->n;
             break;
         }

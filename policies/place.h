@@ -697,14 +697,17 @@ typedef struct place_fit {
 /* Backfilling: what happens when the job at the cursor does not fit.
  * blocked() answers PLACE_BF_STOP (strict order: the pass ends) or
  * PLACE_BF_SKIP (go on with the next job), after it may have reserved capacity
- * for the job; allow() then vetoes parts that would delay a reservation (NULL
- * when the rule keeps none); observe() hears of every applied decision.
- * hopeless() (may be NULL) answers 1 only when no set of parts on distinct
- * nodes, each of at most the node's fully free GPUs and each accepted by
- * allow(), adds up to whole-GPU job j's gang: a bound the rule can answer
- * without a walk over the free nodes (the composed policy then skips the fit
- * if it is PLACE_FIT_PURE). 0 means "perhaps". */
-enum place_backfill_answer { PLACE_BF_STOP = 0, PLACE_BF_SKIP = 1 };
+ * for the job; or PLACE_BF_DONE: skip, and no later job of this pass can start
+ * now (the rule's own bound: too few free units for any waiting job), so a host
+ * in which nothing else acts on a job that cannot start (no partition rule, no
+ * preemption while a reservation is held) may end the pass; a host that does
+ * not know the answer treats it as PLACE_BF_SKIP, with the same decisions; allow() then vetoes
+ * parts that would delay a reservation (NULL when the rule keeps none); observe() hears of every
+ * applied decision. hopeless() (may be NULL) answers 1 only when no set of parts on distinct nodes,
+ * each of at most the node's fully free GPUs and each accepted by allow(), adds up to whole-GPU job
+ * j's gang: a bound the rule can answer without a walk over the free nodes (the composed policy
+ * then skips the fit if it is PLACE_FIT_PURE). 0 means "perhaps". */
+enum place_backfill_answer { PLACE_BF_STOP = 0, PLACE_BF_SKIP = 1, PLACE_BF_DONE = 2 };
 typedef struct place_backfill {
     const char *name;
     const char *summary;

@@ -40,9 +40,26 @@ static inline uint32_t place__bits_next_inline(const place_bits *b, uint32_t fro
     }
     return (place_bits_next)(b, from);
 }
-#define place_host_ok(c, n, j)           place__host_ok_inline(c, n, j)
-#define place_gpu_share_fits(c, n, g, j) place__gpu_share_fits_inline(c, n, g, j)
-#define place_bits_next(b, from)         place__bits_next_inline(b, from)
+/* The first node at or after `from` of type t with at least `gpus` fully free
+ * GPUs (place_cluster_next_free): a spanning fit asks it once per node it
+ * takes, so the bucket walk is inline too. */
+static inline uint32_t place__next_free_inline(const place_cluster *c, uint32_t t, uint32_t gpus,
+                                               uint32_t from)
+{
+    if (t >= c->n_types || !c->by_free[t])
+        return PLACE_NONE;
+    uint32_t best = PLACE_NONE;
+    for (uint32_t f = gpus; f <= c->type_max_gpus[t]; f++) {
+        uint32_t n = place__bits_next_inline(&c->by_free[t][f], from);
+        if (n < best)
+            best = n;
+    }
+    return best;
+}
+#define place_cluster_next_free(c, t, g, from) place__next_free_inline(c, t, g, from)
+#define place_host_ok(c, n, j)                 place__host_ok_inline(c, n, j)
+#define place_gpu_share_fits(c, n, g, j)       place__gpu_share_fits_inline(c, n, g, j)
+#define place_bits_next(b, from)               place__bits_next_inline(b, from)
 
 /* Memory through the host's allocator. */
 void *place__realloc(const place_env *env, void *p, size_t old_size, size_t new_size);

@@ -102,6 +102,7 @@ static cres cref[PV_MAX];
 static uint32_t n_cref, cref_max, cref_tried;
 static uint32_t cref_gpn;
 static uint64_t n_count_passes;
+static uint64_t n_done; /* blocked() answers PLACE_BF_DONE */
 
 static int ref_count_applies(const place_view *v)
 {
@@ -282,7 +283,7 @@ static int pass_b(pv_host *h, const place_fit *fit, driver *dr, int pass)
     dr->cnt = ref_count_applies(&v);
     n_count_passes += (uint64_t)dr->cnt;
     n_cref = cref_tried = 0;
-    int used = 0;
+    int used = 0, done = 0; /* done: blocked() said no later job can start in this pass */
     for (uint32_t i = 0; i < h->n_queue; i++) {
         if (h->qstate[i] != PLACE_Q_WAITING || h->n_run == PV_MAX)
             continue;
@@ -302,6 +303,10 @@ static int pass_b(pv_host *h, const place_fit *fit, driver *dr, int pass)
             h->qstate[i] = PLACE_Q_SKIPPED; /* refused, as place_pass_run does */
             continue;
         }
+        if (rc == PLACE_OK && done) {
+            fail_here(__LINE__, "a job starts after blocked() answered PLACE_BF_DONE", pass);
+            return 0;
+        }
         if (rc == PLACE_OK) {
             d.kind = PLACE_START;
             start_b(h, i, &d);
@@ -313,7 +318,15 @@ static int pass_b(pv_host *h, const place_fit *fit, driver *dr, int pass)
             continue;
         }
         CHECK_EQ_INT(rc, PLACE_ERR_NOFIT);
-        CHECK_EQ_INT(place__bf_blocked(dr->bf, &v, i), PLACE_BF_SKIP);
+        /* SKIP, or DONE (a skip that also promises that no later job of the
+         * pass starts: checked above, the pass goes on to every later job) */
+        int ans = place__bf_blocked(dr->bf, &v, i);
+        if (ans == PLACE_BF_DONE) {
+            done = 1;
+            n_done++;
+        } else {
+            CHECK_EQ_INT(ans, PLACE_BF_SKIP);
+        }
         if (dr->cnt) {
             ref_count_reserve(&v, i);
             continue;
@@ -617,10 +630,13 @@ int main(void)
             cfg_name = cfgs[k].name;
             blocked += simulate(&cfgs[k], 120);
         }
-    printf("passes with a blocked head: %u, hopeless answers: %llu, counting passes: %llu\n",
-           blocked, (unsigned long long)n_hopeless, (unsigned long long)n_count_passes);
+    printf("passes with a blocked head: %u, hopeless answers: %llu, counting passes: %llu, "
+           "PLACE_BF_DONE answers: %llu\n",
+           blocked, (unsigned long long)n_hopeless, (unsigned long long)n_count_passes,
+           (unsigned long long)n_done);
     CHECK(n_count_passes > 800); /* the count rules had work to do */
     CHECK(blocked > 1000);       /* the reservations had work to do */
     CHECK(n_hopeless > 1000);    /* and hopeless() refused fits */
+    CHECK(n_done > 100);         /* and passes were found unable to start more */
     return check_finish("test_place_backfill_diff");
 }

@@ -415,11 +415,25 @@ static void work_credit(engine *e, job *j, int64_t ref_us)
     e->w_tenant[tn] += a;
     e->wv_class[j->pj.cls] += (double)a * j->value;
     e->wv_tenant[tn] += (double)a * j->value;
+    /* consecutive parts on one pool and type credit their sum once: the
+     * products are exact integers, so the sums are the per-part ones */
+    uint32_t pool = 0, t = 0;
+    int64_t run = 0;
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
-        sim__area pa = (sim__area)ref_us * part_milli(j, p);
-        e->w_pool[e->node_pool[p->node]] += pa;
-        e->w_type[e->cluster.node_type[p->node]] += pa;
+        uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
+        if (k > 0 && (pk != pool || tk != t)) {
+            e->w_pool[pool] += (sim__area)ref_us * run;
+            e->w_type[t] += (sim__area)ref_us * run;
+            run = 0;
+        }
+        pool = pk;
+        t = tk;
+        run += part_milli(j, p);
+    }
+    if (j->n_parts > 0) {
+        e->w_pool[pool] += (sim__area)ref_us * run;
+        e->w_type[t] += (sim__area)ref_us * run;
     }
 }
 
@@ -481,19 +495,22 @@ static int job_rest_bucket(const job *j)
 /* Node n's down and free capacity, from the cluster and the node's
  * allocation, into its pool's cells (down) and raw free counts (classified
  * by ledger_idle). Call after every change to the node. Cost O(1). */
-static void node_ledger(engine *e, uint32_t n)
+/* Node n's down capacity into its pool's cells, and the change of its whole
+ * and partial free milli-GPUs into *dw and *dp (1 returned when they
+ * changed): node_ledger without the pool and type sums, for a run of nodes of
+ * one pool and type whose sums change once (nodes_ledger_flush). */
+static inline int node_ledger_own(engine *e, uint32_t n, uint32_t pool, int32_t *dw, int32_t *dp)
 {
     ledger *L = &e->led;
     const place_cluster *c = &e->cluster;
-    uint32_t pool = e->node_pool[n];
     const int32_t k = (int32_t)PLACE_MILLI_WHOLE, free_milli = (int32_t)c->node_milli_free[n];
     int32_t whole = (int32_t)c->node_free[n] * k, part = free_milli - whole;
     int32_t down = (int32_t)c->node_gpus[n] * k - L->n_alloc[n] - free_milli;
     uint8_t db = c->node_up[n]         ? SIM_LEDGER_DOWN_FAILED
                  : L->phase[pool] == 2 ? SIM_LEDGER_DOWN_RETIRED
                                        : SIM_LEDGER_DOWN_UNDELIVERED;
-    uint32_t none = L->n_cons - 1;
     if (db != L->n_down_b[n] || down != L->n_down[n]) {
+        uint32_t none = L->n_cons - 1;
         led_pool_add(e, pool, L->n_down_b[n], -L->n_down[n]);
         led_cons_add(e, none, L->n_down_b[n], -L->n_down[n]);
         led_pool_add(e, pool, db, down);
@@ -501,27 +518,40 @@ static void node_ledger(engine *e, uint32_t n)
         L->n_down[n] = down;
         L->n_down_b[n] = db;
     }
-    if (whole != L->n_whole[n] || part != L->n_part[n]) {
-        uint32_t t = c->node_type[n];
-        L->p_whole[pool] += whole - L->n_whole[n];
-        L->p_part[pool] += part - L->n_part[n];
-        L->t_whole[t] += whole - L->n_whole[n];
-        L->t_part[t] += part - L->n_part[n];
-        L->n_whole[n] = whole;
-        L->n_part[n] = part;
-        if (!L->p_dirty[pool]) {
-            L->p_dirty[pool] = 1;
-            L->dirty[L->n_dirty++] = pool;
-        }
-        L->stale = 1;
-    }
+    if (whole == L->n_whole[n] && part == L->n_part[n])
+        return 0;
+    *dw += whole - L->n_whole[n];
+    *dp += part - L->n_part[n];
+    L->n_whole[n] = whole;
+    L->n_part[n] = part;
+    return 1;
 }
 
-/* Add sign x a job's allocation on node n's part p to the node's count. */
-static void node_alloc_add(engine *e, const job *j, const place_part *p, int sign)
+/* The free sums of pool and type t change by dw and dp (changed: some node's
+ * whole or partial free count changed). */
+static inline void nodes_ledger_flush(engine *e, uint32_t pool, uint32_t t, int32_t dw, int32_t dp,
+                                      int changed)
 {
-    e->led.n_alloc[p->node] += (int32_t)(sign * part_milli(j, p));
-    node_ledger(e, p->node);
+    ledger *L = &e->led;
+    if (!changed)
+        return;
+    L->p_whole[pool] += dw;
+    L->p_part[pool] += dp;
+    L->t_whole[t] += dw;
+    L->t_part[t] += dp;
+    if (!L->p_dirty[pool]) {
+        L->p_dirty[pool] = 1;
+        L->dirty[L->n_dirty++] = pool;
+    }
+    L->stale = 1;
+}
+
+static void node_ledger(engine *e, uint32_t n)
+{
+    uint32_t pool = e->node_pool[n];
+    int32_t dw = 0, dp = 0;
+    int changed = node_ledger_own(e, n, pool, &dw, &dp);
+    nodes_ledger_flush(e, pool, e->cluster.node_type[n], dw, dp, changed);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -550,20 +580,32 @@ static void levels_alloc(engine *e, const job *j, int sign)
     int rest = job_rest_bucket(j);
     uint32_t cons = job_cons(e, j), pool = 0, t = 0;
     int64_t run = 0;
+    /* and each node's allocation count and ledger (node_ledger), the pool and type free
+     * sums changed once per run too: integer sums, read only at the next
+     * classification (ledger_idle) */
+    int32_t dw = 0, dp = 0;
+    int changed = 0;
     for (uint32_t k = 0; k < j->n_parts; k++) {
         const place_part *p = &j->parts[k];
         uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
         if (k > 0 && (pk != pool || tk != t)) {
             levels_alloc_part(e, pool, t, rest, cons, run);
+            nodes_ledger_flush(e, pool, t, dw, dp, changed);
             run = 0;
+            dw = dp = 0;
+            changed = 0;
         }
         pool = pk;
         t = tk;
-        run += sign * part_milli(j, p);
-        node_alloc_add(e, j, p, sign);
+        int64_t m = sign * part_milli(j, p);
+        run += m;
+        e->led.n_alloc[p->node] += (int32_t)m;
+        changed |= node_ledger_own(e, p->node, pk, &dw, &dp);
     }
-    if (j->n_parts > 0)
+    if (j->n_parts > 0) {
         levels_alloc_part(e, pool, t, rest, cons, run);
+        nodes_ledger_flush(e, pool, t, dw, dp, changed);
+    }
     int64_t m = sign * job_milli(j);
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
     size_t own = j->svc ? sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC)
