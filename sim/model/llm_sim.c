@@ -140,6 +140,13 @@ typedef struct fent {
     uint32_t i;
 } fent;
 
+/* One iteration of a decode stretch walked ahead and not yet committed
+ * (see "Decode stretches"). */
+typedef struct witer {
+    double t, dt, used, attn; /* start, duration, KV use, its batch's attn_pairs */
+    uint64_t kv, alloc;       /* its batch's kv_tokens; cum_alloc after it */
+} witer;
+
 typedef struct replica {
     deque wait;
     list run, pre;   /* running sequences; those of them prefilling */
@@ -165,7 +172,11 @@ typedef struct replica {
     uint32_t steps; /* decode iterations of the current event (decode_stretch) */
     /* the current event is a decode stretch (decode_stretch): its next
      * iteration's batch, its bounds, and what it has walked so far */
-    int stretch, more;  /* more: stopped only at an arrival, may go on */
+    int stretch, more; /* more: walked ahead by a chunk, may go on */
+    uint32_t hgen;     /* generation of its live entry in the event heap */
+    witer *w;          /* the iterations walked ahead, not committed */
+    size_t n_w;
+    witer w0;           /* before them: kv, attn, alloc of the last committed */
     sim__llm_batch sb;  /* the batch of iteration steps + 1 */
     uint32_t room;      /* most iterations: the first finish */
     uint32_t phase;     /* hist index of iteration steps + 1 */
@@ -177,7 +188,7 @@ typedef struct replica {
 
 typedef struct hent {
     double t;
-    uint32_t r;
+    uint32_t r, g; /* g: stale unless the replica's hgen */
 } hent;
 
 typedef struct sim {
@@ -185,13 +196,14 @@ typedef struct sim {
     seq *s;
     replica *rep;
     hent *heap;
-    size_t n_heap;
+    size_t n_heap, cap_heap;
     deque central;
     uint32_t rr;
     uint64_t wm_blocks;
     double t0;
-    double t_next_arrival; /* INFINITY after the last */
-    size_t bins_max;       /* per replica */
+    size_t bins_max; /* per replica */
+    const sim__llm_req *reqs;
+    size_t n_reqs, ai; /* the requests; the next to arrive */
     tm_diag *diag;
 } sim;
 
@@ -200,8 +212,16 @@ static int hent_less(hent a, hent b)
     return a.t < b.t || (a.t == b.t && a.r < b.r);
 }
 
-static void heap_push(sim *m, hent e)
+static int heap_push(sim *m, hent e)
 {
+    if (m->n_heap == m->cap_heap) {
+        size_t nc = 2 * m->cap_heap;
+        hent *a = realloc(m->heap, nc * sizeof *a);
+        if (!a)
+            return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "event heap of %zu", nc);
+        m->heap = a;
+        m->cap_heap = nc;
+    }
     size_t i = m->n_heap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -211,6 +231,13 @@ static void heap_push(sim *m, hent e)
         i = p;
     }
     m->heap[i] = e;
+    return TM_OK;
+}
+
+/* Replica r's next event is at t (an earlier entry of it becomes stale). */
+static int rep_push(sim *m, uint32_t r, double t)
+{
+    return heap_push(m, (hent){t, r, ++m->rep[r].hgen});
 }
 
 static hent heap_pop(sim *m)
@@ -636,15 +663,21 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
  *     event preempts as decode_slow does);
  *   - it ends with the iteration in which the first sequence finishes (the
  *     top of the finish heap);
- *   - it is walked only up to the first iteration end at or after the next
- *     arrival (`more`): when that event comes and no request was routed to
- *     the replica meanwhile, the walk goes on from there (main loop); if one
- *     was, the stretch ends there, as it would have iteration by iteration;
+ *   - it is walked ahead by chunks of SIM__LLM_WALK iterations (`more`):
+ *     the replica's event is at the end of the chunk walked, where the walk
+ *     goes on (main loop); the chunk's iterations are kept (w[]) and
+ *     committed (totals, series) only then. A request routed to the replica
+ *     during the stretch cuts it at the first iteration end at or after its
+ *     arrival (stretch_cut: the iterations after are dropped and the event
+ *     moves earlier), as iteration by iteration; other replicas' arrivals
+ *     do not touch it;
  *   - the KV-use series gets each iteration's use (blocks grow inside a
  *     stretch): iterations inside one bin are summed, one crossing a bin
  *     edge is split by series_add.
  * The clock and the free blocks are brought up to date when it ends
  * (finish_iteration). */
+#define SIM__LLM_WALK 256u
+
 static void stretch_bin(sim *m, replica *p, double t)
 {
     double f = (t - m->t0) / m->c->bin_s;
@@ -682,15 +715,35 @@ static int stretch_series(sim *m, replica *p, double t, double dt, double used)
     return rc;
 }
 
-/* Walk the stretch of p on from its current end (see above). */
+/* Commit the first k iterations walked ahead: their series. */
+static int stretch_commit(sim *m, replica *p, size_t k)
+{
+    for (size_t j = 0; j < k; j++) {
+        int rc = stretch_series(m, p, p->w[j].t, p->w[j].dt, p->w[j].used);
+        if (rc)
+            return rc;
+    }
+    p->n_w = 0;
+    return TM_OK;
+}
+
+/* Walk the stretch of p on by a chunk from its current end (see above). */
 static int stretch_walk(sim *m, replica *p)
 {
     const sim__llm_cfg *c = m->c;
     uint32_t bt = c->block_tokens;
     double end = p->t_end, kvb = (double)c->kv_blocks;
+    if (!p->w && !(p->w = malloc(SIM__LLM_WALK * sizeof *p->w)))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "stretch");
+    p->n_w = 0;
     p->more = 0;
+    p->w0 = (witer){end, 0, 0, p->sb.attn_pairs, p->sb.kv_tokens, p->cum_alloc};
+    /* how far: past the arrival of the replicas-th next request (about when
+     * one of them reaches this replica), at most SIM__LLM_WALK iterations */
+    size_t h = m->ai + c->replicas - 1;
+    double horizon = h < m->n_reqs ? m->reqs[h].t_s : INFINITY;
     while (p->steps < p->room) {
-        if (!(end < m->t_next_arrival)) {
+        if (p->n_w == SIM__LLM_WALK || (p->n_w && !(end < horizon))) {
             p->more = 1;
             break;
         }
@@ -703,15 +756,40 @@ static int stretch_walk(sim *m, replica *p)
         double dt = c->iter.profile ? sim__llm_iter_time(&c->iter, &p->sb)
                                     : sim__llm_roof_time(&c->iter.roof, &p->sb);
         double used = (double)(c->kv_blocks - (p->free_blocks - p->cum_alloc)) / kvb;
-        int rc = stretch_series(m, p, end, dt, used);
-        if (rc)
-            return rc;
+        p->w[p->n_w++] = (witer){end, dt, used, p->sb.attn_pairs, p->sb.kv_tokens, p->cum_alloc};
         end += dt;
         p->steps++;
         p->phase = p->phase ? p->phase - 1 : bt - 1;
     }
     p->t_end = end;
     return TM_OK;
+}
+
+/* A request arrived at t at replica r, in a stretch: the stretch ends with
+ * the first iteration walked that ends at or after t. */
+static int stretch_cut(sim *m, uint32_t r, double t)
+{
+    replica *p = &m->rep[r];
+    size_t k = 0; /* iterations kept */
+    double e = p->w0.t;
+    while (k < p->n_w && e < t) {
+        e = p->w[k].t + p->w[k].dt;
+        k++;
+    }
+    if (k == p->n_w) /* all (the heap's order puts t before the walk's end) */
+        return stretch_commit(m, p, p->n_w);
+    const witer *x = k ? &p->w[k - 1] : &p->w0;
+    p->steps -= (uint32_t)(p->n_w - k);
+    p->t_end = e;
+    p->cum_alloc = x->alloc;
+    p->sb.kv_tokens = x->kv;
+    p->sb.attn_pairs = x->attn;
+    p->phase = hist_idx(p->clock + p->steps, m->c->block_tokens);
+    p->more = 0;
+    int rc = stretch_commit(m, p, k);
+    if (rc)
+        return rc;
+    return rep_push(m, r, p->t_end);
 }
 
 /* Begin a stretch at t whose first iteration (batch b, dt) decode_all built. */
@@ -739,6 +817,9 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
 /* The stretch of p ends at p->t_end: its totals, blocks and series. */
 static int stretch_end(sim *m, replica *p)
 {
+    int rc = stretch_commit(m, p, p->n_w);
+    if (rc)
+        return rc;
     p->iterations += p->steps;
     p->busy_s += p->t_end - p->t_start;
     p->free_blocks -= p->cum_alloc;
@@ -762,8 +843,7 @@ static int start(sim *m, uint32_t r, double t)
     if (b.prefill_tokens == 0 && p->wait.n == 0) {
         if ((rc = stretch_begin(m, p, &b, t, dt)))
             return rc;
-        heap_push(m, (hent){p->t_end, r});
-        return TM_OK;
+        return rep_push(m, r, p->t_end);
     }
     p->steps = 1;
     p->busy = 1;
@@ -774,8 +854,7 @@ static int start(sim *m, uint32_t r, double t)
     double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
     if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
         return rc;
-    heap_push(m, (hent){p->t_end, r});
-    return TM_OK;
+    return rep_push(m, r, p->t_end);
 }
 
 /* A request waiting in the central queue goes to replica r while it has room. */
@@ -896,7 +975,9 @@ static int arrive(sim *m, uint32_t i, double t)
     p->outstanding++;
     if (dq_push_back(&p->wait, i))
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
-    return p->busy ? TM_OK : start(m, r, t);
+    if (p->busy)
+        return p->stretch ? stretch_cut(m, r, t) : TM_OK;
+    return start(m, r, t);
 }
 
 static int cfg_check(const sim__llm_cfg *c, tm_diag *d)
@@ -1039,6 +1120,8 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     sim m;
     memset(&m, 0, sizeof m);
     m.c = cfg;
+    m.reqs = reqs;
+    m.n_reqs = n;
     m.diag = diag;
     m.wm_blocks = (uint64_t)floor(cfg->watermark * (double)cfg->kv_blocks);
     m.t0 = n ? reqs[0].t_s : 0.0;
@@ -1051,7 +1134,8 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     res->bin_s = cfg->bin_s;
     m.s = calloc(nn, sizeof *m.s);
     m.rep = calloc(cfg->replicas, sizeof *m.rep);
-    m.heap = malloc(cfg->replicas * sizeof *m.heap);
+    m.cap_heap = (size_t)cfg->replicas + 16;
+    m.heap = malloc(m.cap_heap * sizeof *m.heap);
     res->ttft_s = malloc(nn * sizeof(double));
     res->tpot_s = malloc(nn * sizeof(double));
     res->e2e_s = malloc(nn * sizeof(double));
@@ -1080,7 +1164,6 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     size_t ai = 0;
     uint64_t steps = 0;
     while (ai < n || m.n_heap) {
-        m.t_next_arrival = ai < n ? reqs[ai].t_s : INFINITY;
         if ((++steps & 4095) == 0 && stop && *stop) {
             rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "llm", "interrupted at %.3f s of the run",
                              m.n_heap ? m.heap[0].t - m.t0 : 0.0);
@@ -1088,13 +1171,16 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         }
         if (ai < n && (!m.n_heap || reqs[ai].t_s <= m.heap[0].t)) {
             rc = arrive(&m, (uint32_t)ai, reqs[ai].t_s);
-            ai++;
+            m.ai = ++ai;
         } else {
             hent e = heap_pop(&m);
             replica *p = &m.rep[e.r];
+            if (e.g != p->hgen)
+                continue;                    /* moved earlier by stretch_cut */
             if (p->more && p->wait.n == 0) { /* a stretch walks on */
-                if ((rc = stretch_walk(&m, p)) == TM_OK)
-                    heap_push(&m, (hent){p->t_end, e.r});
+                if ((rc = stretch_commit(&m, p, p->n_w)) == TM_OK &&
+                    (rc = stretch_walk(&m, p)) == TM_OK)
+                    rc = rep_push(&m, e.r, p->t_end);
             } else {
                 p->busy = 0;
                 rc = finish_iteration(&m, e.r, e.t, res, reqs);
@@ -1203,6 +1289,7 @@ out:
             free(p->wait.v);
             free(p->batch);
             free(p->fh);
+            free(p->w);
             free(p->s_batch);
             free(p->s_kv);
             free(p->s_queue);
