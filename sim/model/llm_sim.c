@@ -173,7 +173,6 @@ typedef struct replica {
     /* the current event is a decode stretch (decode_stretch): its next
      * iteration's batch, its bounds, and what it has walked so far */
     int stretch, more; /* more: walked ahead by a chunk, may go on */
-    uint32_t hgen;     /* generation of its live entry in the event heap */
     witer *w;          /* the iterations walked ahead, not committed */
     size_t n_w;
     witer w0;           /* before them: kv, attn, alloc of the last committed */
@@ -188,7 +187,7 @@ typedef struct replica {
 
 typedef struct hent {
     double t;
-    uint32_t r, g; /* g: stale unless the replica's hgen */
+    uint32_t r;
 } hent;
 
 typedef struct sim {
@@ -196,7 +195,8 @@ typedef struct sim {
     seq *s;
     replica *rep;
     hent *heap;
-    size_t n_heap, cap_heap;
+    uint32_t *hpos; /* [replica]: its place in heap, or NIL */
+    size_t n_heap;
     deque central;
     uint32_t rr;
     uint64_t wm_blocks;
@@ -212,38 +212,27 @@ static int hent_less(hent a, hent b)
     return a.t < b.t || (a.t == b.t && a.r < b.r);
 }
 
-static int heap_push(sim *m, hent e)
+static void heap_set(sim *m, size_t i, hent e)
 {
-    if (m->n_heap == m->cap_heap) {
-        size_t nc = 2 * m->cap_heap;
-        hent *a = realloc(m->heap, nc * sizeof *a);
-        if (!a)
-            return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "event heap of %zu", nc);
-        m->heap = a;
-        m->cap_heap = nc;
-    }
-    size_t i = m->n_heap++;
+    m->heap[i] = e;
+    m->hpos[e.r] = (uint32_t)i;
+}
+
+static void heap_up(sim *m, size_t i, hent e)
+{
     while (i > 0) {
         size_t p = (i - 1) / 2;
         if (!hent_less(e, m->heap[p]))
             break;
-        m->heap[i] = m->heap[p];
+        heap_set(m, i, m->heap[p]);
         i = p;
     }
-    m->heap[i] = e;
-    return TM_OK;
+    heap_set(m, i, e);
 }
 
-/* Replica r's next event is at t (an earlier entry of it becomes stale). */
-static int rep_push(sim *m, uint32_t r, double t)
+static void heap_down(sim *m, size_t i, hent e)
 {
-    return heap_push(m, (hent){t, r, ++m->rep[r].hgen});
-}
-
-static hent heap_pop(sim *m)
-{
-    hent top = m->heap[0], e = m->heap[--m->n_heap];
-    size_t i = 0, n = m->n_heap;
+    size_t n = m->n_heap;
     for (;;) {
         size_t l = 2 * i + 1;
         if (l >= n)
@@ -251,11 +240,32 @@ static hent heap_pop(sim *m)
         size_t k = l + 1 < n && hent_less(m->heap[l + 1], m->heap[l]) ? l + 1 : l;
         if (!hent_less(m->heap[k], e))
             break;
-        m->heap[i] = m->heap[k];
+        heap_set(m, i, m->heap[k]);
         i = k;
     }
-    if (n)
-        m->heap[i] = e;
+    heap_set(m, i, e);
+}
+
+/* Replica r's next event is at t (it may have one already: it moves). */
+static void rep_push(sim *m, uint32_t r, double t)
+{
+    hent e = {t, r};
+    uint32_t i = m->hpos[r];
+    if (i == NIL)
+        heap_up(m, m->n_heap++, e);
+    else if (hent_less(e, m->heap[i]))
+        heap_up(m, i, e);
+    else
+        heap_down(m, i, e);
+}
+
+static hent heap_pop(sim *m)
+{
+    hent top = m->heap[0];
+    m->hpos[top.r] = NIL;
+    hent e = m->heap[--m->n_heap];
+    if (m->n_heap)
+        heap_down(m, 0, e);
     return top;
 }
 
@@ -787,9 +797,9 @@ static int stretch_cut(sim *m, uint32_t r, double t)
     p->phase = hist_idx(p->clock + p->steps, m->c->block_tokens);
     p->more = 0;
     int rc = stretch_commit(m, p, k);
-    if (rc)
-        return rc;
-    return rep_push(m, r, p->t_end);
+    if (!rc)
+        rep_push(m, r, p->t_end);
+    return rc;
 }
 
 /* Begin a stretch at t whose first iteration (batch b, dt) decode_all built. */
@@ -843,7 +853,8 @@ static int start(sim *m, uint32_t r, double t)
     if (b.prefill_tokens == 0 && p->wait.n == 0) {
         if ((rc = stretch_begin(m, p, &b, t, dt)))
             return rc;
-        return rep_push(m, r, p->t_end);
+        rep_push(m, r, p->t_end);
+        return TM_OK;
     }
     p->steps = 1;
     p->busy = 1;
@@ -854,7 +865,8 @@ static int start(sim *m, uint32_t r, double t)
     double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
     if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
         return rc;
-    return rep_push(m, r, p->t_end);
+    rep_push(m, r, p->t_end);
+    return TM_OK;
 }
 
 /* A request waiting in the central queue goes to replica r while it has room. */
@@ -1134,15 +1146,15 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     res->bin_s = cfg->bin_s;
     m.s = calloc(nn, sizeof *m.s);
     m.rep = calloc(cfg->replicas, sizeof *m.rep);
-    m.cap_heap = (size_t)cfg->replicas + 16;
-    m.heap = malloc(m.cap_heap * sizeof *m.heap);
+    m.heap = malloc(cfg->replicas * sizeof *m.heap);
+    m.hpos = malloc(cfg->replicas * sizeof *m.hpos);
     res->ttft_s = malloc(nn * sizeof(double));
     res->tpot_s = malloc(nn * sizeof(double));
     res->e2e_s = malloc(nn * sizeof(double));
     res->replica = malloc(nn * sizeof(int32_t));
     res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
-    if (!m.s || !m.rep || !m.heap || !res->ttft_s || !res->tpot_s || !res->e2e_s || !res->replica ||
-        !res->per_replica) {
+    if (!m.s || !m.rep || !m.heap || !m.hpos || !res->ttft_s || !res->tpot_s || !res->e2e_s ||
+        !res->replica || !res->per_replica) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
         goto out;
     }
@@ -1159,6 +1171,7 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         m.rep[r].free_blocks = cfg->kv_blocks;
         m.rep[r].run.head = m.rep[r].run.tail = NIL;
         m.rep[r].pre.head = m.rep[r].pre.tail = NIL;
+        m.hpos[r] = NIL;
     }
 
     size_t ai = 0;
@@ -1175,12 +1188,10 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         } else {
             hent e = heap_pop(&m);
             replica *p = &m.rep[e.r];
-            if (e.g != p->hgen)
-                continue;                    /* moved earlier by stretch_cut */
             if (p->more && p->wait.n == 0) { /* a stretch walks on */
                 if ((rc = stretch_commit(&m, p, p->n_w)) == TM_OK &&
                     (rc = stretch_walk(&m, p)) == TM_OK)
-                    rc = rep_push(&m, e.r, p->t_end);
+                    rep_push(&m, e.r, p->t_end);
             } else {
                 p->busy = 0;
                 rc = finish_iteration(&m, e.r, e.t, res, reqs);
@@ -1298,6 +1309,7 @@ out:
     free(m.central.v);
     free(m.rep);
     free(m.heap);
+    free(m.hpos);
     free(m.s);
     if (rc != TM_OK)
         sim__llm_result_fini(res);
