@@ -31,10 +31,13 @@
  * the tokens it had generated (the recomputation produces its next token).
  * A request that needs more blocks than a replica has is dropped.
  *
- * Per-iteration cost is O(sequences in the batch); memory is O(requests).
+ * The decoding sequences of a replica are kept as offsets from its decode
+ * clock ("Decoding sequences"), so an arrival, a prefill's end or a finish
+ * costs O(log batch), and decode-only iterations run as one event ("Decode
+ * stretches"); only a preemption visits the batch. Memory is O(requests).
  *
- * One file, just past a thousand lines: the event loop, the batch
- * scheduler and the decode fast-forward read and write the same replica and
+ * One file of about 1,300 lines: the event loop, the batch scheduler, the
+ * decoding set and the decode stretches read and write the same replica and
  * sequence state on every step; the iteration-time model is already apart
  * (llm_iter.c).
  */
