@@ -15,6 +15,7 @@
  *   profile     the CSV grid: interpolation, and malformed files named by line
  *   misc        conservation, preemption under tight memory, chunked prefill
  *               lowering the tail TPOT, API overflow cost
+ *   cut         decode stretches cut back by arrivals: times by hand
  */
 #include "model/llm_int.h"
 #include "model/service_int.h"
@@ -462,6 +463,39 @@ static void test_misc(uint64_t seed)
     gsl_rng_free(r);
 }
 
+/* Decode stretches cut back by arrivals, by hand: one replica, a flat 10 ms
+ * iteration, vLLM. A (t 0, output 5) prefills in [0, 10 ms) and decodes;
+ * B (t 25 ms, output 3) arrives inside A's stretch, which ends at 30 ms;
+ * B prefills in [30, 40) while A waits; C (t 40.5 ms, output 2) arrives
+ * inside the first iteration of the next stretch, which ends at 50 ms; C
+ * prefills in [50, 60); all three decode in [60, 70) and finish at 70 ms
+ * (A: tokens at 10, 20, 30, 50, 70; B: 40, 50, 70; C: 60, 70). */
+static void test_cut(void)
+{
+    sim__llm_profile p = flat_profile(10);
+    sim__llm_cfg c;
+    sim__llm_cfg_defaults(&c);
+    c.iter.profile = &p;
+    c.kv_blocks = 1000;
+    c.block_tokens = 2;
+    sim__llm_req q[3] = {{0.0, 1, 5}, {0.025, 1, 3}, {0.0405, 1, 2}};
+    double ttft[3] = {0.010, 0.015, 0.0195}, e2e[3] = {0.070, 0.045, 0.0295},
+           tpot[3] = {0.015, 0.015, 0.010};
+    sim__llm_result res;
+    tm_diag d;
+    tm_diag_clear(&d);
+    CHECK_EQ_INT(sim__llm_run(&c, q, 3, &res, NULL, &d), TM_OK);
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(res.ttft_s[i], ttft[i], 1e-12);
+        CHECK_NEAR(res.e2e_s[i], e2e[i], 1e-12);
+        CHECK_NEAR(res.tpot_s[i], tpot[i], 1e-12);
+    }
+    /* iterations: 3 prefills, A's 2 + 1 + 1 decodes with B's and C's */
+    CHECK(res.service.iterations == 7.0);
+    sim__llm_result_fini(&res);
+    sim__llm_profile_fini(&p);
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -476,5 +510,6 @@ int main(int argc, char **argv)
     RUN("monotone", test_monotone(seed));
     RUN("profile", test_profile());
     RUN("misc", test_misc(seed));
+    RUN("cut", test_cut());
     return check_finish("test_llm");
 }

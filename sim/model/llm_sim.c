@@ -31,10 +31,13 @@
  * the tokens it had generated (the recomputation produces its next token).
  * A request that needs more blocks than a replica has is dropped.
  *
- * Per-iteration cost is O(sequences in the batch); memory is O(requests).
+ * The decoding sequences of a replica are kept as offsets from its decode
+ * clock ("Decoding sequences"), so an arrival, a prefill's end or a finish
+ * costs O(log batch), and decode-only iterations run as one event ("Decode
+ * stretches"); only a preemption visits the batch. Memory is O(requests).
  *
- * One file, just past a thousand lines: the event loop, the batch
- * scheduler and the decode fast-forward read and write the same replica and
+ * One file of about 1,300 lines: the event loop, the batch scheduler, the
+ * decoding set and the decode stretches read and write the same replica and
  * sequence state on every step; the iteration-time model is already apart
  * (llm_iter.c).
  */
@@ -62,16 +65,28 @@ void sim__llm_cfg_defaults(sim__llm_cfg *c)
     c->bin_s = 10.0;
 }
 
+#define NIL UINT32_MAX
+
+enum { ST_OUT, ST_PRE, ST_DEC }; /* not running, prefilling, decoding */
+
 typedef struct seq {
-    uint32_t prompt, output, gen;
+    uint32_t prompt, output, gen;  /* gen: not kept while decoding (below) */
     uint32_t pre_target, pre_done; /* prefill of the current admission */
-    uint64_t kv, blocks;
-    uint32_t sched;        /* tokens of this iteration */
-    uint8_t sched_prefill; /* this iteration is a prefill chunk of it */
+    uint64_t kv, blocks;           /* not kept while decoding (below) */
+    uint32_t sched;                /* prefill tokens of this iteration */
     uint32_t preempt;
     int32_t replica;
+    uint8_t state;
+    uint32_t rprev, rnext; /* the running list, in admission order */
+    uint32_t pprev, pnext; /* the prefilling list, in admission order */
+    int64_t off_kv;        /* decoding: kv = off_kv + clock */
+    uint64_t fin;          /* decoding: the clock after its last token */
     double t_first;
 } seq;
+
+typedef struct list {
+    uint32_t head, tail;
+} list;
 
 typedef struct deque {
     uint32_t *v;
@@ -123,10 +138,31 @@ static void dq_pop_front(deque *d)
     d->n--;
 }
 
+typedef struct fent {
+    uint64_t fin;
+    uint32_t i;
+} fent;
+
+/* One iteration of a decode stretch walked ahead and not yet committed
+ * (see "Decode stretches"). */
+typedef struct witer {
+    double t, dt, used, attn; /* start, duration, KV use, its batch's attn_pairs */
+    uint64_t kv, alloc;       /* its batch's kv_tokens; cum_alloc after it */
+} witer;
+
 typedef struct replica {
     deque wait;
-    uint32_t *run, *batch; /* run: admission order; batch: this iteration's */
-    size_t n_run, n_batch, cap_run;
+    list run, pre;   /* running sequences; those of them prefilling */
+    uint32_t *batch; /* this iteration's prefill chunks */
+    size_t n_run, n_batch, cap_batch;
+    /* the decoding sequences D (see "Decoding sequences" below) */
+    uint64_t clock;   /* decode iterations run */
+    uint32_t n_dec;   /* |D| */
+    uint32_t dec_now; /* the current iteration decodes D (|D|) or not (0) */
+    int64_t sum_off;  /* sum of D's off_kv */
+    uint32_t *hist;   /* [block_tokens]: D by off_kv mod block_tokens */
+    fent *fh;         /* min-heap of D's finish clocks */
+    size_t n_fh, cap_fh;
     uint64_t free_blocks;
     uint32_t outstanding; /* routed here, not finished */
     int busy;
@@ -139,12 +175,14 @@ typedef struct replica {
     uint32_t steps; /* decode iterations of the current event (decode_stretch) */
     /* the current event is a decode stretch (decode_stretch): its next
      * iteration's batch, its bounds, and what it has walked so far */
-    int stretch, more;  /* more: stopped only at an arrival, may go on */
+    int stretch, more; /* more: walked ahead by a chunk, may go on */
+    witer *w;          /* the iterations walked ahead, not committed */
+    size_t n_w;
+    witer w0;           /* before them: kv, attn, alloc of the last committed */
     sim__llm_batch sb;  /* the batch of iteration steps + 1 */
     uint32_t room;      /* most iterations: the first finish */
-    uint32_t phase;     /* (steps + 1) mod block_tokens */
+    uint32_t phase;     /* hist index of iteration steps + 1 */
     uint64_t cum_alloc; /* blocks its iterations 2..steps take */
-    uint32_t *hist;     /* [block_tokens]: sequences by block phase */
     double ib, ikv;     /* series integrals not yet put in bin ik */
     size_t ik;
     double bin_end; /* end of bin ik */
@@ -160,13 +198,15 @@ typedef struct sim {
     seq *s;
     replica *rep;
     hent *heap;
+    uint32_t *hpos; /* [replica]: its place in heap, or NIL */
     size_t n_heap;
     deque central;
     uint32_t rr;
     uint64_t wm_blocks;
     double t0;
-    double t_next_arrival; /* INFINITY after the last */
-    size_t bins_max;       /* per replica */
+    size_t bins_max; /* per replica */
+    const sim__llm_req *reqs;
+    size_t n_reqs, ai; /* the requests; the next to arrive */
     tm_diag *diag;
 } sim;
 
@@ -175,23 +215,27 @@ static int hent_less(hent a, hent b)
     return a.t < b.t || (a.t == b.t && a.r < b.r);
 }
 
-static void heap_push(sim *m, hent e)
+static void heap_set(sim *m, size_t i, hent e)
 {
-    size_t i = m->n_heap++;
+    m->heap[i] = e;
+    m->hpos[e.r] = (uint32_t)i;
+}
+
+static void heap_up(sim *m, size_t i, hent e)
+{
     while (i > 0) {
         size_t p = (i - 1) / 2;
         if (!hent_less(e, m->heap[p]))
             break;
-        m->heap[i] = m->heap[p];
+        heap_set(m, i, m->heap[p]);
         i = p;
     }
-    m->heap[i] = e;
+    heap_set(m, i, e);
 }
 
-static hent heap_pop(sim *m)
+static void heap_down(sim *m, size_t i, hent e)
 {
-    hent top = m->heap[0], e = m->heap[--m->n_heap];
-    size_t i = 0, n = m->n_heap;
+    size_t n = m->n_heap;
     for (;;) {
         size_t l = 2 * i + 1;
         if (l >= n)
@@ -199,17 +243,73 @@ static hent heap_pop(sim *m)
         size_t k = l + 1 < n && hent_less(m->heap[l + 1], m->heap[l]) ? l + 1 : l;
         if (!hent_less(m->heap[k], e))
             break;
-        m->heap[i] = m->heap[k];
+        heap_set(m, i, m->heap[k]);
         i = k;
     }
-    if (n)
-        m->heap[i] = e;
+    heap_set(m, i, e);
+}
+
+/* Replica r's next event is at t (it may have one already: it moves). */
+static void rep_push(sim *m, uint32_t r, double t)
+{
+    hent e = {t, r};
+    uint32_t i = m->hpos[r];
+    if (i == NIL)
+        heap_up(m, m->n_heap++, e);
+    else if (hent_less(e, m->heap[i]))
+        heap_up(m, i, e);
+    else
+        heap_down(m, i, e);
+}
+
+static hent heap_pop(sim *m)
+{
+    hent top = m->heap[0];
+    m->hpos[top.r] = NIL;
+    hent e = m->heap[--m->n_heap];
+    if (m->n_heap)
+        heap_down(m, 0, e);
     return top;
 }
 
 static uint64_t blocks_for(const sim *m, uint64_t tokens)
 {
     return (tokens + m->c->block_tokens - 1) / m->c->block_tokens;
+}
+
+/* Doubly linked lists through the sequences: the running list (rprev,
+ * rnext) and the prefilling list (pprev, pnext). */
+static void list_append(sim *m, list *l, uint32_t i, int pre)
+{
+    seq *q = &m->s[i];
+    uint32_t *prev = pre ? &q->pprev : &q->rprev, *next = pre ? &q->pnext : &q->rnext;
+    *prev = l->tail;
+    *next = NIL;
+    if (l->tail == NIL)
+        l->head = i;
+    else if (pre)
+        m->s[l->tail].pnext = i;
+    else
+        m->s[l->tail].rnext = i;
+    l->tail = i;
+}
+
+static void list_remove(sim *m, list *l, uint32_t i, int pre)
+{
+    seq *q = &m->s[i];
+    uint32_t prev = pre ? q->pprev : q->rprev, next = pre ? q->pnext : q->rnext;
+    if (prev == NIL)
+        l->head = next;
+    else if (pre)
+        m->s[prev].pnext = next;
+    else
+        m->s[prev].rnext = next;
+    if (next == NIL)
+        l->tail = prev;
+    else if (pre)
+        m->s[next].pprev = prev;
+    else
+        m->s[next].rprev = prev;
 }
 
 /* Make bin k of replica p's series exist. */
@@ -262,30 +362,138 @@ static int series_add(sim *m, replica *p, double t, double dt, double b, double 
     return TM_OK;
 }
 
-static int run_push(replica *p, uint32_t i)
+/* Decoding sequences. Every iteration that decodes decodes every running
+ * sequence whose prefill is done (both policies), so these sequences, the
+ * set D, advance together: a replica counts its decode iterations (clock),
+ * and a sequence of D keeps off_kv = kv - clock and fin = the clock at
+ * which it has all its output; gen = output - (fin - clock). Its blocks are
+ * ceil(kv / block_tokens) at every iteration boundary (admission takes the
+ * prompt's, a decode takes one when kv is a multiple of block_tokens), so
+ * the iteration from clock C takes a block for each sequence with
+ * off_kv + C = 0 mod block_tokens: hist[] counts D by off_kv mod
+ * block_tokens and the iteration takes hist[(-C) mod block_tokens]. Its KV
+ * tokens read are sum_off + |D| (C + 1). The sequences that finish are the
+ * tops of a min-heap of fin. Joining, finishing and one iteration of D cost
+ * O(log |D|), O(log |D|) and O(1); only an iteration whose blocks would pass
+ * the free ones writes the sequences out and runs the rule sequence by
+ * sequence (decode_slow, which may preempt). */
+static uint32_t hist_idx(uint64_t clock, uint32_t bt)
 {
-    if (p->n_run == p->cap_run) {
-        size_t nc = p->cap_run ? 2 * p->cap_run : 64;
-        uint32_t *a = realloc(p->run, nc * sizeof *a);
+    uint32_t r = (uint32_t)(clock % bt);
+    return r ? bt - r : 0;
+}
+
+static uint32_t off_phase(int64_t off, uint32_t bt)
+{
+    int64_t r = off % (int64_t)bt;
+    return (uint32_t)(r < 0 ? r + (int64_t)bt : r);
+}
+
+static int fh_push(replica *p, fent e)
+{
+    if (p->n_fh == p->cap_fh) {
+        size_t nc = p->cap_fh ? 2 * p->cap_fh : 64;
+        fent *a = realloc(p->fh, nc * sizeof *a);
         if (!a)
             return TM_ERR_NOMEM;
-        p->run = a;
+        p->fh = a;
+        p->cap_fh = nc;
+    }
+    size_t i = p->n_fh++;
+    while (i > 0) {
+        size_t u = (i - 1) / 2;
+        if (!(e.fin < p->fh[u].fin))
+            break;
+        p->fh[i] = p->fh[u];
+        i = u;
+    }
+    p->fh[i] = e;
+    return TM_OK;
+}
+
+static uint32_t fh_pop(replica *p)
+{
+    uint32_t top = p->fh[0].i;
+    fent e = p->fh[--p->n_fh];
+    size_t i = 0, n = p->n_fh;
+    for (;;) {
+        size_t l = 2 * i + 1;
+        if (l >= n)
+            break;
+        size_t k = l + 1 < n && p->fh[l + 1].fin < p->fh[l].fin ? l + 1 : l;
+        if (!(p->fh[k].fin < e.fin))
+            break;
+        p->fh[i] = p->fh[k];
+        i = k;
+    }
+    if (n)
+        p->fh[i] = e;
+    return top;
+}
+
+/* Sequence i (kv, gen, blocks written out) joins D. */
+static int dec_join(sim *m, replica *p, uint32_t i)
+{
+    uint32_t bt = m->c->block_tokens;
+    if (!p->hist && !(p->hist = calloc(bt, sizeof *p->hist)))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "block phases");
+    seq *q = &m->s[i];
+    q->state = ST_DEC;
+    q->off_kv = (int64_t)q->kv - (int64_t)p->clock;
+    q->fin = p->clock + (q->output - q->gen);
+    p->hist[off_phase(q->off_kv, bt)]++;
+    p->sum_off += q->off_kv;
+    p->n_dec++;
+    if (fh_push(p, (fent){q->fin, i}))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "decoding sequences");
+    return TM_OK;
+}
+
+/* Write out kv, gen and blocks of sequence i of D. */
+static void dec_write(sim *m, replica *p, seq *q)
+{
+    q->kv = (uint64_t)(q->off_kv + (int64_t)p->clock);
+    q->gen = q->output - (uint32_t)(q->fin - p->clock);
+    q->blocks = blocks_for(m, q->kv);
+}
+
+/* Sequence i of D (written out) leaves it; its heap entry is gone. */
+static void dec_leave(sim *m, replica *p, seq *q)
+{
+    p->hist[off_phase(q->off_kv, m->c->block_tokens)]--;
+    p->sum_off -= q->off_kv;
+    p->n_dec--;
+    q->state = ST_OUT;
+}
+
+static int run_push(sim *m, replica *p, uint32_t i)
+{
+    if (p->n_run == p->cap_batch) {
+        size_t nc = p->cap_batch ? 2 * p->cap_batch : 64;
         uint32_t *b = realloc(p->batch, nc * sizeof *b);
         if (!b)
             return TM_ERR_NOMEM;
         p->batch = b;
-        p->cap_run = nc;
+        p->cap_batch = nc;
     }
-    p->run[p->n_run++] = i;
+    list_append(m, &p->run, i, 0);
+    list_append(m, &p->pre, i, 1);
+    m->s[i].state = ST_PRE;
+    p->n_run++;
     return TM_OK;
 }
 
-/* The most recently admitted running sequence gives back its blocks and
- * returns to the front of the queue (recomputation). */
+/* The most recently admitted running sequence (written out) gives back its
+ * blocks and returns to the front of the queue (recomputation). */
 static int preempt_last(sim *m, replica *p)
 {
-    uint32_t v = p->run[--p->n_run];
+    uint32_t v = p->run.tail;
     seq *q = &m->s[v];
+    list_remove(m, &p->run, v, 0);
+    p->n_run--;
+    if (q->state == ST_PRE)
+        list_remove(m, &p->pre, v, 1);
+    q->state = ST_OUT;
     p->free_blocks += q->blocks;
     q->blocks = q->kv = 0;
     q->pre_done = 0;
@@ -314,47 +522,78 @@ static int try_admit(sim *m, replica *p, uint32_t *out)
     dq_pop_front(&p->wait);
     p->free_blocks -= need;
     q->blocks = need;
-    if (run_push(p, i))
+    if (run_push(m, p, i))
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "running sequences");
     *out = i;
     return 1;
 }
 
-/* One decode token for every running sequence with its prefill done,
- * preempting from the end of the running list where a block is missing. */
+/* One decode token for every sequence of D, sequence by sequence in
+ * admission order, preempting from the end of the running list where a
+ * block is missing; D is written out first and rebuilt after. */
+static int decode_slow(sim *m, replica *p, sim__llm_batch *b)
+{
+    uint32_t bt = m->c->block_tokens;
+    for (uint32_t i = p->run.head; i != NIL; i = m->s[i].rnext)
+        if (m->s[i].state == ST_DEC)
+            dec_write(m, p, &m->s[i]);
+    memset(p->hist, 0, bt * sizeof *p->hist);
+    p->sum_off = 0;
+    p->n_dec = 0;
+    p->n_fh = 0;
+    for (uint32_t i = p->run.head; i != NIL;) {
+        seq *q = &m->s[i];
+        if (q->state == ST_DEC) {
+            if (q->kv + 1 > q->blocks * bt) {
+                int self = 0;
+                while (p->free_blocks == 0 && !self) {
+                    self = p->run.tail == i;
+                    int rc = preempt_last(m, p);
+                    if (rc)
+                        return rc;
+                }
+                if (self)
+                    break; /* it was the last: nothing after it */
+                p->free_blocks--;
+                q->blocks++;
+            }
+            b->decode_seqs++;
+            b->kv_tokens += q->kv + 1;
+            b->attn_pairs += (double)(q->kv + 1);
+        }
+        i = q->rnext;
+    }
+    for (uint32_t i = p->run.head; i != NIL; i = m->s[i].rnext)
+        if (m->s[i].state == ST_DEC) {
+            int rc = dec_join(m, p, i);
+            if (rc)
+                return rc;
+        }
+    p->dec_now = p->n_dec;
+    return TM_OK;
+}
+
+/* One decode token for every sequence of D (see above). */
 static int decode_all(sim *m, replica *p, sim__llm_batch *b)
 {
-    for (size_t k = 0; k < p->n_run; k++) {
-        uint32_t i = p->run[k];
-        seq *q = &m->s[i];
-        if (q->pre_done < q->pre_target)
-            continue;
-        if (q->kv + 1 > q->blocks * m->c->block_tokens) {
-            while (p->free_blocks == 0) {
-                int self = p->run[p->n_run - 1] == i;
-                int rc = preempt_last(m, p);
-                if (rc)
-                    return rc;
-                if (self)
-                    return TM_OK; /* it was the last: nothing after it */
-            }
-            p->free_blocks--;
-            q->blocks++;
-        }
-        q->sched = 1;
-        q->sched_prefill = 0;
-        p->batch[p->n_batch++] = i;
-        b->decode_seqs++;
-        b->kv_tokens += q->kv + 1;
-        b->attn_pairs += (double)(q->kv + 1);
-    }
+    p->dec_now = 0;
+    if (p->n_dec == 0)
+        return TM_OK;
+    uint64_t need = p->hist[hist_idx(p->clock, m->c->block_tokens)];
+    if (need > p->free_blocks)
+        return decode_slow(m, p, b);
+    p->free_blocks -= need;
+    p->dec_now = p->n_dec;
+    uint64_t kv = (uint64_t)(p->sum_off + (int64_t)p->n_dec * (int64_t)(p->clock + 1));
+    b->decode_seqs += p->n_dec;
+    b->kv_tokens += kv;
+    b->attn_pairs += (double)kv;
     return TM_OK;
 }
 
 static void add_chunk(replica *p, seq *q, uint32_t i, uint32_t c, sim__llm_batch *b)
 {
     q->sched = c;
-    q->sched_prefill = 1;
     p->batch[p->n_batch++] = i;
     b->prefill_tokens += c;
     b->kv_tokens += q->pre_done;
@@ -368,6 +607,7 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
     for (;;) {
         memset(b, 0, sizeof *b);
         p->n_batch = 0;
+        p->dec_now = 0;
         int rc;
         uint32_t i = 0;
         if (c->policy == SIM__LLM_VLLM) {
@@ -392,14 +632,13 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
             if ((rc = decode_all(m, p, b)))
                 return rc;
             uint64_t tokens = b->decode_seqs;
-            for (size_t k = 0; k < p->n_run && tokens < c->chunk_tokens; k++) {
-                seq *q = &m->s[p->run[k]];
-                if (q->pre_done >= q->pre_target)
-                    continue;
+            for (uint32_t k = p->pre.head; k != NIL && tokens < c->chunk_tokens;
+                 k = m->s[k].pnext) {
+                seq *q = &m->s[k];
                 uint32_t left = q->pre_target - q->pre_done;
                 uint32_t ch = (uint32_t)(c->chunk_tokens - tokens);
                 ch = left < ch ? left : ch;
-                add_chunk(p, q, p->run[k], ch, b);
+                add_chunk(p, q, k, ch, b);
                 tokens += ch;
             }
             while (p->wait.n && p->n_run < c->max_batch && tokens < c->chunk_tokens) {
@@ -416,11 +655,11 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
                 tokens += ch;
             }
         }
-        b->seqs = (uint32_t)p->n_batch;
+        b->seqs = (uint32_t)p->n_batch + p->dec_now;
         /* A batch emptied by preemption: the freed blocks admit now. This
          * ends: with nothing running, the queue's front is admitted (the
          * whole cache is free) or dropped (it can never fit). */
-        if (p->n_batch || !p->wait.n)
+        if (b->seqs || !p->wait.n)
             return TM_OK;
     }
 }
@@ -430,33 +669,27 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
  * sequence finishes, the blocks its sequences cross into run out, or a
  * request arrives at the replica (it could join). Such iterations are one
  * event of `steps` iterations, with the same times and token counts as one
- * by one and no per-sequence work per iteration:
- *   - a sequence with h tokens of room in its blocks (1 <= h <= block_tokens
- *     after the first iteration's allocation) takes a block at iterations
- *     h + 1, h + 1 + block_tokens, ...: hist[] counts the sequences by
- *     (h + 1) mod block_tokens, so iteration j takes hist[j mod block_tokens]
- *     blocks; the stretch stops before the iteration whose blocks would pass
- *     the free ones (the next event preempts as decode_all does);
- *   - it ends with the iteration in which the first sequence finishes;
- *   - it is walked only up to the first iteration end at or after the next
- *     arrival (`more`): when that event comes and no request was routed to
- *     the replica meanwhile, the walk goes on from there (main loop); if one
- *     was, the stretch ends there, as it would have iteration by iteration;
+ * by one and no per-sequence work:
+ *   - iteration j of the stretch takes hist[(-(clock + j - 1)) mod
+ *     block_tokens] blocks (see "Decoding sequences"); the stretch stops
+ *     before the iteration whose blocks would pass the free ones (the next
+ *     event preempts as decode_slow does);
+ *   - it ends with the iteration in which the first sequence finishes (the
+ *     top of the finish heap);
+ *   - it is walked ahead by chunks of SIM__LLM_WALK iterations (`more`):
+ *     the replica's event is at the end of the chunk walked, where the walk
+ *     goes on (main loop); the chunk's iterations are kept (w[]) and
+ *     committed (totals, series) only then. A request routed to the replica
+ *     during the stretch cuts it at the first iteration end at or after its
+ *     arrival (stretch_cut: the iterations after are dropped and the event
+ *     moves earlier), as iteration by iteration; other replicas' arrivals
+ *     do not touch it;
  *   - the KV-use series gets each iteration's use (blocks grow inside a
  *     stretch): iterations inside one bin are summed, one crossing a bin
  *     edge is split by series_add.
- * Blocks, KV tokens and generated tokens of its sequences are brought up to
- * date when the stretch ends (finish_iteration). */
-#define SIM__LLM_HIST_MAX 1024u
-
-/* (h + 1) mod bt for 1 <= h <= bt, without a division. */
-static uint32_t phase_of(uint64_t h, uint32_t bt)
-{
-    uint64_t x = h + 1;
-    while (x >= bt) /* at most twice */
-        x -= bt;
-    return (uint32_t)x;
-}
+ * The clock and the free blocks are brought up to date when it ends
+ * (finish_iteration). */
+#define SIM__LLM_WALK 256u
 
 static void stretch_bin(sim *m, replica *p, double t)
 {
@@ -495,19 +728,39 @@ static int stretch_series(sim *m, replica *p, double t, double dt, double used)
     return rc;
 }
 
-/* Walk the stretch of p on from its current end (see above). */
+/* Commit the first k iterations walked ahead: their series. */
+static int stretch_commit(sim *m, replica *p, size_t k)
+{
+    for (size_t j = 0; j < k; j++) {
+        int rc = stretch_series(m, p, p->w[j].t, p->w[j].dt, p->w[j].used);
+        if (rc)
+            return rc;
+    }
+    p->n_w = 0;
+    return TM_OK;
+}
+
+/* Walk the stretch of p on by a chunk from its current end (see above). */
 static int stretch_walk(sim *m, replica *p)
 {
     const sim__llm_cfg *c = m->c;
     uint32_t bt = c->block_tokens;
     double end = p->t_end, kvb = (double)c->kv_blocks;
+    if (!p->w && !(p->w = malloc(SIM__LLM_WALK * sizeof *p->w)))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "stretch");
+    p->n_w = 0;
     p->more = 0;
+    p->w0 = (witer){end, 0, 0, p->sb.attn_pairs, p->sb.kv_tokens, p->cum_alloc};
+    /* how far: past the arrival of the replicas-th next request (about when
+     * one of them reaches this replica), at most SIM__LLM_WALK iterations */
+    size_t h = m->ai + c->replicas - 1;
+    double horizon = h < m->n_reqs ? m->reqs[h].t_s : INFINITY;
     while (p->steps < p->room) {
-        if (!(end < m->t_next_arrival)) {
+        if (p->n_w == SIM__LLM_WALK || (p->n_w && !(end < horizon))) {
             p->more = 1;
             break;
         }
-        uint64_t a = p->hist ? p->hist[p->phase] : 0;
+        uint64_t a = p->hist[p->phase];
         if (p->cum_alloc + a > p->free_blocks)
             break;
         p->cum_alloc += a;
@@ -516,40 +769,51 @@ static int stretch_walk(sim *m, replica *p)
         double dt = c->iter.profile ? sim__llm_iter_time(&c->iter, &p->sb)
                                     : sim__llm_roof_time(&c->iter.roof, &p->sb);
         double used = (double)(c->kv_blocks - (p->free_blocks - p->cum_alloc)) / kvb;
-        int rc = stretch_series(m, p, end, dt, used);
-        if (rc)
-            return rc;
+        p->w[p->n_w++] = (witer){end, dt, used, p->sb.attn_pairs, p->sb.kv_tokens, p->cum_alloc};
         end += dt;
         p->steps++;
-        p->phase = p->phase + 1 >= bt ? 0 : p->phase + 1;
+        p->phase = p->phase ? p->phase - 1 : bt - 1;
     }
     p->t_end = end;
     return TM_OK;
+}
+
+/* A request arrived at t at replica r, in a stretch: the stretch ends with
+ * the first iteration walked that ends at or after t. */
+static int stretch_cut(sim *m, uint32_t r, double t)
+{
+    replica *p = &m->rep[r];
+    size_t k = 0; /* iterations kept */
+    double e = p->w0.t;
+    while (k < p->n_w && e < t) {
+        e = p->w[k].t + p->w[k].dt;
+        k++;
+    }
+    if (k == p->n_w) /* all (the heap's order puts t before the walk's end) */
+        return stretch_commit(m, p, p->n_w);
+    const witer *x = k ? &p->w[k - 1] : &p->w0;
+    p->steps -= (uint32_t)(p->n_w - k);
+    p->t_end = e;
+    p->cum_alloc = x->alloc;
+    p->sb.kv_tokens = x->kv;
+    p->sb.attn_pairs = x->attn;
+    p->phase = hist_idx(p->clock + p->steps, m->c->block_tokens);
+    p->more = 0;
+    int rc = stretch_commit(m, p, k);
+    if (!rc)
+        rep_push(m, r, p->t_end);
+    return rc;
 }
 
 /* Begin a stretch at t whose first iteration (batch b, dt) decode_all built. */
 static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
 {
     const sim__llm_cfg *c = m->c;
-    uint32_t bt = c->block_tokens;
-    if (bt <= SIM__LLM_HIST_MAX && !p->hist && !(p->hist = calloc(bt, sizeof *p->hist)))
-        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "block phases");
-    uint64_t room = UINT32_MAX;
-    for (size_t k = 0; k < p->n_batch; k++) {
-        const seq *q = &m->s[p->batch[k]];
-        uint64_t fin = (uint64_t)(q->output - q->gen); /* iterations to its last token */
-        uint64_t h = q->blocks * bt - q->kv;           /* >= 1: the first is allocated */
-        if (fin < room)
-            room = fin;
-        if (p->hist && h <= bt)
-            p->hist[phase_of(h, bt)]++;
-        else if (h < room) /* not in the histogram: stop before its block */
-            room = h;
-    }
+    uint64_t room = p->fh[0].fin - p->clock;
     p->stretch = 1;
-    p->room = room > 0 ? (uint32_t)room : 1;
+    p->room = room < UINT32_MAX ? (uint32_t)room : UINT32_MAX;
     p->steps = 1;
-    p->phase = 2 % bt;
+    p->phase = hist_idx(p->clock + 1, c->block_tokens);
     p->cum_alloc = 0;
     p->sb = *b;
     p->busy = 1;
@@ -563,11 +827,16 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
     return stretch_walk(m, p);
 }
 
-/* The stretch of p ends at p->t_end: its totals and series. */
+/* The stretch of p ends at p->t_end: its totals, blocks and series. */
 static int stretch_end(sim *m, replica *p)
 {
+    int rc = stretch_commit(m, p, p->n_w);
+    if (rc)
+        return rc;
     p->iterations += p->steps;
     p->busy_s += p->t_end - p->t_start;
+    p->free_blocks -= p->cum_alloc;
+    p->cum_alloc = 0;
     p->stretch = p->more = 0;
     return stretch_flush(m, p);
 }
@@ -579,7 +848,7 @@ static int start(sim *m, uint32_t r, double t)
     int rc = schedule(m, p, &b);
     if (rc)
         return rc;
-    if (p->n_batch == 0) {
+    if (b.seqs == 0) {
         p->busy = 0;
         return TM_OK;
     }
@@ -587,7 +856,7 @@ static int start(sim *m, uint32_t r, double t)
     if (b.prefill_tokens == 0 && p->wait.n == 0) {
         if ((rc = stretch_begin(m, p, &b, t, dt)))
             return rc;
-        heap_push(m, (hent){p->t_end, r});
+        rep_push(m, r, p->t_end);
         return TM_OK;
     }
     p->steps = 1;
@@ -599,7 +868,7 @@ static int start(sim *m, uint32_t r, double t)
     double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
     if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
         return rc;
-    heap_push(m, (hent){p->t_end, r});
+    rep_push(m, r, p->t_end);
     return TM_OK;
 }
 
@@ -618,66 +887,65 @@ static int central_pull(sim *m, uint32_t r)
     return TM_OK;
 }
 
+/* Sequence i (written out, out of D) has its last token at t. */
+static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *res,
+                     const sim__llm_req *reqs)
+{
+    seq *q = &m->s[i];
+    list_remove(m, &p->run, i, 0);
+    p->n_run--;
+    q->state = ST_OUT;
+    p->free_blocks += q->blocks;
+    q->blocks = 0;
+    p->outstanding--;
+    double ta = reqs[i].t_s;
+    res->ttft_s[i] = q->t_first - ta;
+    res->e2e_s[i] = t - ta;
+    res->tpot_s[i] = q->output > 1 ? (t - q->t_first) / (q->output - 1) : NAN;
+    if (t > res->t_end_s)
+        res->t_end_s = t;
+}
+
 static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
                             const sim__llm_req *reqs)
 {
     replica *p = &m->rep[r];
-    int any_done = 0;
-    uint32_t bt = m->c->block_tokens;
-    if (p->stretch) {
-        int rc = stretch_end(m, p);
-        if (rc)
-            return rc;
+    int any_done = 0, rc;
+    if (p->stretch && (rc = stretch_end(m, p)))
+        return rc;
+    if (p->dec_now) {
+        p->clock += p->steps;
+        p->dec_now = 0;
+        while (p->n_fh && p->fh[0].fin <= p->clock) {
+            uint32_t i = fh_pop(p);
+            seq *q = &m->s[i];
+            dec_write(m, p, q);
+            dec_leave(m, p, q);
+            seq_done(m, p, i, t, res, reqs);
+            any_done = 1;
+        }
     }
     for (size_t k = 0; k < p->n_batch; k++) {
-        seq *q = &m->s[p->batch[k]];
-        if (q->sched_prefill) {
-            q->pre_done += q->sched;
-            q->kv += q->sched;
-            if (q->pre_done < q->pre_target)
-                continue;
-        } else {
-            if (p->hist) { /* the stretch's phases, cleared as they were set */
-                uint64_t h = q->blocks * bt - q->kv;
-                if (h <= bt)
-                    p->hist[phase_of(h, bt)] = 0;
-            }
-            q->kv += p->steps;
-            q->gen += p->steps - 1;
-            if (q->kv > q->blocks * bt) { /* the blocks a stretch crossed into */
-                uint64_t nb = blocks_for(m, q->kv);
-                p->free_blocks -= nb - q->blocks;
-                q->blocks = nb;
-            }
-        }
+        uint32_t i = p->batch[k];
+        seq *q = &m->s[i];
+        q->pre_done += q->sched;
+        q->kv += q->sched;
+        if (q->pre_done < q->pre_target)
+            continue;
+        list_remove(m, &p->pre, i, 1);
         q->gen++;
         if (isnan(q->t_first))
             q->t_first = t;
-        any_done |= q->gen >= q->output;
-    }
-    if (any_done) {
-        size_t w = 0;
-        for (size_t k = 0; k < p->n_run; k++) {
-            uint32_t i = p->run[k];
-            seq *q = &m->s[i];
-            if (q->gen < q->output) {
-                p->run[w++] = i;
-                continue;
-            }
-            p->free_blocks += q->blocks;
-            q->blocks = 0;
-            p->outstanding--;
-            double ta = reqs[i].t_s;
-            res->ttft_s[i] = q->t_first - ta;
-            res->e2e_s[i] = t - ta;
-            res->tpot_s[i] = q->output > 1 ? (t - q->t_first) / (q->output - 1) : NAN;
-            if (t > res->t_end_s)
-                res->t_end_s = t;
+        if (q->gen >= q->output) {
+            seq_done(m, p, i, t, res, reqs);
+            any_done = 1;
+        } else if ((rc = dec_join(m, p, i))) {
+            return rc;
         }
-        p->n_run = w;
-        if (m->c->route == SIM__LLM_ROUTE_CENTRAL)
-            return central_pull(m, r);
     }
+    p->n_batch = 0;
+    if (any_done && m->c->route == SIM__LLM_ROUTE_CENTRAL)
+        return central_pull(m, r);
     return TM_OK;
 }
 
@@ -722,7 +990,9 @@ static int arrive(sim *m, uint32_t i, double t)
     p->outstanding++;
     if (dq_push_back(&p->wait, i))
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
-    return p->busy ? TM_OK : start(m, r, t);
+    if (p->busy)
+        return p->stretch ? stretch_cut(m, r, t) : TM_OK;
+    return start(m, r, t);
 }
 
 static int cfg_check(const sim__llm_cfg *c, tm_diag *d)
@@ -865,6 +1135,8 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     sim m;
     memset(&m, 0, sizeof m);
     m.c = cfg;
+    m.reqs = reqs;
+    m.n_reqs = n;
     m.diag = diag;
     m.wm_blocks = (uint64_t)floor(cfg->watermark * (double)cfg->kv_blocks);
     m.t0 = n ? reqs[0].t_s : 0.0;
@@ -878,13 +1150,14 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     m.s = calloc(nn, sizeof *m.s);
     m.rep = calloc(cfg->replicas, sizeof *m.rep);
     m.heap = malloc(cfg->replicas * sizeof *m.heap);
+    m.hpos = malloc(cfg->replicas * sizeof *m.hpos);
     res->ttft_s = malloc(nn * sizeof(double));
     res->tpot_s = malloc(nn * sizeof(double));
     res->e2e_s = malloc(nn * sizeof(double));
     res->replica = malloc(nn * sizeof(int32_t));
     res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
-    if (!m.s || !m.rep || !m.heap || !res->ttft_s || !res->tpot_s || !res->e2e_s || !res->replica ||
-        !res->per_replica) {
+    if (!m.s || !m.rep || !m.heap || !m.hpos || !res->ttft_s || !res->tpot_s || !res->e2e_s ||
+        !res->replica || !res->per_replica) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
         goto out;
     }
@@ -897,13 +1170,16 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         q->t_first = NAN;
         res->ttft_s[i] = res->tpot_s[i] = res->e2e_s[i] = NAN;
     }
-    for (uint32_t r = 0; r < cfg->replicas; r++)
+    for (uint32_t r = 0; r < cfg->replicas; r++) {
         m.rep[r].free_blocks = cfg->kv_blocks;
+        m.rep[r].run.head = m.rep[r].run.tail = NIL;
+        m.rep[r].pre.head = m.rep[r].pre.tail = NIL;
+        m.hpos[r] = NIL;
+    }
 
     size_t ai = 0;
     uint64_t steps = 0;
     while (ai < n || m.n_heap) {
-        m.t_next_arrival = ai < n ? reqs[ai].t_s : INFINITY;
         if ((++steps & 4095) == 0 && stop && *stop) {
             rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "llm", "interrupted at %.3f s of the run",
                              m.n_heap ? m.heap[0].t - m.t0 : 0.0);
@@ -911,13 +1187,14 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         }
         if (ai < n && (!m.n_heap || reqs[ai].t_s <= m.heap[0].t)) {
             rc = arrive(&m, (uint32_t)ai, reqs[ai].t_s);
-            ai++;
+            m.ai = ++ai;
         } else {
             hent e = heap_pop(&m);
             replica *p = &m.rep[e.r];
             if (p->more && p->wait.n == 0) { /* a stretch walks on */
-                if ((rc = stretch_walk(&m, p)) == TM_OK)
-                    heap_push(&m, (hent){p->t_end, e.r});
+                if ((rc = stretch_commit(&m, p, p->n_w)) == TM_OK &&
+                    (rc = stretch_walk(&m, p)) == TM_OK)
+                    rep_push(&m, e.r, p->t_end);
             } else {
                 p->busy = 0;
                 rc = finish_iteration(&m, e.r, e.t, res, reqs);
@@ -1024,8 +1301,9 @@ out:
         for (uint32_t r = 0; r < cfg->replicas; r++) {
             replica *p = &m.rep[r];
             free(p->wait.v);
-            free(p->run);
             free(p->batch);
+            free(p->fh);
+            free(p->w);
             free(p->s_batch);
             free(p->s_kv);
             free(p->s_queue);
@@ -1034,6 +1312,7 @@ out:
     free(m.central.v);
     free(m.rep);
     free(m.heap);
+    free(m.hpos);
     free(m.s);
     if (rc != TM_OK)
         sim__llm_result_fini(res);
