@@ -343,6 +343,9 @@ static inline int sim__evq_push(sim__evq *q, int64_t t_us, uint32_t kind, uint32
     if (q->hole) {
         q->hole = 0; /* the new event takes the popped one's place at the root */
         evq__sift_down(q, 0, x);
+        /* The next pop reads the first event's slot, which in a large queue
+         * is a cache miss; start it now. */
+        __builtin_prefetch(&q->slots[evq__key_slot(q->heap[0])]);
     } else {
         evq__sift_up(q, q->n++, x);
     }
