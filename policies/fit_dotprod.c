@@ -190,18 +190,10 @@ typedef struct kept {
     uint32_t p;
 } kept;
 
-static uint32_t tree_width(uint32_t n)
-{
-    uint32_t p = 1;
-    while (p < n)
-        p <<= 1;
-    return p;
-}
-
 static kept kept_of(void *data, uint32_t n)
 {
     kept k;
-    k.p = tree_width(n);
+    k.p = place__tree_width(n);
     k.score = data;
     k.win = (uint32_t *)(k.score + n);
     k.gpu = (uint8_t *)(k.win + 2 * (size_t)k.p);
@@ -270,7 +262,7 @@ static int kept_best(dotprod *s, const place_view *v, const place_job *j, uint32
                 k.win[i] = better(&k, k.win[2 * i], k.win[2 * i + 1]);
         }
     } else {
-        uint32_t p = tree_width(n);
+        uint32_t p = place__tree_width(n);
         size_t size = (size_t)n * sizeof(double) + 2 * (size_t)p * sizeof(uint32_t) + n;
         if (!place__shape_reserve(&s->env, sh, size)) {
             sh->used = 0;

@@ -165,6 +165,16 @@ static inline int place__shape_first(place__shapes *t, int dedupe, uint32_t n)
     return 1;
 }
 
+/* The leaves of a tournament tree over n nodes: the least power of two >= n
+ * (dotprod's and gpu-packing's kept trees). */
+static inline uint32_t place__tree_width(uint32_t n)
+{
+    uint32_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
 /* Set bits of x, without relying on a popcount instruction. */
 static inline uint32_t place__popcount64(uint64_t x)
 {

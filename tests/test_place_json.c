@@ -133,6 +133,18 @@ static void put_parts(text *t, const place_part *p, uint32_t n)
 /* How a snapshot carries Gavel's round state (the view's timeshare). */
 enum { TS_NONE, TS_X, TS_SOLVE };
 
+/* Job id is running or queued in the view. */
+static int view_has_job(const place_view *v, uint64_t id)
+{
+    for (uint32_t k = 0; k < v->n_running; k++)
+        if (v->running[k].job.id == id)
+            return 1;
+    for (uint32_t i = 0; i < v->n_queue; i++)
+        if (v->queue[i].id == id)
+            return 1;
+    return 0;
+}
+
 /* The view's timeshare rows of the jobs in the view (a row of a job that has
  * ended is left out: a snapshot names only its own jobs): with "x" (TS_X),
  * or only the seconds received and active, for tarmac place to solve X
@@ -145,12 +157,7 @@ static void put_timeshare(text *t, const place_view *v, int mode)
     tput(t, ",\n\"timeshare\":[");
     int first = 1;
     for (uint32_t r = 0; r < ts->n_rows; r++) {
-        int present = 0;
-        for (uint32_t k = 0; k < v->n_running && !present; k++)
-            present = v->running[k].job.id == ts->job_id[r];
-        for (uint32_t i = 0; i < v->n_queue && !present; i++)
-            present = v->queue[i].id == ts->job_id[r];
-        if (!present)
+        if (!view_has_job(v, ts->job_id[r]))
             continue;
         tput(t, "%s{\"id\":%llu,\"active_s\":%.17g,\"received_s\":[", first ? "" : ",\n",
              (unsigned long long)ts->job_id[r], ts->active_s[r]);
@@ -257,12 +264,7 @@ static int same_jobs_as_rows(const place_view *v)
         return 0;
     uint32_t in_view = 0;
     for (uint32_t r = 0; r < ts->n_rows; r++) {
-        int present = 0;
-        for (uint32_t k = 0; k < v->n_running && !present; k++)
-            present = v->running[k].job.id == ts->job_id[r];
-        for (uint32_t i = 0; i < v->n_queue && !present; i++)
-            present = v->queue[i].id == ts->job_id[r];
-        if (!present)
+        if (!view_has_job(v, ts->job_id[r]))
             return 0;
         in_view++;
     }
