@@ -279,6 +279,19 @@ static void gavel_pass_fini(gavel_pass *g)
     free(g->act);
 }
 
+/* Hand the policy n rows over nt types: the snapshot's or those solved here. */
+static void gavel_pass_rows(gavel_pass *g, uint32_t n, uint32_t nt, const uint64_t *id,
+                            const double *x, const double *recv, const double *act)
+{
+    g->ts.n_rows = n;
+    g->ts.n_types = nt;
+    g->ts.job_id = id;
+    g->ts.x = x;
+    g->ts.recv_s = recv;
+    g->ts.active_s = act;
+    g->solved = 1;
+}
+
 typedef struct gkey {
     uint64_t id;
     uint32_t k; /* running index, or n_running + queue index */
@@ -396,13 +409,7 @@ static int gavel_solve_pass(const sim_snapshot *s, const place_cluster *c, int o
         goto out;
     g->n = n;
     g->lps = st.lps;
-    g->ts.n_rows = n;
-    g->ts.n_types = nt;
-    g->ts.job_id = g->id;
-    g->ts.x = g->x;
-    g->ts.recv_s = g->recv;
-    g->ts.active_s = g->act;
-    g->solved = 1;
+    gavel_pass_rows(g, n, nt, g->id, g->x, g->recv, g->act);
     goto out;
 oom:
     rc = tm_diag_set(d, TM_ERR_NOMEM, "place", "out of memory");
@@ -431,13 +438,7 @@ static int gavel_prepare(const sim_snapshot *s, const place_cluster *c, const ch
     if (s->now_us % round_us != 0)
         return TM_OK; /* between boundaries the policy decides nothing: no X needed */
     if (s->ts_x) {
-        g->ts.n_rows = s->n_ts;
-        g->ts.n_types = s->n_types;
-        g->ts.job_id = s->ts_id;
-        g->ts.x = s->ts_x;
-        g->ts.recv_s = s->ts_recv_s;
-        g->ts.active_s = s->ts_active_s;
-        g->solved = 1;
+        gavel_pass_rows(g, s->n_ts, s->n_types, s->ts_id, s->ts_x, s->ts_recv_s, s->ts_active_s);
         return TM_OK;
     }
     return gavel_solve_pass(s, c, objective, g, name, d);
