@@ -293,6 +293,45 @@ out:
     return rc;
 }
 
+/* Open the value a read names: the dataset at `path`, or its attribute
+ * `attr` when attr is not NULL, with the value's type and dataspace; `where`
+ * gets "path" or "path@attr" for messages. On failure the diagnostic is set
+ * and every id this opened is closed again and left invalid. */
+static int r_open_value(sim__h5r *r, const char *path, const char *attr, char *where,
+                        size_t where_size, hid_t *o, hid_t *a, hid_t *t, hid_t *s, tm_diag *diag)
+{
+    h5err e = {0};
+    int rc;
+    snprintf(where, where_size, "%s%s%s", path ? path : "(null)", attr ? "@" : "",
+             attr ? attr : "");
+    if ((rc = r_open_obj(r, path, attr ? H5I_BADID : H5I_DATASET, o, diag)) != 0)
+        return rc;
+    if (attr) {
+        htri_t ex;
+        H5CHK(&e, ex = H5Aexists(*o, attr));
+        if (!ex) {
+            rc = r_fail(r, diag, TM_ERR_NOTFOUND, where, "no such attribute");
+            goto out;
+        }
+        H5CHK(&e, *a = H5Aopen(*o, attr, H5P_DEFAULT));
+        H5CHK(&e, *t = H5Aget_type(*a));
+        H5CHK(&e, *s = H5Aget_space(*a));
+    } else {
+        H5CHK(&e, *t = H5Dget_type(*o));
+        H5CHK(&e, *s = H5Dget_space(*o));
+    }
+    return 0;
+out:
+    if (e.set)
+        rc = r_fail_h5(r, diag, &e, where);
+    sim__h5_close_id(*s);
+    sim__h5_close_id(*t);
+    sim__h5_close_id(*a);
+    sim__h5_close_id(*o);
+    *o = *a = *t = *s = H5I_INVALID_HID;
+    return rc;
+}
+
 /* Read a numeric dataset or attribute (`attr` names it on the object at
  * `path`) into a malloc'd array of `mtype`; scalar_only demands one value. */
 /* cols: NULL reads rank 0 or 1 only; otherwise rank 2 too, *cols getting the
@@ -308,24 +347,8 @@ static int r_numeric(sim__h5r *r, const char *path, const char *attr, int want_i
     int rc;
     *v = NULL;
     *n = 0;
-    snprintf(where, sizeof where, "%s%s%s", path ? path : "(null)", attr ? "@" : "",
-             attr ? attr : "");
-    if ((rc = r_open_obj(r, path, attr ? H5I_BADID : H5I_DATASET, &o, diag)) != 0)
+    if ((rc = r_open_value(r, path, attr, where, sizeof where, &o, &a, &t, &s, diag)) != 0)
         return rc;
-    if (attr) {
-        htri_t ex;
-        H5CHK(&e, ex = H5Aexists(o, attr));
-        if (!ex) {
-            rc = r_fail(r, diag, TM_ERR_NOTFOUND, where, "no such attribute");
-            goto out;
-        }
-        H5CHK(&e, a = H5Aopen(o, attr, H5P_DEFAULT));
-        H5CHK(&e, t = H5Aget_type(a));
-        H5CHK(&e, s = H5Aget_space(a));
-    } else {
-        H5CHK(&e, t = H5Dget_type(o));
-        H5CHK(&e, s = H5Dget_space(o));
-    }
     H5T_class_t cls = H5Tget_class(t);
     if (cls != H5T_INTEGER && cls != H5T_FLOAT) {
         rc = r_fail(r, diag, TM_ERR_DATA, where, "stored as %s, not a number",
@@ -471,24 +494,8 @@ static int r_string(sim__h5r *r, const char *path, const char *attr, char **v, t
     if (!r || !v)
         return tm_diag_set(diag, TM_ERR_INVAL, path, "no reader or output");
     *v = NULL;
-    snprintf(where, sizeof where, "%s%s%s", path ? path : "(null)", attr ? "@" : "",
-             attr ? attr : "");
-    if ((rc = r_open_obj(r, path, attr ? H5I_BADID : H5I_DATASET, &o, diag)) != 0)
+    if ((rc = r_open_value(r, path, attr, where, sizeof where, &o, &a, &t, &s, diag)) != 0)
         return rc;
-    if (attr) {
-        htri_t ex;
-        H5CHK(&e, ex = H5Aexists(o, attr));
-        if (!ex) {
-            rc = r_fail(r, diag, TM_ERR_NOTFOUND, where, "no such attribute");
-            goto out;
-        }
-        H5CHK(&e, a = H5Aopen(o, attr, H5P_DEFAULT));
-        H5CHK(&e, t = H5Aget_type(a));
-        H5CHK(&e, s = H5Aget_space(a));
-    } else {
-        H5CHK(&e, t = H5Dget_type(o));
-        H5CHK(&e, s = H5Dget_space(o));
-    }
     if (H5Tget_class(t) != H5T_STRING) {
         rc = r_fail(r, diag, TM_ERR_DATA, where, "stored as %s, not a string",
                     sim__h5_type_name(classify(t)));
