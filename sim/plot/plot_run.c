@@ -728,6 +728,27 @@ static void class_title(char *buf, size_t n, const per_class *pc, size_t k, cons
         snprintf(buf, n, "%s (%zu %s)", lab[k], pc->n[k], what);
 }
 
+/* The plot command's curves, one a drawn class (idx[0..m) into pc; data
+ * block j of `dat`), as steps: seven colours, then the same dashed; "all
+ * classes" dashed and thicker, the shared "other N classes" grey. */
+static void plot_class_steps(FILE *g, const char *dat, const per_class *pc, const size_t *idx,
+                             size_t m, const class_label *lab, int others)
+{
+    for (size_t j = 0; j < m; j++) {
+        char t[160];
+        class_title(t, sizeof t, pc, idx[j], lab, "jobs");
+        int all = idx[j] == pc->n_cls, rest = others && idx[j] == pc->n_cls - 1;
+        fprintf(g, "%s'%s' index %zu using 1:2 with steps ls %zu%s title ", j ? ", " : "", dat, j,
+                all ? (size_t)8 : j % 7 + 1,
+                all      ? " lw 1.5 dt (6,4)"
+                : rest   ? " lc rgb '#999999' lw 2.5"
+                : j >= 7 ? " dt (9,4)"
+                         : "");
+        sim__plot_str(g, t);
+    }
+    fputc('\n', g);
+}
+
 /* Many classes: the SIM__PLOT_MAX_CLASSES - 1 with the most GPU-hours
  * (gpus x run_s over /jobs; jobs when /jobs/gpus is absent) keep their own
  * curve and the rest share one, "other N classes". Renumbers cls[] in place
@@ -891,20 +912,7 @@ int sim__plot_wait_cdf(sim__plot_ctx *c, tm_diag *diag)
                     "'#777777'\n",
                     i + 1, pct[i], pct[i], i + 10, 100 * pct[i], pct[i]);
     fputs("set rmargin 7\nset key bottom right opaque box lc rgb '#cccccc'\nplot ", g);
-    for (size_t j = 0; j < m; j++) {
-        char t[160];
-        class_title(t, sizeof t, &pc, idx[j], lab, "jobs");
-        int all = idx[j] == pc.n_cls, rest = others && idx[j] == pc.n_cls - 1;
-        /* seven colours, then the same dashed; the other classes grey */
-        fprintf(g, "%s'wait_cdf.dat' index %zu using 1:2 with steps ls %zu%s title ", j ? ", " : "",
-                j, all ? (size_t)8 : j % 7 + 1,
-                all      ? " lw 1.5 dt (6,4)"
-                : rest   ? " lc rgb '#999999' lw 2.5"
-                : j >= 7 ? " dt (9,4)"
-                         : "");
-        sim__plot_str(g, t);
-    }
-    fputc('\n', g);
+    plot_class_steps(g, "wait_cdf.dat", &pc, idx, m, lab, others);
     rc = sim__plot_end(c, &f, diag);
 out:
     if (rc)
@@ -990,20 +998,7 @@ int sim__plot_slowdown(sim__plot_ctx *c, tm_diag *diag)
           "set ylabel 'fraction of completed jobs with a larger slowdown  (log scale)'\n"
           "set key top right opaque box lc rgb '#cccccc'\nplot ",
           g);
-    for (size_t j = 0; j < m; j++) {
-        char t[160];
-        class_title(t, sizeof t, &pc, idx[j], lab, "jobs");
-        int all = idx[j] == pc.n_cls, rest = others && idx[j] == pc.n_cls - 1;
-        /* seven colours, then the same dashed; the other classes grey */
-        fprintf(g, "%s'slowdown.dat' index %zu using 1:2 with steps ls %zu%s title ", j ? ", " : "",
-                j, all ? (size_t)8 : j % 7 + 1,
-                all      ? " lw 1.5 dt (6,4)"
-                : rest   ? " lc rgb '#999999' lw 2.5"
-                : j >= 7 ? " dt (9,4)"
-                         : "");
-        sim__plot_str(g, t);
-    }
-    fputc('\n', g);
+    plot_class_steps(g, "slowdown.dat", &pc, idx, m, lab, others);
     rc = sim__plot_end(c, &f, diag);
 out:
     if (rc)
