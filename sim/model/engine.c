@@ -203,16 +203,16 @@ typedef struct cls_special {
 } cls_special;
 
 /* The GPU-hour ledger (model.h SIM_LEDGER_BUCKETS): cells that integrate a
- * piecewise-constant milli-GPU value exactly, as the levels do, without
- * bins. Two attributions of the same GPU-time: by pool (where the GPU is) and
- * by consumer (class, service, or none). Down and free capacity are kept per
- * node as what the node last added to its pool (so a change to a node costs
+ * piecewise-constant milli-GPU value exactly, as the levels do (value and
+ * the time-weighted sum of its changes, metrics_int.h), without bins. Two attributions of the same
+ * GPU-time: by pool (where the GPU is) and by consumer (class, service, or none). Down and free
+ * capacity are kept per node as what the node last added to its pool (so a change to a node costs
  * O(1)); the free capacity is classified into the idle buckets at the end of
  * each instant in which it or the queue changed (ledger_idle), per GPU type
  * for the consumers and per pool for the pools. */
 typedef struct ledger_cell {
-    int64_t value, t_us;
-    sim__area total;
+    int64_t value;
+    sim__area wsum; /* sum of delta x t: the integral to t is value x t - wsum */
 } ledger_cell;
 
 /* Where some idle GPU-time sits: its bucket, consumer and amount. */
@@ -442,9 +442,14 @@ static void work_credit(engine *e, job *j, int64_t ref_us)
 
 static void cell_add(ledger_cell *c, int64_t now_us, int64_t delta)
 {
-    c->total += (sim__area)c->value * (now_us - c->t_us);
-    c->t_us = now_us;
     c->value += delta;
+    c->wsum += (sim__area)delta * now_us;
+}
+
+/* A cell's integral from 0 to now_us (at or after its last change). */
+static sim__area cell_total(const ledger_cell *c, int64_t now_us)
+{
+    return (sim__area)c->value * now_us - c->wsum;
 }
 
 static void led_pool_add(engine *e, uint32_t pool, int b, int64_t delta)
@@ -463,10 +468,10 @@ static void led_cons_add(engine *e, uint32_t cons, int b, int64_t delta)
  * found lost when its run stops). */
 static void led_move_area(engine *e, uint32_t pool, uint32_t cons, int from, int to, sim__area a)
 {
-    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)from].total -= a;
-    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)to].total += a;
-    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)from].total -= a;
-    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)to].total += a;
+    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)from].wsum += a;
+    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)to].wsum -= a;
+    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)from].wsum += a;
+    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)to].wsum -= a;
 }
 
 /* The consumer a job's GPU-time is charged to: its class, or its service
@@ -1644,8 +1649,7 @@ static int svc_replica_lost(engine *e, uint32_t slot)
 /* The integral of level i from the start to now. */
 static sim__area level_integral_now(const engine *e, size_t i)
 {
-    const sim__level *l = &e->series.lv[i];
-    return l->total + (sim__area)l->value * (e->now_us - l->t_us);
+    return sim__level_integral(&e->series, sim__level_source(&e->series, i), e->now_us);
 }
 
 /* The switch to the specialized model: the old replicas go, the new model's
@@ -3001,12 +3005,11 @@ static int finish_ledger(engine *e)
                           PLACE_MILLI_WHOLE * e->now_us,
                   sum = 0;
         for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
-            ledger_cell *c = &L->pc[p * SIM_LEDGER_COUNT + (size_t)b];
-            cell_add(c, e->now_us, 0);
-            r->ledger_pools[p].a[b] = c->total;
-            r->ledger.a[b] += c->total;
-            sum += c->total;
-            if (c->total < 0)
+            sim__area total = cell_total(&L->pc[p * SIM_LEDGER_COUNT + (size_t)b], e->now_us);
+            r->ledger_pools[p].a[b] = total;
+            r->ledger.a[b] += total;
+            sum += total;
+            if (total < 0)
                 return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                                    "ledger: pool %zu's %s is negative", p, sim_ledger_key(b));
         }
@@ -3019,10 +3022,10 @@ static int finish_ledger(engine *e)
     }
     for (uint32_t k = 0; k < L->n_cons; k++)
         for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
-            ledger_cell *c = &L->cc[(size_t)k * SIM_LEDGER_COUNT + (size_t)b];
-            cell_add(c, e->now_us, 0);
-            r->ledger_consumers[k].a[b] = c->total;
-            by_cons.a[b] += c->total;
+            sim__area total =
+                cell_total(&L->cc[(size_t)k * SIM_LEDGER_COUNT + (size_t)b], e->now_us);
+            r->ledger_consumers[k].a[b] = total;
+            by_cons.a[b] += total;
         }
     for (int b = 0; b < SIM_LEDGER_COUNT; b++)
         if (by_cons.a[b] != r->ledger.a[b])
