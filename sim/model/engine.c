@@ -298,6 +298,14 @@ typedef struct engine {
     uint64_t seq;              /* queue order of every job, replicas included */
     int dirty;
     sim__series series;
+    /* levels and quantiles that mirror others (metrics_int.h), never changed
+     * here: a GPU type's levels when one pool has that type (type_mirrors[t]),
+     * a lone class's levels when there are no services (cls_mirrors), the
+     * totals over classes when there is one class (q_all_mirrors), the lone
+     * tenant entry's waits when the scenario names no tenants
+     * (q_tenant_mirrors) */
+    uint8_t type_mirrors[PLACE_MAX_TYPES];
+    uint8_t cls_mirrors, q_all_mirrors, q_tenant_mirrors;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_quantiles *q_tenant_wait;                      /* n_tenants + 1 */
     sim_result *res;
@@ -392,6 +400,23 @@ static int64_t job_milli(const job *j)
 static double gpu_s(int64_t milli, int64_t us)
 {
     return (double)milli / PLACE_MILLI_WHOLE * (double)us / SIM_US_PER_S;
+}
+
+/* llround(x), without the library call on the hot path: the integer part by
+ * truncation, then one step away from zero when the fraction is at least a
+ * half. Exact for |x| < 2^62 (the fraction x - trunc(x) of a double is itself
+ * a double); anything else (NaN, huge) goes to llround. */
+static int64_t round_half_away(double x)
+{
+    if (!(x > -0x1p62 && x < 0x1p62))
+        return (int64_t)llround(x);
+    int64_t i = (int64_t)x;
+    double f = x - (double)i;
+    if (f >= 0.5)
+        i++;
+    else if (f <= -0.5)
+        i--;
+    return i;
 }
 
 /* A job's entry in the tenant totals: the scenario's tenants, then one for
@@ -569,7 +594,8 @@ static void levels_alloc_part(engine *e, uint32_t pool, uint32_t t, int rest, ui
 {
     const sim_scenario *sc = e->sc;
     sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_ALLOC), e->now_us, m);
-    sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
+    if (!e->type_mirrors[t])
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
     led_pool_add(e, pool, rest, m);
     led_cons_add(e, cons, rest, m);
 }
@@ -613,9 +639,10 @@ static void levels_alloc(engine *e, const job *j, int sign)
     }
     int64_t m = sign * job_milli(j);
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
-    size_t own = j->svc ? sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC)
-                        : sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC);
-    sim__level_add(&e->series, own, e->now_us, m);
+    if (j->svc)
+        sim__level_add(&e->series, sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC), e->now_us, m);
+    else if (!e->cls_mirrors)
+        sim__level_add(&e->series, sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC), e->now_us, m);
 }
 
 /* The speed a job's busy GPUs work at, relative to the reference type: a
@@ -655,7 +682,7 @@ static void levels_work_set(engine *e, job *j)
     if (j->svc) {
         double w =
             (double)j->busy_milli * job_work_speed(e, j) * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
-        wl = vl = (int64_t)llround(w);
+        wl = vl = round_half_away(w);
     } else { /* all or nothing: computed once per run (run_begin) */
         wl = j->busy_milli ? j->run_work_lv : 0;
         vl = j->busy_milli ? j->run_value_lv : 0;
@@ -675,7 +702,8 @@ static void levels_busy_part(engine *e, uint32_t pool, uint32_t t, int busy_b, i
 {
     const sim_scenario *sc = e->sc;
     sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
-    sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
+    if (!e->type_mirrors[t])
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
     led_pool_add(e, pool, busy_b, m);
     led_pool_add(e, pool, rest_b, -m);
     led_cons_add(e, cons, busy_b, m);
@@ -717,11 +745,74 @@ static void levels_busy_set(engine *e, job *j, int64_t milli)
     levels_work_set(e, j);
 }
 
+/* One pool's and GPU type's share m of a batch run that starts at work or
+ * ends while at work: the alloc and busy levels, and the ledger's busy cells
+ * (levels_batch_run). */
+static void levels_batch_part(engine *e, uint32_t pool, uint32_t t, int busy_b, uint32_t cons,
+                              int64_t m)
+{
+    const sim_scenario *sc = e->sc;
+    size_t lp = sim_level_pool(sc, pool, 0);
+    sim__level_add(&e->series, lp + SIM_LV_K_ALLOC, e->now_us, m);
+    sim__level_add(&e->series, lp + SIM_LV_K_BUSY, e->now_us, m);
+    if (!e->type_mirrors[t]) {
+        size_t lt = sim_level_type(sc, t, 0);
+        sim__level_add(&e->series, lt + SIM_LV_K_ALLOC, e->now_us, m);
+        sim__level_add(&e->series, lt + SIM_LV_K_BUSY, e->now_us, m);
+    }
+    led_pool_add(e, pool, busy_b, m);
+    led_cons_add(e, cons, busy_b, m);
+}
+
+/* A batch run that starts without a restart overhead (sign 1: what
+ * levels_alloc(+1) then levels_busy_set(all of it) do) or ends at work
+ * (sign -1: levels_busy_set(0) then levels_alloc(-1)), in one go. The same
+ * integers: the changes of one instant add up whatever their order, and the
+ * ledger's "rest" cells, which the two steps change by +m and -m at the same
+ * instant, are left alone. */
+static void levels_batch_run(engine *e, job *j, int sign)
+{
+    const sim_scenario *sc = e->sc;
+    int busy_b = job_busy_bucket(j);
+    uint32_t cons = j->pj.cls, pool = 0, t = 0;
+    int64_t run = 0;
+    int32_t dw = 0, dp = 0;
+    int changed = 0;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
+        if (k > 0 && (pk != pool || tk != t)) {
+            levels_batch_part(e, pool, t, busy_b, cons, run);
+            nodes_ledger_flush(e, pool, t, dw, dp, changed);
+            run = 0;
+            dw = dp = 0;
+            changed = 0;
+        }
+        pool = pk;
+        t = tk;
+        int64_t m = sign * part_milli(j, p);
+        run += m;
+        e->led.n_alloc[p->node] += (int32_t)m;
+        changed |= node_ledger_own(e, p->node, pk, &dw, &dp);
+    }
+    if (j->n_parts > 0) {
+        levels_batch_part(e, pool, t, busy_b, cons, run);
+        nodes_ledger_flush(e, pool, t, dw, dp, changed);
+    }
+    int64_t milli = job_milli(j), m = sign * milli;
+    sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
+    sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, m);
+    if (!e->cls_mirrors)
+        sim__level_add(&e->series, sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC), e->now_us, m);
+    j->busy_milli = sign > 0 ? milli : 0;
+    levels_work_set(e, j);
+}
+
 static void levels_queue(engine *e, const job *j, int delta)
 {
     e->led.stale = 1; /* the idle GPUs' bucket depends on what waits */
     sim__level_add(&e->series, SIM_LV_QUEUE, e->now_us, delta);
-    if (!j->svc)
+    if (!j->svc && !e->cls_mirrors)
         sim__level_add(&e->series, sim_level_class(e->sc, j->pj.cls, SIM_LV_C_QUEUE), e->now_us,
                        delta);
 }
@@ -747,7 +838,8 @@ static void node_refresh_up(engine *e, uint32_t n)
     const sim_scenario *sc = e->sc;
     sim__level_add(&e->series, SIM_LV_UP, e->now_us, d);
     sim__level_add(&e->series, sim_level_pool(sc, e->node_pool[n], SIM_LV_K_UP), e->now_us, d);
-    sim__level_add(&e->series, sim_level_type(sc, c->node_type[n], SIM_LV_K_UP), e->now_us, d);
+    if (!e->type_mirrors[c->node_type[n]])
+        sim__level_add(&e->series, sim_level_type(sc, c->node_type[n], SIM_LV_K_UP), e->now_us, d);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -1134,8 +1226,8 @@ static int run_begin(engine *e, uint32_t slot)
         speed /= cc->span_slowdown;
     j->run_speed = speed;
     double w = (double)job_milli(j) * speed * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
-    j->run_work_lv = (int64_t)llround(w);
-    j->run_value_lv = (int64_t)llround(w * j->value);
+    j->run_work_lv = round_half_away(w);
+    j->run_value_lv = round_half_away(w * j->value);
     j->run_start_us = e->now_us;
     j->run_overhead_us = j->interruptions ? j->restart_us : 0;
     double wall = ceil((double)j->remaining_ref_us / speed);
@@ -1143,21 +1235,22 @@ static int run_begin(engine *e, uint32_t slot)
     j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
     if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
         return nomem(e);
-    levels_alloc(e, j, 1);
     if (j->run_overhead_us > 0) {
+        levels_alloc(e, j, 1);
         j->in_overhead = 1;
         if (sim__evq_push(&e->evq, e->now_us + j->run_overhead_us, EV_OVERHEAD_END, slot, j->gen,
                           &j->overhead_ev) != TM_OK)
             return nomem(e);
     } else {
         j->in_overhead = 0;
-        levels_busy_set(e, j, job_milli(j));
+        levels_batch_run(e, j, 1);
     }
     if (j->first_start_us < 0) {
         j->first_start_us = e->now_us;
         int64_t wait = j->first_start_us - j->pj.submit_us;
         sim__quant_add(&e->q_wait[j->pj.cls], wait);
-        sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
+        if (!e->q_all_mirrors)
+            sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
         cls_res(e, j->pj.cls)->started++;
         all_res(e)->started++;
         cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
@@ -1165,7 +1258,8 @@ static int run_begin(engine *e, uint32_t slot)
         sim_tenant_result *tr = &e->res->tenants[tenant_slot(e, j)];
         tr->started++;
         tr->wait_sum_s += (double)wait / SIM_US_PER_S;
-        sim__quant_add(&e->q_tenant_wait[tenant_slot(e, j)], wait);
+        if (!e->q_tenant_mirrors)
+            sim__quant_add(&e->q_tenant_wait[tenant_slot(e, j)], wait);
     }
     j->state = SIM_JOB_RUNNING;
     e->series.b_starts++;
@@ -1180,8 +1274,12 @@ static void run_release(engine *e, job *j)
     for (uint32_t k = 0; k < j->n_parts; k++)
         if (!e->cluster.node_up[j->parts[k].node])
             node_refresh_up(e, j->parts[k].node);
-    levels_busy_set(e, j, 0);
-    levels_alloc(e, j, -1);
+    if (!j->svc && j->busy_milli == job_milli(j)) {
+        levels_batch_run(e, j, -1);
+    } else {
+        levels_busy_set(e, j, 0);
+        levels_alloc(e, j, -1);
+    }
     running_remove(e, j);
     sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
 }
@@ -1378,7 +1476,7 @@ static int svc_apply_perf(engine *e, svc *v)
     for (uint32_t i = 0; i < v->n_rep; i++) {
         job *j = slot_job(e, v->rep[i]);
         if (j->rep_state == REP_READY)
-            levels_busy_set(e, j, (int64_t)llround(v->util * (double)job_milli(j)));
+            levels_busy_set(e, j, round_half_away(v->util * (double)job_milli(j)));
     }
     svc_levels_counts(e, v);
     return TM_OK;
@@ -2014,11 +2112,13 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     if (slow < 1)
         slow = 1;
     int64_t completion = j->end_us - j->pj.submit_us;
-    int64_t slow_q = (int64_t)llround(slow * SLOWDOWN_SCALE);
+    int64_t slow_q = round_half_away(slow * SLOWDOWN_SCALE);
     sim__quant_add(&e->q_completion[j->pj.cls], completion);
-    sim__quant_add(&e->q_completion[e->sc->n_classes], completion);
     sim__quant_add(&e->q_slowdown[j->pj.cls], slow_q);
-    sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
+    if (!e->q_all_mirrors) {
+        sim__quant_add(&e->q_completion[e->sc->n_classes], completion);
+        sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
+    }
     cr->completed++;
     ar->completed++;
     e->res->tenants[tenant_slot(e, j)].completed++;
@@ -3300,6 +3400,51 @@ static int run_loop(engine *e)
     return TM_OK;
 }
 
+/* Which levels and quantiles mirror others (engine.type_mirrors ...). */
+static int mirrors_init(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    uint32_t pools_of[PLACE_MAX_TYPES] = {0}, pool_of[PLACE_MAX_TYPES] = {0};
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        pools_of[sc->pools[p].type]++;
+        pool_of[sc->pools[p].type] = (uint32_t)p;
+    }
+    for (size_t t = 0; t < sc->n_types && t < PLACE_MAX_TYPES; t++) {
+        if (pools_of[t] != 1)
+            continue;
+        for (int k = 0; k < 3; k++)
+            if (sim__series_alias(&e->series, sim_level_type(sc, t, k),
+                                  sim_level_pool(sc, pool_of[t], k)) != TM_OK)
+                return nomem(e);
+        e->type_mirrors[t] = 1;
+    }
+    if (sc->n_classes == 1 && sc->n_services == 0) {
+        if (sim__series_alias(&e->series, sim_level_class(sc, 0, SIM_LV_C_ALLOC), SIM_LV_ALLOC) !=
+                TM_OK ||
+            sim__series_alias(&e->series, sim_level_class(sc, 0, SIM_LV_C_QUEUE), SIM_LV_QUEUE) !=
+                TM_OK)
+            return nomem(e);
+        e->cls_mirrors = 1;
+    }
+    e->q_all_mirrors = sc->n_classes == 1;
+    e->q_tenant_mirrors = sc->n_tenants == 0;
+    return TM_OK;
+}
+
+/* The mirrored quantiles take what their sources hold, before results are
+ * read. */
+static void mirrors_fill(engine *e)
+{
+    size_t all = e->sc->n_classes;
+    if (e->q_all_mirrors) {
+        sim__quant_copy(&e->q_wait[all], &e->q_wait[0]);
+        sim__quant_copy(&e->q_completion[all], &e->q_completion[0]);
+        sim__quant_copy(&e->q_slowdown[all], &e->q_slowdown[0]);
+    }
+    if (e->q_tenant_mirrors)
+        sim__quant_copy(&e->q_tenant_wait[0], &e->q_wait[all]);
+}
+
 static sim_quantiles *quant_new(size_t n)
 {
     sim_quantiles *q = calloc(n, sizeof *q);
@@ -3362,6 +3507,8 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         goto out;
     }
     e.series.stop = opts ? opts->stop_flag : NULL;
+    if ((rc = mirrors_init(&e)) != TM_OK)
+        goto out;
     uint32_t rep = opts ? opts->replication : 0;
     e.r_policy = sim_rng_new(sc->seed, rep, SIM_STREAM_POLICY, 0);
     if (!e.r_policy) {
@@ -3422,6 +3569,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     for (size_t i = 0; i < e.n_svcs; i++)
         if ((rc = svc_account(&e, &e.svcs[i])) != TM_OK)
             goto out;
+    mirrors_fill(&e);
     finish_results(&e);
     svc_results(&e);
     class_special_results(&e);
