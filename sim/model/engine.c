@@ -2093,19 +2093,21 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     if (j->state != SIM_JOB_RUNNING || j->gen != gen)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "completion of a job not running");
     int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
+    /* each product once (the same doubles as computing it at every use) */
+    double ov_gpu_s = gpu_s(milli, j->run_overhead_us), el_gpu_s = gpu_s(milli, el);
     j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
-    j->lost_gpu_s += gpu_s(milli, j->run_overhead_us); /* the last restart's overhead */
+    j->lost_gpu_s += ov_gpu_s; /* the last restart's overhead */
     work_credit(e, j, j->remaining_ref_us);
     j->remaining_ref_us = 0;
     run_release(e, j);
     e->series.b_completions++;
     sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
-    cr->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
-    ar->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
-    e->res->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
-    cr->gpu_s_alloc += gpu_s(milli, el);
-    ar->gpu_s_alloc += gpu_s(milli, el);
-    j->alloc_gpu_s += gpu_s(milli, el);
+    cr->gpu_s_lost += ov_gpu_s;
+    ar->gpu_s_lost += ov_gpu_s;
+    e->res->gpu_s_lost += ov_gpu_s;
+    cr->gpu_s_alloc += el_gpu_s;
+    ar->gpu_s_alloc += el_gpu_s;
+    j->alloc_gpu_s += el_gpu_s;
     int64_t total = j->end_us - j->first_start_us, wait = j->first_start_us - j->pj.submit_us;
     int64_t denom = total > SLOWDOWN_TAU_US ? total : SLOWDOWN_TAU_US;
     double slow = (double)(wait + total) / (double)denom;
@@ -2332,11 +2334,18 @@ static int idle_reason(const engine *e, uint32_t t, int *ledger_bucket)
 
 /* Move idle GPU-time placed at *pl to (bucket, cons, milli): in the pool's
  * cells when pool != UINT32_MAX, else in the consumer's. */
-static void idle_move(engine *e, idle_place *pl, uint32_t pool, int bucket, uint32_t cons,
-                      int64_t milli)
+static inline void idle_move(engine *e, idle_place *pl, uint32_t pool, int bucket, uint32_t cons,
+                             int64_t milli)
 {
-    if (pl->bucket == bucket && pl->cons == cons && pl->milli == milli)
+    if (pl->bucket == bucket && pl->cons == cons) {
+        /* the same cell: one change by the difference (the same integers) */
+        if (pool != UINT32_MAX)
+            led_pool_add(e, pool, bucket, milli - pl->milli);
+        else
+            led_cons_add(e, cons, bucket, milli - pl->milli);
+        pl->milli = milli;
         return;
+    }
     if (pool != UINT32_MAX) {
         led_pool_add(e, pool, pl->bucket, -pl->milli);
         led_pool_add(e, pool, bucket, milli);
@@ -3278,6 +3287,7 @@ static int run_loop(engine *e)
 {
     const sim_scenario *sc = e->sc;
     int check = e->opts && e->opts->check_invariants;
+    const volatile int *stop = e->opts ? e->opts->stop_flag : NULL;
     int rc = TM_OK;
     uint64_t every = 0, next_progress = UINT64_MAX;
     if (e->opts && e->opts->progress) {
@@ -3285,7 +3295,7 @@ static int run_loop(engine *e)
         next_progress = every;
     }
     for (;;) {
-        if (e->opts && e->opts->stop_flag && *e->opts->stop_flag)
+        if (stop && *stop)
             return tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
                                "stopped by a signal at simulated time %.3f s",
                                (double)e->now_us / SIM_US_PER_S);

@@ -25,19 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bucket of a value: exact below 2^SUB_BITS; above, the octave (floor log2)
- * and the next SUB_BITS bits below the leading one. */
-#define SUB_BITS 7u
-#define SUB      (1u << SUB_BITS)
-
-static size_t quant_bucket(uint64_t v)
-{
-    if (v < SUB)
-        return (size_t)v;
-    uint32_t e = 63u - (uint32_t)__builtin_clzll(v); /* floor(log2 v) >= SUB_BITS */
-    uint64_t m = (v >> (e - SUB_BITS)) & (SUB - 1u);
-    return SUB + (size_t)(e - SUB_BITS) * SUB + (size_t)m;
-}
+#define SUB_BITS SIM__QUANT_SUB_BITS
+#define SUB      SIM__QUANT_SUB
 
 /* The middle of bucket b: within a relative 1 / (2 SUB) of every value in it. */
 static double quant_value(size_t b)
@@ -70,19 +59,6 @@ void sim__quant_copy(sim_quantiles *dst, const sim_quantiles *src)
     dst->zeros = src->zeros;
     dst->sum = src->sum;
     dst->max = src->max;
-}
-
-void sim__quant_add(sim_quantiles *q, int64_t v_us)
-{
-    q->n++;
-    q->sum += (double)v_us;
-    if (v_us > q->max)
-        q->max = v_us;
-    if (v_us < 1) {
-        q->zeros++;
-        return;
-    }
-    q->counts[quant_bucket((uint64_t)v_us)]++;
 }
 
 double sim__quant_get(const sim_quantiles *q, double quantile)
@@ -197,10 +173,10 @@ static int close_bin(sim__series *s, int64_t edge, const sim_sink *sink, tm_diag
     return rc;
 }
 
-int sim__series_advance(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag)
+int sim__series_advance_bins(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag)
 {
     if (t_us < s->bin_t0_us + s->bin_us)
-        return TM_OK; /* the common case: still in the open bin */
+        return TM_OK;
     uint64_t need = (uint64_t)(t_us - s->bin_t0_us) / (uint64_t)s->bin_us;
     if (need > SIM__SERIES_MAX_BINS - s->n_bins)
         return tm_diag_set(diag, TM_ERR_LIMIT, "time series",

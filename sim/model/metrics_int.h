@@ -23,8 +23,9 @@
 
 int sim__quant_init(sim_quantiles *q);
 void sim__quant_fini(sim_quantiles *q);
-/* Add a value (microseconds, or any non-negative integer unit, >= 0). */
-void sim__quant_add(sim_quantiles *q, int64_t v_us);
+/* Add a value (microseconds, or any non-negative integer unit, >= 0).
+ * Inline: below (the engine adds a few per job). */
+static inline void sim__quant_add(sim_quantiles *q, int64_t v_us);
 /* Make dst (initialised) hold what src holds: the same values added in the
  * same order would give it. */
 void sim__quant_copy(sim_quantiles *dst, const sim_quantiles *src);
@@ -112,12 +113,48 @@ int sim__series_alias(sim__series *s, size_t i, size_t source);
 size_t sim__level_source(const sim__series *s, size_t i);
 
 /* Close every bin that ends at or before t_us, handing each to sink->bin.
- * Call before changing any level at time t_us. Cost: O(1) when no bin ends. */
-int sim__series_advance(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag);
+ * Call before changing any level at time t_us. Cost: O(1) when no bin ends
+ * (inline: the engine asks at every instant). */
+int sim__series_advance_bins(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag);
+static inline int sim__series_advance(sim__series *s, int64_t t_us, const sim_sink *sink,
+                                      tm_diag *diag)
+{
+    if (t_us < s->bin_t0_us + s->bin_us)
+        return TM_OK; /* the common case: still in the open bin */
+    return sim__series_advance_bins(s, t_us, sink, diag);
+}
 /* Close the open bin at t_us (the end of the run), even if it is partial, and
  * bring every level's total up to t_us. */
 int sim__series_finish(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag);
 /* The integral of level i from the start to the last finish or closed bin. */
 sim__area sim__level_total(const sim__series *s, size_t i);
+
+/* Bucket of a value: exact below 2^SIM__QUANT_SUB_BITS; above, the octave
+ * (floor log2) and the next SIM__QUANT_SUB_BITS bits below the leading one
+ * (metrics.c). */
+#define SIM__QUANT_SUB_BITS 7u
+#define SIM__QUANT_SUB      (1u << SIM__QUANT_SUB_BITS)
+
+static inline size_t sim__quant_bucket(uint64_t v)
+{
+    if (v < SIM__QUANT_SUB)
+        return (size_t)v;
+    uint32_t e = 63u - (uint32_t)__builtin_clzll(v); /* floor(log2 v) >= SUB_BITS */
+    uint64_t m = (v >> (e - SIM__QUANT_SUB_BITS)) & (SIM__QUANT_SUB - 1u);
+    return SIM__QUANT_SUB + (size_t)(e - SIM__QUANT_SUB_BITS) * SIM__QUANT_SUB + (size_t)m;
+}
+
+static inline void sim__quant_add(sim_quantiles *q, int64_t v_us)
+{
+    q->n++;
+    q->sum += (double)v_us;
+    if (v_us > q->max)
+        q->max = v_us;
+    if (v_us < 1) {
+        q->zeros++;
+        return;
+    }
+    q->counts[sim__quant_bucket((uint64_t)v_us)]++;
+}
 
 #endif
