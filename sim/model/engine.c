@@ -438,8 +438,10 @@ static void work_credit(engine *e, job *j, int64_t ref_us)
     uint32_t tn = tenant_slot(e, j);
     e->w_class[j->pj.cls] += a;
     e->w_tenant[tn] += a;
-    e->wv_class[j->pj.cls] += (double)a * j->value;
-    e->wv_tenant[tn] += (double)a * j->value;
+    if (j->value != 0) { /* adding a zero product would leave the sums as they are */
+        e->wv_class[j->pj.cls] += (double)a * j->value;
+        e->wv_tenant[tn] += (double)a * j->value;
+    }
     /* consecutive parts on one pool and type credit their sum once: the
      * products are exact integers, so the sums are the per-part ones */
     uint32_t pool = 0, t = 0;
@@ -1022,6 +1024,8 @@ static int queue_insert(engine *e, uint32_t slot)
         return rc;
     job *j = slot_job(e, slot);
     uint32_t lo = e->q_head, hi = e->q_tail;
+    if (lo == hi || e->q_jobs[hi - 1].id < j->pj.id)
+        lo = hi;      /* a new arrival: the end, no search */
     while (lo < hi) { /* first entry with a larger id */
         uint32_t mid = lo + (hi - lo) / 2;
         if (e->q_jobs[mid].id < j->pj.id)
