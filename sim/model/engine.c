@@ -39,7 +39,11 @@
  * ARRIVAL. Memory grows with the jobs in flight, never with finished ones.
  *
  * Costs per event: O(log pending events) for the event queue, O(1) for the
- * metrics (each level integrates itself, metrics_int.h), O(parts) to allocate,
+ * metrics (a change to a level or ledger cell is one multiply-add,
+ * metrics_int.h; a level that would change exactly as another, such as a
+ * lone class's and the totals, mirrors it and is not touched; a batch run
+ * that starts or ends at work moves its levels in one step,
+ * levels_batch_run), O(parts) to allocate,
  * and the policy's own cost for a pass (O(1) for a strict FIFO whose head does
  * not fit; first-fit and best-fit answer from the cluster's index). A pass also
  * classifies idle GPUs (shape-blocked idle): O(GPU types with free GPUs x a few
