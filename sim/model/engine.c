@@ -310,6 +310,7 @@ typedef struct engine {
      * (q_tenant_mirrors) */
     uint8_t type_mirrors[PLACE_MAX_TYPES];
     uint8_t cls_mirrors, q_all_mirrors, q_tenant_mirrors;
+    int blocked_any; /* the shape-blocked levels may be non-zero (update_blocked) */
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_quantiles *q_tenant_wait;                      /* n_tenants + 1 */
     sim_result *res;
@@ -1306,7 +1307,10 @@ static int apply_start(engine *e, place_view *v, place_decision *d)
         j->parts = p;
         j->cap_parts = cap;
     }
-    memcpy(j->parts, d->parts, d->n_parts * sizeof *d->parts);
+    if (d->n_parts == 1)
+        j->parts[0] = d->parts[0];
+    else
+        memcpy(j->parts, d->parts, d->n_parts * sizeof *d->parts);
     j->n_parts = d->n_parts;
     /* place_pass_run checked the decision against this very state */
     int rc = place_cluster_take_checked(&e->cluster, &j->pj, j->parts, j->n_parts);
@@ -2433,7 +2437,9 @@ static void update_blocked(engine *e)
     int64_t blocked[SIM_BLOCK_COUNT] = {0};
     int wb[PLACE_MAX_TYPES];
     const place_cluster *c = &e->cluster;
+    int any = 0;
     if (e->q_head < e->q_tail && c->gpus_free > 0) {
+        any = 1;
         for (uint32_t t = 0; t < c->n_types; t++) {
             wb[t] = SIM_LEDGER_IDLE;
             if (!c->type_gpus_free[t])
@@ -2442,9 +2448,12 @@ static void update_blocked(engine *e)
             blocked[reason] += (int64_t)c->type_gpus_free[t] * PLACE_MILLI_WHOLE;
         }
     }
-    for (int r = 0; r < SIM_BLOCK_COUNT; r++)
-        if (e->series.lv[SIM_LV_BLOCKED + r].value != blocked[r])
-            sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
+    /* all zero before and now (nothing waits, or nothing is free): no change */
+    if (any || e->blocked_any)
+        for (int r = 0; r < SIM_BLOCK_COUNT; r++)
+            if (e->series.lv[SIM_LV_BLOCKED + r].value != blocked[r])
+                sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
+    e->blocked_any = any;
     ledger_idle(e, wb);
 }
 
