@@ -3433,6 +3433,8 @@ static int mirrors_init(engine *e)
     const sim_scenario *sc = e->sc;
     uint32_t pools_of[PLACE_MAX_TYPES] = {0}, pool_of[PLACE_MAX_TYPES] = {0};
     for (size_t p = 0; p < sc->n_pools; p++) {
+        if (sc->pools[p].type >= PLACE_MAX_TYPES)
+            continue; /* build_fleet refuses the scenario */
         pools_of[sc->pools[p].type]++;
         pool_of[sc->pools[p].type] = (uint32_t)p;
     }
