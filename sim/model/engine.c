@@ -39,7 +39,11 @@
  * ARRIVAL. Memory grows with the jobs in flight, never with finished ones.
  *
  * Costs per event: O(log pending events) for the event queue, O(1) for the
- * metrics (each level integrates itself, metrics_int.h), O(parts) to allocate,
+ * metrics (a change to a level or ledger cell is one multiply-add,
+ * metrics_int.h; a level that would change exactly as another, such as a
+ * lone class's and the totals, mirrors it and is not touched; a batch run
+ * that starts or ends at work moves its levels in one step,
+ * levels_batch_run), O(parts) to allocate,
  * and the policy's own cost for a pass (O(1) for a strict FIFO whose head does
  * not fit; first-fit and best-fit answer from the cluster's index). A pass also
  * classifies idle GPUs (shape-blocked idle): O(GPU types with free GPUs x a few
@@ -203,16 +207,16 @@ typedef struct cls_special {
 } cls_special;
 
 /* The GPU-hour ledger (model.h SIM_LEDGER_BUCKETS): cells that integrate a
- * piecewise-constant milli-GPU value exactly, as the levels do, without
- * bins. Two attributions of the same GPU-time: by pool (where the GPU is) and
- * by consumer (class, service, or none). Down and free capacity are kept per
- * node as what the node last added to its pool (so a change to a node costs
+ * piecewise-constant milli-GPU value exactly, as the levels do (value and
+ * the time-weighted sum of its changes, metrics_int.h), without bins. Two attributions of the same
+ * GPU-time: by pool (where the GPU is) and by consumer (class, service, or none). Down and free
+ * capacity are kept per node as what the node last added to its pool (so a change to a node costs
  * O(1)); the free capacity is classified into the idle buckets at the end of
  * each instant in which it or the queue changed (ledger_idle), per GPU type
  * for the consumers and per pool for the pools. */
 typedef struct ledger_cell {
-    int64_t value, t_us;
-    sim__area total;
+    int64_t value;
+    sim__area wsum; /* sum of delta x t: the integral to t is value x t - wsum */
 } ledger_cell;
 
 /* Where some idle GPU-time sits: its bucket, consumer and amount. */
@@ -298,6 +302,15 @@ typedef struct engine {
     uint64_t seq;              /* queue order of every job, replicas included */
     int dirty;
     sim__series series;
+    /* levels and quantiles that mirror others (metrics_int.h), never changed
+     * here: a GPU type's levels when one pool has that type (type_mirrors[t]),
+     * a lone class's levels when there are no services (cls_mirrors), the
+     * totals over classes when there is one class (q_all_mirrors), the lone
+     * tenant entry's waits when the scenario names no tenants
+     * (q_tenant_mirrors) */
+    uint8_t type_mirrors[PLACE_MAX_TYPES];
+    uint8_t cls_mirrors, q_all_mirrors, q_tenant_mirrors;
+    int blocked_any; /* the shape-blocked levels may be non-zero (update_blocked) */
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_quantiles *q_tenant_wait;                      /* n_tenants + 1 */
     sim_result *res;
@@ -394,6 +407,23 @@ static double gpu_s(int64_t milli, int64_t us)
     return (double)milli / PLACE_MILLI_WHOLE * (double)us / SIM_US_PER_S;
 }
 
+/* llround(x), without the library call on the hot path: the integer part by
+ * truncation, then one step away from zero when the fraction is at least a
+ * half. Exact for |x| < 2^62 (the fraction x - trunc(x) of a double is itself
+ * a double); anything else (NaN, huge) goes to llround. */
+static int64_t round_half_away(double x)
+{
+    if (!(x > -0x1p62 && x < 0x1p62))
+        return (int64_t)llround(x);
+    int64_t i = (int64_t)x;
+    double f = x - (double)i;
+    if (f >= 0.5)
+        i++;
+    else if (f <= -0.5)
+        i--;
+    return i;
+}
+
 /* A job's entry in the tenant totals: the scenario's tenants, then one for
  * any other index (a trace's own user ids). */
 static uint32_t tenant_slot(const engine *e, const job *j)
@@ -413,8 +443,10 @@ static void work_credit(engine *e, job *j, int64_t ref_us)
     uint32_t tn = tenant_slot(e, j);
     e->w_class[j->pj.cls] += a;
     e->w_tenant[tn] += a;
-    e->wv_class[j->pj.cls] += (double)a * j->value;
-    e->wv_tenant[tn] += (double)a * j->value;
+    if (j->value != 0) { /* adding a zero product would leave the sums as they are */
+        e->wv_class[j->pj.cls] += (double)a * j->value;
+        e->wv_tenant[tn] += (double)a * j->value;
+    }
     /* consecutive parts on one pool and type credit their sum once: the
      * products are exact integers, so the sums are the per-part ones */
     uint32_t pool = 0, t = 0;
@@ -442,9 +474,14 @@ static void work_credit(engine *e, job *j, int64_t ref_us)
 
 static void cell_add(ledger_cell *c, int64_t now_us, int64_t delta)
 {
-    c->total += (sim__area)c->value * (now_us - c->t_us);
-    c->t_us = now_us;
     c->value += delta;
+    c->wsum += (sim__area)delta * now_us;
+}
+
+/* A cell's integral from 0 to now_us (at or after its last change). */
+static sim__area cell_total(const ledger_cell *c, int64_t now_us)
+{
+    return (sim__area)c->value * now_us - c->wsum;
 }
 
 static void led_pool_add(engine *e, uint32_t pool, int b, int64_t delta)
@@ -463,10 +500,10 @@ static void led_cons_add(engine *e, uint32_t cons, int b, int64_t delta)
  * found lost when its run stops). */
 static void led_move_area(engine *e, uint32_t pool, uint32_t cons, int from, int to, sim__area a)
 {
-    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)from].total -= a;
-    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)to].total += a;
-    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)from].total -= a;
-    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)to].total += a;
+    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)from].wsum += a;
+    e->led.pc[(size_t)pool * SIM_LEDGER_COUNT + (size_t)to].wsum -= a;
+    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)from].wsum += a;
+    e->led.cc[(size_t)cons * SIM_LEDGER_COUNT + (size_t)to].wsum -= a;
 }
 
 /* The consumer a job's GPU-time is charged to: its class, or its service
@@ -564,7 +601,8 @@ static void levels_alloc_part(engine *e, uint32_t pool, uint32_t t, int rest, ui
 {
     const sim_scenario *sc = e->sc;
     sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_ALLOC), e->now_us, m);
-    sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
+    if (!e->type_mirrors[t])
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_ALLOC), e->now_us, m);
     led_pool_add(e, pool, rest, m);
     led_cons_add(e, cons, rest, m);
 }
@@ -608,9 +646,10 @@ static void levels_alloc(engine *e, const job *j, int sign)
     }
     int64_t m = sign * job_milli(j);
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
-    size_t own = j->svc ? sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC)
-                        : sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC);
-    sim__level_add(&e->series, own, e->now_us, m);
+    if (j->svc)
+        sim__level_add(&e->series, sim_level_service(sc, j->svc - 1, SIM_LV_S_ALLOC), e->now_us, m);
+    else if (!e->cls_mirrors)
+        sim__level_add(&e->series, sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC), e->now_us, m);
 }
 
 /* The speed a job's busy GPUs work at, relative to the reference type: a
@@ -650,7 +689,7 @@ static void levels_work_set(engine *e, job *j)
     if (j->svc) {
         double w =
             (double)j->busy_milli * job_work_speed(e, j) * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
-        wl = vl = (int64_t)llround(w);
+        wl = vl = round_half_away(w);
     } else { /* all or nothing: computed once per run (run_begin) */
         wl = j->busy_milli ? j->run_work_lv : 0;
         vl = j->busy_milli ? j->run_value_lv : 0;
@@ -670,7 +709,8 @@ static void levels_busy_part(engine *e, uint32_t pool, uint32_t t, int busy_b, i
 {
     const sim_scenario *sc = e->sc;
     sim__level_add(&e->series, sim_level_pool(sc, pool, SIM_LV_K_BUSY), e->now_us, m);
-    sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
+    if (!e->type_mirrors[t])
+        sim__level_add(&e->series, sim_level_type(sc, t, SIM_LV_K_BUSY), e->now_us, m);
     led_pool_add(e, pool, busy_b, m);
     led_pool_add(e, pool, rest_b, -m);
     led_cons_add(e, cons, busy_b, m);
@@ -712,11 +752,74 @@ static void levels_busy_set(engine *e, job *j, int64_t milli)
     levels_work_set(e, j);
 }
 
+/* One pool's and GPU type's share m of a batch run that starts at work or
+ * ends while at work: the alloc and busy levels, and the ledger's busy cells
+ * (levels_batch_run). */
+static void levels_batch_part(engine *e, uint32_t pool, uint32_t t, int busy_b, uint32_t cons,
+                              int64_t m)
+{
+    const sim_scenario *sc = e->sc;
+    size_t lp = sim_level_pool(sc, pool, 0);
+    sim__level_add(&e->series, lp + SIM_LV_K_ALLOC, e->now_us, m);
+    sim__level_add(&e->series, lp + SIM_LV_K_BUSY, e->now_us, m);
+    if (!e->type_mirrors[t]) {
+        size_t lt = sim_level_type(sc, t, 0);
+        sim__level_add(&e->series, lt + SIM_LV_K_ALLOC, e->now_us, m);
+        sim__level_add(&e->series, lt + SIM_LV_K_BUSY, e->now_us, m);
+    }
+    led_pool_add(e, pool, busy_b, m);
+    led_cons_add(e, cons, busy_b, m);
+}
+
+/* A batch run that starts without a restart overhead (sign 1: what
+ * levels_alloc(+1) then levels_busy_set(all of it) do) or ends at work
+ * (sign -1: levels_busy_set(0) then levels_alloc(-1)), in one go. The same
+ * integers: the changes of one instant add up whatever their order, and the
+ * ledger's "rest" cells, which the two steps change by +m and -m at the same
+ * instant, are left alone. */
+static void levels_batch_run(engine *e, job *j, int sign)
+{
+    const sim_scenario *sc = e->sc;
+    int busy_b = job_busy_bucket(j);
+    uint32_t cons = j->pj.cls, pool = 0, t = 0;
+    int64_t run = 0;
+    int32_t dw = 0, dp = 0;
+    int changed = 0;
+    for (uint32_t k = 0; k < j->n_parts; k++) {
+        const place_part *p = &j->parts[k];
+        uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
+        if (k > 0 && (pk != pool || tk != t)) {
+            levels_batch_part(e, pool, t, busy_b, cons, run);
+            nodes_ledger_flush(e, pool, t, dw, dp, changed);
+            run = 0;
+            dw = dp = 0;
+            changed = 0;
+        }
+        pool = pk;
+        t = tk;
+        int64_t m = sign * part_milli(j, p);
+        run += m;
+        e->led.n_alloc[p->node] += (int32_t)m;
+        changed |= node_ledger_own(e, p->node, pk, &dw, &dp);
+    }
+    if (j->n_parts > 0) {
+        levels_batch_part(e, pool, t, busy_b, cons, run);
+        nodes_ledger_flush(e, pool, t, dw, dp, changed);
+    }
+    int64_t milli = job_milli(j), m = sign * milli;
+    sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
+    sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, m);
+    if (!e->cls_mirrors)
+        sim__level_add(&e->series, sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC), e->now_us, m);
+    j->busy_milli = sign > 0 ? milli : 0;
+    levels_work_set(e, j);
+}
+
 static void levels_queue(engine *e, const job *j, int delta)
 {
     e->led.stale = 1; /* the idle GPUs' bucket depends on what waits */
     sim__level_add(&e->series, SIM_LV_QUEUE, e->now_us, delta);
-    if (!j->svc)
+    if (!j->svc && !e->cls_mirrors)
         sim__level_add(&e->series, sim_level_class(e->sc, j->pj.cls, SIM_LV_C_QUEUE), e->now_us,
                        delta);
 }
@@ -742,7 +845,8 @@ static void node_refresh_up(engine *e, uint32_t n)
     const sim_scenario *sc = e->sc;
     sim__level_add(&e->series, SIM_LV_UP, e->now_us, d);
     sim__level_add(&e->series, sim_level_pool(sc, e->node_pool[n], SIM_LV_K_UP), e->now_us, d);
-    sim__level_add(&e->series, sim_level_type(sc, c->node_type[n], SIM_LV_K_UP), e->now_us, d);
+    if (!e->type_mirrors[c->node_type[n]])
+        sim__level_add(&e->series, sim_level_type(sc, c->node_type[n], SIM_LV_K_UP), e->now_us, d);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -925,6 +1029,8 @@ static int queue_insert(engine *e, uint32_t slot)
         return rc;
     job *j = slot_job(e, slot);
     uint32_t lo = e->q_head, hi = e->q_tail;
+    if (lo == hi || e->q_jobs[hi - 1].id < j->pj.id)
+        lo = hi;      /* a new arrival: the end, no search */
     while (lo < hi) { /* first entry with a larger id */
         uint32_t mid = lo + (hi - lo) / 2;
         if (e->q_jobs[mid].id < j->pj.id)
@@ -1129,8 +1235,8 @@ static int run_begin(engine *e, uint32_t slot)
         speed /= cc->span_slowdown;
     j->run_speed = speed;
     double w = (double)job_milli(j) * speed * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
-    j->run_work_lv = (int64_t)llround(w);
-    j->run_value_lv = (int64_t)llround(w * j->value);
+    j->run_work_lv = round_half_away(w);
+    j->run_value_lv = round_half_away(w * j->value);
     j->run_start_us = e->now_us;
     j->run_overhead_us = j->interruptions ? j->restart_us : 0;
     double wall = ceil((double)j->remaining_ref_us / speed);
@@ -1138,21 +1244,22 @@ static int run_begin(engine *e, uint32_t slot)
     j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
     if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
         return nomem(e);
-    levels_alloc(e, j, 1);
     if (j->run_overhead_us > 0) {
+        levels_alloc(e, j, 1);
         j->in_overhead = 1;
         if (sim__evq_push(&e->evq, e->now_us + j->run_overhead_us, EV_OVERHEAD_END, slot, j->gen,
                           &j->overhead_ev) != TM_OK)
             return nomem(e);
     } else {
         j->in_overhead = 0;
-        levels_busy_set(e, j, job_milli(j));
+        levels_batch_run(e, j, 1);
     }
     if (j->first_start_us < 0) {
         j->first_start_us = e->now_us;
         int64_t wait = j->first_start_us - j->pj.submit_us;
         sim__quant_add(&e->q_wait[j->pj.cls], wait);
-        sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
+        if (!e->q_all_mirrors)
+            sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
         cls_res(e, j->pj.cls)->started++;
         all_res(e)->started++;
         cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
@@ -1160,7 +1267,8 @@ static int run_begin(engine *e, uint32_t slot)
         sim_tenant_result *tr = &e->res->tenants[tenant_slot(e, j)];
         tr->started++;
         tr->wait_sum_s += (double)wait / SIM_US_PER_S;
-        sim__quant_add(&e->q_tenant_wait[tenant_slot(e, j)], wait);
+        if (!e->q_tenant_mirrors)
+            sim__quant_add(&e->q_tenant_wait[tenant_slot(e, j)], wait);
     }
     j->state = SIM_JOB_RUNNING;
     e->series.b_starts++;
@@ -1175,8 +1283,12 @@ static void run_release(engine *e, job *j)
     for (uint32_t k = 0; k < j->n_parts; k++)
         if (!e->cluster.node_up[j->parts[k].node])
             node_refresh_up(e, j->parts[k].node);
-    levels_busy_set(e, j, 0);
-    levels_alloc(e, j, -1);
+    if (!j->svc && j->busy_milli == job_milli(j)) {
+        levels_batch_run(e, j, -1);
+    } else {
+        levels_busy_set(e, j, 0);
+        levels_alloc(e, j, -1);
+    }
     running_remove(e, j);
     sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
 }
@@ -1195,7 +1307,10 @@ static int apply_start(engine *e, place_view *v, place_decision *d)
         j->parts = p;
         j->cap_parts = cap;
     }
-    memcpy(j->parts, d->parts, d->n_parts * sizeof *d->parts);
+    if (d->n_parts == 1)
+        j->parts[0] = d->parts[0];
+    else
+        memcpy(j->parts, d->parts, d->n_parts * sizeof *d->parts);
     j->n_parts = d->n_parts;
     /* place_pass_run checked the decision against this very state */
     int rc = place_cluster_take_checked(&e->cluster, &j->pj, j->parts, j->n_parts);
@@ -1373,7 +1488,7 @@ static int svc_apply_perf(engine *e, svc *v)
     for (uint32_t i = 0; i < v->n_rep; i++) {
         job *j = slot_job(e, v->rep[i]);
         if (j->rep_state == REP_READY)
-            levels_busy_set(e, j, (int64_t)llround(v->util * (double)job_milli(j)));
+            levels_busy_set(e, j, round_half_away(v->util * (double)job_milli(j)));
     }
     svc_levels_counts(e, v);
     return TM_OK;
@@ -1644,8 +1759,7 @@ static int svc_replica_lost(engine *e, uint32_t slot)
 /* The integral of level i from the start to now. */
 static sim__area level_integral_now(const engine *e, size_t i)
 {
-    const sim__level *l = &e->series.lv[i];
-    return l->total + (sim__area)l->value * (e->now_us - l->t_us);
+    return sim__level_integral(&e->series, sim__level_source(&e->series, i), e->now_us);
 }
 
 /* The switch to the specialized model: the old replicas go, the new model's
@@ -1991,30 +2105,34 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     if (j->state != SIM_JOB_RUNNING || j->gen != gen)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "completion of a job not running");
     int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
+    /* each product once (the same doubles as computing it at every use) */
+    double ov_gpu_s = gpu_s(milli, j->run_overhead_us), el_gpu_s = gpu_s(milli, el);
     j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
-    j->lost_gpu_s += gpu_s(milli, j->run_overhead_us); /* the last restart's overhead */
+    j->lost_gpu_s += ov_gpu_s; /* the last restart's overhead */
     work_credit(e, j, j->remaining_ref_us);
     j->remaining_ref_us = 0;
     run_release(e, j);
     e->series.b_completions++;
     sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
-    cr->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
-    ar->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
-    e->res->gpu_s_lost += gpu_s(milli, j->run_overhead_us);
-    cr->gpu_s_alloc += gpu_s(milli, el);
-    ar->gpu_s_alloc += gpu_s(milli, el);
-    j->alloc_gpu_s += gpu_s(milli, el);
+    cr->gpu_s_lost += ov_gpu_s;
+    ar->gpu_s_lost += ov_gpu_s;
+    e->res->gpu_s_lost += ov_gpu_s;
+    cr->gpu_s_alloc += el_gpu_s;
+    ar->gpu_s_alloc += el_gpu_s;
+    j->alloc_gpu_s += el_gpu_s;
     int64_t total = j->end_us - j->first_start_us, wait = j->first_start_us - j->pj.submit_us;
     int64_t denom = total > SLOWDOWN_TAU_US ? total : SLOWDOWN_TAU_US;
     double slow = (double)(wait + total) / (double)denom;
     if (slow < 1)
         slow = 1;
     int64_t completion = j->end_us - j->pj.submit_us;
-    int64_t slow_q = (int64_t)llround(slow * SLOWDOWN_SCALE);
+    int64_t slow_q = round_half_away(slow * SLOWDOWN_SCALE);
     sim__quant_add(&e->q_completion[j->pj.cls], completion);
-    sim__quant_add(&e->q_completion[e->sc->n_classes], completion);
     sim__quant_add(&e->q_slowdown[j->pj.cls], slow_q);
-    sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
+    if (!e->q_all_mirrors) {
+        sim__quant_add(&e->q_completion[e->sc->n_classes], completion);
+        sim__quant_add(&e->q_slowdown[e->sc->n_classes], slow_q);
+    }
     cr->completed++;
     ar->completed++;
     e->res->tenants[tenant_slot(e, j)].completed++;
@@ -2228,11 +2346,18 @@ static int idle_reason(const engine *e, uint32_t t, int *ledger_bucket)
 
 /* Move idle GPU-time placed at *pl to (bucket, cons, milli): in the pool's
  * cells when pool != UINT32_MAX, else in the consumer's. */
-static void idle_move(engine *e, idle_place *pl, uint32_t pool, int bucket, uint32_t cons,
-                      int64_t milli)
+static inline void idle_move(engine *e, idle_place *pl, uint32_t pool, int bucket, uint32_t cons,
+                             int64_t milli)
 {
-    if (pl->bucket == bucket && pl->cons == cons && pl->milli == milli)
+    if (pl->bucket == bucket && pl->cons == cons) {
+        /* the same cell: one change by the difference (the same integers) */
+        if (pool != UINT32_MAX)
+            led_pool_add(e, pool, bucket, milli - pl->milli);
+        else
+            led_cons_add(e, cons, bucket, milli - pl->milli);
+        pl->milli = milli;
         return;
+    }
     if (pool != UINT32_MAX) {
         led_pool_add(e, pool, pl->bucket, -pl->milli);
         led_pool_add(e, pool, bucket, milli);
@@ -2312,7 +2437,9 @@ static void update_blocked(engine *e)
     int64_t blocked[SIM_BLOCK_COUNT] = {0};
     int wb[PLACE_MAX_TYPES];
     const place_cluster *c = &e->cluster;
+    int any = 0;
     if (e->q_head < e->q_tail && c->gpus_free > 0) {
+        any = 1;
         for (uint32_t t = 0; t < c->n_types; t++) {
             wb[t] = SIM_LEDGER_IDLE;
             if (!c->type_gpus_free[t])
@@ -2321,9 +2448,12 @@ static void update_blocked(engine *e)
             blocked[reason] += (int64_t)c->type_gpus_free[t] * PLACE_MILLI_WHOLE;
         }
     }
-    for (int r = 0; r < SIM_BLOCK_COUNT; r++)
-        if (e->series.lv[SIM_LV_BLOCKED + r].value != blocked[r])
-            sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
+    /* all zero before and now (nothing waits, or nothing is free): no change */
+    if (any || e->blocked_any)
+        for (int r = 0; r < SIM_BLOCK_COUNT; r++)
+            if (e->series.lv[SIM_LV_BLOCKED + r].value != blocked[r])
+                sim__level_set(&e->series, (size_t)(SIM_LV_BLOCKED + r), e->now_us, blocked[r]);
+    e->blocked_any = any;
     ledger_idle(e, wb);
 }
 
@@ -3001,12 +3131,11 @@ static int finish_ledger(engine *e)
                           PLACE_MILLI_WHOLE * e->now_us,
                   sum = 0;
         for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
-            ledger_cell *c = &L->pc[p * SIM_LEDGER_COUNT + (size_t)b];
-            cell_add(c, e->now_us, 0);
-            r->ledger_pools[p].a[b] = c->total;
-            r->ledger.a[b] += c->total;
-            sum += c->total;
-            if (c->total < 0)
+            sim__area total = cell_total(&L->pc[p * SIM_LEDGER_COUNT + (size_t)b], e->now_us);
+            r->ledger_pools[p].a[b] = total;
+            r->ledger.a[b] += total;
+            sum += total;
+            if (total < 0)
                 return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                                    "ledger: pool %zu's %s is negative", p, sim_ledger_key(b));
         }
@@ -3019,10 +3148,10 @@ static int finish_ledger(engine *e)
     }
     for (uint32_t k = 0; k < L->n_cons; k++)
         for (int b = 0; b < SIM_LEDGER_COUNT; b++) {
-            ledger_cell *c = &L->cc[(size_t)k * SIM_LEDGER_COUNT + (size_t)b];
-            cell_add(c, e->now_us, 0);
-            r->ledger_consumers[k].a[b] = c->total;
-            by_cons.a[b] += c->total;
+            sim__area total =
+                cell_total(&L->cc[(size_t)k * SIM_LEDGER_COUNT + (size_t)b], e->now_us);
+            r->ledger_consumers[k].a[b] = total;
+            by_cons.a[b] += total;
         }
     for (int b = 0; b < SIM_LEDGER_COUNT; b++)
         if (by_cons.a[b] != r->ledger.a[b])
@@ -3175,6 +3304,7 @@ static int run_loop(engine *e)
 {
     const sim_scenario *sc = e->sc;
     int check = e->opts && e->opts->check_invariants;
+    const volatile int *stop = e->opts ? e->opts->stop_flag : NULL;
     int rc = TM_OK;
     uint64_t every = 0, next_progress = UINT64_MAX;
     if (e->opts && e->opts->progress) {
@@ -3182,7 +3312,7 @@ static int run_loop(engine *e)
         next_progress = every;
     }
     for (;;) {
-        if (e->opts && e->opts->stop_flag && *e->opts->stop_flag)
+        if (stop && *stop)
             return tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
                                "stopped by a signal at simulated time %.3f s",
                                (double)e->now_us / SIM_US_PER_S);
@@ -3297,6 +3427,53 @@ static int run_loop(engine *e)
     return TM_OK;
 }
 
+/* Which levels and quantiles mirror others (engine.type_mirrors ...). */
+static int mirrors_init(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    uint32_t pools_of[PLACE_MAX_TYPES] = {0}, pool_of[PLACE_MAX_TYPES] = {0};
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        if (sc->pools[p].type >= PLACE_MAX_TYPES)
+            continue; /* build_fleet refuses the scenario */
+        pools_of[sc->pools[p].type]++;
+        pool_of[sc->pools[p].type] = (uint32_t)p;
+    }
+    for (size_t t = 0; t < sc->n_types && t < PLACE_MAX_TYPES; t++) {
+        if (pools_of[t] != 1)
+            continue;
+        for (int k = 0; k < 3; k++)
+            if (sim__series_alias(&e->series, sim_level_type(sc, t, k),
+                                  sim_level_pool(sc, pool_of[t], k)) != TM_OK)
+                return nomem(e);
+        e->type_mirrors[t] = 1;
+    }
+    if (sc->n_classes == 1 && sc->n_services == 0) {
+        if (sim__series_alias(&e->series, sim_level_class(sc, 0, SIM_LV_C_ALLOC), SIM_LV_ALLOC) !=
+                TM_OK ||
+            sim__series_alias(&e->series, sim_level_class(sc, 0, SIM_LV_C_QUEUE), SIM_LV_QUEUE) !=
+                TM_OK)
+            return nomem(e);
+        e->cls_mirrors = 1;
+    }
+    e->q_all_mirrors = sc->n_classes == 1;
+    e->q_tenant_mirrors = sc->n_tenants == 0;
+    return TM_OK;
+}
+
+/* The mirrored quantiles take what their sources hold, before results are
+ * read. */
+static void mirrors_fill(engine *e)
+{
+    size_t all = e->sc->n_classes;
+    if (e->q_all_mirrors) {
+        sim__quant_copy(&e->q_wait[all], &e->q_wait[0]);
+        sim__quant_copy(&e->q_completion[all], &e->q_completion[0]);
+        sim__quant_copy(&e->q_slowdown[all], &e->q_slowdown[0]);
+    }
+    if (e->q_tenant_mirrors)
+        sim__quant_copy(&e->q_tenant_wait[0], &e->q_wait[all]);
+}
+
 static sim_quantiles *quant_new(size_t n)
 {
     sim_quantiles *q = calloc(n, sizeof *q);
@@ -3359,6 +3536,8 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         goto out;
     }
     e.series.stop = opts ? opts->stop_flag : NULL;
+    if ((rc = mirrors_init(&e)) != TM_OK)
+        goto out;
     uint32_t rep = opts ? opts->replication : 0;
     e.r_policy = sim_rng_new(sc->seed, rep, SIM_STREAM_POLICY, 0);
     if (!e.r_policy) {
@@ -3419,6 +3598,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     for (size_t i = 0; i < e.n_svcs; i++)
         if ((rc = svc_account(&e, &e.svcs[i])) != TM_OK)
             goto out;
+    mirrors_fill(&e);
     finish_results(&e);
     svc_results(&e);
     class_special_results(&e);

@@ -10,12 +10,14 @@
  * error of 1/256 (0.39 %) of every value in the bucket. 7,296 buckets cover
  * 1 to 2^63 - 1.
  *
- * Series: between events a level is constant, so its integral is a sum of
- * value x duration over the intervals between its changes; each level adds
- * its own piece when it changes (sim__level_add), and closing a bin brings
- * every level up to the bin's edge. Bins are fixed-width windows [t0, t0 + w);
- * a bin's averages are its integrals divided by its width (the last bin by
- * its actual length).
+ * Series: between events a level is constant, so its integral up to t is
+ * the sum of each change times the time left after it, sum delta (t - t_k)
+ * = value x t - sum delta t_k: a level keeps the second sum (wsum), so a
+ * change costs one multiply-add and touches no clock, and closing a bin
+ * forms every level's integral at the bin's edge. Bins are fixed-width
+ * windows [t0, t0 + w); a bin's averages are its integrals divided by its
+ * width (the last bin by its actual length). A mirrored level (an alias)
+ * takes its source's value and sum before it is read.
  */
 #include "model/metrics_int.h"
 
@@ -23,19 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Bucket of a value: exact below 2^SUB_BITS; above, the octave (floor log2)
- * and the next SUB_BITS bits below the leading one. */
-#define SUB_BITS 7u
-#define SUB      (1u << SUB_BITS)
-
-static size_t quant_bucket(uint64_t v)
-{
-    if (v < SUB)
-        return (size_t)v;
-    uint32_t e = 63u - (uint32_t)__builtin_clzll(v); /* floor(log2 v) >= SUB_BITS */
-    uint64_t m = (v >> (e - SUB_BITS)) & (SUB - 1u);
-    return SUB + (size_t)(e - SUB_BITS) * SUB + (size_t)m;
-}
+#define SUB_BITS SIM__QUANT_SUB_BITS
+#define SUB      SIM__QUANT_SUB
 
 /* The middle of bucket b: within a relative 1 / (2 SUB) of every value in it. */
 static double quant_value(size_t b)
@@ -61,17 +52,13 @@ void sim__quant_fini(sim_quantiles *q)
     memset(q, 0, sizeof *q);
 }
 
-void sim__quant_add(sim_quantiles *q, int64_t v_us)
+void sim__quant_copy(sim_quantiles *dst, const sim_quantiles *src)
 {
-    q->n++;
-    q->sum += (double)v_us;
-    if (v_us > q->max)
-        q->max = v_us;
-    if (v_us < 1) {
-        q->zeros++;
-        return;
-    }
-    q->counts[quant_bucket((uint64_t)v_us)]++;
+    memcpy(dst->counts, src->counts, SIM_QUANT_BUCKETS * sizeof *dst->counts);
+    dst->n = src->n;
+    dst->zeros = src->zeros;
+    dst->sum = src->sum;
+    dst->max = src->max;
 }
 
 double sim__quant_get(const sim_quantiles *q, double quantile)
@@ -109,21 +96,57 @@ void sim__series_fini(sim__series *s)
 {
     if (!s)
         return;
+    free(s->alias);
     free(s->lv);
     free(s->avg);
     memset(s, 0, sizeof *s);
 }
 
-/* Bring every level to `edge`, emit the bin [bin_t0, edge) and open the next. */
+int sim__series_alias(sim__series *s, size_t i, size_t source)
+{
+    if (i >= s->n || source >= s->n || i == source)
+        return TM_ERR_INTERNAL;
+    source = sim__level_source(s, source);
+    sim__level_alias *a = realloc(s->alias, (s->n_alias + 1) * sizeof *a);
+    if (!a)
+        return TM_ERR_NOMEM;
+    s->alias = a;
+    a[s->n_alias++] = (sim__level_alias){(uint32_t)i, (uint32_t)source};
+    return TM_OK;
+}
+
+size_t sim__level_source(const sim__series *s, size_t i)
+{
+    for (size_t k = 0; k < s->n_alias; k++)
+        if (s->alias[k].level == i)
+            return s->alias[k].source;
+    return i;
+}
+
+/* Mirrored levels take their sources' value and sum. */
+static void series_sync(sim__series *s)
+{
+    for (size_t k = 0; k < s->n_alias; k++) {
+        const sim__level *src = &s->lv[s->alias[k].source];
+        sim__level *l = &s->lv[s->alias[k].level];
+        l->value = src->value;
+        l->wsum = src->wsum;
+    }
+}
+
+/* Form every level's integral at `edge`, emit the bin [bin_t0, edge) and open
+ * the next. */
 static int close_bin(sim__series *s, int64_t edge, const sim_sink *sink, tm_diag *diag)
 {
     int64_t w = edge - s->bin_t0_us;
     double dw = w > 0 ? (double)w : 1.0;
+    series_sync(s);
     for (size_t i = 0; i < s->n; i++) {
-        sim__level_add(s, i, edge, 0);
-        s->avg[i] = (double)(s->lv[i].total - s->lv[i].bin_start) / dw;
-        s->lv[i].bin_start = s->lv[i].total;
+        sim__area total = sim__level_integral(s, i, edge);
+        s->avg[i] = (double)(total - s->lv[i].bin_start) / dw;
+        s->lv[i].bin_start = total;
     }
+    s->total_us = edge;
     int rc = TM_OK;
     if (sink && sink->bin && w > 0) {
         sim_bin_row row = {
@@ -150,10 +173,10 @@ static int close_bin(sim__series *s, int64_t edge, const sim_sink *sink, tm_diag
     return rc;
 }
 
-int sim__series_advance(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag)
+int sim__series_advance_bins(sim__series *s, int64_t t_us, const sim_sink *sink, tm_diag *diag)
 {
     if (t_us < s->bin_t0_us + s->bin_us)
-        return TM_OK; /* the common case: still in the open bin */
+        return TM_OK;
     uint64_t need = (uint64_t)(t_us - s->bin_t0_us) / (uint64_t)s->bin_us;
     if (need > SIM__SERIES_MAX_BINS - s->n_bins)
         return tm_diag_set(diag, TM_ERR_LIMIT, "time series",
@@ -179,12 +202,12 @@ int sim__series_finish(sim__series *s, int64_t t_us, const sim_sink *sink, tm_di
     int rc = sim__series_advance(s, t_us, sink, diag);
     if (rc == TM_OK && t_us > s->bin_t0_us)
         rc = close_bin(s, t_us, sink, diag);
-    for (size_t i = 0; i < s->n; i++)
-        sim__level_add(s, i, t_us, 0);
+    series_sync(s);
+    s->total_us = t_us;
     return rc;
 }
 
 sim__area sim__level_total(const sim__series *s, size_t i)
 {
-    return s->lv[i].total;
+    return sim__level_integral(s, sim__level_source(s, i), s->total_us);
 }
