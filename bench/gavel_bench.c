@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     }
     if (reps < 1 || reps > 99)
         reps = 3;
-    printf("objective,jobs,gpus,median_ms,min_ms,lps,levels\n");
+    printf("objective,jobs,gpus,median_ms,min_ms,lps,levels,value\n");
     for (uint32_t s = 0; s < n_sizes; s++) {
         uint32_t m = sizes[s], n = 3;
         double *thr = malloc((size_t)m * n * sizeof *thr), *x = malloc((size_t)m * n * sizeof *x);
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
         }
         double g = (double)m / 1.5;
         double cap[3] = {g / 3, g / 3, g / 3};
-        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL, 0};
         double t[99];
         sim__gavel_stats st = {0};
         for (int k = 0; k < reps; k++) {
@@ -115,9 +115,9 @@ int main(int argc, char **argv)
             }
         }
         qsort(t, (size_t)reps, sizeof *t, cmp_d);
-        printf("%s%s%s,%u,%.0f,%.1f,%.1f,%u,%u\n", sim__gavel_objective_name(objective),
+        printf("%s%s%s,%u,%.0f,%.1f,%.1f,%u,%u,%.9g\n", sim__gavel_objective_name(objective),
                single ? "-single" : "", ungrouped ? "-ungrouped" : "", m, g, 1e3 * t[reps / 2],
-               1e3 * t[0], st.lps, st.levels);
+               1e3 * t[0], st.lps, st.levels, st.objective);
         free(thr);
         free(x);
         free(left);
