@@ -578,8 +578,7 @@ static void ftf_crash(lp *L, const double *gk, uint32_t w, const double *ggpus, 
     for (uint32_t g = 0; g < G; g++) {
         for (uint32_t t = 0; t < n; t++)
             if (L->col[(size_t)g * n + t])
-                glp_set_col_stat(L->P, L->col[(size_t)g * n + t],
-                                 t == type[g] ? GLP_BS : GLP_NL);
+                glp_set_col_stat(L->P, L->col[(size_t)g * n + t], t == type[g] ? GLP_BS : GLP_NL);
         int lvl = type[g] != UINT32_MAX;
         glp_set_row_stat(L->P, (int)(g + 1), lvl ? GLP_NL : GLP_BS);
         glp_set_row_stat(L->P, (int)(G + g + 1), g == tight_g ? GLP_NU : GLP_BS);
@@ -594,7 +593,8 @@ static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__g
     uint32_t m = p->n_jobs, n = p->n_types, w = n + 3, G = 0;
     double *key = malloc((size_t)m * w * sizeof *key), *gk = malloc((size_t)m * w * sizeof *gk);
     double *ggpus = calloc(m, sizeof *ggpus), *gm = calloc(m, sizeof *gm);
-    double *gx = calloc((size_t)m * n + 1, sizeof *gx), *best = calloc((size_t)m * n + 1, sizeof *best);
+    double *gx = calloc((size_t)m * n + 1, sizeof *gx),
+           *best = calloc((size_t)m * n + 1, sizeof *best);
     double *ga = calloc((size_t)m * n + 1, sizeof *ga);
     uint32_t *grp = malloc((size_t)m * sizeof *grp), *gtype = malloc((size_t)m * sizeof *gtype);
     int *zind = malloc(((size_t)m + 1) * sizeof *zind), mode = LP_COLD;

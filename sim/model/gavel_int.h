@@ -76,15 +76,15 @@ typedef struct sim__gavel_problem {
 } sim__gavel_problem;
 
 typedef struct sim__gavel_stats {
-    uint32_t lps;     /* LPs solved */
-    uint32_t levels;  /* water-filling levels (max-min) */
-    double objective; /* max-min: the smallest normalised throughput; makespan: T (s);
-                         ftf: the largest rho of x (an upper bound on the optimum) */
-    double bound;     /* ftf: a certified lower bound on the optimal rho, within
-                         1e-4 x objective of it */
+    uint32_t lps;          /* LPs solved */
+    uint32_t levels;       /* water-filling levels (max-min) */
+    double objective;      /* max-min: the smallest normalised throughput; makespan: T (s);
+                              ftf: the largest rho of x (an upper bound on the optimum) */
+    double bound;          /* ftf: a certified lower bound on the optimal rho, within
+                              1e-4 x objective of it */
     uint32_t bisect_steps; /* ftf: steps that fell back to bisection */
-    int single;       /* in: solve max-min-wf as one LP (what max-min does) */
-    int ungrouped;    /* in: one LP row per job, even for interchangeable jobs (for the bench) */
+    int single;            /* in: solve max-min-wf as one LP (what max-min does) */
+    int ungrouped; /* in: one LP row per job, even for interchangeable jobs (for the bench) */
 } sim__gavel_stats;
 
 /* Solve p for an objective into x (n_jobs x n_types, row-major). stats (may be
