@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     }
     if (reps < 1 || reps > 99)
         reps = 3;
-    printf("objective,jobs,gpus,median_ms,min_ms,lps,levels,value\n");
+    printf("objective,jobs,gpus,median_ms,min_ms,lps,levels,value,gpus_used\n");
     for (uint32_t s = 0; s < n_sizes; s++) {
         uint32_t m = sizes[s], n = 3;
         double *thr = malloc((size_t)m * n * sizeof *thr), *x = malloc((size_t)m * n * sizeof *x);
@@ -115,9 +115,13 @@ int main(int argc, char **argv)
             }
         }
         qsort(t, (size_t)reps, sizeof *t, cmp_d);
-        printf("%s%s%s,%u,%.0f,%.1f,%.1f,%u,%u,%.9g\n", sim__gavel_objective_name(objective),
+        double used = 0; /* the GPUs X keeps busy */
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t k = 0; k < n; k++)
+                used += gpus[i] * x[(size_t)i * n + k];
+        printf("%s%s%s,%u,%.0f,%.1f,%.1f,%u,%u,%.9g,%.1f\n", sim__gavel_objective_name(objective),
                single ? "-single" : "", ungrouped ? "-ungrouped" : "", m, g, 1e3 * t[reps / 2],
-               1e3 * t[0], st.lps, st.levels, st.objective);
+               1e3 * t[0], st.lps, st.levels, st.objective, used);
         free(thr);
         free(x);
         free(left);

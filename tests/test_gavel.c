@@ -14,7 +14,8 @@
  *  - ftf against a reference bisection (to 1e-9, through the max-min LP):
  *    random cases with and without ages, some spread so several jobs bind;
  *    the reported rho is X's, the certified bracket holds the optimum and
- *    is within the 1e-4 tolerance, from any starting rho; one case by hand;
+ *    is within the 1e-4 tolerance, from any starting rho; no GPU is left
+ *    idle that a job with time to spare could use; one case by hand;
  *  - rounds: a small host runs the policy round after round on a fixed X and
  *    the time each job receives per type converges to X; a job whose X fits
  *    is never preempted (its lease is renewed).
@@ -388,6 +389,24 @@ static void check_ftf(const sim__gavel_problem *p, double rlo, double rhi, doubl
         check_fail(__FILE__, __LINE__, "%s: rho %.9g below the optimum (>= %.9g)", what, rx, rlo);
     if (rx > rhi * (1 + 1e-4))
         check_fail(__FILE__, __LINE__, "%s: rho %.9g, the optimum %.9g", what, rx, rhi);
+    /* no GPU left idle that a job with time to spare could use */
+    uint32_t m = p->n_jobs, n = p->n_types;
+    for (uint32_t t = 0; t < n; t++) {
+        double used = 0;
+        for (uint32_t i = 0; i < m; i++)
+            used += p->gpus[i] * x[i * n + t];
+        if (used >= p->cap[t] - 1e-6)
+            continue;
+        for (uint32_t i = 0; i < m; i++) {
+            double row = 0;
+            for (uint32_t k = 0; k < n; k++)
+                row += x[i * n + k];
+            if (p->thr[i * n + t] > 0 && row < 1 - 1e-6)
+                check_fail(__FILE__, __LINE__,
+                           "%s: type %u has %.3g of %.3g GPUs idle, job %u %.3g of its time", what,
+                           t, p->cap[t] - used, p->cap[t], i, row);
+        }
+    }
 }
 
 static void test_ftf_reference(void)

@@ -588,6 +588,72 @@ static void ftf_crash(lp *L, const double *gk, uint32_t w, const double *ggpus, 
     glp_set_col_stat(L->P, L->zcol, GLP_BS);
 }
 
+/* The capacity X leaves idle, given to the jobs of the largest rho_i(X)
+ * first, each on its fastest types: a job's rho only falls when it gets
+ * more time, so X stays optimal. The LP's optimum is a face (only the jobs
+ * at rho* are pinned); the simplex ends at a vertex where the others have
+ * just what rho* needs, which the rounds would realise as a fleet mostly
+ * idle. gx gets each group's rho (scratch); order is a permutation
+ * buffer. Cost O(G log G + G n^2). */
+typedef struct fill_key {
+    double rho;
+    uint32_t g;
+} fill_key;
+
+static int fill_cmp(const void *pa, const void *pb)
+{
+    const fill_key *a = pa, *b = pb;
+    if (a->rho != b->rho)
+        return a->rho > b->rho ? -1 : 1;
+    return a->g < b->g ? -1 : a->g > b->g;
+}
+
+static void ftf_fill(const lp *L, const double *gk, uint32_t w, const double *ggpus,
+                     const double *gm, const double *cap, double *best, fill_key *order)
+{
+    uint32_t G = L->m, n = L->n;
+    double left[PLACE_MAX_TYPES];
+    memcpy(left, cap, n * sizeof *left);
+    for (uint32_t g = 0; g < G; g++) {
+        const double *k = gk + (size_t)g * w;
+        double th = 0;
+        for (uint32_t t = 0; t < n; t++) {
+            left[t] -= ggpus[g] * gm[g] * best[(size_t)g * n + t];
+            th += k[t] * best[(size_t)g * n + t];
+        }
+        order[g].g = g;
+        order[g].rho = !(k[n] > 0)     ? -INFINITY
+                       : k[n + 2] <= 0 ? k[n + 1] / k[n]
+                       : th > 0        ? (k[n + 1] + k[n + 2] / th) / k[n]
+                                       : INFINITY;
+    }
+    qsort(order, G, sizeof *order, fill_cmp);
+    for (uint32_t r = 0; r < G; r++) {
+        uint32_t g = order[r].g;
+        double *xg = best + (size_t)g * n, row = 0, use = ggpus[g] * gm[g];
+        uint8_t done[PLACE_MAX_TYPES] = {0};
+        for (uint32_t t = 0; t < n; t++)
+            row += xg[t];
+        for (uint32_t q = 0; q < n && row < 1 && use > 0; q++) {
+            uint32_t f = UINT32_MAX; /* the fastest type not tried yet */
+            for (uint32_t t = 0; t < n; t++)
+                if (!done[t] && L->col[(size_t)g * n + t] &&
+                    (f == UINT32_MAX || gk[(size_t)g * w + t] > gk[(size_t)g * w + f]))
+                    f = t;
+            if (f == UINT32_MAX)
+                break;
+            done[f] = 1;
+            double add = left[f] > 0 ? left[f] / use : 0;
+            add = add < 1 - row ? add : 1 - row;
+            if (add > 0) {
+                xg[f] += add;
+                row += add;
+                left[f] -= add * use;
+            }
+        }
+    }
+}
+
 static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__gavel_stats *stats)
 {
     uint32_t m = p->n_jobs, n = p->n_types, w = n + 3, G = 0;
@@ -730,8 +796,25 @@ static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__g
     if (!have)
         rc = TM_ERR_INTERNAL;
 done:
-    stats->objective = hi;
     stats->bound = lo;
+    stats->objective = hi;
+    if (have) {
+        ftf_fill(&L, gk, w, ggpus, gm, p->cap, best, (fill_key *)key);
+        double rx = 0; /* X's rho, no larger than hi */
+        for (uint32_t g = 0; g < G; g++) {
+            const double *k = gk + (size_t)g * w;
+            double th = 0;
+            for (uint32_t t = 0; t < n; t++)
+                th += k[t] * best[(size_t)g * n + t];
+            if (k[n] > 0) {
+                double r = k[n + 2] <= 0 ? k[n + 1] / k[n] : (k[n + 1] + k[n + 2] / th) / k[n];
+                rx = r > rx ? r : rx;
+            }
+        }
+        stats->objective = rx;
+        if (rx < lo)
+            stats->bound = rx; /* rounding: rho* <= rho(X) */
+    }
     if (have)
         for (uint32_t i = 0; i < m; i++)
             memcpy(x + (size_t)i * n, best + (size_t)grp[i] * n, n * sizeof *x);
