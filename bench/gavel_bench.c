@@ -8,7 +8,9 @@
  * job one of Gavel's job types at scale 1 (70%), 2, 4 or 8 GPUs, its
  * throughputs the isolated k80/p100/v100 figures of six of Gavel's job types
  * (SOURCE.md of ../shared/data/gavel), seeded, so runs are comparable. Prints
- * the median wall time of R solves, LPs solved and water-filling levels.
+ * the median wall time of R solves, LPs solved, water-filling levels, the
+ * objective's value (sim__gavel_stats.objective: ftf's rho, makespan's T,
+ * max-min's smallest level) and the GPUs X keeps busy.
  * --single stops max-min-wf at its first LP (what max-min solves).
  */
 #include "model/gavel_int.h"
