@@ -42,6 +42,11 @@
  * Cost: the LP has groups x types + 1 columns and 2 groups + types rows,
  * a group being the jobs that are alike for the objective (solve_grouped,
  * solve_ftf); grouping is O(jobs) through a hash table.
+ *
+ * One piece of more than 1,000 lines: it is the only file that may include
+ * glpk.h (the LP solver lives in one room, STYLE.md), and every objective
+ * shares its LP helpers (lp_build, lp_solve, group_rows); ftf's iteration,
+ * crash basis and fill are most of the length.
  */
 #include "model/gavel_int.h"
 
