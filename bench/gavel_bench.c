@@ -8,7 +8,9 @@
  * job one of Gavel's job types at scale 1 (70%), 2, 4 or 8 GPUs, its
  * throughputs the isolated k80/p100/v100 figures of six of Gavel's job types
  * (SOURCE.md of ../shared/data/gavel), seeded, so runs are comparable. Prints
- * the median wall time of R solves, LPs solved and water-filling levels.
+ * the median wall time of R solves, LPs solved, water-filling levels, the
+ * objective's value (sim__gavel_stats.objective: ftf's rho, makespan's T,
+ * max-min's smallest level) and the GPUs X keeps busy.
  * --single stops max-min-wf at its first LP (what max-min solves).
  */
 #include "model/gavel_int.h"
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
     }
     if (reps < 1 || reps > 99)
         reps = 3;
-    printf("objective,jobs,gpus,median_ms,min_ms,lps,levels\n");
+    printf("objective,jobs,gpus,median_ms,min_ms,lps,levels,value,gpus_used\n");
     for (uint32_t s = 0; s < n_sizes; s++) {
         uint32_t m = sizes[s], n = 3;
         double *thr = malloc((size_t)m * n * sizeof *thr), *x = malloc((size_t)m * n * sizeof *x);
@@ -99,7 +101,7 @@ int main(int argc, char **argv)
         }
         double g = (double)m / 1.5;
         double cap[3] = {g / 3, g / 3, g / 3};
-        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL, 0};
         double t[99];
         sim__gavel_stats st = {0};
         for (int k = 0; k < reps; k++) {
@@ -115,9 +117,13 @@ int main(int argc, char **argv)
             }
         }
         qsort(t, (size_t)reps, sizeof *t, cmp_d);
-        printf("%s%s%s,%u,%.0f,%.1f,%.1f,%u,%u\n", sim__gavel_objective_name(objective),
+        double used = 0; /* the GPUs X keeps busy */
+        for (uint32_t i = 0; i < m; i++)
+            for (uint32_t k = 0; k < n; k++)
+                used += gpus[i] * x[(size_t)i * n + k];
+        printf("%s%s%s,%u,%.0f,%.1f,%.1f,%u,%u,%.9g,%.1f\n", sim__gavel_objective_name(objective),
                single ? "-single" : "", ungrouped ? "-ungrouped" : "", m, g, 1e3 * t[reps / 2],
-               1e3 * t[0], st.lps, st.levels);
+               1e3 * t[0], st.lps, st.levels, st.objective, used);
         free(thr);
         free(x);
         free(left);

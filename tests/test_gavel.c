@@ -11,6 +11,11 @@
  *    max-min-wf's water-filling reaches the same smallest level and no grid
  *    point raises a job's normalised throughput without lowering one that is
  *    no larger; makespan and ftf no worse than the grid's best;
+ *  - ftf against a reference bisection (to 1e-9, through the max-min LP):
+ *    random cases with and without ages, some spread so several jobs bind;
+ *    the reported rho is X's, the certified bracket holds the optimum and
+ *    is within the 1e-4 tolerance, from any starting rho; no GPU is left
+ *    idle that a job with time to spare could use; one case by hand;
  *  - rounds: a small host runs the policy round after round on a fixed X and
  *    the time each job receives per type converges to X; a job whose X fits
  *    is never preempted (its lease is renewed).
@@ -77,7 +82,7 @@ static void test_feasible(void)
         }
         for (uint32_t t = 0; t < n; t++)
             cap[t] = (double)(uint32_t)(unif() * 6);
-        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL, 0};
         for (int obj = 0; obj < SIM_GAVEL_N_OBJECTIVES; obj++) {
             tm_diag d = {0};
             sim__gavel_stats st = {0};
@@ -214,7 +219,7 @@ static void test_bruteforce(void)
         }
         cap[0] = 1 + (double)(uint32_t)(unif() * 2);
         cap[1] = 1 + (double)(uint32_t)(unif() * 2);
-        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL, 0};
         tm_diag d = {0};
         sim__gavel_stats st = {0};
         CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN_WF, &p, x, &st, &d), TM_OK);
@@ -297,6 +302,202 @@ static void test_bruteforce(void)
     }
 }
 
+/* ------------------------------------------------------------------------- */
+/* ftf: the iteration against a reference bisection                          */
+
+/* Job i's isolated time (gavel_alloc.c's iso_thr: an even 1/m share of every
+ * type, the row scaled into unit time). */
+static double ftf_iso(const sim__gavel_problem *p, uint32_t i)
+{
+    uint32_t n = p->n_types;
+    double row = 0, it = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        double f = p->cap[t] / p->n_jobs / p->gpus[i];
+        row += f;
+        it += f * p->thr[i * n + t];
+    }
+    it = row > 1 ? it / row : it;
+    return it > 0 ? p->total_s[i] / it : 0;
+}
+
+/* rho of X: the largest (age + left / thr(X)) / iso; *binding counts the
+ * jobs within rel of it */
+static double ftf_rho(const sim__gavel_problem *p, const double *x, double rel, uint32_t *binding)
+{
+    uint32_t m = p->n_jobs, n = p->n_types;
+    double worst = 0, r[64];
+    for (uint32_t i = 0; i < m; i++) {
+        double th = 0;
+        for (uint32_t t = 0; t < n; t++)
+            th += p->thr[i * n + t] * x[i * n + t];
+        r[i] = th > 0 ? (p->age_s[i] + p->left_s[i] / th) / ftf_iso(p, i) : INFINITY;
+        worst = r[i] > worst ? r[i] : worst;
+    }
+    *binding = 0;
+    for (uint32_t i = 0; i < m; i++)
+        *binding += r[i] >= worst * (1 - rel);
+    return worst;
+}
+
+/* Is rho feasible? The max-min LP (one LP, an independent path through the
+ * solver) with weights gpus left / (prop (rho iso - age)) has ftf's level
+ * coefficients thr (rho iso - age) / left: rho is feasible when its
+ * smallest level reaches 1. */
+static int ftf_feasible(const sim__gavel_problem *p, double rho)
+{
+    uint32_t m = p->n_jobs, n = p->n_types;
+    double w[64], x[64 * 4], capsum = 0;
+    for (uint32_t t = 0; t < n; t++)
+        capsum += p->cap[t];
+    for (uint32_t i = 0; i < m; i++) {
+        double prop = 0;
+        for (uint32_t t = 0; t < n; t++)
+            prop += p->thr[i * n + t] * p->cap[t] / capsum;
+        w[i] = p->gpus[i] * p->left_s[i] / (prop * (rho * ftf_iso(p, i) - p->age_s[i]));
+    }
+    sim__gavel_problem q = *p;
+    q.weight = w;
+    sim__gavel_stats st = {0};
+    tm_diag d = {0};
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_MAXMIN, &q, x, &st, &d), TM_OK);
+    return st.objective >= 1;
+}
+
+static void check_ftf(const sim__gavel_problem *p, double rlo, double rhi, double hint,
+                      const char *what, uint32_t *binding)
+{
+    double x[64 * 4];
+    sim__gavel_problem q = *p;
+    q.rho_hint = hint;
+    sim__gavel_stats st = {0};
+    tm_diag d = {0};
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_FTF, &q, x, &st, &d), TM_OK);
+    check_feasible(p, x, what);
+    /* the bracket: certified, and as tight as the bisection's tolerance */
+    double rx = ftf_rho(p, x, 1e-6, binding);
+    if (!(st.bound <= st.objective && st.objective - st.bound <= 1e-4 * st.objective * (1 + 1e-9)))
+        check_fail(__FILE__, __LINE__, "%s: bracket [%.9g, %.9g] wider than 1e-4", what, st.bound,
+                   st.objective);
+    if (fabs(rx - st.objective) > 1e-7 * rx)
+        check_fail(__FILE__, __LINE__, "%s: rho of X %.9g, reported %.9g", what, rx, st.objective);
+    /* against the reference: the optimum is in [rlo, rhi], so the lower
+     * bound must not pass rhi and no X can be below rlo */
+    if (st.bound > rhi * (1 + 1e-7))
+        check_fail(__FILE__, __LINE__, "%s: lower bound %.9g above the optimum (<= %.9g)", what,
+                   st.bound, rhi);
+    if (rx < rlo * (1 - 1e-7))
+        check_fail(__FILE__, __LINE__, "%s: rho %.9g below the optimum (>= %.9g)", what, rx, rlo);
+    if (rx > rhi * (1 + 1e-4))
+        check_fail(__FILE__, __LINE__, "%s: rho %.9g, the optimum %.9g", what, rx, rhi);
+    /* no GPU left idle that a job with time to spare could use */
+    uint32_t m = p->n_jobs, n = p->n_types;
+    for (uint32_t t = 0; t < n; t++) {
+        double used = 0;
+        for (uint32_t i = 0; i < m; i++)
+            used += p->gpus[i] * x[i * n + t];
+        if (used >= p->cap[t] - 1e-6)
+            continue;
+        for (uint32_t i = 0; i < m; i++) {
+            double row = 0;
+            for (uint32_t k = 0; k < n; k++)
+                row += x[i * n + k];
+            if (p->thr[i * n + t] > 0 && row < 1 - 1e-6)
+                check_fail(__FILE__, __LINE__,
+                           "%s: type %u has %.3g of %.3g GPUs idle, job %u %.3g of its time", what,
+                           t, p->cap[t] - used, p->cap[t], i, row);
+        }
+    }
+}
+
+static void test_ftf_reference(void)
+{
+    /* by hand: one GPU, two one-GPU jobs of 10 s of work at speed 1 (both
+     * isolated times 20 s), job 0 aged 10 s: rho_0 = (10 + 10 / x0) / 20,
+     * rho_1 = (10 / x1) / 20; equal at x0 = (sqrt 5 - 1) / 2, rho* =
+     * (3 + sqrt 5) / 4 */
+    {
+        double thr[2] = {1, 1}, gpus[2] = {1, 1}, cap[1] = {1}, left[2] = {10, 10};
+        double age[2] = {10, 0}, x[2];
+        sim__gavel_problem p = {2, 1, thr, gpus, cap, NULL, left, left, age, NULL, 0};
+        sim__gavel_stats st = {0};
+        tm_diag d = {0};
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_FTF, &p, x, &st, &d), TM_OK);
+        double want = (3 + sqrt(5)) / 4;
+        CHECK_NEAR(st.objective, want, 1e-4 * want);
+        CHECK_NEAR(x[0], (sqrt(5) - 1) / 2, 1e-3);
+        CHECK_EQ_INT(st.bound <= want * (1 + 1e-9), 1);
+        /* without ages Dinkelbach's first step is exact: x = 1/2, rho = 1 */
+        age[0] = 0;
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_FTF, &p, x, &st, &d), TM_OK);
+        CHECK_NEAR(st.objective, 1.0, 1e-9);
+        CHECK_NEAR(x[0], 0.5, 1e-9);
+        CHECK_EQ_INT(st.lps <= 2, 1);
+    }
+    uint32_t most_binding = 0, fallbacks = 0;
+    for (int rep = 0; rep < 120; rep++) {
+        int ages = rep % 3; /* none, up to 2000 s, spread: S x iso x u */
+        uint32_t m = rep < 60 ? 2 + (uint32_t)(unif() * 6) : 10 + (uint32_t)(unif() * 50);
+        uint32_t n = 1 + (uint32_t)(unif() * 3);
+        double thr[64 * 4], cap[4], gpus[64], left[64], total[64], age[64];
+        for (uint32_t t = 0; t < n; t++)
+            cap[t] = 1 + (double)(uint32_t)(unif() * (double)m);
+        for (uint32_t i = 0; i < m; i++) {
+            gpus[i] = unif() < 0.7 ? 1 : 2;
+            left[i] = 100 + 5000 * unif();
+            total[i] = left[i] * (1 + 2 * unif());
+            for (uint32_t t = 0; t < n; t++)
+                thr[i * n + t] = unif() < 0.2 ? 0 : 0.2 + 3 * unif();
+            thr[i * n + (uint32_t)(unif() * n)] = 0.5 + unif(); /* somewhere to run */
+            age[i] = 0;
+        }
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL, 0};
+        double scale = 0.2 + 3 * unif();
+        for (uint32_t i = 0; i < m; i++)
+            age[i] = ages == 0 ? 0 : ages == 1 ? 2000 * unif() : scale * ftf_iso(&p, i) * unif();
+        /* the reference: bisection on feasibility from [max age / iso, the
+         * isolated allocation's rho], to 1e-9 */
+        double rlo = 0, rhi = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            double iso = ftf_iso(&p, i), it = total[i] / iso;
+            rlo = age[i] / iso > rlo ? age[i] / iso : rlo;
+            rhi = (age[i] + left[i] / it) / iso > rhi ? (age[i] + left[i] / it) / iso : rhi;
+        }
+        if (!ftf_feasible(&p, rhi * (1 + 1e-9)))
+            check_fail(__FILE__, __LINE__, "case %d: the isolated allocation's rho %.9g infeasible",
+                       rep, rhi);
+        while (rhi - rlo > 1e-9 * rhi) {
+            double mid = 0.5 * (rlo + rhi);
+            if (ftf_feasible(&p, mid))
+                rhi = mid;
+            else
+                rlo = mid;
+        }
+        char what[96];
+        uint32_t binding;
+        snprintf(what, sizeof what, "ftf case %d (%u jobs, %u types, ages %d)", rep, m, n, ages);
+        check_ftf(&p, rlo, rhi, 0, what, &binding);
+        if (ages == 2)
+            most_binding = binding > most_binding ? binding : most_binding;
+        /* started elsewhere (the engine's last rho): below, above, useless */
+        const double hints[3] = {0.7 * rhi, 1.3 * rhi, 0.5 * rlo};
+        for (int h = 0; h < 3; h++) {
+            snprintf(what, sizeof what, "ftf case %d, hint %.3g", rep, hints[h]);
+            check_ftf(&p, rlo, rhi, hints[h], what, &binding);
+        }
+        sim__gavel_stats st = {0};
+        tm_diag d = {0};
+        double x[64 * 4];
+        CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_FTF, &p, x, &st, &d), TM_OK);
+        fallbacks += st.bisect_steps;
+    }
+    /* the spread ages must reach the hard regime: several jobs at rho* */
+    if (most_binding < 3)
+        check_fail(__FILE__, __LINE__, "at most %u jobs bind at rho*: the cases are too easy",
+                   most_binding);
+    printf("test_ftf_reference: up to %u jobs at rho* (spread ages), %u bisection steps\n",
+           most_binding, fallbacks);
+}
+
 /* interchangeable jobs solved as groups match the solve with a row each */
 static void test_groups(void)
 {
@@ -307,7 +508,7 @@ static void test_groups(void)
         gpus[i] = i % 5 == 0 ? 2 : 1;
         memcpy(thr + i * N, K[i % 4], sizeof K[0]);
     }
-    sim__gavel_problem p = {M, N, thr, gpus, cap, NULL, NULL, NULL, NULL, NULL};
+    sim__gavel_problem p = {M, N, thr, gpus, cap, NULL, NULL, NULL, NULL, NULL, 0};
     tm_diag d = {0};
     sim__gavel_stats a = {0}, b = {0};
     b.ungrouped = 1;
@@ -358,7 +559,7 @@ static void test_groups_random(void)
         }
         for (uint32_t t = 0; t < n; t++)
             cap[t] = 1 + (double)(uint32_t)(unif() * 8);
-        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL};
+        sim__gavel_problem p = {m, n, thr, gpus, cap, NULL, left, total, age, NULL, 0};
         for (size_t o = 0; o < sizeof objs / sizeof *objs; o++) {
             tm_diag d = {0};
             sim__gavel_stats a = {0}, b = {0};
@@ -659,6 +860,7 @@ int main(void)
     test_spec();
     test_feasible();
     test_bruteforce();
+    test_ftf_reference();
     test_groups();
     test_groups_random();
     test_rounds_converge();

@@ -33,13 +33,20 @@
  *   ftf              rho_i = (age + left / thr_i(x)) / isolated_i, where
  *                    isolated_i = total / thr_iso (the job's time on an even
  *                    1/n share of the cluster): the largest rho is minimised
- *                    by bisection on rho, each step a max-min LP with
- *                    a = thr (rho isolated - age) / left, feasible when z >= 1.
+ *                    by a Dinkelbach-type iteration on rho (solve_ftf), each
+ *                    step this LP with a = thr (rho isolated - age) / left,
+ *                    feasible when z >= 1, in its Charnes-Cooper form (y =
+ *                    x / z, w = 1 / z) so that a new rho moves only bounds.
  *   fifo             no LP: jobs in id order keep their previous type and
  *                    otherwise take the fastest type with GPUs left (x = 1).
  * Cost: the LP has groups x types + 1 columns and 2 groups + types rows,
  * a group being the jobs that are alike for the objective (solve_grouped,
  * solve_ftf); grouping is O(jobs) through a hash table.
+ *
+ * One piece of more than 1,000 lines: it is the only file that may include
+ * glpk.h (the LP solver lives in one room, STYLE.md), and every objective
+ * shares its LP helpers (lp_build, lp_solve, group_rows); ftf's iteration,
+ * crash basis and fill are most of the length.
  */
 #include "model/gavel_int.h"
 
@@ -471,35 +478,252 @@ static int solve_fifo(const sim__gavel_problem *p, double *x)
     return TM_OK;
 }
 
-/* Finish-time fairness: the smallest rho for which every job can finish
- * by rho x its isolated time, by bisection; each step asks whether the
- * level LP with a = thr (rho isolated - age) / left reaches z >= 1. Jobs
- * with the same GPUs, throughputs, isolated time, age and work left have
- * the same coefficients at every rho: one row (grouped). The LP is built
- * once; a step changes the level rows' coefficients and solves from the
- * last basis (primal simplex), which takes a few pivots. */
+/* Finish-time fairness: the smallest rho* = max_i rho_i(X) over allocations
+ * X, rho_i(X) = (age_i + left_i / thr_i(X)) / iso_i (Themis' finish-time
+ * fairness, a generalized linear-fractional program). For a trial rho the
+ * level LP (lp_build's shape, z = lambda)
+ *     lambda(rho) = max lambda  s.t.  thr_i(X) - lambda need_i(rho) >= 0,
+ *     need_i(rho) = left_i / (rho iso_i - age_i)
+ * has rho feasible when lambda(rho) >= 1; lambda grows with rho. A new rho
+ * changes only z's column (-need_i in job i's level row): the LP is built
+ * once and each step re-solves from the last basis (primal simplex).
+ *
+ * Each LP gives a bracket on rho* (Crouzeix, Ferland and Schaible's
+ * Dinkelbach-type method for generalized fractional programs):
+ *   upper  rho(X) = max_i rho_i(X) of the LP's X (any allocation is one);
+ *   lower  min_i (age_i + (rho iso_i - age_i) / lambda) / iso_i, since
+ *          lambda(rho') <= lambda(rho) max_i (rho' iso_i - age_i) /
+ *          (rho iso_i - age_i) and lambda(rho*) >= 1; and rho itself when
+ *          lambda < 1; and max_i age_i / iso_i.
+ * The next rho is rho(X) (Dinkelbach's step: from above, exact in one step
+ * when no job has an age), or the secant through the last two (rho, lambda)
+ * when it falls inside the bracket (Dinkelbach's step alone converges only
+ * linearly when many jobs bind at different age / iso). When a step leaves
+ * the bracket wider than half of what it was, the next rho is the bracket's
+ * midpoint (the bisection this replaced, kept as the fallback: the bracket
+ * at least halves every other LP, so the iteration cannot stall). It stops
+ * when hi - lo <= 1e-4 hi, the bisection's tolerance, and returns the X of
+ * the smallest rho(X) (stats: objective = hi, bound = lo).
+ *
+ * The first rho is p->rho_hint when it lies inside (lo, the isolated
+ * allocation's rho) (the engine passes the last solve's rho*: its job set
+ * changes by a few jobs between solves), else the isolated allocation's
+ * rho (an upper bound). The first LP starts from ftf_crash's basis, not
+ * from x = 0: the primal simplex would need a pivot per job to reach any
+ * vertex where every job runs (perf, 10,000 jobs: 6,842 pivots, 3 s).
+ * A job with no work left needs nothing (its rho is age / iso whatever X);
+ * a job with no isolated time (no type it can use) gets no time. Jobs with
+ * the same GPUs, throughputs, isolated time, age and work left have the
+ * same row at every rho: one row with a multiplicity (grouped). */
+#define FTF_TOL 1e-4
+
+/* A starting basis for the first ftf LP (the level rows' z coefficients set
+ * for rho): every job with a need runs on one type, its level row tight (x
+ * = z need / thr there), and z as large as that allows: the first capacity
+ * or time row to fill is the tight one. The type of each group comes from
+ * 32 rounds of prices per GPU type (raised where the load over the GPUs is
+ * above the mean, by damped steps): a group takes the type of the smallest
+ * price per unit of its throughput among those where it fits in its time,
+ * else its fastest; the prices of the round with the largest z are used.
+ * This is a feasible vertex with one x basic per job, where the all-slack
+ * basis has none, and the primal simplex needs about one pivot per job to
+ * get there; from here it needs the pivots of the jobs on another type than
+ * the optimum's, or split over two (bench_gavel's problem: 0 or 1 pivots;
+ * its ages spread, 1,000 jobs: about 500, against 1,030 with 8 undamped
+ * rounds). Cost O(rounds x groups x types). need[g] is 0 for a group
+ * without a level. */
+static void ftf_crash(lp *L, const double *gk, uint32_t w, const double *ggpus, const double *gm,
+                      const double *cap, const double *need, uint32_t *type)
+{
+    uint32_t G = L->m, n = L->n;
+    double price[PLACE_MAX_TYPES], load[PLACE_MAX_TYPES], best_price[PLACE_MAX_TYPES];
+    for (uint32_t t = 0; t < n; t++)
+        price[t] = best_price[t] = 1.0;
+    double zest = 0, best_z = -1, best_zest = 0;
+    const int rounds = 32;
+    for (int round = 0; round <= rounds; round++) {
+        if (round == rounds) { /* the last pass: the best prices seen */
+            memcpy(price, best_price, n * sizeof *price);
+            zest = best_zest;
+        }
+        for (uint32_t t = 0; t < n; t++)
+            load[t] = 0;
+        double zt = INFINITY; /* z as the jobs' time allows */
+        for (uint32_t g = 0; g < G; g++) {
+            type[g] = UINT32_MAX;
+            if (!(need[g] > 0))
+                continue;
+            /* the cheapest type where the job fits in its time at zest,
+             * else its fastest */
+            double bestc = INFINITY, fast = 0;
+            uint32_t tf = UINT32_MAX;
+            for (uint32_t t = 0; t < n; t++) {
+                double th = gk[(size_t)g * w + t];
+                if (!L->col[(size_t)g * n + t])
+                    continue;
+                if (th > fast) {
+                    fast = th;
+                    tf = t;
+                }
+                if (th >= need[g] * zest && price[t] / th < bestc) {
+                    bestc = price[t] / th;
+                    type[g] = t;
+                }
+            }
+            if (type[g] == UINT32_MAX)
+                type[g] = tf;
+            uint32_t t = type[g];
+            load[t] += ggpus[g] * gm[g] * need[g] / gk[(size_t)g * w + t];
+            if (gk[(size_t)g * w + t] / need[g] < zt)
+                zt = gk[(size_t)g * w + t] / need[g];
+        }
+        if (round == rounds)
+            break;
+        double mean = 0, k = 0, zc = INFINITY;
+        for (uint32_t t = 0; t < n; t++)
+            if (cap[t] > 0) {
+                mean += load[t] / cap[t];
+                k++;
+                if (load[t] > 0 && cap[t] / load[t] < zc)
+                    zc = cap[t] / load[t];
+            }
+        mean = k > 0 ? mean / k : 0;
+        if (!(mean > 0))
+            break;
+        double z = zc < zt ? zc : zt;
+        if (z > best_z) {
+            best_z = z;
+            best_zest = zest;
+            memcpy(best_price, price, n * sizeof *price);
+        }
+        zest = zc;
+        double step = 0.5 / sqrt(1.0 + round); /* damped: the loads oscillate */
+        for (uint32_t t = 0; t < n; t++)
+            if (cap[t] > 0)
+                price[t] *= pow((load[t] / cap[t] + 0.01 * mean) / mean, step);
+    }
+    /* z: the first capacity or time row to fill */
+    double z = INFINITY;
+    uint32_t tight_t = UINT32_MAX, tight_g = UINT32_MAX;
+    for (uint32_t t = 0; t < n; t++)
+        if (load[t] > 0 && cap[t] / load[t] < z) {
+            z = cap[t] / load[t];
+            tight_t = t;
+        }
+    for (uint32_t g = 0; g < G; g++)
+        if (type[g] != UINT32_MAX && gk[(size_t)g * w + type[g]] / need[g] < z) {
+            z = gk[(size_t)g * w + type[g]] / need[g];
+            tight_g = g;
+            tight_t = UINT32_MAX;
+        }
+    for (uint32_t g = 0; g < G; g++) {
+        for (uint32_t t = 0; t < n; t++)
+            if (L->col[(size_t)g * n + t])
+                glp_set_col_stat(L->P, L->col[(size_t)g * n + t], t == type[g] ? GLP_BS : GLP_NL);
+        int lvl = type[g] != UINT32_MAX;
+        glp_set_row_stat(L->P, (int)(g + 1), lvl ? GLP_NL : GLP_BS);
+        glp_set_row_stat(L->P, (int)(G + g + 1), g == tight_g ? GLP_NU : GLP_BS);
+    }
+    for (uint32_t t = 0; t < n; t++)
+        glp_set_row_stat(L->P, (int)(2 * G + t + 1), t == tight_t ? GLP_NU : GLP_BS);
+    glp_set_col_stat(L->P, L->zcol, GLP_BS);
+}
+
+/* The capacity X leaves idle, given to the jobs of the largest rho_i(X)
+ * first, each on its fastest types: a job's rho only falls when it gets
+ * more time, so X stays optimal. The LP's optimum is a face (only the jobs
+ * at rho* are pinned); the simplex ends at a vertex where the others have
+ * just what rho* needs, which the rounds would realise as a fleet mostly
+ * idle. gx gets each group's rho (scratch); order is a permutation
+ * buffer. Cost O(G log G + G n^2). */
+typedef struct fill_key {
+    double rho;
+    uint32_t g;
+} fill_key;
+
+static int fill_cmp(const void *pa, const void *pb)
+{
+    const fill_key *a = pa, *b = pb;
+    if (a->rho != b->rho)
+        return a->rho > b->rho ? -1 : 1;
+    return a->g < b->g ? -1 : a->g > b->g;
+}
+
+static void ftf_fill(const lp *L, const double *gk, uint32_t w, const double *ggpus,
+                     const double *gm, const double *cap, double *best, fill_key *order)
+{
+    uint32_t G = L->m, n = L->n;
+    double left[PLACE_MAX_TYPES];
+    memcpy(left, cap, n * sizeof *left);
+    for (uint32_t g = 0; g < G; g++) {
+        const double *k = gk + (size_t)g * w;
+        double th = 0;
+        for (uint32_t t = 0; t < n; t++) {
+            left[t] -= ggpus[g] * gm[g] * best[(size_t)g * n + t];
+            th += k[t] * best[(size_t)g * n + t];
+        }
+        order[g].g = g;
+        order[g].rho = !(k[n] > 0)     ? -INFINITY
+                       : k[n + 2] <= 0 ? k[n + 1] / k[n]
+                       : th > 0        ? (k[n + 1] + k[n + 2] / th) / k[n]
+                                       : INFINITY;
+    }
+    qsort(order, G, sizeof *order, fill_cmp);
+    for (uint32_t r = 0; r < G; r++) {
+        uint32_t g = order[r].g;
+        double *xg = best + (size_t)g * n, row = 0, use = ggpus[g] * gm[g];
+        uint8_t done[PLACE_MAX_TYPES] = {0};
+        for (uint32_t t = 0; t < n; t++)
+            row += xg[t];
+        for (uint32_t q = 0; q < n && row < 1 && use > 0; q++) {
+            uint32_t f = UINT32_MAX; /* the fastest type not tried yet */
+            for (uint32_t t = 0; t < n; t++)
+                if (!done[t] && L->col[(size_t)g * n + t] &&
+                    (f == UINT32_MAX || gk[(size_t)g * w + t] > gk[(size_t)g * w + f]))
+                    f = t;
+            if (f == UINT32_MAX)
+                break;
+            done[f] = 1;
+            double add = left[f] > 0 ? left[f] / use : 0;
+            add = add < 1 - row ? add : 1 - row;
+            if (add > 0) {
+                xg[f] += add;
+                row += add;
+                left[f] -= add * use;
+            }
+        }
+    }
+}
+
 static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__gavel_stats *stats)
 {
     uint32_t m = p->n_jobs, n = p->n_types, w = n + 3, G = 0;
     double *key = malloc((size_t)m * w * sizeof *key), *gk = malloc((size_t)m * w * sizeof *gk);
     double *ggpus = calloc(m, sizeof *ggpus), *gm = calloc(m, sizeof *gm);
-    double *ga = calloc((size_t)m * n, sizeof *ga), *best = malloc((size_t)m * n * sizeof *best);
-    uint32_t *grp = malloc((size_t)m * sizeof *grp);
+    double *gx = calloc((size_t)m * n + 1, sizeof *gx),
+           *best = calloc((size_t)m * n + 1, sizeof *best);
+    double *ga = calloc((size_t)m * n + 1, sizeof *ga);
+    uint32_t *grp = malloc((size_t)m * sizeof *grp), *gtype = malloc((size_t)m * sizeof *gtype);
+    int *zind = malloc(((size_t)m + 1) * sizeof *zind), mode = LP_COLD;
+    double *zval = malloc(((size_t)m + 1) * sizeof *zval);
     int rc = TM_OK, have = 0;
     lp L = {0};
-    if (!key || !gk || !ggpus || !gm || !ga || !best || !grp) {
+    if (!key || !gk || !ggpus || !gm || !gx || !best || !ga || !grp || !gtype || !zind || !zval) {
         rc = TM_ERR_NOMEM;
         goto out;
     }
-    double lo = 0, hi;
+    double lo = 0, hi = INFINITY, rho_iso = 0;
     for (uint32_t i = 0; i < m; i++) {
         double it = iso_thr(p, i), *k = key + (size_t)i * w;
         memcpy(k, p->thr + (size_t)i * n, n * sizeof *k);
         k[n] = it > 0 ? p->total_s[i] / it : 0; /* isolated finish time */
         k[n + 1] = p->age_s[i];
         k[n + 2] = p->left_s[i];
-        if (k[n] > 0 && k[n + 1] / k[n] > lo)
-            lo = k[n + 1] / k[n];
+        if (k[n] > 0) {
+            double r = (k[n + 1] + (k[n + 2] > 0 ? k[n + 2] / it : 0)) / k[n];
+            lo = k[n + 1] / k[n] > lo ? k[n + 1] / k[n] : lo;
+            rho_iso = r > rho_iso ? r : rho_iso;
+        }
     }
     if (grouped) {
         if ((G = group_rows(p, key, w, grp, gk, ggpus, gm)) == 0) {
@@ -515,65 +739,122 @@ static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__g
         }
         G = m;
     }
-    /* the columns: a job's types with a throughput, when it has an isolated time */
+    /* the columns: a group's types with a throughput, when it has an isolated time */
     for (uint32_t g = 0; g < G; g++)
         for (uint32_t t = 0; t < n; t++)
             ga[(size_t)g * n + t] = gk[(size_t)g * w + n] > 0 ? gk[(size_t)g * w + t] : 0;
     if ((rc = lp_build(&L, G, n, ga, ggpus, gm, p->cap)) != TM_OK)
         goto out;
-    hi = lo > 0 ? 2 * lo + 1 : 1;
-    int mode = LP_COLD;
+    uint32_t n_need = 0;
+    for (uint32_t g = 0; g < G; g++)
+        n_need += gk[(size_t)g * w + n] > 0 && gk[(size_t)g * w + n + 2] > 0;
+    if (n_need == 0) { /* nobody needs anything: X = 0 meets every rho */
+        hi = lo;
+        have = 1;
+        goto done;
+    }
+    double rho = p->rho_hint > lo && p->rho_hint < rho_iso ? p->rho_hint : rho_iso;
+    double rho_prev = 0, lam_prev = 0, gap_prev = INFINITY;
     for (int step = 0; step < 80; step++) {
-        double rho = have ? 0.5 * (lo + hi) : hi;
-        uint32_t n_live = 0;
+        int len = 0; /* z's column: -need in each level row with a need */
         for (uint32_t g = 0; g < G; g++) {
             const double *k = gk + (size_t)g * w;
-            double iso = k[n], slack = rho * iso - k[n + 1], left = k[n + 2];
-            int len = 0, live = iso > 0 && (left <= 0 || slack > 0);
+            if (k[n] > 0 && k[n + 2] > 0 && glp_get_row_type(L.P, (int)(g + 1)) != GLP_FR) {
+                zind[++len] = (int)(g + 1); /* rho > lo >= age / iso: the slack is positive */
+                zval[len] = -k[n + 2] / (rho * k[n] - k[n + 1]);
+            }
+        }
+        glp_set_mat_col(L.P, L.zcol, len, zind, zval);
+        if (mode == LP_COLD) {
+            for (uint32_t g = 0; g < G; g++)
+                gx[g] = 0;
+            for (int q = 1; q <= len; q++)
+                gx[zind[q] - 1] = -zval[q];
+            ftf_crash(&L, gk, w, ggpus, gm, p->cap, gx, gtype);
+            mode = LP_PRIMAL_WARM;
+        }
+        if (lp_solve(&L, mode) != 0) {
+            rc = TM_ERR_INTERNAL;
+            goto out;
+        }
+        mode = LP_PRIMAL_WARM;
+        double lam = glp_get_obj_val(L.P);
+        if (!(lam > 0)) {
+            rc = TM_ERR_INTERNAL; /* every need can have some time: impossible */
+            goto out;
+        }
+        double rx = 0, lb = INFINITY;
+        for (uint32_t g = 0; g < G; g++) {
+            const double *k = gk + (size_t)g * w;
+            double th = 0;
             for (uint32_t t = 0; t < n; t++) {
                 int c = L.col[(size_t)g * n + t];
-                if (!c)
-                    continue;
-                L.ind[++len] = c;
-                L.val[len] = left > 0 ? k[t] * slack / left : k[t];
-                glp_set_col_bnds(L.P, c, live ? GLP_DB : GLP_FX, 0.0, live ? 1.0 : 0.0);
+                double v = c ? glp_get_col_prim(L.P, c) : 0.0;
+                v = v < 0 ? 0 : v > 1 ? 1 : v;
+                gx[(size_t)g * n + t] = v;
+                th += k[t] * v;
             }
-            if (len == 0)
-                continue; /* a free row since lp_build */
-            if (live) {
-                n_live++;
-                L.ind[len + 1] = L.zcol;
-                L.val[len + 1] = -1.0;
-                glp_set_mat_row(L.P, (int)(g + 1), len + 1, L.ind, L.val);
-                glp_set_row_bnds(L.P, (int)(g + 1), GLP_LO, 0.0, 0.0);
-            } else { /* past rho already: no level (its x stays 0) */
-                glp_set_row_bnds(L.P, (int)(g + 1), GLP_FR, 0.0, 0.0);
+            if (!(k[n] > 0))
+                continue;
+            double r = k[n + 2] <= 0 ? k[n + 1] / k[n]
+                       : th > 0      ? (k[n + 1] + k[n + 2] / th) / k[n]
+                                     : INFINITY;
+            rx = r > rx ? r : rx;
+            if (k[n + 2] > 0) {
+                double l = (k[n + 1] + (rho * k[n] - k[n + 1]) / lam) / k[n];
+                lb = l < lb ? l : lb;
             }
         }
-        double z = 0; /* no job has a level: z is unbounded, and never feasible */
-        if (n_live > 0) {
-            if (lp_solve(&L, mode) != 0) {
-                rc = TM_ERR_INTERNAL;
-                goto out;
-            }
-            mode = LP_PRIMAL_WARM;
-            z = glp_get_obj_val(L.P);
-        }
-        if (z >= 1 - 1e-9) {
-            lp_read_x(&L, best);
-            stats->objective = rho;
-            hi = rho;
+        if (lam < 1 && rho > lo)
+            lo = rho; /* infeasible: rho* is above */
+        if (lb > lo && lb < INFINITY)
+            lo = lb;
+        if (rx < hi) {
+            hi = rx;
+            memcpy(best, gx, (size_t)G * n * sizeof *best);
             have = 1;
-            if (hi - lo <= 1e-4 * hi)
-                break;
-        } else if (!have) {
-            lo = hi;
-            hi *= 2;
-        } else {
-            lo = rho;
-            if (hi - lo <= 1e-4 * hi)
-                break;
         }
+        if (lo > hi)
+            lo = hi; /* rounding: the bracket closed */
+        double gap = hi - lo;
+        if (have && gap <= FTF_TOL * hi)
+            break;
+        double next = hi; /* Dinkelbach's step */
+        if (step > 0 && lam != lam_prev) {
+            double rs = rho - (lam - 1) * (rho - rho_prev) / (lam - lam_prev);
+            if (rs > lo && rs < hi)
+                next = rs;
+        }
+        if (!(next < INFINITY) || gap > 0.5 * gap_prev || next == rho) {
+            next = 0.5 * (lo + (hi < INFINITY ? hi : rho_iso)); /* stalled: bisect */
+            stats->bisect_steps++;
+        }
+        rho_prev = rho;
+        lam_prev = lam;
+        gap_prev = gap;
+        rho = next;
+    }
+    if (!have)
+        rc = TM_ERR_INTERNAL;
+done:
+    stats->bound = lo;
+    stats->objective = hi;
+    if (have) {
+        ftf_fill(&L, gk, w, ggpus, gm, p->cap, best, (fill_key *)key);
+        double rx = 0; /* X's rho, no larger than hi */
+        for (uint32_t g = 0; g < G; g++) {
+            const double *k = gk + (size_t)g * w;
+            double th = 0;
+            for (uint32_t t = 0; t < n; t++)
+                th += k[t] * best[(size_t)g * n + t];
+            if (k[n] > 0) {
+                double r = k[n + 2] <= 0 ? k[n + 1] / k[n] : (k[n + 1] + k[n + 2] / th) / k[n];
+                rx = r > rx ? r : rx;
+            }
+        }
+        stats->objective = rx;
+        if (rx < lo)
+            stats->bound = rx; /* rounding: rho* <= rho(X) */
     }
     if (have)
         for (uint32_t i = 0; i < m; i++)
@@ -585,9 +866,13 @@ out:
     free(gk);
     free(ggpus);
     free(gm);
-    free(ga);
+    free(gx);
     free(best);
+    free(ga);
     free(grp);
+    free(gtype);
+    free(zind);
+    free(zval);
     return rc;
 }
 
@@ -642,7 +927,7 @@ int sim__gavel_solve(int objective, const sim__gavel_problem *p, double *x, sim_
                            &stats->objective, &stats->lps, &stats->levels);
         if (rc == TM_OK && objective == SIM_GAVEL_MAKESPAN)
             stats->objective = stats->objective > 0 ? 1.0 / stats->objective : INFINITY;
-    } else { /* ftf: bisection on rho */
+    } else { /* ftf: a Dinkelbach-type iteration on rho */
         rc = solve_ftf(p, x, !stats->ungrouped, stats);
     }
     free(a);
@@ -815,6 +1100,7 @@ int sim__gavel_resolve(sim__gavel *g, const sim__gavel_jobs *jobs, tm_diag *diag
         .total_s = jobs->total_s,
         .age_s = jobs->age_s,
         .prev_x = g->prevx,
+        .rho_hint = g->ftf_rho,
     };
     sim__gavel_stats st = {0};
     struct timespec t0, t1;
@@ -825,6 +1111,8 @@ int sim__gavel_resolve(sim__gavel *g, const sim__gavel_jobs *jobs, tm_diag *diag
     g->solves++;
     if (rc != TM_OK)
         return rc;
+    if (g->objective == SIM_GAVEL_FTF)
+        g->ftf_rho = st.objective;
     /* the new rows become the current ones (swap the buffers) */
     if (g->cap_rows < n || !g->id) {
         GROW_(g->id, g->n_cap);

@@ -72,15 +72,19 @@ typedef struct sim__gavel_problem {
     const double *total_s; /* ftf: the job's whole reference work, seconds */
     const double *age_s;   /* ftf: time since arrival, seconds */
     const double *prev_x;  /* fifo: the previous allocation (rows kept), may be NULL */
+    double rho_hint;       /* ftf: where to start, e.g. the last solve's rho (0: none) */
 } sim__gavel_problem;
 
 typedef struct sim__gavel_stats {
-    uint32_t lps;     /* LPs solved */
-    uint32_t levels;  /* water-filling levels (max-min) */
-    double objective; /* max-min: the smallest normalised throughput; makespan: T (s);
-                         ftf: the largest rho */
-    int single;       /* in: solve max-min-wf as one LP (what max-min does) */
-    int ungrouped;    /* in: one LP row per job, even for interchangeable jobs (for the bench) */
+    uint32_t lps;          /* LPs solved */
+    uint32_t levels;       /* water-filling levels (max-min) */
+    double objective;      /* max-min: the smallest normalised throughput; makespan: T (s);
+                              ftf: the largest rho of x (an upper bound on the optimum) */
+    double bound;          /* ftf: a certified lower bound on the optimal rho, within
+                              1e-4 x objective of it */
+    uint32_t bisect_steps; /* ftf: steps that fell back to bisection */
+    int single;            /* in: solve max-min-wf as one LP (what max-min does) */
+    int ungrouped; /* in: one LP row per job, even for interchangeable jobs (for the bench) */
 } sim__gavel_stats;
 
 /* Solve p for an objective into x (n_jobs x n_types, row-major). stats (may be
@@ -111,6 +115,7 @@ typedef struct sim__gavel {
     double *n_x, *n_recv, *n_active, *thr, *cap, *left, *total, *age, *prevx;
     double *gpus;
     uint32_t n_cap;
+    double ftf_rho; /* ftf: the last solve's rho, where the next one starts */
     double solve_s; /* wall time spent solving, for the bench */
     uint64_t solves;
 } sim__gavel;
