@@ -164,7 +164,6 @@ typedef struct replica {
     fent *fh;         /* min-heap of D's finish clocks */
     size_t n_fh, cap_fh;
     uint64_t free_blocks;
-    uint32_t outstanding; /* routed here, not finished */
     int busy;
     double t_start, t_end;
     /* series, per bin */
@@ -183,7 +182,13 @@ typedef struct replica {
     uint32_t room;      /* most iterations: the first finish */
     uint32_t phase;     /* hist index of iteration steps + 1 */
     uint64_t cum_alloc; /* blocks its iterations 2..steps take */
-    double ib, ikv;     /* series integrals not yet put in bin ik */
+    /* a stretch in closed form (roofline; "Stretches in closed form"): the
+     * time of its iteration j is ca1 + cb1 (j - 1) for j < cJ and
+     * ca2 + cb2 (j - cJ) from cJ on; cSJ is the sum of the first cJ - 1 */
+    int closed;
+    double ca1, cb1, ca2, cb2, cJ, cSJ;
+    uint32_t ph0;   /* hist index of its iteration 2 */
+    double ib, ikv; /* series integrals not yet put in bin ik */
     size_t ik;
     double bin_end; /* end of bin ik */
 } replica;
@@ -198,7 +203,8 @@ typedef struct sim {
     seq *s;
     replica *rep;
     hent *heap;
-    uint32_t *hpos; /* [replica]: its place in heap, or NIL */
+    uint32_t *hpos;  /* [replica]: its place in heap, or NIL */
+    uint32_t *outst; /* [replica]: requests routed there, not finished */
     size_t n_heap;
     deque central;
     uint32_t rr;
@@ -262,14 +268,20 @@ static void rep_push(sim *m, uint32_t r, double t)
         heap_down(m, i, e);
 }
 
-static hent heap_pop(sim *m)
+/* Replica r has no next event (it may have had one). */
+static void rep_unpush(sim *m, uint32_t r)
 {
-    hent top = m->heap[0];
-    m->hpos[top.r] = NIL;
+    uint32_t i = m->hpos[r];
+    if (i == NIL)
+        return;
+    m->hpos[r] = NIL;
     hent e = m->heap[--m->n_heap];
-    if (m->n_heap)
-        heap_down(m, 0, e);
-    return top;
+    if (i == m->n_heap)
+        return;
+    if (i > 0 && hent_less(e, m->heap[(i - 1) / 2]))
+        heap_up(m, i, e);
+    else
+        heap_down(m, i, e);
 }
 
 static uint64_t blocks_for(const sim *m, uint64_t tokens)
@@ -514,7 +526,7 @@ static int try_admit(sim *m, replica *p, uint32_t *out)
     if (need + 1 + m->wm_blocks > total) { /* the prompt and one decode block */
         dq_pop_front(&p->wait);
         q->replica = -2;
-        p->outstanding--;
+        m->outst[p - m->rep]--;
         return 2;
     }
     if (p->free_blocks < need + m->wm_blocks)
@@ -805,10 +817,184 @@ static int stretch_cut(sim *m, uint32_t r, double t)
     return rc;
 }
 
+/* Stretches in closed form. With the roofline (no profile) a stretch's
+ * iterations need not be walked: iteration j (1 = the first) decodes the
+ * same n sequences with j - 1 more context tokens each, so its kv_tokens
+ * and attn_pairs grow by n per iteration, its compute time and its memory
+ * time are both affine in j, and its time, overhead + max(compute, memory)
+ * + communication, is affine in j on at most two pieces (the two lines cross
+ * at most once). The stretch's length, the end of its iteration k (the
+ * start plus a sum of one or two arithmetic series) and the cut (the first
+ * iteration end at or after an arrival: the root of a quadratic, checked
+ * against the sums) then cost O(1). Only the KV blocks taken inside the
+ * stretch are counted iteration by iteration (one histogram read each, no
+ * roofline), once, when the stretch ends, with the series. The times equal
+ * those of the walk up to floating-point rounding (llm_closed_* tests). */
+
+/* Sum of the times of the first k iterations of p's closed stretch. */
+static double closed_sum(const replica *p, double k)
+{
+    if (k < p->cJ)
+        return k * p->ca1 + p->cb1 * (0.5 * k * (k - 1.0));
+    double q = k - p->cJ + 1.0;
+    return p->cSJ + q * p->ca2 + p->cb2 * (0.5 * q * (q - 1.0));
+}
+
+static double closed_end_of(const replica *p, uint32_t k)
+{
+    return p->t_start + closed_sum(p, (double)k);
+}
+
+/* The least q >= 0 with q a + b q (q - 1) / 2 >= d (a > 0, b >= 0), about. */
+static double series_root(double a, double b, double d)
+{
+    if (!(d > 0))
+        return 0.0;
+    double h = a - 0.5 * b;
+    double disc = sqrt(h * h + 2.0 * b * d);
+    return h > 0 ? 2.0 * d / (h + disc) : (disc - h) / b;
+}
+
+/* Set up p's closed stretch from its first iteration's batch b (time dt1,
+ * the roofline's to the bit; > 1e-6, so the floor never applies after). */
+static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1)
+{
+    const sim__llm_roofline *r = &m->c->iter.roof;
+    double n = (double)b->decode_seqs;
+    double tc = (r->flops_per_token * n + r->attn_flops_per_pair * b->attn_pairs) / r->flops_per_s;
+    double tm = (r->weight_bytes + r->kv_bytes_per_token * (double)b->kv_tokens) / r->bytes_per_s;
+    double sc = r->attn_flops_per_pair * n / r->flops_per_s;
+    double sm = r->kv_bytes_per_token * n / r->bytes_per_s;
+    double hi = tc, shi = sc, lo = tm, slo = sm;
+    if (!(tc > tm)) {
+        hi = tm, shi = sm, lo = tc, slo = sc;
+    }
+    p->ca1 = dt1;
+    p->cb1 = shi;
+    p->cJ = INFINITY;
+    p->cSJ = 0.0;
+    if (slo > shi) { /* the lower line overtakes after x more iterations */
+        double x = floor((hi - lo) / (slo - shi)) + 2.0;
+        if (x < 9.0e15) {
+            p->cJ = x;
+            p->cSJ = closed_sum(p, x - 1.0);
+            /* iteration cJ's time on the other line: the same terms */
+            p->ca2 = dt1 - hi + (lo + slo * (x - 1.0));
+            p->cb2 = slo;
+        }
+    }
+}
+
+/* Begin a closed stretch at t (see stretch_begin). */
+static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
+{
+    uint32_t bt = m->c->block_tokens;
+    uint64_t room = p->fh[0].fin - p->clock;
+    uint64_t k = room < UINT32_MAX ? room : UINT32_MAX;
+    p->stretch = 1;
+    p->closed = 1;
+    p->ph0 = hist_idx(p->clock + 1, bt);
+    p->sb = *b;
+    p->busy = 1;
+    p->t_start = t;
+    closed_setup(m, p, b, dt);
+    /* the blocks: iterations 2..k take at most ceil((k - 1) / bt) each;
+     * when that could pass the free ones, stop before the first that does */
+    if (k > 1 && (uint64_t)p->n_dec * ((k - 1 + bt - 1) / bt) > p->free_blocks) {
+        uint64_t cum = 0;
+        uint32_t ph = p->ph0;
+        for (uint64_t j = 2; j <= k; j++) {
+            uint64_t a = p->hist[ph];
+            if (cum + a > p->free_blocks) {
+                k = j - 1;
+                break;
+            }
+            cum += a;
+            ph = ph ? ph - 1 : bt - 1;
+        }
+    }
+    p->steps = (uint32_t)k;
+    p->t_end = closed_end_of(p, p->steps);
+}
+
+/* A request arrived at t at replica r: the closed stretch ends with the
+ * first iteration that ends at or after t. */
+static void closed_cut(sim *m, uint32_t r, double t)
+{
+    replica *p = &m->rep[r];
+    uint32_t n = p->steps;
+    double d = t - p->t_start, q;
+    if (d <= p->cSJ || !(p->cJ < INFINITY))
+        q = series_root(p->ca1, p->cb1, d);
+    else
+        q = p->cJ - 1.0 + series_root(p->ca2, p->cb2, d - p->cSJ);
+    q = ceil(q);
+    uint32_t k = q < 1.0 ? 1u : q >= (double)n ? n : (uint32_t)q;
+    while (k > 1 && closed_end_of(p, k - 1) >= t)
+        k--;
+    while (k < n && closed_end_of(p, k) < t)
+        k++;
+    if (k == n)
+        return;
+    p->steps = k;
+    p->t_end = closed_end_of(p, k);
+    rep_push(m, r, p->t_end);
+}
+
+/* The closed stretch of p ends at p->t_end: its blocks, totals and series.
+ * Iteration j uses the blocks in use at its start, U + cum(j) (cum(j): taken
+ * by iterations 2..j). */
+static int closed_end(sim *m, replica *p)
+{
+    const sim__llm_cfg *c = m->c;
+    uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
+    double kvb = (double)c->kv_blocks, u = (double)(c->kv_blocks - p->free_blocks);
+    double seqs = (double)p->sb.seqs, t = p->t_start, span = p->t_end - p->t_start;
+    double f = (t - m->t0) / c->bin_s;
+    size_t k0 = f > 0 ? (size_t)f : 0;
+    int one_bin = p->t_end < m->t0 + (double)(k0 + 1) * c->bin_s;
+    uint64_t cum = 0;
+    double acc = 0.0; /* sum over the iterations of cum(j) x their time */
+    int rc = TM_OK;
+    for (uint32_t j = 1; j <= n; j++) {
+        if (j > 1) {
+            cum += p->hist[ph];
+            ph = ph ? ph - 1 : bt - 1;
+        }
+        if (one_bin) {
+            if (cum) {
+                double x = (double)j;
+                acc += (double)cum *
+                       (x < p->cJ ? p->ca1 + p->cb1 * (x - 1.0) : p->ca2 + p->cb2 * (x - p->cJ));
+            }
+        } else { /* rare: the stretch crosses a bin edge; iteration by iteration */
+            double e = closed_end_of(p, j);
+            if ((rc = series_add(m, p, t, e - t, seqs, (u + (double)cum) / kvb, 0.0)))
+                return rc;
+            t = e;
+        }
+    }
+    if (one_bin) {
+        if ((rc = series_bin(m, p, k0)))
+            return rc;
+        p->s_batch[k0] += seqs * span;
+        p->s_kv[k0] += (u * span + acc) / kvb;
+    }
+    p->iterations += n;
+    p->busy_s += span;
+    p->free_blocks -= cum;
+    p->stretch = p->closed = 0;
+    return TM_OK;
+}
+
 /* Begin a stretch at t whose first iteration (batch b, dt) decode_all built. */
 static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
 {
     const sim__llm_cfg *c = m->c;
+    if (!c->iter.profile && dt > 1e-6) {
+        closed_begin(m, p, b, t, dt);
+        return TM_OK;
+    }
     uint64_t room = p->fh[0].fin - p->clock;
     p->stretch = 1;
     p->room = room < UINT32_MAX ? (uint32_t)room : UINT32_MAX;
@@ -830,6 +1016,8 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
 /* The stretch of p ends at p->t_end: its totals, blocks and series. */
 static int stretch_end(sim *m, replica *p)
 {
+    if (p->closed)
+        return closed_end(m, p);
     int rc = stretch_commit(m, p, p->n_w);
     if (rc)
         return rc;
@@ -850,6 +1038,7 @@ static int start(sim *m, uint32_t r, double t)
         return rc;
     if (b.seqs == 0) {
         p->busy = 0;
+        rep_unpush(m, r);
         return TM_OK;
     }
     double dt = sim__llm_iter_time(&m->c->iter, &b);
@@ -876,11 +1065,11 @@ static int start(sim *m, uint32_t r, double t)
 static int central_pull(sim *m, uint32_t r)
 {
     replica *p = &m->rep[r];
-    while (m->central.n && p->outstanding < m->c->max_batch) {
+    while (m->central.n && m->outst[r] < m->c->max_batch) {
         uint32_t i = dq_front(&m->central);
         dq_pop_front(&m->central);
         m->s[i].replica = (int32_t)r;
-        p->outstanding++;
+        m->outst[r]++;
         if (dq_push_back(&p->wait, i))
             return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
     }
@@ -897,7 +1086,7 @@ static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *
     q->state = ST_OUT;
     p->free_blocks += q->blocks;
     q->blocks = 0;
-    p->outstanding--;
+    m->outst[p - m->rep]--;
     double ta = reqs[i].t_s;
     res->ttft_s[i] = q->t_first - ta;
     res->e2e_s[i] = t - ta;
@@ -959,7 +1148,7 @@ static uint32_t route(sim *m)
     }
     uint32_t best = 0;
     for (uint32_t r = 1; r < c->replicas; r++)
-        if (m->rep[r].outstanding < m->rep[best].outstanding)
+        if (m->outst[r] < m->outst[best])
             best = r;
     return best;
 }
@@ -970,7 +1159,7 @@ static int arrive(sim *m, uint32_t i, double t)
     uint32_t r;
     if (c->route == SIM__LLM_ROUTE_CENTRAL) {
         r = route(m);
-        if (m->rep[r].outstanding >= c->max_batch) {
+        if (m->outst[r] >= c->max_batch) {
             if (c->max_queue && m->central.n >= c->max_queue) {
                 m->s[i].replica = -1;
                 return TM_OK;
@@ -987,11 +1176,13 @@ static int arrive(sim *m, uint32_t i, double t)
     }
     replica *p = &m->rep[r];
     m->s[i].replica = (int32_t)r;
-    p->outstanding++;
+    m->outst[r]++;
     if (dq_push_back(&p->wait, i))
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
     if (p->busy)
-        return p->stretch ? stretch_cut(m, r, t) : TM_OK;
+        return !p->stretch ? TM_OK
+               : p->closed ? (closed_cut(m, r, t), TM_OK)
+                           : stretch_cut(m, r, t);
     return start(m, r, t);
 }
 
@@ -1151,13 +1342,14 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     m.rep = calloc(cfg->replicas, sizeof *m.rep);
     m.heap = malloc(cfg->replicas * sizeof *m.heap);
     m.hpos = malloc(cfg->replicas * sizeof *m.hpos);
+    m.outst = calloc(cfg->replicas, sizeof *m.outst);
     res->ttft_s = malloc(nn * sizeof(double));
     res->tpot_s = malloc(nn * sizeof(double));
     res->e2e_s = malloc(nn * sizeof(double));
     res->replica = malloc(nn * sizeof(int32_t));
     res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
-    if (!m.s || !m.rep || !m.heap || !m.hpos || !res->ttft_s || !res->tpot_s || !res->e2e_s ||
-        !res->replica || !res->per_replica) {
+    if (!m.s || !m.rep || !m.heap || !m.hpos || !m.outst || !res->ttft_s || !res->tpot_s ||
+        !res->e2e_s || !res->replica || !res->per_replica) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
         goto out;
     }
@@ -1189,7 +1381,9 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
             rc = arrive(&m, (uint32_t)ai, reqs[ai].t_s);
             m.ai = ++ai;
         } else {
-            hent e = heap_pop(&m);
+            /* the replica's entry stays at the root: its next event moves
+             * it down (rep_push), or start() takes it out when idle */
+            hent e = m.heap[0];
             replica *p = &m.rep[e.r];
             if (p->more && p->wait.n == 0) { /* a stretch walks on */
                 if ((rc = stretch_commit(&m, p, p->n_w)) == TM_OK &&
@@ -1313,6 +1507,7 @@ out:
     free(m.rep);
     free(m.heap);
     free(m.hpos);
+    free(m.outst);
     free(m.s);
     if (rc != TM_OK)
         sim__llm_result_fini(res);
