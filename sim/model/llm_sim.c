@@ -6,9 +6,9 @@
  * contract, docs/llm-serving.md the rules and their sources).
  *
  * How it works: a replica is either idle or running one iteration; the busy
- * ones sit in a binary min-heap keyed by (iteration end, replica index). The
- * loop takes the earlier of the next arrival and the heap's top (an arrival
- * first on a tie): an arrival is routed and wakes an idle replica; an
+ * ones are ordered by (iteration end, replica index) in a winner tree. The
+ * loop takes the earlier of the next arrival and the tree's winner (an
+ * arrival first on a tie): an arrival is routed and wakes an idle replica; an
  * iteration end advances its sequences (a prefill chunk fills the KV cache
  * and, when the prompt is done, yields the first token; a decode yields one),
  * retires the finished ones and schedules the next iteration at once.
@@ -193,19 +193,21 @@ typedef struct replica {
     double bin_end; /* end of bin ik */
 } replica;
 
-typedef struct hent {
-    double t;
-    uint32_t r;
-} hent;
-
 typedef struct sim {
     const sim__llm_cfg *c;
     seq *s;
     replica *rep;
-    hent *heap;
-    uint32_t *hpos;  /* [replica]: its place in heap, or NIL */
-    uint32_t *outst; /* [replica]: requests routed there, not finished */
-    size_t n_heap;
+    /* Two winner trees over the replicas (leaves P..2P-1 for replicas
+     * 0..P-1, P a power of two >= replicas; node i holds the winner of
+     * 2i and 2i + 1, a tie going to the left, so to the lower index; the
+     * root is node 1): ev by the next event's time (INFINITY: none; the
+     * padding too), rt by requests routed there and not finished (padding
+     * UINT32_MAX). An update replays one leaf-to-root path: log2 P
+     * comparisons, no swaps. */
+    uint32_t P;
+    uint32_t *ev, *rt;
+    double *tnext;   /* [P]: replica's next event, or INFINITY */
+    uint32_t *outst; /* [P]: requests routed there, not finished */
     deque central;
     uint32_t rr;
     uint64_t wm_blocks;
@@ -216,72 +218,54 @@ typedef struct sim {
     tm_diag *diag;
 } sim;
 
-static int hent_less(hent a, hent b)
+/* b if lt else a, without a branch (the comparisons are data: a branch
+ * would be mispredicted about half the time) */
+static uint32_t pick(uint32_t a, uint32_t b, int lt)
 {
-    return a.t < b.t || (a.t == b.t && a.r < b.r);
+    return a ^ ((a ^ b) & (0u - (uint32_t)lt));
 }
 
-static void heap_set(sim *m, size_t i, hent e)
+static void ev_fix(sim *m, uint32_t r)
 {
-    m->heap[i] = e;
-    m->hpos[e.r] = (uint32_t)i;
-}
-
-static void heap_up(sim *m, size_t i, hent e)
-{
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!hent_less(e, m->heap[p]))
-            break;
-        heap_set(m, i, m->heap[p]);
-        i = p;
+    uint32_t *w = m->ev;
+    const double *k = m->tnext;
+    for (uint32_t i = (m->P + r) >> 1; i; i >>= 1) {
+        uint32_t a = w[2 * i], b = w[2 * i + 1];
+        w[i] = pick(a, b, k[b] < k[a]);
     }
-    heap_set(m, i, e);
 }
 
-static void heap_down(sim *m, size_t i, hent e)
+static void rt_fix(sim *m, uint32_t r)
 {
-    size_t n = m->n_heap;
-    for (;;) {
-        size_t l = 2 * i + 1;
-        if (l >= n)
-            break;
-        size_t k = l + 1 < n && hent_less(m->heap[l + 1], m->heap[l]) ? l + 1 : l;
-        if (!hent_less(m->heap[k], e))
-            break;
-        heap_set(m, i, m->heap[k]);
-        i = k;
+    uint32_t *w = m->rt;
+    const uint32_t *k = m->outst;
+    for (uint32_t i = (m->P + r) >> 1; i; i >>= 1) {
+        uint32_t a = w[2 * i], b = w[2 * i + 1];
+        w[i] = pick(a, b, k[b] < k[a]);
     }
-    heap_set(m, i, e);
 }
 
 /* Replica r's next event is at t (it may have one already: it moves). */
 static void rep_push(sim *m, uint32_t r, double t)
 {
-    hent e = {t, r};
-    uint32_t i = m->hpos[r];
-    if (i == NIL)
-        heap_up(m, m->n_heap++, e);
-    else if (hent_less(e, m->heap[i]))
-        heap_up(m, i, e);
-    else
-        heap_down(m, i, e);
+    m->tnext[r] = t;
+    ev_fix(m, r);
 }
 
 /* Replica r has no next event (it may have had one). */
 static void rep_unpush(sim *m, uint32_t r)
 {
-    uint32_t i = m->hpos[r];
-    if (i == NIL)
-        return;
-    m->hpos[r] = NIL;
-    hent e = m->heap[--m->n_heap];
-    if (i == m->n_heap)
-        return;
-    if (i > 0 && hent_less(e, m->heap[(i - 1) / 2]))
-        heap_up(m, i, e);
-    else
-        heap_down(m, i, e);
+    if (m->tnext[r] < INFINITY) {
+        m->tnext[r] = INFINITY;
+        ev_fix(m, r);
+    }
+}
+
+/* Requests routed to replica r and not finished change by d (+1 or -1). */
+static void outst_add(sim *m, uint32_t r, int d)
+{
+    m->outst[r] += (uint32_t)d;
+    rt_fix(m, r);
 }
 
 static uint64_t blocks_for(const sim *m, uint64_t tokens)
@@ -526,7 +510,7 @@ static int try_admit(sim *m, replica *p, uint32_t *out)
     if (need + 1 + m->wm_blocks > total) { /* the prompt and one decode block */
         dq_pop_front(&p->wait);
         q->replica = -2;
-        m->outst[p - m->rep]--;
+        outst_add(m, (uint32_t)(p - m->rep), -1);
         return 2;
     }
     if (p->free_blocks < need + m->wm_blocks)
@@ -954,31 +938,46 @@ static int closed_end(sim *m, replica *p)
     size_t k0 = f > 0 ? (size_t)f : 0;
     int one_bin = p->t_end < m->t0 + (double)(k0 + 1) * c->bin_s;
     uint64_t cum = 0;
-    double acc = 0.0; /* sum over the iterations of cum(j) x their time */
     int rc = TM_OK;
-    for (uint32_t j = 1; j <= n; j++) {
-        if (j > 1) {
-            cum += p->hist[ph];
-            ph = ph ? ph - 1 : bt - 1;
-        }
-        if (one_bin) {
-            if (cum) {
-                double x = (double)j;
-                acc += (double)cum *
-                       (x < p->cJ ? p->ca1 + p->cb1 * (x - 1.0) : p->ca2 + p->cb2 * (x - p->cJ));
+    if (one_bin) {
+        /* sum of cum(j) x the time of iteration j, one piece at a time:
+         * a x sum cum(j) + b x sum cum(j) (j - base) */
+        double acc = 0.0;
+        /* the integer sums cannot wrap: cum <= kv_blocks, j - base < n */
+        int exact = (double)c->kv_blocks * (double)n * (double)n < 1e19;
+        for (uint32_t j = 2, piece = 0; piece < 2 && j <= n; piece++) {
+            double a = piece ? p->ca2 : p->ca1, b = piece ? p->cb2 : p->cb1;
+            uint32_t base = piece ? j : 1, hi = n;
+            if (!piece && p->cJ <= (double)n)
+                hi = (uint32_t)p->cJ - 1;
+            uint64_t s0 = 0, s1 = 0;
+            double s1d = 0.0;
+            for (; j <= hi; j++) { /* iteration 1 takes no block here */
+                cum += p->hist[ph];
+                ph = ph ? ph - 1 : bt - 1;
+                s0 += cum;
+                if (exact)
+                    s1 += cum * (j - base);
+                else
+                    s1d += (double)cum * (double)(j - base);
             }
-        } else { /* rare: the stretch crosses a bin edge; iteration by iteration */
+            acc += a * (double)s0 + b * (exact ? (double)s1 : s1d);
+        }
+        if ((rc = series_bin(m, p, k0)))
+            return rc;
+        p->s_batch[k0] += seqs * span;
+        p->s_kv[k0] += (u * span + acc) / kvb;
+    } else { /* rare: the stretch crosses a bin edge; iteration by iteration */
+        for (uint32_t j = 1; j <= n; j++) {
+            if (j > 1) {
+                cum += p->hist[ph];
+                ph = ph ? ph - 1 : bt - 1;
+            }
             double e = closed_end_of(p, j);
             if ((rc = series_add(m, p, t, e - t, seqs, (u + (double)cum) / kvb, 0.0)))
                 return rc;
             t = e;
         }
-    }
-    if (one_bin) {
-        if ((rc = series_bin(m, p, k0)))
-            return rc;
-        p->s_batch[k0] += seqs * span;
-        p->s_kv[k0] += (u * span + acc) / kvb;
     }
     p->iterations += n;
     p->busy_s += span;
@@ -1069,7 +1068,7 @@ static int central_pull(sim *m, uint32_t r)
         uint32_t i = dq_front(&m->central);
         dq_pop_front(&m->central);
         m->s[i].replica = (int32_t)r;
-        m->outst[r]++;
+        outst_add(m, r, 1);
         if (dq_push_back(&p->wait, i))
             return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
     }
@@ -1086,7 +1085,7 @@ static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *
     q->state = ST_OUT;
     p->free_blocks += q->blocks;
     q->blocks = 0;
-    m->outst[p - m->rep]--;
+    outst_add(m, (uint32_t)(p - m->rep), -1);
     double ta = reqs[i].t_s;
     res->ttft_s[i] = q->t_first - ta;
     res->e2e_s[i] = t - ta;
@@ -1146,11 +1145,7 @@ static uint32_t route(sim *m)
         m->rr = (m->rr + 1) % c->replicas;
         return r;
     }
-    uint32_t best = 0;
-    for (uint32_t r = 1; r < c->replicas; r++)
-        if (m->outst[r] < m->outst[best])
-            best = r;
-    return best;
+    return m->rt[1]; /* the fewest outstanding, the lowest index on a tie */
 }
 
 static int arrive(sim *m, uint32_t i, double t)
@@ -1176,7 +1171,7 @@ static int arrive(sim *m, uint32_t i, double t)
     }
     replica *p = &m->rep[r];
     m->s[i].replica = (int32_t)r;
-    m->outst[r]++;
+    outst_add(m, r, 1);
     if (dq_push_back(&p->wait, i))
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
     if (p->busy)
@@ -1340,15 +1335,18 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     res->bin_s = cfg->bin_s;
     m.s = calloc(nn, sizeof *m.s);
     m.rep = calloc(cfg->replicas, sizeof *m.rep);
-    m.heap = malloc(cfg->replicas * sizeof *m.heap);
-    m.hpos = malloc(cfg->replicas * sizeof *m.hpos);
-    m.outst = calloc(cfg->replicas, sizeof *m.outst);
+    for (m.P = 1; m.P < cfg->replicas;)
+        m.P *= 2;
+    m.ev = malloc(2 * (size_t)m.P * sizeof *m.ev);
+    m.rt = malloc(2 * (size_t)m.P * sizeof *m.rt);
+    m.tnext = malloc(m.P * sizeof *m.tnext);
+    m.outst = malloc(m.P * sizeof *m.outst);
     res->ttft_s = malloc(nn * sizeof(double));
     res->tpot_s = malloc(nn * sizeof(double));
     res->e2e_s = malloc(nn * sizeof(double));
     res->replica = malloc(nn * sizeof(int32_t));
     res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
-    if (!m.s || !m.rep || !m.heap || !m.hpos || !m.outst || !res->ttft_s || !res->tpot_s ||
+    if (!m.s || !m.rep || !m.ev || !m.rt || !m.tnext || !m.outst || !res->ttft_s || !res->tpot_s ||
         !res->e2e_s || !res->replica || !res->per_replica) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
         goto out;
@@ -1366,24 +1364,41 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         m.rep[r].free_blocks = cfg->kv_blocks;
         m.rep[r].run.head = m.rep[r].run.tail = NIL;
         m.rep[r].pre.head = m.rep[r].pre.tail = NIL;
-        m.hpos[r] = NIL;
+    }
+    for (uint32_t r = 0; r < m.P; r++) {
+        m.tnext[r] = INFINITY;
+        m.outst[r] = r < cfg->replicas ? 0 : UINT32_MAX;
+        m.ev[m.P + r] = m.rt[m.P + r] = r;
+    }
+    for (uint32_t i = m.P - 1; i >= 1; i--) {
+        uint32_t a = m.ev[2 * i], b = m.ev[2 * i + 1];
+        m.ev[i] = m.tnext[b] < m.tnext[a] ? b : a;
+        a = m.rt[2 * i], b = m.rt[2 * i + 1];
+        m.rt[i] = m.outst[b] < m.outst[a] ? b : a;
     }
 
     size_t ai = 0;
     uint64_t steps = 0;
-    while (ai < n || m.n_heap) {
+    for (;;) {
+        uint32_t top = m.ev[1];
+        double t_top = m.tnext[top]; /* INFINITY: no replica is busy */
+        if (!(ai < n || t_top < INFINITY))
+            break;
         if ((++steps & 4095) == 0 && stop && *stop) {
             rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "llm", "interrupted at %.3f s of the run",
-                             m.n_heap ? m.heap[0].t - m.t0 : 0.0);
+                             t_top < INFINITY ? t_top - m.t0 : 0.0);
             goto out;
         }
-        if (ai < n && (!m.n_heap || reqs[ai].t_s <= m.heap[0].t)) {
+        if (ai < n && reqs[ai].t_s <= t_top) {
             rc = arrive(&m, (uint32_t)ai, reqs[ai].t_s);
             m.ai = ++ai;
         } else {
-            /* the replica's entry stays at the root: its next event moves
-             * it down (rep_push), or start() takes it out when idle */
-            hent e = m.heap[0];
+            /* the replica's next event moves (rep_push) or start() takes
+             * it out when idle */
+            struct {
+                double t;
+                uint32_t r;
+            } e = {t_top, top};
             replica *p = &m.rep[e.r];
             if (p->more && p->wait.n == 0) { /* a stretch walks on */
                 if ((rc = stretch_commit(&m, p, p->n_w)) == TM_OK &&
@@ -1505,8 +1520,9 @@ out:
         }
     free(m.central.v);
     free(m.rep);
-    free(m.heap);
-    free(m.hpos);
+    free(m.ev);
+    free(m.rt);
+    free(m.tnext);
     free(m.outst);
     free(m.s);
     if (rc != TM_OK)
