@@ -69,19 +69,25 @@ void sim__llm_cfg_defaults(sim__llm_cfg *c)
 
 enum { ST_OUT, ST_PRE, ST_DEC }; /* not running, prefilling, decoding */
 
+/* A request's state: 72 bytes. While a sequence decodes (ST_DEC) it keeps
+ * off_kv and fin in place of kv and blocks (see "Decoding sequences"). */
 typedef struct seq {
+    union {
+        uint64_t kv;    /* context tokens in the KV cache */
+        int64_t off_kv; /* decoding: kv = off_kv + clock */
+    };
+    union {
+        uint64_t blocks; /* KV blocks held */
+        uint64_t fin;    /* decoding: the clock after its last token */
+    };
+    double t_first;
     uint32_t prompt, output, gen;  /* gen: not kept while decoding (below) */
     uint32_t pre_target, pre_done; /* prefill of the current admission */
-    uint64_t kv, blocks;           /* not kept while decoding (below) */
     uint32_t sched;                /* prefill tokens of this iteration */
-    uint32_t preempt;
+    uint32_t rprev, rnext;         /* the running list, in admission order */
+    uint32_t pprev, pnext;         /* the prefilling list, in admission order */
     int32_t replica;
     uint8_t state;
-    uint32_t rprev, rnext; /* the running list, in admission order */
-    uint32_t pprev, pnext; /* the prefilling list, in admission order */
-    int64_t off_kv;        /* decoding: kv = off_kv + clock */
-    uint64_t fin;          /* decoding: the clock after its last token */
-    double t_first;
 } seq;
 
 typedef struct list {
@@ -435,8 +441,8 @@ static int dec_join(sim *m, replica *p, uint32_t i)
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "block phases");
     seq *q = &m->s[i];
     q->state = ST_DEC;
-    q->off_kv = (int64_t)q->kv - (int64_t)p->clock;
-    q->fin = p->clock + (q->output - q->gen);
+    q->off_kv = (int64_t)q->kv - (int64_t)p->clock; /* in place of kv */
+    q->fin = p->clock + (q->output - q->gen);       /* in place of blocks */
     p->hist[off_phase(q->off_kv, bt)]++;
     p->sum_off += q->off_kv;
     p->n_dec++;
@@ -448,12 +454,15 @@ static int dec_join(sim *m, replica *p, uint32_t i)
 /* Write out kv, gen and blocks of sequence i of D. */
 static void dec_write(sim *m, replica *p, seq *q)
 {
-    q->kv = (uint64_t)(q->off_kv + (int64_t)p->clock);
-    q->gen = q->output - (uint32_t)(q->fin - p->clock);
+    int64_t off = q->off_kv;
+    uint64_t fin = q->fin;
+    q->kv = (uint64_t)(off + (int64_t)p->clock);
+    q->gen = q->output - (uint32_t)(fin - p->clock);
     q->blocks = blocks_for(m, q->kv);
 }
 
-/* Sequence i of D (written out) leaves it; its heap entry is gone. */
+/* Sequence i of D leaves it (before dec_write: off_kv is read); its heap
+ * entry is gone. */
 static void dec_leave(sim *m, replica *p, seq *q)
 {
     p->hist[off_phase(q->off_kv, m->c->block_tokens)]--;
@@ -494,7 +503,6 @@ static int preempt_last(sim *m, replica *p)
     q->blocks = q->kv = 0;
     q->pre_done = 0;
     q->pre_target = q->prompt + q->gen;
-    q->preempt++;
     p->preemptions++;
     return dq_push_front(&p->wait, v) ? tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue") : TM_OK;
 }
@@ -1107,8 +1115,8 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
         while (p->n_fh && p->fh[0].fin <= p->clock) {
             uint32_t i = fh_pop(p);
             seq *q = &m->s[i];
+            dec_leave(m, p, q); /* reads off_kv, which dec_write replaces */
             dec_write(m, p, q);
-            dec_leave(m, p, q);
             seq_done(m, p, i, t, res, reqs);
             any_done = 1;
         }
