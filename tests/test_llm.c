@@ -16,6 +16,9 @@
  *   misc        conservation, preemption under tight memory, chunked prefill
  *               lowering the tail TPOT, API overflow cost
  *   cut         decode stretches cut back by arrivals: times by hand
+ *   closed      decode stretches in closed form (the roofline) against the
+ *               iteration-by-iteration sum of sim__llm_roof_time, through the
+ *               compute/memory crossover and a cut, within 1e-12 relative
  */
 #include "model/llm_int.h"
 #include "model/service_int.h"
@@ -496,6 +499,107 @@ static void test_cut(void)
     sim__llm_profile_fini(&p);
 }
 
+/* The roofline batch of a decode-only iteration: n sequences reading kv
+ * context tokens in all (each its context plus the new token). */
+static double decode_time(const sim__llm_roofline *r, uint32_t n, uint64_t kv)
+{
+    sim__llm_batch b = {0, n, n, kv, (double)kv};
+    return sim__llm_roof_time(r, &b);
+}
+
+/* A whole-prompt prefill iteration of prompts p[0..n). */
+static double prefill_time(const sim__llm_roofline *r, const uint32_t *p, uint32_t n)
+{
+    sim__llm_batch b = {0, 0, n, 0, 0.0};
+    for (uint32_t i = 0; i < n; i++) {
+        b.prefill_tokens += p[i];
+        b.attn_pairs += (double)p[i] * ((double)p[i] + 1.0) / 2.0;
+    }
+    return sim__llm_roof_time(r, &b);
+}
+
+/* Decode stretches in closed form against the sum iteration by iteration. */
+static void test_closed(void)
+{
+    const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim__llm_cfg c;
+    sim__llm_cfg_defaults(&c);
+    CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+    CHECK_EQ_INT(sim__llm_kv_blocks(m, g, 1, 0.9, 16, &c.kv_blocks, &d), TM_OK);
+    const sim__llm_roofline *r = &c.iter.roof;
+    /* 250 requests at t 0, prompt 16, output 400: the first starts the idle
+     * replica alone (a prefill of 1), the other 249 are prefilled next, then
+     * one stretch of 399 decodes of all 250 (the same context each);
+     * compute-bound at first, memory-bound at the end (the two pieces) */
+    {
+        enum { N = 250, P = 16, O = 400 };
+        sim__llm_req *q = malloc(N * sizeof *q);
+        uint32_t pr[N];
+        for (int i = 0; i < N; i++) {
+            q[i] = (sim__llm_req){0.0, P, O};
+            pr[i] = P;
+        }
+        double t1 = prefill_time(r, pr, 1), t2 = t1 + prefill_time(r, pr, N - 1), t = t2;
+        for (uint32_t j = 1; j < O; j++)
+            t += decode_time(r, N, (uint64_t)N * (P + j));
+        /* the crossover is inside the stretch */
+        double tc1 =
+            (r->flops_per_token * N + r->attn_flops_per_pair * N * (P + 1.0)) / r->flops_per_s;
+        double tm1 = (r->weight_bytes + r->kv_bytes_per_token * N * (P + 1.0)) / r->bytes_per_s;
+        double tcn =
+            (r->flops_per_token * N + r->attn_flops_per_pair * N * (P + O - 1.0)) / r->flops_per_s;
+        double tmn = (r->weight_bytes + r->kv_bytes_per_token * N * (P + O - 1.0)) / r->bytes_per_s;
+        CHECK(tc1 > tm1);
+        CHECK(tcn < tmn);
+        sim__llm_result res;
+        CHECK_EQ_INT(sim__llm_run(&c, q, N, &res, NULL, &d), TM_OK);
+        for (int i = 0; i < N; i++) {
+            CHECK(res.ttft_s[i] == (i ? t2 : t1));
+            CHECK_NEAR(res.e2e_s[i], t, 1e-12 * t);
+        }
+        CHECK(res.service.iterations == (double)(2 + O - 1));
+        printf("closed: 250 x 399 decodes, e2e %.9f s (sum by iteration %.9f s)\n", res.e2e_s[0],
+               t);
+        sim__llm_result_fini(&res);
+        free(q);
+    }
+    /* a cut: A (t 0, prompt 100, output 300) decodes alone; B (prompt 50,
+     * output 20) arrives at the middle of A's 101st decode, which ends A's
+     * stretch; B prefills alone, then both decode until B's last token, then
+     * A alone */
+    {
+        uint32_t pa = 100, oa = 300, pb = 50, ob = 20;
+        double ta = prefill_time(r, &pa, 1), t = ta, end = t;
+        uint32_t ka = 0; /* A's decodes run */
+        for (; ka < 101; ka++) {
+            t = end;
+            end = t + decode_time(r, 1, pa + ka + 1);
+        }
+        double arr = t + 0.5 * (end - t);
+        sim__llm_req q[2] = {{0.0, pa, oa}, {arr, pb, ob}};
+        t = end + prefill_time(r, &pb, 1); /* B's first token */
+        double b_first = t;
+        for (uint32_t kb = 1; kb < ob; kb++, ka++)
+            t += decode_time(r, 2, (uint64_t)(pa + ka + 1) + (pb + kb));
+        double b_end = t;
+        for (; ka < oa - 1; ka++)
+            t += decode_time(r, 1, pa + ka + 1);
+        sim__llm_result res;
+        CHECK_EQ_INT(sim__llm_run(&c, q, 2, &res, NULL, &d), TM_OK);
+        CHECK(res.ttft_s[0] == ta);
+        CHECK_NEAR(res.e2e_s[0], t, 1e-12 * t);
+        CHECK_NEAR(res.ttft_s[1], b_first - arr, 1e-12 * b_first);
+        CHECK_NEAR(res.e2e_s[1], b_end - arr, 1e-12 * b_end);
+        CHECK(res.service.iterations == (double)(2 + (oa - 1)));
+        sim__llm_result_fini(&res);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -511,5 +615,6 @@ int main(int argc, char **argv)
     RUN("profile", test_profile());
     RUN("misc", test_misc(seed));
     RUN("cut", test_cut());
+    RUN("closed", test_closed());
     return check_finish("test_llm");
 }

@@ -6,9 +6,9 @@
  * contract, docs/llm-serving.md the rules and their sources).
  *
  * How it works: a replica is either idle or running one iteration; the busy
- * ones sit in a binary min-heap keyed by (iteration end, replica index). The
- * loop takes the earlier of the next arrival and the heap's top (an arrival
- * first on a tie): an arrival is routed and wakes an idle replica; an
+ * ones are ordered by (iteration end, replica index) in a winner tree. The
+ * loop takes the earlier of the next arrival and the tree's winner (an
+ * arrival first on a tie): an arrival is routed and wakes an idle replica; an
  * iteration end advances its sequences (a prefill chunk fills the KV cache
  * and, when the prompt is done, yields the first token; a decode yields one),
  * retires the finished ones and schedules the next iteration at once.
@@ -34,12 +34,15 @@
  * The decoding sequences of a replica are kept as offsets from its decode
  * clock ("Decoding sequences"), so an arrival, a prefill's end or a finish
  * costs O(log batch), and decode-only iterations run as one event ("Decode
- * stretches"); only a preemption visits the batch. Memory is O(requests).
+ * stretches"), whose length, end and cut at an arrival are computed in closed
+ * form with the roofline ("Stretches in closed form") and walked iteration by
+ * iteration with a measured profile; only a preemption visits the batch.
+ * Memory is O(requests): 72 bytes of state per request.
  *
- * One file of about 1,300 lines: the event loop, the batch scheduler, the
- * decoding set and the decode stretches read and write the same replica and
- * sequence state on every step; the iteration-time model is already apart
- * (llm_iter.c).
+ * One file of about 1,550 lines: the event loop, the batch scheduler, the
+ * decoding set and the decode stretches (walked and closed) read and write
+ * the same replica and sequence state on every step; the iteration-time
+ * model is already apart (llm_iter.c).
  */
 #include "model/llm_int.h"
 
@@ -69,19 +72,25 @@ void sim__llm_cfg_defaults(sim__llm_cfg *c)
 
 enum { ST_OUT, ST_PRE, ST_DEC }; /* not running, prefilling, decoding */
 
+/* A request's state: 72 bytes. While a sequence decodes (ST_DEC) it keeps
+ * off_kv and fin in place of kv and blocks (see "Decoding sequences"). */
 typedef struct seq {
+    union {
+        uint64_t kv;    /* context tokens in the KV cache */
+        int64_t off_kv; /* decoding: kv = off_kv + clock */
+    };
+    union {
+        uint64_t blocks; /* KV blocks held */
+        uint64_t fin;    /* decoding: the clock after its last token */
+    };
+    double t_first;
     uint32_t prompt, output, gen;  /* gen: not kept while decoding (below) */
     uint32_t pre_target, pre_done; /* prefill of the current admission */
-    uint64_t kv, blocks;           /* not kept while decoding (below) */
     uint32_t sched;                /* prefill tokens of this iteration */
-    uint32_t preempt;
+    uint32_t rprev, rnext;         /* the running list, in admission order */
+    uint32_t pprev, pnext;         /* the prefilling list, in admission order */
     int32_t replica;
     uint8_t state;
-    uint32_t rprev, rnext; /* the running list, in admission order */
-    uint32_t pprev, pnext; /* the prefilling list, in admission order */
-    int64_t off_kv;        /* decoding: kv = off_kv + clock */
-    uint64_t fin;          /* decoding: the clock after its last token */
-    double t_first;
 } seq;
 
 typedef struct list {
@@ -164,7 +173,6 @@ typedef struct replica {
     fent *fh;         /* min-heap of D's finish clocks */
     size_t n_fh, cap_fh;
     uint64_t free_blocks;
-    uint32_t outstanding; /* routed here, not finished */
     int busy;
     double t_start, t_end;
     /* series, per bin */
@@ -183,23 +191,32 @@ typedef struct replica {
     uint32_t room;      /* most iterations: the first finish */
     uint32_t phase;     /* hist index of iteration steps + 1 */
     uint64_t cum_alloc; /* blocks its iterations 2..steps take */
-    double ib, ikv;     /* series integrals not yet put in bin ik */
+    /* a stretch in closed form (roofline; "Stretches in closed form"): the
+     * time of its iteration j is ca1 + cb1 (j - 1) for j < cJ and
+     * ca2 + cb2 (j - cJ) from cJ on; cSJ is the sum of the first cJ - 1 */
+    int closed;
+    double ca1, cb1, ca2, cb2, cJ, cSJ;
+    uint32_t ph0;   /* hist index of its iteration 2 */
+    double ib, ikv; /* series integrals not yet put in bin ik */
     size_t ik;
     double bin_end; /* end of bin ik */
 } replica;
-
-typedef struct hent {
-    double t;
-    uint32_t r;
-} hent;
 
 typedef struct sim {
     const sim__llm_cfg *c;
     seq *s;
     replica *rep;
-    hent *heap;
-    uint32_t *hpos; /* [replica]: its place in heap, or NIL */
-    size_t n_heap;
+    /* Two winner trees over the replicas (leaves P..2P-1 for replicas
+     * 0..P-1, P a power of two >= replicas; node i holds the winner of
+     * 2i and 2i + 1, a tie going to the left, so to the lower index; the
+     * root is node 1): ev by the next event's time (INFINITY: none; the
+     * padding too), rt by requests routed there and not finished (padding
+     * UINT32_MAX). An update replays one leaf-to-root path: log2 P
+     * comparisons, no swaps. */
+    uint32_t P;
+    uint32_t *ev, *rt;
+    double *tnext;   /* [P]: replica's next event, or INFINITY */
+    uint32_t *outst; /* [P]: requests routed there, not finished */
     deque central;
     uint32_t rr;
     uint64_t wm_blocks;
@@ -210,66 +227,54 @@ typedef struct sim {
     tm_diag *diag;
 } sim;
 
-static int hent_less(hent a, hent b)
+/* b if lt else a, without a branch (the comparisons are data: a branch
+ * would be mispredicted about half the time) */
+static uint32_t pick(uint32_t a, uint32_t b, int lt)
 {
-    return a.t < b.t || (a.t == b.t && a.r < b.r);
+    return a ^ ((a ^ b) & (0u - (uint32_t)lt));
 }
 
-static void heap_set(sim *m, size_t i, hent e)
+static void ev_fix(sim *m, uint32_t r)
 {
-    m->heap[i] = e;
-    m->hpos[e.r] = (uint32_t)i;
-}
-
-static void heap_up(sim *m, size_t i, hent e)
-{
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!hent_less(e, m->heap[p]))
-            break;
-        heap_set(m, i, m->heap[p]);
-        i = p;
+    uint32_t *w = m->ev;
+    const double *k = m->tnext;
+    for (uint32_t i = (m->P + r) >> 1; i; i >>= 1) {
+        uint32_t a = w[2 * i], b = w[2 * i + 1];
+        w[i] = pick(a, b, k[b] < k[a]);
     }
-    heap_set(m, i, e);
 }
 
-static void heap_down(sim *m, size_t i, hent e)
+static void rt_fix(sim *m, uint32_t r)
 {
-    size_t n = m->n_heap;
-    for (;;) {
-        size_t l = 2 * i + 1;
-        if (l >= n)
-            break;
-        size_t k = l + 1 < n && hent_less(m->heap[l + 1], m->heap[l]) ? l + 1 : l;
-        if (!hent_less(m->heap[k], e))
-            break;
-        heap_set(m, i, m->heap[k]);
-        i = k;
+    uint32_t *w = m->rt;
+    const uint32_t *k = m->outst;
+    for (uint32_t i = (m->P + r) >> 1; i; i >>= 1) {
+        uint32_t a = w[2 * i], b = w[2 * i + 1];
+        w[i] = pick(a, b, k[b] < k[a]);
     }
-    heap_set(m, i, e);
 }
 
 /* Replica r's next event is at t (it may have one already: it moves). */
 static void rep_push(sim *m, uint32_t r, double t)
 {
-    hent e = {t, r};
-    uint32_t i = m->hpos[r];
-    if (i == NIL)
-        heap_up(m, m->n_heap++, e);
-    else if (hent_less(e, m->heap[i]))
-        heap_up(m, i, e);
-    else
-        heap_down(m, i, e);
+    m->tnext[r] = t;
+    ev_fix(m, r);
 }
 
-static hent heap_pop(sim *m)
+/* Replica r has no next event (it may have had one). */
+static void rep_unpush(sim *m, uint32_t r)
 {
-    hent top = m->heap[0];
-    m->hpos[top.r] = NIL;
-    hent e = m->heap[--m->n_heap];
-    if (m->n_heap)
-        heap_down(m, 0, e);
-    return top;
+    if (m->tnext[r] < INFINITY) {
+        m->tnext[r] = INFINITY;
+        ev_fix(m, r);
+    }
+}
+
+/* Requests routed to replica r and not finished change by d (+1 or -1). */
+static void outst_add(sim *m, uint32_t r, int d)
+{
+    m->outst[r] += (uint32_t)d;
+    rt_fix(m, r);
 }
 
 static uint64_t blocks_for(const sim *m, uint64_t tokens)
@@ -439,8 +444,8 @@ static int dec_join(sim *m, replica *p, uint32_t i)
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "block phases");
     seq *q = &m->s[i];
     q->state = ST_DEC;
-    q->off_kv = (int64_t)q->kv - (int64_t)p->clock;
-    q->fin = p->clock + (q->output - q->gen);
+    q->off_kv = (int64_t)q->kv - (int64_t)p->clock; /* in place of kv */
+    q->fin = p->clock + (q->output - q->gen);       /* in place of blocks */
     p->hist[off_phase(q->off_kv, bt)]++;
     p->sum_off += q->off_kv;
     p->n_dec++;
@@ -452,12 +457,15 @@ static int dec_join(sim *m, replica *p, uint32_t i)
 /* Write out kv, gen and blocks of sequence i of D. */
 static void dec_write(sim *m, replica *p, seq *q)
 {
-    q->kv = (uint64_t)(q->off_kv + (int64_t)p->clock);
-    q->gen = q->output - (uint32_t)(q->fin - p->clock);
+    int64_t off = q->off_kv;
+    uint64_t fin = q->fin;
+    q->kv = (uint64_t)(off + (int64_t)p->clock);
+    q->gen = q->output - (uint32_t)(fin - p->clock);
     q->blocks = blocks_for(m, q->kv);
 }
 
-/* Sequence i of D (written out) leaves it; its heap entry is gone. */
+/* Sequence i of D leaves it (before dec_write: off_kv is read); its heap
+ * entry is gone. */
 static void dec_leave(sim *m, replica *p, seq *q)
 {
     p->hist[off_phase(q->off_kv, m->c->block_tokens)]--;
@@ -498,7 +506,6 @@ static int preempt_last(sim *m, replica *p)
     q->blocks = q->kv = 0;
     q->pre_done = 0;
     q->pre_target = q->prompt + q->gen;
-    q->preempt++;
     p->preemptions++;
     return dq_push_front(&p->wait, v) ? tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue") : TM_OK;
 }
@@ -514,7 +521,7 @@ static int try_admit(sim *m, replica *p, uint32_t *out)
     if (need + 1 + m->wm_blocks > total) { /* the prompt and one decode block */
         dq_pop_front(&p->wait);
         q->replica = -2;
-        p->outstanding--;
+        outst_add(m, (uint32_t)(p - m->rep), -1);
         return 2;
     }
     if (p->free_blocks < need + m->wm_blocks)
@@ -805,10 +812,199 @@ static int stretch_cut(sim *m, uint32_t r, double t)
     return rc;
 }
 
+/* Stretches in closed form. With the roofline (no profile) a stretch's
+ * iterations need not be walked: iteration j (1 = the first) decodes the
+ * same n sequences with j - 1 more context tokens each, so its kv_tokens
+ * and attn_pairs grow by n per iteration, its compute time and its memory
+ * time are both affine in j, and its time, overhead + max(compute, memory)
+ * + communication, is affine in j on at most two pieces (the two lines cross
+ * at most once). The stretch's length, the end of its iteration k (the
+ * start plus a sum of one or two arithmetic series) and the cut (the first
+ * iteration end at or after an arrival: the root of a quadratic, checked
+ * against the sums) then cost O(1). Only the KV blocks taken inside the
+ * stretch are counted iteration by iteration (one histogram read each, no
+ * roofline), once, when the stretch ends, with the series. The times equal
+ * those of the walk up to floating-point rounding (llm_closed_* tests). */
+
+/* Sum of the times of the first k iterations of p's closed stretch. */
+static double closed_sum(const replica *p, double k)
+{
+    if (k < p->cJ)
+        return k * p->ca1 + p->cb1 * (0.5 * k * (k - 1.0));
+    double q = k - p->cJ + 1.0;
+    return p->cSJ + q * p->ca2 + p->cb2 * (0.5 * q * (q - 1.0));
+}
+
+static double closed_end_of(const replica *p, uint32_t k)
+{
+    return p->t_start + closed_sum(p, (double)k);
+}
+
+/* The least q >= 0 with q a + b q (q - 1) / 2 >= d (a > 0, b >= 0), about. */
+static double series_root(double a, double b, double d)
+{
+    if (!(d > 0))
+        return 0.0;
+    double h = a - 0.5 * b;
+    double disc = sqrt(h * h + 2.0 * b * d);
+    return h > 0 ? 2.0 * d / (h + disc) : (disc - h) / b;
+}
+
+/* Set up p's closed stretch from its first iteration's batch b (time dt1,
+ * the roofline's to the bit; > 1e-6, so the floor never applies after). */
+static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1)
+{
+    const sim__llm_roofline *r = &m->c->iter.roof;
+    double n = (double)b->decode_seqs;
+    double tc = (r->flops_per_token * n + r->attn_flops_per_pair * b->attn_pairs) / r->flops_per_s;
+    double tm = (r->weight_bytes + r->kv_bytes_per_token * (double)b->kv_tokens) / r->bytes_per_s;
+    double sc = r->attn_flops_per_pair * n / r->flops_per_s;
+    double sm = r->kv_bytes_per_token * n / r->bytes_per_s;
+    double hi = tc, shi = sc, lo = tm, slo = sm;
+    if (!(tc > tm)) {
+        hi = tm, shi = sm, lo = tc, slo = sc;
+    }
+    p->ca1 = dt1;
+    p->cb1 = shi;
+    p->cJ = INFINITY;
+    p->cSJ = 0.0;
+    if (slo > shi) { /* the lower line overtakes after x more iterations */
+        double x = floor((hi - lo) / (slo - shi)) + 2.0;
+        if (x < 9.0e15) {
+            p->cJ = x;
+            p->cSJ = closed_sum(p, x - 1.0);
+            /* iteration cJ's time on the other line: the same terms */
+            p->ca2 = dt1 - hi + (lo + slo * (x - 1.0));
+            p->cb2 = slo;
+        }
+    }
+}
+
+/* Begin a closed stretch at t (see stretch_begin). */
+static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
+{
+    uint32_t bt = m->c->block_tokens;
+    uint64_t room = p->fh[0].fin - p->clock;
+    uint64_t k = room < UINT32_MAX ? room : UINT32_MAX;
+    p->stretch = 1;
+    p->closed = 1;
+    p->ph0 = hist_idx(p->clock + 1, bt);
+    p->sb = *b;
+    p->busy = 1;
+    p->t_start = t;
+    closed_setup(m, p, b, dt);
+    /* the blocks: iterations 2..k take at most ceil((k - 1) / bt) each;
+     * when that could pass the free ones, stop before the first that does */
+    if (k > 1 && (uint64_t)p->n_dec * ((k - 1 + bt - 1) / bt) > p->free_blocks) {
+        uint64_t cum = 0;
+        uint32_t ph = p->ph0;
+        for (uint64_t j = 2; j <= k; j++) {
+            uint64_t a = p->hist[ph];
+            if (cum + a > p->free_blocks) {
+                k = j - 1;
+                break;
+            }
+            cum += a;
+            ph = ph ? ph - 1 : bt - 1;
+        }
+    }
+    p->steps = (uint32_t)k;
+    p->t_end = closed_end_of(p, p->steps);
+}
+
+/* A request arrived at t at replica r: the closed stretch ends with the
+ * first iteration that ends at or after t. */
+static void closed_cut(sim *m, uint32_t r, double t)
+{
+    replica *p = &m->rep[r];
+    uint32_t n = p->steps;
+    double d = t - p->t_start, q;
+    if (d <= p->cSJ || !(p->cJ < INFINITY))
+        q = series_root(p->ca1, p->cb1, d);
+    else
+        q = p->cJ - 1.0 + series_root(p->ca2, p->cb2, d - p->cSJ);
+    q = ceil(q);
+    uint32_t k = q < 1.0 ? 1u : q >= (double)n ? n : (uint32_t)q;
+    while (k > 1 && closed_end_of(p, k - 1) >= t)
+        k--;
+    while (k < n && closed_end_of(p, k) < t)
+        k++;
+    if (k == n)
+        return;
+    p->steps = k;
+    p->t_end = closed_end_of(p, k);
+    rep_push(m, r, p->t_end);
+}
+
+/* The closed stretch of p ends at p->t_end: its blocks, totals and series.
+ * Iteration j uses the blocks in use at its start, U + cum(j) (cum(j): taken
+ * by iterations 2..j). */
+static int closed_end(sim *m, replica *p)
+{
+    const sim__llm_cfg *c = m->c;
+    uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
+    double kvb = (double)c->kv_blocks, u = (double)(c->kv_blocks - p->free_blocks);
+    double seqs = (double)p->sb.seqs, t = p->t_start, span = p->t_end - p->t_start;
+    double f = (t - m->t0) / c->bin_s;
+    size_t k0 = f > 0 ? (size_t)f : 0;
+    int one_bin = p->t_end < m->t0 + (double)(k0 + 1) * c->bin_s;
+    uint64_t cum = 0;
+    int rc = TM_OK;
+    if (one_bin) {
+        /* sum of cum(j) x the time of iteration j, one piece at a time:
+         * a x sum cum(j) + b x sum cum(j) (j - base) */
+        double acc = 0.0;
+        /* the integer sums cannot wrap: cum <= kv_blocks, j - base < n */
+        int exact = (double)c->kv_blocks * (double)n * (double)n < 1e19;
+        for (uint32_t j = 2, piece = 0; piece < 2 && j <= n; piece++) {
+            double a = piece ? p->ca2 : p->ca1, b = piece ? p->cb2 : p->cb1;
+            uint32_t base = piece ? j : 1, hi = n;
+            if (!piece && p->cJ <= (double)n)
+                hi = (uint32_t)p->cJ - 1;
+            uint64_t s0 = 0, s1 = 0;
+            double s1d = 0.0;
+            for (; j <= hi; j++) { /* iteration 1 takes no block here */
+                cum += p->hist[ph];
+                ph = ph ? ph - 1 : bt - 1;
+                s0 += cum;
+                if (exact)
+                    s1 += cum * (j - base);
+                else
+                    s1d += (double)cum * (double)(j - base);
+            }
+            acc += a * (double)s0 + b * (exact ? (double)s1 : s1d);
+        }
+        if ((rc = series_bin(m, p, k0)))
+            return rc;
+        p->s_batch[k0] += seqs * span;
+        p->s_kv[k0] += (u * span + acc) / kvb;
+    } else { /* rare: the stretch crosses a bin edge; iteration by iteration */
+        for (uint32_t j = 1; j <= n; j++) {
+            if (j > 1) {
+                cum += p->hist[ph];
+                ph = ph ? ph - 1 : bt - 1;
+            }
+            double e = closed_end_of(p, j);
+            if ((rc = series_add(m, p, t, e - t, seqs, (u + (double)cum) / kvb, 0.0)))
+                return rc;
+            t = e;
+        }
+    }
+    p->iterations += n;
+    p->busy_s += span;
+    p->free_blocks -= cum;
+    p->stretch = p->closed = 0;
+    return TM_OK;
+}
+
 /* Begin a stretch at t whose first iteration (batch b, dt) decode_all built. */
 static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
 {
     const sim__llm_cfg *c = m->c;
+    if (!c->iter.profile && dt > 1e-6) {
+        closed_begin(m, p, b, t, dt);
+        return TM_OK;
+    }
     uint64_t room = p->fh[0].fin - p->clock;
     p->stretch = 1;
     p->room = room < UINT32_MAX ? (uint32_t)room : UINT32_MAX;
@@ -830,6 +1026,8 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
 /* The stretch of p ends at p->t_end: its totals, blocks and series. */
 static int stretch_end(sim *m, replica *p)
 {
+    if (p->closed)
+        return closed_end(m, p);
     int rc = stretch_commit(m, p, p->n_w);
     if (rc)
         return rc;
@@ -850,6 +1048,7 @@ static int start(sim *m, uint32_t r, double t)
         return rc;
     if (b.seqs == 0) {
         p->busy = 0;
+        rep_unpush(m, r);
         return TM_OK;
     }
     double dt = sim__llm_iter_time(&m->c->iter, &b);
@@ -876,11 +1075,11 @@ static int start(sim *m, uint32_t r, double t)
 static int central_pull(sim *m, uint32_t r)
 {
     replica *p = &m->rep[r];
-    while (m->central.n && p->outstanding < m->c->max_batch) {
+    while (m->central.n && m->outst[r] < m->c->max_batch) {
         uint32_t i = dq_front(&m->central);
         dq_pop_front(&m->central);
         m->s[i].replica = (int32_t)r;
-        p->outstanding++;
+        outst_add(m, r, 1);
         if (dq_push_back(&p->wait, i))
             return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
     }
@@ -897,7 +1096,7 @@ static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *
     q->state = ST_OUT;
     p->free_blocks += q->blocks;
     q->blocks = 0;
-    p->outstanding--;
+    outst_add(m, (uint32_t)(p - m->rep), -1);
     double ta = reqs[i].t_s;
     res->ttft_s[i] = q->t_first - ta;
     res->e2e_s[i] = t - ta;
@@ -919,8 +1118,8 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
         while (p->n_fh && p->fh[0].fin <= p->clock) {
             uint32_t i = fh_pop(p);
             seq *q = &m->s[i];
+            dec_leave(m, p, q); /* reads off_kv, which dec_write replaces */
             dec_write(m, p, q);
-            dec_leave(m, p, q);
             seq_done(m, p, i, t, res, reqs);
             any_done = 1;
         }
@@ -957,11 +1156,7 @@ static uint32_t route(sim *m)
         m->rr = (m->rr + 1) % c->replicas;
         return r;
     }
-    uint32_t best = 0;
-    for (uint32_t r = 1; r < c->replicas; r++)
-        if (m->rep[r].outstanding < m->rep[best].outstanding)
-            best = r;
-    return best;
+    return m->rt[1]; /* the fewest outstanding, the lowest index on a tie */
 }
 
 static int arrive(sim *m, uint32_t i, double t)
@@ -970,7 +1165,7 @@ static int arrive(sim *m, uint32_t i, double t)
     uint32_t r;
     if (c->route == SIM__LLM_ROUTE_CENTRAL) {
         r = route(m);
-        if (m->rep[r].outstanding >= c->max_batch) {
+        if (m->outst[r] >= c->max_batch) {
             if (c->max_queue && m->central.n >= c->max_queue) {
                 m->s[i].replica = -1;
                 return TM_OK;
@@ -987,11 +1182,13 @@ static int arrive(sim *m, uint32_t i, double t)
     }
     replica *p = &m->rep[r];
     m->s[i].replica = (int32_t)r;
-    p->outstanding++;
+    outst_add(m, r, 1);
     if (dq_push_back(&p->wait, i))
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
     if (p->busy)
-        return p->stretch ? stretch_cut(m, r, t) : TM_OK;
+        return !p->stretch ? TM_OK
+               : p->closed ? (closed_cut(m, r, t), TM_OK)
+                           : stretch_cut(m, r, t);
     return start(m, r, t);
 }
 
@@ -1149,15 +1346,19 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     res->bin_s = cfg->bin_s;
     m.s = calloc(nn, sizeof *m.s);
     m.rep = calloc(cfg->replicas, sizeof *m.rep);
-    m.heap = malloc(cfg->replicas * sizeof *m.heap);
-    m.hpos = malloc(cfg->replicas * sizeof *m.hpos);
+    for (m.P = 1; m.P < cfg->replicas;)
+        m.P *= 2;
+    m.ev = malloc(2 * (size_t)m.P * sizeof *m.ev);
+    m.rt = malloc(2 * (size_t)m.P * sizeof *m.rt);
+    m.tnext = malloc(m.P * sizeof *m.tnext);
+    m.outst = malloc(m.P * sizeof *m.outst);
     res->ttft_s = malloc(nn * sizeof(double));
     res->tpot_s = malloc(nn * sizeof(double));
     res->e2e_s = malloc(nn * sizeof(double));
     res->replica = malloc(nn * sizeof(int32_t));
     res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
-    if (!m.s || !m.rep || !m.heap || !m.hpos || !res->ttft_s || !res->tpot_s || !res->e2e_s ||
-        !res->replica || !res->per_replica) {
+    if (!m.s || !m.rep || !m.ev || !m.rt || !m.tnext || !m.outst || !res->ttft_s || !res->tpot_s ||
+        !res->e2e_s || !res->replica || !res->per_replica) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
         goto out;
     }
@@ -1174,22 +1375,41 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         m.rep[r].free_blocks = cfg->kv_blocks;
         m.rep[r].run.head = m.rep[r].run.tail = NIL;
         m.rep[r].pre.head = m.rep[r].pre.tail = NIL;
-        m.hpos[r] = NIL;
+    }
+    for (uint32_t r = 0; r < m.P; r++) {
+        m.tnext[r] = INFINITY;
+        m.outst[r] = r < cfg->replicas ? 0 : UINT32_MAX;
+        m.ev[m.P + r] = m.rt[m.P + r] = r;
+    }
+    for (uint32_t i = m.P - 1; i >= 1; i--) {
+        uint32_t a = m.ev[2 * i], b = m.ev[2 * i + 1];
+        m.ev[i] = m.tnext[b] < m.tnext[a] ? b : a;
+        a = m.rt[2 * i], b = m.rt[2 * i + 1];
+        m.rt[i] = m.outst[b] < m.outst[a] ? b : a;
     }
 
     size_t ai = 0;
     uint64_t steps = 0;
-    while (ai < n || m.n_heap) {
+    for (;;) {
+        uint32_t top = m.ev[1];
+        double t_top = m.tnext[top]; /* INFINITY: no replica is busy */
+        if (!(ai < n || t_top < INFINITY))
+            break;
         if ((++steps & 4095) == 0 && stop && *stop) {
             rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "llm", "interrupted at %.3f s of the run",
-                             m.n_heap ? m.heap[0].t - m.t0 : 0.0);
+                             t_top < INFINITY ? t_top - m.t0 : 0.0);
             goto out;
         }
-        if (ai < n && (!m.n_heap || reqs[ai].t_s <= m.heap[0].t)) {
+        if (ai < n && reqs[ai].t_s <= t_top) {
             rc = arrive(&m, (uint32_t)ai, reqs[ai].t_s);
             m.ai = ++ai;
         } else {
-            hent e = heap_pop(&m);
+            /* the replica's next event moves (rep_push) or start() takes
+             * it out when idle */
+            struct {
+                double t;
+                uint32_t r;
+            } e = {t_top, top};
             replica *p = &m.rep[e.r];
             if (p->more && p->wait.n == 0) { /* a stretch walks on */
                 if ((rc = stretch_commit(&m, p, p->n_w)) == TM_OK &&
@@ -1311,8 +1531,10 @@ out:
         }
     free(m.central.v);
     free(m.rep);
-    free(m.heap);
-    free(m.hpos);
+    free(m.ev);
+    free(m.rt);
+    free(m.tnext);
+    free(m.outst);
     free(m.s);
     if (rc != TM_OK)
         sim__llm_result_fini(res);
