@@ -154,13 +154,15 @@ static int nodes_uniform(cprof *p, const place_cluster *c)
     return p->uni_ok && c->n_nodes > 0 && p->uni_gpn > 0;
 }
 
-/* Can waiting job j be counted in units of gpn GPUs of type t? */
-static int job_counts(const cprof *p, const place_cluster *c, const place_job *j)
+/* Can waiting job j be counted in units of gpn GPUs of type t? (The type
+ * test is place_type_ok()'s, inline: every waiting job, every pass.) */
+static inline int job_counts(const cprof *p, const place_cluster *c, const place_job *j)
 {
-    uint32_t g = p->uni_gpn;
+    uint32_t g = p->uni_gpn, t = p->uni_type;
     return j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && (g == 1 || j->gpus % g == 0) &&
            (j->gpus == g || (j->flags & PLACE_JOB_CAN_SPAN)) && !(j->flags & PLACE_JOB_SERVICE) &&
-           place_type_ok(c, j, p->uni_type) && j->cpu_milli <= p->uni_cpu &&
+           (j->type_mask == 0 || ((j->type_mask >> t) & 1u)) &&
+           j->gpu_mem_mib <= c->type_mem_mib[t] && j->cpu_milli <= p->uni_cpu &&
            j->host_mem_mib <= p->uni_mem;
 }
 
@@ -206,6 +208,24 @@ static int cmp_rel(const void *a, const void *b)
 {
     const struct crel *x = a, *y = b;
     return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Sort releases by time: insertion sort for the few of a usual pass (a
+ * handful of running jobs on an SWF machine), qsort beyond. The order of
+ * equal times does not matter: profile_build() adds them into one step. */
+static void rel_sort(struct crel *r, uint32_t m)
+{
+    if (m > 32) {
+        qsort(r, m, sizeof *r, cmp_rel);
+        return;
+    }
+    for (uint32_t i = 1; i < m; i++) {
+        struct crel x = r[i];
+        uint32_t k = i;
+        for (; k > 0 && r[k - 1].t > x.t; k--)
+            r[k] = r[k - 1];
+        r[k] = x;
+    }
 }
 
 /* The last step starting at or before t (t >= st[0]). O(log S). */
@@ -322,7 +342,7 @@ static int profile_build(cprof *p, const place_view *v)
         }
     }
     if (m > 1) /* rel is NULL while nothing ever ran; qsort wants a pointer */
-        qsort(p->rel, m, sizeof *p->rel, cmp_rel);
+        rel_sort(p->rel, m);
     if (place__grow(&p->env, (void **)&p->st, &p->cap_st, m + 1, sizeof *p->st) ||
         place__grow(&p->env, (void **)&p->sf, &p->cap_sf, m + 1, sizeof *p->sf))
         return PLACE_ERR_NOMEM;
@@ -501,8 +521,10 @@ void place__bf_observe(void *state, const place_view *v, const place_decision *d
                 int64_t e = x->end_estimate_us < 0 ? PLACE_T_NEVER : x->end_estimate_us;
                 if (e != PLACE_T_NEVER && e <= p->now)
                     e = p->now + 1;
-                int64_t k = 0;
-                for (uint32_t q = 0; q < x->n_parts; q++)
+                /* every node in service, one GPU a node: one unit per GPU (the
+                 * parts add up to the job's GPUs: place_cluster_check) */
+                int64_t k = p->all_up && p->gpn == 1 ? (int64_t)x->job.gpus : 0;
+                for (uint32_t q = 0; q < x->n_parts && !(p->all_up && p->gpn == 1); q++)
                     if (v->cluster->node_up[x->parts[q].node])
                         k += x->parts[q].gpus / p->gpn;
                 /* counted free now and never as a release: held over [now, e) */
@@ -537,6 +559,12 @@ int place__bf_reserving(const void *state)
 int place__bf_counting(const void *state)
 {
     return ((const bfstate *)state)->cp.mode == 1;
+}
+
+int place__bf_allows_job(const void *state)
+{
+    const cprof *p = &((const bfstate *)state)->cp;
+    return p->mode == 1 && p->built; /* place__bf_allow() is count_allow() then */
 }
 
 uint32_t place__bf_count_resv(const void *state, uint32_t k, int64_t *start_us, int64_t *end_us,

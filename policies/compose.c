@@ -427,9 +427,19 @@ static int place_now(compose *s, const place_view *v, uint32_t i, place_decision
     const place_job *j = &v->queue[i];
     if ((j->flags & PLACE_JOB_SERVICE) && s->service->place)
         return s->service->place(s->s_service.state, v, i, d, ctx);
-    if ((s->fit->flags & PLACE_FIT_PURE) && s->backfill->hopeless &&
-        s->backfill->hopeless(s->s_backfill.state, v, j))
-        return PLACE_ERR_NOFIT; /* what the fit would answer, without its walk */
+    if ((s->fit->flags & PLACE_FIT_PURE) && s->backfill->hopeless) {
+        if (s->backfill->hopeless(s->s_backfill.state, v, j))
+            return PLACE_ERR_NOFIT; /* what the fit would answer, without its walk */
+        /* EASY or conservative counting nodes: allow() answers per job, and
+         * hopeless() has just said it answers yes (place__bf_allows_job), so
+         * the fit asks no veto per part (a spanning gang: one per node) */
+        if (ctx->allow == s->backfill->allow && s->backfill->hopeless == place__bf_hopeless &&
+            place__bf_allows_job(s->s_backfill.state)) {
+            place_fit_ctx bare = *ctx;
+            bare.allow = NULL;
+            return s->fit->fit(s->s_fit.state, v, j, d, &bare);
+        }
+    }
     return s->fit->fit(s->s_fit.state, v, j, d, ctx);
 }
 

@@ -265,6 +265,12 @@ int place__bf_allow(void *state, const place_view *v, const place_job *j, const 
 void place__bf_observe(void *state, const place_view *v, const place_decision *d);
 int place__bf_hopeless(void *state, const place_view *v, const place_job *j);
 int place__bf_reserving(const void *state);
+/* 1 when this pass counts nodes and its profile is built: allow() then
+ * answers per job, not per part (count_allow(), the same answer for every
+ * part until a decision is observed), so once hopeless() has said no for a
+ * job, allow() says yes to each of its parts and a fit need not ask it
+ * (compose.c). 0 otherwise. */
+int place__bf_allows_job(const void *state);
 /* For tests: 1 when this pass counts (decided at the first use in the pass);
  * the count reservations (returns their number; fills reservation k when
  * k < that number): start, end (PLACE_T_NEVER = open-ended), units (nodes,
