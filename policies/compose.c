@@ -62,6 +62,7 @@ typedef struct compose {
     const place_partition *partition;
     slot s_order, s_fit, s_backfill, s_preempt, s_service, s_partition;
     int phase;         /* PLACE_PHASE_* of the fit in progress */
+    int bf_skip;       /* refused jobs may be stepped over (place__bf_skip_hopeless) */
     uint32_t *blocked; /* tenants whose queue is stopped in this pass */
     uint32_t n_blocked, cap_blocked;
     uint32_t *perm;
@@ -275,6 +276,11 @@ static int compose_begin(void *state, const place_view *v)
         return rc;
     if (s->preempt->begin && (rc = s->preempt->begin(s->s_preempt.state, v)) != PLACE_OK)
         return rc;
+    /* EASY over a PLACE_FIT_PURE fit with no partition rule: a job hopeless()
+     * refuses has no path but blocked() (no reclaim; preemption only while no
+     * reservation is held, which place__bf_skip_hopeless checks) */
+    s->bf_skip = s->backfill->hopeless == place__bf_hopeless && (s->fit->flags & PLACE_FIT_PURE) &&
+                 s->partition == &place__partition_none && place__bf_one_resv(s->s_backfill.state);
     if (!s->order->sort)
         return PLACE_OK; /* arrival order: the cursor indexes the queue itself */
     rc = place__grow(&s->env, (void **)&s->perm, &s->cap, v->n_queue, sizeof *s->perm);
@@ -457,8 +463,12 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
         ctx.allow = partition_allow;
         ctx.allow_ud = s;
     }
+    const uint32_t *perm = s->order->sort ? s->perm : NULL;
+    if (s->bf_skip) /* resuming after a start */
+        s->cursor = place__bf_skip_hopeless(s->s_backfill.state, v, perm, s->cursor, s->n,
+                                            s->preempt->plan != NULL);
     while (s->cursor < s->n) {
-        uint32_t i = s->order->sort ? s->perm[s->cursor] : s->cursor;
+        uint32_t i = perm ? perm[s->cursor] : s->cursor;
         if (v->queue_state[i] != PLACE_Q_WAITING) {
             s->cursor++;
             continue;
@@ -520,6 +530,9 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
             break;
         }
         s->cursor++;
+        if (s->bf_skip)
+            s->cursor = place__bf_skip_hopeless(s->s_backfill.state, v, perm, s->cursor, s->n,
+                                                s->preempt->plan != NULL);
     }
     return PLACE_DONE;
 }
