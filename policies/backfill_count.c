@@ -57,7 +57,13 @@
  * start O(log S) to find the bounds and O(S) to insert them (memmove of a
  * sorted array, cheap at these sizes). allow() answers are cached per job
  * until the profile changes, so a fit that asks once per part of a spanning
- * gang costs one test. A conservative pass is O(Q x S) in the worst case.
+ * gang costs one test (the composed policy does not even ask: a count pass
+ * answers per job, place__bf_allows_job). Once EASY's reservation is made,
+ * the composed policy steps over the jobs hopeless() refuses in one loop
+ * here (place__bf_skip_hopeless) instead of visiting each. Conservative's
+ * hopeless() searches a job's earliest interval while reservations are
+ * still made and keeps it for blocked(), which inserts it at the indexes
+ * found. A conservative pass is O(Q x S) in the worst case.
  */
 #include "place_int.h"
 

@@ -22,7 +22,9 @@
  * may have made a reservation that later placements must respect (its
  * allow() vetoes their parts). The cursor only moves forward, so a pass costs
  * O(queue) placement attempts at most, and O(1) when the head of a strict
- * queue does not fit.
+ * queue does not fit. (EASY over a pure fit and no partition rule: once its
+ * reservation is made, the jobs hopeless() refuses are stepped over by the
+ * backfilling rule in one loop, place__bf_skip_hopeless, not visited.)
  *
  * Victims are remembered by job id, not by running index: the host removes a
  * preempted job by swap-remove, which moves another entry into its index.
