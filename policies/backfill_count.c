@@ -57,7 +57,13 @@
  * start O(log S) to find the bounds and O(S) to insert them (memmove of a
  * sorted array, cheap at these sizes). allow() answers are cached per job
  * until the profile changes, so a fit that asks once per part of a spanning
- * gang costs one test. A conservative pass is O(Q x S) in the worst case.
+ * gang costs one test (the composed policy does not even ask: a count pass
+ * answers per job, place__bf_allows_job). Once EASY's reservation is made,
+ * the composed policy steps over the jobs hopeless() refuses in one loop
+ * here (place__bf_skip_hopeless) instead of visiting each. Conservative's
+ * hopeless() searches a job's earliest interval while reservations are
+ * still made and keeps it for blocked(), which inserts it at the indexes
+ * found. A conservative pass is O(Q x S) in the worst case.
  */
 #include "place_int.h"
 
@@ -98,6 +104,12 @@ typedef struct cprof {
     int64_t memo_est;
     uint32_t memo_gpus;
     int memo;
+    /* hopeless()'s earliest interval for blocked(), while reservations are
+     * still made: (id, estimate, GPUs) at a profile version -> start a at
+     * step ea_x, ea_y the first step at or after its end (profile_earliest) */
+    uint64_t ea_id, ea_version;
+    int64_t ea_est, ea_a;
+    uint32_t ea_gpus, ea_x, ea_y;
 } cprof;
 
 /* The combined state of EASY and conservative: both profiles, one used per pass. */
@@ -154,13 +166,15 @@ static int nodes_uniform(cprof *p, const place_cluster *c)
     return p->uni_ok && c->n_nodes > 0 && p->uni_gpn > 0;
 }
 
-/* Can waiting job j be counted in units of gpn GPUs of type t? */
-static int job_counts(const cprof *p, const place_cluster *c, const place_job *j)
+/* Can waiting job j be counted in units of gpn GPUs of type t? (The type
+ * test is place_type_ok()'s, inline: every waiting job, every pass.) */
+static inline int job_counts(const cprof *p, const place_cluster *c, const place_job *j)
 {
-    uint32_t g = p->uni_gpn;
+    uint32_t g = p->uni_gpn, t = p->uni_type;
     return j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && (g == 1 || j->gpus % g == 0) &&
            (j->gpus == g || (j->flags & PLACE_JOB_CAN_SPAN)) && !(j->flags & PLACE_JOB_SERVICE) &&
-           place_type_ok(c, j, p->uni_type) && j->cpu_milli <= p->uni_cpu &&
+           (j->type_mask == 0 || ((j->type_mask >> t) & 1u)) &&
+           j->gpu_mem_mib <= c->type_mem_mib[t] && j->cpu_milli <= p->uni_cpu &&
            j->host_mem_mib <= p->uni_mem;
 }
 
@@ -206,6 +220,24 @@ static int cmp_rel(const void *a, const void *b)
 {
     const struct crel *x = a, *y = b;
     return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Sort releases by time: insertion sort for the few of a usual pass (a
+ * handful of running jobs on an SWF machine), qsort beyond. The order of
+ * equal times does not matter: profile_build() adds them into one step. */
+static void rel_sort(struct crel *r, uint32_t m)
+{
+    if (m > 32) {
+        qsort(r, m, sizeof *r, cmp_rel);
+        return;
+    }
+    for (uint32_t i = 1; i < m; i++) {
+        struct crel x = r[i];
+        uint32_t k = i;
+        for (; k > 0 && r[k - 1].t > x.t; k--)
+            r[k] = r[k - 1];
+        r[k] = x;
+    }
 }
 
 /* The last step starting at or before t (t >= st[0]). O(log S). */
@@ -264,27 +296,36 @@ static int profile_holds(const cprof *p, int64_t a, int64_t b, int64_t k)
     return 1;
 }
 
+/* The prefix minima of profile_holds_now() for this profile version; 0, or
+ * PLACE_ERR_NOMEM. O(S). */
+static int prefix_min_build(cprof *p)
+{
+    if (place__grow(&p->env, (void **)&p->pm, &p->cap_pm, p->n, sizeof *p->pm))
+        return PLACE_ERR_NOMEM;
+    int64_t m = INT64_MAX;
+    for (uint32_t x = 0; x < p->n; x++)
+        p->pm[x] = m = p->sf[x] < m ? p->sf[x] : m;
+    p->pm_version = p->version;
+    return PLACE_OK;
+}
+
 /* Does the profile hold k units over [now, b) (b > now = st[0])? As
  * profile_holds(p, now, b, k): the least free count from now up to the last
  * step before b, from the prefix minima, which are recomputed once per
  * profile version (O(S)); then a bisection (O(log S)). EASY asks this of
  * every queued job that fits now, between changes of the profile. */
-static int profile_holds_now(cprof *p, int64_t b, int64_t k)
+static inline int profile_holds_now(cprof *p, int64_t b, int64_t k)
 {
-    if (p->pm_version != p->version) {
-        if (place__grow(&p->env, (void **)&p->pm, &p->cap_pm, p->n, sizeof *p->pm))
-            return profile_holds(p, p->now, b, k); /* no memory: the walk */
-        int64_t m = INT64_MAX;
-        for (uint32_t x = 0; x < p->n; x++)
-            p->pm[x] = m = p->sf[x] < m ? p->sf[x] : m;
-        p->pm_version = p->version;
-    }
+    if (p->pm_version != p->version && prefix_min_build(p) != PLACE_OK)
+        return profile_holds(p, p->now, b, k); /* no memory: the walk */
     return p->pm[b == PLACE_T_NEVER ? p->n - 1 : step_find(p, b - 1)] >= k;
 }
 
 /* The earliest a at which the profile holds k units over [a, a + d);
- * PLACE_T_NEVER when it never does. O(S). */
-static int64_t profile_earliest(const cprof *p, int64_t d, int64_t k)
+ * PLACE_T_NEVER when it never does. O(S). When found, a is st[*xa] and
+ * *yb is the first step at or after a + d (n: none; always n when a + d
+ * is PLACE_T_NEVER), which profile_take_at() uses. */
+static int64_t profile_earliest(const cprof *p, int64_t d, int64_t k, uint32_t *xa, uint32_t *yb)
 {
     for (uint32_t x = 0; x < p->n; x++) {
         if (p->sf[x] < k)
@@ -293,11 +334,37 @@ static int64_t profile_earliest(const cprof *p, int64_t d, int64_t k)
         uint32_t y = x + 1;
         while (y < p->n && p->st[y] < b && p->sf[y] >= k)
             y++;
-        if (y == p->n || p->st[y] >= b)
+        if (y == p->n || p->st[y] >= b) {
+            *xa = x;
+            *yb = y;
             return a;
+        }
         x = y; /* step y lacks units: the next candidate starts after it */
     }
     return PLACE_T_NEVER;
+}
+
+/* profile_take(p, st[x], b, k) for an interval profile_earliest() found
+ * (x, y its indexes, b > st[x]): the start is a step already and the end
+ * falls in step y - 1 or starts step y, so no search. */
+static int profile_take_at(cprof *p, uint32_t x, uint32_t y, int64_t b, int64_t k)
+{
+    if (b != PLACE_T_NEVER && (y == p->n || p->st[y] != b)) {
+        /* step_split(p, b): a step at b, as free as the one it splits */
+        if (place__grow(&p->env, (void **)&p->st, &p->cap_st, p->n + 1, sizeof *p->st) ||
+            place__grow(&p->env, (void **)&p->sf, &p->cap_sf, p->n + 1, sizeof *p->sf))
+            return PLACE_ERR_NOMEM;
+        memmove(p->st + y + 1, p->st + y, (p->n - y) * sizeof *p->st);
+        memmove(p->sf + y + 1, p->sf + y, (p->n - y) * sizeof *p->sf);
+        p->st[y] = b;
+        p->sf[y] = p->sf[y - 1];
+        p->n++;
+        p->version++; /* the indexes moved */
+    }
+    for (uint32_t u = x; u < y; u++)
+        p->sf[u] -= k;
+    p->version++;
+    return PLACE_OK;
 }
 
 /* Build the profile from the view (and re-apply this pass's reservations). */
@@ -322,7 +389,7 @@ static int profile_build(cprof *p, const place_view *v)
         }
     }
     if (m > 1) /* rel is NULL while nothing ever ran; qsort wants a pointer */
-        qsort(p->rel, m, sizeof *p->rel, cmp_rel);
+        rel_sort(p->rel, m);
     if (place__grow(&p->env, (void **)&p->st, &p->cap_st, m + 1, sizeof *p->st) ||
         place__grow(&p->env, (void **)&p->sf, &p->cap_sf, m + 1, sizeof *p->sf))
         return PLACE_ERR_NOMEM;
@@ -460,7 +527,15 @@ int place__bf_blocked(void *state, const place_view *v, uint32_t i)
         return count_skip(p);
     p->tried++;
     const place_job *j = &v->queue[i];
-    int64_t d = duration_of(j), k = j->gpus / p->gpn, a = profile_earliest(p, d, k);
+    int64_t d = duration_of(j), k = j->gpus / p->gpn, a;
+    uint32_t x, y;
+    if (p->ea_version == p->version && p->ea_id == j->id && p->ea_est == j->estimate_us &&
+        p->ea_gpus == j->gpus) {
+        a = p->ea_a; /* hopeless() searched this profile for this job */
+        x = p->ea_x;
+        y = p->ea_y;
+    } else
+        a = profile_earliest(p, d, k, &x, &y);
     if (a == PLACE_T_NEVER)
         return count_skip(p); /* no bounded start: nothing to protect */
     if (place__grow(&p->env, (void **)&p->rs, &p->cap_rs, p->n_rs + 1, sizeof *p->rs))
@@ -470,7 +545,7 @@ int place__bf_blocked(void *state, const place_view *v, uint32_t i)
     r->b = add_sat(a, d);
     r->k = k;
     r->qi = i;
-    int rc = profile_take(p, r->a, r->b, k);
+    int rc = profile_take_at(p, x, y, r->b, k);
     if (rc != PLACE_OK)
         return rc;
     p->n_rs++;
@@ -501,8 +576,10 @@ void place__bf_observe(void *state, const place_view *v, const place_decision *d
                 int64_t e = x->end_estimate_us < 0 ? PLACE_T_NEVER : x->end_estimate_us;
                 if (e != PLACE_T_NEVER && e <= p->now)
                     e = p->now + 1;
-                int64_t k = 0;
-                for (uint32_t q = 0; q < x->n_parts; q++)
+                /* every node in service, one GPU a node: one unit per GPU (the
+                 * parts add up to the job's GPUs: place_cluster_check) */
+                int64_t k = p->all_up && p->gpn == 1 ? (int64_t)x->job.gpus : 0;
+                for (uint32_t q = 0; q < x->n_parts && !(p->all_up && p->gpn == 1); q++)
                     if (v->cluster->node_up[x->parts[q].node])
                         k += x->parts[q].gpus / p->gpn;
                 /* counted free now and never as a release: held over [now, e) */
@@ -523,9 +600,27 @@ int place__bf_hopeless(void *state, const place_view *v, const place_job *j)
         return 0;
     if (mode == 0)
         return place__profile_hopeless(s->id, v, j);
-    const cprof *p = &s->cp;
+    cprof *p = &s->cp;
     int64_t k = j->gpus / p->gpn;
-    return p->sf[0] < k || !count_allow(&s->cp, j);
+    if (p->sf[0] < k)
+        return 1;
+    if (p->n_rs == 0 || p->tried >= p->max_resv)
+        return !count_allow(p, j);
+    /* Conservative, reservations held and more to make: allow() is "the
+     * earliest interval that holds the job starts now" (the interval from
+     * now is the first candidate), and blocked() needs that interval when
+     * the answer is no, so search once and keep it for blocked() (the profile
+     * does not change in between: no decision is observed). */
+    uint32_t x = 0, y = 0;
+    int64_t a = profile_earliest(p, duration_of(j), k, &x, &y);
+    p->ea_id = j->id;
+    p->ea_est = j->estimate_us;
+    p->ea_gpus = j->gpus;
+    p->ea_version = p->version;
+    p->ea_a = a;
+    p->ea_x = x;
+    p->ea_y = y;
+    return a != p->now;
 }
 
 int place__bf_reserving(const void *state)
@@ -537,6 +632,41 @@ int place__bf_reserving(const void *state)
 int place__bf_counting(const void *state)
 {
     return ((const bfstate *)state)->cp.mode == 1;
+}
+
+int place__bf_one_resv(const void *state)
+{
+    return ((const bfstate *)state)->cp.max_resv == 1;
+}
+
+uint32_t place__bf_skip_hopeless(void *state, const place_view *v, const uint32_t *perm,
+                                 uint32_t from, uint32_t n, int may_preempt)
+{
+    cprof *p = &((bfstate *)state)->cp;
+    if (p->mode != 1 || !p->built || p->tried < p->max_resv || (may_preempt && p->n_rs == 0))
+        return from; /* hopeless() or blocked() may act: every job is visited */
+    if (count_skip(p) == PLACE_BF_DONE)
+        return n; /* every waiting job needs more than is free: the pass ends at the next */
+    int64_t free_now = p->sf[0];
+    for (uint32_t c = from; c < n; c++) {
+        uint32_t i = perm ? perm[c] : c;
+        if (v->queue_state[i] != PLACE_Q_WAITING)
+            continue;
+        const place_job *j = &v->queue[i];
+        int64_t k = p->gpn == 1 ? (int64_t)j->gpus : (int64_t)(j->gpus / p->gpn);
+        /* hopeless(): fewer units free now than k, or allow() refuses */
+        if (k > free_now)
+            continue;
+        if (p->n_rs == 0 || profile_holds_now(p, add_sat(p->now, duration_of(j)), k))
+            return c;
+    }
+    return n;
+}
+
+int place__bf_allows_job(const void *state)
+{
+    const cprof *p = &((const bfstate *)state)->cp;
+    return p->mode == 1 && p->built; /* place__bf_allow() is count_allow() then */
 }
 
 uint32_t place__bf_count_resv(const void *state, uint32_t k, int64_t *start_us, int64_t *end_us,

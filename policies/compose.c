@@ -22,7 +22,9 @@
  * may have made a reservation that later placements must respect (its
  * allow() vetoes their parts). The cursor only moves forward, so a pass costs
  * O(queue) placement attempts at most, and O(1) when the head of a strict
- * queue does not fit.
+ * queue does not fit. (EASY over a pure fit and no partition rule: once its
+ * reservation is made, the jobs hopeless() refuses are stepped over by the
+ * backfilling rule in one loop, place__bf_skip_hopeless, not visited.)
  *
  * Victims are remembered by job id, not by running index: the host removes a
  * preempted job by swap-remove, which moves another entry into its index.
@@ -62,6 +64,7 @@ typedef struct compose {
     const place_partition *partition;
     slot s_order, s_fit, s_backfill, s_preempt, s_service, s_partition;
     int phase;         /* PLACE_PHASE_* of the fit in progress */
+    int bf_skip;       /* refused jobs may be stepped over (place__bf_skip_hopeless) */
     uint32_t *blocked; /* tenants whose queue is stopped in this pass */
     uint32_t n_blocked, cap_blocked;
     uint32_t *perm;
@@ -275,6 +278,11 @@ static int compose_begin(void *state, const place_view *v)
         return rc;
     if (s->preempt->begin && (rc = s->preempt->begin(s->s_preempt.state, v)) != PLACE_OK)
         return rc;
+    /* EASY over a PLACE_FIT_PURE fit with no partition rule: a job hopeless()
+     * refuses has no path but blocked() (no reclaim; preemption only while no
+     * reservation is held, which place__bf_skip_hopeless checks) */
+    s->bf_skip = s->backfill->hopeless == place__bf_hopeless && (s->fit->flags & PLACE_FIT_PURE) &&
+                 s->partition == &place__partition_none && place__bf_one_resv(s->s_backfill.state);
     if (!s->order->sort)
         return PLACE_OK; /* arrival order: the cursor indexes the queue itself */
     rc = place__grow(&s->env, (void **)&s->perm, &s->cap, v->n_queue, sizeof *s->perm);
@@ -427,9 +435,19 @@ static int place_now(compose *s, const place_view *v, uint32_t i, place_decision
     const place_job *j = &v->queue[i];
     if ((j->flags & PLACE_JOB_SERVICE) && s->service->place)
         return s->service->place(s->s_service.state, v, i, d, ctx);
-    if ((s->fit->flags & PLACE_FIT_PURE) && s->backfill->hopeless &&
-        s->backfill->hopeless(s->s_backfill.state, v, j))
-        return PLACE_ERR_NOFIT; /* what the fit would answer, without its walk */
+    if ((s->fit->flags & PLACE_FIT_PURE) && s->backfill->hopeless) {
+        if (s->backfill->hopeless(s->s_backfill.state, v, j))
+            return PLACE_ERR_NOFIT; /* what the fit would answer, without its walk */
+        /* EASY or conservative counting nodes: allow() answers per job, and
+         * hopeless() has just said it answers yes (place__bf_allows_job), so
+         * the fit asks no veto per part (a spanning gang: one per node) */
+        if (ctx->allow == s->backfill->allow && s->backfill->hopeless == place__bf_hopeless &&
+            place__bf_allows_job(s->s_backfill.state)) {
+            place_fit_ctx bare = *ctx;
+            bare.allow = NULL;
+            return s->fit->fit(s->s_fit.state, v, j, d, &bare);
+        }
+    }
     return s->fit->fit(s->s_fit.state, v, j, d, ctx);
 }
 
@@ -447,8 +465,12 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
         ctx.allow = partition_allow;
         ctx.allow_ud = s;
     }
+    const uint32_t *perm = s->order->sort ? s->perm : NULL;
+    if (s->bf_skip) /* resuming after a start */
+        s->cursor = place__bf_skip_hopeless(s->s_backfill.state, v, perm, s->cursor, s->n,
+                                            s->preempt->plan != NULL);
     while (s->cursor < s->n) {
-        uint32_t i = s->order->sort ? s->perm[s->cursor] : s->cursor;
+        uint32_t i = perm ? perm[s->cursor] : s->cursor;
         if (v->queue_state[i] != PLACE_Q_WAITING) {
             s->cursor++;
             continue;
@@ -510,6 +532,9 @@ static int compose_decide(void *state, const place_view *v, place_decision *d)
             break;
         }
         s->cursor++;
+        if (s->bf_skip)
+            s->cursor = place__bf_skip_hopeless(s->s_backfill.state, v, perm, s->cursor, s->n,
+                                                s->preempt->plan != NULL);
     }
     return PLACE_DONE;
 }

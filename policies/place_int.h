@@ -265,6 +265,28 @@ int place__bf_allow(void *state, const place_view *v, const place_job *j, const 
 void place__bf_observe(void *state, const place_view *v, const place_decision *d);
 int place__bf_hopeless(void *state, const place_view *v, const place_job *j);
 int place__bf_reserving(const void *state);
+/* 1 when this pass counts nodes and its profile is built: allow() then
+ * answers per job, not per part (count_allow(), the same answer for every
+ * part until a decision is observed), so once hopeless() has said no for a
+ * job, allow() says yes to each of its parts and a fit need not ask it
+ * (compose.c). 0 otherwise. */
+int place__bf_allows_job(const void *state);
+/* 1 when the rule makes one reservation a pass (EASY), 0 otherwise. */
+int place__bf_one_resv(const void *state);
+/* The composed policy's walk over the rest of an EASY pass (compose.c): once
+ * the count pass's reservation is made, a queued job is refused by
+ * hopeless() alone and blocked() then only answers (no reservation left to
+ * make), so the walk may step over such jobs here, in one loop, instead of
+ * one visit each. Returns the first position c in [from, n) of the pass's
+ * order (queue index perm[c], or c when perm is NULL) whose job is waiting
+ * and not hopeless(); n when there is none, or when blocked() would end the
+ * pass at the next waiting job (PLACE_BF_DONE); `from` itself when the pass
+ * is not in that state, or when it holds no reservation and may_preempt (a
+ * preemption rule may then act on a refused job), so the caller visits as
+ * before. The caller guarantees that a refused job has no other path (no
+ * partition rule, a PLACE_FIT_PURE fit). */
+uint32_t place__bf_skip_hopeless(void *state, const place_view *v, const uint32_t *perm,
+                                 uint32_t from, uint32_t n, int may_preempt);
 /* For tests: 1 when this pass counts (decided at the first use in the pass);
  * the count reservations (returns their number; fills reservation k when
  * k < that number): start, end (PLACE_T_NEVER = open-ended), units (nodes,
