@@ -31,7 +31,7 @@
  * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
  *
  * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),
- * max-min-wf (read as max-min: only the host's solve differs), max-min-agnostic,
+ * max-min-wf (realised as max-min: only the host's solve differs), max-min-agnostic,
  * ftf, makespan, fifo, read by place_gavel_args (place.h),
  * which the host (sim/model/gavel_alloc.c) calls too to know what to solve.
  * Cost per boundary pass: O((queue + running) x types) to compute the
@@ -49,7 +49,7 @@
 static const char *const OBJ[PLACE_GAVEL_N_OBJECTIVES] = {
     [PLACE_GAVEL_MAXMIN] = "max-min", [PLACE_GAVEL_MAXMIN_AGNOSTIC] = "max-min-agnostic",
     [PLACE_GAVEL_FTF] = "ftf",        [PLACE_GAVEL_MAKESPAN] = "makespan",
-    [PLACE_GAVEL_FIFO] = "fifo",
+    [PLACE_GAVEL_FIFO] = "fifo",      [PLACE_GAVEL_MAXMIN_WF] = "max-min-wf",
 };
 
 const char *place_gavel_objective_name(int objective)
@@ -75,10 +75,6 @@ int place_gavel_args(const char *args, int *objective, int64_t *round_us, char *
         for (int k = 0; k < PLACE_GAVEL_N_OBJECTIVES; k++)
             if (strlen(OBJ[k]) == nlen && strncmp(a, OBJ[k], nlen) == 0)
                 obj = k;
-        /* max-min water-filled: the rounds realise it as max-min; the host
-         * (sim__gavel_spec) solves it by levels */
-        if (nlen == 10 && strncmp(a, "max-min-wf", 10) == 0)
-            obj = PLACE_GAVEL_MAXMIN;
         if (obj < 0 || *rest)
             goto bad;
         if (at) {
