@@ -130,7 +130,8 @@ typedef struct cand {
 
 /* A (job, type) entry: the type is the list's, the job a candidate index. */
 typedef struct entry {
-    double prio;
+    double prio, x;
+    uint64_t id;
     uint32_t c;
 } entry;
 
@@ -335,35 +336,28 @@ static inline void cand_entry(const cand *x, uint32_t t, double *xv, double *pri
  * then job id ascending (a total order: one entry per job and type): a
  * comes strictly before b on type t. Equal priorities (jobs that have not
  * run on t) look X up again. */
-static double x_of(const cand *x, uint32_t t)
-{
-    return x->mode == X_SOLVED ? x->xr[t] : x->mode == X_FASTEST && t == x->fastest ? 1.0 : 0.0;
-}
-
-static inline int ent_before(const gv *g, uint32_t t, entry a, entry b)
+static inline int ent_before(entry a, entry b)
 {
     if (a.prio != b.prio)
         return a.prio > b.prio;
-    const cand *x = &g->cands[a.c], *y = &g->cands[b.c];
-    double xa = x_of(x, t), xb = x_of(y, t);
-    if (xa != xb)
-        return xa > xb;
-    return x->id < y->id;
+    if (a.x != b.x)
+        return a.x > b.x;
+    return a.id < b.id;
 }
 
 /* A heap whose top is the entry ent_before puts first: popping gives what
  * sorting the type's entries would, without sorting those that never get
  * their turn. */
-static void heap_down(const gv *g, uint32_t t, entry *h, uint32_t n, uint32_t k)
+static void heap_down(entry *h, uint32_t n, uint32_t k)
 {
     entry v = h[k];
     for (;;) {
         uint32_t c = 2 * k + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && ent_before(g, t, h[c + 1], h[c]))
+        if (c + 1 < n && ent_before(h[c + 1], h[c]))
             c++;
-        if (!ent_before(g, t, h[c], v))
+        if (!ent_before(h[c], v))
             break;
         h[k] = h[c];
         k = c;
@@ -391,12 +385,12 @@ static void take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, double 
         q[fill[g->cands[h[e].c].size]++] = h[e];
     for (uint32_t s = 0; s < nsz; s++)
         for (uint32_t k = cnt[s] / 2; k-- > 0;)
-            heap_down(g, t, q + beg[s], cnt[s], k);
+            heap_down(q + beg[s], cnt[s], k);
     for (;;) {
         uint32_t best = GV_SIZES;
         for (uint32_t s = 0; s < nsz; s++)
             if (cnt[s] && !(g->sizes[s] > *left + 1e-9) &&
-                (best == GV_SIZES || ent_before(g, t, q[beg[s]], q[beg[best]])))
+                (best == GV_SIZES || ent_before(q[beg[s]], q[beg[best]])))
                 best = s;
         if (best == GV_SIZES)
             return;
@@ -404,7 +398,7 @@ static void take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, double 
         g->cands[top[0].c].sel = t;
         *left -= g->sizes[best];
         top[0] = top[--cnt[best]];
-        heap_down(g, t, top, cnt[best], 0);
+        heap_down(top, cnt[best], 0);
     }
 }
 
@@ -432,11 +426,11 @@ static void take(gv *g, uint32_t t, entry *h, uint32_t nh, double *left)
     for (uint32_t e = 0; e < nh; e++)
         least = g->cands[h[e].c].need < least ? g->cands[h[e].c].need : least;
     for (uint32_t k = nh / 2; k-- > 0;)
-        heap_down(g, t, h, nh, k);
+        heap_down(h, nh, k);
     while (nh > 0 && !(least > *left + 1e-9)) {
         entry en = h[0];
         h[0] = h[--nh];
-        heap_down(g, t, h, nh, 0);
+        heap_down(h, nh, 0);
         cand *x = &g->cands[en.c];
         if (x->need > *left + 1e-9)
             continue;
@@ -604,7 +598,7 @@ static int gv_begin(void *state, const place_view *v)
             double xv, prio;
             cand_entry(x, t, &xv, &prio);
             if (prio > 0)
-                g->pos[(size_t)t * n + npos[t]++] = (entry){prio, k};
+                g->pos[(size_t)t * n + npos[t]++] = (entry){prio, xv, x->id, k};
             else if (xv > 0 || g->objective != PLACE_GAVEL_FIFO)
                 g->zero[(size_t)t * n + nzero[t]++] = k;
         }
@@ -690,8 +684,8 @@ static int gv_begin(void *state, const place_view *v)
         if (nz == 0 || zleast > left[t] + 1e-9)
             continue; /* none of them fits what is left */
         for (uint32_t e = 0; e < nz; e++) {
-            double xv;
-            cand_entry(&g->cands[z[e]], t, &xv, &h[e].prio);
+            cand_entry(&g->cands[z[e]], t, &h[e].x, &h[e].prio);
+            h[e].id = g->cands[z[e]].id;
             h[e].c = z[e];
         }
         take(g, t, h, nz, &left[t]);
