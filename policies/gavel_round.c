@@ -568,6 +568,7 @@ static int gv_begin(void *state, const place_view *v)
     double tspeed[PLACE_MAX_TYPES] = {0};
     g->n_sizes = 0;
     memset(g->okmemo, 0, sizeof g->okmemo);
+    int fifo = g->objective == PLACE_GAVEL_FIFO;
     for (uint32_t k = 0; k < n; k++) {
         cand *x = &g->cands[k];
         if (x->pinned)
@@ -597,10 +598,13 @@ static int gv_begin(void *state, const place_view *v)
             tspeed[t] += speed_of(j, t);
             double xv, prio;
             cand_entry(x, t, &xv, &prio);
-            if (prio > 0)
-                g->pos[(size_t)t * n + npos[t]++] = (entry){prio, xv, x->id, k};
-            else if (xv > 0 || g->objective != PLACE_GAVEL_FIFO)
-                g->zero[(size_t)t * n + nzero[t]++] = k;
+            /* appended without a branch (which priorities are 0 follows no
+             * pattern): the slot written is free, and counts when it is kept */
+            int is_pos = prio > 0;
+            g->pos[(size_t)t * n + npos[t]] = (entry){prio, xv, x->id, k};
+            g->zero[(size_t)t * n + nzero[t]] = k;
+            npos[t] += (uint32_t)is_pos;
+            nzero[t] += (uint32_t)(!is_pos & (xv > 0 || !fifo));
         }
         uint32_t s = 0;
         while (s < g->n_sizes && s < GV_SIZES && g->sizes[s] != x->need)
