@@ -35,9 +35,13 @@
  * ftf, makespan, fifo, read by place_gavel_args (place.h),
  * which the host (sim/model/gavel_alloc.c) calls too to know what to solve.
  * Cost per boundary pass: O((queue + running) x types) to compute the
- * priorities and bucket them by type; a type whose unchosen jobs all fit
- * takes them unordered, otherwise they come off a heap (O(log) a pop) until
- * none left fits, which gives the order a sort would, without sorting all.
+ * priorities, each entry of positive priority going straight into its
+ * type's list and one of priority 0 (X = 0) only noted by job; a type whose
+ * unchosen jobs all fit takes them unordered, otherwise they come off one
+ * heap per job size (O(log) a pop) until none left fits, which gives the
+ * order a sort would, without sorting all; the entries of priority 0 are
+ * built only when one of them fits the GPUs the positive ones left.
+ * tests/test_gavel_round.c holds a boundary's choices to the plain rule.
  */
 #include "place_int.h"
 
