@@ -31,13 +31,17 @@
  * job counts as X = 1 on its fastest allowed type, so the rounds run FIFO.
  *
  * Arguments: "[OBJECTIVE][@ROUND_SECONDS]", objectives max-min (default),
- * max-min-wf (read as max-min: only the host's solve differs), max-min-agnostic,
+ * max-min-wf (realised as max-min: only the host's solve differs), max-min-agnostic,
  * ftf, makespan, fifo, read by place_gavel_args (place.h),
  * which the host (sim/model/gavel_alloc.c) calls too to know what to solve.
  * Cost per boundary pass: O((queue + running) x types) to compute the
- * priorities and bucket them by type; a type whose unchosen jobs all fit
- * takes them unordered, otherwise they come off a heap (O(log) a pop) until
- * none left fits, which gives the order a sort would, without sorting all.
+ * priorities, each entry of positive priority going straight into its
+ * type's list and one of priority 0 (X = 0) only noted by job; a type whose
+ * unchosen jobs all fit takes them unordered, otherwise they come off one
+ * heap per job size (O(log) a pop) until none left fits, which gives the
+ * order a sort would, without sorting all; the entries of priority 0 are
+ * built only when one of them fits the GPUs the positive ones left.
+ * tests/test_gavel_round.c holds a boundary's choices to the plain rule.
  */
 #include "place_int.h"
 
@@ -49,7 +53,7 @@
 static const char *const OBJ[PLACE_GAVEL_N_OBJECTIVES] = {
     [PLACE_GAVEL_MAXMIN] = "max-min", [PLACE_GAVEL_MAXMIN_AGNOSTIC] = "max-min-agnostic",
     [PLACE_GAVEL_FTF] = "ftf",        [PLACE_GAVEL_MAKESPAN] = "makespan",
-    [PLACE_GAVEL_FIFO] = "fifo",
+    [PLACE_GAVEL_FIFO] = "fifo",      [PLACE_GAVEL_MAXMIN_WF] = "max-min-wf",
 };
 
 const char *place_gavel_objective_name(int objective)
@@ -75,10 +79,6 @@ int place_gavel_args(const char *args, int *objective, int64_t *round_us, char *
         for (int k = 0; k < PLACE_GAVEL_N_OBJECTIVES; k++)
             if (strlen(OBJ[k]) == nlen && strncmp(a, OBJ[k], nlen) == 0)
                 obj = k;
-        /* max-min water-filled: the rounds realise it as max-min; the host
-         * (sim__gavel_spec) solves it by levels */
-        if (nlen == 10 && strncmp(a, "max-min-wf", 10) == 0)
-            obj = PLACE_GAVEL_MAXMIN;
         if (obj < 0 || *rest)
             goto bad;
         if (at) {
@@ -107,20 +107,36 @@ bad:
     return PLACE_ERR_SPEC;
 }
 
+/* The most distinct job sizes take_by_size handles */
+enum { GV_SIZES = 16 };
+
+/* Slots of the memo of allowed types (types_ok), a power of 2 */
+enum { GV_OKMEMO = 64 };
+
+/* Where a candidate's X comes from (cand_entry) */
+enum { X_SOLVED, X_UNSOLVED, X_FASTEST };
+
 typedef struct cand {
     const place_job *j;
-    uint32_t qi;  /* queue index, or PLACE_NONE for a running job */
-    uint32_t k;   /* a running job's index in view->running */
-    uint32_t cur; /* the type it runs on, or PLACE_NONE */
-    uint32_t sel; /* the type chosen for the next round, or PLACE_NONE */
-    int pinned;   /* running and not preemptible: keeps its GPUs */
-    double need;  /* need_of(j), computed once a round */
+    const double *xr, *rr; /* X_SOLVED: the job's row of X and its received time */
+    double act;            /* X_SOLVED: its time in the allocation */
+    double need;           /* need_of(j), computed once a round */
+    uint64_t id;
+    uint32_t qi;      /* queue index, or PLACE_NONE for a running job */
+    uint32_t k;       /* a running job's index in view->running */
+    uint32_t cur;     /* the type it runs on, or PLACE_NONE */
+    uint32_t sel;     /* the type chosen for the next round, or PLACE_NONE */
+    uint32_t fastest; /* X_FASTEST: its fastest allowed type */
+    uint8_t mode;     /* X_SOLVED, X_UNSOLVED or X_FASTEST */
+    uint8_t pinned;   /* running and not preemptible: keeps its GPUs */
+    uint8_t size;     /* its class among the round's distinct needs (take_by_size) */
 } cand;
 
+/* A (job, type) entry: the type is the list's, the job a candidate index. */
 typedef struct entry {
     double prio, x;
     uint64_t id;
-    uint32_t c, t;
+    uint32_t c;
 } entry;
 
 typedef struct gv {
@@ -129,13 +145,24 @@ typedef struct gv {
     int64_t round_us;
     cand *cands;
     uint32_t cap_cands;
-    entry *ents, *heap; /* the round's entries; the same bucketed by type */
-    uint32_t cap_ents, cap_heap;
+    /* the round's entries by type: type t's of positive priority at
+     * pos[t * n_cands ..], the candidates with an entry of priority 0 at
+     * zero[t * n_cands ..]; heap is take_by_size's scratch */
+    entry *pos, *heap;
+    uint32_t *zero;
+    uint32_t cap_pos, cap_heap, cap_zero;
     struct gv_pre {
         uint64_t id; /* a job to preempt */
         uint32_t k;  /* where it was in view->running when chosen */
     } * pre;
     uint32_t n_pre, i_pre, cap_pre;
+    /* where the jobs to preempt are now: the host swap-removes each one
+     * preempted (place.h), which moves view->running's last entry into its
+     * place; pre_at[k] is the pre index of the job at k (PLACE_NONE: none),
+     * for the n_tracked entries of view->running, and last_k where the
+     * previous decision preempted (PLACE_NONE: it did not) */
+    uint32_t *pre_at;
+    uint32_t cap_pre_at, n_tracked, last_k;
     uint32_t order[PLACE_MAX_TYPES]; /* the types' order in the round that starts at order_us */
     uint32_t n_order;
     int64_t order_us;
@@ -154,6 +181,14 @@ typedef struct gv {
     int64_t sel_us;
     uint32_t *starts; /* candidate indices to start */
     uint32_t n_starts, i_starts, cap_starts;
+    double sizes[GV_SIZES]; /* the round's distinct needs (n_sizes > GV_SIZES: too many) */
+    uint32_t n_sizes;
+    /* the types present a job may use, by (type_mask, gpu_mem_mib): jobs of
+     * a class share them (types_ok), cleared at each boundary */
+    struct gv_okmemo {
+        uint64_t type_mask, ok;
+        uint32_t mem_mib, used;
+    } okmemo[GV_OKMEMO];
 } gv;
 
 static int gv_create(const place_env *env, const char *args, void **state, char *err,
@@ -184,9 +219,11 @@ static void gv_destroy(void *state)
         return;
     place_env env = g->env;
     place__free(&env, g->cands, g->cap_cands * sizeof *g->cands);
-    place__free(&env, g->ents, g->cap_ents * sizeof *g->ents);
+    place__free(&env, g->pos, g->cap_pos * sizeof *g->pos);
+    place__free(&env, g->zero, g->cap_zero * sizeof *g->zero);
     place__free(&env, g->heap, g->cap_heap * sizeof *g->heap);
     place__free(&env, g->pre, g->cap_pre * sizeof *g->pre);
+    place__free(&env, g->pre_at, g->cap_pre_at * sizeof *g->pre_at);
     place__free(&env, g->starts, g->cap_starts * sizeof *g->starts);
     place__free(&env, g->sel, g->cap_sel * sizeof *g->sel);
     place__free(&env, g->hash, g->cap_hash * sizeof *g->hash);
@@ -259,17 +296,60 @@ static double need_of(const place_job *j)
     return (double)j->gpus * j->gpu_milli / PLACE_MILLI_WHOLE;
 }
 
-static int ent_cmp(const void *a, const void *b)
+/* The types present that job j may use (place_type_ok), as a bit mask:
+ * computed once per (type_mask, gpu_mem_mib) a boundary, which jobs of a
+ * class share; a full memo slot's key is computed each time. */
+static uint64_t types_ok(gv *g, const place_cluster *c, const place_job *j)
 {
-    const entry *x = a, *y = b;
-    if (x->prio != y->prio)
-        return x->prio > y->prio ? -1 : 1;
-    if (x->x != y->x)
-        return x->x > y->x ? -1 : 1;
-    return x->id < y->id ? -1 : x->id > y->id;
+    uint64_t h = (j->type_mask ^ ((uint64_t)j->gpu_mem_mib << 20)) * 0x9e3779b97f4a7c15ull;
+    struct gv_okmemo *m = &g->okmemo[h >> 58 & (GV_OKMEMO - 1)];
+    if (m->used && m->type_mask == j->type_mask && m->mem_mib == j->gpu_mem_mib)
+        return m->ok;
+    uint64_t ok = 0;
+    for (uint32_t t = 0; t < c->n_types; t++)
+        if (((c->types_present >> t) & 1u) && place_type_ok(c, j, t))
+            ok |= 1ull << t;
+    if (!m->used) {
+        *m = (struct gv_okmemo){j->type_mask, ok, j->gpu_mem_mib, 1};
+    }
+    return ok;
 }
 
-/* A heap whose top is the entry ent_cmp sorts first: popping gives what
+/* Candidate c's X and priority on type t (an entry exists only for a type
+ * the job may use; the caller checks). */
+static inline void cand_entry(const cand *x, uint32_t t, double *xv, double *prio)
+{
+    if (x->mode == X_SOLVED) {
+        *xv = x->xr[t];
+        if (!(*xv > 0)) {
+            *prio = 0;
+            return;
+        }
+        double frac = x->act > 0 ? x->rr[t] / x->act : 0;
+        *prio = frac > 0 ? *xv / frac : *xv * 1e9;
+    } else if (x->mode == X_UNSOLVED) {
+        *xv = 0; /* solved for another job set: it waits for the next solve */
+        *prio = 0;
+    } else {
+        *xv = t == x->fastest ? 1.0 : 0.0;
+        *prio = *xv * 1e9;
+    }
+}
+
+/* The order of a type's entries: priority descending, then X descending,
+ * then job id ascending (a total order: one entry per job and type): a
+ * comes strictly before b on type t. Equal priorities (jobs that have not
+ * run on t) look X up again. */
+static inline int ent_before(entry a, entry b)
+{
+    if (a.prio != b.prio)
+        return a.prio > b.prio;
+    if (a.x != b.x)
+        return a.x > b.x;
+    return a.id < b.id;
+}
+
+/* A heap whose top is the entry ent_before puts first: popping gives what
  * sorting the type's entries would, without sorting those that never get
  * their turn. */
 static void heap_down(entry *h, uint32_t n, uint32_t k)
@@ -279,9 +359,9 @@ static void heap_down(entry *h, uint32_t n, uint32_t k)
         uint32_t c = 2 * k + 1;
         if (c >= n)
             break;
-        if (c + 1 < n && ent_cmp(&h[c + 1], &h[c]) < 0)
+        if (c + 1 < n && ent_before(h[c + 1], h[c]))
             c++;
-        if (ent_cmp(&h[c], &v) >= 0)
+        if (!ent_before(h[c], v))
             break;
         h[k] = h[c];
         k = c;
@@ -289,67 +369,48 @@ static void heap_down(entry *h, uint32_t n, uint32_t k)
     h[k] = v;
 }
 
-/* Type t takes its unchosen entries h[0..nh) by ent_cmp's order while they
- * fit its GPUs left: one heap per job size (GPUs), and at each step the
- * first of the tops whose size still fits. That is what popping one heap
- * and skipping the entries too big for what is left gives (left only
- * shrinks, so a skipped entry never fits later), without popping those.
- * The per-size heaps are built in g->ents from index base (the entries have
- * been bucketed out of it). 0 when done; 1 when the entries have more sizes
- * than this handles, for the one-heap loop. */
-enum { GV_SIZES = 16 };
-static int take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, uint32_t base, double *left)
+/* Type t takes its unchosen entries h[0..nh) in ent_before's order while
+ * they fit its GPUs left: one heap per job size (GPUs; the round's sizes,
+ * g->sizes), and at each step the first of the tops whose size still fits.
+ * That is what popping one heap and skipping the entries too big for what
+ * is left gives (left only shrinks, so a skipped entry never fits later),
+ * without popping those. The per-size heaps are built in g->heap. */
+static void take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, double *left)
 {
-    double sz[GV_SIZES];
-    uint32_t nsz = 0, cnt[GV_SIZES], beg[GV_SIZES], fill[GV_SIZES];
-    for (uint32_t e = 0; e < nh; e++) {
-        double need = g->cands[h[e].c].need;
-        uint32_t s = 0;
-        while (s < nsz && sz[s] != need)
-            s++;
-        if (s == nsz) {
-            if (nsz == GV_SIZES)
-                return 1;
-            sz[nsz] = need;
-            cnt[nsz++] = 0;
-        }
-        cnt[s]++;
-    }
-    entry *q = g->ents + base;
+    uint32_t nsz = g->n_sizes, cnt[GV_SIZES] = {0}, beg[GV_SIZES], fill[GV_SIZES];
+    for (uint32_t e = 0; e < nh; e++)
+        cnt[g->cands[h[e].c].size]++;
+    entry *q = g->heap;
     for (uint32_t s = 0, b = 0; s < nsz; s++) {
         beg[s] = fill[s] = b;
         b += cnt[s];
     }
-    for (uint32_t e = 0; e < nh; e++) {
-        double need = g->cands[h[e].c].need;
-        uint32_t s = 0;
-        while (sz[s] != need)
-            s++;
-        q[fill[s]++] = h[e];
-    }
+    for (uint32_t e = 0; e < nh; e++)
+        q[fill[g->cands[h[e].c].size]++] = h[e];
     for (uint32_t s = 0; s < nsz; s++)
         for (uint32_t k = cnt[s] / 2; k-- > 0;)
             heap_down(q + beg[s], cnt[s], k);
     for (;;) {
         uint32_t best = GV_SIZES;
         for (uint32_t s = 0; s < nsz; s++)
-            if (cnt[s] && !(sz[s] > *left + 1e-9) &&
-                (best == GV_SIZES || ent_cmp(&q[beg[s]], &q[beg[best]]) < 0))
+            if (cnt[s] && !(g->sizes[s] > *left + 1e-9) &&
+                (best == GV_SIZES || ent_before(q[beg[s]], q[beg[best]])))
                 best = s;
         if (best == GV_SIZES)
-            return 0;
+            return;
         entry *top = q + beg[best];
         g->cands[top[0].c].sel = t;
-        *left -= sz[best];
+        *left -= g->sizes[best];
         top[0] = top[--cnt[best]];
         heap_down(top, cnt[best], 0);
     }
 }
 
 /* Type t takes entries h[0..nh): all of them when they all fit, else as
- * take_by_size does, or with more sizes than it handles from one heap,
- * skipping the entries too big for what is left (the same choices). */
-static void take(gv *g, uint32_t t, entry *h, uint32_t nh, uint32_t base, double *left)
+ * take_by_size does, or, when the round has more sizes than it handles,
+ * from one heap, skipping the entries too big for what is left (the same
+ * choices). */
+static void take(gv *g, uint32_t t, entry *h, uint32_t nh, double *left)
 {
     double total = 0;
     for (uint32_t e = 0; e < nh; e++)
@@ -361,8 +422,10 @@ static void take(gv *g, uint32_t t, entry *h, uint32_t nh, uint32_t base, double
         }
         return;
     }
-    if (take_by_size(g, t, h, nh, base, left) == 0)
+    if (g->n_sizes <= GV_SIZES) {
+        take_by_size(g, t, h, nh, left);
         return;
+    }
     double least = INFINITY;
     for (uint32_t e = 0; e < nh; e++)
         least = g->cands[h[e].c].need < least ? g->cands[h[e].c].need : least;
@@ -433,6 +496,7 @@ static int begin_again(gv *g, const place_view *v)
             continue;
         cand *x = &g->cands[n];
         x->j = &v->queue[i];
+        x->id = x->j->id;
         x->qi = i;
         x->k = PLACE_NONE;
         x->cur = PLACE_NONE;
@@ -448,15 +512,18 @@ static int gv_begin(void *state, const place_view *v)
 {
     gv *g = state;
     g->n_pre = g->i_pre = g->n_starts = g->i_starts = 0;
+    g->last_k = PLACE_NONE;
     if (!is_boundary(g, v))
         return PLACE_OK;
     const place_cluster *c = v->cluster;
     const place_timeshare *ts = v->timeshare;
     uint32_t nt = c->n_types, nc = v->n_queue + v->n_running;
     if (grow(&g->env, (void **)&g->cands, &g->cap_cands, nc, sizeof *g->cands) ||
-        grow(&g->env, (void **)&g->ents, &g->cap_ents, nc * nt, sizeof *g->ents) ||
-        grow(&g->env, (void **)&g->heap, &g->cap_heap, nc * nt, sizeof *g->heap) ||
+        grow(&g->env, (void **)&g->pos, &g->cap_pos, nc * nt, sizeof *g->pos) ||
+        grow(&g->env, (void **)&g->zero, &g->cap_zero, nc * nt, sizeof *g->zero) ||
+        grow(&g->env, (void **)&g->heap, &g->cap_heap, nc, sizeof *g->heap) ||
         grow(&g->env, (void **)&g->pre, &g->cap_pre, v->n_running, sizeof *g->pre) ||
+        grow(&g->env, (void **)&g->pre_at, &g->cap_pre_at, v->n_running, sizeof *g->pre_at) ||
         grow(&g->env, (void **)&g->starts, &g->cap_starts, v->n_queue, sizeof *g->starts) ||
         grow(&g->env, (void **)&g->sel, &g->cap_sel, nc, sizeof *g->sel))
         return PLACE_ERR_NOMEM;
@@ -470,6 +537,7 @@ static int gv_begin(void *state, const place_view *v)
         const place_running *r = &v->running[k];
         cand *x = &g->cands[n++];
         x->j = &r->job;
+        x->id = r->job.id;
         x->qi = PLACE_NONE;
         x->k = k;
         x->cur = r->n_parts ? c->node_type[r->parts[0].node] : PLACE_NONE;
@@ -488,6 +556,7 @@ static int gv_begin(void *state, const place_view *v)
             continue;
         cand *x = &g->cands[n++];
         x->j = &v->queue[i];
+        x->id = x->j->id;
         x->qi = i;
         x->k = PLACE_NONE;
         x->cur = x->sel = PLACE_NONE;
@@ -496,50 +565,59 @@ static int gv_begin(void *state, const place_view *v)
     }
     if (ts && rows_index(g, ts) != PLACE_OK)
         return PLACE_ERR_NOMEM;
-    /* the priorities */
-    uint32_t ne = 0;
+    /* the priorities: an entry per job and type it may use (none of X = 0
+     * under fifo), those of positive priority into the type's list, the
+     * others (X = 0: GPUs left over) only noted, O(candidates x types) */
+    uint32_t npos[PLACE_MAX_TYPES] = {0}, nzero[PLACE_MAX_TYPES] = {0};
     double tspeed[PLACE_MAX_TYPES] = {0};
+    g->n_sizes = 0;
+    memset(g->okmemo, 0, sizeof g->okmemo);
+    int fifo = g->objective == PLACE_GAVEL_FIFO;
     for (uint32_t k = 0; k < n; k++) {
         cand *x = &g->cands[k];
         if (x->pinned)
             continue;
         const place_job *j = x->j;
-        uint64_t ok = 0;
-        uint32_t fastest = PLACE_NONE;
-        for (uint32_t t = 0; t < nt; t++)
-            if (((c->types_present >> t) & 1u) && place_type_ok(c, j, t)) {
-                ok |= 1ull << t;
-                if (fastest == PLACE_NONE || speed_of(j, t) > speed_of(j, fastest))
-                    fastest = t;
-            }
-        if (!ok)
-            continue;
         uint32_t r = ts ? row_of(g, ts, j->id) : PLACE_NONE;
         int solved = r != PLACE_NONE && ts->n_types == nt;
         int unsolved = !solved && ts && ts->n_types == nt && !(j->flags & PLACE_JOB_SERVICE);
-        const double *xr = solved ? ts->x + (size_t)r * nt : NULL;
-        const double *rr = solved ? ts->recv_s + (size_t)r * nt : NULL;
-        double act = solved ? ts->active_s[r] : 0;
-        for (uint32_t t = 0; t < nt; t++) {
-            if (!((ok >> t) & 1u))
-                continue;
+        x->mode = solved ? X_SOLVED : unsolved ? X_UNSOLVED : X_FASTEST;
+        x->fastest = PLACE_NONE;
+        if (solved) {
+            x->xr = ts->x + (size_t)r * nt;
+            x->rr = ts->recv_s + (size_t)r * nt;
+            x->act = ts->active_s[r];
+        }
+        uint64_t ok = types_ok(g, c, j);
+        if (!ok)
+            continue;
+        if (x->mode == X_FASTEST)
+            for (uint64_t m = ok; m; m &= m - 1) {
+                uint32_t t = (uint32_t)__builtin_ctzll(m);
+                if (x->fastest == PLACE_NONE || speed_of(j, t) > speed_of(j, x->fastest))
+                    x->fastest = t;
+            }
+        for (uint64_t m = ok; m; m &= m - 1) {
+            uint32_t t = (uint32_t)__builtin_ctzll(m);
             tspeed[t] += speed_of(j, t);
             double xv, prio;
-            if (solved) {
-                xv = xr[t];
-                double frac = act > 0 ? rr[t] / act : 0;
-                prio = !(xv > 0) ? 0 : frac > 0 ? xv / frac : xv * 1e9;
-            } else if (unsolved) {
-                xv = 0; /* solved for another job set: it waits for the next solve */
-                prio = 0;
-            } else {
-                xv = t == fastest ? 1.0 : 0.0;
-                prio = xv * 1e9;
-            }
-            if (!(xv > 0) && g->objective == PLACE_GAVEL_FIFO)
-                continue;
-            g->ents[ne++] = (entry){prio, xv, j->id, k, t};
+            cand_entry(x, t, &xv, &prio);
+            /* appended without a branch (which priorities are 0 follows no
+             * pattern): the slot written is free, and counts when it is kept */
+            int is_pos = prio > 0;
+            g->pos[(size_t)t * n + npos[t]] = (entry){prio, xv, x->id, k};
+            g->zero[(size_t)t * n + nzero[t]] = k;
+            npos[t] += (uint32_t)is_pos;
+            nzero[t] += (uint32_t)(!is_pos & (xv > 0 || !fifo));
         }
+        uint32_t s = 0;
+        while (s < g->n_sizes && s < GV_SIZES && g->sizes[s] != x->need)
+            s++;
+        if (s == g->n_sizes && s < GV_SIZES)
+            g->sizes[s] = x->need;
+        if (s == g->n_sizes)
+            g->n_sizes++;
+        x->size = (uint8_t)s;
     }
     /* the order of the types: fastest first (by the candidates' mean speed),
      * or shuffled for the objective that ignores speed */
@@ -576,51 +654,49 @@ static int gv_begin(void *state, const place_view *v)
                 order[b - 1] = tmp;
             }
     }
-    /* bucket the entries by type (a counting sort, in creation order) */
-    uint32_t at[PLACE_MAX_TYPES + 1] = {0};
-    for (uint32_t e = 0; e < ne; e++)
-        at[g->ents[e].t + 1]++;
-    for (uint32_t t = 0; t < nt; t++)
-        at[t + 1] += at[t];
-    uint32_t fill[PLACE_MAX_TYPES];
-    memcpy(fill, at, nt * sizeof *fill);
-    for (uint32_t e = 0; e < ne; e++)
-        g->heap[fill[g->ents[e].t]++] = g->ents[e];
     /* each type in that order takes its unchosen jobs by decreasing priority
-     * while they fit */
+     * while they fit: those of positive priority first, then, while GPUs are
+     * left, those of priority 0 (after every positive one in ent_before's
+     * order; a vertex X has many zeros, and few are ever taken) */
     for (uint32_t oi = 0; oi < no; oi++) {
         uint32_t t = order[oi];
-        entry *h = g->heap + at[t];
-        uint32_t nh = 0;
-        double total = 0;
-        for (uint32_t e = 0; e < at[t + 1] - at[t]; e++) {
-            cand *x = &g->cands[h[e].c];
+        entry *h = g->pos + (size_t)t * n;
+        uint32_t *z = g->zero + (size_t)t * n;
+        uint32_t nh = 0, nz = 0;
+        double total = 0, ztotal = 0, zleast = INFINITY;
+        for (uint32_t e = 0; e < npos[t]; e++) {
+            const cand *x = &g->cands[h[e].c];
             if (x->sel != PLACE_NONE)
                 continue;
             total += x->need;
             h[nh++] = h[e];
         }
-        if (total <= left[t]) {
+        for (uint32_t e = 0; e < nzero[t]; e++) {
+            const cand *x = &g->cands[z[e]];
+            if (x->sel != PLACE_NONE)
+                continue;
+            ztotal += x->need;
+            zleast = x->need < zleast ? x->need : zleast;
+            z[nz++] = z[e];
+        }
+        if (total + ztotal <= left[t]) {
             /* every one fits whatever the order (the sum's rounding is far
              * below the 1e-9 the sequential test allows) */
             for (uint32_t e = 0; e < nh; e++)
                 g->cands[h[e].c].sel = t;
+            for (uint32_t e = 0; e < nz; e++)
+                g->cands[z[e]].sel = t;
             continue;
         }
-        /* entries of priority 0 (X = 0 there: GPUs left over) come after
-         * every positive one in ent_cmp's order, so the positive ones are
-         * taken first and the others only while GPUs are left (a vertex X
-         * has few positive entries; most are 0) */
-        uint32_t npos = 0;
-        for (uint32_t e = 0; e < nh; e++)
-            if (h[e].prio > 0) {
-                entry tmp = h[npos];
-                h[npos++] = h[e];
-                h[e] = tmp;
-            }
-        take(g, t, h, npos, at[t], &left[t]);
-        if (nh > npos)
-            take(g, t, h + npos, nh - npos, at[t], &left[t]);
+        take(g, t, h, nh, &left[t]);
+        if (nz == 0 || zleast > left[t] + 1e-9)
+            continue; /* none of them fits what is left */
+        for (uint32_t e = 0; e < nz; e++) {
+            cand_entry(&g->cands[z[e]], t, &h[e].x, &h[e].prio);
+            h[e].id = g->cands[z[e]].id;
+            h[e].c = z[e];
+        }
+        take(g, t, h, nz, &left[t]);
     }
     /* leases: keep, preempt, start */
     g->n_sel = 0;
@@ -629,14 +705,19 @@ static int gv_begin(void *state, const place_view *v)
         if (x->pinned)
             continue;
         if (x->sel != PLACE_NONE)
-            g->sel[g->n_sel++] = (struct gv_sel){x->j->id, x->sel};
+            g->sel[g->n_sel++] = (struct gv_sel){x->id, x->sel};
         if (x->qi == PLACE_NONE) {
             if (x->sel != x->cur)
-                g->pre[g->n_pre++] = (struct gv_pre){x->j->id, x->k};
+                g->pre[g->n_pre++] = (struct gv_pre){x->id, x->k};
         } else if (x->sel != PLACE_NONE) {
             g->starts[g->n_starts++] = k;
         }
     }
+    for (uint32_t k = 0; k < v->n_running; k++)
+        g->pre_at[k] = PLACE_NONE;
+    for (uint32_t p = 0; p < g->n_pre; p++)
+        g->pre_at[g->pre[p].k] = p;
+    g->n_tracked = v->n_running;
     g->sel_hashed = 0; /* hashed by begin_again, at a boundary where a job moves type */
     g->sel_us = v->now_us;
     return PLACE_OK;
@@ -677,25 +758,44 @@ static int place_on(const place_view *v, const place_job *j, uint32_t t, place_d
     return place_fit_span_first(v, &one, d, NULL);
 }
 
+/* The previous decision preempted view->running[last_k]: when the host
+ * took it off (one entry fewer), the entry that was last is at last_k now. */
+static void follow_swap(gv *g, const place_view *v)
+{
+    uint32_t k = g->last_k;
+    g->last_k = PLACE_NONE;
+    if (v->n_running + 1 != g->n_tracked)
+        return; /* not applied: nothing moved */
+    uint32_t last = --g->n_tracked, p = g->pre_at[last];
+    if (k < last) {
+        g->pre_at[k] = p;
+        if (p != PLACE_NONE)
+            g->pre[p].k = k;
+    }
+}
+
 static int gv_decide(void *state, const place_view *v, place_decision *d)
 {
     gv *g = state;
+    if (g->last_k != PLACE_NONE)
+        follow_swap(g, v);
     while (g->i_pre < g->n_pre) {
         const struct gv_pre *p = &g->pre[g->i_pre++];
         uint64_t id = p->id;
-        if (p->k < v->n_running && v->running[p->k].job.id == id) {
+        uint32_t at = PLACE_NONE;
+        if (p->k < v->n_running && v->running[p->k].job.id == id)
+            at = p->k;
+        else /* the host moved it otherwise than place.h says: look */
+            for (uint32_t k = 0; k < v->n_running && at == PLACE_NONE; k++)
+                if (v->running[k].job.id == id)
+                    at = k;
+        if (at != PLACE_NONE) {
             d->kind = PLACE_PREEMPT;
-            d->index = p->k;
+            d->index = at;
             d->n_parts = 0;
+            g->last_k = at;
             return PLACE_OK;
         }
-        for (uint32_t k = 0; k < v->n_running; k++)
-            if (v->running[k].job.id == id) {
-                d->kind = PLACE_PREEMPT;
-                d->index = k;
-                d->n_parts = 0;
-                return PLACE_OK;
-            }
     }
     while (g->i_starts < g->n_starts) {
         const cand *x = &g->cands[g->starts[g->i_starts++]];

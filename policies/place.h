@@ -476,6 +476,8 @@ enum place_gavel_objective {
     PLACE_GAVEL_FTF,             /* "ftf": finish-time fairness (Themis' rho) */
     PLACE_GAVEL_MAKESPAN,        /* "makespan": every active job done soonest */
     PLACE_GAVEL_FIFO,            /* "fifo": arrival order, fastest type with room */
+    PLACE_GAVEL_MAXMIN_WF,       /* "max-min-wf": max-min solved by water-filling levels; the
+                                    rounds realise it as "max-min" (only the host's solve differs) */
     PLACE_GAVEL_N_OBJECTIVES
 };
 #define PLACE_GAVEL_ROUND_US (360 * 1000000ll) /* the default round (Gavel's) */

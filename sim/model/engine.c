@@ -2498,10 +2498,45 @@ typedef struct gavel_key {
     uint32_t slot;
 } gavel_key;
 
-static int gavel_key_cmp(const void *a, const void *b)
+/* Merge the id-ascending runs a[0..m) and a[m..n) into out[0..n). */
+static void gavel_keys_merge(const gavel_key *a, uint32_t m, uint32_t n, gavel_key *out)
 {
-    const gavel_key *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
+    uint32_t i = 0, j = m, o = 0;
+    while (i < m && j < n)
+        out[o++] = a[j].id < a[i].id ? a[j++] : a[i++];
+    while (i < m)
+        out[o++] = a[i++];
+    while (j < n)
+        out[o++] = a[j++];
+}
+
+/* Sort keys[0..n) by id, tmp[0..n) the scratch: runs of 8 by insertion,
+ * then merged bottom-up, the comparison inline (qsort's callback cost more
+ * than the sort; a boundary sorts hundreds). Ids are unique: one order. */
+static void gavel_keys_sort(gavel_key *keys, gavel_key *tmp, uint32_t n)
+{
+    for (uint32_t a = 0; a < n; a += 8) {
+        uint32_t b = n - a > 8 ? a + 8 : n;
+        for (uint32_t i = a + 1; i < b; i++) {
+            gavel_key v = keys[i];
+            uint32_t j = i;
+            for (; j > a && keys[j - 1].id > v.id; j--)
+                keys[j] = keys[j - 1];
+            keys[j] = v;
+        }
+    }
+    gavel_key *src = keys, *dst = tmp;
+    for (uint32_t w = 8; w < n; w *= 2) {
+        for (uint32_t a = 0; a < n; a += 2 * w) {
+            uint32_t m = n - a > w ? w : n - a, b = n - a > 2 * w ? 2 * w : n - a;
+            gavel_keys_merge(src + a, m, b, dst + a);
+        }
+        gavel_key *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != keys)
+        memcpy(keys, src, (size_t)n * sizeof *keys);
 }
 
 static int gavel_round(engine *e)
@@ -2512,8 +2547,9 @@ static int gavel_round(engine *e)
     uint32_t *types = malloc(((size_t)nr + 1) * sizeof *types);
     int64_t *starts = malloc(((size_t)nr + 1) * sizeof *starts);
     gavel_key *keys = malloc(((size_t)nr + nq + 1) * sizeof *keys);
+    gavel_key *tmp = malloc(((size_t)nr + nq + 1) * sizeof *tmp);
     int rc = TM_OK;
-    if (!ids || !types || !starts || !keys) {
+    if (!ids || !types || !starts || !keys || !tmp) {
         rc = nomem(e);
         goto out;
     }
@@ -2533,12 +2569,24 @@ static int gavel_round(engine *e)
         if (!j->svc && j->pj.gpus > 0)
             keys[n++] = (gavel_key){j->pj.id, e->r_slot[k]};
     }
+    /* the running jobs sorted, merged with the queue's (in id order) */
+    uint32_t n_run_keys = n;
+    int queue_sorted = 1;
     for (uint32_t i = e->q_head; i < e->q_tail; i++) {
         job *j = slot_job(e, e->q_slot[i]);
-        if (!j->svc && j->pj.gpus > 0 && e->q_state[i] == PLACE_Q_WAITING)
-            keys[n++] = (gavel_key){j->pj.id, e->q_slot[i]};
+        if (!j->svc && j->pj.gpus > 0 && e->q_state[i] == PLACE_Q_WAITING) {
+            keys[n] = (gavel_key){j->pj.id, e->q_slot[i]};
+            queue_sorted &= n == n_run_keys || keys[n - 1].id < keys[n].id;
+            n++;
+        }
     }
-    qsort(keys, n, sizeof *keys, gavel_key_cmp);
+    if (queue_sorted) {
+        gavel_keys_sort(keys, tmp, n_run_keys);
+        gavel_keys_merge(keys, n_run_keys, n, tmp);
+        memcpy(keys, tmp, (size_t)n * sizeof *keys);
+    } else {
+        gavel_keys_sort(keys, tmp, n);
+    }
     if (sim__gavel_reserve(g, n) != TM_OK) {
         rc = nomem(e);
         goto out;
@@ -2583,6 +2631,7 @@ out:
     free(types);
     free(starts);
     free(keys);
+    free(tmp);
     return rc;
 }
 
@@ -2595,12 +2644,12 @@ static int queue_insert_requeued(engine *e)
     uint32_t k = e->n_requeue;
     if (k < 2)
         return k ? queue_insert(e, e->requeue[0]) : TM_OK;
-    gavel_key *add = malloc((size_t)k * sizeof *add);
+    gavel_key *add = malloc(2 * (size_t)k * sizeof *add);
     if (!add)
         return nomem(e);
     for (uint32_t r = 0; r < k; r++)
         add[r] = (gavel_key){slot_job(e, e->requeue[r])->pj.id, e->requeue[r]};
-    qsort(add, k, sizeof *add, gavel_key_cmp);
+    gavel_keys_sort(add, add + k, k);
     if (e->q_tail + k > e->q_cap && e->q_head > 0)
         queue_slide(e);
     int rc = queue_reserve(e, e->q_tail + k);

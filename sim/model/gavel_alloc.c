@@ -73,20 +73,12 @@ int sim__gavel_spec(const char *spec, int *objective, int64_t *round_us, tm_diag
     char err[200];
     if (place_gavel_args(spec + len, objective, round_us, err, sizeof err) != PLACE_OK)
         return tm_diag_set(diag, TM_ERR_POLICY, "policy", "%s", err);
-    /* "max-min-wf" is max-min to the rounds (place_gavel_args); the solve
-     * water-fills it */
-    const char *a = spec + len;
-    while (*a == ' ' || *a == '\t')
-        a++;
-    if (*objective == SIM_GAVEL_MAXMIN && strncmp(a, "max-min-wf", 10) == 0 &&
-        (a[10] == '\0' || a[10] == '@' || a[10] == ' ' || a[10] == '\t'))
-        *objective = SIM_GAVEL_MAXMIN_WF;
     return 1;
 }
 
 const char *sim__gavel_objective_name(int objective)
 {
-    return objective == SIM_GAVEL_MAXMIN_WF ? "max-min-wf" : place_gavel_objective_name(objective);
+    return place_gavel_objective_name(objective);
 }
 
 /* ------------------------------------------------------------------------- */

@@ -24,19 +24,18 @@
 #include "status.h"
 
 /* The policy objectives (Gavel's policies without space sharing): the
- * placement core's (place.h, place_gavel_args), under the names sim/ uses,
- * and one of sim/'s own: "max-min-wf", max-min fairness water-filled (Gavel's
- * max_min_fairness_water_filling_perf), which the rounds realise as they do
- * "max-min" (place_gavel_args reads it as PLACE_GAVEL_MAXMIN; only the solve
- * differs, so only sim__gavel_spec tells them apart). */
+ * placement core's (place.h, place_gavel_args), under the names sim/ uses.
+ * "max-min-wf", max-min fairness water-filled (Gavel's
+ * max_min_fairness_water_filling_perf), is realised by the rounds as they do
+ * "max-min"; only the solve differs. */
 typedef enum sim__gavel_objective {
     SIM_GAVEL_MAXMIN = PLACE_GAVEL_MAXMIN, /* one LP: the smallest level (max_min_fairness_perf) */
     SIM_GAVEL_MAXMIN_AGNOSTIC = PLACE_GAVEL_MAXMIN_AGNOSTIC, /* one LP, every type speed 1 */
     SIM_GAVEL_FTF = PLACE_GAVEL_FTF,
     SIM_GAVEL_MAKESPAN = PLACE_GAVEL_MAKESPAN,
     SIM_GAVEL_FIFO = PLACE_GAVEL_FIFO,
-    SIM_GAVEL_MAXMIN_WF = PLACE_GAVEL_N_OBJECTIVES, /* water-filling levels */
-    SIM_GAVEL_N_OBJECTIVES
+    SIM_GAVEL_MAXMIN_WF = PLACE_GAVEL_MAXMIN_WF, /* water-filling levels */
+    SIM_GAVEL_N_OBJECTIVES = PLACE_GAVEL_N_OBJECTIVES
 } sim__gavel_objective;
 
 /* The name of a sim__gavel_objective ("max-min-wf" for SIM_GAVEL_MAXMIN_WF). */
