@@ -23,7 +23,7 @@ static const char plan_help[] =
     "                   [--period quarter|month] [--pools A,B,...] [--budget USD]\n"
     "                   [--lead-time N|POOL=N,...] [--max-nodes N] [--lookahead H]\n"
     "                   [--exact] [--replications R] [--confidence C] [--warmup DURATION]\n"
-    "                   [--screen DURATION] [--no-screen]\n"
+    "                   [--screen DURATION] [--no-screen] [--full-rollouts]\n"
     "                   [--seed N] [-j N] [--verbose] [--quiet] [--limit NAME=VALUE]...\n"
     "                   [-o FILE]\n"
     "\n"
@@ -63,9 +63,13 @@ static const char plan_help[] =
     "  --screen DURATION    screen each period's candidates on the warm-up and the\n"
     "                       first DURATION after it, 2 replications (default 4d); every\n"
     "                       fleet of the plan is confirmed in full (it passes, one node\n"
-    "                       fewer in the pool searched fails), and so is every\n"
-    "                       roll-out's; roll-outs are bounded (docs/plan.md, \"Screening\")\n"
+    "                       fewer in the pool searched fails); roll-outs are bounded\n"
+    "                       and scored on estimates (the screen, or a fleet's full\n"
+    "                       evaluation when one was made): docs/plan.md, \"Screening\"\n"
     "  --no-screen          evaluate every fleet in full\n"
+    "  --full-rollouts      with the screen, confirm the roll-outs' fleets in full too\n"
+    "                       (slower; the ranking of a period's mixes is then the\n"
+    "                       unscreened greedy's)\n"
     "  --seed N             override the scenario's seed\n"
     "  -j, --jobs N         run each fleet's replications on N worker processes\n"
     "                       (default: the online cores); the answer is the same for any N\n"
@@ -267,6 +271,7 @@ enum {
     O_WARMUP,
     O_SCREEN,
     O_NO_SCREEN,
+    O_FULL_ROLLOUTS,
 };
 
 static const sim__cli_opt plan_opts[] = {
@@ -285,6 +290,7 @@ static const sim__cli_opt plan_opts[] = {
     {"warmup", O_WARMUP, 1, "a duration (\"1d\", \"6h\", seconds)"},
     {"screen", O_SCREEN, 1, "a duration (\"4d\", \"36h\", seconds) > 0"},
     {"no-screen", O_NO_SCREEN, 0, NULL},
+    {"full-rollouts", O_FULL_ROLLOUTS, 0, NULL},
     {NULL, 0, 0, NULL},
 };
 
@@ -302,7 +308,7 @@ static int cmd_plan(int argc, char **argv)
     const char *target = NULL, *pools = NULL, *lead_s = NULL, *period = "quarter";
     uint64_t reps = 5, max_nodes = 1024, periods = 0, lookahead = 2;
     double conf = 0.95, growth = NAN, budget = INFINITY;
-    int exact = 0, no_screen = 0;
+    int exact = 0, no_screen = 0, full_rollouts = 0;
     int64_t warm_us = -1, screen_us = (int64_t)4 * 86400 * SIM_US_PER_S;
     sim__cli_args a;
     sim__cli_args_init(&a, &plan_spec, argc, argv);
@@ -356,6 +362,9 @@ static int cmd_plan(int argc, char **argv)
             break;
         case O_NO_SCREEN:
             no_screen = 1;
+            break;
+        case O_FULL_ROLLOUTS:
+            full_rollouts = 1;
             break;
         }
         if (bad)
@@ -430,6 +439,7 @@ static int cmd_plan(int argc, char **argv)
     cfg.demand0 = 1;
     cfg.budget_usd = budget;
     cfg.lookahead = (uint32_t)lookahead;
+    cfg.rollout_full = full_rollouts;
     /* the default lead time: 16 weeks (cost-figures.md, "uncertain") in whole
      * periods, rounded up: an order arrives within a period, and serves from
      * the next one */

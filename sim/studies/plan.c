@@ -47,6 +47,55 @@ void sim__plan_fini(sim__plan *p)
     free(p->p);
     p->p = NULL;
     p->n_periods = 0;
+    sim__size_cache_fini(&p->memo);
+}
+
+/* The evaluation of `nodes` at `demand` in cache c, or NULL: the memo of
+ * every search (a fleet at a period's demand is simulated once). O(entries):
+ * a plan holds hundreds, each worth seconds of simulation. */
+static const sim__size_eval *cache_find(const sim__plan_cfg *cfg, const sim__size_cache *c,
+                                        const uint32_t *nodes, double demand)
+{
+    size_t nv = cfg->run->n_vary;
+    for (size_t i = 0; c && i < c->n; i++) {
+        const sim__size_cache_entry *x = &c->e[i];
+        if (x->demand == demand && memcmp(x->nodes, nodes, nv * sizeof *nodes) == 0)
+            return &x->eval;
+    }
+    return NULL;
+}
+
+/* Append an evaluation to cache c (grown as needed). */
+static int cache_add(const sim__plan_cfg *cfg, sim__size_cache *c, const uint32_t *nodes,
+                     double demand, const sim__size_eval *e, tm_diag *diag)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        sim__size_cache_entry *ne = realloc(c->e, cap * sizeof *ne);
+        if (!ne)
+            return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        c->e = ne;
+        c->cap = cap;
+    }
+    sim__size_cache_entry *x = &c->e[c->n++];
+    memset(x, 0, sizeof *x);
+    memcpy(x->nodes, nodes, cfg->run->n_vary * sizeof *nodes);
+    x->demand = demand;
+    x->eval = *e;
+    return TM_OK;
+}
+
+/* Note a full evaluation this search used in its own memo (pl->memo): what
+ * the roll-outs on estimates may reuse. Kept apart from the shared cache,
+ * which may hold fleets another search simulated (the exact search's whole
+ * grid), so that the greedy's estimates, hence its plan, do not depend on
+ * whether --exact ran first. */
+static int memo_note(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes, double demand,
+                     const sim__size_eval *e, tm_diag *diag)
+{
+    if (cache_find(cfg, &pl->memo, nodes, demand))
+        return TM_OK;
+    return cache_add(cfg, &pl->memo, nodes, demand, e, diag);
 }
 
 /* Evaluate `nodes` at `demand` with runner r (cached in c); a copy into *e;
@@ -56,12 +105,10 @@ static int eval_in(const sim__plan_cfg *cfg, sim__size_runner *r, sim__size_cach
                    tm_diag *diag)
 {
     size_t nv = cfg->run->n_vary;
-    for (size_t i = 0; i < c->n; i++) {
-        const sim__size_cache_entry *x = &c->e[i];
-        if (x->demand == demand && memcmp(x->nodes, nodes, nv * sizeof *nodes) == 0) {
-            *e = x->eval;
-            return TM_OK;
-        }
+    const sim__size_eval *hit = cache_find(cfg, c, nodes, demand);
+    if (hit) {
+        *e = *hit;
+        return count ? memo_note(cfg, pl, nodes, demand, e, diag) : TM_OK;
     }
     size_t budget = c->max_evals ? c->max_evals : 10000;
     if (c->n >= budget)
@@ -87,7 +134,7 @@ static int eval_in(const sim__plan_cfg *cfg, sim__size_runner *r, sim__size_cach
     c->n++;
     pl->evaluations += (size_t)count;
     *e = x->eval;
-    return TM_OK;
+    return count ? memo_note(cfg, pl, nodes, demand, e, diag) : TM_OK;
 }
 
 /* The full evaluation (cached). */
@@ -104,6 +151,28 @@ static int screen_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *
     if (!cfg->screen || !cfg->screen_cache)
         return plan_eval(cfg, pl, nodes, demand, e, diag);
     return eval_in(cfg, cfg->screen, cfg->screen_cache, 0, pl, nodes, demand, e, diag);
+}
+
+/* Do the roll-outs run on estimates? With a screen, unless the caller asked
+ * for full roll-outs (cfg->rollout_full): docs/plan.md, "Roll-outs on
+ * estimates". */
+static int rollout_estimated(const sim__plan_cfg *cfg)
+{
+    return cfg->screen && cfg->screen_cache && !cfg->rollout_full;
+}
+
+/* A roll-out's estimate of a fleet at `demand`: its full evaluation when a
+ * search has made it (the memo), else the screen's (simulated if need be).
+ * Never a full simulation. */
+static int estimate_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes,
+                         double demand, sim__size_eval *e, tm_diag *diag)
+{
+    const sim__size_eval *hit = cache_find(cfg, &pl->memo, nodes, demand);
+    if (hit) {
+        *e = *hit;
+        return TM_OK;
+    }
+    return screen_eval(cfg, pl, nodes, demand, e, diag);
 }
 
 /* The cost of owning a fleet for one period (INFINITY when it has no price). */
@@ -220,6 +289,16 @@ static int screen_passes(void *ud, const uint32_t *nodes, int *ok)
     srch *s = ud;
     sim__size_eval e;
     int rc = screen_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
+    if (rc == TM_OK)
+        *ok = e.pass;
+    return rc;
+}
+
+static int estimate_passes(void *ud, const uint32_t *nodes, int *ok)
+{
+    srch *s = ud;
+    sim__size_eval e;
+    int rc = estimate_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
     if (rc == TM_OK)
         *ok = e.pass;
     return rc;
@@ -579,7 +658,11 @@ static void period_bounds(const sim__plan_cfg *cfg, size_t t, const uint32_t *lo
  * nodes that meet the period's targets cost least (a gallop and bisection
  * per pool: O(pools x log range) simulations a period, where the minimal
  * mixes would walk a staircase); budget not applied. INFINITY when no
- * single pool can carry a period. */
+ * single pool can carry a period. With a screen (rollout_estimated) every
+ * verdict and cost in it is an estimate (estimate_eval: the memoised full
+ * evaluation of the fleet at that demand, else the screen's), so a roll-out
+ * simulates nothing in full; the period's choice is still among mixes
+ * confirmed in full, and the roll-out only ranks them. */
 static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *from,
                    double *cost, tm_diag *diag)
 {
@@ -587,7 +670,7 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
     uint32_t cur[NV] = {0}, hi[NV] = {0};
     memcpy(cur, from, nv * sizeof *cur);
     *cost = 0;
-    int rc = TM_OK;
+    int rc = TM_OK, est = rollout_estimated(cfg);
     for (size_t u = t + 1; u <= t + cfg->lookahead && u < cfg->n_periods; u++) {
         double d = sim__plan_demand(cfg, u);
         period_bounds(cfg, u, cur, hi);
@@ -617,13 +700,20 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
             uint32_t cap = cost_cap(cfg, nodes, k, cur[k], hi[k], best, &none);
             if (none)
                 continue;
-            if ((rc = fewest(&s, nodes, k, cur[k], cap, &found)))
-                return rc;
+            sim__size_eval e;
+            if (est) {
+                if ((rc = sim__size_fewest(estimate_passes, &s, nodes, k, cur[k], cap, &found)))
+                    return rc;
+                if (found && (rc = estimate_eval(cfg, pl, nodes, d, &e, diag)))
+                    return rc;
+            } else {
+                if ((rc = fewest(&s, nodes, k, cur[k], cap, &found)))
+                    return rc;
+                if (found && (rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
+                    return rc;
+            }
             if (!found)
                 continue;
-            sim__size_eval e;
-            if ((rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
-                return rc;
             double c = period_usd(cfg, &e);
             if (c < best) {
                 best = c;
