@@ -101,6 +101,10 @@ typedef struct sim__plan {
     /* the full evaluations this search made or looked up (the greedy's
      * roll-outs on estimates reuse these, not the shared cache) */
     sim__size_cache memo;
+    /* per searched pool, the full evaluation's correction to the screen's
+     * last answer (confirmed - screened nodes): where the next confirmation
+     * starts (plan.c, confirm) */
+    int64_t screen_shift[SIM__SIZE_MAX_VARY];
     int64_t fail_period; /* -1 none */
     char why[1400];
 } sim__plan;
