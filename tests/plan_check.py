@@ -29,7 +29,8 @@
   walk without cuts chose (2+1, 2+2, 2+6, 3+6 nodes, $174,000, recorded
   before the cuts existed), with the budget also the exact search's.
 - sigint: SIGINT during a long plan: exit 130, what was planned and
-  simulated so far printed, and written with /plan/complete = 0.
+  simulated so far printed, and written with /plan/complete = 0; during
+  --exact, the fleets of the grid simulated so far written the same way.
 """
 import json
 import os
@@ -291,6 +292,30 @@ def test_sigint(d):
             check(h["plan/complete"][()] == 0, "sigint: complete = 0")
             check(h["plan/periods"][()] == 60, "sigint: periods as asked")
             check(h["plan/nodes"].shape[0] < 60, "sigint: fewer periods planned than asked")
+    # during --exact (the grid is simulated first): the fleets simulated so
+    # far are written, no period planned, complete = 0
+    f = os.path.join(d, "int-exact.h5")
+    p = subprocess.Popen([BIN, "plan", os.path.join(SRC, "tests", "analysis_small.json"), "--target",
+                          "wait_p95<=3h", "--periods", "6", "--growth", "10%", "--lead-time", "0",
+                          "--max-nodes", "20", "--exact", "--replications", "3", "-j", "1",
+                          "-o", f],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 130, f"sigint --exact: exit {p.returncode}: {err[-400:]}")
+    m = re.search(r"wrote the (\d+) fleets simulated so far", err)
+    check(m is not None, f"sigint --exact: stderr {err[-400:]}")
+    check(os.path.isfile(f), "sigint --exact: the file of the fleets simulated so far")
+    if os.path.isfile(f) and m:
+        with h5py.File(f, "r") as h:
+            pl = h["plan"]
+            check(pl["complete"][()] == 0 and pl["found"][()] == 0, "sigint --exact: complete 0")
+            check(pl["search"][()].decode() == "exact", "sigint --exact: search exact")
+            check(pl["nodes"].shape[0] == 0, f"sigint --exact: {pl['nodes'].shape[0]} periods")
+            n = len(pl["fleet_demand"])
+            check(n == int(m[1]) and 0 < n < 6 * 13 * 13,
+                  f"sigint --exact: {n} fleets in the file, {m[1]} said, of {6 * 13 * 13}")
 
 
 with tempfile.TemporaryDirectory() as d:

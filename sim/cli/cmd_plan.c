@@ -481,6 +481,22 @@ static int cmd_plan(int argc, char **argv)
             code = sim__cli_error(rc, &d);
             if (rc == TM_ERR_INTERRUPTED && !quiet)
                 print_simulated(&run, &cache);
+            if (rc == TM_ERR_INTERRUPTED && a.output) {
+                /* no period is planned before the exact search ends: the
+                 * file holds the fleets of the grid simulated so far */
+                tm_diag d2;
+                tm_diag_clear(&d2);
+                if (sim__plan_write(a.output, &sc, &cfg, &ex, NULL, 0, target, NULL, &d2) ==
+                    TM_OK) {
+                    if (!quiet)
+                        fprintf(stderr,
+                                "wrote the %zu fleets simulated so far to %s (/plan/complete = "
+                                "0, no period planned)\n",
+                                cache.n, a.output);
+                } else {
+                    sim__cli_error(TM_ERR_IO, &d2);
+                }
+            }
             goto out;
         }
     }

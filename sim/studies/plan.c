@@ -612,8 +612,7 @@ static int staircase(srch *s, uint32_t *nodes)
             ub = period_usd(s->cfg, &e);
         up = !(ua < ub);
     }
-    if (up && scr &&
-        (rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb)))
+    if (up && scr && (rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb)))
         return rc;
     return up && fb ? stairs_up(s, nodes, a_top, nodes[kb]) : stairs_down(s, nodes, a_top);
 }
