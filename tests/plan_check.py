@@ -18,7 +18,8 @@
 - bad: zero periods, growth at or below -100 %, a budget that cannot pay for
   the nodes a period needs: a clear message, the exit code, no file.
 - file: the HDF5 file read back with h5py (periods, pools, provenance with
-  the resolved scenario) and `tarmac plot` on it: a PNG of the stated size.
+  the resolved scenario), `--json` against it, and `tarmac plot` on it: a
+  PNG of the stated size.
 - cut: the staircase's cuts (docs/plan.md, "The searches"): on the tiny
   case with --lookahead 0 and --max-nodes 7, with and without a budget,
   the greedy cuts steps by their cost bound (--verbose says so); each cut's
@@ -222,6 +223,25 @@ def test_file(d):
         resolved = json.loads(prov["scenario_resolved"][()])
         check(resolved["name"] == "plan-tiny", "provenance: the resolved scenario")
         check("tarmac_version" in prov, "provenance: the version")
+    # --json: the same plan as the file, on stdout alone (the text goes)
+    p = plan(BASE + ["--growth", "30%", "--json"], d)
+    check(p.returncode == 0, f"json: exit {p.returncode}: {p.stderr}")
+    if p.returncode == 0:
+        js = json.loads(p.stdout)
+        with h5py.File(f, "r") as h:
+            pl = h["plan"]
+            check(js["command"] == "plan" and js["search"] == "greedy", "json: command, search")
+            check(js["rollout"] == pl["rollout"][()].decode(), f"json: rollout {js['rollout']}")
+            check([x["nodes"] for x in js["schedule"]] == pl["nodes"][:].astype(int).tolist(),
+                  "json: the schedule's nodes are the file's")
+            check([x["arrive"] for x in js["schedule"]] == pl["arrive"][:].astype(int).tolist(),
+                  "json: arrivals")
+            check(abs(js["own_usd_total"] - pl["own_usd_total"][()]) < 1e-6, "json: own_usd_total")
+            check(all(abs(x["own_usd"] - pl["own_usd"][t]) < 1e-6
+                      for t, x in enumerate(js["schedule"])), "json: own_usd per period")
+            check([x["name"] for x in js["pools"]] == ["big", "small"], "json: pools")
+            check(js["budget_usd_per_period"] is None, "json: no budget is null")
+            check(js["fleets_simulated"] == len(pl["fleet_demand"]), "json: fleets simulated")
     out = os.path.join(d, "plots")
     p = subprocess.run([BIN, "plot", f, "-o", out, "--only", "plan"], capture_output=True, text=True)
     check(p.returncode == 0, f"plot: exit {p.returncode}: {p.stderr}")

@@ -6,6 +6,7 @@
  * the file; this file parses, prints and reports; docs/plan.md).
  */
 #include "cli/cli_int.h"
+#include "config/json_out.h"
 #include "model/cost_int.h"
 #include "output/report_int.h"
 #include "studies/plan_int.h"
@@ -24,8 +25,8 @@ static const char plan_help[] =
     "                   [--lead-time N|POOL=N,...] [--max-nodes N] [--lookahead H]\n"
     "                   [--exact] [--replications R] [--confidence C] [--warmup DURATION]\n"
     "                   [--screen DURATION] [--no-screen] [--full-rollouts]\n"
-    "                   [--seed N] [-j N] [--verbose] [--quiet] [--limit NAME=VALUE]...\n"
-    "                   [-o FILE]\n"
+    "                   [--seed N] [-j N] [--verbose] [--quiet] [--json]\n"
+    "                   [--limit NAME=VALUE]... [-o FILE]\n"
     "\n"
     "Plan purchases over time: demand grows by RATE per period over N periods;\n"
     "nodes of the candidate pools (all pools by default, at most 4) are ordered,\n"
@@ -75,6 +76,7 @@ static const char plan_help[] =
     "                       (default: the online cores); the answer is the same for any N\n"
     "  -v, --verbose        one line per simulated fleet on stderr\n"
     "  -q, --quiet          print nothing but errors\n"
+    "  --json               print a JSON summary on stdout instead of the text\n"
     "  --limit NAME=VALUE   raise a limit the scenario is held to (docs/cli.md)\n"
     "  -o, --output FILE    also write the plan, its costs and every simulated fleet\n"
     "                       to the HDF5 file FILE (docs/output.md, \"Plan files\")\n";
@@ -297,11 +299,78 @@ static const sim__cli_opt plan_opts[] = {
 static const sim__cli_spec plan_spec = {
     .cmd = &sim__cmd_plan,
     .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET |
-              SIM__CLI_LIMIT,
+              SIM__CLI_LIMIT | SIM__CLI_JSON,
     .operand = "scenario",
     .max_operands = 1,
     .opts = plan_opts,
 };
+
+/* --json: the plan (pl: the exact one with --exact, greedy the greedy one
+ * beside it, else NULL), per period its fleet, arrivals, orders and costs,
+ * as the table prints them. */
+static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const sim__plan *pl,
+                      const sim__plan *greedy, const char *target, tm_diag *d)
+{
+    const sim__size_runner *r = cfg->run;
+    sim__jnode *root;
+    sim__jout *j = sim__jout_new(&root);
+    sim__jout_str(j, root, "command", "plan");
+    sim__jout_str(j, root, "tarmac_version", TARMAC_VERSION);
+    sim__jout_str(j, root, "scenario", sc->name);
+    sim__jout_str(j, root, "targets", target);
+    sim__jout_str(j, root, "search", pl->exact ? "exact" : "greedy");
+    sim__jout_str(j, root, "rollout",
+                  cfg->lookahead == 0                 ? "none"
+                  : cfg->screen && !cfg->rollout_full ? "estimated"
+                                                      : "full");
+    sim__jout_uint(j, root, "periods", cfg->n_periods);
+    sim__jout_num(j, root, "months_per_period", cfg->months_per_period);
+    sim__jout_num(j, root, "growth_per_period", cfg->growth);
+    if (isfinite(cfg->budget_usd))
+        sim__jout_num(j, root, "budget_usd_per_period", cfg->budget_usd);
+    else
+        sim__jout_null(j, root, "budget_usd_per_period");
+    sim__jout_uint(j, root, "replications", r->replications);
+    sim__jout_uint(j, root, "fleets_simulated", cfg->cache->n);
+    sim__jout_uint(j, root, "runs", r->runs);
+    sim__jnode *po = sim__jout_array(j, root, "pools");
+    for (size_t k = 0; k < r->n_vary; k++) {
+        const sim_pool_cfg *pc = &sc->pools[r->vary[k]];
+        sim__jnode *o = sim__jout_object(j, po, NULL);
+        sim__jout_str(j, o, "name", pc->name);
+        sim__jout_str(j, o, "gpu_type", sc->types[pc->type].name);
+        sim__jout_uint(j, o, "gpus_per_node", pc->gpus_per_node);
+        sim__jout_num(j, o, "node_usd", cfg->node_usd[k]);
+        sim__jout_uint(j, o, "lead_periods", cfg->lead[k]);
+        sim__jout_uint(j, o, "installed", cfg->installed[k]);
+    }
+    sim__jnode *pa = sim__jout_array(j, root, "schedule");
+    for (size_t t = 0; t < pl->n_periods; t++) {
+        const sim__plan_period *p = &pl->p[t];
+        sim__jnode *o = sim__jout_object(j, pa, NULL);
+        sim__jout_uint(j, o, "period", t + 1);
+        sim__jout_num(j, o, "demand", p->demand);
+        sim__jnode *n = sim__jout_array(j, o, "nodes"), *ar = sim__jout_array(j, o, "arrive"),
+                   * or = sim__jout_array(j, o, "order");
+        for (size_t k = 0; k < r->n_vary; k++) {
+            sim__jout_uint(j, n, NULL, p->nodes[k]);
+            sim__jout_uint(j, ar, NULL, p->arrive[k]);
+            sim__jout_uint(j, or, NULL, p->order[k]);
+        }
+        sim__jout_num(j, o, "order_usd", p->order_usd);
+        sim__jout_num(j, o, "own_usd", p->own_usd);
+        sim__jout_bool(j, o, "meets", p->eval.pass);
+        sim__jout_uint(j, o, "replications_meeting", p->eval.reps_meeting);
+    }
+    sim__jout_num(j, root, "own_usd_total", pl->own_usd);
+    if (greedy) {
+        sim__jout_num(j, root, "greedy_own_usd_total", greedy->own_usd);
+        sim__jout_num(j, root, "gap", (greedy->own_usd - pl->own_usd) / pl->own_usd);
+    }
+    int rc = sim__jout_print(j, stdout, SIM__JOUT_PRETTY, d);
+    sim__jout_free(j);
+    return rc;
+}
 
 static int cmd_plan(int argc, char **argv)
 {
@@ -373,7 +442,7 @@ static int cmd_plan(int argc, char **argv)
     if (key == SIM__CLI_STOP)
         return a.code;
     const char *path = a.n_operands ? a.operands[0] : NULL;
-    int quiet = a.quiet, verbose = a.verbose;
+    int quiet = a.quiet, verbose = a.verbose, json = a.json;
     if (!target)
         return sim__cli_usage("plan", "--target is required, e.g. --target 'wait_p95<=10m'");
     if (!periods)
@@ -465,7 +534,7 @@ static int cmd_plan(int argc, char **argv)
     if (lead_s && (code = parse_lead(lead_s, &sc, &run, cfg.lead)))
         goto out;
     const char *unit = months == 1 ? "month" : "quarter";
-    int tty = !quiet && !verbose && sim__cli_stderr_is_tty();
+    int tty = !quiet && !json && !verbose && sim__cli_stderr_is_tty();
     cfg.log = tty || verbose ? stderr : NULL;
     if (tty) {
         fprintf(stderr,
@@ -540,7 +609,10 @@ static int cmd_plan(int argc, char **argv)
         code = sim__cli_error(rc, &d);
         goto out;
     }
-    if (!quiet) {
+    if (json) {
+        if ((rc = print_json(&sc, &cfg, chosen, exact ? &pl : NULL, target, &d)) != TM_OK)
+            code = sim__cli_error(rc, &d);
+    } else if (!quiet) {
         char b[48];
         printf("tarmac %s: purchase plan for scenario \"%s\" (%s)\n", TARMAC_VERSION, sc.name,
                sc.source);
