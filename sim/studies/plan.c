@@ -10,7 +10,9 @@
  * over the last two pools with the others enumerated, walked from its
  * cheaper end so that steps whose mix cannot be chosen are cut by a cost
  * bound from the nodes alone), scores
- * them with a myopic roll-out of the next periods, and takes the cheapest
+ * them with a myopic roll-out of the next periods (with a screen, on
+ * estimates: the greedy's own memo of full evaluations, else the screen),
+ * and takes the cheapest
  * one the budget can pay for, ordering nodes earlier when it cannot. The
  * exact search evaluates the whole grid of each period and walks every
  * non-decreasing schedule depth first, cheapest fleets first, cutting a
