@@ -8,7 +8,9 @@
   greedy plan and the exact search's: both meet the targets in every period,
   the exact one costs no more, and without a look-ahead the greedy is
   measurably worse on a case where the look-ahead closes the gap (the gap
-  docs/plan.md reports).
+  docs/plan.md reports); with roll-outs on estimates (a screen), the gaps
+  docs/plan.md reports for them, and the greedy beside --exact is the
+  greedy without it.
 - cost: the owning cost per period checked by hand: plan_tiny.json's cost
   model leaves only straight-line depreciation (capex / 5 years), so a
   quarter of owning costs nodes x GPUs x server price / 20; orders cost the
@@ -16,7 +18,8 @@
 - bad: zero periods, growth at or below -100 %, a budget that cannot pay for
   the nodes a period needs: a clear message, the exit code, no file.
 - file: the HDF5 file read back with h5py (periods, pools, provenance with
-  the resolved scenario) and `tarmac plot` on it: a PNG of the stated size.
+  the resolved scenario), `--json` against it, and `tarmac plot` on it: a
+  PNG of the stated size.
 - cut: the staircase's cuts (docs/plan.md, "The searches"): on the tiny
   case with --lookahead 0 and --max-nodes 7, with and without a budget,
   the greedy cuts steps by their cost bound (--verbose says so); each cut's
@@ -27,7 +30,8 @@
   walk without cuts chose (2+1, 2+2, 2+6, 3+6 nodes, $174,000, recorded
   before the cuts existed), with the budget also the exact search's.
 - sigint: SIGINT during a long plan: exit 130, what was planned and
-  simulated so far printed, and written with /plan/complete = 0.
+  simulated so far printed, and written with /plan/complete = 0; during
+  --exact, the fleets of the grid simulated so far written the same way.
 """
 import json
 import os
@@ -89,6 +93,30 @@ def test_gap(d):
     check(p.returncode == 0, f"lookahead 0: exit {p.returncode}: {p.stderr}")
     line = gap_line(p.stdout)
     check("gap 12.50 %" in line, f"lookahead 0: expected a 12.50 % gap, got '{line}'")
+    # roll-outs on estimates (a 6-hour screen: the default whenever a screen
+    # runs): the gap docs/plan.md reports, 12.5 % at 30 %, $400k (the
+    # screen passes fleets at x2.2 that fail in full, and the roll-out from
+    # the dear mix looks cheaper than it is), none at 20 %, $330k; and the
+    # greedy beside --exact is the greedy without it (its estimates reuse
+    # its own full evaluations, not the exact search's grid)
+    for growth, budget, want in (("30%", "400k", 0.125), ("20%", "330k", 0.0)):
+        f, g = os.path.join(d, "est-exact.h5"), os.path.join(d, "est.h5")
+        args = BASE + ["--growth", growth, "--budget", budget, "--screen", "6h"]
+        p = plan(args + ["--exact", "-o", f], d)
+        q = plan(args + ["-o", g], d)
+        check(p.returncode == 0 and q.returncode == 0,
+              f"estimated {growth} {budget}: exit {p.returncode}, {q.returncode}: {p.stderr}")
+        if p.returncode or q.returncode:
+            continue
+        with h5py.File(f, "r") as h, h5py.File(g, "r") as h2:
+            pl, alone = h["plan"], h2["plan"]
+            check(abs(pl["gap"][()] - want) < 1e-12,
+                  f"estimated {growth} {budget}: gap {pl['gap'][()]}, expected {want}")
+            check(pl["greedy_nodes"][:].tolist() == alone["nodes"][:].tolist(),
+                  f"estimated {growth} {budget}: the greedy beside --exact "
+                  f"{pl['greedy_nodes'][:].tolist()}, alone {alone['nodes'][:].tolist()}")
+            check(alone["rollout"][()].decode() == "estimated", "/plan/rollout estimated")
+            check(all(alone["pass"][:] == 1), f"estimated {growth} {budget}: a period fails")
 
 
 def test_cost(d):
@@ -195,6 +223,25 @@ def test_file(d):
         resolved = json.loads(prov["scenario_resolved"][()])
         check(resolved["name"] == "plan-tiny", "provenance: the resolved scenario")
         check("tarmac_version" in prov, "provenance: the version")
+    # --json: the same plan as the file, on stdout alone (the text goes)
+    p = plan(BASE + ["--growth", "30%", "--json"], d)
+    check(p.returncode == 0, f"json: exit {p.returncode}: {p.stderr}")
+    if p.returncode == 0:
+        js = json.loads(p.stdout)
+        with h5py.File(f, "r") as h:
+            pl = h["plan"]
+            check(js["command"] == "plan" and js["search"] == "greedy", "json: command, search")
+            check(js["rollout"] == pl["rollout"][()].decode(), f"json: rollout {js['rollout']}")
+            check([x["nodes"] for x in js["schedule"]] == pl["nodes"][:].astype(int).tolist(),
+                  "json: the schedule's nodes are the file's")
+            check([x["arrive"] for x in js["schedule"]] == pl["arrive"][:].astype(int).tolist(),
+                  "json: arrivals")
+            check(abs(js["own_usd_total"] - pl["own_usd_total"][()]) < 1e-6, "json: own_usd_total")
+            check(all(abs(x["own_usd"] - pl["own_usd"][t]) < 1e-6
+                      for t, x in enumerate(js["schedule"])), "json: own_usd per period")
+            check([x["name"] for x in js["pools"]] == ["big", "small"], "json: pools")
+            check(js["budget_usd_per_period"] is None, "json: no budget is null")
+            check(js["fleets_simulated"] == len(pl["fleet_demand"]), "json: fleets simulated")
     out = os.path.join(d, "plots")
     p = subprocess.run([BIN, "plot", f, "-o", out, "--only", "plan"], capture_output=True, text=True)
     check(p.returncode == 0, f"plot: exit {p.returncode}: {p.stderr}")
@@ -265,6 +312,30 @@ def test_sigint(d):
             check(h["plan/complete"][()] == 0, "sigint: complete = 0")
             check(h["plan/periods"][()] == 60, "sigint: periods as asked")
             check(h["plan/nodes"].shape[0] < 60, "sigint: fewer periods planned than asked")
+    # during --exact (the grid is simulated first): the fleets simulated so
+    # far are written, no period planned, complete = 0
+    f = os.path.join(d, "int-exact.h5")
+    p = subprocess.Popen([BIN, "plan", os.path.join(SRC, "tests", "analysis_small.json"), "--target",
+                          "wait_p95<=3h", "--periods", "6", "--growth", "10%", "--lead-time", "0",
+                          "--max-nodes", "20", "--exact", "--replications", "3", "-j", "1",
+                          "-o", f],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    check(p.returncode == 130, f"sigint --exact: exit {p.returncode}: {err[-400:]}")
+    m = re.search(r"wrote the (\d+) fleets simulated so far", err)
+    check(m is not None, f"sigint --exact: stderr {err[-400:]}")
+    check(os.path.isfile(f), "sigint --exact: the file of the fleets simulated so far")
+    if os.path.isfile(f) and m:
+        with h5py.File(f, "r") as h:
+            pl = h["plan"]
+            check(pl["complete"][()] == 0 and pl["found"][()] == 0, "sigint --exact: complete 0")
+            check(pl["search"][()].decode() == "exact", "sigint --exact: search exact")
+            check(pl["nodes"].shape[0] == 0, f"sigint --exact: {pl['nodes'].shape[0]} periods")
+            n = len(pl["fleet_demand"])
+            check(n == int(m[1]) and 0 < n < 6 * 13 * 13,
+                  f"sigint --exact: {n} fleets in the file, {m[1]} said, of {6 * 13 * 13}")
 
 
 with tempfile.TemporaryDirectory() as d:

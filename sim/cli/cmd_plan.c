@@ -6,6 +6,7 @@
  * the file; this file parses, prints and reports; docs/plan.md).
  */
 #include "cli/cli_int.h"
+#include "config/json_out.h"
 #include "model/cost_int.h"
 #include "output/report_int.h"
 #include "studies/plan_int.h"
@@ -23,9 +24,9 @@ static const char plan_help[] =
     "                   [--period quarter|month] [--pools A,B,...] [--budget USD]\n"
     "                   [--lead-time N|POOL=N,...] [--max-nodes N] [--lookahead H]\n"
     "                   [--exact] [--replications R] [--confidence C] [--warmup DURATION]\n"
-    "                   [--screen DURATION] [--no-screen]\n"
-    "                   [--seed N] [-j N] [--verbose] [--quiet] [--limit NAME=VALUE]...\n"
-    "                   [-o FILE]\n"
+    "                   [--screen DURATION] [--no-screen] [--full-rollouts]\n"
+    "                   [--seed N] [-j N] [--verbose] [--quiet] [--json]\n"
+    "                   [--limit NAME=VALUE]... [-o FILE]\n"
     "\n"
     "Plan purchases over time: demand grows by RATE per period over N periods;\n"
     "nodes of the candidate pools (all pools by default, at most 4) are ordered,\n"
@@ -63,14 +64,19 @@ static const char plan_help[] =
     "  --screen DURATION    screen each period's candidates on the warm-up and the\n"
     "                       first DURATION after it, 2 replications (default 4d); every\n"
     "                       fleet of the plan is confirmed in full (it passes, one node\n"
-    "                       fewer in the pool searched fails), and so is every\n"
-    "                       roll-out's; roll-outs are bounded (docs/plan.md, \"Screening\")\n"
+    "                       fewer in the pool searched fails); roll-outs are bounded\n"
+    "                       and scored on estimates (the screen, or a fleet's full\n"
+    "                       evaluation when one was made): docs/plan.md, \"Screening\"\n"
     "  --no-screen          evaluate every fleet in full\n"
+    "  --full-rollouts      with the screen, confirm the roll-outs' fleets in full too\n"
+    "                       (slower; the ranking of a period's mixes is then the\n"
+    "                       unscreened greedy's)\n"
     "  --seed N             override the scenario's seed\n"
     "  -j, --jobs N         run each fleet's replications on N worker processes\n"
     "                       (default: the online cores); the answer is the same for any N\n"
     "  -v, --verbose        one line per simulated fleet on stderr\n"
     "  -q, --quiet          print nothing but errors\n"
+    "  --json               print a JSON summary on stdout instead of the text\n"
     "  --limit NAME=VALUE   raise a limit the scenario is held to (docs/cli.md)\n"
     "  -o, --output FILE    also write the plan, its costs and every simulated fleet\n"
     "                       to the HDF5 file FILE (docs/output.md, \"Plan files\")\n";
@@ -267,6 +273,7 @@ enum {
     O_WARMUP,
     O_SCREEN,
     O_NO_SCREEN,
+    O_FULL_ROLLOUTS,
 };
 
 static const sim__cli_opt plan_opts[] = {
@@ -285,24 +292,92 @@ static const sim__cli_opt plan_opts[] = {
     {"warmup", O_WARMUP, 1, "a duration (\"1d\", \"6h\", seconds)"},
     {"screen", O_SCREEN, 1, "a duration (\"4d\", \"36h\", seconds) > 0"},
     {"no-screen", O_NO_SCREEN, 0, NULL},
+    {"full-rollouts", O_FULL_ROLLOUTS, 0, NULL},
     {NULL, 0, 0, NULL},
 };
 
 static const sim__cli_spec plan_spec = {
     .cmd = &sim__cmd_plan,
     .shared = SIM__CLI_OUTPUT | SIM__CLI_SEED | SIM__CLI_JOBS | SIM__CLI_VERBOSE | SIM__CLI_QUIET |
-              SIM__CLI_LIMIT,
+              SIM__CLI_LIMIT | SIM__CLI_JSON,
     .operand = "scenario",
     .max_operands = 1,
     .opts = plan_opts,
 };
+
+/* --json: the plan (pl: the exact one with --exact, greedy the greedy one
+ * beside it, else NULL), per period its fleet, arrivals, orders and costs,
+ * as the table prints them. */
+static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const sim__plan *pl,
+                      const sim__plan *greedy, const char *target, tm_diag *d)
+{
+    const sim__size_runner *r = cfg->run;
+    sim__jnode *root;
+    sim__jout *j = sim__jout_new(&root);
+    sim__jout_str(j, root, "command", "plan");
+    sim__jout_str(j, root, "tarmac_version", TARMAC_VERSION);
+    sim__jout_str(j, root, "scenario", sc->name);
+    sim__jout_str(j, root, "targets", target);
+    sim__jout_str(j, root, "search", pl->exact ? "exact" : "greedy");
+    sim__jout_str(j, root, "rollout",
+                  cfg->lookahead == 0                 ? "none"
+                  : cfg->screen && !cfg->rollout_full ? "estimated"
+                                                      : "full");
+    sim__jout_uint(j, root, "periods", cfg->n_periods);
+    sim__jout_num(j, root, "months_per_period", cfg->months_per_period);
+    sim__jout_num(j, root, "growth_per_period", cfg->growth);
+    if (isfinite(cfg->budget_usd))
+        sim__jout_num(j, root, "budget_usd_per_period", cfg->budget_usd);
+    else
+        sim__jout_null(j, root, "budget_usd_per_period");
+    sim__jout_uint(j, root, "replications", r->replications);
+    sim__jout_uint(j, root, "fleets_simulated", cfg->cache->n);
+    sim__jout_uint(j, root, "runs", r->runs);
+    sim__jnode *po = sim__jout_array(j, root, "pools");
+    for (size_t k = 0; k < r->n_vary; k++) {
+        const sim_pool_cfg *pc = &sc->pools[r->vary[k]];
+        sim__jnode *o = sim__jout_object(j, po, NULL);
+        sim__jout_str(j, o, "name", pc->name);
+        sim__jout_str(j, o, "gpu_type", sc->types[pc->type].name);
+        sim__jout_uint(j, o, "gpus_per_node", pc->gpus_per_node);
+        sim__jout_num(j, o, "node_usd", cfg->node_usd[k]);
+        sim__jout_uint(j, o, "lead_periods", cfg->lead[k]);
+        sim__jout_uint(j, o, "installed", cfg->installed[k]);
+    }
+    sim__jnode *pa = sim__jout_array(j, root, "schedule");
+    for (size_t t = 0; t < pl->n_periods; t++) {
+        const sim__plan_period *p = &pl->p[t];
+        sim__jnode *o = sim__jout_object(j, pa, NULL);
+        sim__jout_uint(j, o, "period", t + 1);
+        sim__jout_num(j, o, "demand", p->demand);
+        sim__jnode *n = sim__jout_array(j, o, "nodes"), *ar = sim__jout_array(j, o, "arrive"),
+                   * or = sim__jout_array(j, o, "order");
+        for (size_t k = 0; k < r->n_vary; k++) {
+            sim__jout_uint(j, n, NULL, p->nodes[k]);
+            sim__jout_uint(j, ar, NULL, p->arrive[k]);
+            sim__jout_uint(j, or, NULL, p->order[k]);
+        }
+        sim__jout_num(j, o, "order_usd", p->order_usd);
+        sim__jout_num(j, o, "own_usd", p->own_usd);
+        sim__jout_bool(j, o, "meets", p->eval.pass);
+        sim__jout_uint(j, o, "replications_meeting", p->eval.reps_meeting);
+    }
+    sim__jout_num(j, root, "own_usd_total", pl->own_usd);
+    if (greedy) {
+        sim__jout_num(j, root, "greedy_own_usd_total", greedy->own_usd);
+        sim__jout_num(j, root, "gap", (greedy->own_usd - pl->own_usd) / pl->own_usd);
+    }
+    int rc = sim__jout_print(j, stdout, SIM__JOUT_PRETTY, d);
+    sim__jout_free(j);
+    return rc;
+}
 
 static int cmd_plan(int argc, char **argv)
 {
     const char *target = NULL, *pools = NULL, *lead_s = NULL, *period = "quarter";
     uint64_t reps = 5, max_nodes = 1024, periods = 0, lookahead = 2;
     double conf = 0.95, growth = NAN, budget = INFINITY;
-    int exact = 0, no_screen = 0;
+    int exact = 0, no_screen = 0, full_rollouts = 0;
     int64_t warm_us = -1, screen_us = (int64_t)4 * 86400 * SIM_US_PER_S;
     sim__cli_args a;
     sim__cli_args_init(&a, &plan_spec, argc, argv);
@@ -357,6 +432,9 @@ static int cmd_plan(int argc, char **argv)
         case O_NO_SCREEN:
             no_screen = 1;
             break;
+        case O_FULL_ROLLOUTS:
+            full_rollouts = 1;
+            break;
         }
         if (bad)
             return sim__cli_bad_value(&a);
@@ -364,7 +442,7 @@ static int cmd_plan(int argc, char **argv)
     if (key == SIM__CLI_STOP)
         return a.code;
     const char *path = a.n_operands ? a.operands[0] : NULL;
-    int quiet = a.quiet, verbose = a.verbose;
+    int quiet = a.quiet, verbose = a.verbose, json = a.json;
     if (!target)
         return sim__cli_usage("plan", "--target is required, e.g. --target 'wait_p95<=10m'");
     if (!periods)
@@ -430,6 +508,7 @@ static int cmd_plan(int argc, char **argv)
     cfg.demand0 = 1;
     cfg.budget_usd = budget;
     cfg.lookahead = (uint32_t)lookahead;
+    cfg.rollout_full = full_rollouts;
     /* the default lead time: 16 weeks (cost-figures.md, "uncertain") in whole
      * periods, rounded up: an order arrives within a period, and serves from
      * the next one */
@@ -455,7 +534,7 @@ static int cmd_plan(int argc, char **argv)
     if (lead_s && (code = parse_lead(lead_s, &sc, &run, cfg.lead)))
         goto out;
     const char *unit = months == 1 ? "month" : "quarter";
-    int tty = !quiet && !verbose && sim__cli_stderr_is_tty();
+    int tty = !quiet && !json && !verbose && sim__cli_stderr_is_tty();
     cfg.log = tty || verbose ? stderr : NULL;
     if (tty) {
         fprintf(stderr,
@@ -471,6 +550,22 @@ static int cmd_plan(int argc, char **argv)
             code = sim__cli_error(rc, &d);
             if (rc == TM_ERR_INTERRUPTED && !quiet)
                 print_simulated(&run, &cache);
+            if (rc == TM_ERR_INTERRUPTED && a.output) {
+                /* no period is planned before the exact search ends: the
+                 * file holds the fleets of the grid simulated so far */
+                tm_diag d2;
+                tm_diag_clear(&d2);
+                if (sim__plan_write(a.output, &sc, &cfg, &ex, NULL, 0, target, NULL, &d2) ==
+                    TM_OK) {
+                    if (!quiet)
+                        fprintf(stderr,
+                                "wrote the %zu fleets simulated so far to %s (/plan/complete = "
+                                "0, no period planned)\n",
+                                cache.n, a.output);
+                } else {
+                    sim__cli_error(TM_ERR_IO, &d2);
+                }
+            }
             goto out;
         }
     }
@@ -514,7 +609,10 @@ static int cmd_plan(int argc, char **argv)
         code = sim__cli_error(rc, &d);
         goto out;
     }
-    if (!quiet) {
+    if (json) {
+        if ((rc = print_json(&sc, &cfg, chosen, exact ? &pl : NULL, target, &d)) != TM_OK)
+            code = sim__cli_error(rc, &d);
+    } else if (!quiet) {
         char b[48];
         printf("tarmac %s: purchase plan for scenario \"%s\" (%s)\n", TARMAC_VERSION, sc.name,
                sc.source);

@@ -10,7 +10,9 @@
  * over the last two pools with the others enumerated, walked from its
  * cheaper end so that steps whose mix cannot be chosen are cut by a cost
  * bound from the nodes alone), scores
- * them with a myopic roll-out of the next periods, and takes the cheapest
+ * them with a myopic roll-out of the next periods (with a screen, on
+ * estimates: the greedy's own memo of full evaluations, else the screen),
+ * and takes the cheapest
  * one the budget can pay for, ordering nodes earlier when it cannot. The
  * exact search evaluates the whole grid of each period and walks every
  * non-decreasing schedule depth first, cheapest fleets first, cutting a
@@ -47,6 +49,55 @@ void sim__plan_fini(sim__plan *p)
     free(p->p);
     p->p = NULL;
     p->n_periods = 0;
+    sim__size_cache_fini(&p->memo);
+}
+
+/* The evaluation of `nodes` at `demand` in cache c, or NULL: the memo of
+ * every search (a fleet at a period's demand is simulated once). O(entries):
+ * a plan holds hundreds, each worth seconds of simulation. */
+static const sim__size_eval *cache_find(const sim__plan_cfg *cfg, const sim__size_cache *c,
+                                        const uint32_t *nodes, double demand)
+{
+    size_t nv = cfg->run->n_vary;
+    for (size_t i = 0; c && i < c->n; i++) {
+        const sim__size_cache_entry *x = &c->e[i];
+        if (x->demand == demand && memcmp(x->nodes, nodes, nv * sizeof *nodes) == 0)
+            return &x->eval;
+    }
+    return NULL;
+}
+
+/* Append an evaluation to cache c (grown as needed). */
+static int cache_add(const sim__plan_cfg *cfg, sim__size_cache *c, const uint32_t *nodes,
+                     double demand, const sim__size_eval *e, tm_diag *diag)
+{
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 64;
+        sim__size_cache_entry *ne = realloc(c->e, cap * sizeof *ne);
+        if (!ne)
+            return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        c->e = ne;
+        c->cap = cap;
+    }
+    sim__size_cache_entry *x = &c->e[c->n++];
+    memset(x, 0, sizeof *x);
+    memcpy(x->nodes, nodes, cfg->run->n_vary * sizeof *nodes);
+    x->demand = demand;
+    x->eval = *e;
+    return TM_OK;
+}
+
+/* Note a full evaluation this search used in its own memo (pl->memo): what
+ * the roll-outs on estimates may reuse. Kept apart from the shared cache,
+ * which may hold fleets another search simulated (the exact search's whole
+ * grid), so that the greedy's estimates, hence its plan, do not depend on
+ * whether --exact ran first. */
+static int memo_note(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes, double demand,
+                     const sim__size_eval *e, tm_diag *diag)
+{
+    if (cache_find(cfg, &pl->memo, nodes, demand))
+        return TM_OK;
+    return cache_add(cfg, &pl->memo, nodes, demand, e, diag);
 }
 
 /* Evaluate `nodes` at `demand` with runner r (cached in c); a copy into *e;
@@ -56,12 +107,10 @@ static int eval_in(const sim__plan_cfg *cfg, sim__size_runner *r, sim__size_cach
                    tm_diag *diag)
 {
     size_t nv = cfg->run->n_vary;
-    for (size_t i = 0; i < c->n; i++) {
-        const sim__size_cache_entry *x = &c->e[i];
-        if (x->demand == demand && memcmp(x->nodes, nodes, nv * sizeof *nodes) == 0) {
-            *e = x->eval;
-            return TM_OK;
-        }
+    const sim__size_eval *hit = cache_find(cfg, c, nodes, demand);
+    if (hit) {
+        *e = *hit;
+        return count ? memo_note(cfg, pl, nodes, demand, e, diag) : TM_OK;
     }
     size_t budget = c->max_evals ? c->max_evals : 10000;
     if (c->n >= budget)
@@ -87,7 +136,7 @@ static int eval_in(const sim__plan_cfg *cfg, sim__size_runner *r, sim__size_cach
     c->n++;
     pl->evaluations += (size_t)count;
     *e = x->eval;
-    return TM_OK;
+    return count ? memo_note(cfg, pl, nodes, demand, e, diag) : TM_OK;
 }
 
 /* The full evaluation (cached). */
@@ -104,6 +153,28 @@ static int screen_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *
     if (!cfg->screen || !cfg->screen_cache)
         return plan_eval(cfg, pl, nodes, demand, e, diag);
     return eval_in(cfg, cfg->screen, cfg->screen_cache, 0, pl, nodes, demand, e, diag);
+}
+
+/* Do the roll-outs run on estimates? With a screen, unless the caller asked
+ * for full roll-outs (cfg->rollout_full): docs/plan.md, "Roll-outs on
+ * estimates". */
+static int rollout_estimated(const sim__plan_cfg *cfg)
+{
+    return cfg->screen && cfg->screen_cache && !cfg->rollout_full;
+}
+
+/* A roll-out's estimate of a fleet at `demand`: its full evaluation when a
+ * search has made it (the memo), else the screen's (simulated if need be).
+ * Never a full simulation. */
+static int estimate_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *nodes,
+                         double demand, sim__size_eval *e, tm_diag *diag)
+{
+    const sim__size_eval *hit = cache_find(cfg, &pl->memo, nodes, demand);
+    if (hit) {
+        *e = *hit;
+        return TM_OK;
+    }
+    return screen_eval(cfg, pl, nodes, demand, e, diag);
 }
 
 /* The cost of owning a fleet for one period (INFINITY when it has no price). */
@@ -203,11 +274,13 @@ typedef struct srch {
     size_t t;
     const uint32_t *prev;
     const double *spend;
+    size_t full_calls; /* passes() calls, for the screen's statistics */
 } srch;
 
 static int passes(void *ud, const uint32_t *nodes, int *ok)
 {
     srch *s = ud;
+    s->full_calls++;
     sim__size_eval e;
     int rc = plan_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
     if (rc == TM_OK)
@@ -225,19 +298,73 @@ static int screen_passes(void *ud, const uint32_t *nodes, int *ok)
     return rc;
 }
 
+static int estimate_passes(void *ud, const uint32_t *nodes, int *ok)
+{
+    srch *s = ud;
+    sim__size_eval e;
+    int rc = estimate_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
+    if (rc == TM_OK)
+        *ok = e.pass;
+    return rc;
+}
+
 static int screened(const srch *s)
 {
     return s->cfg->screen && s->cfg->screen_cache;
 }
 
+/* Confirm the screen's answer `cand` for pool k in full
+ * (sim__size_fewest_confirm: an n in [lo, hi] that passes in full with n - 1
+ * failing in full, whatever cand is), starting from cand shifted by the
+ * correction the full evaluation made to the screen's last answer for this
+ * pool (pl->screen_shift): the screen's error is systematic (on the
+ * inference-heavy example it passes L40S counts 4 to 10 nodes short of what
+ * the full evaluation needs, step after step), and a start near the answer
+ * saves the gallop in full. The answer does not depend on the start under
+ * the monotonicity the search assumes; the statistics compare the screen's
+ * own answer with the confirmed one, as size's do. */
+static int confirm(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, uint32_t cand,
+                   int cand_found, int *found)
+{
+    sim__plan *pl = s->pl;
+    uint32_t raw = !cand_found || cand > hi ? hi : cand < lo ? lo : cand, start = raw;
+    if (cand_found) {
+        int64_t g = (int64_t)raw + pl->screen_shift[k];
+        start = g < (int64_t)lo ? lo : g > (int64_t)hi ? hi : (uint32_t)g;
+    }
+    size_t before = s->full_calls;
+    int rc = sim__size_fewest_confirm(passes, s, nodes, k, lo, hi, start, cand_found, found, NULL);
+    if (rc != TM_OK)
+        return rc;
+    if (cand_found && *found)
+        pl->screen_shift[k] = (int64_t)nodes[k] - (int64_t)raw;
+    sim__size_screen_stats *st = s->cfg->screen_stats;
+    if (st) {
+        st->searches++;
+        st->full_evals += s->full_calls - before;
+        if (cand_found == *found && (!*found || nodes[k] == raw))
+            st->agreed++;
+        else
+            st->corrected++;
+        st->k = k;
+        st->lo = lo;
+        st->screen_n = raw;
+        st->screen_found = cand_found;
+        st->full_n = nodes[k];
+        st->full_found = *found;
+    }
+    return TM_OK;
+}
+
 /* The fewest nodes of pool k in [lo, hi] that pass with the others as in
  * nodes[] (size's galloping search, sim__size_fewest): with a screen, on
- * its verdicts and confirmed in full (sim__size_fewest_screened). */
+ * its verdicts and confirmed in full (confirm). */
 static int fewest(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
 {
-    if (screened(s))
-        return sim__size_fewest_screened(screen_passes, passes, s, nodes, k, lo, hi, found,
-                                         s->cfg->screen_stats);
+    if (screened(s)) {
+        int sfound, rc = sim__size_fewest(screen_passes, s, nodes, k, lo, hi, &sfound);
+        return rc != TM_OK ? rc : confirm(s, nodes, k, lo, hi, nodes[k], sfound, found);
+    }
     return sim__size_fewest(passes, s, nodes, k, lo, hi, found);
 }
 
@@ -377,8 +504,7 @@ static int stairs_up(srch *s, uint32_t *nodes, uint32_t a_end, uint32_t b_top)
              * confirms where it stops */
             if ((rc = sim__size_fewest_down(screen_passes, s, nodes, kb, lo[kb], bhi)))
                 return rc;
-            if ((rc = sim__size_fewest_confirm(passes, s, nodes, kb, lo[kb], hi[kb], nodes[kb], 1,
-                                               &found, s->cfg->screen_stats)))
+            if ((rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], 1, &found)))
                 return rc;
             if (!found)
                 continue;
@@ -488,9 +614,7 @@ static int staircase(srch *s, uint32_t *nodes)
             ub = period_usd(s->cfg, &e);
         up = !(ua < ub);
     }
-    if (up && scr &&
-        (rc = sim__size_fewest_confirm(passes, s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb,
-                                       s->cfg->screen_stats)))
+    if (up && scr && (rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb)))
         return rc;
     return up && fb ? stairs_up(s, nodes, a_top, nodes[kb]) : stairs_down(s, nodes, a_top);
 }
@@ -526,7 +650,7 @@ static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, cons
         if (from[k] > hi[k])
             from[k] = hi[k];
     }
-    srch s = {cfg, pl, demand, from, hi, out, diag, t, lo, spend};
+    srch s = {cfg, pl, demand, from, hi, out, diag, t, lo, spend, 0};
     int rc = TM_OK, found;
     memcpy(nodes, from, sizeof nodes);
     if (nv == 1) {
@@ -579,7 +703,11 @@ static void period_bounds(const sim__plan_cfg *cfg, size_t t, const uint32_t *lo
  * nodes that meet the period's targets cost least (a gallop and bisection
  * per pool: O(pools x log range) simulations a period, where the minimal
  * mixes would walk a staircase); budget not applied. INFINITY when no
- * single pool can carry a period. */
+ * single pool can carry a period. With a screen (rollout_estimated) every
+ * verdict and cost in it is an estimate (estimate_eval: the memoised full
+ * evaluation of the fleet at that demand, else the screen's), so a roll-out
+ * simulates nothing in full; the period's choice is still among mixes
+ * confirmed in full, and the roll-out only ranks them. */
 static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *from,
                    double *cost, tm_diag *diag)
 {
@@ -587,7 +715,7 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
     uint32_t cur[NV] = {0}, hi[NV] = {0};
     memcpy(cur, from, nv * sizeof *cur);
     *cost = 0;
-    int rc = TM_OK;
+    int rc = TM_OK, est = rollout_estimated(cfg);
     for (size_t u = t + 1; u <= t + cfg->lookahead && u < cfg->n_periods; u++) {
         double d = sim__plan_demand(cfg, u);
         period_bounds(cfg, u, cur, hi);
@@ -605,7 +733,7 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
                     hi[k] = cur[k] + (uint32_t)add;
             }
         }
-        srch s = {cfg, pl, d, cur, hi, NULL, diag, u, NULL, NULL};
+        srch s = {cfg, pl, d, cur, hi, NULL, diag, u, NULL, NULL, 0};
         double best = INFINITY;
         uint32_t best_nodes[NV] = {0};
         for (size_t k = 0; k < nv; k++) {
@@ -617,13 +745,20 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
             uint32_t cap = cost_cap(cfg, nodes, k, cur[k], hi[k], best, &none);
             if (none)
                 continue;
-            if ((rc = fewest(&s, nodes, k, cur[k], cap, &found)))
-                return rc;
+            sim__size_eval e;
+            if (est) {
+                if ((rc = sim__size_fewest(estimate_passes, &s, nodes, k, cur[k], cap, &found)))
+                    return rc;
+                if (found && (rc = estimate_eval(cfg, pl, nodes, d, &e, diag)))
+                    return rc;
+            } else {
+                if ((rc = fewest(&s, nodes, k, cur[k], cap, &found)))
+                    return rc;
+                if (found && (rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
+                    return rc;
+            }
             if (!found)
                 continue;
-            sim__size_eval e;
-            if ((rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
-                return rc;
             double c = period_usd(cfg, &e);
             if (c < best) {
                 best = c;

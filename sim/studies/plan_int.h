@@ -23,7 +23,8 @@
  *           galloping then bisection in one pool, a staircase over two or
  *           more), the three cheapest scored by their own cost plus a
  *           roll-out of the next `lookahead` periods from them (each grows
- *           one pool, the cheapest way); the cheapest that the
+ *           one pool, the cheapest way; on estimates with a screen); the
+ *           cheapest that the
  *           budget allows. When the budget cannot pay for a period's nodes
  *           in the periods they must be ordered in, they are ordered
  *           earlier (arriving earlier) where the budget has room, latest
@@ -65,6 +66,13 @@ typedef struct sim__plan_cfg {
     sim__size_runner *screen;
     sim__size_cache *screen_cache;
     sim__size_screen_stats *screen_stats; /* may be NULL */
+    /* With a screen the roll-outs are scored on estimates (the memoised full
+     * evaluation of a fleet at that demand, else the screen's verdict and
+     * cost), never simulated in full: the periods' mixes are still confirmed
+     * in full, but their ranking by roll-out is the estimate's (docs/plan.md,
+     * "Roll-outs on estimates"). 1: roll-outs searched on the screen and
+     * confirmed in full, as every other search (--full-rollouts). */
+    int rollout_full;
 } sim__plan_cfg;
 
 typedef struct sim__plan_period {
@@ -90,6 +98,13 @@ typedef struct sim__plan {
     double own_usd;      /* the objective: own_usd over the periods */
     size_t evaluations;  /* fleets simulated by this search (not found in the cache) */
     size_t schedules;    /* exact: schedules visited */
+    /* the full evaluations this search made or looked up (the greedy's
+     * roll-outs on estimates reuse these, not the shared cache) */
+    sim__size_cache memo;
+    /* per searched pool, the full evaluation's correction to the screen's
+     * last answer (confirmed - screened nodes): where the next confirmation
+     * starts (plan.c, confirm) */
+    int64_t screen_shift[SIM__SIZE_MAX_VARY];
     int64_t fail_period; /* -1 none */
     char why[1400];
 } sim__plan;

@@ -123,6 +123,14 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
                                   diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/plan/lookahead", cfg->lookahead, "1",
                                   "periods the greedy search rolls out ahead", diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/plan/rollout",
+                                  cfg->lookahead == 0                 ? "none"
+                                  : cfg->screen && !cfg->rollout_full ? "estimated"
+                                                                      : "full",
+                                  "how the look-ahead roll-outs were scored: on estimates (the "
+                                  "screen, or a memoised full evaluation) or in full "
+                                  "(docs/plan.md)",
+                                  diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/plan/replications", r->replications, "1",
                                   "replications per fleet", diag)) ||
         (rc = sim__h5w_scalar_f64(w, "/plan/confidence", r->confidence, "1",
