@@ -772,8 +772,15 @@ static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__g
         mode = LP_PRIMAL_WARM;
         double lam = glp_get_obj_val(L.P);
         if (!(lam > 0)) {
-            rc = TM_ERR_INTERNAL; /* every need can have some time: impossible */
-            goto out;
+            /* In exact arithmetic every need can have some time (lambda > 0
+             * above lo), but a step just above a binding job's age / iso
+             * makes its need huge and the LP may round lambda to 0: that rho
+             * is infeasible, as the bisection treated it, so bisect above it. */
+            if (rho > lo)
+                lo = rho;
+            rho = 0.5 * (lo + (hi < INFINITY ? hi : rho_iso));
+            stats->bisect_steps++;
+            continue;
         }
         double rx = 0, lb = INFINITY;
         for (uint32_t g = 0; g < G; g++) {
