@@ -93,7 +93,8 @@ static void test_wide(void)
 
 /* Level 2 mirrors level 0: only level 0 is changed, level 2 reads the same in
  * every bin and in the total; an alias of an alias resolves to the source;
- * aliasing a level to itself or out of range is refused. */
+ * aliasing a level to itself or out of range, a mirrored level again, or a
+ * level others mirror, is refused. */
 static void test_alias(void)
 {
     sim__series s;
@@ -106,6 +107,8 @@ static void test_alias(void)
     CHECK_EQ_INT(sim__series_alias(&s, 1, 2), TM_OK); /* 1 -> 2 -> 0 */
     CHECK(sim__series_alias(&s, 1, 1) != TM_OK);
     CHECK(sim__series_alias(&s, 3, 0) != TM_OK);
+    CHECK(sim__series_alias(&s, 0, 1) != TM_OK); /* 0 is mirrored by 1 and 2 */
+    CHECK(sim__series_alias(&s, 2, 0) != TM_OK); /* 2 mirrors already */
     CHECK_EQ_INT((int)sim__level_source(&s, 2), 0);
     CHECK_EQ_INT((int)sim__level_source(&s, 1), 0);
     CHECK_EQ_INT((int)sim__level_source(&s, 0), 0);

@@ -107,6 +107,11 @@ int sim__series_alias(sim__series *s, size_t i, size_t source)
     if (i >= s->n || source >= s->n || i == source)
         return TM_ERR_INTERNAL;
     source = sim__level_source(s, source);
+    /* a level already mirrored, or one that others mirror, stays as it is:
+     * otherwise its mirrors would follow a level the engine no longer writes */
+    for (size_t k = 0; k < s->n_alias; k++)
+        if (s->alias[k].level == i || s->alias[k].source == i)
+            return TM_ERR_INTERNAL;
     sim__level_alias *a = realloc(s->alias, (s->n_alias + 1) * sizeof *a);
     if (!a)
         return TM_ERR_NOMEM;
