@@ -607,6 +607,52 @@ static void test_preempt_and_route(const char *bin)
                  "\"gpus\":1,\"gpu\":null,\"milli\":1000,\"mem_mib\":0,\"gpu_ids\":[0]}]}\n");
 }
 
+/* EASY in a count pass (identical one-GPU nodes), where the composed policy
+ * steps over the jobs hopeless() refuses once its reservation is held
+ * (place__bf_skip_hopeless), by hand. Nodes 0 and 1 run jobs ending (by
+ * estimate) 100 s and 300 s from now; nodes 2 and 3 are free. Job 1 (3 GPUs)
+ * is blocked: its reservation starts in 100 s, when 3 units are free, and
+ * leaves no extra unit. Job 2 (4 GPUs) has fewer free units than it needs;
+ * job 3 (1 GPU, 500 s) would still run at the shadow time and take a unit
+ * job 1 needs; job 4 ends before the shadow time and starts; then job 5 (10
+ * s) does too when a unit is left (second case) and job 6 (3 GPUs) never. */
+static void test_easy_count_skip(const char *bin)
+{
+    const char *head =
+        "{\"now_us\":1000000,\"gpu_types\":[{\"name\":\"A\",\"mem_mib\":81920}],"
+        "\"nodes\":[{\"type\":\"A\",\"gpus\":1},{\"type\":\"A\",\"gpus\":1},"
+        "{\"type\":\"A\",\"gpus\":1},{\"type\":\"A\",\"gpus\":1}],"
+        "\"running\":["
+        "{\"id\":10,\"gpus\":1,\"estimate_us\":200000000,\"start_us\":0,"
+        "\"end_estimate_us\":101000000,\"parts\":[{\"node\":0,\"gpus\":1,\"gpu_ids\":[0]}]},"
+        "{\"id\":11,\"gpus\":1,\"estimate_us\":400000000,\"start_us\":0,"
+        "\"end_estimate_us\":301000000,\"parts\":[{\"node\":1,\"gpus\":1,\"gpu_ids\":[0]}]}],"
+        "\"queue\":["
+        "{\"id\":1,\"gpus\":3,\"estimate_us\":1000000000,\"flags\":[\"can_span\"]},"
+        "{\"id\":2,\"gpus\":4,\"estimate_us\":10000000,\"flags\":[\"can_span\"]},"
+        "{\"id\":3,\"gpus\":1,\"estimate_us\":500000000},"
+        "{\"id\":4,\"gpus\":";
+    const char *tail = ",\"estimate_us\":50000000,\"flags\":[\"can_span\"]},"
+                       "{\"id\":5,\"gpus\":1,\"estimate_us\":10000000},"
+                       "{\"id\":6,\"gpus\":3,\"estimate_us\":10000000,\"flags\":[\"can_span\"]}]}";
+    const char *spec = "order=fifo placement=first-fit backfill=easy";
+    char snap[2048];
+    /* job 4 takes both free units: jobs 5 and 6 are stepped over */
+    snprintf(snap, sizeof snap, "%s%d%s", head, 2, tail);
+    expect_lines(bin, spec, snap,
+                 "{\"kind\":\"start\",\"queue_index\":3,\"job_id\":4,\"parts\":["
+                 "{\"node\":2,\"gpus\":1,\"gpu\":null,\"milli\":1000,\"mem_mib\":0,"
+                 "\"gpu_ids\":[0]},{\"node\":3,\"gpus\":1,\"gpu\":null,\"milli\":1000,"
+                 "\"mem_mib\":0,\"gpu_ids\":[0]}]}\n");
+    /* job 4 takes one: job 5 (ends before the shadow time) takes the other */
+    snprintf(snap, sizeof snap, "%s%d%s", head, 1, tail);
+    expect_lines(bin, spec, snap,
+                 "{\"kind\":\"start\",\"queue_index\":3,\"job_id\":4,\"parts\":[{\"node\":2,"
+                 "\"gpus\":1,\"gpu\":null,\"milli\":1000,\"mem_mib\":0,\"gpu_ids\":[0]}]}\n"
+                 "{\"kind\":\"start\",\"queue_index\":4,\"job_id\":5,\"parts\":[{\"node\":3,"
+                 "\"gpus\":1,\"gpu\":null,\"milli\":1000,\"mem_mib\":0,\"gpu_ids\":[0]}]}\n");
+}
+
 int main(void)
 {
     const char *bin = getenv("TARMAC_BIN");
@@ -634,5 +680,6 @@ int main(void)
     compare_policy(bin, "gavel fifo@600", seed, TS_X);
     compare_policy(bin, "gavel max-min@600", seed, TS_SOLVE);
     test_preempt_and_route(bin);
+    test_easy_count_skip(bin);
     return check_finish("test_place_json");
 }
