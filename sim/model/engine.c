@@ -311,6 +311,11 @@ typedef struct engine {
     uint8_t type_mirrors[PLACE_MAX_TYPES];
     uint8_t cls_mirrors, q_all_mirrors, q_tenant_mirrors;
     int blocked_any; /* the shape-blocked levels may be non-zero (update_blocked) */
+    /* passes with no whole GPU free are skipped (counted, not run): the policy
+     * claims PLACE_POLICY_IDLE_WHEN_FULL, no pass hook or Gavel round watches
+     * passes, and no job so far needed less than a whole GPU (cleared for good
+     * by the first such job, before it is queued) */
+    int skip_full;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_quantiles *q_tenant_wait;                      /* n_tenants + 1 */
     sim_result *res;
@@ -1091,6 +1096,8 @@ static int admit(engine *e, const trace_job *tj)
     j->pj.type_mask = tj->type_mask;
     j->pj.gpus = tj->gpus;
     j->pj.gpu_milli = tj->gpu_milli;
+    if (tj->gpus == 0 || tj->gpu_milli < PLACE_MILLI_WHOLE)
+        e->skip_full = 0;
     j->pj.gpu_mem_mib = tj->gpu_mem_mib;
     j->pj.flags = tj->flags;
     j->pj.cpu_milli = tj->cpu_milli;
@@ -1534,6 +1541,8 @@ static int svc_request(engine *e, svc *v, uint32_t k)
         j->pj.type_mask = mask;
         j->pj.gpus = v->cfg->replica_gpus;
         j->pj.gpu_milli = PLACE_MILLI_WHOLE;
+        if (j->pj.gpus == 0)
+            e->skip_full = 0;
         j->pj.gpu_mem_mib = v->cfg->gpu_mem_mib;
         j->pj.flags =
             PLACE_JOB_SERVICE | (v->cfg->overflow == SIM__SVC_OVERFLOW_API ? PLACE_JOB_API_OK : 0u);
@@ -2690,6 +2699,12 @@ static int schedule_pass(engine *e)
         return TM_OK;
     }
     e->res->passes++;
+    if (e->skip_full && e->cluster.gpus_free == 0) {
+        /* the policy would decide nothing and keep nothing (PLACE_POLICY_IDLE_WHEN_FULL):
+         * what is left of a pass is the blocked levels' update */
+        update_blocked(e);
+        return TM_OK;
+    }
     place_view v = {
         .now_us = e->now_us,
         .cluster = &e->cluster,
@@ -3634,6 +3649,10 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     if (!(opts && opts->policy_table) && sim__gittins_spec(sc->policy) &&
         (rc = sim__gittins_build(&e.gittins, sc, diag)) != TM_OK)
         goto out;
+    /* a host's own policy table claims nothing (place_spec_props) */
+    e.skip_full = !(opts && opts->policy_table) &&
+                  (place_spec_props(sc->policy) & PLACE_POLICY_IDLE_WHEN_FULL) && !e.gavel &&
+                  !(opts && opts->pass_hook);
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
         (rc = build_class_specials(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)
         goto out;
