@@ -116,6 +116,8 @@ static int idle_fit(const place_fit *f)
 
 static int idle_backfill(const place_backfill *b)
 {
+    if (b->flags & PLACE_BF_IDLE_WHEN_FULL)
+        return 1; /* the rule's own declaration */
     return !b->create && !b->begin && !b->observe && !b->allow && !b->hopeless && !b->reserving;
 }
 

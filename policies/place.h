@@ -594,8 +594,9 @@ typedef struct place_policy {
  * The composed policy claims it when every component is provably so: an
  * order without state (create == NULL) or arrival order; a PLACE_FIT_PURE fit
  * without begin(); a backfilling rule without state, begin(), observe(),
- * allow() or hopeless() (none, greedy); preempt, service and partition rules
- * that do nothing (no plan, no place, partition=none). Preemption, services,
+ * allow() or hopeless() (none, greedy) or one that declares
+ * PLACE_BF_IDLE_WHEN_FULL (place_backfill.flags); preempt, service and
+ * partition rules that do nothing (no plan, no place, partition=none). Preemption, services,
  * partitions and reservations may act with no GPU free, so they never claim
  * it by default. */
 enum place_policy_props { PLACE_POLICY_IDLE_WHEN_FULL = 1u << 0 };
@@ -747,7 +748,16 @@ typedef struct place_backfill {
     void (*observe)(void *state, const place_view *v, const place_decision *d); /* may be NULL */
     int (*reserving)(const void *state); /* holds a reservation now? NULL = never */
     int (*hopeless)(void *state, const place_view *v, const place_job *j);
+    /* PLACE_BF_IDLE_WHEN_FULL: the rule keeps state (a reservation, a
+     * profile), but a pass with no whole GPU free and only whole-GPU jobs
+     * waiting starts nothing through it and leaves nothing that a later pass
+     * reads (its begin() rebuilds what the pass uses): the composed policy may
+     * then claim PLACE_POLICY_IDLE_WHEN_FULL (test_place_idle checks it). A
+     * rule without state, begin(), observe(), allow() or hopeless() needs no
+     * flag. */
+    uint32_t flags;
 } place_backfill;
+enum place_backfill_flags { PLACE_BF_IDLE_WHEN_FULL = 1u << 0 };
 
 /* Preemption: queue entry i does not fit. Choose running jobs to stop so that
  * it does: write their running indices to victims (room for cap_victims),
