@@ -98,6 +98,125 @@ int place_policy_check(const place_policy *p)
 }
 
 /* ------------------------------------------------------------------------- */
+/* properties                                                                 */
+
+/* Components of the composed policy that keep no state across passes and
+ * cannot decide anything with no whole GPU free (see PLACE_POLICY_IDLE_WHEN_FULL
+ * in place.h). "create == NULL" is the components' own "no state" contract. */
+static int idle_order(const place_order *o)
+{
+    return !o->sort || !o->create;
+}
+
+static int idle_fit(const place_fit *f)
+{
+    /* a pure fit returns parts of at most each node's free GPUs: none here */
+    return (f->flags & PLACE_FIT_PURE) && !f->begin;
+}
+
+static int idle_backfill(const place_backfill *b)
+{
+    if (b->flags & PLACE_BF_IDLE_WHEN_FULL)
+        return 1; /* the rule's own declaration */
+    return !b->create && !b->begin && !b->observe && !b->allow && !b->hopeless && !b->reserving;
+}
+
+static int idle_preempt(const place_preempt *r)
+{
+    return !r->plan && !r->create && !r->begin && !r->observe;
+}
+
+static int idle_service(const place_service *r)
+{
+    return !r->place && !r->create;
+}
+
+static int idle_partition(const place_partition *r)
+{
+    return !r->flags && !r->create && !r->begin && !r->allow && !r->reclaim && !r->wake &&
+           !r->observe;
+}
+
+/* The composed policy's properties from its specification (one that its
+ * create() accepted: key=name[:args] tokens, each key at most once). */
+static uint32_t compose_props(const char *spec)
+{
+    const place_order *o = &place__order_fifo;
+    const place_fit *f = &place__fit_first;
+    const place_backfill *b = &place__backfill_none;
+    const place_preempt *pr = &place__preempt_none;
+    const place_service *sv = &place__service_none;
+    const place_partition *pt = &place__partition_none;
+    const char *p = spec ? spec : "";
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '\0')
+            break;
+        size_t len = strcspn(p, " \t");
+        const char *eq = memchr(p, '=', len);
+        if (!eq)
+            return 0;
+        size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+        const char *colon = memchr(eq + 1, ':', vlen);
+        size_t nlen = colon ? (size_t)(colon - eq - 1) : vlen;
+        char key[16], name[64];
+        if (klen >= sizeof key || nlen >= sizeof name)
+            return 0;
+        memcpy(key, p, klen);
+        key[klen] = '\0';
+        memcpy(name, eq + 1, nlen);
+        name[nlen] = '\0';
+        p += len;
+        int found;
+        if (strcmp(key, "order") == 0)
+            found = (o = place_order_find(name)) != NULL;
+        else if (strcmp(key, "placement") == 0)
+            found = (f = place_fit_find(name)) != NULL;
+        else if (strcmp(key, "backfill") == 0)
+            found = (b = place_backfill_find(name)) != NULL;
+        else if (strcmp(key, "preempt") == 0)
+            found = (pr = place_preempt_find(name)) != NULL;
+        else if (strcmp(key, "service") == 0)
+            found = (sv = place_service_find(name)) != NULL;
+        else if (strcmp(key, "partition") == 0)
+            found = (pt = place_partition_find(name)) != NULL;
+        else
+            found = 0;
+        if (!found)
+            return 0;
+    }
+    if (idle_order(o) && idle_fit(f) && idle_backfill(b) && idle_preempt(pr) && idle_service(sv) &&
+        idle_partition(pt))
+        return PLACE_POLICY_IDLE_WHEN_FULL;
+    return 0;
+}
+
+uint32_t place_spec_props(const char *spec)
+{
+    if (!spec)
+        return 0;
+    size_t len = strcspn(spec, " \t");
+    const char *eq = memchr(spec, '=', len);
+    if (eq || len == 0)
+        return compose_props(spec);
+    char name[64]; /* a preset stands for a composed specification (place_instance_init) */
+    if (len >= sizeof name)
+        return 0;
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    const char *rest = spec + len;
+    while (*rest == ' ' || *rest == '\t')
+        rest++;
+    const char *preset = place__preset_find(name);
+    if (preset && !*rest)
+        return place_spec_props(preset);
+    if (strcmp(name, "compose") == 0)
+        return compose_props(rest);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------- */
 /* instances                                                                  */
 
 static void set_err(char *err, size_t err_len, const char *fmt, ...)

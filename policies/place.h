@@ -581,6 +581,33 @@ typedef struct place_policy {
     int64_t (*wake)(void *state, const place_view *v);
 } place_policy;
 
+/* Properties of a policy a host may rely on to do less work
+ * (place_spec_props).
+ *
+ * PLACE_POLICY_IDLE_WHEN_FULL: a pass whose view has no fully free GPU in
+ * service (cluster->gpus_free == 0) and no waiting job that could use less
+ * than a whole GPU (every queued job has gpus >= 1 and gpu_milli == 1000)
+ * decides nothing, leaves the policy's state as if the pass had not run, and
+ * ends with wake() answering PLACE_T_NEVER. A host may then skip the pass
+ * (begin, decide and wake alike); its decisions stay the same.
+ *
+ * The composed policy claims it when every component is provably so: an
+ * order without state (create == NULL) or arrival order; a PLACE_FIT_PURE fit
+ * without begin(); a backfilling rule without state, begin(), observe(),
+ * allow() or hopeless() (none, greedy) or one that declares
+ * PLACE_BF_IDLE_WHEN_FULL (place_backfill.flags); preempt, service and
+ * partition rules that do nothing (no plan, no place, partition=none). Preemption, services,
+ * partitions and reservations may act with no GPU free, so they never claim
+ * it by default. */
+enum place_policy_props { PLACE_POLICY_IDLE_WHEN_FULL = 1u << 0 };
+
+/* The properties (place_policy_props bits) of the policy a specification
+ * names, as place_instance_init reads it (a composed specification, a preset,
+ * or "NAME ARGS"); 0 when none is claimed or the specification is not one
+ * place_instance_init accepts. Only the composed policy claims properties so
+ * far (a policy table has no entry for them: adding one is an ABI change). */
+uint32_t place_spec_props(const char *spec);
+
 /* Check a table's ABI version and size and that its required entries exist. */
 int place_policy_check(const place_policy *p);
 
@@ -721,7 +748,16 @@ typedef struct place_backfill {
     void (*observe)(void *state, const place_view *v, const place_decision *d); /* may be NULL */
     int (*reserving)(const void *state); /* holds a reservation now? NULL = never */
     int (*hopeless)(void *state, const place_view *v, const place_job *j);
+    /* PLACE_BF_IDLE_WHEN_FULL: the rule keeps state (a reservation, a
+     * profile), but a pass with no whole GPU free and only whole-GPU jobs
+     * waiting starts nothing through it and leaves nothing that a later pass
+     * reads (its begin() rebuilds what the pass uses): the composed policy may
+     * then claim PLACE_POLICY_IDLE_WHEN_FULL (test_place_idle checks it). A
+     * rule without state, begin(), observe(), allow() or hopeless() needs no
+     * flag. */
+    uint32_t flags;
 } place_backfill;
+enum place_backfill_flags { PLACE_BF_IDLE_WHEN_FULL = 1u << 0 };
 
 /* Preemption: queue entry i does not fit. Choose running jobs to stop so that
  * it does: write their running indices to victims (room for cap_victims),

@@ -311,6 +311,11 @@ typedef struct engine {
     uint8_t type_mirrors[PLACE_MAX_TYPES];
     uint8_t cls_mirrors, q_all_mirrors, q_tenant_mirrors;
     int blocked_any; /* the shape-blocked levels may be non-zero (update_blocked) */
+    /* passes with no whole GPU free are skipped (counted, not run): the policy
+     * claims PLACE_POLICY_IDLE_WHEN_FULL, no pass hook or Gavel round watches
+     * passes, and no job so far needed less than a whole GPU (cleared for good
+     * by the first such job, before it is queued) */
+    int skip_full;
     sim_quantiles *q_wait, *q_completion, *q_slowdown; /* n_classes + 1 each */
     sim_quantiles *q_tenant_wait;                      /* n_tenants + 1 */
     sim_result *res;
@@ -607,43 +612,80 @@ static void levels_alloc_part(engine *e, uint32_t pool, uint32_t t, int rest, ui
     led_cons_add(e, cons, rest, m);
 }
 
-/* Consecutive parts on one pool and GPU type (a gang over identical nodes:
- * all of them) change those levels and cells once, by their sum: the adds
- * are linear at one instant, so the totals are those of one add per part. */
+/* One pool's and GPU type's share m of a batch run that starts at work or
+ * ends while at work: the alloc and busy levels, and the ledger's busy cells
+ * (levels_batch_run). */
+static void levels_batch_part(engine *e, uint32_t pool, uint32_t t, int busy_b, uint32_t cons,
+                              int64_t m)
+{
+    const sim_scenario *sc = e->sc;
+    size_t lp = sim_level_pool(sc, pool, 0);
+    sim__level_add(&e->series, lp + SIM_LV_K_ALLOC, e->now_us, m);
+    sim__level_add(&e->series, lp + SIM_LV_K_BUSY, e->now_us, m);
+    if (!e->type_mirrors[t]) {
+        size_t lt = sim_level_type(sc, t, 0);
+        sim__level_add(&e->series, lt + SIM_LV_K_ALLOC, e->now_us, m);
+        sim__level_add(&e->series, lt + SIM_LV_K_BUSY, e->now_us, m);
+    }
+    led_pool_add(e, pool, busy_b, m);
+    led_cons_add(e, cons, busy_b, m);
+}
+
+/* The per-part work of levels_alloc (batch 0: the alloc levels and the
+ * bucket's "rest" cells) and levels_batch_run (batch 1: the alloc and busy
+ * levels and the bucket's busy cells), one loop for both: each node's
+ * allocation count and ledger (node_ledger) per part; consecutive parts on
+ * one pool and GPU type (a gang over identical nodes: all of them) change the
+ * levels, cells and the pool and type free sums once, by their sum (the adds
+ * are linear at one instant, and the free sums are integers read only at the
+ * next classification, ledger_idle). A job on one part (every job on
+ * one-GPU nodes) takes the loop's first and only step and no comparison. */
+static inline void levels_parts(engine *e, const job *j, int sign, int batch, int bucket,
+                                uint32_t cons)
+{
+    uint32_t n = j->n_parts;
+    if (n == 0)
+        return;
+    const place_part *p = &j->parts[0];
+    uint32_t pool = e->node_pool[p->node], t = e->cluster.node_type[p->node];
+    int64_t run = 0;
+    int32_t dw = 0, dp = 0;
+    int changed = 0;
+    for (uint32_t k = 0;;) {
+        int64_t m = sign * part_milli(j, p);
+        run += m;
+        e->led.n_alloc[p->node] += (int32_t)m;
+        changed |= node_ledger_own(e, p->node, pool, &dw, &dp);
+        uint32_t pk = 0, tk = 0;
+        int last = ++k == n;
+        if (!last) {
+            p = &j->parts[k];
+            pk = e->node_pool[p->node];
+            tk = e->cluster.node_type[p->node];
+        }
+        if (last || pk != pool || tk != t) {
+            if (batch)
+                levels_batch_part(e, pool, t, bucket, cons, run);
+            else
+                levels_alloc_part(e, pool, t, bucket, cons, run);
+            nodes_ledger_flush(e, pool, t, dw, dp, changed);
+            if (last)
+                return;
+            run = 0;
+            dw = dp = 0;
+            changed = 0;
+            pool = pk;
+            t = tk;
+        }
+    }
+}
+
 static void levels_alloc(engine *e, const job *j, int sign)
 {
     const sim_scenario *sc = e->sc;
     /* the ledger: a new allocation is all "rest" (busy comes after), and so
      * is one given back (its busy level went to 0 first) */
-    int rest = job_rest_bucket(j);
-    uint32_t cons = job_cons(e, j), pool = 0, t = 0;
-    int64_t run = 0;
-    /* and each node's allocation count and ledger (node_ledger), the pool and type free
-     * sums changed once per run too: integer sums, read only at the next
-     * classification (ledger_idle) */
-    int32_t dw = 0, dp = 0;
-    int changed = 0;
-    for (uint32_t k = 0; k < j->n_parts; k++) {
-        const place_part *p = &j->parts[k];
-        uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
-        if (k > 0 && (pk != pool || tk != t)) {
-            levels_alloc_part(e, pool, t, rest, cons, run);
-            nodes_ledger_flush(e, pool, t, dw, dp, changed);
-            run = 0;
-            dw = dp = 0;
-            changed = 0;
-        }
-        pool = pk;
-        t = tk;
-        int64_t m = sign * part_milli(j, p);
-        run += m;
-        e->led.n_alloc[p->node] += (int32_t)m;
-        changed |= node_ledger_own(e, p->node, pk, &dw, &dp);
-    }
-    if (j->n_parts > 0) {
-        levels_alloc_part(e, pool, t, rest, cons, run);
-        nodes_ledger_flush(e, pool, t, dw, dp, changed);
-    }
+    levels_parts(e, j, sign, 0, job_rest_bucket(j), job_cons(e, j));
     int64_t m = sign * job_milli(j);
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
     if (j->svc)
@@ -752,25 +794,6 @@ static void levels_busy_set(engine *e, job *j, int64_t milli)
     levels_work_set(e, j);
 }
 
-/* One pool's and GPU type's share m of a batch run that starts at work or
- * ends while at work: the alloc and busy levels, and the ledger's busy cells
- * (levels_batch_run). */
-static void levels_batch_part(engine *e, uint32_t pool, uint32_t t, int busy_b, uint32_t cons,
-                              int64_t m)
-{
-    const sim_scenario *sc = e->sc;
-    size_t lp = sim_level_pool(sc, pool, 0);
-    sim__level_add(&e->series, lp + SIM_LV_K_ALLOC, e->now_us, m);
-    sim__level_add(&e->series, lp + SIM_LV_K_BUSY, e->now_us, m);
-    if (!e->type_mirrors[t]) {
-        size_t lt = sim_level_type(sc, t, 0);
-        sim__level_add(&e->series, lt + SIM_LV_K_ALLOC, e->now_us, m);
-        sim__level_add(&e->series, lt + SIM_LV_K_BUSY, e->now_us, m);
-    }
-    led_pool_add(e, pool, busy_b, m);
-    led_cons_add(e, cons, busy_b, m);
-}
-
 /* A batch run that starts without a restart overhead (sign 1: what
  * levels_alloc(+1) then levels_busy_set(all of it) do) or ends at work
  * (sign -1: levels_busy_set(0) then levels_alloc(-1)), in one go. The same
@@ -780,32 +803,7 @@ static void levels_batch_part(engine *e, uint32_t pool, uint32_t t, int busy_b, 
 static void levels_batch_run(engine *e, job *j, int sign)
 {
     const sim_scenario *sc = e->sc;
-    int busy_b = job_busy_bucket(j);
-    uint32_t cons = j->pj.cls, pool = 0, t = 0;
-    int64_t run = 0;
-    int32_t dw = 0, dp = 0;
-    int changed = 0;
-    for (uint32_t k = 0; k < j->n_parts; k++) {
-        const place_part *p = &j->parts[k];
-        uint32_t pk = e->node_pool[p->node], tk = e->cluster.node_type[p->node];
-        if (k > 0 && (pk != pool || tk != t)) {
-            levels_batch_part(e, pool, t, busy_b, cons, run);
-            nodes_ledger_flush(e, pool, t, dw, dp, changed);
-            run = 0;
-            dw = dp = 0;
-            changed = 0;
-        }
-        pool = pk;
-        t = tk;
-        int64_t m = sign * part_milli(j, p);
-        run += m;
-        e->led.n_alloc[p->node] += (int32_t)m;
-        changed |= node_ledger_own(e, p->node, pk, &dw, &dp);
-    }
-    if (j->n_parts > 0) {
-        levels_batch_part(e, pool, t, busy_b, cons, run);
-        nodes_ledger_flush(e, pool, t, dw, dp, changed);
-    }
+    levels_parts(e, j, sign, 1, job_busy_bucket(j), j->pj.cls);
     int64_t milli = job_milli(j), m = sign * milli;
     sim__level_add(&e->series, SIM_LV_ALLOC, e->now_us, m);
     sim__level_add(&e->series, SIM_LV_BUSY, e->now_us, m);
@@ -1091,6 +1089,8 @@ static int admit(engine *e, const trace_job *tj)
     j->pj.type_mask = tj->type_mask;
     j->pj.gpus = tj->gpus;
     j->pj.gpu_milli = tj->gpu_milli;
+    if (tj->gpus == 0 || tj->gpu_milli < PLACE_MILLI_WHOLE)
+        e->skip_full = 0;
     j->pj.gpu_mem_mib = tj->gpu_mem_mib;
     j->pj.flags = tj->flags;
     j->pj.cpu_milli = tj->cpu_milli;
@@ -1534,6 +1534,8 @@ static int svc_request(engine *e, svc *v, uint32_t k)
         j->pj.type_mask = mask;
         j->pj.gpus = v->cfg->replica_gpus;
         j->pj.gpu_milli = PLACE_MILLI_WHOLE;
+        if (j->pj.gpus == 0)
+            e->skip_full = 0;
         j->pj.gpu_mem_mib = v->cfg->gpu_mem_mib;
         j->pj.flags =
             PLACE_JOB_SERVICE | (v->cfg->overflow == SIM__SVC_OVERFLOW_API ? PLACE_JOB_API_OK : 0u);
@@ -2690,6 +2692,12 @@ static int schedule_pass(engine *e)
         return TM_OK;
     }
     e->res->passes++;
+    if (e->skip_full && e->cluster.gpus_free == 0) {
+        /* the policy would decide nothing and keep nothing (PLACE_POLICY_IDLE_WHEN_FULL):
+         * what is left of a pass is the blocked levels' update */
+        update_blocked(e);
+        return TM_OK;
+    }
     place_view v = {
         .now_us = e->now_us,
         .cluster = &e->cluster,
@@ -3634,6 +3642,10 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     if (!(opts && opts->policy_table) && sim__gittins_spec(sc->policy) &&
         (rc = sim__gittins_build(&e.gittins, sc, diag)) != TM_OK)
         goto out;
+    /* a host's own policy table claims nothing (place_spec_props) */
+    e.skip_full = !(opts && opts->policy_table) &&
+                  (place_spec_props(sc->policy) & PLACE_POLICY_IDLE_WHEN_FULL) && !e.gavel &&
+                  !(opts && opts->pass_hook);
     if ((rc = build_fleet(&e)) != TM_OK || (rc = build_services(&e)) != TM_OK ||
         (rc = build_class_specials(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)
         goto out;
