@@ -43,7 +43,8 @@ import tempfile
 
 import h5py
 
-from plan_common import BASE, BIN, SRC, TINY, check, failures
+from checklib import BIN, SRC, check, failures
+from plan_common import BASE, TINY
 
 
 def plan(args, cwd):

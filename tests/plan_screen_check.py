@@ -24,7 +24,8 @@ import tempfile
 
 import h5py
 
-from plan_common import BASE, BIN, check, failures
+from checklib import BIN, check, failures
+from plan_common import BASE
 
 
 def run(args):
