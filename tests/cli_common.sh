@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # cli_common.sh — what the shell tests of the commands share; sourced
-# (`. "$(dirname "$0")/cli_common.sh"`) by tests/llm_cli.sh, llm_scale.sh and
-# replay_cli.sh, after their `set -u`:
+# (`. "$(dirname "$0")/cli_common.sh"`) after `set -u` by tests/llm_cli.sh,
+# llm_scale.sh, replay_cli.sh, plot_long.sh, special_paths.sh,
+# sweep_merge_bad.sh and sweep_slurm.sh:
 #   BIN      the tarmac binary (TARMAC_BIN, required)
 #   PY       the Python with h5py (TARMAC_PY, default /usr/bin/python3)
 #   W        a scratch folder, removed on exit
