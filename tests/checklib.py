@@ -4,8 +4,8 @@ and source tree from ctest's environment (TARMAC_BIN, TARMAC_SRC),
 check(), which prints a failure and keeps it in `failures` (the caller
 exits 1 when that is not empty), and tarmac(), which runs the binary and
 checks its exit status. Imported by tests/compare_check.py, cost_check.py,
-export_check.py, progress_check.py, plan_check.py, plan_screen_check.py and
-plan_common.py.
+export_check.py, progress_check.py, plot_check.py, plot_units.py,
+sweep_check.py, plan_check.py, plan_screen_check.py and plan_common.py.
 """
 import os
 import subprocess
