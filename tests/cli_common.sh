@@ -2,10 +2,11 @@
 # cli_common.sh — what the shell tests of the commands share; sourced
 # (`. "$(dirname "$0")/cli_common.sh"`) after `set -u` by tests/llm_cli.sh,
 # llm_scale.sh, replay_cli.sh, plot_long.sh, special_paths.sh,
-# sweep_merge_bad.sh and sweep_slurm.sh:
+# sweep_merge_bad.sh, sweep_slurm.sh, admission.sh and exit_codes.sh (the
+# last two define an expect of their own):
 #   BIN      the tarmac binary (TARMAC_BIN, required)
 #   PY       the Python with h5py (TARMAC_PY, default /usr/bin/python3)
-#   W        a scratch folder, removed on exit
+#   W        a scratch folder named after the test, removed on exit
 #   fail MSG              prints "FAIL: MSG" and counts it in $fails
 #   expect CODE REGEX ARGS...
 #                         runs tarmac ARGS (stdout to $W/out, stderr to
@@ -14,7 +15,7 @@
 # The test ends with `[ "$fails" -eq 0 ] || exit 1`.
 BIN=${TARMAC_BIN:?}
 PY=${TARMAC_PY:-/usr/bin/python3}
-W=$(mktemp -d)
+W=$(mktemp -d "${TMPDIR:-/tmp}/tarmac-${0##*/}.XXXXXX") || exit 1
 trap 'rm -rf "$W"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
