@@ -5,7 +5,8 @@ check(), which prints a failure and keeps it in `failures` (the caller
 exits 1 when that is not empty), and tarmac(), which runs the binary and
 checks its exit status. Imported by tests/compare_check.py, cost_check.py,
 export_check.py, progress_check.py, plot_check.py, plot_units.py,
-sweep_check.py, plan_check.py, plan_screen_check.py and plan_common.py.
+sweep_check.py, jobsopt_check.py, run_h5_check.py, plan_check.py,
+plan_screen_check.py and plan_common.py.
 """
 import os
 import subprocess
