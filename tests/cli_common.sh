@@ -2,8 +2,10 @@
 # cli_common.sh — what the shell tests of the commands share; sourced
 # (`. "$(dirname "$0")/cli_common.sh"`) after `set -u` by tests/llm_cli.sh,
 # llm_scale.sh, replay_cli.sh, plot_long.sh, special_paths.sh,
-# sweep_merge_bad.sh, sweep_slurm.sh, admission.sh and exit_codes.sh (the
-# last two define an expect of their own):
+# sweep_merge_bad.sh, sweep_slurm.sh, sweep_realpath.sh, cli_options.sh,
+# fleetcost_cli.sh, tiresias_engine.sh, tiresias_gittins.sh,
+# tiresias_replay.sh, admission.sh and exit_codes.sh (the last two define an
+# expect of their own):
 #   BIN      the tarmac binary (TARMAC_BIN, required)
 #   PY       the Python with h5py (TARMAC_PY, default /usr/bin/python3)
 #   W        a scratch folder named after the test, removed on exit
