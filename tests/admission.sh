@@ -11,15 +11,8 @@
 # file's first line came back in a message. Each command gets a time limit;
 # a refused scenario must leave no output file.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, W, fail
 SRC=${TARMAC_SRC:?}
-W=$(mktemp -d "${TMPDIR:-/tmp}/tarmac-admission.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 # expect NAME CODE PATTERN CMD...: CMD exits CODE within 60 s with PATTERN
 # (an extended regex) on stderr; when CODE is not 0, $W/NAME.h5 is not there

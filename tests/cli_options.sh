@@ -5,13 +5,9 @@
 # group, operands go anywhere, "-o -" is standard output for text outputs and
 # a usage error for HDF5, and a bad option exits 64 with the --help hint.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, W, fail
 SRC=${TARMAC_SRC:?}
 SCEN=$SRC/tests/analysis_small.json
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
 # same FILE1 FILE2 WHAT: the two files hold the same bytes

@@ -22,29 +22,15 @@
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
 import h5py
 import numpy as np
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
+from checklib import SRC, check, failures, tarmac
+
 SCEN = os.path.join(SRC, "tests", "analysis_small.json")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def tarmac(*args, code=0):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True)
-    check(p.returncode == code, f"tarmac {' '.join(args)}: exit {p.returncode}, want {code}: {p.stderr}")
-    return p
 
 
 def close(a, b, rel=1e-9):

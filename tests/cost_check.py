@@ -28,23 +28,10 @@ import tempfile
 import h5py
 import numpy as np
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
+from checklib import BIN, SRC, check, failures, tarmac
+
 SMALL = os.path.join(SRC, "tests", "analysis_small.json")
 CHAT = os.path.join(SRC, "scenarios", "chat-breakeven.json")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
-
-
-def tarmac(*args, code=0):
-    p = subprocess.run([BIN, *args], capture_output=True, text=True)
-    check(p.returncode == code, f"tarmac {' '.join(args)}: exit {p.returncode}, want {code}: {p.stderr}")
-    return p
 
 
 def close(a, b, rel=1e-9):

@@ -21,15 +21,7 @@
 #
 # Every case must print a message; none may leave its output behind.
 set -u
-BIN=${TARMAC_BIN:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
-W=$(mktemp -d "${TMPDIR:-/tmp}/tarmac-exit.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 
 # expect CODE NAME LEFT CMD...: exit CODE with a message on stderr, and
 # nothing named LEFT (a glob in $W) afterwards; LEFT "" checks nothing

@@ -5,14 +5,9 @@
 # in words) and its bad input; `tarmac size` early rejection on the command
 # line (the evidence printed, the same answer as without it).
 set -u
-BIN=${TARMAC_BIN:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 SRC=${TARMAC_SRC:?}
 S="$SRC/tests/fleetcost_small.json"
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 "$BIN" breakeven --fleet "$S" --target 'wait_p95<=30m' --scale 0.25:4:5 -j 2 \
     -o "$W/fbe.h5" >"$W/out.txt" 2>"$W/err.txt" || fail "breakeven --fleet: $(cat "$W/err.txt")"

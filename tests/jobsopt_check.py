@@ -24,15 +24,8 @@ import tempfile
 import h5py
 import numpy as np
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
-fails = []
-
-
-def check(ok, msg):
-    if not ok:
-        fails.append(msg)
-        print("FAIL:", msg)
+from checklib import BIN, SRC, check
+from checklib import failures as fails
 
 
 def tm(*args, cwd=None):

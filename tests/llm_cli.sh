@@ -5,22 +5,8 @@
 # options, and bad input (a malformed iteration profile named by line, a
 # deployment the fleet cannot hold) with nothing left behind.
 set -u
-BIN=${TARMAC_BIN:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail, expect
 D=${TARMAC_DATA_DIR:-}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# expect CODE REGEX args...: exit status CODE and stderr matching REGEX
-expect() {
-    code=$1 re=$2
-    shift 2
-    "$BIN" "$@" >"$W/out" 2>"$W/err"
-    rc=$?
-    [ "$rc" -eq "$code" ] || fail "$* exited $rc, want $code: $(cat "$W/err")"
-    grep -Eq -- "$re" "$W/err" || fail "$* stderr lacks /$re/: $(cat "$W/err")"
-}
 
 # a small trace: 400 requests over 40 s, prompts 100..1600, outputs 20..220
 "$PY" - "$W/t.csv" <<'PYEOF'

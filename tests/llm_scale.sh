@@ -7,21 +7,8 @@
 # fewer under a high one; a queue target scales down while nothing waits and
 # up once requests queue. Bad signal fields are refused with their JSON path.
 set -u
-BIN=${TARMAC_BIN:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail, expect
 SRC=${TARMAC_SRC:?}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-expect() {
-    code=$1 re=$2
-    shift 2
-    "$BIN" "$@" >"$W/out" 2>"$W/err"
-    rc=$?
-    [ "$rc" -eq "$code" ] || fail "$* exited $rc, want $code: $(cat "$W/err")"
-    grep -Eq -- "$re" "$W/err" || fail "$* stderr lacks /$re/: $(cat "$W/err")"
-}
 "$PY" - "$SRC/scenarios/chat-breakeven.json" "$W" <<'PYEOF'
 import json, sys
 s = json.load(open(sys.argv[1]))

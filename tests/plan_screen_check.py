@@ -24,18 +24,8 @@ import tempfile
 
 import h5py
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
-TINY = os.path.join(SRC, "tests", "plan_tiny.json")
-BASE = ["plan", TINY, "--target", "wait_p95<=30m", "--periods", "4", "--lead-time", "1",
-        "--max-nodes", "4", "--replications", "3", "-j", "1"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checklib import BIN, check, failures
+from plan_common import BASE
 
 
 def run(args):

@@ -32,17 +32,10 @@ import zlib
 
 import h5py
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
+from checklib import BIN, SRC, check, failures
+
 SCEN = os.path.join(SRC, "tests", "analysis_small.json")
 GNUPLOT = shutil.which("gnuplot")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def tarmac(*args, code=0, env=None):

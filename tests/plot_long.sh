@@ -6,13 +6,8 @@
 # Before, plot read it whole (4.7 GB of memory). No ulimit -v here: the
 # sanitizer build reserves far more address space than it uses.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 SRC=${TARMAC_SRC:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 "$BIN" run "$SRC/tests/golden/small.json" -q -o "$W/long.h5" || fail "run"
 "$PY" - "$W/long.h5" <<'PYEOF' || fail "making the long series"
 import sys, h5py

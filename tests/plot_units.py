@@ -28,16 +28,9 @@ import subprocess
 import sys
 import tempfile
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
+from checklib import BIN, SRC, check, failures
+
 SMALL = os.path.join(SRC, "tests", "golden", "small.json")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def tarmac(*args, cwd=None):

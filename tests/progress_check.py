@@ -17,16 +17,9 @@ import tempfile
 
 import h5py
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
+from checklib import BIN, SRC, check, failures
+
 SCEN = os.path.join(SRC, "tests", "analysis_small.json")
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
 
 
 def on_terminal(args):

@@ -4,13 +4,8 @@
 # of the tarmac trace, every real trace format of ../shared/data through its
 # protocol (the HDF5 files read back with h5py), and bad input with file:line.
 set -u
-BIN=${TARMAC_BIN:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 D=${TARMAC_DATA_DIR:-}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # synth writes a trace that replays against the scenario's own fleet
 "$BIN" synth -o "$W/default.csv" -q || fail "synth"

@@ -20,14 +20,7 @@ import tempfile
 import h5py
 import numpy as np
 
-BIN = os.environ["TARMAC_BIN"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checklib import BIN, check, failures
 
 
 def run(out, *args):

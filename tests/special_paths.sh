@@ -6,15 +6,10 @@
 # writers renamed their temporary over the path, replacing the device or the
 # FIFO with a regular file (run -o /dev/null, as root, destroyed /dev/null).
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 SRC=${TARMAC_SRC:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
 export TMPDIR="$W/tmp"
 mkdir "$TMPDIR"
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 S="$SRC/tests/golden/small.json"
 
 # a FIFO: the reader gets a complete HDF5 file; the FIFO stays a FIFO

@@ -18,7 +18,6 @@
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -28,15 +27,7 @@ import time
 import h5py
 import numpy as np
 
-BIN = os.environ["TARMAC_BIN"]
-SRC = os.environ["TARMAC_SRC"]
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL:", what)
+from checklib import BIN, SRC, check, failures
 
 
 def tarmac(*args, cwd=None):

@@ -5,13 +5,8 @@
 # others are merged, and merge exits 1 (as for any failed point). Before,
 # the first unreadable point file aborted the whole merge with no file.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 SRC=${TARMAC_SRC:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 cp "$SRC/tests/golden/sweep.json" "$SRC/tests/golden/small.json" "$W/"
 "$BIN" sweep run "$W/sweep.json" -o "$W/points" -q || fail "sweep run"
 # point 1's file: its key results deleted, its /sweep_point record kept (the

@@ -6,12 +6,8 @@
 # Before, a point's fingerprint hashed the base scenario's path as written, so
 # every point was "missing" to a merge that named the file differently.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, W, fail
 SRC=${TARMAC_SRC:?}
-W=$(mktemp -d "${TMPDIR:-/tmp}/tarmac-sweeppath.XXXXXX") || exit 1
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 sed 's/"horizon": "2d"/"horizon": "6h"/' "$SRC/tests/golden/small.json" >"$W/base.json"
 printf '{"scenario": "base.json", "replications": 2, "grid": {"policy": ["fifo-first-fit", "fifo-best-fit"]}}\n' \
     >"$W/s.json"

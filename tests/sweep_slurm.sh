@@ -6,13 +6,8 @@
 # (docs/examples/sweep_parallel.sh); each task runs exactly its shard's points,
 # and the merged results equal a single process's point for point.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 SRC=${TARMAC_SRC:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cat >"$W/tiny.json" <<'JSON'
 {"name": "tiny", "seed": 4, "horizon": "12h", "sample": "1h", "policy": "fifo-first-fit",

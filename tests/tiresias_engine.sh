@@ -8,12 +8,8 @@
 # the GPU-hour ledger (alloc_restart: restart overhead; work_lost: work since
 # the last checkpoint), where FIFO has none.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, W, fail
 SRC=${TARMAC_SRC:?}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 for p in fifo-first-fit las tiresias; do
     sed "s/\"policy\": \"fifo-first-fit\"/\"policy\": \"$p\"/" "$SRC/tests/tiresias_mix.json" >"$W/$p.json"

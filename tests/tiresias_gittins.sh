@@ -14,12 +14,8 @@
 #   - a class without a distribution (a replayed trace's) is refused, exit 65,
 #     naming the class, with nothing written.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, W, fail
 SRC=${TARMAC_SRC:?}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 T="tiresias-2dlas thresholds=36000 delta=3600"
 run() { # NAME POLICY

@@ -9,12 +9,8 @@
 # preempted (a trace records no preemptibility: the old behaviour). The
 # option's misuse is a usage error (exit 64) and needs no data.
 set -u
-BIN=${TARMAC_BIN:?}
+. "$(dirname "$0")/cli_common.sh" # BIN, W, fail
 D=${TARMAC_DATA_DIR:-}
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # misuse: costs without --preemptible, a negative or malformed duration, a
 # protocol that never preempts

@@ -18,33 +18,47 @@
 
 #include "model/cost_int.h"
 #include "model/service_int.h"
+#include "output/report_int.h"
 #include "version.h"
 
 #include <math.h>
 #include <string.h>
 
+/* A figure of the JSON's own tables (/tenants, /cost); the groups of
+ * /summary come as the file's figures (sim__fig, output/report_int.h). */
 typedef struct fig {
     const char *name;
     double v;
     int count; /* printed as an integer */
 } fig;
 
+static void put_num(sim__jout *j, sim__jnode *o, const char *name, double v, int count)
+{
+    if (count && isfinite(v))
+        sim__jout_int(j, o, name, (int64_t)v);
+    else
+        sim__jout_num(j, o, name, v);
+}
+
 static void put_figs(sim__jout *j, sim__jnode *o, const fig *f, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (f[i].count && isfinite(f[i].v))
-            sim__jout_int(j, o, f[i].name, (int64_t)f[i].v);
-        else
-            sim__jout_num(j, o, f[i].name, f[i].v);
-    }
+    for (size_t i = 0; i < n; i++)
+        put_num(j, o, f[i].name, f[i].v, f[i].count);
+}
+
+/* The file's figures of a /summary group (sim__figs_*) as members of o (a
+ * count, as in the file, an integer), and its specialization figures, if
+ * any, as the member "specialization". */
+static void put_group(sim__jout *j, sim__jnode *o, const sim__fig *f, size_t n,
+                      const sim__fig *spec, size_t n_spec)
+{
+    for (size_t i = 0; i < n; i++)
+        put_num(j, o, f[i].name, f[i].v, strcmp(f[i].units, "count") == 0);
+    if (n_spec > 0)
+        put_group(j, sim__jout_object(j, o, "specialization"), spec, n_spec, NULL, 0);
 }
 
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
-
-static double ratio(double a, double b)
-{
-    return b > 0 ? a / b : 0.0;
-}
 
 /* One metric of a metric table: an integer for a count (as in the file). */
 static void put_metric(sim__jout *j, sim__jnode *o, const sim_metric_desc *m, double v)
@@ -61,37 +75,10 @@ static void put_class(sim__jout *j, sim__jnode *o, const sim_class_result *c)
         put_metric(j, o, &sim_class_metric_info[m], sim_class_metric_value(c, m));
 }
 
-static void put_special(sim__jout *j, sim__jnode *o, const sim_class_result *c)
-{
-    if (isnan(c->special.at_s))
-        return;
-    const fig f[] = {
-        {"at_s", c->special.at_s, 0},
-        {"jobs", (double)c->special.jobs, 1},
-        {"old_gpu_hours", c->special.old_gpu_h, 0},
-        {"new_gpu_hours", c->special.new_gpu_h, 0},
-        {"freed_gpu_hours", c->special.freed_gpu_h, 0},
-        {"class_gpu_hours", c->special.class_gpu_h, 0},
-        {"others_gpu_hours", c->special.others_gpu_h, 0},
-        {"capacity_gpu_hours", c->special.capacity_gpu_h, 0},
-        {"reclaimed_gpu_hours", c->special.reclaimed_gpu_h, 0},
-    };
-    put_figs(j, sim__jout_object(j, o, "specialization"), f, N_(f));
-}
-
 static void put_gpu_time(sim__jout *j, sim__jnode *o, const sim_gpu_time *g)
 {
-    const fig f[] = {
-        {"gpu_hours_up", g->up / 3600, 0},
-        {"gpu_hours_alloc", g->alloc / 3600, 0},
-        {"gpu_hours_busy", g->busy / 3600, 0},
-        {"alloc_util", ratio(g->alloc, g->up), 0},
-        {"busy_util", ratio(g->busy, g->up), 0},
-        {"gpu_hours_owned", g->owned / 3600, 0},
-        {"work_ref_gpu_hours", g->work_ref / 3600, 0},
-        {"work_util", ratio(g->work_ref, g->owned), 0},
-    };
-    put_figs(j, o, f, N_(f));
+    sim__fig f[SIM__FIGS_MAX];
+    put_group(j, o, f, sim__figs_gpu_time(g, f), NULL, 0);
 }
 
 static void put_service(sim__jout *j, sim__jnode *o, const sim_service_spec *spec,
@@ -101,58 +88,8 @@ static void put_service(sim__jout *j, sim__jnode *o, const sim_service_spec *spe
     sim__jout_str(j, o, "slo_kind", spec->cfg.slo_kind == SIM__SVC_SLO_WAIT ? "wait" : "response");
     sim__jout_num(j, o, "slo_s", spec->cfg.slo_s);
     sim__jout_num(j, o, "slo_target", spec->cfg.slo_target);
-    const fig f[] = {
-        {"requests_demanded", v->req_demanded, 0},
-        {"requests_slo_ok", v->req_slo_ok, 0},
-        {"requests_late", v->req_late, 0},
-        {"requests_unserved", v->req_unserved, 0},
-        {"requests_api", v->req_api, 0},
-        {"tokens_in_demanded", v->tok_in_demanded, 0},
-        {"tokens_out_demanded", v->tok_out_demanded, 0},
-        {"tokens_in_owned", v->tok_in_owned, 0},
-        {"tokens_out_owned", v->tok_out_owned, 0},
-        {"tokens_in_api", v->tok_in_api, 0},
-        {"tokens_out_api", v->tok_out_api, 0},
-        {"slo_attainment", v->attainment, 0},
-        {"api_usd", v->api_usd, 0},
-        {"replica_hours_ready", v->replica_hours_ready, 0},
-        {"replica_hours_loading", v->replica_hours_loading, 0},
-        {"gpu_hours_alloc", v->gpu_hours_alloc, 0},
-        {"gpu_hours_busy", v->gpu_hours_busy, 0},
-        {"replicas_ready_mean", v->ready_mean, 0},
-        {"replicas_ready_max", (double)v->ready_max, 1},
-        {"replicas_started", (double)v->replicas_started, 1},
-        {"replicas_lost", (double)v->replicas_lost, 1},
-        {"specialized_at_s", v->special_at_s, 0},
-        {"gpus_before", v->gpus_before, 0},
-        {"gpus_after", v->gpus_after, 0},
-        {"others_gpus_before", v->others_before, 0},
-        {"others_gpus_after", v->others_after, 0},
-        {"work_ref_gpu_hours", v->work_ref_gpu_hours, 0},
-    };
-    put_figs(j, o, f, N_(f));
-    if (isnan(v->special_at_s))
-        return;
-    const sim_service_special *p = &v->special;
-    const fig sp[] = {
-        {"at_s", v->special_at_s, 0},
-        {"old_gpu_hours", p->old_gpu_h, 0},
-        {"new_gpu_hours", p->new_gpu_h, 0},
-        {"freed_gpu_hours", p->freed_gpu_h, 0},
-        {"service_gpu_hours", p->service_gpu_h, 0},
-        {"others_gpu_hours", p->others_gpu_h, 0},
-        {"capacity_gpu_hours", p->capacity_gpu_h, 0},
-        {"reclaimed_gpu_hours", p->reclaimed_gpu_h, 0},
-    };
-    put_figs(j, sim__jout_object(j, o, "specialization"), sp, N_(sp));
-}
-
-static int fleet_has_type(const sim_scenario *sc, size_t t)
-{
-    for (size_t p = 0; p < sc->n_pools; p++)
-        if (sc->pools[p].type == t && sc->pools[p].nodes > 0)
-            return 1;
-    return 0;
+    sim__fig f[SIM__FIGS_MAX], sp[SIM__FIGS_MAX];
+    put_group(j, o, f, sim__figs_service(v, f), sp, sim__figs_service_special(v, sp));
 }
 
 /* /tenants: the scenario's tenants, then "(other)". */
@@ -398,8 +335,9 @@ int sim__cli_run_json(FILE *f, const sim_scenario *sc, const sim_result *r, cons
             sim__jout_int(j, o, "index", (int64_t)c);
         }
         put_class(j, o, &r->classes[c]);
+        sim__fig sp[SIM__FIGS_MAX];
         if (c < sc->n_classes)
-            put_special(j, o, &r->classes[c]);
+            put_group(j, o, NULL, 0, sp, sim__figs_class_special(&r->classes[c], sp));
     }
     sim__jnode *sa = sim__jout_array(j, root, "services");
     for (size_t v = 0; v < sc->n_services; v++) {
@@ -415,7 +353,7 @@ int sim__cli_run_json(FILE *f, const sim_scenario *sc, const sim_result *r, cons
     }
     sim__jnode *ta = sim__jout_array(j, root, "types");
     for (size_t t = 0; t < sc->n_types; t++) {
-        if (!fleet_has_type(sc, t))
+        if (!sim__fleet_has_type(sc, t))
             continue;
         sim__jnode *o = sim__jout_object(j, ta, NULL);
         sim__jout_str(j, o, "name", sc->types[t].name);

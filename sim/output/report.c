@@ -382,8 +382,7 @@ static int sink_bin(void *ud, const sim_bin_row *b, tm_diag *diag)
     return rc;
 }
 
-/* Does the fleet have GPUs of type t? */
-static int fleet_has_type(const sim_scenario *sc, size_t t)
+int sim__fleet_has_type(const sim_scenario *sc, size_t t)
 {
     for (size_t p = 0; p < sc->n_pools; p++)
         if (sc->pools[p].type == t && sc->pools[p].nodes > 0)
@@ -437,7 +436,7 @@ static int create_series(report *rp, tm_diag *diag)
             return rc;
     }
     for (size_t t = 0; t < sc->n_types; t++) {
-        if (!fleet_has_type(sc, t))
+        if (!sim__fleet_has_type(sc, t))
             continue;
         snprintf(path, sizeof path, "/timeseries_type/%s", sc->types[t].name);
         if ((rc = sim__h5t_create(&rp->type_ts[t], rp->w, path,
@@ -515,14 +514,18 @@ out:
     return rc;
 }
 
-/* Scalars under `group`, from a table of {name, value, units, description}. */
-typedef struct scalar {
-    const char *name;
-    double v;
-    const char *units, *desc;
-} scalar;
+#define N_(a) (sizeof(a) / sizeof((a)[0]))
 
-static int write_scalars(sim__h5w *w, const char *group, const scalar *f, size_t n, tm_diag *diag)
+/* The figures f[0..n) into out (room for SIM__FIGS_MAX); n. */
+#define FIGS_RETURN(out, f)                                                                        \
+    do {                                                                                           \
+        _Static_assert(N_(f) <= SIM__FIGS_MAX, "SIM__FIGS_MAX is too small");                      \
+        memcpy((out), (f), sizeof(f));                                                             \
+        return N_(f);                                                                              \
+    } while (0)
+
+/* Scalars under `group`, from a table of figures. */
+static int write_scalars(sim__h5w *w, const char *group, const sim__fig *f, size_t n, tm_diag *diag)
 {
     char p[256];
     for (size_t i = 0; i < n; i++) {
@@ -535,8 +538,6 @@ static int write_scalars(sim__h5w *w, const char *group, const scalar *f, size_t
     }
     return TM_OK;
 }
-
-#define N_(a) (sizeof(a) / sizeof((a)[0]))
 
 /* One metric under `group`: an integer dataset of units "1" for a count,
  * a float64 otherwise. */
@@ -563,16 +564,11 @@ static int write_class(sim__h5w *w, const char *group, const sim_class_result *c
     return TM_OK;
 }
 
-/* A class's specialization report under `group` (docs/output.md,
- * "Specialization"), when it has one that began. */
-static int write_class_special(sim__h5w *w, const char *group, const sim_class_result *c,
-                               tm_diag *diag)
+size_t sim__figs_class_special(const sim_class_result *c, sim__fig *out)
 {
     if (isnan(c->special.at_s))
-        return TM_OK;
-    char g[200];
-    snprintf(g, sizeof g, "%s/specialization", group);
-    const scalar f[] = {
+        return 0;
+    const sim__fig f[] = {
         {"at_s", c->special.at_s, "s", "the switch to the specialized shape"},
         {"jobs", (double)c->special.jobs, "count",
          "the class's jobs that arrived from the switch on"},
@@ -591,21 +587,15 @@ static int write_class_special(sim__h5w *w, const char *group, const sim_class_r
          "GPU-hours other work held beyond capacity - old: freed capacity other work used "
          "(at most freed_gpu_hours)"},
     };
-    return write_scalars(w, g, f, N_(f), diag);
+    FIGS_RETURN(out, f);
 }
 
-/* A service's specialization report under `group`/specialization, when its
- * switch fell within the run (the same figures as a class's, with the
- * autoscaler's sizing of each model for the need). */
-static int write_service_special(sim__h5w *w, const char *group, const sim_service_result *v,
-                                 tm_diag *diag)
+size_t sim__figs_service_special(const sim_service_result *v, sim__fig *out)
 {
     if (isnan(v->special_at_s))
-        return TM_OK;
-    char g[200];
-    snprintf(g, sizeof g, "%s/specialization", group);
+        return 0;
     const sim_service_special *p = &v->special;
-    const scalar f[] = {
+    const sim__fig f[] = {
         {"at_s", v->special_at_s, "s", "the switch to the specialized model"},
         {"old_gpu_hours", p->old_gpu_h, "GPU h",
          "GPU-hours the old model's replicas would have needed for the load from the switch on"},
@@ -621,12 +611,12 @@ static int write_service_special(sim__h5w *w, const char *group, const sim_servi
          "GPU-hours other work held beyond capacity - old: freed capacity other work used "
          "(at most freed_gpu_hours)"},
     };
-    return write_scalars(w, g, f, N_(f), diag);
+    FIGS_RETURN(out, f);
 }
 
-static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g, tm_diag *diag)
+size_t sim__figs_gpu_time(const sim_gpu_time *g, sim__fig *out)
 {
-    const scalar f[] = {
+    const sim__fig f[] = {
         {"gpu_hours_up", g->up / 3600, "GPU h", "GPU-hours in service"},
         {"gpu_hours_alloc", g->alloc / 3600, "GPU h", "GPU-hours allocated"},
         {"gpu_hours_busy", g->busy / 3600, "GPU h", "GPU-hours doing work"},
@@ -638,13 +628,12 @@ static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g,
         {"work_util", ratio(g->work_ref, g->owned), "1",
          "useful reference GPU-hours / GPU-hours owned"},
     };
-    return write_scalars(w, group, f, N_(f), diag);
+    FIGS_RETURN(out, f);
 }
 
-static int write_service(sim__h5w *w, const char *group, const sim_service_spec *spec,
-                         const sim_service_result *v, tm_diag *diag)
+size_t sim__figs_service(const sim_service_result *v, sim__fig *out)
 {
-    const scalar f[] = {
+    const sim__fig f[] = {
         {"requests_demanded", v->req_demanded, "1", "requests offered over the run"},
         {"requests_slo_ok", v->req_slo_ok, "1", "requests served within the SLO"},
         {"requests_late", v->req_late, "1", "requests served late (SLO missed)"},
@@ -679,9 +668,35 @@ static int write_service(sim__h5w *w, const char *group, const sim_service_spec 
         {"work_ref_gpu_hours", v->work_ref_gpu_hours, "GPU h",
          "useful work: busy GPU-hours x the replicas' throughput over the reference type's"},
     };
-    int rc = write_scalars(w, group, f, N_(f), diag);
-    if (rc == TM_OK)
-        rc = write_service_special(w, group, v, diag);
+    FIGS_RETURN(out, f);
+}
+
+/* A group's figures (sim__figs_*) under `group`, and its specialization
+ * figures (none when nothing was specialized) under `group`/specialization. */
+static int write_figs(sim__h5w *w, const char *group, const sim__fig *f, size_t n,
+                      const sim__fig *spec, size_t n_spec, tm_diag *diag)
+{
+    int rc = write_scalars(w, group, f, n, diag);
+    if (rc == TM_OK && n_spec > 0) {
+        char g[200];
+        snprintf(g, sizeof g, "%s/specialization", group);
+        rc = write_scalars(w, g, spec, n_spec, diag);
+    }
+    return rc;
+}
+
+static int write_gpu_time(sim__h5w *w, const char *group, const sim_gpu_time *g, tm_diag *diag)
+{
+    sim__fig f[SIM__FIGS_MAX];
+    return write_figs(w, group, f, sim__figs_gpu_time(g, f), NULL, 0, diag);
+}
+
+static int write_service(sim__h5w *w, const char *group, const sim_service_spec *spec,
+                         const sim_service_result *v, tm_diag *diag)
+{
+    sim__fig f[SIM__FIGS_MAX], sp[SIM__FIGS_MAX];
+    int rc = write_figs(w, group, f, sim__figs_service(v, f), sp, sim__figs_service_special(v, sp),
+                        diag);
     /* the SLO as attributes, so a reader (the services plot) needs no JSON */
     if (rc == TM_OK &&
         (rc = sim__h5w_attr_str(w, group, "model", spec->cfg.model, diag)) == TM_OK &&
@@ -783,8 +798,10 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
     char g[160];
     for (size_t c = 0; c < sc->n_classes; c++) {
         snprintf(g, sizeof g, "/summary/classes/%s", sc->classes[c].name);
+        sim__fig sp[SIM__FIGS_MAX];
         if ((rc = write_class(w, g, &r->classes[c], diag)) ||
-            (rc = write_class_special(w, g, &r->classes[c], diag)) ||
+            (rc = write_figs(w, g, NULL, 0, sp, sim__figs_class_special(&r->classes[c], sp),
+                             diag)) ||
             (rc = sim__h5w_attr_i64(w, g, "index", (int64_t)c, diag)) ||
             (rc = sim__h5w_attr_str(w, g, "kind", sim_kind_name((int)sc->classes[c].kind), diag)))
             return rc;
@@ -800,7 +817,7 @@ static int write_summary(report *rp, const sim_scenario *sc, const sim_result *r
             return rc;
     }
     for (size_t t = 0; t < sc->n_types; t++) {
-        if (!fleet_has_type(sc, t))
+        if (!sim__fleet_has_type(sc, t))
             continue;
         snprintf(g, sizeof g, "/summary/types/%s", sc->types[t].name);
         if ((rc = write_gpu_time(w, g, &r->types[t], diag)))

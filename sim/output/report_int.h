@@ -59,6 +59,33 @@ int sim__ledger_write_h5(sim__h5w *w, const sim_scenario *sc, const sim_result *
 /* The ledger and the useful work, as lines of `tarmac run`'s summary. */
 void sim__ledger_print_summary(FILE *f, const sim_scenario *sc, const sim_result *r);
 
+/* One figure of a group of /summary: the dataset's name (and the member's
+ * of `tarmac run --json`), its value, units ("count": an integer dataset;
+ * an integer in the JSON) and description. The sim__figs_* functions fill
+ * out (room for SIM__FIGS_MAX) with a group's figures, in the file's order,
+ * and return how many: the one list both the HDF5 report and the JSON
+ * summary (cli/json_run.c) print. */
+typedef struct sim__fig {
+    const char *name;
+    double v;
+    const char *units, *desc;
+} sim__fig;
+#define SIM__FIGS_MAX 32
+
+/* /summary/pools/<name> and /summary/types/<name>. */
+size_t sim__figs_gpu_time(const sim_gpu_time *g, sim__fig *out);
+/* /summary/services/<name> (its SLO is attributes, not figures). */
+size_t sim__figs_service(const sim_service_result *v, sim__fig *out);
+/* /summary/classes/<name>/specialization and
+ * /summary/services/<name>/specialization: 0 when the class or service was
+ * not specialized within the run (no group). */
+size_t sim__figs_class_special(const sim_class_result *c, sim__fig *out);
+size_t sim__figs_service_special(const sim_service_result *v, sim__fig *out);
+
+/* Does the fleet of sc have GPUs of type t? (/summary/types and the
+ * time series list only those.) */
+int sim__fleet_has_type(const sim_scenario *sc, size_t t);
+
 /* A dollar amount for people: "$1,234,567", with cents under $100 ("$12.34"),
  * "n/a" for NaN or an infinity. */
 void sim__cost_fmt_usd(char *buf, size_t n, double v);
