@@ -191,7 +191,9 @@ typedef struct gv {
     uint32_t n_starts, i_starts, cap_starts;
     double sizes[GV_SIZES]; /* the round's distinct needs (n_sizes > GV_SIZES: too many) */
     uint32_t n_sizes;
-    int whole_sizes; /* every one of them a whole number of GPUs (below 2^52) */
+    int milli_sizes;  /* every one of them whole thousandths of a GPU */
+    double gpus_max;  /* the most GPUs of a type, this boundary */
+    uint32_t n_round; /* candidates this boundary */
     /* the types present a job may use, by (type_mask, gpu_mem_mib): jobs of
      * a class share them (types_ok), cleared at each boundary */
     struct gv_okmemo {
@@ -430,9 +432,9 @@ static void swap_ent(entry *a, entry *b)
 /* The longest prefix of h[0..nh) in ent_before's order whose GPUs fit in
  * left, found without ordering it (a selection by GPUs, O(nh) expected):
  * h is permuted so that the prefix is h[0..returned), its entries in no
- * particular order, and *used gets their GPUs. The sums are exact when the
- * sizes and left are whole numbers (take_prefix's condition), so this is
- * the run of entries a one-by-one pass takes before its first skip. */
+ * particular order, and *used gets their GPUs ("fit": within left + 1e-9,
+ * the one-by-one test). Under take's condition on rounding this is the run
+ * of entries a one-by-one pass takes before its first skip. */
 static uint32_t fit_prefix(const gv *g, entry *h, uint32_t nh, double left, double *used)
 {
     uint32_t lo = 0, hi = nh;
@@ -455,9 +457,9 @@ static uint32_t fit_prefix(const gv *g, entry *h, uint32_t nh, double left, doub
                 swap_ent(&h[e], &h[w++]);
             }
         swap_ent(&h[w], &h[last]); /* the pivot at w: h[lo..w) before it, the rest after */
-        if (acc + sb > left) {
+        if (acc + sb > left + 1e-9) {
             hi = w; /* the prefix ends before the pivot */
-        } else if (acc + sb + g->sizes[pv.size] > left) {
+        } else if (acc + sb + g->sizes[pv.size] > left + 1e-9) {
             acc += sb; /* it ends just before the pivot */
             lo = w;
             break;
@@ -482,20 +484,32 @@ static void take(gv *g, uint32_t t, entry *h, uint32_t nh, double *left)
         }
         return;
     }
-    if (g->n_sizes <= GV_SIZES && g->whole_sizes && *left == floor(*left) && *left < 0x1p52) {
-        /* whole GPUs: the longest prefix that fits is taken unordered; what
-         * remains goes as below, among the entries that still fit */
-        double used;
-        uint32_t np = fit_prefix(g, h, nh, *left, &used);
-        for (uint32_t e = 0; e < np; e++)
-            g->cs[h[e].c].sel = t;
-        *left -= used;
-        uint32_t nr = 0;
-        for (uint32_t e = np; e < nh; e++)
-            if (!(g->sizes[h[e].size] > *left + 1e-9))
-                h[np + nr++] = h[e];
-        if (nr)
-            take_by_size(g, t, h + np, nr, left);
+    /* the bound on the rounding of every sum of GPUs and of left (half an
+     * ulp of the largest a step, over the boundary's steps before and these) */
+    double err = ((double)g->n_round + nh) * (g->gpus_max + total) * 0x1p-53;
+    if (g->n_sizes <= GV_SIZES && g->milli_sizes && err < 5e-10) {
+        /* the longest prefix that fits is taken unordered; the
+         * entry after it does not fit, nor any as large, as left only
+         * shrinks: drop those and go on with the others (still in their
+         * order) the same way. The sizes skipped fall strictly from one
+         * step to the next (each is above what is left, which bounds every
+         * size kept), so there are at most as many steps as sizes.
+         * Sums in another order round otherwise, but every GPU count here
+         * is whole thousandths: an exact margin is 0 or above, or -0.001 or
+         * below, and rounding within err keeps each test (need <= left +
+         * 1e-9) on the same side in either order. */
+        while (nh > 0) {
+            double used;
+            uint32_t np = fit_prefix(g, h, nh, *left, &used);
+            for (uint32_t e = 0; e < np; e++)
+                g->cs[h[e].c].sel = t;
+            *left -= used;
+            uint32_t nr = 0;
+            for (uint32_t e = np; e < nh; e++)
+                if (!(g->sizes[h[e].size] > *left + 1e-9))
+                    h[nr++] = h[e];
+            nh = nr;
+        }
         return;
     }
     if (g->n_sizes <= GV_SIZES) {
@@ -698,10 +712,15 @@ static int gv_begin(void *state, const place_view *v)
             nzero[t] += (uint32_t)(!is_pos & (xv > 0 || !fifo));
         }
     }
-    g->whole_sizes = 1;
-    for (uint32_t s = 0; s < g->n_sizes && s < GV_SIZES; s++)
-        g->whole_sizes &=
-            g->sizes[s] >= 0 && g->sizes[s] < 0x1p52 && g->sizes[s] == floor(g->sizes[s]);
+    g->milli_sizes = 1;
+    for (uint32_t s = 0; s < g->n_sizes && s < GV_SIZES; s++) {
+        double k = g->sizes[s] * 1000;
+        g->milli_sizes &= g->sizes[s] >= 0 && g->sizes[s] < 0x1p32 && fabs(k - nearbyint(k)) < 1e-6;
+    }
+    g->n_round = n;
+    g->gpus_max = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        g->gpus_max = c->type_gpus_up[t] > g->gpus_max ? (double)c->type_gpus_up[t] : g->gpus_max;
     /* the order of the types: fastest first (by the candidates' mean speed),
      * or shuffled for the objective that ignores speed */
     uint32_t *order = g->order, no = 0;
