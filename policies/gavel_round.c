@@ -37,10 +37,13 @@
  * Cost per boundary pass: O((queue + running) x types) to compute the
  * priorities, each entry of positive priority going straight into its
  * type's list and one of priority 0 (X = 0) only noted by job; a type whose
- * unchosen jobs all fit takes them unordered, otherwise they come off one
- * heap per job size (O(log) a pop) until none left fits, which gives the
- * order a sort would, without sorting all; the entries of priority 0 are
- * built only when one of them fits the GPUs the positive ones left.
+ * unchosen jobs all fit takes them unordered, otherwise it takes the longest
+ * prefix that fits by a selection on GPUs (O(n) expected), drops the entry
+ * after it and all as large, and repeats, at most once per job size (take:
+ * the one-by-one rule's choices while rounding cannot change a test), else
+ * they come off one heap per job size (O(log) a pop) until none left fits;
+ * the entries of priority 0 are built only when one of them fits the GPUs
+ * the positive ones left.
  * tests/test_gavel_round.c holds a boundary's choices to the plain rule.
  */
 #include "place_int.h"
@@ -418,10 +421,6 @@ static void take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, double 
     }
 }
 
-/* Type t takes entries h[0..nh): all of them when they all fit, else as
- * take_by_size does, or, when the round has more sizes than it handles,
- * from one heap, skipping the entries too big for what is left (the same
- * choices). */
 static void swap_ent(entry *a, entry *b)
 {
     entry tmp = *a;
@@ -472,6 +471,11 @@ static uint32_t fit_prefix(const gv *g, entry *h, uint32_t nh, double left, doub
     return lo;
 }
 
+/* Type t takes entries h[0..nh): all of them when they all fit, else by
+ * selections (fit_prefix) when rounding cannot change a test, else as
+ * take_by_size does, or, when the round has more sizes than it handles,
+ * from one heap, skipping the entries too big for what is left (the same
+ * choices every way). */
 static void take(gv *g, uint32_t t, entry *h, uint32_t nh, double *left)
 {
     double total = 0;
