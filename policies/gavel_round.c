@@ -37,10 +37,13 @@
  * Cost per boundary pass: O((queue + running) x types) to compute the
  * priorities, each entry of positive priority going straight into its
  * type's list and one of priority 0 (X = 0) only noted by job; a type whose
- * unchosen jobs all fit takes them unordered, otherwise they come off one
- * heap per job size (O(log) a pop) until none left fits, which gives the
- * order a sort would, without sorting all; the entries of priority 0 are
- * built only when one of them fits the GPUs the positive ones left.
+ * unchosen jobs all fit takes them unordered, otherwise it takes the longest
+ * prefix that fits by a selection on GPUs (O(n) expected), drops the entry
+ * after it and all as large, and repeats, at most once per job size (take:
+ * the one-by-one rule's choices while rounding cannot change a test), else
+ * they come off one heap per job size (O(log) a pop) until none left fits;
+ * the entries of priority 0 are built only when one of them fits the GPUs
+ * the positive ones left.
  * tests/test_gavel_round.c holds a boundary's choices to the plain rule.
  */
 #include "place_int.h"
@@ -120,23 +123,30 @@ typedef struct cand {
     const place_job *j;
     const double *xr, *rr; /* X_SOLVED: the job's row of X and its received time */
     double act;            /* X_SOLVED: its time in the allocation */
-    double need;           /* need_of(j), computed once a round */
     uint64_t id;
     uint32_t qi;      /* queue index, or PLACE_NONE for a running job */
     uint32_t k;       /* a running job's index in view->running */
     uint32_t cur;     /* the type it runs on, or PLACE_NONE */
-    uint32_t sel;     /* the type chosen for the next round, or PLACE_NONE */
     uint32_t fastest; /* X_FASTEST: its fastest allowed type */
     uint8_t mode;     /* X_SOLVED, X_UNSOLVED or X_FASTEST */
     uint8_t pinned;   /* running and not preemptible: keeps its GPUs */
-    uint8_t size;     /* its class among the round's distinct needs (take_by_size) */
 } cand;
+
+/* What the types' turns read of a candidate, kept apart and small (a
+ * turn visits candidates in no order, and cands[k] is five cache lines'
+ * worth of them fewer per line). */
+typedef struct cstate {
+    double need;   /* need_of(j), computed once a round */
+    uint32_t sel;  /* the type chosen for the next round, or PLACE_NONE */
+    uint32_t size; /* its class among the round's distinct needs (take_by_size) */
+} cstate;
 
 /* A (job, type) entry: the type is the list's, the job a candidate index. */
 typedef struct entry {
     double prio, x;
     uint64_t id;
     uint32_t c;
+    uint32_t size; /* candidate c's size class (cstate.size) */
 } entry;
 
 typedef struct gv {
@@ -144,7 +154,8 @@ typedef struct gv {
     int objective;
     int64_t round_us;
     cand *cands;
-    uint32_t cap_cands;
+    cstate *cs; /* per candidate, as cands */
+    uint32_t cap_cands, cap_cs;
     /* the round's entries by type: type t's of positive priority at
      * pos[t * n_cands ..], the candidates with an entry of priority 0 at
      * zero[t * n_cands ..]; heap is take_by_size's scratch */
@@ -183,6 +194,9 @@ typedef struct gv {
     uint32_t n_starts, i_starts, cap_starts;
     double sizes[GV_SIZES]; /* the round's distinct needs (n_sizes > GV_SIZES: too many) */
     uint32_t n_sizes;
+    int milli_sizes;  /* every one of them whole thousandths of a GPU */
+    double gpus_max;  /* the most GPUs of a type, this boundary */
+    uint32_t n_round; /* candidates this boundary */
     /* the types present a job may use, by (type_mask, gpu_mem_mib): jobs of
      * a class share them (types_ok), cleared at each boundary */
     struct gv_okmemo {
@@ -219,6 +233,7 @@ static void gv_destroy(void *state)
         return;
     place_env env = g->env;
     place__free(&env, g->cands, g->cap_cands * sizeof *g->cands);
+    place__free(&env, g->cs, g->cap_cs * sizeof *g->cs);
     place__free(&env, g->pos, g->cap_pos * sizeof *g->pos);
     place__free(&env, g->zero, g->cap_zero * sizeof *g->zero);
     place__free(&env, g->heap, g->cap_heap * sizeof *g->heap);
@@ -379,14 +394,14 @@ static void take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, double 
 {
     uint32_t nsz = g->n_sizes, cnt[GV_SIZES] = {0}, beg[GV_SIZES], fill[GV_SIZES];
     for (uint32_t e = 0; e < nh; e++)
-        cnt[g->cands[h[e].c].size]++;
+        cnt[h[e].size]++;
     entry *q = g->heap;
     for (uint32_t s = 0, b = 0; s < nsz; s++) {
         beg[s] = fill[s] = b;
         b += cnt[s];
     }
     for (uint32_t e = 0; e < nh; e++)
-        q[fill[g->cands[h[e].c].size]++] = h[e];
+        q[fill[h[e].size]++] = h[e];
     for (uint32_t s = 0; s < nsz; s++)
         for (uint32_t k = cnt[s] / 2; k-- > 0;)
             heap_down(q + beg[s], cnt[s], k);
@@ -399,26 +414,105 @@ static void take_by_size(gv *g, uint32_t t, const entry *h, uint32_t nh, double 
         if (best == GV_SIZES)
             return;
         entry *top = q + beg[best];
-        g->cands[top[0].c].sel = t;
+        g->cs[top[0].c].sel = t;
         *left -= g->sizes[best];
         top[0] = top[--cnt[best]];
         heap_down(top, cnt[best], 0);
     }
 }
 
-/* Type t takes entries h[0..nh): all of them when they all fit, else as
+static void swap_ent(entry *a, entry *b)
+{
+    entry tmp = *a;
+    *a = *b;
+    *b = tmp;
+}
+
+/* The longest prefix of h[0..nh) in ent_before's order whose GPUs fit in
+ * left, found without ordering it (a selection by GPUs, O(nh) expected):
+ * h is permuted so that the prefix is h[0..returned), its entries in no
+ * particular order, and *used gets their GPUs ("fit": within left + 1e-9,
+ * the one-by-one test). Under take's condition on rounding this is the run
+ * of entries a one-by-one pass takes before its first skip. */
+static uint32_t fit_prefix(const gv *g, entry *h, uint32_t nh, double left, double *used)
+{
+    uint32_t lo = 0, hi = nh;
+    double acc = 0;
+    while (lo < hi) {
+        /* median of three as the pivot, moved to h[hi - 1] */
+        uint32_t mid = lo + (hi - lo) / 2, last = hi - 1;
+        if (ent_before(h[mid], h[lo]))
+            swap_ent(&h[mid], &h[lo]);
+        if (ent_before(h[last], h[lo]))
+            swap_ent(&h[last], &h[lo]);
+        if (ent_before(h[mid], h[last]))
+            swap_ent(&h[mid], &h[last]);
+        entry pv = h[last];
+        uint32_t w = lo;
+        double sb = 0; /* the GPUs of the entries before the pivot */
+        for (uint32_t e = lo; e < last; e++)
+            if (ent_before(h[e], pv)) {
+                sb += g->sizes[h[e].size];
+                swap_ent(&h[e], &h[w++]);
+            }
+        swap_ent(&h[w], &h[last]); /* the pivot at w: h[lo..w) before it, the rest after */
+        if (acc + sb > left + 1e-9) {
+            hi = w; /* the prefix ends before the pivot */
+        } else if (acc + sb + g->sizes[pv.size] > left + 1e-9) {
+            acc += sb; /* it ends just before the pivot */
+            lo = w;
+            break;
+        } else {
+            acc += sb + g->sizes[pv.size];
+            lo = w + 1;
+        }
+    }
+    *used = acc;
+    return lo;
+}
+
+/* Type t takes entries h[0..nh): all of them when they all fit, else by
+ * selections (fit_prefix) when rounding cannot change a test, else as
  * take_by_size does, or, when the round has more sizes than it handles,
  * from one heap, skipping the entries too big for what is left (the same
- * choices). */
+ * choices every way). */
 static void take(gv *g, uint32_t t, entry *h, uint32_t nh, double *left)
 {
     double total = 0;
     for (uint32_t e = 0; e < nh; e++)
-        total += g->cands[h[e].c].need;
+        total += g->cs[h[e].c].need;
     if (total <= *left) { /* all fit, whatever the order (as in gv_begin) */
         for (uint32_t e = 0; e < nh; e++) {
-            g->cands[h[e].c].sel = t;
-            *left -= g->cands[h[e].c].need;
+            g->cs[h[e].c].sel = t;
+            *left -= g->cs[h[e].c].need;
+        }
+        return;
+    }
+    /* the bound on the rounding of every sum of GPUs and of left (half an
+     * ulp of the largest a step, over the boundary's steps before and these) */
+    double err = ((double)g->n_round + nh) * (g->gpus_max + total) * 0x1p-53;
+    if (g->n_sizes <= GV_SIZES && g->milli_sizes && err < 5e-10) {
+        /* the longest prefix that fits is taken unordered; the
+         * entry after it does not fit, nor any as large, as left only
+         * shrinks: drop those and go on with the others (still in their
+         * order) the same way. The sizes skipped fall strictly from one
+         * step to the next (each is above what is left, which bounds every
+         * size kept), so there are at most as many steps as sizes.
+         * Sums in another order round otherwise, but every GPU count here
+         * is whole thousandths: an exact margin is 0 or above, or -0.001 or
+         * below, and rounding within err keeps each test (need <= left +
+         * 1e-9) on the same side in either order. */
+        while (nh > 0) {
+            double used;
+            uint32_t np = fit_prefix(g, h, nh, *left, &used);
+            for (uint32_t e = 0; e < np; e++)
+                g->cs[h[e].c].sel = t;
+            *left -= used;
+            uint32_t nr = 0;
+            for (uint32_t e = np; e < nh; e++)
+                if (!(g->sizes[h[e].size] > *left + 1e-9))
+                    h[nr++] = h[e];
+            nh = nr;
         }
         return;
     }
@@ -428,14 +522,14 @@ static void take(gv *g, uint32_t t, entry *h, uint32_t nh, double *left)
     }
     double least = INFINITY;
     for (uint32_t e = 0; e < nh; e++)
-        least = g->cands[h[e].c].need < least ? g->cands[h[e].c].need : least;
+        least = g->cs[h[e].c].need < least ? g->cs[h[e].c].need : least;
     for (uint32_t k = nh / 2; k-- > 0;)
         heap_down(h, nh, k);
     while (nh > 0 && !(least > *left + 1e-9)) {
         entry en = h[0];
         h[0] = h[--nh];
         heap_down(h, nh, 0);
-        cand *x = &g->cands[en.c];
+        cstate *x = &g->cs[en.c];
         if (x->need > *left + 1e-9)
             continue;
         x->sel = t;
@@ -500,9 +594,9 @@ static int begin_again(gv *g, const place_view *v)
         x->qi = i;
         x->k = PLACE_NONE;
         x->cur = PLACE_NONE;
-        x->sel = f->t;
+        g->cs[n].sel = f->t;
         x->pinned = 0;
-        x->need = need_of(x->j);
+        g->cs[n].need = need_of(x->j);
         g->starts[g->n_starts++] = n++;
     }
     return PLACE_OK;
@@ -519,6 +613,7 @@ static int gv_begin(void *state, const place_view *v)
     const place_timeshare *ts = v->timeshare;
     uint32_t nt = c->n_types, nc = v->n_queue + v->n_running;
     if (grow(&g->env, (void **)&g->cands, &g->cap_cands, nc, sizeof *g->cands) ||
+        grow(&g->env, (void **)&g->cs, &g->cap_cs, nc, sizeof *g->cs) ||
         grow(&g->env, (void **)&g->pos, &g->cap_pos, nc * nt, sizeof *g->pos) ||
         grow(&g->env, (void **)&g->zero, &g->cap_zero, nc * nt, sizeof *g->zero) ||
         grow(&g->env, (void **)&g->heap, &g->cap_heap, nc, sizeof *g->heap) ||
@@ -541,14 +636,15 @@ static int gv_begin(void *state, const place_view *v)
         x->qi = PLACE_NONE;
         x->k = k;
         x->cur = r->n_parts ? c->node_type[r->parts[0].node] : PLACE_NONE;
-        x->sel = PLACE_NONE;
-        x->need = need_of(&r->job);
+        cstate *xs = &g->cs[n - 1];
+        xs->sel = PLACE_NONE;
+        xs->need = need_of(&r->job);
         x->pinned = !(r->job.flags & PLACE_JOB_PREEMPTIBLE) || (r->job.flags & PLACE_JOB_SERVICE) ||
                     r->job.gpus == 0 || x->cur == PLACE_NONE;
         if (x->pinned) {
-            x->sel = x->cur;
+            xs->sel = x->cur;
             if (x->cur != PLACE_NONE)
-                left[x->cur] -= x->need;
+                left[x->cur] -= xs->need;
         }
     }
     for (uint32_t i = 0; i < v->n_queue; i++) {
@@ -559,9 +655,9 @@ static int gv_begin(void *state, const place_view *v)
         x->id = x->j->id;
         x->qi = i;
         x->k = PLACE_NONE;
-        x->cur = x->sel = PLACE_NONE;
+        x->cur = g->cs[n - 1].sel = PLACE_NONE;
         x->pinned = 0;
-        x->need = need_of(x->j);
+        g->cs[n - 1].need = need_of(x->j);
     }
     if (ts && rows_index(g, ts) != PLACE_OK)
         return PLACE_ERR_NOMEM;
@@ -591,6 +687,15 @@ static int gv_begin(void *state, const place_view *v)
         uint64_t ok = types_ok(g, c, j);
         if (!ok)
             continue;
+        cstate *xs = &g->cs[k];
+        uint32_t s = 0;
+        while (s < g->n_sizes && s < GV_SIZES && g->sizes[s] != xs->need)
+            s++;
+        if (s == g->n_sizes && s < GV_SIZES)
+            g->sizes[s] = xs->need;
+        if (s == g->n_sizes)
+            g->n_sizes++;
+        xs->size = s;
         if (x->mode == X_FASTEST)
             for (uint64_t m = ok; m; m &= m - 1) {
                 uint32_t t = (uint32_t)__builtin_ctzll(m);
@@ -605,20 +710,21 @@ static int gv_begin(void *state, const place_view *v)
             /* appended without a branch (which priorities are 0 follows no
              * pattern): the slot written is free, and counts when it is kept */
             int is_pos = prio > 0;
-            g->pos[(size_t)t * n + npos[t]] = (entry){prio, xv, x->id, k};
+            g->pos[(size_t)t * n + npos[t]] = (entry){prio, xv, x->id, k, s};
             g->zero[(size_t)t * n + nzero[t]] = k;
             npos[t] += (uint32_t)is_pos;
             nzero[t] += (uint32_t)(!is_pos & (xv > 0 || !fifo));
         }
-        uint32_t s = 0;
-        while (s < g->n_sizes && s < GV_SIZES && g->sizes[s] != x->need)
-            s++;
-        if (s == g->n_sizes && s < GV_SIZES)
-            g->sizes[s] = x->need;
-        if (s == g->n_sizes)
-            g->n_sizes++;
-        x->size = (uint8_t)s;
     }
+    g->milli_sizes = 1;
+    for (uint32_t s = 0; s < g->n_sizes && s < GV_SIZES; s++) {
+        double k = g->sizes[s] * 1000;
+        g->milli_sizes &= g->sizes[s] >= 0 && g->sizes[s] < 0x1p32 && fabs(k - nearbyint(k)) < 1e-6;
+    }
+    g->n_round = n;
+    g->gpus_max = 0;
+    for (uint32_t t = 0; t < nt; t++)
+        g->gpus_max = c->type_gpus_up[t] > g->gpus_max ? (double)c->type_gpus_up[t] : g->gpus_max;
     /* the order of the types: fastest first (by the candidates' mean speed),
      * or shuffled for the objective that ignores speed */
     uint32_t *order = g->order, no = 0;
@@ -665,14 +771,14 @@ static int gv_begin(void *state, const place_view *v)
         uint32_t nh = 0, nz = 0;
         double total = 0, ztotal = 0, zleast = INFINITY;
         for (uint32_t e = 0; e < npos[t]; e++) {
-            const cand *x = &g->cands[h[e].c];
+            const cstate *x = &g->cs[h[e].c];
             if (x->sel != PLACE_NONE)
                 continue;
             total += x->need;
             h[nh++] = h[e];
         }
         for (uint32_t e = 0; e < nzero[t]; e++) {
-            const cand *x = &g->cands[z[e]];
+            const cstate *x = &g->cs[z[e]];
             if (x->sel != PLACE_NONE)
                 continue;
             ztotal += x->need;
@@ -683,9 +789,9 @@ static int gv_begin(void *state, const place_view *v)
             /* every one fits whatever the order (the sum's rounding is far
              * below the 1e-9 the sequential test allows) */
             for (uint32_t e = 0; e < nh; e++)
-                g->cands[h[e].c].sel = t;
+                g->cs[h[e].c].sel = t;
             for (uint32_t e = 0; e < nz; e++)
-                g->cands[z[e]].sel = t;
+                g->cs[z[e]].sel = t;
             continue;
         }
         take(g, t, h, nh, &left[t]);
@@ -695,6 +801,7 @@ static int gv_begin(void *state, const place_view *v)
             cand_entry(&g->cands[z[e]], t, &h[e].x, &h[e].prio);
             h[e].id = g->cands[z[e]].id;
             h[e].c = z[e];
+            h[e].size = g->cs[z[e]].size;
         }
         take(g, t, h, nz, &left[t]);
     }
@@ -704,12 +811,13 @@ static int gv_begin(void *state, const place_view *v)
         cand *x = &g->cands[k];
         if (x->pinned)
             continue;
-        if (x->sel != PLACE_NONE)
-            g->sel[g->n_sel++] = (struct gv_sel){x->id, x->sel};
+        uint32_t sel = g->cs[k].sel;
+        if (sel != PLACE_NONE)
+            g->sel[g->n_sel++] = (struct gv_sel){x->id, sel};
         if (x->qi == PLACE_NONE) {
-            if (x->sel != x->cur)
+            if (sel != x->cur)
                 g->pre[g->n_pre++] = (struct gv_pre){x->id, x->k};
-        } else if (x->sel != PLACE_NONE) {
+        } else if (sel != PLACE_NONE) {
             g->starts[g->n_starts++] = k;
         }
     }
@@ -798,10 +906,11 @@ static int gv_decide(void *state, const place_view *v, place_decision *d)
         }
     }
     while (g->i_starts < g->n_starts) {
-        const cand *x = &g->cands[g->starts[g->i_starts++]];
+        uint32_t k = g->starts[g->i_starts++];
+        const cand *x = &g->cands[k];
         if (v->queue_state[x->qi] != PLACE_Q_WAITING)
             continue;
-        if (place_on(v, x->j, x->sel, d) == PLACE_OK) {
+        if (place_on(v, x->j, g->cs[k].sel, d) == PLACE_OK) {
             d->kind = PLACE_START;
             d->index = x->qi;
             return PLACE_OK;

@@ -499,6 +499,58 @@ static void test_ftf_reference(void)
 }
 
 /* interchangeable jobs solved as groups match the solve with a row each */
+/* A cold solve of 4,096 groups or more starts from the rho* of a sample of
+ * its jobs (gavel_alloc.c, ftf_sample_rho); started from a hint instead
+ * (the engine's path), the same problem must give the same certified
+ * bracket, so the two brackets overlap and each is within 1e-4. */
+static void test_ftf_large_start(void)
+{
+    enum { M = 5000, N = 3 };
+    static double thr[M * N], gpus[M], left[M], total[M], age[M], xa[M * N], xb[M * N];
+    double cap[N];
+    for (uint32_t t = 0; t < N; t++)
+        cap[t] = M / 3.0 / 1.5;
+    for (uint32_t i = 0; i < M; i++) {
+        gpus[i] = unif() < 0.7 ? 1 : 2;
+        left[i] = 100 + 5000 * unif();
+        total[i] = left[i] * (1 + 2 * unif());
+        for (uint32_t t = 0; t < N; t++)
+            thr[i * N + t] = 0.2 + 3 * unif();
+    }
+    sim__gavel_problem p = {M, N, thr, gpus, cap, NULL, left, total, age, NULL, 0};
+    for (uint32_t i = 0; i < M; i++)
+        age[i] = 0;
+    for (uint32_t i = 0; i < M; i++)
+        age[i] = 0.5 * ftf_iso(&p, i) * unif(); /* spread: many jobs bind */
+    double rho_iso = 0;
+    for (uint32_t i = 0; i < M; i++) {
+        double iso = ftf_iso(&p, i);
+        double r = (age[i] + left[i] / (total[i] / iso)) / iso;
+        rho_iso = r > rho_iso ? r : rho_iso;
+    }
+    sim__gavel_stats sa = {0}, sb = {0};
+    tm_diag d = {0};
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_FTF, &p, xa, &sa, &d), TM_OK);
+    sim__gavel_problem q = p;
+    q.rho_hint = rho_iso * (1 - 1e-6); /* a valid hint: the former start */
+    CHECK_EQ_INT(sim__gavel_solve(SIM_GAVEL_FTF, &q, xb, &sb, &d), TM_OK);
+    check_feasible(&p, xa, "ftf, 5,000 jobs, sampled start");
+    check_feasible(&p, xb, "ftf, 5,000 jobs, hinted start");
+    const sim__gavel_stats *s2[2] = {&sa, &sb};
+    for (int k = 0; k < 2; k++)
+        if (!(s2[k]->bound <= s2[k]->objective &&
+              s2[k]->objective - s2[k]->bound <= 1e-4 * s2[k]->objective * (1 + 1e-9)))
+            check_fail(__FILE__, __LINE__, "ftf, 5,000 jobs, start %d: bracket [%.9g, %.9g]", k,
+                       s2[k]->bound, s2[k]->objective);
+    if (sa.bound > sb.objective * (1 + 1e-9) || sb.bound > sa.objective * (1 + 1e-9))
+        check_fail(__FILE__, __LINE__,
+                   "ftf, 5,000 jobs: brackets [%.9g, %.9g] and [%.9g, %.9g] "
+                   "do not overlap",
+                   sa.bound, sa.objective, sb.bound, sb.objective);
+    printf("test_ftf_large_start: rho %.9g (sampled start, %u LPs) and %.9g (hinted, %u LPs)\n",
+           sa.objective, sa.lps, sb.objective, sb.lps);
+}
+
 static void test_groups(void)
 {
     enum { M = 40, N = 3 };
@@ -863,6 +915,7 @@ int main(void)
     test_feasible();
     test_bruteforce();
     test_ftf_reference();
+    test_ftf_large_start();
     test_groups();
     test_groups_random();
     test_rounds_converge();

@@ -509,6 +509,11 @@ static int solve_fifo(const sim__gavel_problem *p, double *x)
  * same row at every rho: one row with a multiplicity (grouped). */
 #define FTF_TOL 1e-4
 
+/* A cold solve of at least FTF_SAMPLE_GROUPS groups starts from the rho*
+ * of about FTF_SAMPLE_JOBS of its jobs (ftf_sample_rho). */
+#define FTF_SAMPLE_GROUPS 4096
+#define FTF_SAMPLE_JOBS   1000
+
 /* A starting basis for the first ftf LP (the level rows' z coefficients set
  * for rho): every job with a need runs on one type, its level row tight (x
  * = z need / thr there), and z as large as that allows: the first capacity
@@ -687,6 +692,48 @@ static void ftf_fill(const lp *L, const double *gk, uint32_t w, const double *gg
     }
 }
 
+static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__gavel_stats *stats);
+
+/* rho* of every k-th job of p (about FTF_SAMPLE_JOBS of them) with each
+ * type's GPUs scaled by their share of the jobs; 0 when it fails. */
+static double ftf_sample_rho(const sim__gavel_problem *p, uint32_t *lps)
+{
+    uint32_t m = p->n_jobs, n = p->n_types, k = (m + FTF_SAMPLE_JOBS - 1) / FTF_SAMPLE_JOBS;
+    uint32_t ms = (m + k - 1) / k;
+    double *thr = malloc((size_t)ms * n * sizeof *thr), *buf = malloc((size_t)ms * 4 * sizeof *buf);
+    double *xs = malloc((size_t)ms * n * sizeof *xs), cap[PLACE_MAX_TYPES];
+    double r = 0;
+    if (thr && buf && xs) {
+        double *gpus = buf, *left = buf + ms, *total = buf + 2 * ms, *age = buf + 3 * ms;
+        for (uint32_t s = 0; s < ms; s++) {
+            uint32_t i = s * k;
+            memcpy(thr + (size_t)s * n, p->thr + (size_t)i * n, n * sizeof *thr);
+            gpus[s] = p->gpus[i];
+            left[s] = p->left_s[i];
+            total[s] = p->total_s[i];
+            age[s] = p->age_s[i];
+        }
+        for (uint32_t t = 0; t < n; t++)
+            cap[t] = p->cap[t] * ms / m;
+        sim__gavel_problem q = {.n_jobs = ms,
+                                .n_types = n,
+                                .thr = thr,
+                                .gpus = gpus,
+                                .cap = cap,
+                                .left_s = left,
+                                .total_s = total,
+                                .age_s = age};
+        sim__gavel_stats st = {0};
+        if (solve_ftf(&q, xs, 1, &st) == TM_OK)
+            r = st.objective;
+        *lps += st.lps;
+    }
+    free(thr);
+    free(buf);
+    free(xs);
+    return r;
+}
+
 static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__gavel_stats *stats)
 {
     uint32_t m = p->n_jobs, n = p->n_types, w = n + 3, G = 0;
@@ -699,6 +746,7 @@ static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__g
     int *zind = malloc(((size_t)m + 1) * sizeof *zind), mode = LP_COLD;
     double *zval = malloc(((size_t)m + 1) * sizeof *zval);
     int rc = TM_OK, have = 0;
+    uint32_t sample_lps = 0; /* ftf_sample_rho's LPs */
     lp L = {0};
     if (!key || !gk || !ggpus || !gm || !gx || !best || !ga || !grp || !gtype || !zind || !zval) {
         rc = TM_ERR_NOMEM;
@@ -746,6 +794,15 @@ static int solve_ftf(const sim__gavel_problem *p, double *x, int grouped, sim__g
         goto done;
     }
     double rho = p->rho_hint > lo && p->rho_hint < rho_iso ? p->rho_hint : rho_iso;
+    if (!(p->rho_hint > lo && p->rho_hint < rho_iso) && G >= FTF_SAMPLE_GROUPS) {
+        /* no hint and a large problem: start from rho* of every k-th job on
+         * a fleet scaled to them (the first LP's pivots, not the number of
+         * LPs, are the cost, and they fall when rho starts near rho*); only
+         * where to start: the bracket is still the full problem's */
+        double r = ftf_sample_rho(p, &sample_lps);
+        if (r > lo && r < rho_iso)
+            rho = r;
+    }
     double rho_prev = 0, lam_prev = 0, gap_prev = INFINITY;
     for (int step = 0; step < 80; step++) {
         int len = 0; /* z's column: -need in each level row with a need */
@@ -859,7 +916,7 @@ done:
         for (uint32_t i = 0; i < m; i++)
             memcpy(x + (size_t)i * n, best + (size_t)grp[i] * n, n * sizeof *x);
 out:
-    stats->lps = L.lps;
+    stats->lps = L.lps + sample_lps;
     lp_fini(&L);
     free(key);
     free(gk);
