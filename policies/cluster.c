@@ -708,8 +708,35 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
 typedef struct whole_batch {
     uint64_t m;                    /* nodes of word i0 moving from f_old to f_new; 0: none */
     uint64_t share_set, share_clr; /* of those, nodes with / without a free share */
-    uint32_t t, i0, f_old, f_new, last;
+    uint64_t key;                  /* batch_key(i0, t, f_old, f_new) */
+    uint32_t last;                 /* the last node added */
 } whole_batch;
+
+/* The word, type and bucket move of a batch in one integer: compared and
+ * stored whole (fields stored apart and compared together make the compiler
+ * load a word the CPU cannot forward from the two stores, a stall per node). */
+static inline uint64_t batch_key(uint32_t i0, uint32_t t, uint32_t f_old, uint32_t f_new)
+{
+    return (uint64_t)i0 << 32 | (uint64_t)t << 16 | (uint64_t)f_old << 8 | f_new;
+}
+
+/* Add node n (key as batch_key) to the batch, flushing it first when n
+ * belongs to another word, type or move, or is not after the last node. */
+static inline void whole_batch_flush(place_cluster *c, whole_batch *wb);
+static inline void whole_batch_add(place_cluster *c, whole_batch *wb, uint64_t key, uint32_t n,
+                                   int share)
+{
+    if (wb->m && (key != wb->key || n <= wb->last))
+        whole_batch_flush(c, wb);
+    wb->key = key;
+    uint64_t bit = 1ull << (n & 63u);
+    wb->m |= bit;
+    wb->last = n;
+    if (share)
+        wb->share_set |= bit;
+    else
+        wb->share_clr |= bit;
+}
 
 static inline void bits_word_set(place_bits *b, uint32_t i0, uint64_t m)
 {
@@ -735,13 +762,15 @@ static inline void whole_batch_flush(place_cluster *c, whole_batch *wb)
 {
     if (!wb->m)
         return;
-    place_bits *by = c->by_free[wb->t];
-    bits_word_clear(&by[wb->f_old], wb->i0, wb->m);
-    bits_word_set(&by[wb->f_new], wb->i0, wb->m);
+    uint32_t i0 = (uint32_t)(wb->key >> 32), t = (uint32_t)(wb->key >> 16) & 0xffffu;
+    uint32_t f_old = (uint32_t)(wb->key >> 8) & 0xffu, f_new = (uint32_t)wb->key & 0xffu;
+    place_bits *by = c->by_free[t];
+    bits_word_clear(&by[f_old], i0, wb->m);
+    bits_word_set(&by[f_new], i0, wb->m);
     if (wb->share_set)
-        bits_word_set(&c->any_share[wb->t], wb->i0, wb->share_set);
+        bits_word_set(&c->any_share[t], i0, wb->share_set);
     if (wb->share_clr)
-        bits_word_clear(&c->any_share[wb->t], wb->i0, wb->share_clr);
+        bits_word_clear(&c->any_share[t], i0, wb->share_clr);
     wb->m = wb->share_set = wb->share_clr = 0;
 }
 
@@ -764,32 +793,44 @@ static inline void node_whole_batched(place_cluster *c, whole_batch *wb, uint32_
         c->gpus_free += k;
         c->type_gpus_free[t] += k;
     }
-    uint32_t f_new = c->node_free[n], i0 = n >> 6;
-    if (wb->m &&
-        (i0 != wb->i0 || t != wb->t || f_old != wb->f_old || f_new != wb->f_new || n <= wb->last))
-        whole_batch_flush(c, wb);
-    if (!wb->m) {
-        wb->t = t;
-        wb->i0 = i0;
-        wb->f_old = f_old;
-        wb->f_new = f_new;
-    }
-    uint64_t bit = 1ull << (n & 63u);
-    wb->m |= bit;
-    wb->last = n;
-    if (c->node_milli_free[n] > 0)
-        wb->share_set |= bit;
-    else
-        wb->share_clr |= bit;
+    uint32_t f_new = c->node_free[n];
+    whole_batch_add(c, wb, batch_key(n >> 6, t, f_old, f_new), n, c->node_milli_free[n] > 0);
+}
+
+/* A one-GPU node's part of a whole-GPU job without a host share: what the
+ * general paths below do for it, with the constants folded in. Take: its one
+ * GPU is fully free (the decision was checked: node_free >= 1 of 1), so the
+ * GPU, the node's fields and the totals go to zero held and the node moves
+ * from bucket 1 to bucket 0 and leaves any_share (node_milli_free was the
+ * GPU's 1000). Give: as place_cluster_give's whole-GPU branch with mask 1. */
+static inline void take_unit(place_cluster *c, whole_batch *wb, place_part *p, uint32_t n)
+{
+    uint32_t g0 = c->node_gpu0[n];
+    p->mask = 1;
+    c->gpu_free_milli[g0] = 0;
+    c->gpu_free_mem_mib[g0] = 0;
+    note_change(c, n);
+    uint32_t t = c->node_type[n], i0 = n >> 6;
+    c->node_free_mask[n] = 0;
+    c->node_free[n] = 0;
+    c->node_milli_free[n] -= PLACE_MILLI_WHOLE;
+    c->gpus_free--;
+    c->type_gpus_free[t]--;
+    whole_batch_add(c, wb, batch_key(i0, t, 1, 0), n, c->node_milli_free[n] > 0);
 }
 
 int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part *parts,
                                uint32_t n_parts)
 {
     whole_batch wb = {0};
+    int unit = j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 && j->host_mem_mib == 0;
     for (uint32_t k = 0; k < n_parts; k++) {
         place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
+        if (unit && p->gpus == 1 && c->node_gpus[n] == 1 && c->node_free_mask[n] == 1) {
+            take_unit(c, &wb, p, n);
+            continue;
+        }
         int64_t cpu = 0, mem = 0;
         if (j->cpu_milli != 0 || j->host_mem_mib != 0)
             place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
@@ -882,13 +923,33 @@ int place_cluster_take_exact(place_cluster *c, const place_job *j, const place_p
     return PLACE_OK;
 }
 
+static inline void give_unit(place_cluster *c, whole_batch *wb, uint32_t n, uint32_t g0)
+{
+    uint32_t t = c->node_type[n], i0 = n >> 6;
+    c->gpu_free_milli[g0] = PLACE_MILLI_WHOLE;
+    c->gpu_free_mem_mib[g0] = c->type_mem_mib[t];
+    note_change(c, n);
+    c->node_free_mask[n] = 1;
+    c->node_free[n] = 1;
+    c->node_milli_free[n] += PLACE_MILLI_WHOLE;
+    c->gpus_free++;
+    c->type_gpus_free[t]++;
+    whole_batch_add(c, wb, batch_key(i0, t, 0, 1), n, c->node_milli_free[n] > 0);
+}
+
 void place_cluster_give(place_cluster *c, const place_job *j, const place_part *parts,
                         uint32_t n_parts)
 {
     whole_batch wb = {0};
+    int unit = j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 && j->host_mem_mib == 0;
     for (uint32_t k = 0; k < n_parts; k++) {
         const place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
+        if (unit && p->mask == 1 && c->node_gpus[n] == 1 && c->gpu_up[g0] && c->node_up[n] &&
+            c->node_free_mask[n] == 0) {
+            give_unit(c, &wb, n, g0);
+            continue;
+        }
         int64_t cpu = 0, mem = 0;
         if (j->cpu_milli != 0 || j->host_mem_mib != 0)
             place__part_host_share(j, parts, n_parts, k, &cpu, &mem);

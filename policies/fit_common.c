@@ -84,6 +84,18 @@ int place_fit_span_first(const place_view *v, const place_job *j, place_decision
                          const place_fit_ctx *ctx)
 {
     const place_cluster *c = v->cluster;
+    /* Whole GPUs without a host share (an SWF gang): the parts built below
+     * pass place_cluster_check() by construction, so it is not asked. They
+     * are distinct nodes in increasing order, each in service and of type t
+     * (the index files only nodes in service, by type), t passed
+     * place_type_ok() (the job's type mask and GPU memory), each part takes
+     * at least one and at most its node's fully free GPUs as whole GPUs, the
+     * parts add up to the job's GPUs (need == 0), the job may span when there
+     * are several, and with no host share to split the host test is "free
+     * CPU and memory not negative", which the cluster's invariants keep. With
+     * a host share the check tests the split, so it is asked. */
+    int no_check = j->gpus > 0 && j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 &&
+                   j->host_mem_mib == 0;
     for (uint32_t t = 0; t < c->n_types; t++) {
         if (!place_type_ok(c, j, t) || c->type_gpus_free[t] < j->gpus)
             continue;
@@ -105,9 +117,11 @@ int place_fit_span_first(const place_view *v, const place_job *j, place_decision
             np++;
             need -= take;
         }
+        if (need == 0 && np > 1 && !(j->flags & PLACE_JOB_CAN_SPAN))
+            no_check = 0; /* the check refuses it (PLACE_ERR_SPAN) */
         if (need == 0) {
             d->n_parts = np;
-            if (place_cluster_check(c, j, d->parts, np) == PLACE_OK)
+            if (no_check || place_cluster_check(c, j, d->parts, np) == PLACE_OK)
                 return PLACE_OK;
         }
     }
