@@ -100,23 +100,48 @@ int place_fit_span_first(const place_view *v, const place_job *j, place_decision
         if (!place_type_ok(c, j, t) || c->type_gpus_free[t] < j->gpus)
             continue;
         uint32_t need = j->gpus, np = 0;
-        for (uint32_t n = place_cluster_next_free(c, t, 1, 0); n != PLACE_NONE && need > 0;
-             n = place_cluster_next_free(c, t, 1, n + 1)) {
-            if (np == d->cap_parts)
-                break;
-            uint32_t take = c->node_free[n] < need ? c->node_free[n] : need;
-            place_part *p = &d->parts[np];
-            p->node = n;
-            p->gpus = (uint16_t)take;
-            p->gpu = PLACE_GPU_ANY;
-            p->milli = PLACE_MILLI_WHOLE;
-            p->mem_mib = j->gpu_mem_mib;
-            p->mask = 0;
-            if (!place_fit_allowed(ctx, v, j, p))
-                continue;
-            np++;
-            need -= take;
-        }
+        if (c->type_max_gpus[t] == 1 && need > 0) {
+            /* One-GPU nodes (SWF machines): the nodes with a free GPU are
+             * the bits of one bucket, each gives one GPU; the same nodes in
+             * the same order as the general walk below, a word at a time. */
+            const place_bits *b = &c->by_free[t][1];
+            place_part q = {0, 1, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, j->gpu_mem_mib, 0};
+            for (uint32_t n = place_bits_next(b, 0); n != PLACE_NONE && need > 0;
+                 n = place_bits_next(b, (n | 63u) + 1)) {
+                uint32_t base = n & ~63u;
+                for (uint64_t w = b->w0[n >> 6] & (~0ull << (n & 63u)); w && need > 0; w &= w - 1) {
+                    if (np == d->cap_parts)
+                        goto walked;
+                    place_part *p = &d->parts[np];
+                    *p = q;
+                    p->node = base + (uint32_t)__builtin_ctzll(w);
+                    if (!place_fit_allowed(ctx, v, j, p))
+                        continue;
+                    np++;
+                    need--;
+                }
+                if ((n | 63u) == UINT32_MAX)
+                    break;
+            }
+        walked:;
+        } else
+            for (uint32_t n = place_cluster_next_free(c, t, 1, 0); n != PLACE_NONE && need > 0;
+                 n = place_cluster_next_free(c, t, 1, n + 1)) {
+                if (np == d->cap_parts)
+                    break;
+                uint32_t take = c->node_free[n] < need ? c->node_free[n] : need;
+                place_part *p = &d->parts[np];
+                p->node = n;
+                p->gpus = (uint16_t)take;
+                p->gpu = PLACE_GPU_ANY;
+                p->milli = PLACE_MILLI_WHOLE;
+                p->mem_mib = j->gpu_mem_mib;
+                p->mask = 0;
+                if (!place_fit_allowed(ctx, v, j, p))
+                    continue;
+                np++;
+                need -= take;
+            }
         if (need == 0 && np > 1 && !(j->flags & PLACE_JOB_CAN_SPAN))
             no_check = 0; /* the check refuses it (PLACE_ERR_SPAN) */
         if (need == 0) {
