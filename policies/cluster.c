@@ -819,6 +819,105 @@ static inline void take_unit(place_cluster *c, whole_batch *wb, place_part *p, u
     whole_batch_add(c, wb, batch_key(i0, t, 1, 0), n, c->node_milli_free[n] > 0);
 }
 
+/* The length of the run of parts from k on that take_range() or
+ * give_range() may move at once (take: sign -1, give: +1): parts of one GPU
+ * on consecutive one-GPU nodes of one type whose GPUs are consecutive too,
+ * each GPU fully free (take; the decision was checked) or held and back in
+ * service on a node in service (give), as take_unit() and give_unit() ask
+ * per part. */
+static uint32_t unit_run(const place_cluster *c, const place_part *parts, uint32_t k,
+                         uint32_t n_parts, int sign)
+{
+    const uint32_t a = parts[k].node, g = c->node_gpu0[a], t = c->node_type[a];
+    const uint32_t m = n_parts - k;
+    const place_part *restrict pp = parts + k;
+    const uint8_t *restrict ng = c->node_gpus + a, *restrict nu = c->node_up + a;
+    const uint16_t *restrict nt = c->node_type + a;
+    const uint32_t *restrict g0 = c->node_gpu0 + a;
+    const uint64_t *restrict fm = c->node_free_mask + a;
+    const uint8_t *restrict gu = c->gpu_up + g;
+    uint32_t i = 0;
+    /* (a + i < n_nodes: the parts name nodes of the cluster) */
+    if (sign < 0) {
+        for (; i < m; i++)
+            if (pp[i].node != a + i || ng[i] != 1 || nt[i] != t || g0[i] != g + i ||
+                pp[i].gpus != 1 || fm[i] != 1)
+                break;
+    } else {
+        for (; i < m; i++)
+            if (pp[i].node != a + i || ng[i] != 1 || nt[i] != t || g0[i] != g + i ||
+                pp[i].mask != 1 || !gu[i] || !nu[i] || fm[i] != 0)
+                break;
+    }
+    return i;
+}
+
+/* Nodes [a, a + len) of a unit_run() move between buckets 1 and 0 (take:
+ * sign -1) or 0 and 1 (give: +1): the fields, totals, journal entries (in
+ * node order) and index bits take_unit() or give_unit() leave for each, in
+ * a loop per array and one operation per 64-node word of the index. */
+static void unit_range(place_cluster *c, uint32_t a, uint32_t len, int sign)
+{
+    uint32_t t = c->node_type[a], g = c->node_gpu0[a];
+    uint16_t milli = sign < 0 ? 0 : PLACE_MILLI_WHOLE;
+    uint32_t mem = sign < 0 ? 0 : c->type_mem_mib[t];
+    uint16_t *restrict gm = c->gpu_free_milli + g;
+    uint32_t *restrict gmem = c->gpu_free_mem_mib + g;
+    uint64_t *restrict fm = c->node_free_mask + a;
+    uint8_t *restrict nf = c->node_free + a;
+    uint32_t *restrict mf = c->node_milli_free + a;
+    for (uint32_t i = 0; i < len; i++) {
+        gm[i] = milli;
+        gmem[i] = mem;
+    }
+    uint64_t mask = sign < 0 ? 0 : 1;
+    uint8_t free = sign < 0 ? 0 : 1;
+    uint32_t dm = sign < 0 ? 0u - PLACE_MILLI_WHOLE : PLACE_MILLI_WHOLE; /* modulo 2^32 */
+    for (uint32_t i = 0; i < len; i++) {
+        fm[i] = mask;
+        nf[i] = free;
+        mf[i] += dm;
+    }
+    /* the journal: entries changes .. changes + len - 1, wrapping at the ring's end */
+    uint32_t *restrict ring = c->change_ring;
+    for (uint32_t i = 0, r = (uint32_t)(c->changes % PLACE_CHANGE_RING); i < len;) {
+        uint32_t run = PLACE_CHANGE_RING - r < len - i ? PLACE_CHANGE_RING - r : len - i;
+        for (uint32_t q = 0; q < run; q++)
+            ring[r + q] = a + i + q;
+        i += run;
+        r = 0;
+    }
+    c->changes += len;
+    if (sign < 0) {
+        c->gpus_free -= len;
+        c->type_gpus_free[t] -= len;
+    } else {
+        c->gpus_free += len;
+        c->type_gpus_free[t] += len;
+    }
+    place_bits *by = c->by_free[t];
+    uint32_t f_old = sign < 0 ? 1u : 0u, f_new = sign < 0 ? 0u : 1u;
+    for (uint32_t n = a, end = a + len; n < end;) {
+        uint32_t i0 = n >> 6, stop = (i0 + 1) << 6 < end ? (i0 + 1) << 6 : end;
+        uint32_t lo = n & 63u, w = stop - n; /* bits lo .. lo + w - 1 of word i0 */
+        uint64_t m = (w == 64 ? ~0ull : (1ull << w) - 1) << lo;
+        n = stop;
+        /* A one-GPU node keeps a free share exactly when its GPU is free:
+         * node_milli_free is 0 after a take (it was the free GPU's 1000)
+         * and 1000 after a give (it was 0: the GPU was held). */
+        uint64_t share = sign < 0 ? 0 : m;
+        bits_word_clear(&by[f_old], i0, m);
+        bits_word_set(&by[f_new], i0, m);
+        if (share)
+            bits_word_set(&c->any_share[t], i0, share);
+        if (m & ~share)
+            bits_word_clear(&c->any_share[t], i0, m & ~share);
+    }
+}
+
+/* Runs shorter than this go part by part (take_unit, give_unit). */
+#define UNIT_RUN_MIN 8u
+
 int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part *parts,
                                uint32_t n_parts)
 {
@@ -828,7 +927,16 @@ int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part 
         place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
         if (unit && p->gpus == 1 && c->node_gpus[n] == 1 && c->node_free_mask[n] == 1) {
-            take_unit(c, &wb, p, n);
+            uint32_t len = unit_run(c, parts, k, n_parts, -1); /* >= 1: part k */
+            if (len >= UNIT_RUN_MIN) {
+                whole_batch_flush(c, &wb);
+                for (uint32_t i = 0; i < len; i++)
+                    parts[k + i].mask = 1;
+                unit_range(c, n, len, -1);
+            } else
+                for (uint32_t i = 0; i < len; i++)
+                    take_unit(c, &wb, &parts[k + i], n + i);
+            k += len - 1;
             continue;
         }
         int64_t cpu = 0, mem = 0;
@@ -947,7 +1055,14 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
         uint32_t n = p->node, g0 = c->node_gpu0[n];
         if (unit && p->mask == 1 && c->node_gpus[n] == 1 && c->gpu_up[g0] && c->node_up[n] &&
             c->node_free_mask[n] == 0) {
-            give_unit(c, &wb, n, g0);
+            uint32_t len = unit_run(c, parts, k, n_parts, +1); /* >= 1: part k */
+            if (len >= UNIT_RUN_MIN) {
+                whole_batch_flush(c, &wb);
+                unit_range(c, n, len, +1);
+            } else
+                for (uint32_t i = 0; i < len; i++)
+                    give_unit(c, &wb, n + i, g0 + i);
+            k += len - 1;
             continue;
         }
         int64_t cpu = 0, mem = 0;
