@@ -14,6 +14,12 @@
  *   node n is in exactly one by_free[type][f] set, f == node_free[n], iff up;
  *   gpu_free_milli == 1000 for exactly the GPUs of node_free_mask;
  *   gpus_free == sum of node_free; gpus_up == GPUs in service.
+ *
+ * One file of more than 1000 lines: the bit sets, the node and GPU arrays,
+ * the index and check / take / give (with their paths for one-GPU nodes:
+ * take_unit, give_unit, unit_range) keep one set of invariants, which
+ * place_cluster_verify at the end states once; split, each part would
+ * need the others' internals.
  */
 #include "place.h"
 #include "place_int.h"
