@@ -14,6 +14,12 @@
  *   node n is in exactly one by_free[type][f] set, f == node_free[n], iff up;
  *   gpu_free_milli == 1000 for exactly the GPUs of node_free_mask;
  *   gpus_free == sum of node_free; gpus_up == GPUs in service.
+ *
+ * One file of more than 1000 lines: the bit sets, the node and GPU arrays,
+ * the index and check / take / give (with their paths for one-GPU nodes:
+ * take_unit, give_unit, unit_range) keep one set of invariants, which
+ * place_cluster_verify at the end states once; split, each part would
+ * need the others' internals.
  */
 #include "place.h"
 #include "place_int.h"
@@ -708,8 +714,35 @@ int place_cluster_check(const place_cluster *c, const place_job *j, const place_
 typedef struct whole_batch {
     uint64_t m;                    /* nodes of word i0 moving from f_old to f_new; 0: none */
     uint64_t share_set, share_clr; /* of those, nodes with / without a free share */
-    uint32_t t, i0, f_old, f_new, last;
+    uint64_t key;                  /* batch_key(i0, t, f_old, f_new) */
+    uint32_t last;                 /* the last node added */
 } whole_batch;
+
+/* The word, type and bucket move of a batch in one integer: compared and
+ * stored whole (fields stored apart and compared together make the compiler
+ * load a word the CPU cannot forward from the two stores, a stall per node). */
+static inline uint64_t batch_key(uint32_t i0, uint32_t t, uint32_t f_old, uint32_t f_new)
+{
+    return (uint64_t)i0 << 32 | (uint64_t)t << 16 | (uint64_t)f_old << 8 | f_new;
+}
+
+/* Add node n (key as batch_key) to the batch, flushing it first when n
+ * belongs to another word, type or move, or is not after the last node. */
+static inline void whole_batch_flush(place_cluster *c, whole_batch *wb);
+static inline void whole_batch_add(place_cluster *c, whole_batch *wb, uint64_t key, uint32_t n,
+                                   int share)
+{
+    if (wb->m && (key != wb->key || n <= wb->last))
+        whole_batch_flush(c, wb);
+    wb->key = key;
+    uint64_t bit = 1ull << (n & 63u);
+    wb->m |= bit;
+    wb->last = n;
+    if (share)
+        wb->share_set |= bit;
+    else
+        wb->share_clr |= bit;
+}
 
 static inline void bits_word_set(place_bits *b, uint32_t i0, uint64_t m)
 {
@@ -735,13 +768,15 @@ static inline void whole_batch_flush(place_cluster *c, whole_batch *wb)
 {
     if (!wb->m)
         return;
-    place_bits *by = c->by_free[wb->t];
-    bits_word_clear(&by[wb->f_old], wb->i0, wb->m);
-    bits_word_set(&by[wb->f_new], wb->i0, wb->m);
+    uint32_t i0 = (uint32_t)(wb->key >> 32), t = (uint32_t)(wb->key >> 16) & 0xffffu;
+    uint32_t f_old = (uint32_t)(wb->key >> 8) & 0xffu, f_new = (uint32_t)wb->key & 0xffu;
+    place_bits *by = c->by_free[t];
+    bits_word_clear(&by[f_old], i0, wb->m);
+    bits_word_set(&by[f_new], i0, wb->m);
     if (wb->share_set)
-        bits_word_set(&c->any_share[wb->t], wb->i0, wb->share_set);
+        bits_word_set(&c->any_share[t], i0, wb->share_set);
     if (wb->share_clr)
-        bits_word_clear(&c->any_share[wb->t], wb->i0, wb->share_clr);
+        bits_word_clear(&c->any_share[t], i0, wb->share_clr);
     wb->m = wb->share_set = wb->share_clr = 0;
 }
 
@@ -764,32 +799,152 @@ static inline void node_whole_batched(place_cluster *c, whole_batch *wb, uint32_
         c->gpus_free += k;
         c->type_gpus_free[t] += k;
     }
-    uint32_t f_new = c->node_free[n], i0 = n >> 6;
-    if (wb->m &&
-        (i0 != wb->i0 || t != wb->t || f_old != wb->f_old || f_new != wb->f_new || n <= wb->last))
-        whole_batch_flush(c, wb);
-    if (!wb->m) {
-        wb->t = t;
-        wb->i0 = i0;
-        wb->f_old = f_old;
-        wb->f_new = f_new;
-    }
-    uint64_t bit = 1ull << (n & 63u);
-    wb->m |= bit;
-    wb->last = n;
-    if (c->node_milli_free[n] > 0)
-        wb->share_set |= bit;
-    else
-        wb->share_clr |= bit;
+    uint32_t f_new = c->node_free[n];
+    whole_batch_add(c, wb, batch_key(n >> 6, t, f_old, f_new), n, c->node_milli_free[n] > 0);
 }
+
+/* A one-GPU node's part of a whole-GPU job without a host share: what the
+ * general paths below do for it, with the constants folded in. Take: its one
+ * GPU is fully free (the decision was checked: node_free >= 1 of 1), so the
+ * GPU, the node's fields and the totals go to zero held and the node moves
+ * from bucket 1 to bucket 0 and leaves any_share (node_milli_free was the
+ * GPU's 1000). Give: as place_cluster_give's whole-GPU branch with mask 1. */
+static inline void take_unit(place_cluster *c, whole_batch *wb, place_part *p, uint32_t n)
+{
+    uint32_t g0 = c->node_gpu0[n];
+    p->mask = 1;
+    c->gpu_free_milli[g0] = 0;
+    c->gpu_free_mem_mib[g0] = 0;
+    note_change(c, n);
+    uint32_t t = c->node_type[n], i0 = n >> 6;
+    c->node_free_mask[n] = 0;
+    c->node_free[n] = 0;
+    c->node_milli_free[n] -= PLACE_MILLI_WHOLE;
+    c->gpus_free--;
+    c->type_gpus_free[t]--;
+    whole_batch_add(c, wb, batch_key(i0, t, 1, 0), n, c->node_milli_free[n] > 0);
+}
+
+/* The length of the run of parts from k on that take_range() or
+ * give_range() may move at once (take: sign -1, give: +1): parts of one GPU
+ * on consecutive one-GPU nodes of one type whose GPUs are consecutive too,
+ * each GPU fully free (take; the decision was checked) or held and back in
+ * service on a node in service (give), as take_unit() and give_unit() ask
+ * per part. */
+static uint32_t unit_run(const place_cluster *c, const place_part *parts, uint32_t k,
+                         uint32_t n_parts, int sign)
+{
+    const uint32_t a = parts[k].node, g = c->node_gpu0[a], t = c->node_type[a];
+    const uint32_t m = n_parts - k;
+    const place_part *restrict pp = parts + k;
+    const uint8_t *restrict ng = c->node_gpus + a, *restrict nu = c->node_up + a;
+    const uint16_t *restrict nt = c->node_type + a;
+    const uint32_t *restrict g0 = c->node_gpu0 + a;
+    const uint64_t *restrict fm = c->node_free_mask + a;
+    const uint8_t *restrict gu = c->gpu_up + g;
+    uint32_t i = 0;
+    /* (a + i < n_nodes: the parts name nodes of the cluster) */
+    if (sign < 0) {
+        for (; i < m; i++)
+            if (pp[i].node != a + i || ng[i] != 1 || nt[i] != t || g0[i] != g + i ||
+                pp[i].gpus != 1 || fm[i] != 1)
+                break;
+    } else {
+        for (; i < m; i++)
+            if (pp[i].node != a + i || ng[i] != 1 || nt[i] != t || g0[i] != g + i ||
+                pp[i].mask != 1 || !gu[i] || !nu[i] || fm[i] != 0)
+                break;
+    }
+    return i;
+}
+
+/* Nodes [a, a + len) of a unit_run() move between buckets 1 and 0 (take:
+ * sign -1) or 0 and 1 (give: +1): the fields, totals, journal entries (in
+ * node order) and index bits take_unit() or give_unit() leave for each, in
+ * a loop per array and one operation per 64-node word of the index. */
+static void unit_range(place_cluster *c, uint32_t a, uint32_t len, int sign)
+{
+    uint32_t t = c->node_type[a], g = c->node_gpu0[a];
+    uint16_t milli = sign < 0 ? 0 : PLACE_MILLI_WHOLE;
+    uint32_t mem = sign < 0 ? 0 : c->type_mem_mib[t];
+    uint16_t *restrict gm = c->gpu_free_milli + g;
+    uint32_t *restrict gmem = c->gpu_free_mem_mib + g;
+    uint64_t *restrict fm = c->node_free_mask + a;
+    uint8_t *restrict nf = c->node_free + a;
+    uint32_t *restrict mf = c->node_milli_free + a;
+    for (uint32_t i = 0; i < len; i++) {
+        gm[i] = milli;
+        gmem[i] = mem;
+    }
+    uint64_t mask = sign < 0 ? 0 : 1;
+    uint8_t free = sign < 0 ? 0 : 1;
+    uint32_t dm = sign < 0 ? 0u - PLACE_MILLI_WHOLE : PLACE_MILLI_WHOLE; /* modulo 2^32 */
+    for (uint32_t i = 0; i < len; i++) {
+        fm[i] = mask;
+        nf[i] = free;
+        mf[i] += dm;
+    }
+    /* the journal: entries changes .. changes + len - 1, wrapping at the ring's end */
+    uint32_t *restrict ring = c->change_ring;
+    for (uint32_t i = 0, r = (uint32_t)(c->changes % PLACE_CHANGE_RING); i < len;) {
+        uint32_t run = PLACE_CHANGE_RING - r < len - i ? PLACE_CHANGE_RING - r : len - i;
+        for (uint32_t q = 0; q < run; q++)
+            ring[r + q] = a + i + q;
+        i += run;
+        r = 0;
+    }
+    c->changes += len;
+    if (sign < 0) {
+        c->gpus_free -= len;
+        c->type_gpus_free[t] -= len;
+    } else {
+        c->gpus_free += len;
+        c->type_gpus_free[t] += len;
+    }
+    place_bits *by = c->by_free[t];
+    uint32_t f_old = sign < 0 ? 1u : 0u, f_new = sign < 0 ? 0u : 1u;
+    for (uint32_t n = a, end = a + len; n < end;) {
+        uint32_t i0 = n >> 6, stop = (i0 + 1) << 6 < end ? (i0 + 1) << 6 : end;
+        uint32_t lo = n & 63u, w = stop - n; /* bits lo .. lo + w - 1 of word i0 */
+        uint64_t m = (w == 64 ? ~0ull : (1ull << w) - 1) << lo;
+        n = stop;
+        /* A one-GPU node keeps a free share exactly when its GPU is free:
+         * node_milli_free is 0 after a take (it was the free GPU's 1000)
+         * and 1000 after a give (it was 0: the GPU was held). */
+        uint64_t share = sign < 0 ? 0 : m;
+        bits_word_clear(&by[f_old], i0, m);
+        bits_word_set(&by[f_new], i0, m);
+        if (share)
+            bits_word_set(&c->any_share[t], i0, share);
+        if (m & ~share)
+            bits_word_clear(&c->any_share[t], i0, m & ~share);
+    }
+}
+
+/* Runs shorter than this go part by part (take_unit, give_unit). */
+#define UNIT_RUN_MIN 8u
 
 int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part *parts,
                                uint32_t n_parts)
 {
     whole_batch wb = {0};
+    int unit = j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 && j->host_mem_mib == 0;
     for (uint32_t k = 0; k < n_parts; k++) {
         place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
+        if (unit && p->gpus == 1 && c->node_gpus[n] == 1 && c->node_free_mask[n] == 1) {
+            uint32_t len = unit_run(c, parts, k, n_parts, -1); /* >= 1: part k */
+            if (len >= UNIT_RUN_MIN) {
+                whole_batch_flush(c, &wb);
+                for (uint32_t i = 0; i < len; i++)
+                    parts[k + i].mask = 1;
+                unit_range(c, n, len, -1);
+            } else
+                for (uint32_t i = 0; i < len; i++)
+                    take_unit(c, &wb, &parts[k + i], n + i);
+            k += len - 1;
+            continue;
+        }
         int64_t cpu = 0, mem = 0;
         if (j->cpu_milli != 0 || j->host_mem_mib != 0)
             place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
@@ -882,13 +1037,40 @@ int place_cluster_take_exact(place_cluster *c, const place_job *j, const place_p
     return PLACE_OK;
 }
 
+static inline void give_unit(place_cluster *c, whole_batch *wb, uint32_t n, uint32_t g0)
+{
+    uint32_t t = c->node_type[n], i0 = n >> 6;
+    c->gpu_free_milli[g0] = PLACE_MILLI_WHOLE;
+    c->gpu_free_mem_mib[g0] = c->type_mem_mib[t];
+    note_change(c, n);
+    c->node_free_mask[n] = 1;
+    c->node_free[n] = 1;
+    c->node_milli_free[n] += PLACE_MILLI_WHOLE;
+    c->gpus_free++;
+    c->type_gpus_free[t]++;
+    whole_batch_add(c, wb, batch_key(i0, t, 0, 1), n, c->node_milli_free[n] > 0);
+}
+
 void place_cluster_give(place_cluster *c, const place_job *j, const place_part *parts,
                         uint32_t n_parts)
 {
     whole_batch wb = {0};
+    int unit = j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 && j->host_mem_mib == 0;
     for (uint32_t k = 0; k < n_parts; k++) {
         const place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
+        if (unit && p->mask == 1 && c->node_gpus[n] == 1 && c->gpu_up[g0] && c->node_up[n] &&
+            c->node_free_mask[n] == 0) {
+            uint32_t len = unit_run(c, parts, k, n_parts, +1); /* >= 1: part k */
+            if (len >= UNIT_RUN_MIN) {
+                whole_batch_flush(c, &wb);
+                unit_range(c, n, len, +1);
+            } else
+                for (uint32_t i = 0; i < len; i++)
+                    give_unit(c, &wb, n + i, g0 + i);
+            k += len - 1;
+            continue;
+        }
         int64_t cpu = 0, mem = 0;
         if (j->cpu_milli != 0 || j->host_mem_mib != 0)
             place__part_host_share(j, parts, n_parts, k, &cpu, &mem);
