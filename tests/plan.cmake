@@ -8,7 +8,9 @@
 #   test_plan_sigint SIGINT: exit 130, what was planned printed and written
 #   test_plan_cut    the staircase's cuts by the cost bound: the bound by hand,
 #                    the schedule unchanged (with and without a budget)
-foreach(part gap cost bad file sigint cut)
+#   test_plan_rollout the look-ahead roll-out within the budget (its costs by
+#                    hand, ordering earlier, no path within it)
+foreach(part gap cost bad file sigint cut rollout)
   tarmac_script_test(test_plan_${part}
                      COMMAND ${TARMAC_PY} ${CMAKE_CURRENT_SOURCE_DIR}/plan_check.py ${part}
                      LABELS integration)

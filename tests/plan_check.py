@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """plan_check.py — `tarmac plan` end to end (docs/plan.md).
 
-    plan_check.py gap|cost|bad|file|sigint|cut
+    plan_check.py gap|cost|bad|file|sigint|cut|rollout
 
 - gap: on a tiny case (tests/plan_tiny.json, 4 quarters, two pools) the
   greedy plan and the exact search's: both meet the targets in every period,
@@ -29,6 +29,20 @@
   roll-out the cheapest the budget pays for); the schedule is the one the
   walk without cuts chose (2+1, 2+2, 2+6, 3+6 nodes, $174,000, recorded
   before the cuts existed), with the budget also the exact search's.
+- rollout: the look-ahead roll-out keeps to the budget as the chosen step
+  does (docs/plan.md, "The searches"). Tiny case, 30 % growth, quarter 2,
+  the roll-out from 2 big + 2 small nodes (--verbose prints its cost; a
+  quarter of a big node costs $16,000, of a small one $2,000): without a
+  budget it takes 2+4 in quarter 3 ($40,000) and 4+4 in quarter 4
+  ($72,000): $112,000, two big nodes ($640,000) ordered in quarter 3; with
+  $400k a quarter those cannot be ordered in one quarter, so one is ordered
+  a quarter earlier and arrives in quarter 3, costed again as 3+4
+  ($56,000): $128,000; with $330k the earlier quarter has only $250,000
+  left after the two small nodes, so no single pool carries quarter 4 and
+  the roll-out says so. The roll-out from 3+1 ($50,000 + $66,000) needs one
+  big node a quarter and is the same in all three. The schedules follow:
+  $176,000 (the optimum) without a budget and with $400k, $200,000 with
+  $330k (docs/plan.md's gap table).
 - sigint: SIGINT during a long plan: exit 130, what was planned and
   simulated so far printed, and written with /plan/complete = 0; during
   --exact, the fleets of the grid simulated so far written the same way.
@@ -283,6 +297,30 @@ def test_cut(d):
             check(above == chosen, f"cut at x{dem}: above ${above}, the chosen fleet ${chosen}")
 
 
+def test_rollout(d):
+    ro = re.compile(r"^  roll-out from big (\d+) nodes? .*, small (\d+) nodes? [^:]*: (.*)$")
+    want = {None: ("$112000 over the periods ahead", 176000),
+            "400k": ("$128000 over the periods ahead", 176000),
+            "330k": ("no single pool carries a period ahead within the budget", 200000)}
+    for budget, (from22, total) in want.items():
+        f = os.path.join(d, f"rollout-{budget}.h5")
+        args = BASE + ["--growth", "30%", "--no-screen", "--verbose", "-o", f]
+        if budget:
+            args += ["--budget", budget]
+        p = plan(args, d)
+        check(p.returncode == 0, f"rollout {budget}: exit {p.returncode}: {p.stderr[-400:]}")
+        if p.returncode:
+            continue
+        lines = [ro.match(x) for x in p.stderr.splitlines() if x.startswith("  roll-out from")]
+        got = {(int(m[1]), int(m[2])): m[3] for m in lines[:2] if m}
+        check(got.get((2, 2)) == from22, f"rollout {budget}: from 2+2 '{got.get((2, 2))}'")
+        check(got.get((3, 1)) == "$116000 over the periods ahead",
+              f"rollout {budget}: from 3+1 '{got.get((3, 1))}'")
+        with h5py.File(f, "r") as h:
+            check(abs(h["plan"]["own_usd_total"][()] - total) < 1e-6,
+                  f"rollout {budget}: total {h['plan']['own_usd_total'][()]}, want {total}")
+
+
 def test_sigint(d):
     import signal
     import time
@@ -330,7 +368,7 @@ def test_sigint(d):
 
 with tempfile.TemporaryDirectory() as d:
     {"gap": test_gap, "sigint": test_sigint, "cost": test_cost, "bad": test_bad, "file": test_file,
-     "cut": test_cut}[sys.argv[1]](d)
+     "cut": test_cut, "rollout": test_rollout}[sys.argv[1]](d)
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

@@ -698,27 +698,153 @@ static void period_bounds(const sim__plan_cfg *cfg, size_t t, const uint32_t *lo
         hi[k] = t >= cfg->lead[k] && cfg->max_nodes[k] > lo[k] ? cfg->max_nodes[k] : lo[k];
 }
 
+/* The roll-out's budget fallback in period u (rollout): for each pool, the
+ * fewest added nodes that meet the targets with the budget set aside
+ * (within hi), ordered in u's order period as far as its budget has room and
+ * the rest earlier, latest first, arriving no earlier than period t + 1 (as
+ * fit_budget orders a chosen mix's); the roll-out's periods the earlier
+ * arrivals reach are costed again with them (rf, rcost: the roll-out's
+ * fleets and costs so far, by u - t - 1). The cheapest pool that can be paid
+ * for so: *best its period-u cost, bn its fleet; rf, rcost, *cost and sp
+ * updated for it. *best INFINITY (nothing changed) when no pool can be. */
+static int rollout_prebuy(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, size_t u,
+                          const uint32_t *cur, const uint32_t *hi, double *sp, uint32_t (*rf)[NV],
+                          double *rcost, double *cost, uint32_t *bn, double *best, tm_diag *diag)
+{
+    size_t nv = cfg->run->n_vary, P = cfg->n_periods;
+    int est = rollout_estimated(cfg), rc = TM_OK;
+    double d = sim__plan_demand(cfg, u), best_total = INFINITY;
+    *best = INFINITY;
+    size_t best_k = 0;
+    uint32_t best_arr[SIM__PLAN_MAX_PERIODS] = {0};
+    double best_re[SIM__PLAN_MAX_PERIODS] = {0};
+    srch s = {cfg, pl, d, cur, hi, NULL, diag, u, NULL, NULL, 0};
+    for (size_t k = 0; k < nv; k++) {
+        if (hi[k] <= cur[k] || u < cfg->lead[k])
+            continue;
+        uint32_t nodes[NV] = {0};
+        memcpy(nodes, cur, sizeof nodes);
+        int found;
+        sim__size_eval e;
+        if ((rc = est ? sim__size_fewest(estimate_passes, &s, nodes, k, cur[k], hi[k], &found)
+                      : fewest(&s, nodes, k, cur[k], hi[k], &found)))
+            return rc;
+        if (!found || nodes[k] == cur[k])
+            continue;
+        /* where the added nodes can be ordered: arrival a from u down */
+        uint32_t arr[SIM__PLAN_MAX_PERIODS] = {0}, left = nodes[k] - cur[k];
+        double room_sp[SIM__PLAN_MAX_PERIODS];
+        memcpy(room_sp, sp, P * sizeof *sp);
+        for (size_t a = u + 1; left > 0 && a-- > t + 1 && a >= cfg->lead[k];) {
+            size_t o = a - cfg->lead[k];
+            double can = cfg->node_usd[k] > 0
+                             ? floor((cfg->budget_usd - room_sp[o]) / cfg->node_usd[k] + 1e-9)
+                             : INFINITY;
+            if (!(can > 0))
+                continue;
+            uint32_t x = can >= left ? left : (uint32_t)can;
+            arr[a] = x;
+            room_sp[o] += x * cfg->node_usd[k];
+            left -= x;
+        }
+        if (left > 0)
+            continue;
+        if ((rc = est ? estimate_eval(cfg, pl, nodes, d, &e, diag)
+                      : plan_eval(cfg, pl, nodes, d, &e, diag)))
+            return rc;
+        double cu = period_usd(cfg, &e), total = cu, re[SIM__PLAN_MAX_PERIODS] = {0};
+        uint32_t extra = 0;
+        for (size_t a = t + 1; a < u; a++) {
+            extra += arr[a];
+            if (!extra)
+                continue;
+            uint32_t f[NV] = {0};
+            memcpy(f, rf[a - t - 1], sizeof f);
+            f[k] += extra;
+            double da = sim__plan_demand(cfg, a);
+            if ((rc = est ? estimate_eval(cfg, pl, f, da, &e, diag)
+                          : plan_eval(cfg, pl, f, da, &e, diag)))
+                return rc;
+            re[a] = period_usd(cfg, &e);
+            total += re[a] - rcost[a - t - 1];
+        }
+        if (total < best_total) {
+            best_total = total;
+            best_k = k;
+            *best = cu;
+            memcpy(bn, nodes, NV * sizeof *bn);
+            memcpy(best_arr, arr, sizeof best_arr);
+            memcpy(best_re, re, sizeof best_re);
+        }
+    }
+    if (!isfinite(*best))
+        return TM_OK;
+    uint32_t extra = 0;
+    for (size_t a = t + 1; a <= u; a++) {
+        if (best_arr[a])
+            sp[a - cfg->lead[best_k]] += best_arr[a] * cfg->node_usd[best_k];
+        extra += best_arr[a];
+        if (a < u && extra) {
+            rf[a - t - 1][best_k] += extra;
+            *cost += best_re[a] - rcost[a - t - 1];
+            rcost[a - t - 1] = best_re[a];
+        }
+    }
+    return TM_OK;
+}
+
 /* A myopic roll-out: the cost of periods t+1 .. t+h when each grows the
  * fleet of the period before in one pool only, the one whose fewest added
  * nodes that meet the period's targets cost least (a gallop and bisection
  * per pool: O(pools x log range) simulations a period, where the minimal
- * mixes would walk a staircase); budget not applied. INFINITY when no
- * single pool can carry a period. With a screen (rollout_estimated) every
+ * mixes would walk a staircase). The budget applies as to the chosen step,
+ * without ordering earlier: spend0 (NULL: no budget) is what the periods'
+ * orders have spent with the rolled-out mix bought, and a pool adds at most
+ * the nodes its order period (u - its lead time) still has room for; the
+ * roll-out's own orders are added as it goes. INFINITY when no single pool
+ * can carry a period (within the budget). With a screen (rollout_estimated) every
  * verdict and cost in it is an estimate (estimate_eval: the memoised full
  * evaluation of the fleet at that demand, else the screen's), so a roll-out
  * simulates nothing in full; the period's choice is still among mixes
  * confirmed in full, and the roll-out only ranks them. */
 static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *from,
-                   double *cost, tm_diag *diag)
+                   const double *spend0, double *cost, tm_diag *diag)
 {
     size_t nv = cfg->run->n_vary;
     uint32_t cur[NV] = {0}, hi[NV] = {0};
     memcpy(cur, from, nv * sizeof *cur);
     *cost = 0;
+    double *sp = NULL;
+    if (spend0 && isfinite(cfg->budget_usd)) {
+        if (!(sp = malloc(cfg->n_periods * sizeof *sp)))
+            return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        memcpy(sp, spend0, cfg->n_periods * sizeof *sp);
+    }
     int rc = TM_OK, est = rollout_estimated(cfg);
+    /* the roll-out's fleets and costs by period (u - t - 1), for the budget's
+     * fallback */
+    size_t H = cfg->lookahead;
+    uint32_t(*rf)[NV] = calloc(H + 1, sizeof *rf);
+    double *rcost = calloc(H + 1, sizeof *rcost);
+    if (!rf || !rcost) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        goto out;
+    }
     for (size_t u = t + 1; u <= t + cfg->lookahead && u < cfg->n_periods; u++) {
         double d = sim__plan_demand(cfg, u);
         period_bounds(cfg, u, cur, hi);
+        uint32_t hi_nb[NV] = {0}; /* the bounds without the budget's cap */
+        memcpy(hi_nb, hi, sizeof hi_nb);
+        for (size_t k = 0; sp && k < nv; k++) {
+            if (hi[k] <= cur[k] || u < cfg->lead[k])
+                continue;
+            /* the nodes the order period can still pay for */
+            double room = cfg->budget_usd - sp[u - cfg->lead[k]];
+            double can = cfg->node_usd[k] > 0 ? floor(room / cfg->node_usd[k] + 1e-9) : INFINITY;
+            can = can > 0 ? can : 0;
+            if (can < (double)(hi[k] - cur[k]))
+                hi[k] = cur[k] + (uint32_t)can;
+        }
         if (cfg->screen && cfg->screen_cache) {
             /* bounded (with the screen): a pool may add at most three times
              * the nodes whose GPUs the period's added load needs (2 at
@@ -731,6 +857,8 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
                 add = add < 2 ? 2 : add;
                 if ((double)hi[k] > cur[k] + add)
                     hi[k] = cur[k] + (uint32_t)add;
+                if ((double)hi_nb[k] > cur[k] + add)
+                    hi_nb[k] = cur[k] + (uint32_t)add;
             }
         }
         srch s = {cfg, pl, d, cur, hi, NULL, diag, u, NULL, NULL, 0};
@@ -748,14 +876,14 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
             sim__size_eval e;
             if (est) {
                 if ((rc = sim__size_fewest(estimate_passes, &s, nodes, k, cur[k], cap, &found)))
-                    return rc;
+                    goto out;
                 if (found && (rc = estimate_eval(cfg, pl, nodes, d, &e, diag)))
-                    return rc;
+                    goto out;
             } else {
                 if ((rc = fewest(&s, nodes, k, cur[k], cap, &found)))
-                    return rc;
+                    goto out;
                 if (found && (rc = plan_eval(cfg, pl, nodes, d, &e, diag)))
-                    return rc;
+                    goto out;
             }
             if (!found)
                 continue;
@@ -765,13 +893,38 @@ static int rollout(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint
                 memcpy(best_nodes, nodes, sizeof best_nodes);
             }
         }
+        if (!isfinite(best) && sp) {
+            /* no pool within the budget of its order period: as the chosen
+             * step does, order earlier (arriving earlier, latest first, not
+             * before period t + 1) and cost the roll-out's periods between
+             * again with the larger fleet; the cheapest such pool */
+            if ((rc = rollout_prebuy(cfg, pl, t, u, cur, hi_nb, sp, rf, rcost, cost, best_nodes,
+                                     &best, diag)))
+                goto out;
+            if (isfinite(best)) {
+                *cost += best;
+                memcpy(rf[u - t - 1], best_nodes, sizeof rf[0]);
+                rcost[u - t - 1] = best;
+                memcpy(cur, best_nodes, sizeof cur);
+                continue;
+            }
+        }
         if (!isfinite(best)) {
             *cost = INFINITY;
             break;
         }
         *cost += best;
+        for (size_t k = 0; sp && k < nv; k++)
+            if (best_nodes[k] > cur[k])
+                sp[u - cfg->lead[k]] += (best_nodes[k] - cur[k]) * cfg->node_usd[k];
+        memcpy(rf[u - t - 1], best_nodes, sizeof rf[0]);
+        rcost[u - t - 1] = best;
         memcpy(cur, best_nodes, sizeof cur);
     }
+out:
+    free(sp);
+    free(rf);
+    free(rcost);
     return rc;
 }
 
@@ -956,11 +1109,46 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
             nr = SIM__PLAN_ROLLOUT_MIXES;
         for (size_t j = 0; j < nr; j++) {
             double ahead = 0;
-            if ((rc = rollout(cfg, pl, t, mx.m[ord[j]], &ahead, diag))) {
+            /* the budget the roll-out has: what is spent with this mix
+             * bought as the greedy would buy it (in its arrival's order
+             * period, else earlier); a mix the budget cannot pay for at
+             * all is not chosen, and its roll-out sees the budget as it is */
+            double *sp = NULL;
+            if (isfinite(cfg->budget_usd)) {
+                if (!(sp = malloc(P * sizeof *sp))) {
+                    free(ord);
+                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+                    goto out;
+                }
+                uint32_t(*tmp)[NV] = calloc(P, sizeof *tmp);
+                int ok = 0;
+                for (int prebuy = 0; tmp && !ok && prebuy <= 1; prebuy++) {
+                    memcpy(sp, spend, P * sizeof *sp);
+                    ok = fit_budget(cfg, t, prev, mx.m[ord[j]], sp, tmp, prebuy);
+                }
+                if (!ok)
+                    memcpy(sp, spend, P * sizeof *sp);
+                free(tmp);
+            }
+            rc = rollout(cfg, pl, t, mx.m[ord[j]], sp, &ahead, diag);
+            free(sp);
+            if (rc) {
                 free(ord);
                 goto out;
             }
             score[ord[j]] += ahead;
+            if (cfg->log) {
+                char fl[512];
+                fleet_text(fl, sizeof fl, cfg, mx.m[ord[j]]);
+                if (isfinite(ahead))
+                    fprintf(cfg->log, "  roll-out from %s: $%.0f over the periods ahead\n", fl,
+                            ahead);
+                else
+                    fprintf(cfg->log,
+                            "  roll-out from %s: no single pool carries a period ahead%s\n", fl,
+                            isfinite(cfg->budget_usd) ? " within the budget" : "");
+                fflush(cfg->log);
+            }
         }
         for (size_t j = 1; j < nr; j++) {
             size_t x = ord[j], i = j;

@@ -518,6 +518,115 @@ static int certain_fail(const sim__size_runner *r, const rep_out *reps, uint32_t
     return 0;
 }
 
+/* The values a term's metric can take in one replication: waits from 0,
+ * bounded slowdown from 1, shares in [0, 1]. 0 when not known. */
+static int metric_range(int metric, double *a, double *b)
+{
+    switch (metric) {
+    case SIM__SIZE_WAIT_MEAN:
+    case SIM__SIZE_WAIT_P50:
+    case SIM__SIZE_WAIT_P95:
+    case SIM__SIZE_WAIT_P99:
+        *a = 0;
+        *b = INFINITY;
+        return 1;
+    case SIM__SIZE_SLOWDOWN:
+        *a = 1;
+        *b = INFINITY;
+        return 1;
+    case SIM__SIZE_DEADLINE:
+    case SIM__SIZE_SLO:
+    case SIM__SIZE_API_SHARE:
+        *a = 0;
+        *b = 1;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The decision rule's bound of a term over R values: v[0 .. n) as measured
+ * and the other R - n all equal to x (as in sim__size_runner_eval). */
+static double bound_with(const sim__size_term *tm, double *v, uint32_t n, uint32_t R, double t,
+                         double x)
+{
+    for (uint32_t k = n; k < R; k++)
+        v[k] = x;
+    double m, sd, lo, hi;
+    sim__stat_interval(v, R, 1, t, &m, &sd, &lo, &hi);
+    double half = R >= 2 && sd > 0 ? (hi - lo) / 2 : 0;
+    return tm->le ? m + half : m - half;
+}
+
+/* sim__size_decided_fail (size_int.h). The bound (the mean plus or minus
+ * t sd / sqrt(R)) is convex in the values for a "<=" term (concave for
+ * ">="), and symmetric in the remaining ones, so its best over them is
+ * reached with all of them equal (averaging a best point over their
+ * permutations gives another: Jensen): a one-dimensional convex search, by
+ * ternary search between the range's good end and the measured values
+ * (beyond them the mean and the spread only grow). */
+int sim__size_decided_fail(const sim__size_term *terms, size_t n_terms, double confidence,
+                           int mean_only, const double *vals, uint32_t n, uint32_t R)
+{
+    if (n >= R || R > 64)
+        return 0;
+    double t = R >= 2 && !mean_only ? sim__t_quantile(2 * confidence - 1, R) : 0;
+    double v[64];
+    for (size_t i = 0; i < n_terms; i++) {
+        const sim__size_term *tm = &terms[i];
+        double a, b, lo_v = INFINITY, hi_v = -INFINITY;
+        for (uint32_t k = 0; k < n; k++) {
+            double x = vals[(size_t)k * n_terms + i];
+            if (isnan(x))
+                return 1; /* an undefined value fails the term outright */
+            lo_v = x < lo_v ? x : lo_v;
+            hi_v = x > hi_v ? x : hi_v;
+        }
+        if (!metric_range(tm->metric, &a, &b))
+            continue;
+        double x0 = tm->le ? a : (lo_v < b ? lo_v : b), x1 = tm->le ? (hi_v > a ? hi_v : a) : b;
+        if (!isfinite(x0) || !isfinite(x1))
+            continue;
+        for (uint32_t k = 0; k < n; k++)
+            v[k] = vals[(size_t)k * n_terms + i];
+        for (int it = 0; it < 200 && x1 - x0 > 0; it++) {
+            double p = x0 + (x1 - x0) / 3, q = x1 - (x1 - x0) / 3;
+            double fp = bound_with(tm, v, n, R, t, p), fq = bound_with(tm, v, n, R, t, q);
+            if (tm->le ? fp < fq : fp > fq)
+                x1 = q;
+            else
+                x0 = p;
+        }
+        double best = tm->le ? INFINITY : -INFINITY, xs[3] = {x0, x1, tm->le ? a : b};
+        for (int j = 0; j < 3; j++) {
+            double f = bound_with(tm, v, n, R, t, xs[j]);
+            best = tm->le ? (f < best ? f : best) : (f > best ? f : best);
+        }
+        double tol = 1e-9 * (fabs(tm->limit) > 1 ? fabs(tm->limit) : 1);
+        if (tm->le ? best > tm->limit + tol : best < tm->limit - tol)
+            return 1;
+    }
+    return 0;
+}
+
+/* After n of R replications: does the fleet fail whatever the other R - n
+ * show? One run stopped by the monitor or a job rejected fails it outright;
+ * else sim__size_decided_fail on the terms' values. */
+static int decided_fail(const sim__size_runner *r, const rep_out *reps, uint32_t n, uint32_t R)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (reps[k].unstable || reps[k].rejected)
+            return 1;
+    size_t nt = r->n_terms;
+    if (n >= R || R > 64 || nt == 0)
+        return 0;
+    double v[64 * SIM__SIZE_MAX_TERMS];
+    for (uint32_t k = 0; k < n; k++)
+        for (size_t i = 0; i < nt; i++)
+            v[(size_t)k * nt + i] = reps[k].vals[i];
+    return sim__size_decided_fail(r->terms, nt, r->confidence, r->mean_only, v, n, R);
+}
+
 /* 1893.4 -> "1,893" */
 static void fmt_count(char *buf, size_t n, double v)
 {
@@ -573,11 +682,18 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
                                                   * same for any -j */
     if (rc == TM_OK) {
         rc = run_reps(r, &rs, 0, n1, reps, diag);
-        if (rc == TM_OK && n1 < R) {
-            if (certain_fail(r, reps, n1))
-                R = n1;
-            else
-                rc = run_reps(r, &rs, n1, R - n1, reps + n1, diag);
+        if (rc == TM_OK && n1 < R && certain_fail(r, reps, n1))
+            R = n1;
+        /* then two at a time (whatever -j is), stopping as soon as the
+         * fleet fails whatever the rest would show (decided_fail) */
+        for (uint32_t done = n1; rc == TM_OK && done < R;) {
+            if (decided_fail(r, reps, done, R)) {
+                R = done;
+                break;
+            }
+            uint32_t step = R - done < 2 ? R - done : 2;
+            rc = run_reps(r, &rs, done, step, reps + done, diag);
+            done += step;
         }
         if (rc == TM_ERR_INTERRUPTED) {
             char fleet[256], at[64] = "";

@@ -295,6 +295,18 @@ typedef struct sim__size_runner {
  */
 int sim__size_screen_runner(const sim__size_runner *r, int64_t after_us, sim__size_runner *scr);
 
+/* After n of R replications of a fleet (vals[k * n_terms + i]: term i's
+ * value in replication k), does the fleet fail the decision rule whatever
+ * the other R - n replications show? 1 when some value is undefined (NaN
+ * fails its term), or when for some term no values of the remaining
+ * replications within the metric's range (waits from 0, bounded slowdown
+ * from 1, shares in [0, 1]) bring the term's bound within its limit. Exact,
+ * not a confidence argument: a fleet it declares failing fails on all R,
+ * so the evaluation stops there (the *sequential rule*, docs/cost.md §6:
+ * after the first two replications, then every two). */
+int sim__size_decided_fail(const sim__size_term *terms, size_t n_terms, double confidence,
+                           int mean_only, const double *vals, uint32_t n, uint32_t R);
+
 /* The sim__size_eval_fn of a runner (ud is the runner). */
 int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__size_eval *out,
                           tm_diag *diag);
