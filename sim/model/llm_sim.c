@@ -174,8 +174,10 @@ typedef struct replica {
     uint32_t dec_now; /* the current iteration decodes D (|D|) or not (0) */
     int64_t sum_off;  /* sum of D's off_kv */
     uint32_t *hist;   /* [block_tokens]: D by off_kv mod block_tokens */
-    fent *fh;         /* min-heap of D's finish clocks */
+    fent *fh;         /* min-heap of D's finish clocks ... */
     size_t n_fh, cap_fh;
+    fent *fq; /* ... and a ring of them in order (fh_push) */
+    uint32_t fq_head, fq_n, fq_cap;
     uint64_t free_blocks;
     int busy;
     double t_start, t_end;
@@ -483,8 +485,30 @@ static uint32_t off_phase(const sim *m, int64_t off)
     return (uint32_t)(r < 0 ? r + (int64_t)bt : r);
 }
 
+/* D's finish clocks are a ring in non-decreasing order, which takes every
+ * entry that is not below its last (with equal output lengths, sequences
+ * joining D in time order finish in that order: all of them), and a min-heap
+ * for the others; the next to finish is the lesser of the two fronts (which
+ * one of equal clocks goes first changes nothing: they finish in the same
+ * event). */
 static int fh_push(replica *p, fent e)
 {
+    if (p->fq_n == 0 || !(e.fin < p->fq[(p->fq_head + p->fq_n - 1) & (p->fq_cap - 1)].fin)) {
+        if (p->fq_n == p->fq_cap) {
+            uint32_t nc = p->fq_cap ? 2 * p->fq_cap : 64;
+            fent *a = malloc((size_t)nc * sizeof *a);
+            if (!a)
+                return TM_ERR_NOMEM;
+            for (uint32_t k = 0; k < p->fq_n; k++)
+                a[k] = p->fq[(p->fq_head + k) & (p->fq_cap - 1)];
+            free(p->fq);
+            p->fq = a;
+            p->fq_cap = nc;
+            p->fq_head = 0;
+        }
+        p->fq[(p->fq_head + p->fq_n++) & (p->fq_cap - 1)] = e;
+        return TM_OK;
+    }
     if (p->n_fh == p->cap_fh) {
         size_t nc = p->cap_fh ? 2 * p->cap_fh : 64;
         fent *a = realloc(p->fh, nc * sizeof *a);
@@ -505,8 +529,27 @@ static int fh_push(replica *p, fent e)
     return TM_OK;
 }
 
+/* Entries of D's finish clocks, and the least (D not empty). */
+static size_t fh_count(const replica *p)
+{
+    return p->n_fh + p->fq_n;
+}
+
+static uint64_t fh_min(const replica *p)
+{
+    uint64_t a = p->fq_n ? p->fq[p->fq_head].fin : UINT64_MAX;
+    uint64_t b = p->n_fh ? p->fh[0].fin : UINT64_MAX;
+    return a < b ? a : b;
+}
+
 static uint32_t fh_pop(replica *p)
 {
+    if (p->fq_n && (p->n_fh == 0 || p->fq[p->fq_head].fin <= p->fh[0].fin)) {
+        uint32_t top = p->fq[p->fq_head].i;
+        p->fq_head = (p->fq_head + 1) & (p->fq_cap - 1);
+        p->fq_n--;
+        return top;
+    }
     uint32_t top = p->fh[0].i;
     fent e = p->fh[--p->n_fh];
     size_t i = 0, n = p->n_fh;
@@ -526,6 +569,13 @@ static uint32_t fh_pop(replica *p)
 }
 
 /* Sequence i (kv, gen, blocks written out) joins D. */
+static void fh_clear(replica *p)
+{
+    p->n_fh = 0;
+    p->fq_n = 0;
+    p->fq_head = 0;
+}
+
 static int dec_join(sim *m, replica *p, uint32_t i)
 {
     uint32_t bt = m->c->block_tokens;
@@ -637,7 +687,7 @@ static int decode_slow(sim *m, replica *p, sim__llm_batch *b)
     memset(p->hist, 0, bt * sizeof *p->hist);
     p->sum_off = 0;
     p->n_dec = 0;
-    p->n_fh = 0;
+    fh_clear(p);
     for (uint32_t i = p->run.head; i != NIL;) {
         seq *q = &m->s[i];
         if (q->state == ST_DEC) {
@@ -974,7 +1024,7 @@ static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1
 static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
 {
     uint32_t bt = m->c->block_tokens;
-    uint64_t room = p->fh[0].fin - p->clock;
+    uint64_t room = fh_min(p) - p->clock;
     uint64_t k = room < UINT32_MAX ? room : UINT32_MAX;
     p->stretch = 1;
     p->closed = 1;
@@ -1095,7 +1145,7 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
         closed_begin(m, p, b, t, dt);
         return TM_OK;
     }
-    uint64_t room = p->fh[0].fin - p->clock;
+    uint64_t room = fh_min(p) - p->clock;
     p->stretch = 1;
     p->room = room < UINT32_MAX ? (uint32_t)room : UINT32_MAX;
     p->steps = 1;
@@ -1141,7 +1191,9 @@ static int start(sim *m, uint32_t r, double t)
         rep_unpush(m, r);
         return TM_OK;
     }
-    double dt = sim__llm_iter_time(&m->c->iter, &b);
+    /* the roofline inline (sim__llm_iter_time's own, to the bit) */
+    double dt = m->c->iter.profile ? sim__llm_iter_time(&m->c->iter, &b)
+                                   : sim__llm_roof_time(&m->c->iter.roof, &b);
     if (b.prefill_tokens == 0 && p->wait.n == 0) {
         if ((rc = stretch_begin(m, p, &b, t, dt)))
             return rc;
@@ -1218,7 +1270,7 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
     if (p->dec_now) {
         p->clock += p->steps;
         p->dec_now = 0;
-        while (p->n_fh && p->fh[0].fin <= p->clock) {
+        while (fh_count(p) && fh_min(p) <= p->clock) {
             uint32_t i = fh_pop(p);
             seq *q = &m->s[i];
             dec_leave(m, p, q); /* reads off_kv, which dec_write replaces */
@@ -1632,6 +1684,7 @@ out:
             free(p->wait.v);
             free(p->batch);
             free(p->fh);
+            free(p->fq);
             free(p->w);
             free(p->s_batch);
             free(p->s_kv);
