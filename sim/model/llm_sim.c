@@ -37,9 +37,11 @@
  * stretches"), whose length, end and cut at an arrival are computed in closed
  * form with the roofline ("Stretches in closed form") and walked iteration by
  * iteration with a measured profile; only a preemption visits the batch.
- * Memory is O(requests): 72 bytes of state per request.
+ * A request's 72 bytes of state live in a slot while it is in flight (the
+ * pool holds the requests in flight, not all of them); the per-request
+ * outcomes (28 bytes each) are kept unless the caller asks for counts only.
  *
- * One file of about 1,550 lines: the event loop, the batch scheduler, the
+ * One file of about 1,700 lines: the event loop, the batch scheduler, the
  * decoding set and the decode stretches (walked and closed) read and write
  * the same replica and sequence state on every step; the iteration-time
  * model is already apart (llm_iter.c).
