@@ -641,20 +641,26 @@ static void test_counts(uint64_t seed)
         }
         c.api_in_usd_per_mtok = 1.0;
         c.api_out_usd_per_mtok = 3.0;
-        c.slo_tpot_s = 0.03;
         c.outcomes_only = 1;
         c.count_e2e = k % 2 == 0;
         sim__llm_result a, b;
         CHECK_EQ_INT(sim__llm_run(&c, q, n, &a, NULL, &d), TM_OK);
-        /* the SLO at the median latency of the served: the rule splits them */
-        double *lv = malloc(n * sizeof *lv);
-        size_t nl = 0;
+        /* the SLOs at the median latency and the median TPOT of the served
+         * (neither is an input of the run): both halves of the rule bite */
+        double *lv = malloc(n * sizeof *lv), *pv = malloc(n * sizeof *pv);
+        size_t nl = 0, np = 0;
         for (size_t i = 0; i < n; i++)
-            if (a.replica[i] >= 0)
+            if (a.replica[i] >= 0) {
                 lv[nl++] = c.count_e2e ? a.e2e_s[i] : a.ttft_s[i];
+                if (!isnan(a.tpot_s[i]))
+                    pv[np++] = a.tpot_s[i];
+            }
         gsl_sort(lv, 1, nl);
+        gsl_sort(pv, 1, np);
         c.count_slo_s = lv[nl / 2];
+        c.slo_tpot_s = pv[np / 2];
         free(lv);
+        free(pv);
         c.counts_only = 1;
         CHECK_EQ_INT(sim__llm_run(&c, q, n, &b, NULL, &d), TM_OK);
         CHECK(b.ttft_s == NULL && b.replica == NULL);
@@ -685,6 +691,12 @@ static void test_counts(uint64_t seed)
         CHECK_EQ_U64(b.service.dropped, lost);
         CHECK_EQ_U64(met + late + api + lost, n);
         CHECK(met > 0 && late > 0); /* the rule splits them */
+        uint64_t late_tpot = 0;     /* within the latency SLO, late by TPOT alone */
+        for (size_t i = 0; i < n; i++)
+            if (a.replica[i] >= 0 && (c.count_e2e ? a.e2e_s[i] : a.ttft_s[i]) <= c.count_slo_s &&
+                a.tpot_s[i] > c.slo_tpot_s)
+                late_tpot++;
+        CHECK(late_tpot > 0);
         CHECK_NEAR(b.api_usd, usd, 1e-9 * usd);
         CHECK(b.service.iterations == a.service.iterations);
         CHECK(b.service.busy_s == a.service.busy_s);
