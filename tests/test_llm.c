@@ -19,6 +19,9 @@
  *   closed      decode stretches in closed form (the roofline) against the
  *               iteration-by-iteration sum of sim__llm_roof_time, through the
  *               compute/memory crossover and a cut, within 1e-12 relative
+ *   counts      counts_only (a fleet run's accounting, no per-request arrays)
+ *               against the rule applied to the per-request outcomes of the
+ *               same run: met, late, API, dropped, API cost, iterations
  */
 #include "model/llm_int.h"
 #include "model/service_int.h"
@@ -32,6 +35,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
 
 #define T_CRIT 4.78
 #define REPS   10
@@ -600,6 +604,116 @@ static void test_closed(void)
     }
 }
 
+/* counts_only against the per-request outcomes of the same run, under
+ * preemption, drops, API overflow, both policies, all routings, the TTFT and
+ * the end-to-end rule, fixed and geometric lengths. The slots of requests in
+ * flight are reused thousands of times here: a request's outcome written to
+ * another's index, or a slot given back twice, moves these counts. */
+static void test_counts(uint64_t seed)
+{
+    const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, (unsigned long)seed);
+    tm_diag d;
+    tm_diag_clear(&d);
+    for (int k = 0; k < 6; k++) {
+        int fixed = k % 2;
+        sim__llm_dist pd = {fixed ? SIM__LLM_DIST_FIXED : SIM__LLM_DIST_EXP, 1000, 0, 0, NULL, 0};
+        sim__llm_dist od = {fixed ? SIM__LLM_DIST_FIXED : SIM__LLM_DIST_EXP, 200, 0, 0, NULL, 0};
+        if (k == 4) /* some prompts longer than the whole cache: dropped */
+            pd = (sim__llm_dist){SIM__LLM_DIST_EXP, 12000, 0, 0, NULL, 0};
+        size_t n = 8000;
+        sim__llm_req *q;
+        CHECK_EQ_INT(sim__llm_synth(&q, n, 30.0, &pd, &od, r, &d), TM_OK);
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        c.replicas = 1 + (uint32_t)k % 3;
+        c.policy = k >= 3 ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
+        c.route = (sim__llm_route)(k % 3);
+        CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+        c.kv_blocks = k == 1 ? 100000 : 3000; /* tight: preemption */
+        if (k == 2 || k == 5) {               /* overflow: at most 16 in a batch, 5 waiting */
+            c.max_batch = 16;
+            c.max_queue = 5;
+        }
+        c.api_in_usd_per_mtok = 1.0;
+        c.api_out_usd_per_mtok = 3.0;
+        c.outcomes_only = 1;
+        c.count_e2e = k % 2 == 0;
+        sim__llm_result a, b;
+        CHECK_EQ_INT(sim__llm_run(&c, q, n, &a, NULL, &d), TM_OK);
+        /* the SLOs at the median latency and the median TPOT of the served
+         * (neither is an input of the run): both halves of the rule bite */
+        double *lv = malloc(n * sizeof *lv), *pv = malloc(n * sizeof *pv);
+        size_t nl = 0, np = 0;
+        for (size_t i = 0; i < n; i++)
+            if (a.replica[i] >= 0) {
+                lv[nl++] = c.count_e2e ? a.e2e_s[i] : a.ttft_s[i];
+                if (!isnan(a.tpot_s[i]))
+                    pv[np++] = a.tpot_s[i];
+            }
+        gsl_sort(lv, 1, nl);
+        gsl_sort(pv, 1, np);
+        c.count_slo_s = lv[nl / 2];
+        c.slo_tpot_s = pv[np / 2];
+        free(lv);
+        free(pv);
+        c.counts_only = 1;
+        CHECK_EQ_INT(sim__llm_run(&c, q, n, &b, NULL, &d), TM_OK);
+        CHECK(b.ttft_s == NULL && b.replica == NULL);
+        uint64_t met = 0, late = 0, api = 0, lost = 0;
+        double usd = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (a.replica[i] == -1) {
+                api++;
+                usd += (q[i].prompt * 1.0 + q[i].output * 3.0) / 1e6;
+            } else if (a.replica[i] < 0) {
+                lost++;
+            } else {
+                double lat = c.count_e2e ? a.e2e_s[i] : a.ttft_s[i];
+                if (lat <= c.count_slo_s && !(a.tpot_s[i] > c.slo_tpot_s))
+                    met++;
+                else
+                    late++;
+            }
+        }
+        printf("counts %d: %u replicas, %s, met %llu late %llu api %llu dropped %llu, "
+               "%llu preemptions\n",
+               k, c.replicas, k >= 3 ? "sarathi" : "vllm", (unsigned long long)b.n_met,
+               (unsigned long long)b.n_late, (unsigned long long)b.service.api,
+               (unsigned long long)b.service.dropped, (unsigned long long)b.service.preemptions);
+        CHECK_EQ_U64(b.n_met, met);
+        CHECK_EQ_U64(b.n_late, late);
+        CHECK_EQ_U64(b.service.api, api);
+        CHECK_EQ_U64(b.service.dropped, lost);
+        CHECK_EQ_U64(met + late + api + lost, n);
+        CHECK(met > 0 && late > 0); /* the rule splits them */
+        uint64_t late_tpot = 0;     /* within the latency SLO, late by TPOT alone */
+        for (size_t i = 0; i < n; i++)
+            if (a.replica[i] >= 0 && (c.count_e2e ? a.e2e_s[i] : a.ttft_s[i]) <= c.count_slo_s &&
+                a.tpot_s[i] > c.slo_tpot_s)
+                late_tpot++;
+        CHECK(late_tpot > 0);
+        CHECK_NEAR(b.api_usd, usd, 1e-9 * usd);
+        CHECK(b.service.iterations == a.service.iterations);
+        CHECK(b.service.busy_s == a.service.busy_s);
+        CHECK_EQ_U64(b.service.preemptions, a.service.preemptions);
+        if (k == 0 || k == 3)
+            CHECK(b.service.preemptions > 0);
+        if (k == 4)
+            CHECK(lost > 0);
+        if (k == 2 || k == 5)
+            CHECK(api > 0);
+        sim__llm_result_fini(&a);
+        sim__llm_result_fini(&b);
+        free(q);
+    }
+    gsl_rng_free(r);
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -616,5 +730,6 @@ int main(int argc, char **argv)
     RUN("misc", test_misc(seed));
     RUN("cut", test_cut());
     RUN("closed", test_closed());
+    RUN("counts", test_counts(seed));
     return check_finish("test_llm");
 }

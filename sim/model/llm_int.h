@@ -232,6 +232,16 @@ typedef struct sim__llm_cfg {
      * accounting needs no more, and sorting every interval's latencies cost
      * a quarter of its time) */
     int outcomes_only;
+    /* 1 (with outcomes_only): not even the per-request outcomes: ttft_s,
+     * tpot_s, e2e_s and replica stay NULL, and the run counts instead
+     * (n_met, n_late, service.api, service.dropped, api_usd; every request,
+     * the warm-up ignored). A served request is met when its TTFT (or, with
+     * count_e2e, its end-to-end latency) is <= count_slo_s and its TPOT is
+     * not > slo_tpot_s (a fleet run's rule, service_reqsim.c), late
+     * otherwise. Memory is then O(requests in flight) besides reqs. */
+    int counts_only;
+    int count_e2e;
+    double count_slo_s;
 } sim__llm_cfg;
 
 /* Defaults: 1 replica, vLLM, 256 sequences, 8192 tokens, chunk 512, block
@@ -259,9 +269,11 @@ typedef struct sim__llm_stats {
 
 typedef struct sim__llm_result {
     size_t n_reqs;
-    /* per request (n_reqs): NaN where not served on a replica */
+    /* per request (n_reqs): NaN where not served on a replica; NULL with
+     * counts_only */
     double *ttft_s, *tpot_s, *e2e_s;
-    int32_t *replica; /* -1: API, -2: dropped */
+    int32_t *replica;       /* -1: API, -2: dropped */
+    uint64_t n_met, n_late; /* counts_only: served requests meeting the rule or not */
     uint32_t replicas;
     sim__llm_stats service;
     sim__llm_stats *per_replica;     /* [replicas] */

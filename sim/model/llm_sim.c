@@ -37,9 +37,11 @@
  * stretches"), whose length, end and cut at an arrival are computed in closed
  * form with the roofline ("Stretches in closed form") and walked iteration by
  * iteration with a measured profile; only a preemption visits the batch.
- * Memory is O(requests): 72 bytes of state per request.
+ * A request's 72 bytes of state live in a slot while it is in flight (the
+ * pool holds the requests in flight, not all of them); the per-request
+ * outcomes (28 bytes each) are kept unless the caller asks for counts only.
  *
- * One file of about 1,550 lines: the event loop, the batch scheduler, the
+ * One file of about 1,700 lines: the event loop, the batch scheduler, the
  * decoding set and the decode stretches (walked and closed) read and write
  * the same replica and sequence state on every step; the iteration-time
  * model is already apart (llm_iter.c).
@@ -72,8 +74,12 @@ void sim__llm_cfg_defaults(sim__llm_cfg *c)
 
 enum { ST_OUT, ST_PRE, ST_DEC }; /* not running, prefilling, decoding */
 
-/* A request's state: 72 bytes. While a sequence decodes (ST_DEC) it keeps
- * off_kv and fin in place of kv and blocks (see "Decoding sequences"). */
+/* A request's state while it is routed and not finished: 72 bytes, in a
+ * slot of a pool (sim.s) that a finished or dropped request gives back, so
+ * the pool holds the requests in flight, not all of them, and stays in
+ * cache. Queues, lists, heaps and batches hold slot indices. While a
+ * sequence decodes (ST_DEC) it keeps off_kv and fin in place of kv and
+ * blocks (see "Decoding sequences"). */
 typedef struct seq {
     union {
         uint64_t kv;    /* context tokens in the KV cache */
@@ -89,7 +95,7 @@ typedef struct seq {
     uint32_t sched;                /* prefill tokens of this iteration */
     uint32_t rprev, rnext;         /* the running list, in admission order */
     uint32_t pprev, pnext;         /* the prefilling list, in admission order */
-    int32_t replica;
+    uint32_t req;                  /* the request (index into reqs) */
     uint8_t state;
 } seq;
 
@@ -170,8 +176,10 @@ typedef struct replica {
     uint32_t dec_now; /* the current iteration decodes D (|D|) or not (0) */
     int64_t sum_off;  /* sum of D's off_kv */
     uint32_t *hist;   /* [block_tokens]: D by off_kv mod block_tokens */
-    fent *fh;         /* min-heap of D's finish clocks */
+    fent *fh;         /* min-heap of D's finish clocks ... */
     size_t n_fh, cap_fh;
+    fent *fq; /* ... and a ring of them in order (fh_push) */
+    uint32_t fq_head, fq_n, fq_cap;
     uint64_t free_blocks;
     int busy;
     double t_start, t_end;
@@ -204,7 +212,10 @@ typedef struct replica {
 
 typedef struct sim {
     const sim__llm_cfg *c;
-    seq *s;
+    seq *s;               /* the slots */
+    uint32_t n_s, cap_s;  /* slots made, allocated */
+    uint32_t free_s;      /* free slots, linked through rnext (NIL: none) */
+    sim__llm_result *res; /* outcomes are written as requests end */
     replica *rep;
     /* Two winner trees over the replicas (leaves P..2P-1 for replicas
      * 0..P-1, P a power of two >= replicas; node i holds the winner of
@@ -220,6 +231,10 @@ typedef struct sim {
     deque central;
     uint32_t rr;
     uint64_t wm_blocks;
+    /* block_tokens a power of two: its mask and log2 (bt_pow2), so that
+     * phases and block counts need no division (the same integers) */
+    int bt_pow2;
+    uint32_t bt_mask, bt_shift;
     double t0;
     size_t bins_max; /* per replica */
     const sim__llm_req *reqs;
@@ -234,13 +249,26 @@ static uint32_t pick(uint32_t a, uint32_t b, int lt)
     return a ^ ((a ^ b) & (0u - (uint32_t)lt));
 }
 
+/* The path from leaf r up: the winner of the child just replayed is carried
+ * in registers with its key, so only the siblings are read (their loads do
+ * not wait on the path) and each level costs one comparison. A left subtree
+ * holds lower replica indices than its right sibling, so "the left wins a
+ * tie" is "the lower index wins": the winner is the least (key, index), the
+ * same as w[i] = pick(w[2i], w[2i+1], k[w[2i+1]] < k[w[2i]]), and its key
+ * the lesser key (no branch: minsd / cmov). */
 static void ev_fix(sim *m, uint32_t r)
 {
     uint32_t *w = m->ev;
     const double *k = m->tnext;
-    for (uint32_t i = (m->P + r) >> 1; i; i >>= 1) {
-        uint32_t a = w[2 * i], b = w[2 * i + 1];
-        w[i] = pick(a, b, k[b] < k[a]);
+    uint32_t cur = r;
+    double kc = k[r];
+    for (uint32_t j = m->P + r; j > 1; j >>= 1) {
+        uint32_t s = w[j ^ 1u];
+        double ks = k[s];
+        int sw = (ks < kc) | ((ks == kc) & (s < cur));
+        cur = pick(cur, s, sw);
+        kc = ks < kc ? ks : kc;
+        w[j >> 1] = cur;
     }
 }
 
@@ -248,9 +276,13 @@ static void rt_fix(sim *m, uint32_t r)
 {
     uint32_t *w = m->rt;
     const uint32_t *k = m->outst;
-    for (uint32_t i = (m->P + r) >> 1; i; i >>= 1) {
-        uint32_t a = w[2 * i], b = w[2 * i + 1];
-        w[i] = pick(a, b, k[b] < k[a]);
+    uint32_t cur = r, kc = k[r];
+    for (uint32_t j = m->P + r; j > 1; j >>= 1) {
+        uint32_t s = w[j ^ 1u], ks = k[s];
+        int sw = (ks < kc) | ((ks == kc) & (s < cur));
+        cur = pick(cur, s, sw);
+        kc = ks < kc ? ks : kc;
+        w[j >> 1] = cur;
     }
 }
 
@@ -279,7 +311,62 @@ static void outst_add(sim *m, uint32_t r, int d)
 
 static uint64_t blocks_for(const sim *m, uint64_t tokens)
 {
+    if (m->bt_pow2)
+        return (tokens + m->bt_mask) >> m->bt_shift;
     return (tokens + m->c->block_tokens - 1) / m->c->block_tokens;
+}
+
+/* A slot for request i (arrived), its state initialised; NIL when out of
+ * memory. The pool grows by doubling: a seq pointer held across this call
+ * may move (only arrive() calls it, before taking any). */
+static uint32_t slot_new(sim *m, uint32_t i)
+{
+    uint32_t k = m->free_s;
+    if (k != NIL) {
+        m->free_s = m->s[k].rnext;
+    } else {
+        if (m->n_s == m->cap_s) {
+            uint32_t nc = m->cap_s ? 2 * m->cap_s : 1024;
+            seq *a = realloc(m->s, (size_t)nc * sizeof *a);
+            if (!a)
+                return NIL;
+            m->s = a;
+            m->cap_s = nc;
+        }
+        k = m->n_s++;
+    }
+    const sim__llm_req *r = &m->reqs[i];
+    seq *q = &m->s[k];
+    memset(q, 0, sizeof *q);
+    q->prompt = r->prompt ? r->prompt : 1;
+    q->output = r->output ? r->output : 1;
+    q->pre_target = q->prompt;
+    q->t_first = NAN;
+    q->req = i;
+    return k;
+}
+
+static void slot_free(sim *m, uint32_t k)
+{
+    m->s[k].rnext = m->free_s;
+    m->free_s = k;
+}
+
+/* Request i's outcome: its replica, -1 (API) or -2 (dropped). */
+static void set_replica(sim *m, uint32_t i, int32_t r)
+{
+    sim__llm_result *res = m->res;
+    if (res->replica) {
+        res->replica[i] = r;
+    } else if (r == -1) { /* counts_only: the sums of the figures below */
+        const sim__llm_req *q = &m->reqs[i];
+        res->service.api++;
+        res->api_usd += ((double)(q->prompt ? q->prompt : 1) * m->c->api_in_usd_per_mtok +
+                         (double)(q->output ? q->output : 1) * m->c->api_out_usd_per_mtok) /
+                        1e6;
+    } else if (r == -2) {
+        res->service.dropped++;
+    }
 }
 
 /* Doubly linked lists through the sequences: the running list (rprev,
@@ -382,20 +469,48 @@ static int series_add(sim *m, replica *p, double t, double dt, double b, double 
  * O(log |D|), O(log |D|) and O(1); only an iteration whose blocks would pass
  * the free ones writes the sequences out and runs the rule sequence by
  * sequence (decode_slow, which may preempt). */
-static uint32_t hist_idx(uint64_t clock, uint32_t bt)
+static uint32_t hist_idx(const sim *m, uint64_t clock)
 {
+    if (m->bt_pow2)
+        return (uint32_t)(0u - clock) & m->bt_mask;
+    uint32_t bt = m->c->block_tokens;
     uint32_t r = (uint32_t)(clock % bt);
     return r ? bt - r : 0;
 }
 
-static uint32_t off_phase(int64_t off, uint32_t bt)
+static uint32_t off_phase(const sim *m, int64_t off)
 {
+    if (m->bt_pow2) /* two's complement: the non-negative residue */
+        return (uint32_t)off & m->bt_mask;
+    uint32_t bt = m->c->block_tokens;
     int64_t r = off % (int64_t)bt;
     return (uint32_t)(r < 0 ? r + (int64_t)bt : r);
 }
 
+/* D's finish clocks are a ring in non-decreasing order, which takes every
+ * entry that is not below its last (with equal output lengths, sequences
+ * joining D in time order finish in that order: all of them), and a min-heap
+ * for the others; the next to finish is the lesser of the two fronts (which
+ * one of equal clocks goes first changes nothing: they finish in the same
+ * event). */
 static int fh_push(replica *p, fent e)
 {
+    if (p->fq_n == 0 || !(e.fin < p->fq[(p->fq_head + p->fq_n - 1) & (p->fq_cap - 1)].fin)) {
+        if (p->fq_n == p->fq_cap) {
+            uint32_t nc = p->fq_cap ? 2 * p->fq_cap : 64;
+            fent *a = malloc((size_t)nc * sizeof *a);
+            if (!a)
+                return TM_ERR_NOMEM;
+            for (uint32_t k = 0; k < p->fq_n; k++)
+                a[k] = p->fq[(p->fq_head + k) & (p->fq_cap - 1)];
+            free(p->fq);
+            p->fq = a;
+            p->fq_cap = nc;
+            p->fq_head = 0;
+        }
+        p->fq[(p->fq_head + p->fq_n++) & (p->fq_cap - 1)] = e;
+        return TM_OK;
+    }
     if (p->n_fh == p->cap_fh) {
         size_t nc = p->cap_fh ? 2 * p->cap_fh : 64;
         fent *a = realloc(p->fh, nc * sizeof *a);
@@ -416,8 +531,27 @@ static int fh_push(replica *p, fent e)
     return TM_OK;
 }
 
+/* Entries of D's finish clocks, and the least (D not empty). */
+static size_t fh_count(const replica *p)
+{
+    return p->n_fh + p->fq_n;
+}
+
+static uint64_t fh_min(const replica *p)
+{
+    uint64_t a = p->fq_n ? p->fq[p->fq_head].fin : UINT64_MAX;
+    uint64_t b = p->n_fh ? p->fh[0].fin : UINT64_MAX;
+    return a < b ? a : b;
+}
+
 static uint32_t fh_pop(replica *p)
 {
+    if (p->fq_n && (p->n_fh == 0 || p->fq[p->fq_head].fin <= p->fh[0].fin)) {
+        uint32_t top = p->fq[p->fq_head].i;
+        p->fq_head = (p->fq_head + 1) & (p->fq_cap - 1);
+        p->fq_n--;
+        return top;
+    }
     uint32_t top = p->fh[0].i;
     fent e = p->fh[--p->n_fh];
     size_t i = 0, n = p->n_fh;
@@ -437,6 +571,13 @@ static uint32_t fh_pop(replica *p)
 }
 
 /* Sequence i (kv, gen, blocks written out) joins D. */
+static void fh_clear(replica *p)
+{
+    p->n_fh = 0;
+    p->fq_n = 0;
+    p->fq_head = 0;
+}
+
 static int dec_join(sim *m, replica *p, uint32_t i)
 {
     uint32_t bt = m->c->block_tokens;
@@ -446,7 +587,7 @@ static int dec_join(sim *m, replica *p, uint32_t i)
     q->state = ST_DEC;
     q->off_kv = (int64_t)q->kv - (int64_t)p->clock; /* in place of kv */
     q->fin = p->clock + (q->output - q->gen);       /* in place of blocks */
-    p->hist[off_phase(q->off_kv, bt)]++;
+    p->hist[off_phase(m, q->off_kv)]++;
     p->sum_off += q->off_kv;
     p->n_dec++;
     if (fh_push(p, (fent){q->fin, i}))
@@ -468,7 +609,7 @@ static void dec_write(sim *m, replica *p, seq *q)
  * entry is gone. */
 static void dec_leave(sim *m, replica *p, seq *q)
 {
-    p->hist[off_phase(q->off_kv, m->c->block_tokens)]--;
+    p->hist[off_phase(m, q->off_kv)]--;
     p->sum_off -= q->off_kv;
     p->n_dec--;
     q->state = ST_OUT;
@@ -520,8 +661,9 @@ static int try_admit(sim *m, replica *p, uint32_t *out)
     uint64_t total = m->c->kv_blocks;
     if (need + 1 + m->wm_blocks > total) { /* the prompt and one decode block */
         dq_pop_front(&p->wait);
-        q->replica = -2;
+        set_replica(m, q->req, -2);
         outst_add(m, (uint32_t)(p - m->rep), -1);
+        slot_free(m, i);
         return 2;
     }
     if (p->free_blocks < need + m->wm_blocks)
@@ -547,7 +689,7 @@ static int decode_slow(sim *m, replica *p, sim__llm_batch *b)
     memset(p->hist, 0, bt * sizeof *p->hist);
     p->sum_off = 0;
     p->n_dec = 0;
-    p->n_fh = 0;
+    fh_clear(p);
     for (uint32_t i = p->run.head; i != NIL;) {
         seq *q = &m->s[i];
         if (q->state == ST_DEC) {
@@ -586,7 +728,7 @@ static int decode_all(sim *m, replica *p, sim__llm_batch *b)
     p->dec_now = 0;
     if (p->n_dec == 0)
         return TM_OK;
-    uint64_t need = p->hist[hist_idx(p->clock, m->c->block_tokens)];
+    uint64_t need = p->hist[hist_idx(m, p->clock)];
     if (need > p->free_blocks)
         return decode_slow(m, p, b);
     p->free_blocks -= need;
@@ -804,7 +946,7 @@ static int stretch_cut(sim *m, uint32_t r, double t)
     p->cum_alloc = x->alloc;
     p->sb.kv_tokens = x->kv;
     p->sb.attn_pairs = x->attn;
-    p->phase = hist_idx(p->clock + p->steps, m->c->block_tokens);
+    p->phase = hist_idx(m, p->clock + p->steps);
     p->more = 0;
     int rc = stretch_commit(m, p, k);
     if (!rc)
@@ -884,11 +1026,11 @@ static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1
 static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
 {
     uint32_t bt = m->c->block_tokens;
-    uint64_t room = p->fh[0].fin - p->clock;
+    uint64_t room = fh_min(p) - p->clock;
     uint64_t k = room < UINT32_MAX ? room : UINT32_MAX;
     p->stretch = 1;
     p->closed = 1;
-    p->ph0 = hist_idx(p->clock + 1, bt);
+    p->ph0 = hist_idx(m, p->clock + 1);
     p->sb = *b;
     p->busy = 1;
     p->t_start = t;
@@ -1005,11 +1147,11 @@ static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
         closed_begin(m, p, b, t, dt);
         return TM_OK;
     }
-    uint64_t room = p->fh[0].fin - p->clock;
+    uint64_t room = fh_min(p) - p->clock;
     p->stretch = 1;
     p->room = room < UINT32_MAX ? (uint32_t)room : UINT32_MAX;
     p->steps = 1;
-    p->phase = hist_idx(p->clock + 1, c->block_tokens);
+    p->phase = hist_idx(m, p->clock + 1);
     p->cum_alloc = 0;
     p->sb = *b;
     p->busy = 1;
@@ -1051,7 +1193,9 @@ static int start(sim *m, uint32_t r, double t)
         rep_unpush(m, r);
         return TM_OK;
     }
-    double dt = sim__llm_iter_time(&m->c->iter, &b);
+    /* the roofline inline (sim__llm_iter_time's own, to the bit) */
+    double dt = m->c->iter.profile ? sim__llm_iter_time(&m->c->iter, &b)
+                                   : sim__llm_roof_time(&m->c->iter.roof, &b);
     if (b.prefill_tokens == 0 && p->wait.n == 0) {
         if ((rc = stretch_begin(m, p, &b, t, dt)))
             return rc;
@@ -1078,7 +1222,7 @@ static int central_pull(sim *m, uint32_t r)
     while (m->central.n && m->outst[r] < m->c->max_batch) {
         uint32_t i = dq_front(&m->central);
         dq_pop_front(&m->central);
-        m->s[i].replica = (int32_t)r;
+        set_replica(m, m->s[i].req, (int32_t)r);
         outst_add(m, r, 1);
         if (dq_push_back(&p->wait, i))
             return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
@@ -1097,12 +1241,25 @@ static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *
     p->free_blocks += q->blocks;
     q->blocks = 0;
     outst_add(m, (uint32_t)(p - m->rep), -1);
-    double ta = reqs[i].t_s;
-    res->ttft_s[i] = q->t_first - ta;
-    res->e2e_s[i] = t - ta;
-    res->tpot_s[i] = q->output > 1 ? (t - q->t_first) / (q->output - 1) : NAN;
+    uint32_t j = q->req;
+    double ta = reqs[j].t_s;
+    double ttft = q->t_first - ta, e2e = t - ta;
+    double tpot = q->output > 1 ? (t - q->t_first) / (q->output - 1) : NAN;
+    if (res->ttft_s) {
+        res->ttft_s[j] = ttft;
+        res->e2e_s[j] = e2e;
+        res->tpot_s[j] = tpot;
+    } else { /* counts_only: the caller's rule (llm_int.h) */
+        const sim__llm_cfg *c = m->c;
+        double lat = c->count_e2e ? e2e : ttft;
+        if (lat <= c->count_slo_s && !(tpot > c->slo_tpot_s))
+            res->n_met++;
+        else
+            res->n_late++;
+    }
     if (t > res->t_end_s)
         res->t_end_s = t;
+    slot_free(m, i);
 }
 
 static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
@@ -1115,7 +1272,7 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
     if (p->dec_now) {
         p->clock += p->steps;
         p->dec_now = 0;
-        while (p->n_fh && p->fh[0].fin <= p->clock) {
+        while (fh_count(p) && fh_min(p) <= p->clock) {
             uint32_t i = fh_pop(p);
             seq *q = &m->s[i];
             dec_leave(m, p, q); /* reads off_kv, which dec_write replaces */
@@ -1159,29 +1316,33 @@ static uint32_t route(sim *m)
     return m->rt[1]; /* the fewest outstanding, the lowest index on a tie */
 }
 
-static int arrive(sim *m, uint32_t i, double t)
+/* Request j arrives at t. */
+static int arrive(sim *m, uint32_t j, double t)
 {
     const sim__llm_cfg *c = m->c;
-    uint32_t r;
+    uint32_t r, i;
     if (c->route == SIM__LLM_ROUTE_CENTRAL) {
         r = route(m);
         if (m->outst[r] >= c->max_batch) {
             if (c->max_queue && m->central.n >= c->max_queue) {
-                m->s[i].replica = -1;
+                set_replica(m, j, -1);
                 return TM_OK;
             }
-            return dq_push_back(&m->central, i) ? tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue")
-                                                : TM_OK;
+            if ((i = slot_new(m, j)) == NIL || dq_push_back(&m->central, i))
+                return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
+            return TM_OK;
         }
     } else {
         r = route(m);
         if (c->max_queue && m->rep[r].wait.n >= c->max_queue) {
-            m->s[i].replica = -1;
+            set_replica(m, j, -1);
             return TM_OK;
         }
     }
+    if ((i = slot_new(m, j)) == NIL)
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "requests in flight");
     replica *p = &m->rep[r];
-    m->s[i].replica = (int32_t)r;
+    set_replica(m, j, (int32_t)r);
     outst_add(m, r, 1);
     if (dq_push_back(&p->wait, i))
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
@@ -1332,10 +1493,16 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     sim m;
     memset(&m, 0, sizeof m);
     m.c = cfg;
+    m.res = res;
+    m.free_s = NIL;
     m.reqs = reqs;
     m.n_reqs = n;
     m.diag = diag;
     m.wm_blocks = (uint64_t)floor(cfg->watermark * (double)cfg->kv_blocks);
+    m.bt_pow2 = (cfg->block_tokens & (cfg->block_tokens - 1)) == 0;
+    m.bt_mask = cfg->block_tokens - 1;
+    while ((1u << m.bt_shift) < cfg->block_tokens)
+        m.bt_shift++;
     m.t0 = n ? reqs[0].t_s : 0.0;
     m.bins_max = SIM__LLM_SERIES_MAX / cfg->replicas;
     size_t nn = n ? n : 1;
@@ -1344,7 +1511,6 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     res->t0_s = m.t0;
     res->t_end_s = m.t0;
     res->bin_s = cfg->bin_s;
-    m.s = calloc(nn, sizeof *m.s);
     m.rep = calloc(cfg->replicas, sizeof *m.rep);
     for (m.P = 1; m.P < cfg->replicas;)
         m.P *= 2;
@@ -1352,23 +1518,22 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     m.rt = malloc(2 * (size_t)m.P * sizeof *m.rt);
     m.tnext = malloc(m.P * sizeof *m.tnext);
     m.outst = malloc(m.P * sizeof *m.outst);
-    res->ttft_s = malloc(nn * sizeof(double));
-    res->tpot_s = malloc(nn * sizeof(double));
-    res->e2e_s = malloc(nn * sizeof(double));
-    res->replica = malloc(nn * sizeof(int32_t));
+    int per_req = !(cfg->outcomes_only && cfg->counts_only);
+    if (per_req) {
+        res->ttft_s = malloc(nn * sizeof(double));
+        res->tpot_s = malloc(nn * sizeof(double));
+        res->e2e_s = malloc(nn * sizeof(double));
+        res->replica = malloc(nn * sizeof(int32_t));
+    }
     res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
-    if (!m.s || !m.rep || !m.ev || !m.rt || !m.tnext || !m.outst || !res->ttft_s || !res->tpot_s ||
-        !res->e2e_s || !res->replica || !res->per_replica) {
+    if (!m.rep || !m.ev || !m.rt || !m.tnext || !m.outst ||
+        (per_req && (!res->ttft_s || !res->tpot_s || !res->e2e_s || !res->replica)) ||
+        !res->per_replica) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
         goto out;
     }
-    for (size_t i = 0; i < n; i++) {
-        seq *q = &m.s[i];
-        q->prompt = reqs[i].prompt ? reqs[i].prompt : 1;
-        q->output = reqs[i].output ? reqs[i].output : 1;
-        q->pre_target = q->prompt;
-        q->replica = -3; /* not yet arrived */
-        q->t_first = NAN;
+    for (size_t i = 0; per_req && i < n; i++) {
+        res->replica[i] = -3; /* not yet arrived */
         res->ttft_s[i] = res->tpot_s[i] = res->e2e_s[i] = NAN;
     }
     for (uint32_t r = 0; r < cfg->replicas; r++) {
@@ -1430,9 +1595,7 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         if (rc)
             goto out;
     }
-    /* outcomes and figures */
-    for (size_t i = 0; i < n; i++)
-        res->replica[i] = m.s[i].replica;
+    /* figures (the outcomes were written as the requests ended) */
     if (cfg->outcomes_only) {
         for (uint32_t r = 0; r < cfg->replicas; r++) {
             sim__llm_stats *st = &res->per_replica[r];
@@ -1488,7 +1651,7 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
     double span = res->t_end_s - res->t0_s;
     res->req_per_s = span > 0 ? (double)res->service.counted / span : NAN;
     res->out_tok_per_s = span > 0 ? res->service.tokens_out / span : NAN;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; per_req && i < n; i++)
         if (res->replica[i] == -1)
             res->api_usd +=
                 ((double)(reqs[i].prompt ? reqs[i].prompt : 1) * cfg->api_in_usd_per_mtok +
@@ -1523,6 +1686,7 @@ out:
             free(p->wait.v);
             free(p->batch);
             free(p->fh);
+            free(p->fq);
             free(p->w);
             free(p->s_batch);
             free(p->s_kv);

@@ -349,6 +349,9 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
             cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
         c.bin_s = t1 - t0 > 0 ? (t1 - t0) : 1.0; /* one bin: the series are not kept */
         c.outcomes_only = 1;
+        c.counts_only = 1; /* the rule below, counted by the run */
+        c.count_e2e = cfg->slo_kind != SIM__SVC_SLO_WAIT;
+        c.count_slo_s = cfg->slo_s;
         if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
                                          diag)) ||
             (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9, c.block_tokens,
@@ -361,24 +364,10 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
         sim__llm_result res;
         if ((rc = sim__llm_run(&c, q[k], nq[k], &res, stop, diag)))
             goto out;
-        double ok = 0, late = 0, api = 0, lost = 0, busy = 0;
-        for (size_t i = 0; i < nq[k]; i++) {
-            int32_t rep = res.replica[i];
-            if (rep == -1) {
-                api += 1;
-                continue;
-            }
-            if (rep < 0) {
-                lost += 1;
-                continue;
-            }
-            double lat = cfg->slo_kind == SIM__SVC_SLO_WAIT ? res.ttft_s[i] : res.e2e_s[i];
-            int met = lat <= cfg->slo_s && !(res.tpot_s[i] > c.slo_tpot_s);
-            if (met)
-                ok += 1;
-            else
-                late += 1;
-        }
+        /* a request meets the SLO when its TTFT (wait) or end-to-end
+         * latency (response) is <= slo_s and its TPOT is not > the TPOT SLO */
+        double ok = (double)res.n_met, late = (double)res.n_late;
+        double api = (double)res.service.api, lost = (double)res.service.dropped, busy = 0;
         for (uint32_t j = 0; j < res.replicas; j++)
             busy += res.per_replica[j].busy_s < t1 - t0 ? res.per_replica[j].busy_s : t1 - t0;
         /* the signals: one series bin spans the piece (a time mean over it;
