@@ -47,4 +47,8 @@ const place_backfill place__backfill_easy = {
     .observe = place__bf_observe,
     .reserving = place__bf_reserving,
     .hopeless = place__bf_hopeless,
+    /* with no whole GPU free nothing starts, and begin() rebuilds what a
+     * pass reads (the reservations, the count profile; the node-identity
+     * profile syncs from the view): a full pass may be skipped */
+    .flags = PLACE_BF_IDLE_WHEN_FULL,
 };
