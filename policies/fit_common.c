@@ -105,7 +105,7 @@ int place_fit_span_first(const place_view *v, const place_job *j, place_decision
              * the bits of one bucket, each gives one GPU; the same nodes in
              * the same order as the general walk below, a word at a time. */
             const place_bits *b = &c->by_free[t][1];
-            place_part q = {0, 1, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, j->gpu_mem_mib, 0};
+            place_part q = place__part_gpus(j, 0, 1);
             for (uint32_t n = place_bits_next(b, 0); n != PLACE_NONE && need > 0;
                  n = place_bits_next(b, (n | 63u) + 1)) {
                 uint32_t base = n & ~63u;
@@ -131,12 +131,7 @@ int place_fit_span_first(const place_view *v, const place_job *j, place_decision
                     break;
                 uint32_t take = c->node_free[n] < need ? c->node_free[n] : need;
                 place_part *p = &d->parts[np];
-                p->node = n;
-                p->gpus = (uint16_t)take;
-                p->gpu = PLACE_GPU_ANY;
-                p->milli = PLACE_MILLI_WHOLE;
-                p->mem_mib = j->gpu_mem_mib;
-                p->mask = 0;
+                *p = place__part_gpus(j, n, take);
                 if (!place_fit_allowed(ctx, v, j, p))
                     continue;
                 np++;

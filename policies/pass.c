@@ -192,22 +192,41 @@ static uint32_t compose_props(const char *spec)
     return 0;
 }
 
+/* The first token of a specification when it names a policy or a preset
+ * (place_instance_init's reading): copied into name (PLACE_SPEC_NAME bytes),
+ * *rest set past it and its blanks. 1 when it names one; 0 when the
+ * specification is composed (its first token is key=value, or it is empty);
+ * -1 when the name is too long. */
+#define PLACE_SPEC_NAME 64
+static int spec_head(const char *spec, char *name, const char **rest)
+{
+    size_t len = strcspn(spec, " \t");
+    if (len == 0 || memchr(spec, '=', len))
+        return 0;
+    if (len >= PLACE_SPEC_NAME)
+        return -1;
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    const char *r = spec + len;
+    while (*r == ' ' || *r == '\t')
+        r++;
+    *rest = r;
+    return 1;
+}
+
 uint32_t place_spec_props(const char *spec)
 {
     if (!spec)
         return 0;
-    size_t len = strcspn(spec, " \t");
-    const char *eq = memchr(spec, '=', len);
-    if (eq || len == 0)
+    while (*spec == ' ' || *spec == '\t')
+        spec++;
+    char name[PLACE_SPEC_NAME]; /* a preset stands for a composed specification */
+    const char *rest;
+    int h = spec_head(spec, name, &rest);
+    if (h == 0)
         return compose_props(spec);
-    char name[64]; /* a preset stands for a composed specification (place_instance_init) */
-    if (len >= sizeof name)
+    if (h < 0)
         return 0;
-    memcpy(name, spec, len);
-    name[len] = '\0';
-    const char *rest = spec + len;
-    while (*rest == ' ' || *rest == '\t')
-        rest++;
     const char *preset = place__preset_find(name);
     if (preset && !*rest)
         return place_spec_props(preset);
@@ -266,20 +285,15 @@ int place_instance_init(place_instance *pi, const place_env *env, const char *sp
     while (*spec == ' ' || *spec == '\t')
         spec++;
     /* the first token names a policy unless it is already key=value */
-    size_t len = strcspn(spec, " \t");
-    const char *eq = memchr(spec, '=', len);
-    if (eq || len == 0)
+    char name[PLACE_SPEC_NAME];
+    const char *rest;
+    int h = spec_head(spec, name, &rest);
+    if (h == 0)
         return place_instance_init_policy(pi, env, &place__policy_compose, spec, err, err_len);
-    char name[64];
-    if (len >= sizeof name) {
+    if (h < 0) {
         set_err(err, err_len, "policy name too long: '%.40s...'", spec);
         return PLACE_ERR_NOTFOUND;
     }
-    memcpy(name, spec, len);
-    name[len] = '\0';
-    const char *rest = spec + len;
-    while (*rest == ' ' || *rest == '\t')
-        rest++;
     const char *preset = place__preset_find(name);
     if (preset) {
         /* a preset stands for a composed specification; no arguments of its own */

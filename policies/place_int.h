@@ -95,11 +95,16 @@ static inline uint64_t place__gang_types(const place_cluster *c, const place_job
 void place__part_host_share(const place_job *j, const place_part *parts, uint32_t n_parts,
                             uint32_t k, int64_t *cpu_milli, int64_t *mem_mib);
 
+/* A part of g whole GPUs of node for job j (one part of a gang). */
+static inline place_part place__part_gpus(const place_job *j, uint32_t node, uint32_t g)
+{
+    place_part p = {node, (uint16_t)g, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, j->gpu_mem_mib, 0};
+    return p;
+}
 /* The one part of a whole-GPU placement on node, or of a share on GPU g of it. */
 static inline place_part place__part_whole(const place_job *j, uint32_t node)
 {
-    place_part p = {node, (uint16_t)j->gpus, PLACE_GPU_ANY, PLACE_MILLI_WHOLE, j->gpu_mem_mib, 0};
-    return p;
+    return place__part_gpus(j, node, j->gpus);
 }
 static inline place_part place__part_share(const place_job *j, uint32_t node, uint32_t g)
 {

@@ -584,16 +584,6 @@ static int host_ok_x(const tires *s, const place_cluster *c, uint32_t n, const p
     return cpu >= j->cpu_milli && mem >= j->host_mem_mib;
 }
 
-static void part_whole(place_part *p, const place_job *j, uint32_t n, uint32_t g)
-{
-    p->node = n;
-    p->gpus = (uint16_t)g;
-    p->gpu = PLACE_GPU_ANY;
-    p->milli = PLACE_MILLI_WHOLE;
-    p->mem_mib = j->gpu_mem_mib;
-    p->mask = 0;
-}
-
 static int node_cmp(const void *a, const void *b)
 {
     const nfree *x = a, *y = b;
@@ -627,7 +617,7 @@ static int span_build(tires *s, const place_view *v, const place_job *j, uint32_
         if (np == d->cap_parts)
             return PLACE_ERR_NOFIT;
         uint32_t take = f < need ? f : need;
-        part_whole(&d->parts[np++], j, n, take);
+        d->parts[np++] = place__part_gpus(j, n, take);
         need -= take;
         if (need == 0)
             break;
@@ -642,7 +632,7 @@ static int span_build(tires *s, const place_view *v, const place_job *j, uint32_
                 return PLACE_ERR_NOFIT;
             uint32_t f = s->order[k].f;
             uint32_t take = f < need ? f : need;
-            part_whole(&d->parts[np++], j, s->order[k].n, take);
+            d->parts[np++] = place__part_gpus(j, s->order[k].n, take);
             need -= take;
         }
     }
@@ -926,7 +916,7 @@ static int fits_freed(tires *s, const place_view *v, const place_job *j, place_d
         }
     }
     if (best != PLACE_NONE) {
-        part_whole(&d->parts[0], j, best, j->gpus);
+        d->parts[0] = place__part_whole(j, best);
         d->n_parts = 1;
         return PLACE_OK;
     }
