@@ -492,14 +492,13 @@ static void take(gv *g, uint32_t t, entry *h, uint32_t nh, double *left)
      * ulp of the largest a step, over the boundary's steps before and these) */
     double err = ((double)g->n_round + nh) * (g->gpus_max + total) * 0x1p-53;
     if (g->n_sizes <= GV_SIZES && g->milli_sizes && err < 5e-10) {
-        /* the longest prefix that fits is taken unordered; the
-         * entry after it does not fit, nor any as large, as left only
-         * shrinks: drop those and go on with the others (still in their
-         * order) the same way. The sizes skipped fall strictly from one
-         * step to the next (each is above what is left, which bounds every
-         * size kept), so there are at most as many steps as sizes.
-         * Sums in another order round otherwise, but every GPU count here
-         * is whole thousandths: an exact margin is 0 or above, or -0.001 or
+        /* the longest prefix that fits is taken unordered; then every
+         * entry left that no longer fits is dropped (the entry after the
+         * prefix among them), as left only shrinks and it never will, and
+         * the others go on (still in their order) the same way. The sizes skipped fall strictly
+         * from one step to the next (each is above what is left, which bounds every size kept), so
+         * there are at most as many steps as sizes. Sums in another order round otherwise, but
+         * every GPU count here is whole thousandths: an exact margin is 0 or above, or -0.001 or
          * below, and rounding within err keeps each test (need <= left +
          * 1e-9) on the same side in either order. */
         while (nh > 0) {

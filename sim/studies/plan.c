@@ -1121,8 +1121,14 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
                     goto out;
                 }
                 uint32_t(*tmp)[NV] = calloc(P, sizeof *tmp);
+                if (!tmp) {
+                    free(sp);
+                    free(ord);
+                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+                    goto out;
+                }
                 int ok = 0;
-                for (int prebuy = 0; tmp && !ok && prebuy <= 1; prebuy++) {
+                for (int prebuy = 0; !ok && prebuy <= 1; prebuy++) {
                     memcpy(sp, spend, P * sizeof *sp);
                     ok = fit_budget(cfg, t, prev, mx.m[ord[j]], sp, tmp, prebuy);
                 }

@@ -685,7 +685,13 @@ int sim__size_runner_eval(void *ud, const uint32_t *nodes, double demand, sim__s
         if (rc == TM_OK && n1 < R && certain_fail(r, reps, n1))
             R = n1;
         /* then two at a time (whatever -j is), stopping as soon as the
-         * fleet fails whatever the rest would show (decided_fail) */
+         * fleet fails whatever the rest would show (decided_fail); where
+         * the rule cannot decide early (no target terms, or more
+         * replications than it bounds), the rest in one call on all workers */
+        if (rc == TM_OK && n1 < R && (R > 64 || nt == 0)) {
+            rc = run_reps(r, &rs, n1, R - n1, reps + n1, diag);
+            n1 = R;
+        }
         for (uint32_t done = n1; rc == TM_OK && done < R;) {
             if (decided_fail(r, reps, done, R)) {
                 R = done;
