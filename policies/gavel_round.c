@@ -722,8 +722,10 @@ static int gv_begin(void *state, const place_view *v)
     }
     g->n_round = n;
     g->gpus_max = 0;
-    for (uint32_t t = 0; t < nt; t++)
-        g->gpus_max = c->type_gpus_up[t] > g->gpus_max ? (double)c->type_gpus_up[t] : g->gpus_max;
+    for (uint32_t t = 0; t < nt; t++) {
+        double up = (double)c->type_gpus_up[t];
+        g->gpus_max = up > g->gpus_max ? up : g->gpus_max;
+    }
     /* the order of the types: fastest first (by the candidates' mean speed),
      * or shuffled for the objective that ignores speed */
     uint32_t *order = g->order, no = 0;
