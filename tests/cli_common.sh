@@ -2,7 +2,7 @@
 # cli_common.sh — what the shell tests of the commands share; sourced
 # (`. "$(dirname "$0")/cli_common.sh"`) after `set -u` by tests/llm_cli.sh,
 # llm_scale.sh, replay_cli.sh, plot_long.sh, special_paths.sh,
-# sweep_merge_bad.sh, sweep_slurm.sh, sweep_realpath.sh, cli_options.sh,
+# sweep_merge_bad.sh, sweep_slurm.sh, sweep_mpi.sh, sweep_realpath.sh, cli_options.sh,
 # fleetcost_cli.sh, tiresias_engine.sh, tiresias_gittins.sh,
 # tiresias_replay.sh, admission.sh and exit_codes.sh (the last two define an
 # expect of their own):

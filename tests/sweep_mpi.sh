@@ -6,14 +6,9 @@
 # only in a -DTARMAC_MPI=ON build. As root, Open MPI needs its allow-run-as-root
 # variables (set here).
 set -u
-BIN=${TARMAC_BIN:?}
-PY=${TARMAC_PY:-/usr/bin/python3}
+. "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail
 command -v mpirun >/dev/null 2>&1 || { echo "FAIL: mpirun not found (apt-get install openmpi-bin)"; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 cat >"$W/tiny.json" <<'JSON'
 {"name": "tiny", "seed": 8, "horizon": "1d", "sample": "1h", "policy": "fifo-first-fit",
@@ -35,35 +30,8 @@ for np in 2 3; do
 done
 "$BIN" sweep run "$W/study.json" -j 1 -o "$W/one" --merge "$W/one.h5" -q || fail "single process"
 
-"$PY" - "$W" <<'PYEOF' || fail "the MPI runs differ from the single-process run"
-import sys, h5py, numpy as np
-w = sys.argv[1]
-def leaves(path):
-    out = {}
-    with h5py.File(path) as f:
-        # 1-D string datasets (the *_name lists) by value, not by their pointers
-        f.visititems(lambda n, o: out.__setitem__(n, o.asstr()[()].tolist() if o.shape and
-                                                  h5py.check_string_dtype(o.dtype) else o[()])
-                     if isinstance(o, h5py.Dataset) else None)
-    return out
-bad = 0
-for i in range(18):
-    ref = leaves(f"{w}/one/p{i:06d}.h5")
-    for np_ in (2, 3):
-        got = leaves(f"{w}/mpi{np_}/p{i:06d}.h5")
-        diff = [k for k in ref if k not in got or np.asarray(ref[k]).tobytes() != np.asarray(got[k]).tobytes()]
-        if diff or ref.keys() != got.keys():
-            print(f"point {i} under mpirun -np {np_} differs: {diff[:5]}")
-            bad += 1
-for np_ in (2, 3):
-    with h5py.File(f"{w}/one.h5") as a, h5py.File(f"{w}/mpi{np_}.h5") as b:
-        for t in ("points", "mean", "sd", "params"):
-            for c in a["sweep"][t].attrs["columns"]:
-                if a["sweep"][t][c][()].tobytes() != b["sweep"][t][c][()].tobytes():
-                    print(f"-np {np_}: merged {t}/{c} differs")
-                    bad += 1
-sys.exit(1 if bad else 0)
-PYEOF
+"$PY" "$(dirname "$0")/sweep_same.py" 18 "$W/one" "$W/one.h5" --points "$W/mpi2" "$W/mpi3" \
+    --merged "$W/mpi2.h5" "$W/mpi3.h5" || fail "the MPI runs differ from the single-process run"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "mpirun -np 2 and -np 3 equal the single-process sweep point for point"

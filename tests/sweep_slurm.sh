@@ -47,37 +47,12 @@ grep -q "12 ok, 0 failed, 0 missing" "$W/par.log" || fail "parallel recipe merge
 # one process, for reference
 "$BIN" sweep run "$W/study.json" -j 1 -o "$W/one" --merge "$W/one.h5" -q || fail "single process"
 
-"$PY" - "$W" <<'PYEOF' || fail "array and parallel results differ from one process's"
-import os, sys, h5py, numpy as np
-w = sys.argv[1]
-def leaves(path):
-    out = {}
-    with h5py.File(path) as f:
-        # 1-D string datasets (the *_name lists) by value, not by their pointers
-        f.visititems(lambda n, o: out.__setitem__(n, o.asstr()[()].tolist() if o.shape and
-                                                  h5py.check_string_dtype(o.dtype) else o[()])
-                     if isinstance(o, h5py.Dataset) else None)
-    return out
-bad = 0
-for i in range(12):
-    ref = leaves(f"{w}/one/p{i:06d}.h5")
-    for d in ("study.points", "par.points"):
-        got = leaves(f"{w}/{d}/p{i:06d}.h5")
-        if d == "par.points":  # another sweep file (its "output"), the same points
-            ref.pop("sweep_point/sweep_file", None), got.pop("sweep_point/sweep_file", None)
-        diff = [k for k in ref if k not in got or np.asarray(ref[k]).tobytes() != np.asarray(got[k]).tobytes()]
-        if diff or ref.keys() != got.keys():
-            print(f"point {i} in {d} differs: {diff[:5]}")
-            bad += 1
-for m in ("array.h5", "par.points/merged.h5"):
-    with h5py.File(f"{w}/one.h5") as a, h5py.File(f"{w}/{m}") as b:
-        for t in ("points", "mean", "sd"):
-            for c in a["sweep"][t].attrs["columns"]:
-                if a["sweep"][t][c][()].tobytes() != b["sweep"][t][c][()].tobytes():
-                    print(f"{m}: {t}/{c} differs")
-                    bad += 1
-sys.exit(1 if bad else 0)
-PYEOF
+"$PY" "$SRC/tests/sweep_same.py" 12 "$W/one" "$W/one.h5" --points "$W/study.points" \
+    --merged "$W/array.h5" --tables points,mean,sd || fail "the array's results differ from one process's"
+# par.points belongs to another sweep file (its "output"): the same points
+"$PY" "$SRC/tests/sweep_same.py" 12 "$W/one" "$W/one.h5" --points "$W/par.points" \
+    --merged "$W/par.points/merged.h5" --tables points,mean,sd --ignore sweep_point/sweep_file ||
+    fail "the parallel recipe's results differ from one process's"
 
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "Slurm array and GNU parallel recipes: every point once, results equal to one process's"
