@@ -234,6 +234,33 @@ static int write_sample(sim__h5w *w, int bad, tm_diag *dg)
     TRY(sim__h5t_create(&e, w, "/tables/empty", "a table with no rows", EMPTY_COLS, 2, dg));
     TRY(sim__h5t_append(e, NULL, 0, dg)); /* zero rows is fine, even with no data */
     TRY(sim__h5t_close(e, dg));           /* /jobs stays open until commit */
+
+    /* A table that ends inside its first chunk is chunked by its length
+     * (3 rows); one with something put under its group while open (a label
+     * list) keeps whole chunks and its columns first in creation order. */
+    static const sim__h5_col SMALL_COLS[2] = {
+        {"v", SIM__H5_F64, "s", "three values"},
+        {"k", SIM__H5_I32, "1", "three codes"},
+    };
+    static const char *const KLAB[2] = {"zero", "one"};
+    sim__h5t *sm = NULL, *lb = NULL;
+    TRY(sim__h5t_create(&sm, w, "/tables/small", "three rows", SMALL_COLS, 2, dg));
+    TRY(sim__h5t_create(&lb, w, "/tables/labelled", "five rows, labelled", SMALL_COLS, 2, dg));
+    TRY(sim__h5w_attr_str(w, "/tables/small", "note", "an attribute of the group", dg));
+    TRY(sim__h5w_labels(w, "/tables/labelled/k", KLAB, 2, dg));
+    for (int i = 0; i < 5; i++) {
+        if (i < 3) {
+            sim__h5t_put_f64(sm, 0, 1.5 * i);
+            sim__h5t_put_i32(sm, 1, i % 2);
+            TRY(sim__h5t_row_end(sm, dg));
+        }
+        sim__h5t_put_f64(lb, 0, -1.0 * i);
+        sim__h5t_put_i32(lb, 1, (i + 1) % 2);
+        TRY(sim__h5t_row_end(lb, dg));
+    }
+    TRY(sim__h5t_close(sm, dg));
+    TRY(sim__h5w_labels(w, "/tables/small/k", KLAB, 2, dg)); /* after the close */
+    TRY(sim__h5t_close(lb, dg));
 #undef TRY
     return 0;
 }
@@ -362,6 +389,9 @@ static void read_back(const char *path)
     check_list(r, "/jobs", SIM__H5_ORDER_CREATION, jobs_crt, 4);
     check_list(r, "/jobs", SIM__H5_ORDER_NAME, jobs_name, 4);
     check_list(r, "/provenance/empty", SIM__H5_ORDER_CREATION, none, 0);
+    static const char *const small_crt[] = {"v", "k"};
+    check_list(r, "/tables/small", SIM__H5_ORDER_CREATION, small_crt, 2);
+    check_list(r, "/tables/labelled", SIM__H5_ORDER_CREATION, small_crt, 2);
 
     /* info */
     check_info(r, "/summary", SIM__H5_GROUP, SIM__H5_OTHER, 0, 0);

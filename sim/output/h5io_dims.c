@@ -344,7 +344,7 @@ static int make_scale(sim__h5w *w, hid_t g, const h5dim *d, hsize_t rows, hid_t 
         H5CHK(&e, ds = H5Dcreate2(g, d->name, H5T_IEEE_F64LE, s, H5P_DEFAULT,
                                   dcpl >= 0 ? dcpl : w->dcpl, w->dapl));
         if (rows)
-            H5CHK(&e, H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+            H5CHK(&e, H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, w->dxpl, v));
         H5CHK(&e, sim__h5w_put_meta(w, ds, units ? units : "1", d->desc, &e));
         H5CHK(&e, H5DSset_scale(ds, d->name));
     } else {
@@ -548,7 +548,7 @@ static int w_strings(sim__h5w *w, const char *path, const char *const *v, size_t
     H5CHK(&e, s = H5Screate_simple(1, &dims, NULL));
     H5CHK(&e, ds = H5Dcreate2(w->file, path, w->str_type, s, H5P_DEFAULT, w->dcpl, w->dapl));
     if (n)
-        H5CHK(&e, H5Dwrite(ds, w->str_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+        H5CHK(&e, H5Dwrite(ds, w->str_type, H5S_ALL, H5S_ALL, w->dxpl, v));
     H5CHK(&e, sim__h5w_put_meta(w, ds, NULL, description, &e));
     if (scale)
         H5CHK(&e, H5DSset_scale(ds, strrchr(path, '/') + 1));

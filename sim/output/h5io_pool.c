@@ -126,10 +126,10 @@ static int slot_compress(h5pool *p, int who, h5slot *s)
     const sim__h5t *t = s->t;
     unsigned char *scratch = p->scratch[who];
     for (size_t i = 0; i < t->ncols; i++) {
-        size_t es = t->esize[i], n = SIM__H5_CHUNK_ROWS * es;
+        size_t es = t->esize[i], n = t->chunk * es;
         const unsigned char *src = s->raw + t->raw_off[i];
         if (es > 1) {
-            shuffle(scratch, src, SIM__H5_CHUNK_ROWS, es);
+            shuffle(scratch, src, t->chunk, es);
             src = scratch;
         }
         size_t zn = 0;
