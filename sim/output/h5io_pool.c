@@ -128,6 +128,20 @@ static int slot_compress(h5pool *p, int who, h5slot *s)
     for (size_t i = 0; i < t->ncols; i++) {
         size_t es = t->esize[i], n = t->chunk * es;
         const unsigned char *src = s->raw + t->raw_off[i];
+        /* A column whose chunk holds the same bytes as an earlier column's
+         * (the jobs table's id and trace_id, or run_s and the GPU-seconds
+         * of one-GPU jobs) gets that column's stream: deflate is a
+         * function of its input, so the bytes are the ones compressing it
+         * again would give, without the work. Differing columns usually
+         * part in their first bytes. */
+        size_t j = 0;
+        while (j < i && (t->esize[j] != es || memcmp(s->raw + t->raw_off[j], src, n) != 0))
+            j++;
+        if (j < i) {
+            memcpy(s->z + t->z_off[i], s->z + t->z_off[j], s->zlen[j]);
+            s->zlen[i] = s->zlen[j];
+            continue;
+        }
         if (es > 1) {
             shuffle(scratch, src, t->chunk, es);
             src = scratch;
