@@ -141,7 +141,7 @@ typedef struct h5pool {
     /* [0] the owner's, [1] the worker's: */
     unsigned char *scratch[2]; /* shuffled chunk of one column */
     z_stream zs[2];            /* deflate state, reset per column (zs_ok once initialised) */
-    int zs_ok[2];
+    int zs_ok[2];              /* 1 once initialised; 2: its level was switched (z_planes) */
 } h5pool;
 
 typedef struct sim__h5t_ops sim__h5t_ops;
@@ -270,6 +270,8 @@ void sim__h5pool_start(h5pool *p);
 void sim__h5pool_stop(h5pool *p);
 /* Stop, then free everything; safe after a failed init. */
 void sim__h5pool_fini(h5pool *p);
+/* Bytes a compressed chunk of n bytes of es-byte values may take. */
+size_t sim__h5_zbound(size_t n, size_t es);
 /* Owner: queue a filled slot for compression. */
 void sim__h5pool_push(h5pool *p, h5slot *s);
 /* Owner: wait until slot s is compressed, compressing queued slots

@@ -470,7 +470,7 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
         t->raw_off[i] = t->raw_bytes;
         t->z_off[i] = t->z_bytes;
         t->raw_bytes += SIM__H5_CHUNK_ROWS * t->esize[i];
-        t->z_bytes += (size_t)compressBound((uLong)(SIM__H5_CHUNK_ROWS * t->esize[i]));
+        t->z_bytes += sim__h5_zbound(SIM__H5_CHUNK_ROWS * t->esize[i], t->esize[i]);
     }
     /* The first slot's buffer now, small (t_grow); the rest when the first
      * chunk is full. */
