@@ -75,7 +75,7 @@ typedef struct h5dim {
     char *name;     /* the dimension: a member of the group */
     char *coord;    /* NULL, or the 1-D dataset whose values the scale copies */
     char *desc;     /* description of the scale dataset */
-    int fixed_rows; /* rows given (sim__h5w_dim); else the table's, at commit */
+    int fixed_rows; /* rows given (sim__h5w_dim), or the finished table's; else found at commit */
     hsize_t rows;
     char **members; /* NULL-terminated names to attach, or NULL: every 1-D dataset */
     /* sim__h5w_dim_axes: `table` is then an N-D dataset and axes[k] the scale

@@ -374,6 +374,13 @@ static int t_finish(sim__h5t *t, tm_diag *diag)
         rc = r;
     if (!rc) /* an empty table: full chunks, of which it has none */
         rc = t_make(t, SIM__H5_CHUNK_ROWS, diag);
+    if (!rc && t->dim) {
+        /* Its dimension's length is the table's: the first 1-D dataset of
+         * the group (in creation order) is its first column, which is what
+         * sim__h5dim_make would otherwise open every member to find. */
+        t->dim->rows = t->nshipped;
+        t->dim->fixed_rows = 1;
+    }
     for (size_t i = 0; i < t->ncols && !rc; i++) {
         h5col *c = &t->cols[i];
         if (H5Dclose(c->dset) < 0) {
