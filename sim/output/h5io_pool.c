@@ -236,6 +236,50 @@ static int z_column(z_stream *z, int *ok, unsigned char *dst, size_t cap, size_t
     return zr;
 }
 
+/* Streams of constant chunks: a column chunk whose values are all the same
+ * bytes (a class code, a GPU count, a NaN deadline, a zero loss: half the
+ * columns of a typical jobs table) compresses to a few hundred bytes that
+ * depend only on the value, its size and the chunk's length, yet deflating
+ * it reads and checksums every byte. Each compressing thread keeps the last
+ * ZC_N such streams and copies a match: a stream is a function of its
+ * input, so the bytes are those compressing again would give, and which
+ * thread had it cached never shows. */
+#define ZC_N   16
+#define ZC_MAX 1024 /* longer streams are not kept */
+struct h5zconst {
+    size_t es, n, zlen; /* zlen 0: an empty entry */
+    unsigned char v[8], z[ZC_MAX];
+};
+
+/* The cached stream of a constant chunk (n bytes of es-byte values equal to
+ * v), or NULL. */
+static struct h5zconst *zc_find(h5pool *p, int who, const unsigned char *v, size_t es, size_t n)
+{
+    for (unsigned k = 0; p->zc[who] && k < ZC_N; k++) {
+        struct h5zconst *c = &p->zc[who][k];
+        if (c->zlen && c->es == es && c->n == n && !memcmp(c->v, v, es))
+            return c;
+    }
+    return NULL;
+}
+
+/* Keep the stream z (zlen bytes) of a constant chunk, if it is short and
+ * there is memory for the cache (else nothing: the cache only saves work). */
+static void zc_keep(h5pool *p, int who, const unsigned char *v, size_t es, size_t n,
+                    const unsigned char *z, size_t zlen)
+{
+    if (zlen == 0 || zlen > ZC_MAX ||
+        (!p->zc[who] && !(p->zc[who] = calloc(ZC_N, sizeof *p->zc[who]))))
+        return;
+    struct h5zconst *c = &p->zc[who][p->zc_next[who]];
+    p->zc_next[who] = (p->zc_next[who] + 1) % ZC_N;
+    c->es = es;
+    c->n = n;
+    c->zlen = zlen;
+    memcpy(c->v, v, es);
+    memcpy(c->z, z, zlen);
+}
+
 /* Filter every column of a slot as the dataset's pipeline declares: shuffle
  * by the element size (a no-op for bytes), then one zlib stream at
  * SIM__H5_DEFLATE_LEVEL with SIM__H5_DEFLATE_STRATEGY into a compressBound
@@ -266,14 +310,26 @@ static int slot_compress(h5pool *p, int who, h5slot *s)
             s->zlen[i] = s->zlen[j];
             continue;
         }
-        if (es > 1) {
+        /* every value the bytes of the first: the chunk equals itself
+         * shifted by one value */
+        const unsigned char *v = src;
+        int constant = es <= 8 && n > es && memcmp(src, src + es, n - es) == 0;
+        struct h5zconst *hit = constant ? zc_find(p, who, v, es, n) : NULL;
+        if (es > 1 && !hit) {
             shuffle(scratch, src, t->chunk, es);
             src = scratch;
         }
+        unsigned char *dst = s->z + t->z_off[i];
         size_t zn = 0, cap = sim__h5_zbound(n, es);
-        int zr = zfail_now() ? Z_MEM_ERROR
-                             : z_column(&p->zs[who], &p->zs_ok[who], s->z + t->z_off[i], cap, &zn,
-                                        src, t->chunk, es);
+        int zr = Z_OK;
+        if (zfail_now())
+            zr = Z_MEM_ERROR;
+        else if (hit)
+            memcpy(dst, hit->z, zn = hit->zlen);
+        else if ((zr = z_column(&p->zs[who], &p->zs_ok[who], dst, cap, &zn, src, t->chunk, es)) ==
+                     Z_OK &&
+                 constant)
+            zc_keep(p, who, v, es, n, dst, zn);
         if (zr != Z_OK) {
             s->zcol = i;
             return zr;
@@ -419,6 +475,8 @@ void sim__h5pool_fini(h5pool *p)
         if (p->zs_ok[i])
             deflateEnd(&p->zs[i]);
         p->zs_ok[i] = 0;
+        free(p->zc[i]);
+        p->zc[i] = NULL;
     }
 }
 

@@ -142,6 +142,8 @@ typedef struct h5pool {
     unsigned char *scratch[2]; /* shuffled chunk of one column */
     z_stream zs[2];            /* deflate state, reset per column (zs_ok once initialised) */
     int zs_ok[2];              /* 1 once initialised; 2: its level was switched (z_planes) */
+    struct h5zconst *zc[2];    /* streams of constant chunks (slot_compress), lazily */
+    unsigned zc_next[2];       /* the entry to replace next */
 } h5pool;
 
 typedef struct sim__h5t_ops sim__h5t_ops;
