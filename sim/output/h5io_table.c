@@ -4,7 +4,8 @@
  * appended row by row.
  *
  * How it works. A column is a 1-D dataset with an unlimited maximum length,
- * chunked SIM__H5_CHUNK_ROWS rows, shuffle + deflate. Rows go into a slot:
+ * chunked SIM__H5_CHUNK_ROWS rows (or the table's length, when it ends
+ * inside its first chunk: t_make), shuffle + deflate. Rows go into a slot:
  * one chunk buffer per column. A table has SIM__H5_PIPE_SLOTS slots used as a
  * ring: when the filling one is full it is shipped (queued for compression
  * on the writer's worker, h5io_pool.c) and the next one fills; when all are
