@@ -121,6 +121,28 @@ def check_file(path):
         dataset(e, "n", "<i8", (0,), "1")
         if "x" in e:
             want("/tables/empty/x maxshape", e["x"].maxshape, (None,))
+            want("/tables/empty/x chunks", e["x"].chunks, (CHUNK,))
+
+        # a table that ends inside its first chunk: chunks of its length;
+        # one whose group got a label list while open: whole chunks, and
+        # its columns before the list in creation order
+        for tab, n, chunk, v, k in (("small", 3, 3, [0.0, 1.5, 3.0], [0, 1, 0]),
+                                    ("labelled", 5, CHUNK, [0.0, -1.0, -2.0, -3.0, -4.0],
+                                     [1, 0, 1, 0, 1])):
+            g = f[f"/tables/{tab}"]
+            for name, dtype, units, values in (("v", "<f8", "s", v), ("k", "<i4", "1", k)):
+                d = dataset(g, name, dtype, (n,), units)
+                if d is None:
+                    continue
+                want(f"/tables/{tab}/{name} chunks", d.chunks, (chunk,))
+                want(f"/tables/{tab}/{name} maxshape", d.maxshape, (None,))
+                want(f"/tables/{tab}/{name} compression", d.compression, "gzip")
+                want(f"/tables/{tab}/{name} values", d[()].tolist(), values)
+            order = []
+            g.id.links.iterate(order.append, idx_type=h5py.h5.INDEX_CRT_ORDER)
+            want(f"/tables/{tab} creation order", [o.decode() for o in order][:3],
+                 ["v", "k", "k_name"])
+            want(f"/tables/{tab}/k labels", g["k"].attrs.get("labels"), "zero\none")
     return bad
 
 

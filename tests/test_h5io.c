@@ -24,6 +24,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,33 @@ static int write_sample(sim__h5w *w, int bad, tm_diag *dg)
     TRY(sim__h5t_create(&e, w, "/tables/empty", "a table with no rows", EMPTY_COLS, 2, dg));
     TRY(sim__h5t_append(e, NULL, 0, dg)); /* zero rows is fine, even with no data */
     TRY(sim__h5t_close(e, dg));           /* /jobs stays open until commit */
+
+    /* A table that ends inside its first chunk is chunked by its length
+     * (3 rows); one with something put under its group while open (a label
+     * list) keeps whole chunks and its columns first in creation order. */
+    static const sim__h5_col SMALL_COLS[2] = {
+        {"v", SIM__H5_F64, "s", "three values"},
+        {"k", SIM__H5_I32, "1", "three codes"},
+    };
+    static const char *const KLAB[2] = {"zero", "one"};
+    sim__h5t *sm = NULL, *lb = NULL;
+    TRY(sim__h5t_create(&sm, w, "/tables/small", "three rows", SMALL_COLS, 2, dg));
+    TRY(sim__h5t_create(&lb, w, "/tables/labelled", "five rows, labelled", SMALL_COLS, 2, dg));
+    TRY(sim__h5w_attr_str(w, "/tables/small", "note", "an attribute of the group", dg));
+    TRY(sim__h5w_labels(w, "/tables/labelled/k", KLAB, 2, dg));
+    for (int i = 0; i < 5; i++) {
+        if (i < 3) {
+            sim__h5t_put_f64(sm, 0, 1.5 * i);
+            sim__h5t_put_i32(sm, 1, i % 2);
+            TRY(sim__h5t_row_end(sm, dg));
+        }
+        sim__h5t_put_f64(lb, 0, -1.0 * i);
+        sim__h5t_put_i32(lb, 1, (i + 1) % 2);
+        TRY(sim__h5t_row_end(lb, dg));
+    }
+    TRY(sim__h5t_close(sm, dg));
+    TRY(sim__h5w_labels(w, "/tables/small/k", KLAB, 2, dg)); /* after the close */
+    TRY(sim__h5t_close(lb, dg));
 #undef TRY
     return 0;
 }
@@ -362,6 +390,9 @@ static void read_back(const char *path)
     check_list(r, "/jobs", SIM__H5_ORDER_CREATION, jobs_crt, 4);
     check_list(r, "/jobs", SIM__H5_ORDER_NAME, jobs_name, 4);
     check_list(r, "/provenance/empty", SIM__H5_ORDER_CREATION, none, 0);
+    static const char *const small_crt[] = {"v", "k"};
+    check_list(r, "/tables/small", SIM__H5_ORDER_CREATION, small_crt, 2);
+    check_list(r, "/tables/labelled", SIM__H5_ORDER_CREATION, small_crt, 2);
 
     /* info */
     check_info(r, "/summary", SIM__H5_GROUP, SIM__H5_OTHER, 0, 0);
@@ -910,6 +941,94 @@ static const char *pipe_name(sim__h5_pipe p)
     default:
         return "none";
     }
+}
+
+/* A table whose chunks repeat: "b" is "a" (random doubles: noise planes),
+ * "k" and "k2" are the constant 7, "nan" and "one" constant doubles, "id"
+ * the row number. Chunks of a repeated column reuse the stream of the
+ * first; constant chunks come from the compressor's cache after the first;
+ * the last chunk is partial, padded with zeros, so no longer constant. */
+#define REP_ROWS (3 * SIM__H5_CHUNK_ROWS + 123)
+static const sim__h5_col REP_COLS[7] = {
+    {"a", SIM__H5_F64, "s", "random"},      {"b", SIM__H5_F64, "s", "a again"},
+    {"k", SIM__H5_I32, "1", "seven"},       {"nan", SIM__H5_F64, "s", "NaN"},
+    {"one", SIM__H5_F64, "1", "one"},       {"k2", SIM__H5_I32, "1", "seven again"},
+    {"id", SIM__H5_I64, "1", "row number"},
+};
+
+static double rep_a(uint64_t i)
+{
+    uint64_t s = i * 0x9E3779B97F4A7C15ull + 1;
+    return (double)(splitmix(&s) >> 11) * 0x1p-53 * 1000.0;
+}
+
+static int write_repeated(const char *path, sim__h5_pipe pipe)
+{
+    tm_diag dg = {0};
+    sim__h5w *w = NULL;
+    sim__h5t *t = NULL;
+    int rc = sim__h5w_open(&w, path, &dg);
+    if (!rc && !(rc = sim__h5w_set_pipe(w, pipe, &dg)))
+        rc = sim__h5t_create(&t, w, "/rep", "repeated columns", REP_COLS, 7, &dg);
+    for (uint64_t i = 0; !rc && i < REP_ROWS; i++) {
+        sim__h5t_put_f64(t, 0, rep_a(i));
+        sim__h5t_put_f64(t, 1, rep_a(i));
+        sim__h5t_put_i32(t, 2, 7);
+        sim__h5t_put_f64(t, 3, NAN);
+        sim__h5t_put_f64(t, 4, 1.0);
+        sim__h5t_put_i32(t, 5, 7);
+        sim__h5t_put_i64(t, 6, (int64_t)i);
+        rc = sim__h5t_row_end(t, &dg);
+    }
+    if (!rc)
+        return sim__h5w_commit(w, &dg) == TM_OK
+                   ? 0
+                   : (check_fail(__FILE__, __LINE__, "%s: %s", dg.where, dg.msg), -1);
+    check_fail(__FILE__, __LINE__, "%s: %s", dg.where, dg.msg);
+    sim__h5w_abort(w);
+    return -1;
+}
+
+static void test_repeated_columns(void)
+{
+    static const sim__h5_pipe pipes[] = {SIM__H5_PIPE_WORKER, SIM__H5_PIPE_INLINE,
+                                         SIM__H5_PIPE_FILTER};
+    char *dir = make_tmpdir();
+    char path[3][1024];
+    tm_diag dg = {0};
+    for (size_t p = 0; p < 3; p++) {
+        join(path[p], sizeof path[p], dir, pipe_name(pipes[p]));
+        if (write_repeated(path[p], pipes[p]) != 0)
+            continue;
+        sim__h5r *r = NULL;
+        CHECK_EQ_INT(sim__h5r_open(&r, path[p], &dg), TM_OK);
+        for (size_t c = 0; r && c < 7; c++) {
+            char where[64];
+            snprintf(where, sizeof where, "/rep/%s", REP_COLS[c].name);
+            double *f = NULL;
+            int64_t *v = NULL;
+            size_t n = 0;
+            int rc = REP_COLS[c].type == SIM__H5_F64 ? sim__h5r_array_f64(r, where, &f, &n, &dg)
+                                                     : sim__h5r_array_i64(r, where, &v, &n, &dg);
+            CHECK_EQ_INT(rc, TM_OK);
+            CHECK_EQ_U64(n, REP_ROWS);
+            for (size_t i = 0; !rc && i < n; i++) {
+                double want = c < 2 ? rep_a(i) : c == 4 ? 1.0 : c == 6 ? (double)i : 7.0;
+                int ok = c == 3 ? isnan(f[i]) : f ? f[i] == want : (double)v[i] == want;
+                if (!ok) {
+                    check_fail(__FILE__, __LINE__, "%s %s[%zu] is not %g", pipe_name(pipes[p]),
+                               where, i, want);
+                    break;
+                }
+            }
+            free(f);
+            free(v);
+        }
+        sim__h5r_close(r);
+    }
+    check_same_bytes(path[0], path[1]);
+    rm_tree(dir);
+    free(dir);
 }
 
 /* One table, nothing else written while it is open: rows by put and by
@@ -1544,10 +1663,10 @@ int main(int argc, char **argv)
     /* After each, every HDF5 handle must be closed, the files included: a
      * file whose close failed would still count. */
     static void (*const tests[])(void) = {
-        test_roundtrip,        test_abort,         test_bad_dir,         test_commit_fails,
-        test_misuse,           test_reader_errors, test_file_size_limit, test_commit_flush_fails,
-        test_pipes_same_bytes, test_many_tables,   test_abort_in_flight, test_worker_failure,
-        test_full_with_worker};
+        test_roundtrip,        test_abort,           test_bad_dir,         test_commit_fails,
+        test_misuse,           test_reader_errors,   test_file_size_limit, test_commit_flush_fails,
+        test_pipes_same_bytes, test_many_tables,     test_abort_in_flight, test_worker_failure,
+        test_full_with_worker, test_repeated_columns};
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         tests[i]();
         CHECK_EQ_INT(sim__h5_open_ids(), 0);

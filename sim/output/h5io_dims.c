@@ -344,7 +344,7 @@ static int make_scale(sim__h5w *w, hid_t g, const h5dim *d, hsize_t rows, hid_t 
         H5CHK(&e, ds = H5Dcreate2(g, d->name, H5T_IEEE_F64LE, s, H5P_DEFAULT,
                                   dcpl >= 0 ? dcpl : w->dcpl, w->dapl));
         if (rows)
-            H5CHK(&e, H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+            H5CHK(&e, H5Dwrite(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, w->dxpl, v));
         H5CHK(&e, sim__h5w_put_meta(w, ds, units ? units : "1", d->desc, &e));
         H5CHK(&e, H5DSset_scale(ds, d->name));
     } else {
@@ -384,16 +384,6 @@ static herr_t attach_one(hid_t g, const char *name, const H5L_info_t *li, void *
     attach_ctx *c = op;
     if (li->type != H5L_TYPE_HARD)
         return 0;
-    int sc = is_scale(g, name, c->e);
-    if (sc != 0)
-        return sc < 0 ? -1 : 0;
-    H5O_info_t oi;
-    if (H5Oget_info_by_name(g, name, &oi, H5P_DEFAULT) < 0) {
-        sim__h5_err_capture(c->e);
-        return -1;
-    }
-    if (oi.type != H5O_TYPE_DATASET)
-        return 0;
     if (c->members) {
         size_t i = 0;
         while (c->members[i] && strcmp(c->members[i], name))
@@ -401,16 +391,29 @@ static herr_t attach_one(hid_t g, const char *name, const H5L_info_t *li, void *
         if (!c->members[i])
             return 0;
     }
-    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    /* One open for the kind, the scale test (is_scale's CLASS attribute) and
+     * the shape: each lookup by name walks the group's link index. */
+    hid_t d = H5Oopen(g, name, H5P_DEFAULT);
     if (d < 0) {
         sim__h5_err_capture(c->e);
         return -1;
+    }
+    if (H5Iget_type(d) != H5I_DATASET) {
+        H5Oclose(d);
+        return 0;
+    }
+    htri_t sc = H5Aexists(d, "CLASS");
+    if (sc != 0) {
+        if (sc < 0)
+            sim__h5_err_capture(c->e);
+        H5Oclose(d);
+        return sc < 0 ? -1 : 0;
     }
     hid_t sp = H5Dget_space(d);
     int rank = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
     sim__h5_close_id(sp);
     if (rank != 1) { /* scalars and matrices keep no dimension here */
-        H5Dclose(d);
+        H5Oclose(d);
         if (rank >= 0)
             return 0;
         sim__h5_err_capture(c->e);
@@ -431,7 +434,7 @@ static herr_t attach_one(hid_t g, const char *name, const H5L_info_t *li, void *
         sim__h5_err_capture(c->e);
         r = -1;
     }
-    H5Dclose(d);
+    H5Oclose(d);
     return r;
 }
 
@@ -548,7 +551,7 @@ static int w_strings(sim__h5w *w, const char *path, const char *const *v, size_t
     H5CHK(&e, s = H5Screate_simple(1, &dims, NULL));
     H5CHK(&e, ds = H5Dcreate2(w->file, path, w->str_type, s, H5P_DEFAULT, w->dcpl, w->dapl));
     if (n)
-        H5CHK(&e, H5Dwrite(ds, w->str_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+        H5CHK(&e, H5Dwrite(ds, w->str_type, H5S_ALL, H5S_ALL, w->dxpl, v));
     H5CHK(&e, sim__h5w_put_meta(w, ds, NULL, description, &e));
     if (scale)
         H5CHK(&e, H5DSset_scale(ds, strrchr(path, '/') + 1));

@@ -21,7 +21,8 @@
  * sim__h5w_abort (commit, when it fails, cleans up by itself).
  *
  * Tables. A table is a group whose members are one 1-D dataset per column,
- * all of the same length, chunked SIM__H5_CHUNK_ROWS rows at a time, shuffled
+ * all of the same length, chunked SIM__H5_CHUNK_ROWS rows at a time (a table
+ * that ends inside its first chunk: chunked by its own length), shuffled
  * and deflated. Rows are buffered one chunk per column; a full chunk is
  * compressed on the writer's worker thread while the next fills, and written
  * later by the calling thread (the only one that calls HDF5), so a table costs

@@ -84,13 +84,26 @@ static void shuffle(unsigned char *restrict dst, const unsigned char *restrict s
     }
 }
 
-/* One zlib stream (zlib format, as H5Z_filter_deflate writes) of n bytes at
- * src into dst (compressBound(n) bytes), with z initialised by the caller's
- * first call (*ok) and reset after: the output is what a fresh
- * deflateInit2 would give, without its allocation per column. */
-static int z_chunk(z_stream *z, int *ok, unsigned char *dst, size_t *dst_n,
-                   const unsigned char *src, size_t n)
+/* z initialised (by the caller's first call, *ok) or reset: what a fresh
+ * deflateInit2 at SIM__H5_DEFLATE_LEVEL gives, without its allocation per
+ * column. deflateReset keeps the level a deflateParams set (*ok == 2):
+ * zlib 1.2.12 and later take it back with deflateParams before any input;
+ * older ones, whose deflateParams would flush a stream not yet begun, get a
+ * new stream. */
+static int z_start(z_stream *z, int *ok)
 {
+    if (*ok && deflateReset(z) != Z_OK)
+        return Z_STREAM_ERROR;
+    if (*ok == 2) {
+#if ZLIB_VERNUM >= 0x12c0
+        if (deflateParams(z, SIM__H5_DEFLATE_LEVEL, SIM__H5_DEFLATE_STRATEGY) != Z_OK)
+            return Z_STREAM_ERROR;
+        *ok = 1;
+#else
+        deflateEnd(z);
+        *ok = 0;
+#endif
+    }
     if (!*ok) {
         memset(z, 0, sizeof *z);
         int zr =
@@ -98,18 +111,173 @@ static int z_chunk(z_stream *z, int *ok, unsigned char *dst, size_t *dst_n,
         if (zr != Z_OK)
             return zr;
         *ok = 1;
-    } else if (deflateReset(z) != Z_OK) {
-        return Z_STREAM_ERROR;
     }
+    return Z_OK;
+}
+
+/* One zlib stream (zlib format, as H5Z_filter_deflate writes) of n bytes at
+ * src into dst (cap bytes, at least compressBound(n)). */
+static int z_chunk(z_stream *z, int *ok, unsigned char *dst, size_t cap, size_t *dst_n,
+                   const unsigned char *src, size_t n)
+{
+    int zr = z_start(z, ok);
+    if (zr != Z_OK)
+        return zr;
     z->next_in = (unsigned char *)(uintptr_t)src; /* zlib 1.2 has no const input */
     z->avail_in = (uInt)n;
     z->next_out = dst;
-    z->avail_out = (uInt)compressBound((uLong)n);
-    int zr = deflate(z, Z_FINISH);
+    z->avail_out = (uInt)cap;
+    zr = deflate(z, Z_FINISH);
     if (zr != Z_STREAM_END)
         return zr == Z_OK ? Z_BUF_ERROR : zr;
     *dst_n = (size_t)z->total_out;
     return Z_OK;
+}
+
+/* 1 if a shuffled byte plane of n bytes is noise to run-length deflate, so
+ * that storing it costs at most a few percent more bytes than deflating it
+ * and saves nearly all the work: the low mantissa bytes of times and
+ * durations, the low byte of an id. Noise here: its bytes repeat their
+ * neighbour less than 1/64 of the time (runs are all Z_RLE codes; random
+ * bytes repeat 1/256 of the time) and the byte histogram is flat enough
+ * that Huffman codes save under about 3 % (a collision probability, the
+ * sum of the squared frequencies, within 10 % of a uniform one's: Rényi
+ * entropy above 7.86 bits). Integer arithmetic only, so the choice, and
+ * hence the file's bytes, is the same on every machine. A first look at
+ * 256 bytes turns away the plainly repetitive planes cheaply. */
+#define Z_NOISE_MIN 4096
+static int plane_noise(const unsigned char *b, size_t n)
+{
+    if (n < Z_NOISE_MIN)
+        return 0;
+    size_t same = 0;
+    for (size_t i = 1; i < 256; i++)
+        same += b[i] == b[i - 1];
+    if (same * 64 > 256)
+        return 0;
+    uint32_t h[256] = {0};
+    same = 0;
+    h[b[0]]++;
+    for (size_t i = 1; i < n; i++) {
+        h[b[i]]++;
+        same += b[i] == b[i - 1];
+    }
+    if (same * 64 > n)
+        return 0;
+    uint64_t sq = 0;
+    for (int v = 0; v < 256; v++)
+        sq += (uint64_t)h[v] * h[v];
+    /* sum h^2 / n^2 <= 1.1 / 256 */
+    return (uint64_t)2560 * sq <= (uint64_t)11 * n * n;
+}
+
+/* Bytes a column's compressed chunk may take (t->z_off spacing): zlib's
+ * bound for one call plus room for z_planes' block boundaries (a stored
+ * block header and an end of block per switch; a plane switches twice). */
+size_t sim__h5_zbound(size_t n, size_t es)
+{
+    return (size_t)compressBound((uLong)n) + 16 * es + 64;
+}
+
+/* As z_chunk, for the es byte planes (plane bytes each) of a shuffled chunk:
+ * runs of noise planes (plane_noise) go in stored blocks (level 0), the rest
+ * through SIM__H5_DEFLATE_LEVEL and SIM__H5_DEFLATE_STRATEGY, switched with
+ * deflateParams in one stream. A chunk with no noise plane is z_chunk's
+ * stream exactly. Any reader inflates either. */
+static int z_planes(z_stream *z, int *ok, unsigned char *dst, size_t cap, size_t *dst_n,
+                    const unsigned char *src, size_t plane, size_t es)
+{
+    int noise[8], any = 0;
+    if (es > 8)
+        return z_chunk(z, ok, dst, cap, dst_n, src, plane * es);
+    for (size_t p = 0; p < es; p++)
+        any |= noise[p] = plane_noise(src + p * plane, plane);
+    if (!any)
+        return z_chunk(z, ok, dst, cap, dst_n, src, plane * es);
+    int zr = z_start(z, ok);
+    if (zr != Z_OK)
+        return zr;
+    z->next_out = dst;
+    z->avail_out = (uInt)cap;
+    int level = SIM__H5_DEFLATE_LEVEL;
+    for (size_t p = 0; p < es;) {
+        size_t q = p + 1;
+        while (q < es && noise[q] == noise[p])
+            q++;
+        int want = noise[p] ? 0 : SIM__H5_DEFLATE_LEVEL;
+        if (want != level) {
+            *ok = 2;
+            if ((zr = deflateParams(z, want, SIM__H5_DEFLATE_STRATEGY)) != Z_OK)
+                return zr;
+            level = want;
+        }
+        z->next_in = (unsigned char *)(uintptr_t)(src + p * plane);
+        z->avail_in = (uInt)((q - p) * plane);
+        if ((zr = deflate(z, Z_NO_FLUSH)) != Z_OK || z->avail_in != 0)
+            return zr == Z_OK ? Z_BUF_ERROR : zr;
+        p = q;
+    }
+    zr = deflate(z, Z_FINISH);
+    if (zr != Z_STREAM_END)
+        return zr == Z_OK ? Z_BUF_ERROR : zr;
+    *dst_n = (size_t)z->total_out;
+    return Z_OK;
+}
+
+/* z_planes, or, should its block boundaries not fit in cap (they always
+ * have), the plain stream, which fits in compressBound(n). Deterministic
+ * either way. */
+static int z_column(z_stream *z, int *ok, unsigned char *dst, size_t cap, size_t *dst_n,
+                    const unsigned char *src, size_t plane, size_t es)
+{
+    int zr = z_planes(z, ok, dst, cap, dst_n, src, plane, es);
+    if (zr == Z_BUF_ERROR)
+        zr = z_chunk(z, ok, dst, cap, dst_n, src, plane * es);
+    return zr;
+}
+
+/* Streams of constant chunks: a column chunk whose values are all the same
+ * bytes (a class code, a GPU count, a NaN deadline, a zero loss: half the
+ * columns of a typical jobs table) compresses to a few hundred bytes that
+ * depend only on the value, its size and the chunk's length, yet deflating
+ * it reads and checksums every byte. Each compressing thread keeps the last
+ * ZC_N such streams and copies a match: a stream is a function of its
+ * input, so the bytes are those compressing again would give, and which
+ * thread had it cached never shows. */
+#define ZC_N   16
+#define ZC_MAX 1024 /* longer streams are not kept */
+struct h5zconst {
+    size_t es, n, zlen; /* zlen 0: an empty entry */
+    unsigned char v[8], z[ZC_MAX];
+};
+
+/* The cached stream of a constant chunk (n bytes of es-byte values equal to
+ * v), or NULL. */
+static struct h5zconst *zc_find(h5pool *p, int who, const unsigned char *v, size_t es, size_t n)
+{
+    for (unsigned k = 0; p->zc[who] && k < ZC_N; k++) {
+        struct h5zconst *c = &p->zc[who][k];
+        if (c->zlen && c->es == es && c->n == n && !memcmp(c->v, v, es))
+            return c;
+    }
+    return NULL;
+}
+
+/* Keep the stream z (zlen bytes) of a constant chunk, if it is short and
+ * there is memory for the cache (else nothing: the cache only saves work). */
+static void zc_keep(h5pool *p, int who, const unsigned char *v, size_t es, size_t n,
+                    const unsigned char *z, size_t zlen)
+{
+    if (zlen == 0 || zlen > ZC_MAX ||
+        (!p->zc[who] && !(p->zc[who] = calloc(ZC_N, sizeof *p->zc[who]))))
+        return;
+    struct h5zconst *c = &p->zc[who][p->zc_next[who]];
+    p->zc_next[who] = (p->zc_next[who] + 1) % ZC_N;
+    c->es = es;
+    c->n = n;
+    c->zlen = zlen;
+    memcpy(c->v, v, es);
+    memcpy(c->z, z, zlen);
 }
 
 /* Filter every column of a slot as the dataset's pipeline declares: shuffle
@@ -126,16 +294,42 @@ static int slot_compress(h5pool *p, int who, h5slot *s)
     const sim__h5t *t = s->t;
     unsigned char *scratch = p->scratch[who];
     for (size_t i = 0; i < t->ncols; i++) {
-        size_t es = t->esize[i], n = SIM__H5_CHUNK_ROWS * es;
+        size_t es = t->esize[i], n = t->chunk * es;
         const unsigned char *src = s->raw + t->raw_off[i];
-        if (es > 1) {
-            shuffle(scratch, src, SIM__H5_CHUNK_ROWS, es);
+        /* A column whose chunk holds the same bytes as an earlier column's
+         * (the jobs table's id and trace_id, or run_s and the GPU-seconds
+         * of one-GPU jobs) gets that column's stream: deflate is a
+         * function of its input, so the bytes are the ones compressing it
+         * again would give, without the work. Differing columns usually
+         * part in their first bytes. */
+        size_t j = 0;
+        while (j < i && (t->esize[j] != es || memcmp(s->raw + t->raw_off[j], src, n) != 0))
+            j++;
+        if (j < i) {
+            memcpy(s->z + t->z_off[i], s->z + t->z_off[j], s->zlen[j]);
+            s->zlen[i] = s->zlen[j];
+            continue;
+        }
+        /* every value the bytes of the first: the chunk equals itself
+         * shifted by one value */
+        const unsigned char *v = src;
+        int constant = es <= 8 && n > es && memcmp(src, src + es, n - es) == 0;
+        struct h5zconst *hit = constant ? zc_find(p, who, v, es, n) : NULL;
+        if (es > 1 && !hit) {
+            shuffle(scratch, src, t->chunk, es);
             src = scratch;
         }
-        size_t zn = 0;
-        int zr = zfail_now()
-                     ? Z_MEM_ERROR
-                     : z_chunk(&p->zs[who], &p->zs_ok[who], s->z + t->z_off[i], &zn, src, n);
+        unsigned char *dst = s->z + t->z_off[i];
+        size_t zn = 0, cap = sim__h5_zbound(n, es);
+        int zr = Z_OK;
+        if (zfail_now())
+            zr = Z_MEM_ERROR;
+        else if (hit)
+            memcpy(dst, hit->z, zn = hit->zlen);
+        else if ((zr = z_column(&p->zs[who], &p->zs_ok[who], dst, cap, &zn, src, t->chunk, es)) ==
+                     Z_OK &&
+                 constant)
+            zc_keep(p, who, v, es, n, dst, zn);
         if (zr != Z_OK) {
             s->zcol = i;
             return zr;
@@ -281,6 +475,8 @@ void sim__h5pool_fini(h5pool *p)
         if (p->zs_ok[i])
             deflateEnd(&p->zs[i]);
         p->zs_ok[i] = 0;
+        free(p->zc[i]);
+        p->zc[i] = NULL;
     }
 }
 

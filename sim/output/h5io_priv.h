@@ -61,8 +61,8 @@ typedef struct h5slot {
     int state;            /* SLOT_* (pool mutex once queued) */
     int zrc;              /* Z_OK, or zlib's failure (by whoever compressed it) */
     size_t zcol;          /* the column that failed */
-    uint64_t row0;        /* first row: a multiple of SIM__H5_CHUNK_ROWS */
-    size_t nrows;         /* rows it holds; < SIM__H5_CHUNK_ROWS only for the last */
+    uint64_t row0;        /* first row: a multiple of its table's chunk */
+    size_t nrows;         /* rows it holds; < its table's chunk only for the last */
     unsigned char *raw;   /* the column buffers, column i at t->raw_off[i] */
     unsigned char *z;     /* compressed chunks, column i at t->z_off[i] (piped tables) */
     size_t *zlen;         /* compressed bytes per column */
@@ -75,7 +75,7 @@ typedef struct h5dim {
     char *name;     /* the dimension: a member of the group */
     char *coord;    /* NULL, or the 1-D dataset whose values the scale copies */
     char *desc;     /* description of the scale dataset */
-    int fixed_rows; /* rows given (sim__h5w_dim); else the table's, at commit */
+    int fixed_rows; /* rows given (sim__h5w_dim), or the finished table's; else found at commit */
     hsize_t rows;
     char **members; /* NULL-terminated names to attach, or NULL: every 1-D dataset */
     /* sim__h5w_dim_axes: `table` is then an N-D dataset and axes[k] the scale
@@ -86,8 +86,9 @@ typedef struct h5dim {
 
 typedef struct h5col {
     char *name;
+    char *units, *desc; /* for the dataset, made when its table's chunk is known */
     sim__h5_type type;
-    hid_t dset;
+    hid_t dset;         /* H5I_INVALID_HID until then (t->made) */
     unsigned char *buf; /* the filling slot's buffer of this column: SIM__H5_CHUNK_ROWS values */
     size_t nput;        /* values in buf: nbuf, or nbuf + 1 once put in the open row */
 } h5col;
@@ -105,6 +106,12 @@ struct sim__h5t {
     size_t *z_off;   /* offset of each column in a slot's z block */
     size_t raw_bytes, z_bytes;
     int piped; /* chunks compressed by us and written directly (SIM__H5_PIPE_WORKER/INLINE) */
+    /* Rows per chunk of the columns: SIM__H5_CHUNK_ROWS, or the table's
+     * length when it ends inside its first chunk. Set (and the datasets
+     * made, t->made) before the first slot is shipped, when the table is
+     * finished empty, or when something else is put under its group. */
+    size_t chunk;
+    int made;
     /* Owner thread only. */
     size_t cap;        /* rows the filling buffer holds (t_grow); SIM__H5_CHUNK_ROWS once shipped */
     size_t nbuf;       /* complete rows in the filling slot, < SIM__H5_CHUNK_ROWS between calls */
@@ -134,7 +141,9 @@ typedef struct h5pool {
     /* [0] the owner's, [1] the worker's: */
     unsigned char *scratch[2]; /* shuffled chunk of one column */
     z_stream zs[2];            /* deflate state, reset per column (zs_ok once initialised) */
-    int zs_ok[2];
+    int zs_ok[2];              /* 1 once initialised; 2: its level was switched (z_planes) */
+    struct h5zconst *zc[2];    /* streams of constant chunks (slot_compress), lazily */
+    unsigned zc_next[2];       /* the entry to replace next */
 } h5pool;
 
 typedef struct sim__h5t_ops sim__h5t_ops;
@@ -145,6 +154,7 @@ struct sim__h5w {
     hid_t gcpl;     /* groups: creation order tracked, no times */
     hid_t dcpl;     /* contiguous datasets: no times */
     hid_t dapl;     /* chunked datasets: no chunk cache */
+    hid_t dxpl;     /* whole-dataset writes: a small type-conversion buffer */
     char *final_path;
     char *tmp_path;
     sim__h5t *tables;
@@ -239,10 +249,14 @@ int sim__h5_cf_units(const char *units, char *out, size_t cap);
 
 /* finish: flush, close and free the table (unlinked from its writer).
  * free: free a table; NULL is a no-op. No thread may hold one of its
- * slots: it was drained, or the worker was stopped. */
+ * slots: it was drained, or the worker was stopped.
+ * touch: `path` is about to be created, opened or given an attribute: the
+ * columns of a table whose group holds it are made now (full chunks), so
+ * that they exist and keep their place in the group's creation order. */
 struct sim__h5t_ops {
     int (*finish)(sim__h5t *t, tm_diag *diag);
     void (*free)(sim__h5t *t);
+    int (*touch)(sim__h5w *w, const char *path, tm_diag *diag);
 };
 
 /* ------------------------------------------------------------------------- */
@@ -258,6 +272,8 @@ void sim__h5pool_start(h5pool *p);
 void sim__h5pool_stop(h5pool *p);
 /* Stop, then free everything; safe after a failed init. */
 void sim__h5pool_fini(h5pool *p);
+/* Bytes a compressed chunk of n bytes of es-byte values may take. */
+size_t sim__h5_zbound(size_t n, size_t es);
 /* Owner: queue a filled slot for compression. */
 void sim__h5pool_push(h5pool *p, h5slot *s);
 /* Owner: wait until slot s is compressed, compressing queued slots

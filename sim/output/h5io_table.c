@@ -4,7 +4,8 @@
  * appended row by row.
  *
  * How it works. A column is a 1-D dataset with an unlimited maximum length,
- * chunked SIM__H5_CHUNK_ROWS rows, shuffle + deflate. Rows go into a slot:
+ * chunked SIM__H5_CHUNK_ROWS rows (or the table's length, when it ends
+ * inside its first chunk: t_make), shuffle + deflate. Rows go into a slot:
  * one chunk buffer per column. A table has SIM__H5_PIPE_SLOTS slots used as a
  * ring: when the filling one is full it is shipped (queued for compression
  * on the writer's worker, h5io_pool.c) and the next one fills; when all are
@@ -50,6 +51,8 @@ static void t_free(sim__h5t *t)
     for (size_t i = 0; t->cols && i < t->ncols; i++) {
         sim__h5_close_id(t->cols[i].dset);
         free(t->cols[i].name);
+        free(t->cols[i].units);
+        free(t->cols[i].desc);
     }
     for (unsigned k = 0; k < SIM__H5_PIPE_SLOTS; k++) {
         free(t->slot[k].raw);
@@ -125,6 +128,60 @@ static void t_fill_from(sim__h5t *t, unsigned k)
 {
     for (size_t i = 0; i < t->ncols; i++)
         t->cols[i].buf = t->slot[k].raw + t->raw_off[i];
+}
+
+/* Make the columns' datasets, chunked `chunk` rows (1 .. SIM__H5_CHUNK_ROWS),
+ * with their units and descriptions, in column order. Done once, as late as
+ * the file allows (t->chunk): a table that ends inside its first chunk gets
+ * chunks of its own length, so its one chunk per column holds its rows and
+ * no padding, which is what the many small tables of a report (pools, cost,
+ * ledger, a drained run's time series) cost most in compressing. */
+static int t_make(sim__h5t *t, size_t chunk, tm_diag *diag)
+{
+    sim__h5w *w = t->w;
+    h5err e = {0};
+    hid_t g = H5I_INVALID_HID, s = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
+    hsize_t zero = 0, unlimited = H5S_UNLIMITED;
+    size_t i = t->ncols;
+    int rc = 0;
+    if (t->made)
+        return 0;
+    t->made = 1;
+    t->chunk = chunk;
+    H5CHK(&e, g = H5Gopen2(w->file, t->path, H5P_DEFAULT));
+    H5CHK(&e, dcpl = sim__h5_chunked_dcpl(chunk, w->pipe != SIM__H5_PIPE_NONE, &e));
+    H5CHK(&e, s = H5Screate_simple(1, &zero, &unlimited));
+    for (i = 0; i < t->ncols; i++) {
+        h5col *c = &t->cols[i];
+        H5CHK(&e, c->dset = H5Dcreate2(g, c->name, sim__h5_type_file(c->type), s, H5P_DEFAULT, dcpl,
+                                       w->dapl));
+        H5CHK(&e, sim__h5w_put_meta(w, c->dset, c->units, c->desc, &e));
+    }
+out:
+    if (e.set) {
+        char where[600];
+        col_where(t, i, where, sizeof where);
+        rc = sim__h5w_fail_h5(w, diag, &e, where);
+    }
+    sim__h5_close_id(dcpl);
+    sim__h5_close_id(s);
+    sim__h5_close_id(g);
+    return rc;
+}
+
+/* The touch of the table ops (h5io_priv.h): make the columns of every table
+ * whose group holds `path`, with full chunks. */
+static int t_touch(sim__h5w *w, const char *path, tm_diag *diag)
+{
+    for (sim__h5t *t = w->tables; t; t = t->next) {
+        size_t n = strlen(t->path);
+        if (t->made || strncmp(path, t->path, n) != 0 || path[n] != '/')
+            continue;
+        int rc = t_make(t, SIM__H5_CHUNK_ROWS, diag);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* Give slot s its buffers: the raw block, and for a piped table the
@@ -258,6 +315,12 @@ static int t_ship(sim__h5t *t, int last, tm_diag *diag)
     h5slot *s = &t->slot[k];
     int rc = 0;
 
+    /* The table's only chunk when it ends here: as long as the table. */
+    if ((rc = t_make(t, last && t->nshipped == 0 ? t->nbuf : SIM__H5_CHUNK_ROWS, diag)) != 0) {
+        t->nbuf = 0;
+        t_drop_row(t);
+        return rc;
+    }
     if (t_grow(t, SIM__H5_CHUNK_ROWS) != 0 || slot_alloc(t, s) != 0 ||
         (!last && slot_alloc(t, &t->slot[next]) != 0)) {
         rc = sim__h5w_fail(w, diag, TM_ERR_NOMEM, t->path, "out of memory for the chunk buffers");
@@ -273,10 +336,10 @@ static int t_ship(sim__h5t *t, int last, tm_diag *diag)
     t->nbuf = 0;
     t->ninflight++;
     if (t->piped) {
-        if (s->nrows < SIM__H5_CHUNK_ROWS) /* HDF5 pads a partial chunk with the fill value, 0 */
+        if (s->nrows < t->chunk) /* HDF5 pads a partial chunk with the fill value, 0 */
             for (size_t i = 0; i < t->ncols; i++)
                 memset(s->raw + t->raw_off[i] + s->nrows * t->esize[i], 0,
-                       (SIM__H5_CHUNK_ROWS - s->nrows) * t->esize[i]);
+                       (t->chunk - s->nrows) * t->esize[i]);
         /* A full chunk means more may follow: worth a thread. The last
          * chunk of a small table is compressed by the owner at once. */
         if (w->pipe == SIM__H5_PIPE_WORKER && s->nrows == SIM__H5_CHUNK_ROWS)
@@ -310,6 +373,15 @@ static int t_finish(sim__h5t *t, tm_diag *diag)
     int r = t_drain(t, diag); /* on failure, drops what is in flight */
     if (!rc)
         rc = r;
+    if (!rc) /* an empty table: full chunks, of which it has none */
+        rc = t_make(t, SIM__H5_CHUNK_ROWS, diag);
+    if (!rc && t->dim) {
+        /* Its dimension's length is the table's: the first 1-D dataset of
+         * the group (in creation order) is its first column, which is what
+         * sim__h5dim_make would otherwise open every member to find. */
+        t->dim->rows = t->nshipped;
+        t->dim->fixed_rows = 1;
+    }
     for (size_t i = 0; i < t->ncols && !rc; i++) {
         h5col *c = &t->cols[i];
         if (H5Dclose(c->dset) < 0) {
@@ -367,11 +439,11 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
                     const sim__h5_col *cols, size_t ncols, tm_diag *diag)
 {
     h5err e = {0};
-    hid_t g = H5I_INVALID_HID, s = H5I_INVALID_HID, dcpl = H5I_INVALID_HID;
+    hid_t g = H5I_INVALID_HID, s = H5I_INVALID_HID;
     const char **names = NULL;
     sim__h5t *t = NULL;
     char where[600];
-    hsize_t zero = 0, unlimited = H5S_UNLIMITED, n_names = ncols;
+    hsize_t n_names = ncols;
     size_t i = 0;
     int rc;
 
@@ -406,7 +478,7 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
         t->raw_off[i] = t->raw_bytes;
         t->z_off[i] = t->z_bytes;
         t->raw_bytes += SIM__H5_CHUNK_ROWS * t->esize[i];
-        t->z_bytes += (size_t)compressBound((uLong)(SIM__H5_CHUNK_ROWS * t->esize[i]));
+        t->z_bytes += sim__h5_zbound(SIM__H5_CHUNK_ROWS * t->esize[i], t->esize[i]);
     }
     /* The first slot's buffer now, small (t_grow); the rest when the first
      * chunk is full. */
@@ -424,6 +496,13 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
         }
         strcpy(c->name, cols[i].name);
         names[i] = c->name;
+        if (!(c->units = malloc(strlen(cols[i].units) + 1)) ||
+            !(c->desc = malloc(strlen(cols[i].description) + 1))) {
+            rc = sim__h5w_fail(w, diag, TM_ERR_NOMEM, path, "out of memory");
+            goto out;
+        }
+        strcpy(c->units, cols[i].units);
+        strcpy(c->desc, cols[i].description);
     }
 
     H5CHK(&e, g = H5Gcreate2(w->file, path, H5P_DEFAULT, w->gcpl, H5P_DEFAULT));
@@ -433,18 +512,11 @@ int sim__h5t_create(sim__h5t **tp, sim__h5w *w, const char *path, const char *de
     H5CHK(&e, H5Sclose(s));
     s = H5I_INVALID_HID;
 
-    H5CHK(&e, dcpl = sim__h5_chunked_dcpl(SIM__H5_CHUNK_ROWS, w->pipe != SIM__H5_PIPE_NONE, &e));
-    H5CHK(&e, s = H5Screate_simple(1, &zero, &unlimited));
-    for (i = 0; i < ncols; i++) {
-        h5col *c = &t->cols[i];
-        snprintf(where, sizeof where, "%s/%s", path, c->name);
-        H5CHK(&e, c->dset = H5Dcreate2(g, c->name, sim__h5_type_file(c->type), s, H5P_DEFAULT, dcpl,
-                                       w->dapl));
-        H5CHK(&e, sim__h5w_put_meta(w, c->dset, cols[i].units, cols[i].description, &e));
-    }
+    /* The columns' datasets are made later (t_make), when their chunk is
+     * known. */
     if ((rc = sim__h5dim_add(w, t, diag)) != 0)
         goto out;
-    static const sim__h5t_ops ops = {t_finish, t_free};
+    static const sim__h5t_ops ops = {t_finish, t_free, t_touch};
     w->table_ops = &ops;
     t->next = w->tables;
     w->tables = t;
@@ -455,7 +527,6 @@ out:
         rc = sim__h5w_fail_h5(w, diag, &e, where);
     t_free(t);
     free(names);
-    sim__h5_close_id(dcpl);
     sim__h5_close_id(s);
     sim__h5_close_id(g);
     return rc;

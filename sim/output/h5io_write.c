@@ -133,6 +133,14 @@ out:
     return rc;
 }
 
+/* `path` (valid) is about to be created, opened or given an attribute: the
+ * columns of an open table whose group holds it are made first (the table
+ * ops' touch). */
+static int w_touch(sim__h5w *w, const char *path, tm_diag *diag)
+{
+    return w->table_ops && w->tables ? w->table_ops->touch(w, path, diag) : 0;
+}
+
 /* Common start of a call that creates an object at `path`: sticky status,
  * path syntax, the name free, the parents there. */
 int sim__h5w_new_object(sim__h5w *w, const char *path, tm_diag *diag)
@@ -144,7 +152,7 @@ int sim__h5w_new_object(sim__h5w *w, const char *path, tm_diag *diag)
     if (!sim__h5_path_ok(path, 0))
         return sim__h5w_fail(w, diag, TM_ERR_INVAL, path ? path : "(null)",
                              "not an absolute HDF5 path like /group/name");
-    if ((rc = w_mkgroups(w, path, 0, diag)) != 0)
+    if ((rc = w_touch(w, path, diag)) != 0 || (rc = w_mkgroups(w, path, 0, diag)) != 0)
         return rc;
     htri_t ex = H5Lexists(w->file, path, H5P_DEFAULT);
     if (ex < 0) {
@@ -244,7 +252,8 @@ static void w_close_handles(sim__h5w *w)
     sim__h5_close_id(w->gcpl);
     sim__h5_close_id(w->dcpl);
     sim__h5_close_id(w->dapl);
-    w->str_type = w->gcpl = w->dcpl = w->dapl = H5I_INVALID_HID;
+    sim__h5_close_id(w->dxpl);
+    w->str_type = w->gcpl = w->dcpl = w->dapl = w->dxpl = H5I_INVALID_HID;
 }
 
 /* Swap the descriptor under an open file for an anonymous shared-memory
@@ -323,7 +332,7 @@ static int w_open(sim__h5w **wp, const char *src, const char *final_path, tm_dia
     w = calloc(1, sizeof *w);
     if (!w)
         return tm_diag_set(diag, TM_ERR_NOMEM, final_path, "out of memory");
-    w->file = w->str_type = w->gcpl = w->dcpl = w->dapl = H5I_INVALID_HID;
+    w->file = w->str_type = w->gcpl = w->dcpl = w->dapl = w->dxpl = H5I_INVALID_HID;
     w->pipe = SIM__H5_PIPE_WORKER;
     w->sync = 1;
     if (sim__h5pool_init(&w->pool) != 0) {
@@ -372,6 +381,13 @@ static int w_open(sim__h5w **wp, const char *src, const char *final_path, tm_dia
     H5CHK(&e, w->dapl = H5Pcreate(H5P_DATASET_ACCESS));
     H5CHK(&e, H5Pset_chunk_cache(w->dapl, H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0,
                                  H5D_CHUNK_CACHE_W0_DEFAULT));
+    /* HDF5 callocs a type-conversion and a background buffer of this size
+     * (1 MiB by default) for every write that converts, which every string
+     * write does: 50 string datasets cost 100 MiB of zeroing (a third of a
+     * drained run's report). 64 KiB holds 4096 strings; longer lists are
+     * converted in strips of that many. */
+    H5CHK(&e, w->dxpl = H5Pcreate(H5P_DATASET_XFER));
+    H5CHK(&e, H5Pset_buffer(w->dxpl, 64 * 1024, NULL, NULL));
 out:
     if (e.set) {
         char msg[512];
@@ -502,6 +518,8 @@ int sim__h5w_group(sim__h5w *w, const char *path, tm_diag *diag)
     if (!sim__h5_path_ok(path, 1))
         return sim__h5w_fail(w, diag, TM_ERR_INVAL, path ? path : "(null)",
                              "not an absolute HDF5 path like /group/name");
+    if ((rc = w_touch(w, path, diag)) != 0)
+        return rc;
     return w_mkgroups(w, path, 1, diag);
 }
 
@@ -518,7 +536,7 @@ static int w_scalar(sim__h5w *w, const char *path, hid_t ftype, hid_t mtype, con
         return rc;
     H5CHK(&e, s = H5Screate(H5S_SCALAR));
     H5CHK(&e, d = H5Dcreate2(w->file, path, ftype, s, H5P_DEFAULT, w->dcpl, H5P_DEFAULT));
-    H5CHK(&e, H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf));
+    H5CHK(&e, H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, w->dxpl, buf));
     H5CHK(&e, sim__h5w_put_meta(w, d, units, description, &e));
     H5CHK(&e, H5Dclose(d));
     d = H5I_INVALID_HID;
@@ -571,7 +589,7 @@ static int w_array(sim__h5w *w, const char *path, sim__h5_type type, const void 
     H5CHK(&e, d = H5Dcreate2(w->file, path, sim__h5_type_file(type), s, H5P_DEFAULT,
                              dcpl >= 0 ? dcpl : w->dcpl, w->dapl));
     if (n > 0)
-        H5CHK(&e, H5Dwrite(d, sim__h5_type_mem(type), H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+        H5CHK(&e, H5Dwrite(d, sim__h5_type_mem(type), H5S_ALL, H5S_ALL, w->dxpl, v));
     H5CHK(&e, sim__h5w_put_meta(w, d, units, description, &e));
     H5CHK(&e, H5Dclose(d));
     d = H5I_INVALID_HID;
@@ -613,6 +631,8 @@ static int w_attr(sim__h5w *w, const char *obj_path, const char *name, hid_t fty
                              "not an absolute HDF5 path like /group/name");
     if (!name || !*name)
         return sim__h5w_fail(w, diag, TM_ERR_INVAL, where, "an attribute needs a name");
+    if ((rc = w_touch(w, obj_path, diag)) != 0)
+        return rc;
     int ex = sim__h5_path_exists(w->file, obj_path, &e);
     if (ex < 0)
         goto out;
@@ -680,7 +700,7 @@ int sim__h5w_matrix_f64(sim__h5w *w, const char *path, const double *v, size_t r
     H5CHK(&e, d = H5Dcreate2(w->file, path, H5T_IEEE_F64LE, s, H5P_DEFAULT,
                              dcpl >= 0 ? dcpl : w->dcpl, w->dapl));
     if (rows * cols > 0)
-        H5CHK(&e, H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v));
+        H5CHK(&e, H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, w->dxpl, v));
     H5CHK(&e, sim__h5w_put_meta(w, d, units, description, &e));
     H5CHK(&e, H5Dclose(d));
     d = H5I_INVALID_HID;
