@@ -780,6 +780,24 @@ static inline void whole_batch_flush(place_cluster *c, whole_batch *wb)
     wb->m = wb->share_set = wb->share_clr = 0;
 }
 
+/* One-GPU node n of type t moves between buckets f_old and f_new, and into
+ * or out of any_share: the index changes whole_batch_add() and
+ * whole_batch_flush() make for a batch of this one node, without the batch
+ * (a job on one part: every job of an M/M/c queue). */
+static inline void unit_bits_one(place_cluster *c, uint32_t n, uint32_t t, uint32_t f_old,
+                                 uint32_t f_new)
+{
+    uint32_t i0 = n >> 6;
+    uint64_t bit = 1ull << (n & 63u);
+    place_bits *by = c->by_free[t];
+    bits_word_clear(&by[f_old], i0, bit);
+    bits_word_set(&by[f_new], i0, bit);
+    if (c->node_milli_free[n] > 0)
+        bits_word_set(&c->any_share[t], i0, bit);
+    else
+        bits_word_clear(&c->any_share[t], i0, bit);
+}
+
 /* Node n's whole GPUs `mask` leave (sign -1) or rejoin (+1), its bits gathered in wb. */
 static inline void node_whole_batched(place_cluster *c, whole_batch *wb, uint32_t n, uint64_t mask,
                                       int sign)
@@ -809,20 +827,26 @@ static inline void node_whole_batched(place_cluster *c, whole_batch *wb, uint32_
  * GPU, the node's fields and the totals go to zero held and the node moves
  * from bucket 1 to bucket 0 and leaves any_share (node_milli_free was the
  * GPU's 1000). Give: as place_cluster_give's whole-GPU branch with mask 1. */
-static inline void take_unit(place_cluster *c, whole_batch *wb, place_part *p, uint32_t n)
+static inline uint32_t take_unit_fields(place_cluster *c, place_part *p, uint32_t n)
 {
     uint32_t g0 = c->node_gpu0[n];
     p->mask = 1;
     c->gpu_free_milli[g0] = 0;
     c->gpu_free_mem_mib[g0] = 0;
     note_change(c, n);
-    uint32_t t = c->node_type[n], i0 = n >> 6;
+    uint32_t t = c->node_type[n];
     c->node_free_mask[n] = 0;
     c->node_free[n] = 0;
     c->node_milli_free[n] -= PLACE_MILLI_WHOLE;
     c->gpus_free--;
     c->type_gpus_free[t]--;
-    whole_batch_add(c, wb, batch_key(i0, t, 1, 0), n, c->node_milli_free[n] > 0);
+    return t;
+}
+
+static inline void take_unit(place_cluster *c, whole_batch *wb, place_part *p, uint32_t n)
+{
+    uint32_t t = take_unit_fields(c, p, n);
+    whole_batch_add(c, wb, batch_key(n >> 6, t, 1, 0), n, c->node_milli_free[n] > 0);
 }
 
 /* The length of the run of parts from k on that take_range() or
@@ -929,6 +953,13 @@ int place_cluster_take_checked(place_cluster *c, const place_job *j, place_part 
 {
     whole_batch wb = {0};
     int unit = j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 && j->host_mem_mib == 0;
+    if (unit && n_parts == 1 && parts[0].gpus == 1 && c->node_gpus[parts[0].node] == 1 &&
+        c->node_free_mask[parts[0].node] == 1) {
+        /* one part on a one-GPU node: take_unit without the batch */
+        uint32_t n = parts[0].node, t = take_unit_fields(c, &parts[0], n);
+        unit_bits_one(c, n, t, 1, 0);
+        return PLACE_OK;
+    }
     for (uint32_t k = 0; k < n_parts; k++) {
         place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];
@@ -1037,9 +1068,9 @@ int place_cluster_take_exact(place_cluster *c, const place_job *j, const place_p
     return PLACE_OK;
 }
 
-static inline void give_unit(place_cluster *c, whole_batch *wb, uint32_t n, uint32_t g0)
+static inline uint32_t give_unit_fields(place_cluster *c, uint32_t n, uint32_t g0)
 {
-    uint32_t t = c->node_type[n], i0 = n >> 6;
+    uint32_t t = c->node_type[n];
     c->gpu_free_milli[g0] = PLACE_MILLI_WHOLE;
     c->gpu_free_mem_mib[g0] = c->type_mem_mib[t];
     note_change(c, n);
@@ -1048,7 +1079,13 @@ static inline void give_unit(place_cluster *c, whole_batch *wb, uint32_t n, uint
     c->node_milli_free[n] += PLACE_MILLI_WHOLE;
     c->gpus_free++;
     c->type_gpus_free[t]++;
-    whole_batch_add(c, wb, batch_key(i0, t, 0, 1), n, c->node_milli_free[n] > 0);
+    return t;
+}
+
+static inline void give_unit(place_cluster *c, whole_batch *wb, uint32_t n, uint32_t g0)
+{
+    uint32_t t = give_unit_fields(c, n, g0);
+    whole_batch_add(c, wb, batch_key(n >> 6, t, 0, 1), n, c->node_milli_free[n] > 0);
 }
 
 void place_cluster_give(place_cluster *c, const place_job *j, const place_part *parts,
@@ -1056,6 +1093,16 @@ void place_cluster_give(place_cluster *c, const place_job *j, const place_part *
 {
     whole_batch wb = {0};
     int unit = j->gpu_milli == PLACE_MILLI_WHOLE && j->cpu_milli == 0 && j->host_mem_mib == 0;
+    if (unit && n_parts == 1) {
+        uint32_t n = parts[0].node, g0 = c->node_gpu0[n];
+        if (parts[0].mask == 1 && c->node_gpus[n] == 1 && c->gpu_up[g0] && c->node_up[n] &&
+            c->node_free_mask[n] == 0) {
+            /* one part on a one-GPU node: give_unit without the batch */
+            uint32_t t = give_unit_fields(c, n, g0);
+            unit_bits_one(c, n, t, 0, 1);
+            return;
+        }
+    }
     for (uint32_t k = 0; k < n_parts; k++) {
         const place_part *p = &parts[k];
         uint32_t n = p->node, g0 = c->node_gpu0[n];

@@ -37,6 +37,81 @@ static gsl_rng *rng_new(uint64_t k)
 }
 
 /* ------------------------------------------------------------------------- */
+/* The synthesizer's rounding to microseconds                                 */
+
+/* One job of a synthesized class with constant duration d: its duration_us. */
+static int64_t synth_duration_us(double d)
+{
+    trace_arrival_cfg ac;
+    trace_arrival_cfg_poisson(&ac, 1.0);
+    trace_dist gpus, dur;
+    CHECK_EQ_INT(trace_dist_init(&gpus, TRACE_DIST_CONSTANT, 1.0, 0.0, NULL), TM_OK);
+    CHECK_EQ_INT(trace_dist_init(&dur, TRACE_DIST_CONSTANT, d, 0.0, NULL), TM_OK);
+    gsl_rng *ra = rng_new(901), *rg = rng_new(902), *rd = rng_new(903);
+    trace_synth_cfg cfg = {.arrival = &ac,
+                           .gpus = &gpus,
+                           .duration_s = &dur,
+                           .deadline_us = -1,
+                           .value = 1.0,
+                           .t_end_s = 1e9,
+                           .max_jobs = 1,
+                           .r_arrival = ra,
+                           .r_gpus = rg,
+                           .r_duration = rd};
+    trace_source src;
+    tm_diag diag;
+    int64_t us = -7;
+    if (trace_synth_open(&src, &cfg, &diag) == TM_OK) {
+        trace_job j;
+        if (src.next(src.ud, &j, &diag) == TM_OK)
+            us = j.duration_us;
+        src.close(src.ud);
+    }
+    gsl_rng_free(ra);
+    gsl_rng_free(rg);
+    gsl_rng_free(rd);
+    return us;
+}
+
+/* Durations round to whole microseconds half away from zero, as llround:
+ * exact halves, the doubles next to them, fractions just under 0.5, values
+ * past 2^52 us (already integers), 0 and the clamp at 9.2e18 us. */
+static void test_synth_rounding(void)
+{
+    const double us_cases[] = {0.5,
+                               1.5,
+                               2.5,
+                               1e6 + 0.5,
+                               0.49999999999999994,
+                               4503599627370495.5, /* 2^52 - 0.5 */
+                               4503599627370497.0, /* 2^52 + 1 */
+                               9007199254740993.0,
+                               1234567.4999999998,
+                               1234567.5000000002,
+                               3.0,
+                               1e-3};
+    for (size_t i = 0; i < sizeof us_cases / sizeof us_cases[0]; i++) {
+        double us = us_cases[i];
+        double lo = nextafter(us, 0.0), hi = nextafter(us, INFINITY);
+        const double v[3] = {lo, us, hi};
+        for (int k = 0; k < 3; k++) {
+            double d = v[k] / 1e6; /* seconds; the synthesizer multiplies back */
+            double back = d * 1e6;
+            CHECK_EQ_INT(synth_duration_us(d), (int64_t)llround(back));
+        }
+    }
+    /* randomized: many magnitudes, each compared with llround */
+    gsl_rng *r = rng_new(904);
+    for (int i = 0; i < 2000; i++) {
+        double d = ldexp(gsl_rng_uniform(r) + 0.5, (int)gsl_rng_uniform_int(r, 80) - 40);
+        CHECK_EQ_INT(synth_duration_us(d), (int64_t)llround(d * 1e6));
+    }
+    gsl_rng_free(r);
+    CHECK_EQ_INT(synth_duration_us(0.0), 0);
+    CHECK_EQ_INT(synth_duration_us(1e13), INT64_MAX);
+}
+
+/* ------------------------------------------------------------------------- */
 /* Moments                                                                    */
 
 /* Raw moments E[X^j], j = 1..4, of the parametric kinds. */
@@ -682,6 +757,7 @@ int main(void)
 {
     base_seed = check_seed(20240611);
     test_moments();
+    test_synth_rounding();
     test_lognormal_mean();
     test_means();
     test_ks();

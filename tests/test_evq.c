@@ -202,6 +202,42 @@ static void test_cancel(void)
     sim__evq_fini(&q);
 }
 
+/* The marks the engine compares around a pass (sim__evq_pushes,
+ * sim__evq_pending): a push moves the first, a pop or a cancel the second, a
+ * peek neither, and the pending count is sim__evq_size also while the root
+ * is vacated (after a pop, before the next push). */
+static void test_marks(void)
+{
+    sim__evq q;
+    uint64_t h[4];
+    sim__event ev;
+    CHECK_EQ_INT(sim__evq_init(&q, 0), TM_OK);
+    CHECK_EQ_INT(sim__evq_pushes(&q), 0);
+    CHECK_EQ_INT(sim__evq_pending(&q), 0);
+    for (int i = 0; i < 4; i++) {
+        CHECK_EQ_INT(sim__evq_push(&q, 10 * (i + 1), 0, (uint32_t)i, 0, &h[i]), TM_OK);
+        CHECK_EQ_INT(sim__evq_pushes(&q), (uint64_t)i + 1);
+        CHECK_EQ_INT(sim__evq_pending(&q), (size_t)i + 1);
+    }
+    CHECK_EQ_INT(sim__evq_peek(&q, &ev), TM_OK);
+    CHECK_EQ_INT(sim__evq_pushes(&q), 4);
+    CHECK_EQ_INT(sim__evq_pending(&q), 4);
+    CHECK_EQ_INT(sim__evq_pop(&q, &ev), TM_OK); /* the root is vacated */
+    CHECK_EQ_INT(sim__evq_pushes(&q), 4);
+    CHECK_EQ_INT(sim__evq_pending(&q), 3);
+    CHECK_EQ_INT(sim__evq_pending(&q), sim__evq_size(&q));
+    CHECK_EQ_INT(sim__evq_cancel(&q, h[2]), TM_OK); /* settles the root first */
+    CHECK_EQ_INT(sim__evq_pushes(&q), 4);
+    CHECK_EQ_INT(sim__evq_pending(&q), 2);
+    CHECK_EQ_INT(sim__evq_pop(&q, &ev), TM_OK);
+    CHECK_EQ_INT(sim__evq_push(&q, 5, 0, 9, 0, NULL), TM_OK); /* fills the vacated root */
+    CHECK_EQ_INT(sim__evq_pushes(&q), 5);
+    CHECK_EQ_INT(sim__evq_pending(&q), 2);
+    CHECK_EQ_INT(sim__evq_pending(&q), sim__evq_size(&q));
+    CHECK_OK(&q);
+    sim__evq_fini(&q);
+}
+
 static void test_stale(void)
 {
     sim__evq q;
@@ -551,6 +587,7 @@ int main(void)
     test_order_and_ties();
     test_extremes();
     test_cancel();
+    test_marks();
     test_stale();
     test_generation_retire();
     test_growth();

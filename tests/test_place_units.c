@@ -2,9 +2,10 @@
 /*
  * test_place_units.c — takes and gives of whole-GPU gangs on one-GPU nodes
  * (SWF machines), where policies/cluster.c moves a job's parts one at a time
- * with the constants folded in (take_unit, give_unit) or a run of consecutive
- * nodes at once (unit_range), against the general per-part path of the same
- * file on a twin cluster.
+ * with the constants folded in (take_unit, give_unit), a job of one part
+ * without the batch (unit_bits_one) or a run of consecutive nodes at once
+ * (unit_range), against the general per-part path of the same file on a
+ * twin cluster.
  *
  * Cluster A takes and gives jobs without a host share (the folded paths);
  * twin B takes the same parts with place_cluster_take_exact (node_refresh for
@@ -126,7 +127,7 @@ int main(void)
     build(&a);
     build(&b);
     held run[MAX_RUN];
-    uint32_t n_run = 0, ranges = 0;
+    uint32_t n_run = 0, ranges = 0, singles = 0;
     place_part *scratch = malloc(200 * sizeof *scratch);
     CHECK(scratch != NULL);
     for (uint32_t step = 0; step < STEPS; step++) {
@@ -163,6 +164,7 @@ int main(void)
                 CHECK(h->pa[k].mask != 0);
             for (uint32_t k = 1; k < np; k++)
                 ranges += h->pa[k].node == h->pa[k - 1].node + 1;
+            singles += np == 1 && h->ja.gpus == 1 && a.node_gpus[h->pa[0].node] == 1;
         } else if (what < 8 && n_run > 0) { /* end one */
             uint32_t r = rnd(n_run);
             held *h = &run[r];
@@ -186,6 +188,8 @@ int main(void)
     }
     /* the steps did exercise runs of consecutive nodes (unit_range's case) */
     CHECK(ranges > 1000);
+    /* and one-part jobs on one-GPU nodes (the take and give without a batch) */
+    CHECK(singles > 50);
     while (n_run > 0) {
         held *h = &run[--n_run];
         place_cluster_give(&a, &h->ja, h->pa, h->n);

@@ -32,13 +32,20 @@ typedef struct synth {
     uint64_t count;
 } synth;
 
-/* Round a sampled time (s) to microseconds once; clamp to int64. */
+/* Round a sampled time (s) to microseconds once, half away from zero as
+ * llround; clamp to int64. Inline rather than llround (a libm call, 1.6 % of
+ * an M/M/c run): for 0 < us < 9.2e18 the truncation i is exact and so is
+ * us - i (for us >= 2^52 both are us itself), so comparing the fraction with
+ * 0.5 rounds exactly as llround does (test_synth checks it against llround). */
 static int64_t to_us(double s)
 {
     double us = s * 1e6;
     if (!(us < 9.2e18))
         return INT64_MAX;
-    return us <= 0 ? 0 : (int64_t)llround(us);
+    if (us <= 0)
+        return 0;
+    int64_t i = (int64_t)us;
+    return us - (double)i >= 0.5 ? i + 1 : i;
 }
 
 static int synth_next(void *ud, trace_job *job, tm_diag *diag)

@@ -3388,12 +3388,22 @@ static int run_loop(engine *e)
         }
         if (!have || ev.t_us > e->now_us) {
             if (e->dirty) {
+                /* what the event queue held before the pass: a pass only
+                 * pushes and cancels (each push takes a sequence number, a
+                 * cancel alone shrinks the queue), never pops, and sources
+                 * move only at arrivals */
+                uint64_t pushes = sim__evq_pushes(&e->evq);
+                size_t pending = sim__evq_pending(&e->evq);
                 rc = schedule_pass(e);
                 if (rc != TM_OK)
                     return rc;
                 if (check && (rc = check_state(e)) != TM_OK)
                     return rc;
-                continue; /* a zero-length job may have ended at this instant */
+                if (e->dirty || sim__evq_pushes(&e->evq) != pushes ||
+                    sim__evq_pending(&e->evq) != pending)
+                    continue; /* a zero-length job may have ended at this instant */
+                /* the queue is as it was: the event found above is still the
+                 * next one (the loop's next turn would find it again) */
             }
             if (e->led.stale)
                 ledger_idle(e, NULL); /* free capacity changed without a pass */

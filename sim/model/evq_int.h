@@ -372,6 +372,18 @@ static inline int sim__evq_pop(sim__evq *q, sim__event *out)
     return TM_OK;
 }
 
+/* The number of pushes so far and the events pending: equal marks before and
+ * after a stretch of calls mean it pushed, popped and cancelled nothing (a
+ * push takes a sequence number; a pop or a cancel alone shrinks the queue),
+ * so the queue holds the same events. */
+static inline uint64_t sim__evq_pushes(const sim__evq *q)
+{
+    return q->seq_next;
+}
+static inline size_t sim__evq_pending(const sim__evq *q)
+{
+    return q->n - q->hole;
+}
 static inline int sim__evq_peek(const sim__evq *q, sim__event *out)
 {
     if (q->n == q->hole)
