@@ -272,8 +272,8 @@ typedef struct sim__llm_result {
     /* per request (n_reqs): NaN where not served on a replica; NULL with
      * counts_only */
     double *ttft_s, *tpot_s, *e2e_s;
-    int32_t *replica;       /* -1: API, -2: dropped */
-    uint64_t n_met, n_late; /* counts_only: served requests meeting the rule or not */
+    int32_t *replica;             /* -1: API, -2: dropped */
+    uint64_t n_met, n_late;       /* counts_only: served requests meeting the rule or not */
     double sum_ttft_s, sum_e2e_s; /* counts_only: their TTFT and end-to-end sums */
     uint32_t replicas;
     sim__llm_stats service;

@@ -1075,9 +1075,10 @@ static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
 
 /* A request arrived at t at replica r: the closed stretch ends with the
  * first iteration that ends at or after t. */
-static void closed_cut(sim *m, uint32_t r, double t)
+/* The first iteration of p's closed stretch that ends at or after t (its
+ * last, steps, when none does). */
+static uint32_t closed_first_at(const replica *p, double t)
 {
-    replica *p = &m->rep[r];
     uint32_t n = p->steps;
     double d = t - p->t_start, q;
     if (d <= p->cSJ || !(p->cJ < INFINITY))
@@ -1090,6 +1091,13 @@ static void closed_cut(sim *m, uint32_t r, double t)
         k--;
     while (k < n && closed_end_of(p, k) < t)
         k++;
+    return k;
+}
+
+static void closed_cut(sim *m, uint32_t r, double t)
+{
+    replica *p = &m->rep[r];
+    uint32_t n = p->steps, k = closed_first_at(p, t);
     if (k == n)
         return;
     p->steps = k;
@@ -1510,6 +1518,7 @@ static void rep_free(replica *p)
     free(p->s_kv);
     free(p->s_queue);
     free(p->hist);
+    memset(p, 0, sizeof *p);
 }
 
 /* The winner trees over replicas 0..cc.replicas-1, rebuilt; replicas from
@@ -1813,8 +1822,7 @@ int sim__llm_state_new(sim__llm_state **out, const sim__llm_cfg *cfg, double t0,
         return tm_diag_set(diag, TM_ERR_INVAL, "llm.counts_only",
                            "a chain of pieces counts (counts_only and outcomes_only)");
     if (!(isfinite(t0) && t0 >= 0))
-        return tm_diag_set(diag, TM_ERR_INVAL, "llm.t0", "expected a finite time >= 0, got %g",
-                           t0);
+        return tm_diag_set(diag, TM_ERR_INVAL, "llm.t0", "expected a finite time >= 0, got %g", t0);
     sim__llm_state *st = calloc(1, sizeof *st);
     if (!st)
         return tm_diag_set(diag, TM_ERR_NOMEM, "llm", "state");
@@ -1846,6 +1854,40 @@ uint64_t sim__llm_state_in_flight(const sim__llm_state *st)
 uint32_t sim__llm_state_replicas(const sim__llm_state *st)
 {
     return st->m.cc.replicas;
+}
+
+/* Replica p, removed at t, is in a decode stretch: the iterations that
+ * ended before t are kept (booked, the clock moved on: the tokens they made
+ * are generated), the rest is lost. No sequence finishes in them (the
+ * stretch's event, its first finish, is not before t). A walked stretch
+ * whose first iteration ends at or after t is lost whole. */
+static int stretch_stop(sim *m, replica *p, double t)
+{
+    int rc = TM_OK;
+    uint32_t keep = 0;
+    if (p->closed) {
+        keep = closed_first_at(p, t) - 1;
+        if (keep) {
+            p->steps = keep;
+            p->t_end = closed_end_of(p, keep);
+            rc = closed_end(m, p);
+        }
+    } else if (p->w0.t < t) {
+        size_t k = 0;
+        while (k < p->n_w && p->w[k].t + p->w[k].dt < t)
+            k++;
+        const witer *x = k ? &p->w[k - 1] : &p->w0;
+        p->steps -= (uint32_t)(p->n_w - k);
+        p->t_end = x->t + x->dt;
+        p->cum_alloc = x->alloc;
+        if ((rc = stretch_commit(m, p, k)) == TM_OK)
+            rc = stretch_end(m, p);
+        keep = p->steps;
+    }
+    p->clock += keep;
+    p->stretch = p->closed = p->more = 0;
+    p->n_w = 0;
+    return rc;
 }
 
 /* Slot i (out of any replica, not running) is routed again at t as an
@@ -1894,8 +1936,11 @@ int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag)
      * running sequences first, each in its order */
     uint32_t *back = NULL;
     size_t nb = 0, cap = 0;
-    for (uint32_t r = replicas; r < R; r++) {
+    int rc = TM_OK;
+    for (uint32_t r = replicas; r < R && rc == TM_OK; r++) {
         replica *p = &m->rep[r];
+        if (p->busy && p->stretch && (rc = stretch_stop(m, p, st->t)))
+            break;
         for (uint32_t i = p->run.head; i != NIL; i = m->s[i].rnext) {
             seq *q = &m->s[i];
             if (q->state == ST_DEC)
@@ -1929,10 +1974,14 @@ int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag)
         st->gone_pre += p->preemptions;
         rep_free(p);
     }
+    if (rc) {
+        free(back);
+        return rc;
+    }
     m->cc.replicas = replicas;
     m->rr %= replicas;
     m->bins_max = SIM__LLM_SERIES_MAX / replicas;
-    int rc = trees_build(m, replicas);
+    rc = trees_build(m, replicas);
     for (size_t k = 0; k < nb && rc == TM_OK; k++)
         rc = reroute(m, back[k], st->t);
     if (rc == TM_OK && m->c->route == SIM__LLM_ROUTE_CENTRAL)
@@ -1950,8 +1999,7 @@ int sim__llm_state_advance(sim__llm_state *st, const sim__llm_req *reqs, size_t 
     sim *m = &st->m;
     m->diag = diag;
     if (!(t1 >= st->t))
-        return tm_diag_set(diag, TM_ERR_INVAL, "llm.t1", "expected >= %.17g, got %.17g", st->t,
-                           t1);
+        return tm_diag_set(diag, TM_ERR_INVAL, "llm.t1", "expected >= %.17g, got %.17g", st->t, t1);
     if (n > UINT32_MAX - 1)
         return tm_diag_set(diag, TM_ERR_LIMIT, "llm", "%zu requests, more than 2^32 - 2", n);
     for (size_t i = 0; i < n; i++)

@@ -250,10 +250,81 @@ static void vol_add(sim__svc_vol *v, double req, double in, double out)
     v->tok_out += req * out;
 }
 
+/* The chains of a request-mode service between the engine's accounting
+ * calls: one per GPU type (a subpool's replicas), made for one
+ * configuration (a specialization switches it). */
+struct sim__svc_reqstate {
+    const sim__svc_cfg *cfg;
+    sim__llm_state *st[PLACE_MAX_TYPES];
+};
+
+/* The tokens of every request of cfg: its means rounded, at least 1. */
+static void req_tokens(const sim__svc_cfg *cfg, double *in, double *out)
+{
+    *in = floor(cfg->tokens_in_per_req + 0.5);
+    *out = floor(cfg->tokens_out_per_req + 0.5);
+    if (*in < 1)
+        *in = 1;
+    if (*out < 1)
+        *out = 1;
+}
+
+static void counts_add(sim__svc_acct *acct, const sim__svc_cfg *cfg, const sim__llm_counts *k)
+{
+    double in, out;
+    req_tokens(cfg, &in, &out);
+    vol_add(&acct->slo_ok, (double)k->met, in, out);
+    vol_add(&acct->late, (double)k->late, in, out);
+    vol_add(&acct->api, (double)k->api, in, out);
+    vol_add(&acct->unserved, (double)k->dropped, in, out);
+}
+
+/* Chain k of rq stops: with serve, what is in flight is served to the end
+ * (as if its replicas stayed) and counted; without, it is unserved (its
+ * replicas are gone). */
+static int chain_end(sim__svc_reqstate *rq, size_t k, int serve, sim__svc_acct *acct,
+                     volatile int *stop, tm_diag *diag)
+{
+    int rc = TM_OK;
+    if (serve) {
+        sim__llm_counts cnt;
+        if ((rc = sim__llm_state_advance(rq->st[k], NULL, 0, INFINITY, &cnt, stop, diag)) == TM_OK)
+            counts_add(acct, rq->cfg, &cnt);
+    } else {
+        double in, out;
+        req_tokens(rq->cfg, &in, &out);
+        vol_add(&acct->unserved, (double)sim__llm_state_in_flight(rq->st[k]), in, out);
+    }
+    sim__llm_state_free(rq->st[k]);
+    rq->st[k] = NULL;
+    return rc;
+}
+
+void sim__svc_reqstate_free(sim__svc_reqstate *rq)
+{
+    if (!rq)
+        return;
+    for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
+        sim__llm_state_free(rq->st[k]);
+    free(rq);
+}
+
+int sim__svc_request_finish(sim__svc_reqstate **rq, sim__svc_acct *acct, volatile int *stop,
+                            tm_diag *diag)
+{
+    int rc = TM_OK;
+    for (size_t k = 0; *rq && k < PLACE_MAX_TYPES && rc == TM_OK; k++)
+        if ((*rq)->st[k])
+            rc = chain_end(*rq, k, 1, acct, stop, diag);
+    sim__svc_reqstate_free(*rq);
+    *rq = NULL;
+    return rc;
+}
+
 /* One piece of at most an hour (sim__svc_interval_request cuts them). */
 static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
-                          int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
-                          tm_diag *diag)
+                          int64_t t1_us, uint64_t seed, sim__svc_reqstate **rqp,
+                          sim__svc_acct *acct, volatile int *stop, tm_diag *diag)
 {
     const sim__svc_cfg *cfg = pool->cfg;
     if (t1_us < t0_us)
@@ -266,11 +337,8 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
         return tm_diag_set(diag, TM_ERR_INVAL, "service.request.model", "no model \"%s\"",
                            cfg->llm_model);
     double t0 = (double)t0_us / (double)SIM_US_PER_S, t1 = (double)t1_us / (double)SIM_US_PER_S;
-    double in = floor(cfg->tokens_in_per_req + 0.5), out = floor(cfg->tokens_out_per_req + 0.5);
-    if (in < 1)
-        in = 1;
-    if (out < 1)
-        out = 1;
+    double in, out;
+    req_tokens(cfg, &in, &out);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r)
         return tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "generator");
@@ -331,6 +399,33 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
     }
     vol_add(&acct->demanded, n_all, in, out);
     acct->seconds += t1 - t0;
+    /* the chains carried from the piece before: another configuration's
+     * (a specialization) serve what they hold on the old replicas; a type
+     * without ready replicas now loses what it held */
+    sim__svc_reqstate *rq = *rqp;
+    if (rq && rq->cfg != cfg) {
+        for (size_t k = 0; k < PLACE_MAX_TYPES && rc == TM_OK; k++)
+            if (rq->st[k])
+                rc = chain_end(rq, k, 1, acct, stop, diag);
+        if (rc)
+            goto out;
+        rq->cfg = cfg;
+    }
+    if (!rq) {
+        if (!(rq = *rqp = calloc(1, sizeof *rq))) {
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "state");
+            goto out;
+        }
+        rq->cfg = cfg;
+    }
+    {
+        int ready[PLACE_MAX_TYPES] = {0};
+        for (size_t k = 0; k < pool->n_sub; k++)
+            ready[pool->sub[k].type] = 1;
+        for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
+            if (rq->st[k] && !ready[k])
+                chain_end(rq, k, 0, acct, stop, diag);
+    }
     if (pool->n_sub == 0) {
         vol_add(cfg->overflow == SIM__SVC_OVERFLOW_API ? &acct->api : &acct->unserved, n_all, in,
                 out);
@@ -339,49 +434,43 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
     double sig_wait = 0, sig_kv = 0, sig_rep = 0; /* sums over the ready replicas */
     for (size_t k = 0; k < pool->n_sub; k++) {
         const sim__svc_sub *sp = &pool->sub[k];
-        sim__llm_cfg c;
-        sim__llm_cfg_defaults(&c);
-        c.replicas = sp->replicas;
-        c.policy = cfg->llm_sarathi ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
-        c.slo_ttft_s = cfg->slo_kind == SIM__SVC_SLO_WAIT ? cfg->slo_s : 1e9;
-        c.slo_tpot_s = cfg->slo_tpot_s > 0 ? cfg->slo_tpot_s : 0.2;
-        c.max_queue =
-            cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
-        c.bin_s = t1 - t0 > 0 ? (t1 - t0) : 1.0; /* one bin: the series are not kept */
-        c.outcomes_only = 1;
-        c.counts_only = 1; /* the rule below, counted by the run */
-        c.count_e2e = cfg->slo_kind != SIM__SVC_SLO_WAIT;
-        c.count_slo_s = cfg->slo_s;
-        if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
-                                         diag)) ||
-            (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9, c.block_tokens,
-                                     &c.kv_blocks, diag)))
+        sim__llm_state **st = &rq->st[sp->type];
+        if (!*st) {
+            sim__llm_cfg c;
+            sim__llm_cfg_defaults(&c);
+            c.replicas = sp->replicas;
+            c.policy = cfg->llm_sarathi ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
+            c.slo_ttft_s = cfg->slo_kind == SIM__SVC_SLO_WAIT ? cfg->slo_s : 1e9;
+            c.slo_tpot_s = cfg->slo_tpot_s > 0 ? cfg->slo_tpot_s : 0.2;
+            c.max_queue =
+                cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
+            c.outcomes_only = 1;
+            c.counts_only = 1; /* the rule below, counted by the run */
+            c.count_e2e = cfg->slo_kind != SIM__SVC_SLO_WAIT;
+            c.count_slo_s = cfg->slo_s;
+            if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
+                                             diag)) ||
+                (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9,
+                                         c.block_tokens, &c.kv_blocks, diag)) ||
+                (rc = sim__llm_state_new(st, &c, t0, diag)))
+                goto out;
+        } else if ((rc = sim__llm_state_resize(*st, sp->replicas, diag))) {
             goto out;
+        }
         acct->replica_s += (double)sp->replicas * (t1 - t0);
         sig_rep += sp->replicas;
-        if (nq[k] == 0)
-            continue;
-        sim__llm_result res;
-        if ((rc = sim__llm_run(&c, q[k], nq[k], &res, stop, diag)))
-            goto out;
         /* a request meets the SLO when its TTFT (wait) or end-to-end
-         * latency (response) is <= slo_s and its TPOT is not > the TPOT SLO */
-        double ok = (double)res.n_met, late = (double)res.n_late;
-        double api = (double)res.service.api, lost = (double)res.service.dropped, busy = 0;
-        for (uint32_t j = 0; j < res.replicas; j++)
-            busy += res.per_replica[j].busy_s < t1 - t0 ? res.per_replica[j].busy_s : t1 - t0;
-        /* the signals: one series bin spans the piece (a time mean over it;
-         * a replica's bins past the piece hold the backlog's drain) */
-        for (uint32_t j = 0; j < res.replicas && res.n_bins; j++) {
-            sig_wait += res.queue_mean[(size_t)j * res.n_bins];
-            sig_kv += res.kv_use[(size_t)j * res.n_bins];
-        }
-        acct->busy_replica_s += busy;
-        vol_add(&acct->slo_ok, ok, in, out);
-        vol_add(&acct->late, late, in, out);
-        vol_add(&acct->api, api, in, out);
-        vol_add(&acct->unserved, lost, in, out);
-        sim__llm_result_fini(&res);
+         * latency (response) is <= slo_s and its TPOT is not > the TPOT
+         * SLO; it is counted in the piece where it ends */
+        sim__llm_counts cnt;
+        if ((rc = sim__llm_state_advance(*st, q[k], nq[k], t1, &cnt, stop, diag)))
+            goto out;
+        double cap_s = (double)sp->replicas * (t1 - t0);
+        acct->busy_replica_s += cnt.busy_s < cap_s ? cnt.busy_s : cap_s;
+        /* the signals: time means over the piece */
+        sig_wait += cnt.queue_sum;
+        sig_kv += cnt.kv_sum;
+        counts_add(acct, cfg, &cnt);
     }
     if (sig_rep > 0) {
         acct->sig_queue = sig_wait / sig_rep;
@@ -396,8 +485,8 @@ out:
 }
 
 int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
-                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
-                              tm_diag *diag)
+                              int64_t t1_us, uint64_t seed, sim__svc_reqstate **rq,
+                              sim__svc_acct *acct, volatile int *stop, tm_diag *diag)
 {
     if (t1_us < t0_us)
         return tm_diag_set(diag, TM_ERR_INVAL, "service.interval", "t1 %lld < t0 %lld",
@@ -409,7 +498,7 @@ int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *typ
         int64_t b = (a / hour + 1) * hour;
         if (b > t1_us)
             b = t1_us;
-        int rc = interval_piece(pool, types, a, b, seed, acct, stop, diag);
+        int rc = interval_piece(pool, types, a, b, seed, rq, acct, stop, diag);
         if (rc)
             return rc;
         a = b;
