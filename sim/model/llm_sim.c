@@ -37,14 +37,18 @@
  * stretches"), whose length, end and cut at an arrival are computed in closed
  * form with the roofline ("Stretches in closed form") and walked iteration by
  * iteration with a measured profile; only a preemption visits the batch.
- * A request's 72 bytes of state live in a slot while it is in flight (the
+ * A request's 80 bytes of state live in a slot while it is in flight (the
  * pool holds the requests in flight, not all of them); the per-request
  * outcomes (28 bytes each) are kept unless the caller asks for counts only.
  *
- * One file of about 1,700 lines: the event loop, the batch scheduler, the
- * decoding set and the decode stretches (walked and closed) read and write
- * the same replica and sequence state on every step; the iteration-time
- * model is already apart (llm_iter.c).
+ * The state can also be kept between calls (sim__llm_state, "A chain of
+ * pieces"): a fleet run advances it piece by piece, feeding each piece's
+ * arrivals and resizing it where the ready replicas change.
+ *
+ * One file of about 2,100 lines: the event loop, the batch scheduler, the
+ * decoding set, the decode stretches (walked and closed) and the chain's
+ * resize read and write the same replica and sequence state on every step;
+ * the iteration-time model is already apart (llm_iter.c).
  */
 #include "model/llm_int.h"
 
