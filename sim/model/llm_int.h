@@ -240,6 +240,10 @@ typedef struct sim__llm_cfg {
      * not > slo_tpot_s (a fleet run's rule, service_reqsim.c), late
      * otherwise. Memory is then O(requests in flight) besides reqs. */
     int counts_only;
+    /* 1: no series (batch_mean, kv_use, queue_mean stay empty; a chain's
+     * queue_sum and kv_sum are 0): a fleet run without a request-level
+     * signal reads none */
+    int no_series;
     int count_e2e;
     double count_slo_s;
 } sim__llm_cfg;

@@ -461,6 +461,8 @@ static size_t bin_at(const sim *m, double t, double *end)
 /* Add x * dt over [t, t + dt) to series v of replica p, bin by bin. */
 static int series_add(sim *m, replica *p, double t, double dt, double b, double kv, double q)
 {
+    if (m->c->no_series)
+        return TM_OK;
     while (dt > 0) {
         double bin_end;
         size_t k = bin_at(m, t, &bin_end);
@@ -873,7 +875,7 @@ static void stretch_bin(sim *m, replica *p, double t)
 
 static int stretch_flush(sim *m, replica *p)
 {
-    if (p->ib == 0 && p->ikv == 0)
+    if (m->c->no_series || (p->ib == 0 && p->ikv == 0))
         return TM_OK;
     int rc = series_bin(m, p, p->ik);
     if (rc)
@@ -1116,6 +1118,20 @@ static int closed_end(sim *m, replica *p)
 {
     const sim__llm_cfg *c = m->c;
     uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
+    if (c->no_series) {
+        /* only the blocks: iterations 2..n read the phases from ph0 down,
+         * each whole cycle of bt phases all of D (n_dec) */
+        uint64_t cum = (uint64_t)((n - 1) / bt) * p->n_dec;
+        for (uint32_t j = (n - 1) % bt; j > 0; j--) {
+            cum += p->hist[ph];
+            ph = ph ? ph - 1 : bt - 1;
+        }
+        p->iterations += n;
+        p->busy_s += p->t_end - p->t_start;
+        p->free_blocks -= cum;
+        p->stretch = p->closed = 0;
+        return TM_OK;
+    }
     double kvb = (double)c->kv_blocks, u = (double)(c->kv_blocks - p->free_blocks);
     double seqs = (double)p->sb.seqs, t = p->t_start, span = p->t_end - p->t_start;
     double k0_end;
@@ -1239,9 +1255,11 @@ static int start(sim *m, uint32_t r, double t)
     p->t_end = t + dt;
     p->iterations += 1;
     p->busy_s += dt;
-    double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
-    if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
-        return rc;
+    if (!m->c->no_series) {
+        double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
+        if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
+            return rc;
+    }
     rep_push(m, r, p->t_end);
     return TM_OK;
 }

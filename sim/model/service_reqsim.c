@@ -445,7 +445,8 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
             c.max_queue =
                 cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
             c.outcomes_only = 1;
-            c.counts_only = 1; /* the rule below, counted by the run */
+            c.counts_only = 1;                /* the rule below, counted by the run */
+            c.no_series = !cfg->scale_signal; /* the series give only the signals */
             c.count_e2e = cfg->slo_kind != SIM__SVC_SLO_WAIT;
             c.count_slo_s = cfg->slo_s;
             if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
