@@ -817,7 +817,8 @@ static void test_carry(void)
  * give the same counts, latency sums, iterations and preemptions, to the
  * bit (the events happen in the same order on the same state), on loads
  * that queue at the cuts (both policies, tight memory with preemptions,
- * all routings, API overflow). A chain that served its backlog in its own
+ * all routings, API overflow; the roofline's closed stretches and a
+ * measured profile's walked ones). A chain that served its backlog in its own
  * piece, or started a piece with empty replicas, fails it. */
 static void test_chain(uint64_t seed)
 {
@@ -829,7 +830,13 @@ static void test_chain(uint64_t seed)
     gsl_rng_set(r, (unsigned long)seed);
     tm_diag d;
     tm_diag_clear(&d);
-    for (int k = 0; k < 4; k++) {
+    /* k = 4: a measured profile (decode stretches walked, not closed) */
+    const char *grid = "prefill_tokens,decode_seqs,kv_tokens,time_ms\n"
+                       "0,1,0,5\n0,1,200000,15\n0,256,0,10\n0,256,200000,20\n"
+                       "4096,1,0,25\n4096,1,200000,35\n4096,256,0,30\n4096,256,200000,40\n";
+    sim__llm_profile prof;
+    CHECK_EQ_INT(sim__llm_profile_parse(&prof, "grid.csv", grid, strlen(grid), &d), TM_OK);
+    for (int k = 0; k < 5; k++) {
         sim__llm_dist pd = {SIM__LLM_DIST_EXP, 800, 0, 0, NULL, 0};
         sim__llm_dist od = {k % 2 ? SIM__LLM_DIST_FIXED : SIM__LLM_DIST_EXP, 200, 0, 0, NULL, 0};
         size_t n = 6000;
@@ -842,6 +849,8 @@ static void test_chain(uint64_t seed)
         c.policy = k % 2 ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
         c.route = (sim__llm_route)(k % 3);
         CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+        if (k == 4)
+            c.iter.profile = &prof;
         c.kv_blocks = 1500; /* tight: preemption */
         if (k == 3) {
             c.max_batch = 24;
@@ -913,6 +922,7 @@ static void test_chain(uint64_t seed)
         sim__llm_result_fini(&ref);
         free(q);
     }
+    sim__llm_profile_fini(&prof);
     gsl_rng_free(r);
 }
 
