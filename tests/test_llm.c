@@ -22,6 +22,13 @@
  *   counts      counts_only (a fleet run's accounting, no per-request arrays)
  *               against the rule applied to the per-request outcomes of the
  *               same run: met, late, API, dropped, API cost, iterations
+ *   carry       the queue carried across a piece boundary (sim__llm_state),
+ *               and a replica removed at one, by hand
+ *   chain       the same requests as one piece, as hundreds of pieces and
+ *               by sim__llm_run: equal counts, latency sums, iterations
+ *   svc         a service's accounting: an overloaded hour's backlog
+ *               counted in the next, every request once; arrivals drawn
+ *               ahead in chunks equal to drawn at once
  */
 #include "model/llm_int.h"
 #include "model/service_int.h"
@@ -714,6 +721,278 @@ static void test_counts(uint64_t seed)
     gsl_rng_free(r);
 }
 
+/* The flat-profile deployment of the hand cases below: one iteration takes
+ * 10 ms, one sequence at a time (a request of 1 + 10 tokens: 0.1 s). */
+static sim__llm_cfg chain_cfg(const sim__llm_profile *p, uint32_t replicas, double slo_s)
+{
+    sim__llm_cfg c;
+    sim__llm_cfg_defaults(&c);
+    c.replicas = replicas;
+    c.iter.profile = p;
+    c.kv_blocks = 1000;
+    c.max_batch = 1;
+    c.outcomes_only = c.counts_only = 1;
+    c.count_slo_s = slo_s;
+    return c;
+}
+
+/* The queue carried across a piece boundary, by hand: 20 requests of 1 + 10
+ * tokens arrive together at 3599.05 s, 0.95 s before the end of an hour,
+ * at one replica serving one at a time (0.1 s each). Request i has its
+ * first token at 0.1 i + 0.01 s after arriving and its last at 0.1 (i + 1):
+ * 9 finish in the first hour, 11 in the second (idle: no arrival), counted
+ * there with their latency from their arrival (e2e sum 0.1 (10 + ... + 20)
+ * = 16.5 s, TTFT sum 15.51 s); with a TTFT SLO of 1.5 s, 6 of those meet it
+ * (i = 9..14). Then a replica removed at a boundary: two requests on two
+ * replicas, the second replica goes at 0.055 s (5 tokens made, its
+ * iteration in progress lost); its request waits for the first replica's
+ * (done at 0.1), recomputes its 1 + 5 tokens in one iteration (token 6 at
+ * 0.11) and finishes at 0.15, its TTFT still 0.01. */
+static void test_carry(void)
+{
+    sim__llm_profile p = flat_profile(10);
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim__llm_cfg c = chain_cfg(&p, 1, 1.5);
+    sim__llm_req q[20];
+    for (int i = 0; i < 20; i++)
+        q[i] = (sim__llm_req){3599.05, 1, 10};
+    sim__llm_state *st;
+    sim__llm_counts k1, k2;
+    CHECK_EQ_INT(sim__llm_state_new(&st, &c, 0.0, &d), TM_OK);
+    CHECK_EQ_INT(sim__llm_state_advance(st, q, 20, 3600.0, &k1, NULL, &d), TM_OK);
+    CHECK_EQ_U64(k1.met, 9);
+    CHECK_EQ_U64(k1.late, 0);
+    CHECK_EQ_U64(k1.in_flight, 11);
+    CHECK_NEAR(k1.sum_e2e_s, 4.5, 1e-9);
+    CHECK_NEAR(k1.sum_ttft_s, 3.69, 1e-9); /* 0.1 (0 + ... + 8) + 9 x 0.01 */
+    /* the busy time booked in the hour: the 95 iterations started before
+     * its end */
+    CHECK_NEAR(k1.busy_s, 0.95, 1e-9);
+    CHECK_EQ_INT(sim__llm_state_advance(st, NULL, 0, 7200.0, &k2, NULL, &d), TM_OK);
+    CHECK_EQ_U64(k2.met, 6);
+    CHECK_EQ_U64(k2.late, 5);
+    CHECK_EQ_U64(k2.in_flight, 0);
+    CHECK_NEAR(k2.sum_e2e_s, 16.5, 1e-9);
+    CHECK_NEAR(k2.sum_ttft_s, 15.51, 1e-9);
+    CHECK_NEAR(k2.busy_s, 1.05, 1e-9);
+    CHECK_NEAR(k1.iterations + k2.iterations, 200.0, 0.0);
+    /* the queue signal (sampled at iteration starts): 19 waiting from
+     * 3599.06 s (the first iteration began when the first request arrived,
+     * alone), one fewer each 0.1 s, 10 in the last 0.05 s */
+    CHECK_NEAR(k1.queue_sum * 3600.0,
+               0.1 * (19 + 18 + 17 + 16 + 15 + 14 + 13 + 12 + 11) + 0.05 * 10 - 0.01 * 19, 1e-9);
+    sim__llm_state_free(st);
+
+    /* a replica removed at a boundary */
+    c = chain_cfg(&p, 2, 1.0);
+    sim__llm_req two[2] = {{0.0, 1, 10}, {0.0, 1, 10}};
+    CHECK_EQ_INT(sim__llm_state_new(&st, &c, 0.0, &d), TM_OK);
+    CHECK_EQ_INT(sim__llm_state_advance(st, two, 2, 0.055, &k1, NULL, &d), TM_OK);
+    CHECK_EQ_U64(k1.met + k1.late, 0);
+    CHECK_EQ_U64(k1.in_flight, 2);
+    CHECK_EQ_INT(sim__llm_state_resize(st, 1, &d), TM_OK);
+    CHECK_EQ_INT(sim__llm_state_replicas(st), 1);
+    CHECK_EQ_INT(sim__llm_state_advance(st, NULL, 0, INFINITY, &k2, NULL, &d), TM_OK);
+    CHECK_EQ_U64(k2.met, 2);
+    CHECK_EQ_U64(k2.in_flight, 0);
+    CHECK_EQ_U64(k1.preemptions + k2.preemptions, 1);
+    CHECK_NEAR(k2.sum_e2e_s, 0.1 + 0.15, 1e-9);
+    CHECK_NEAR(k2.sum_ttft_s, 0.01 + 0.01, 1e-9);
+    /* a replica added: it starts empty and takes the next arrival */
+    CHECK_EQ_INT(sim__llm_state_resize(st, 3, &d), TM_OK);
+    sim__llm_state_free(st);
+    /* bad calls: a piece that goes back, an arrival outside the piece */
+    CHECK_EQ_INT(sim__llm_state_new(&st, &c, 10.0, &d), TM_OK);
+    CHECK_EQ_INT(sim__llm_state_advance(st, NULL, 0, 9.0, &k1, NULL, &d), TM_ERR_INVAL);
+    CHECK_EQ_INT(sim__llm_state_advance(st, two, 2, 11.0, &k1, NULL, &d), TM_ERR_INVAL);
+    sim__llm_state_free(st);
+    c.counts_only = 0;
+    CHECK_EQ_INT(sim__llm_state_new(&st, &c, 0.0, &d), TM_ERR_INVAL);
+    sim__llm_profile_fini(&p);
+}
+
+/* Piecing is invisible: the same requests run as one piece, as hundreds of
+ * pieces (cut at fixed steps, and at arrival times) and by sim__llm_run
+ * give the same counts, latency sums, iterations and preemptions, to the
+ * bit (the events happen in the same order on the same state), on loads
+ * that queue at the cuts (both policies, tight memory with preemptions,
+ * all routings, API overflow; the roofline's closed stretches and a
+ * measured profile's walked ones). A chain that served its backlog in its own
+ * piece, or started a piece with empty replicas, fails it. */
+static void test_chain(uint64_t seed)
+{
+    const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, (unsigned long)seed);
+    tm_diag d;
+    tm_diag_clear(&d);
+    /* k = 4: a measured profile (decode stretches walked, not closed) */
+    const char *grid = "prefill_tokens,decode_seqs,kv_tokens,time_ms\n"
+                       "0,1,0,5\n0,1,200000,15\n0,256,0,10\n0,256,200000,20\n"
+                       "4096,1,0,25\n4096,1,200000,35\n4096,256,0,30\n4096,256,200000,40\n";
+    sim__llm_profile prof;
+    CHECK_EQ_INT(sim__llm_profile_parse(&prof, "grid.csv", grid, strlen(grid), &d), TM_OK);
+    for (int k = 0; k < 5; k++) {
+        sim__llm_dist pd = {SIM__LLM_DIST_EXP, 800, 0, 0, NULL, 0};
+        sim__llm_dist od = {k % 2 ? SIM__LLM_DIST_FIXED : SIM__LLM_DIST_EXP, 200, 0, 0, NULL, 0};
+        size_t n = 6000;
+        sim__llm_req *q;
+        /* about 1.3 times what the replicas serve: a queue at every cut */
+        CHECK_EQ_INT(sim__llm_synth(&q, n, 40.0 + 10.0 * k, &pd, &od, r, &d), TM_OK);
+        sim__llm_cfg c;
+        sim__llm_cfg_defaults(&c);
+        c.replicas = 2 + (uint32_t)k;
+        c.policy = k % 2 ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
+        c.route = (sim__llm_route)(k % 3);
+        CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
+        if (k == 4)
+            c.iter.profile = &prof;
+        c.kv_blocks = 1500; /* tight: preemption */
+        if (k == 3) {
+            c.max_batch = 24;
+            c.max_queue = 40;
+            c.api_in_usd_per_mtok = 1.0;
+        }
+        c.outcomes_only = c.counts_only = 1;
+        c.count_slo_s = 2.0;
+        sim__llm_result ref;
+        CHECK_EQ_INT(sim__llm_run(&c, q, n, &ref, NULL, &d), TM_OK);
+        CHECK(ref.service.preemptions > 0);
+        sim__llm_counts one[3];
+        for (int cut = 0; cut < 3; cut++) {
+            /* cut 0: one piece; 1: every 0.7 s; 2: at every 37th arrival */
+            sim__llm_state *st;
+            sim__llm_cfg cs = c;
+            cs.no_series = cut == 2; /* without series: the same outcomes */
+            CHECK_EQ_INT(sim__llm_state_new(&st, &cs, 0.0, &d), TM_OK);
+            sim__llm_counts *s = &one[cut];
+            memset(s, 0, sizeof *s);
+            size_t i = 0, pieces = 0;
+            uint64_t carried = 0;
+            while (i < n) {
+                double t1 = cut == 0   ? INFINITY
+                            : cut == 1 ? 0.7 * (double)(pieces + 1)
+                                       : q[i + 37 < n ? i + 37 : n - 1].t_s;
+                if (cut == 2 && i + 37 >= n)
+                    t1 = INFINITY;
+                size_t j = i;
+                while (j < n && q[j].t_s < t1)
+                    j++;
+                CHECK_EQ_INT(sim__llm_state_resize(st, c.replicas, &d), TM_OK);
+                sim__llm_counts x;
+                CHECK_EQ_INT(sim__llm_state_advance(st, q + i, j - i, t1, &x, NULL, &d), TM_OK);
+                s->met += x.met, s->late += x.late, s->api += x.api, s->dropped += x.dropped;
+                s->sum_ttft_s += x.sum_ttft_s, s->sum_e2e_s += x.sum_e2e_s;
+                s->iterations += x.iterations, s->busy_s += x.busy_s;
+                s->preemptions += x.preemptions, s->api_usd += x.api_usd;
+                carried += x.in_flight;
+                i = j;
+                pieces++;
+            }
+            sim__llm_counts x;
+            CHECK_EQ_INT(sim__llm_state_advance(st, NULL, 0, INFINITY, &x, NULL, &d), TM_OK);
+            s->met += x.met, s->late += x.late, s->api += x.api, s->dropped += x.dropped;
+            s->iterations += x.iterations, s->preemptions += x.preemptions;
+            s->sum_ttft_s += x.sum_ttft_s, s->sum_e2e_s += x.sum_e2e_s, s->busy_s += x.busy_s;
+            CHECK_EQ_U64(sim__llm_state_in_flight(st), 0);
+            sim__llm_state_free(st);
+            if (cut) {
+                CHECK(pieces > 100);
+                CHECK(carried > 1000); /* requests in flight at the cuts */
+            }
+            /* against the single run: the counts and sums to the bit (the
+             * latency sums only for the pieces that add one by one) */
+            CHECK_EQ_U64(s->met, ref.n_met);
+            CHECK_EQ_U64(s->late, ref.n_late);
+            CHECK_EQ_U64(s->api, ref.service.api);
+            CHECK_EQ_U64(s->dropped, ref.service.dropped);
+            CHECK_EQ_U64(s->preemptions, ref.service.preemptions);
+            CHECK(s->iterations == ref.service.iterations);
+            CHECK_NEAR(s->busy_s, ref.service.busy_s, 1e-9 * ref.service.busy_s);
+            CHECK_NEAR(s->sum_e2e_s, ref.sum_e2e_s, 1e-9 * ref.sum_e2e_s);
+            CHECK_NEAR(s->sum_ttft_s, ref.sum_ttft_s, 1e-9 * ref.sum_ttft_s);
+            CHECK_NEAR(s->api_usd, ref.api_usd, 1e-9 * (ref.api_usd + 1e-300));
+        }
+        CHECK(one[0].sum_e2e_s == ref.sum_e2e_s);
+        CHECK(one[0].sum_ttft_s == ref.sum_ttft_s);
+        sim__llm_result_fini(&ref);
+        free(q);
+    }
+    sim__llm_profile_fini(&prof);
+    gsl_rng_free(r);
+}
+
+/* A request-mode service's accounting (sim__svc_interval_request) over an
+ * overloaded hour (80 requests/s of 1,000 + 200 tokens at one H100 replica
+ * of 8B FP8) and an idle one: the backlog at the end of the first hour is
+ * served in the second and counted there (the demand is counted where it
+ * arrives), the rest at the end of the run (sim__svc_request_finish): every
+ * request is counted once. The same service with a request-level signal
+ * draws each hour at once instead of in chunks ahead of the simulation:
+ * the same counts to the bit. */
+static void test_svc(uint64_t seed)
+{
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    int h100 = sim_catalog_find(types, nt, "H100");
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim__svc_cfg c;
+    sim__svc_cfg_defaults(&c);
+    c.request_mode = 1;
+    snprintf(c.llm_model, sizeof c.llm_model, "llama-3.1-8b-fp8");
+    c.tokens_in_per_req = 1000.0;
+    c.tokens_out_per_req = 200.0;
+    c.tokens_per_s[h100] = 3400.0;
+    c.concurrency[h100] = 64;
+    c.load.rate_per_s = 80.0;
+    for (int h = 0; h < 24; h++)
+        c.load.daily[h] = h == 0 ? 1.0 : 0.0;
+    uint32_t ready[PLACE_MAX_TYPES] = {0};
+    ready[h100] = 1;
+    const int64_t H = 3600 * SIM_US_PER_S;
+    sim__svc_acct got[2][3];
+    for (int sig = 0; sig < 2; sig++) {
+        sim__svc_cfg cc = c;
+        if (sig) {
+            cc.scale_signal = SIM__SVC_SIGNAL_KV;
+            cc.scale_target = 0.5;
+        }
+        sim__svc_pool p;
+        CHECK_EQ_INT(sim__svc_pool_init(&p, &cc, ready, nt, &d), TM_OK);
+        sim__svc_acct a;
+        memset(&a, 0, sizeof a);
+        sim__svc_reqstate *rq = NULL;
+        CHECK_EQ_INT(sim__svc_interval_request(&p, types, 0, H, seed, &rq, &a, NULL, &d), TM_OK);
+        got[sig][0] = a;
+        CHECK_EQ_INT(sim__svc_interval_request(&p, types, H, 2 * H, seed, &rq, &a, NULL, &d),
+                     TM_OK);
+        got[sig][1] = a;
+        CHECK_EQ_INT(sim__svc_request_finish(&rq, &a, NULL, &d), TM_OK);
+        CHECK(rq == NULL);
+        got[sig][2] = a;
+    }
+    const sim__svc_acct *h1 = &got[0][0], *h2 = &got[0][1], *end = &got[0][2];
+    double done1 = h1->slo_ok.req + h1->late.req, done2 = h2->slo_ok.req + h2->late.req;
+    double done3 = end->slo_ok.req + end->late.req;
+    CHECK(h1->demanded.req > 250000.0);          /* about 288,000 */
+    CHECK(done1 < 0.8 * h1->demanded.req);       /* a backlog at the end of the hour */
+    CHECK(h2->demanded.req == h1->demanded.req); /* nothing arrives in the second */
+    CHECK(done2 > done1 + 10000.0);              /* served and counted there */
+    CHECK(h2->late.req > h1->late.req);          /* late: they waited since hour 1 */
+    CHECK(done3 + end->unserved.req + end->api.req == end->demanded.req);
+    CHECK(end->unserved.req == 0.0 && end->api.req == 0.0);
+    for (int k = 0; k < 3; k++) {
+        CHECK(got[1][k].slo_ok.req == got[0][k].slo_ok.req);
+        CHECK(got[1][k].late.req == got[0][k].late.req);
+        CHECK(got[1][k].demanded.req == got[0][k].demanded.req);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -731,5 +1010,8 @@ int main(int argc, char **argv)
     RUN("cut", test_cut());
     RUN("closed", test_closed());
     RUN("counts", test_counts(seed));
+    RUN("carry", test_carry());
+    RUN("chain", test_chain(seed));
+    RUN("svc", test_svc(seed));
     return check_finish("test_llm");
 }

@@ -175,6 +175,7 @@ typedef struct svc {
     sim__svc_scaler scaler;
     sim__svc_pool pool;
     sim__svc_acct acct;
+    sim__svc_reqstate *rq; /* request mode: the queues carried between accountings */
     uint32_t ready_by_type[PLACE_MAX_TYPES];
     int64_t t_acct_us; /* acct covers [0, t_acct_us) */
     double util;       /* busy fraction of the ready replicas in the current piece */
@@ -1418,13 +1419,14 @@ static int svc_account(engine *e, svc *v)
         return TM_OK;
     tm_diag sub;
     tm_diag_clear(&sub);
-    /* request mode (docs/llm-serving.md): the interval's requests simulated */
+    /* request mode (docs/llm-serving.md): the interval's requests simulated,
+     * the queues carried in v->rq from the interval before */
+    uint64_t seed = (e->sc->seed * 1000003u + (uint64_t)(v - e->svcs)) * 1000033u +
+                    (e->opts ? e->opts->replication : 0);
+    volatile int *stop = e->opts ? e->opts->stop_flag : NULL;
     int rc = v->cfg->request_mode
-                 ? sim__svc_interval_request(&v->pool, e->sc->types, v->t_acct_us, e->now_us,
-                                             (e->sc->seed * 1000003u + (uint64_t)(v - e->svcs)) *
-                                                     1000033u +
-                                                 (e->opts ? e->opts->replication : 0),
-                                             &v->acct, e->opts ? e->opts->stop_flag : NULL, &sub)
+                 ? sim__svc_interval_request(&v->pool, e->sc->types, v->t_acct_us, e->now_us, seed,
+                                             &v->rq, &v->acct, stop, &sub)
                  : sim__svc_interval(&v->pool, v->t_acct_us, e->now_us, &v->acct, &sub);
     if (rc == TM_ERR_LIMIT || rc == TM_ERR_INTERRUPTED) /* the input's or the user's, not a bug */
         return tm_diag_set(e->diag, rc, v->cfg->name, "%s", sub.msg);
@@ -1432,6 +1434,21 @@ static int svc_account(engine *e, svc *v)
         return svc_err(e, v, &sub);
     v->t_acct_us = e->now_us;
     return TM_OK;
+}
+
+/* The end of the run (after the last svc_account): a request-mode service
+ * serves what its queues still hold (docs/llm-serving.md). */
+static int svc_account_last(engine *e, svc *v)
+{
+    int rc = svc_account(e, v);
+    if (rc != TM_OK || !v->rq)
+        return rc;
+    tm_diag sub;
+    tm_diag_clear(&sub);
+    rc = sim__svc_request_finish(&v->rq, &v->acct, e->opts ? e->opts->stop_flag : NULL, &sub);
+    if (rc == TM_ERR_INTERRUPTED)
+        return tm_diag_set(e->diag, rc, v->cfg->name, "%s", sub.msg);
+    return rc != TM_OK ? svc_err(e, v, &sub) : TM_OK;
 }
 
 /* Per-type speed of the service's replicas for placement rules: throughput at
@@ -1975,8 +1992,10 @@ static void svc_results(engine *e)
 
 static void svcs_fini(engine *e)
 {
-    for (size_t i = 0; i < e->n_svcs; i++)
+    for (size_t i = 0; i < e->n_svcs; i++) {
         free(e->svcs[i].rep);
+        sim__svc_reqstate_free(e->svcs[i].rq);
+    }
     free(e->svcs);
 }
 
@@ -3667,7 +3686,7 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
     if ((rc = emit_unfinished(&e)) != TM_OK)
         goto out;
     for (size_t i = 0; i < e.n_svcs; i++)
-        if ((rc = svc_account(&e, &e.svcs[i])) != TM_OK)
+        if ((rc = svc_account_last(&e, &e.svcs[i])) != TM_OK)
             goto out;
     mirrors_fill(&e);
     finish_results(&e);

@@ -240,6 +240,10 @@ typedef struct sim__llm_cfg {
      * not > slo_tpot_s (a fleet run's rule, service_reqsim.c), late
      * otherwise. Memory is then O(requests in flight) besides reqs. */
     int counts_only;
+    /* 1: no series (batch_mean, kv_use, queue_mean stay empty; a chain's
+     * queue_sum and kv_sum are 0): a fleet run without a request-level
+     * signal reads none */
+    int no_series;
     int count_e2e;
     double count_slo_s;
 } sim__llm_cfg;
@@ -272,8 +276,9 @@ typedef struct sim__llm_result {
     /* per request (n_reqs): NaN where not served on a replica; NULL with
      * counts_only */
     double *ttft_s, *tpot_s, *e2e_s;
-    int32_t *replica;       /* -1: API, -2: dropped */
-    uint64_t n_met, n_late; /* counts_only: served requests meeting the rule or not */
+    int32_t *replica;             /* -1: API, -2: dropped */
+    uint64_t n_met, n_late;       /* counts_only: served requests meeting the rule or not */
+    double sum_ttft_s, sum_e2e_s; /* counts_only: their TTFT and end-to-end sums */
     uint32_t replicas;
     sim__llm_stats service;
     sim__llm_stats *per_replica;     /* [replicas] */
@@ -296,5 +301,58 @@ typedef struct sim__llm_result {
 int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, sim__llm_result *res,
                  volatile int *stop, tm_diag *diag);
 void sim__llm_result_fini(sim__llm_result *res);
+
+/* ------------------------------------------------------------------------- */
+/* A chain of pieces                                                          */
+
+/* The same simulation cut into pieces [t0, t1), [t1, t2), ... that the
+ * caller feeds one after the other (a fleet run's accounting intervals,
+ * service_reqsim.c): the state (replicas, queues, requests in flight, a
+ * decode stretch in progress) is kept between pieces, so a request still
+ * waiting or running at the end of a piece goes on in the next one and is
+ * counted in the piece where it finishes (its latency from its arrival).
+ * With a constant replica count the outcomes do not depend on where the
+ * pieces are cut: a request, an iteration and a stretch are simulated as in
+ * one run over all the pieces' arrivals (test_llm chain). Counts only
+ * (cfg.counts_only and outcomes_only required). */
+typedef struct sim__llm_state sim__llm_state;
+
+/* What one piece counted. A request is counted where it ends (met, late by
+ * the counts_only rule; dropped), an API request where it arrives. */
+typedef struct sim__llm_counts {
+    uint64_t met, late, api, dropped;
+    double api_usd;
+    double sum_ttft_s, sum_e2e_s; /* of the met and late ones */
+    /* iterations and busy seconds booked in the piece (an iteration when it
+     * starts, a decode stretch when it ends), preemptions (with the running
+     * sequences of removed replicas) */
+    double iterations, busy_s;
+    uint64_t preemptions;
+    /* sums over the replicas of the time means over the piece of requests
+     * waiting (sampled at iteration starts) and KV use; a stretch is booked
+     * in the piece where it ends */
+    double queue_sum, kv_sum;
+    uint64_t in_flight; /* routed and not finished at the piece's end */
+} sim__llm_counts;
+
+/* A chain at t0 with cfg.replicas empty replicas (cfg is copied). */
+int sim__llm_state_new(sim__llm_state **st, const sim__llm_cfg *cfg, double t0, tm_diag *diag);
+/* The next piece, from where the chain is (t) to t1 (>= t): the arrivals
+ * reqs[0..n) (sorted, in [t, t1)) and every event before t1; t1 = INFINITY
+ * serves everything left (the last piece). After an error the state is only
+ * good for _free. */
+int sim__llm_state_advance(sim__llm_state *st, const sim__llm_req *reqs, size_t n, double t1,
+                           sim__llm_counts *out, volatile int *stop, tm_diag *diag);
+/* The replica count changes (1..SIM__LLM_REPLICAS_MAX) where the chain is:
+ * new replicas start empty; the last ones go, their running sequences
+ * preempted by recomputation (the KV cache is lost, with the iteration or
+ * stretch in progress) and, with their waiting requests, routed again
+ * (never to the API), running ones first. The counts of those that end at
+ * once (a drop) go to the next piece. */
+int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag);
+uint32_t sim__llm_state_replicas(const sim__llm_state *st);
+/* Requests routed and not finished. */
+uint64_t sim__llm_state_in_flight(const sim__llm_state *st);
+void sim__llm_state_free(sim__llm_state *st);
 
 #endif

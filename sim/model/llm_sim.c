@@ -37,14 +37,18 @@
  * stretches"), whose length, end and cut at an arrival are computed in closed
  * form with the roofline ("Stretches in closed form") and walked iteration by
  * iteration with a measured profile; only a preemption visits the batch.
- * A request's 72 bytes of state live in a slot while it is in flight (the
+ * A request's 80 bytes of state live in a slot while it is in flight (the
  * pool holds the requests in flight, not all of them); the per-request
  * outcomes (28 bytes each) are kept unless the caller asks for counts only.
  *
- * One file of about 1,700 lines: the event loop, the batch scheduler, the
- * decoding set and the decode stretches (walked and closed) read and write
- * the same replica and sequence state on every step; the iteration-time
- * model is already apart (llm_iter.c).
+ * The state can also be kept between calls (sim__llm_state, "A chain of
+ * pieces"): a fleet run advances it piece by piece, feeding each piece's
+ * arrivals and resizing it where the ready replicas change.
+ *
+ * One file of about 2,100 lines: the event loop, the batch scheduler, the
+ * decoding set, the decode stretches (walked and closed) and the chain's
+ * resize read and write the same replica and sequence state on every step;
+ * the iteration-time model is already apart (llm_iter.c).
  */
 #include "model/llm_int.h"
 
@@ -74,7 +78,7 @@ void sim__llm_cfg_defaults(sim__llm_cfg *c)
 
 enum { ST_OUT, ST_PRE, ST_DEC }; /* not running, prefilling, decoding */
 
-/* A request's state while it is routed and not finished: 72 bytes, in a
+/* A request's state while it is routed and not finished: 80 bytes, in a
  * slot of a pool (sim.s) that a finished or dropped request gives back, so
  * the pool holds the requests in flight, not all of them, and stays in
  * cache. Queues, lists, heaps and batches hold slot indices. While a
@@ -90,6 +94,7 @@ typedef struct seq {
         uint64_t fin;    /* decoding: the clock after its last token */
     };
     double t_first;
+    double t_arr;                  /* arrival */
     uint32_t prompt, output, gen;  /* gen: not kept while decoding (below) */
     uint32_t pre_target, pre_done; /* prefill of the current admission */
     uint32_t sched;                /* prefill tokens of this iteration */
@@ -212,6 +217,10 @@ typedef struct replica {
 
 typedef struct sim {
     const sim__llm_cfg *c;
+    sim__llm_cfg cc;      /* c's copy, which c points to (a chain resizes it) */
+    int chain;            /* a chain (sim__llm_state): series in two bins */
+    double t_cut;         /* chain: the end of the piece being simulated */
+    uint64_t live;        /* requests in flight (slots in use) */
     seq *s;               /* the slots */
     uint32_t n_s, cap_s;  /* slots made, allocated */
     uint32_t free_s;      /* free slots, linked through rnext (NIL: none) */
@@ -342,7 +351,9 @@ static uint32_t slot_new(sim *m, uint32_t i)
     q->output = r->output ? r->output : 1;
     q->pre_target = q->prompt;
     q->t_first = NAN;
+    q->t_arr = r->t_s;
     q->req = i;
+    m->live++;
     return k;
 }
 
@@ -350,6 +361,7 @@ static void slot_free(sim *m, uint32_t k)
 {
     m->s[k].rnext = m->free_s;
     m->free_s = k;
+    m->live--;
 }
 
 /* Request i's outcome: its replica, -1 (API) or -2 (dropped). */
@@ -431,17 +443,32 @@ static int series_bin(sim *m, replica *p, size_t k)
     return TM_OK;
 }
 
+/* The series bin of time t and its end. A chain has two: the piece being
+ * simulated (before t_cut) and what comes after it (sim__llm_state). */
+static size_t bin_at(const sim *m, double t, double *end)
+{
+    if (m->chain) {
+        *end = t < m->t_cut ? m->t_cut : INFINITY;
+        return t < m->t_cut ? 0 : 1;
+    }
+    double bin = m->c->bin_s;
+    double f = (t - m->t0) / bin;
+    size_t k = f > 0 ? (size_t)f : 0;
+    *end = m->t0 + (double)(k + 1) * bin;
+    return k;
+}
+
 /* Add x * dt over [t, t + dt) to series v of replica p, bin by bin. */
 static int series_add(sim *m, replica *p, double t, double dt, double b, double kv, double q)
 {
-    double bin = m->c->bin_s;
+    if (m->c->no_series)
+        return TM_OK;
     while (dt > 0) {
-        double f = (t - m->t0) / bin;
-        size_t k = f > 0 ? (size_t)f : 0;
+        double bin_end;
+        size_t k = bin_at(m, t, &bin_end);
         int rc = series_bin(m, p, k);
         if (rc)
             return rc;
-        double bin_end = m->t0 + (double)(k + 1) * bin;
         double part = t + dt < bin_end ? dt : bin_end - t;
         if (!(part > 0)) /* rounding at a bin edge */
             part = dt;
@@ -842,15 +869,13 @@ static int schedule(sim *m, replica *p, sim__llm_batch *b)
 
 static void stretch_bin(sim *m, replica *p, double t)
 {
-    double f = (t - m->t0) / m->c->bin_s;
-    p->ik = f > 0 ? (size_t)f : 0;
-    p->bin_end = m->t0 + (double)(p->ik + 1) * m->c->bin_s;
+    p->ik = bin_at(m, t, &p->bin_end);
     p->ib = p->ikv = 0;
 }
 
 static int stretch_flush(sim *m, replica *p)
 {
-    if (p->ib == 0 && p->ikv == 0)
+    if (m->c->no_series || (p->ib == 0 && p->ikv == 0))
         return TM_OK;
     int rc = series_bin(m, p, p->ik);
     if (rc)
@@ -1056,9 +1081,10 @@ static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
 
 /* A request arrived at t at replica r: the closed stretch ends with the
  * first iteration that ends at or after t. */
-static void closed_cut(sim *m, uint32_t r, double t)
+/* The first iteration of p's closed stretch that ends at or after t (its
+ * last, steps, when none does). */
+static uint32_t closed_first_at(const replica *p, double t)
 {
-    replica *p = &m->rep[r];
     uint32_t n = p->steps;
     double d = t - p->t_start, q;
     if (d <= p->cSJ || !(p->cJ < INFINITY))
@@ -1071,6 +1097,13 @@ static void closed_cut(sim *m, uint32_t r, double t)
         k--;
     while (k < n && closed_end_of(p, k) < t)
         k++;
+    return k;
+}
+
+static void closed_cut(sim *m, uint32_t r, double t)
+{
+    replica *p = &m->rep[r];
+    uint32_t n = p->steps, k = closed_first_at(p, t);
     if (k == n)
         return;
     p->steps = k;
@@ -1085,11 +1118,25 @@ static int closed_end(sim *m, replica *p)
 {
     const sim__llm_cfg *c = m->c;
     uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
+    if (c->no_series) {
+        /* only the blocks: iterations 2..n read the phases from ph0 down,
+         * each whole cycle of bt phases all of D (n_dec) */
+        uint64_t cum = (uint64_t)((n - 1) / bt) * p->n_dec;
+        for (uint32_t j = (n - 1) % bt; j > 0; j--) {
+            cum += p->hist[ph];
+            ph = ph ? ph - 1 : bt - 1;
+        }
+        p->iterations += n;
+        p->busy_s += p->t_end - p->t_start;
+        p->free_blocks -= cum;
+        p->stretch = p->closed = 0;
+        return TM_OK;
+    }
     double kvb = (double)c->kv_blocks, u = (double)(c->kv_blocks - p->free_blocks);
     double seqs = (double)p->sb.seqs, t = p->t_start, span = p->t_end - p->t_start;
-    double f = (t - m->t0) / c->bin_s;
-    size_t k0 = f > 0 ? (size_t)f : 0;
-    int one_bin = p->t_end < m->t0 + (double)(k0 + 1) * c->bin_s;
+    double k0_end;
+    size_t k0 = bin_at(m, t, &k0_end);
+    int one_bin = p->t_end < k0_end;
     uint64_t cum = 0;
     int rc = TM_OK;
     if (one_bin) {
@@ -1208,9 +1255,11 @@ static int start(sim *m, uint32_t r, double t)
     p->t_end = t + dt;
     p->iterations += 1;
     p->busy_s += dt;
-    double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
-    if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
-        return rc;
+    if (!m->c->no_series) {
+        double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
+        if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
+            return rc;
+    }
     rep_push(m, r, p->t_end);
     return TM_OK;
 }
@@ -1231,8 +1280,7 @@ static int central_pull(sim *m, uint32_t r)
 }
 
 /* Sequence i (written out, out of D) has its last token at t. */
-static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *res,
-                     const sim__llm_req *reqs)
+static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *res)
 {
     seq *q = &m->s[i];
     list_remove(m, &p->run, i, 0);
@@ -1242,7 +1290,7 @@ static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *
     q->blocks = 0;
     outst_add(m, (uint32_t)(p - m->rep), -1);
     uint32_t j = q->req;
-    double ta = reqs[j].t_s;
+    double ta = q->t_arr;
     double ttft = q->t_first - ta, e2e = t - ta;
     double tpot = q->output > 1 ? (t - q->t_first) / (q->output - 1) : NAN;
     if (res->ttft_s) {
@@ -1256,14 +1304,15 @@ static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *
             res->n_met++;
         else
             res->n_late++;
+        res->sum_ttft_s += ttft;
+        res->sum_e2e_s += e2e;
     }
     if (t > res->t_end_s)
         res->t_end_s = t;
     slot_free(m, i);
 }
 
-static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
-                            const sim__llm_req *reqs)
+static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res)
 {
     replica *p = &m->rep[r];
     int any_done = 0, rc;
@@ -1277,7 +1326,7 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
             seq *q = &m->s[i];
             dec_leave(m, p, q); /* reads off_kv, which dec_write replaces */
             dec_write(m, p, q);
-            seq_done(m, p, i, t, res, reqs);
+            seq_done(m, p, i, t, res);
             any_done = 1;
         }
     }
@@ -1293,7 +1342,7 @@ static int finish_iteration(sim *m, uint32_t r, double t, sim__llm_result *res,
         if (isnan(q->t_first))
             q->t_first = t;
         if (q->gen >= q->output) {
-            seq_done(m, p, i, t, res, reqs);
+            seq_done(m, p, i, t, res);
             any_done = 1;
         } else if ((rc = dec_join(m, p, i))) {
             return rc;
@@ -1472,6 +1521,164 @@ static void stats_of(const sim__llm_cfg *c, const sim__llm_result *res, const si
     st->att_joint = den > 0 ? (double)ok_j / den : NAN;
 }
 
+static void rep_init(sim *m, replica *p)
+{
+    memset(p, 0, sizeof *p);
+    p->free_blocks = m->c->kv_blocks;
+    p->run.head = p->run.tail = NIL;
+    p->pre.head = p->pre.tail = NIL;
+}
+
+static void rep_free(replica *p)
+{
+    free(p->wait.v);
+    free(p->batch);
+    free(p->fh);
+    free(p->fq);
+    free(p->w);
+    free(p->s_batch);
+    free(p->s_kv);
+    free(p->s_queue);
+    free(p->hist);
+    memset(p, 0, sizeof *p);
+}
+
+/* The winner trees over replicas 0..cc.replicas-1, rebuilt; replicas from
+ * `from` on are new (no event, nothing outstanding). */
+static int trees_build(sim *m, uint32_t from)
+{
+    uint32_t R = m->cc.replicas, P = 1, old = m->P;
+    while (P < R)
+        P *= 2;
+    if (P > old) {
+        uint32_t *ev = realloc(m->ev, 2 * (size_t)P * sizeof *ev);
+        if (ev)
+            m->ev = ev;
+        uint32_t *rt = realloc(m->rt, 2 * (size_t)P * sizeof *rt);
+        if (rt)
+            m->rt = rt;
+        double *tn = realloc(m->tnext, P * sizeof *tn);
+        if (tn)
+            m->tnext = tn;
+        uint32_t *os = realloc(m->outst, P * sizeof *os);
+        if (os)
+            m->outst = os;
+        if (!ev || !rt || !tn || !os)
+            return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "%u replicas", (unsigned)R);
+    }
+    m->P = P > old ? P : old; /* the arrays' size: a chain that shrinks keeps them */
+    P = m->P;
+    for (uint32_t r = from; r < P; r++) {
+        m->tnext[r] = INFINITY;
+        m->outst[r] = r < R ? 0 : UINT32_MAX;
+    }
+    for (uint32_t r = 0; r < P; r++)
+        m->ev[P + r] = m->rt[P + r] = r;
+    for (uint32_t i = P - 1; i >= 1; i--) {
+        uint32_t a = m->ev[2 * i], b = m->ev[2 * i + 1];
+        m->ev[i] = m->tnext[b] < m->tnext[a] ? b : a;
+        a = m->rt[2 * i], b = m->rt[2 * i + 1];
+        m->rt[i] = m->outst[b] < m->outst[a] ? b : a;
+    }
+    return TM_OK;
+}
+
+/* m for cfg (checked), its outcomes written to res: replicas empty. m is
+ * valid for sim_free after any return. */
+static int sim_setup(sim *m, const sim__llm_cfg *cfg, sim__llm_result *res, tm_diag *diag)
+{
+    memset(m, 0, sizeof *m);
+    m->cc = *cfg;
+    m->c = &m->cc;
+    m->res = res;
+    m->free_s = NIL;
+    m->diag = diag;
+    m->wm_blocks = (uint64_t)floor(cfg->watermark * (double)cfg->kv_blocks);
+    m->bt_pow2 = (cfg->block_tokens & (cfg->block_tokens - 1)) == 0;
+    m->bt_mask = cfg->block_tokens - 1;
+    while ((1u << m->bt_shift) < cfg->block_tokens)
+        m->bt_shift++;
+    m->bins_max = SIM__LLM_SERIES_MAX / cfg->replicas;
+    m->rep = calloc(cfg->replicas, sizeof *m->rep);
+    if (!m->rep)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%u replicas", (unsigned)cfg->replicas);
+    for (uint32_t r = 0; r < cfg->replicas; r++)
+        rep_init(m, &m->rep[r]);
+    return trees_build(m, 0);
+}
+
+static void sim_free(sim *m)
+{
+    if (m->rep)
+        for (uint32_t r = 0; r < m->cc.replicas; r++)
+            rep_free(&m->rep[r]);
+    free(m->central.v);
+    free(m->rep);
+    free(m->ev);
+    free(m->rt);
+    free(m->tnext);
+    free(m->outst);
+    free(m->s);
+    m->rep = NULL;
+    m->central.v = NULL;
+    m->ev = m->rt = m->outst = NULL;
+    m->tnext = NULL;
+    m->s = NULL;
+}
+
+/* Arrivals reqs[0..n) (sorted, before t_stop) and the events before t_stop:
+ * the loop stops when no arrival is left and the next event is not before
+ * t_stop (INFINITY: when everything has finished). */
+static int sim_loop(sim *m, const sim__llm_req *reqs, size_t n, double t_stop, volatile int *stop)
+{
+    int rc = TM_OK;
+    size_t ai = 0;
+    uint64_t steps = 0;
+    m->reqs = reqs;
+    m->n_reqs = n;
+    m->ai = 0;
+    for (;;) {
+        uint32_t top = m->ev[1];
+        double t_top = m->tnext[top]; /* INFINITY: no replica is busy */
+        if (!(ai < n || t_top < t_stop))
+            break;
+        if ((++steps & 4095) == 0 && stop && *stop)
+            return tm_diag_set(m->diag, TM_ERR_INTERRUPTED, "llm",
+                               "interrupted at %.3f s of the run",
+                               t_top < INFINITY ? t_top - m->t0 : 0.0);
+        if (ai < n && reqs[ai].t_s <= t_top) {
+            rc = arrive(m, (uint32_t)ai, reqs[ai].t_s);
+            m->ai = ++ai;
+        } else {
+            /* the replica's next event moves (rep_push) or start() takes
+             * it out when idle */
+            struct {
+                double t;
+                uint32_t r;
+            } e = {t_top, top};
+            replica *p = &m->rep[e.r];
+            if (p->more && p->wait.n == 0) { /* a stretch walks on */
+                if ((rc = stretch_commit(m, p, p->n_w)) == TM_OK &&
+                    (rc = stretch_walk(m, p)) == TM_OK)
+                    rep_push(m, e.r, p->t_end);
+            } else {
+                p->busy = 0;
+                rc = finish_iteration(m, e.r, e.t, m->res);
+                if (rc == TM_OK)
+                    rc = start(m, e.r, e.t);
+            }
+            /* central routing: a replica idle with room takes queued requests */
+            if (rc == TM_OK && m->c->route == SIM__LLM_ROUTE_CENTRAL && m->central.n)
+                for (uint32_t r = 0; r < m->c->replicas && rc == TM_OK && m->central.n; r++)
+                    if (!m->rep[r].busy && (rc = central_pull(m, r)) == TM_OK)
+                        rc = start(m, r, e.t);
+        }
+        if (rc)
+            return rc;
+    }
+    return TM_OK;
+}
+
 int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, sim__llm_result *res,
                  volatile int *stop, tm_diag *diag)
 {
@@ -1491,33 +1698,17 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
                                reqs[i].t_s);
         }
     sim m;
-    memset(&m, 0, sizeof m);
-    m.c = cfg;
-    m.res = res;
-    m.free_s = NIL;
-    m.reqs = reqs;
-    m.n_reqs = n;
-    m.diag = diag;
-    m.wm_blocks = (uint64_t)floor(cfg->watermark * (double)cfg->kv_blocks);
-    m.bt_pow2 = (cfg->block_tokens & (cfg->block_tokens - 1)) == 0;
-    m.bt_mask = cfg->block_tokens - 1;
-    while ((1u << m.bt_shift) < cfg->block_tokens)
-        m.bt_shift++;
+    if ((rc = sim_setup(&m, cfg, res, diag))) {
+        sim_free(&m);
+        return rc;
+    }
     m.t0 = n ? reqs[0].t_s : 0.0;
-    m.bins_max = SIM__LLM_SERIES_MAX / cfg->replicas;
     size_t nn = n ? n : 1;
     res->n_reqs = n;
     res->replicas = cfg->replicas;
     res->t0_s = m.t0;
     res->t_end_s = m.t0;
     res->bin_s = cfg->bin_s;
-    m.rep = calloc(cfg->replicas, sizeof *m.rep);
-    for (m.P = 1; m.P < cfg->replicas;)
-        m.P *= 2;
-    m.ev = malloc(2 * (size_t)m.P * sizeof *m.ev);
-    m.rt = malloc(2 * (size_t)m.P * sizeof *m.rt);
-    m.tnext = malloc(m.P * sizeof *m.tnext);
-    m.outst = malloc(m.P * sizeof *m.outst);
     int per_req = !(cfg->outcomes_only && cfg->counts_only);
     if (per_req) {
         res->ttft_s = malloc(nn * sizeof(double));
@@ -1526,8 +1717,7 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         res->replica = malloc(nn * sizeof(int32_t));
     }
     res->per_replica = calloc(cfg->replicas, sizeof *res->per_replica);
-    if (!m.rep || !m.ev || !m.rt || !m.tnext || !m.outst ||
-        (per_req && (!res->ttft_s || !res->tpot_s || !res->e2e_s || !res->replica)) ||
+    if ((per_req && (!res->ttft_s || !res->tpot_s || !res->e2e_s || !res->replica)) ||
         !res->per_replica) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%zu requests", n);
         goto out;
@@ -1536,65 +1726,8 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
         res->replica[i] = -3; /* not yet arrived */
         res->ttft_s[i] = res->tpot_s[i] = res->e2e_s[i] = NAN;
     }
-    for (uint32_t r = 0; r < cfg->replicas; r++) {
-        m.rep[r].free_blocks = cfg->kv_blocks;
-        m.rep[r].run.head = m.rep[r].run.tail = NIL;
-        m.rep[r].pre.head = m.rep[r].pre.tail = NIL;
-    }
-    for (uint32_t r = 0; r < m.P; r++) {
-        m.tnext[r] = INFINITY;
-        m.outst[r] = r < cfg->replicas ? 0 : UINT32_MAX;
-        m.ev[m.P + r] = m.rt[m.P + r] = r;
-    }
-    for (uint32_t i = m.P - 1; i >= 1; i--) {
-        uint32_t a = m.ev[2 * i], b = m.ev[2 * i + 1];
-        m.ev[i] = m.tnext[b] < m.tnext[a] ? b : a;
-        a = m.rt[2 * i], b = m.rt[2 * i + 1];
-        m.rt[i] = m.outst[b] < m.outst[a] ? b : a;
-    }
-
-    size_t ai = 0;
-    uint64_t steps = 0;
-    for (;;) {
-        uint32_t top = m.ev[1];
-        double t_top = m.tnext[top]; /* INFINITY: no replica is busy */
-        if (!(ai < n || t_top < INFINITY))
-            break;
-        if ((++steps & 4095) == 0 && stop && *stop) {
-            rc = tm_diag_set(diag, TM_ERR_INTERRUPTED, "llm", "interrupted at %.3f s of the run",
-                             t_top < INFINITY ? t_top - m.t0 : 0.0);
-            goto out;
-        }
-        if (ai < n && reqs[ai].t_s <= t_top) {
-            rc = arrive(&m, (uint32_t)ai, reqs[ai].t_s);
-            m.ai = ++ai;
-        } else {
-            /* the replica's next event moves (rep_push) or start() takes
-             * it out when idle */
-            struct {
-                double t;
-                uint32_t r;
-            } e = {t_top, top};
-            replica *p = &m.rep[e.r];
-            if (p->more && p->wait.n == 0) { /* a stretch walks on */
-                if ((rc = stretch_commit(&m, p, p->n_w)) == TM_OK &&
-                    (rc = stretch_walk(&m, p)) == TM_OK)
-                    rep_push(&m, e.r, p->t_end);
-            } else {
-                p->busy = 0;
-                rc = finish_iteration(&m, e.r, e.t, res, reqs);
-                if (rc == TM_OK)
-                    rc = start(&m, e.r, e.t);
-            }
-            /* central routing: a replica idle with room takes queued requests */
-            if (rc == TM_OK && cfg->route == SIM__LLM_ROUTE_CENTRAL && m.central.n)
-                for (uint32_t r = 0; r < cfg->replicas && rc == TM_OK && m.central.n; r++)
-                    if (!m.rep[r].busy && (rc = central_pull(&m, r)) == TM_OK)
-                        rc = start(&m, r, e.t);
-        }
-        if (rc)
-            goto out;
-    }
+    if ((rc = sim_loop(&m, reqs, n, INFINITY, stop)))
+        goto out;
     /* figures (the outcomes were written as the requests ended) */
     if (cfg->outcomes_only) {
         for (uint32_t r = 0; r < cfg->replicas; r++) {
@@ -1607,7 +1740,7 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
             res->service.preemptions += st->preemptions;
         }
     } else {
-        uint32_t *idx = malloc(nn * sizeof *idx);
+        uint32_t *idx = calloc(nn, sizeof *idx);
         double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b),
                *e = malloc(nn * sizeof *e);
         size_t *start_of = calloc((size_t)cfg->replicas + 1, sizeof *start_of);
@@ -1680,27 +1813,282 @@ int sim__llm_run(const sim__llm_cfg *cfg, const sim__llm_req *reqs, size_t n, si
             }
     }
 out:
-    if (m.rep)
-        for (uint32_t r = 0; r < cfg->replicas; r++) {
-            replica *p = &m.rep[r];
-            free(p->wait.v);
-            free(p->batch);
-            free(p->fh);
-            free(p->fq);
-            free(p->w);
-            free(p->s_batch);
-            free(p->s_kv);
-            free(p->s_queue);
-            free(p->hist);
-        }
-    free(m.central.v);
-    free(m.rep);
-    free(m.ev);
-    free(m.rt);
-    free(m.tnext);
-    free(m.outst);
-    free(m.s);
+    sim_free(&m);
     if (rc != TM_OK)
         sim__llm_result_fini(res);
     return rc;
+}
+
+/* ------------------------------------------------------------------------- */
+/* A chain of pieces (sim__llm_state)                                         */
+
+struct sim__llm_state {
+    sim m;
+    sim__llm_result res; /* counts since the last piece's end (counts_only) */
+    double t;            /* the end of the last piece: where the chain is */
+    /* iterations, busy seconds and preemptions of removed replicas, and the
+     * totals (these included) at the last piece's end */
+    double gone_iter, gone_busy;
+    uint64_t gone_pre;
+    double mark_iter, mark_busy;
+    uint64_t mark_pre;
+};
+
+int sim__llm_state_new(sim__llm_state **out, const sim__llm_cfg *cfg, double t0, tm_diag *diag)
+{
+    *out = NULL;
+    int rc = cfg_check(cfg, diag);
+    if (rc)
+        return rc;
+    if (!(cfg->counts_only && cfg->outcomes_only))
+        return tm_diag_set(diag, TM_ERR_INVAL, "llm.counts_only",
+                           "a chain of pieces counts (counts_only and outcomes_only)");
+    if (!(isfinite(t0) && t0 >= 0))
+        return tm_diag_set(diag, TM_ERR_INVAL, "llm.t0", "expected a finite time >= 0, got %g", t0);
+    sim__llm_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return tm_diag_set(diag, TM_ERR_NOMEM, "llm", "state");
+    if ((rc = sim_setup(&st->m, cfg, &st->res, diag))) {
+        sim_free(&st->m);
+        free(st);
+        return rc;
+    }
+    st->m.chain = 1;
+    st->m.t0 = st->m.t_cut = st->t = t0;
+    st->res.t0_s = st->res.t_end_s = t0;
+    *out = st;
+    return TM_OK;
+}
+
+void sim__llm_state_free(sim__llm_state *st)
+{
+    if (!st)
+        return;
+    sim_free(&st->m);
+    free(st);
+}
+
+uint64_t sim__llm_state_in_flight(const sim__llm_state *st)
+{
+    return st->m.live;
+}
+
+uint32_t sim__llm_state_replicas(const sim__llm_state *st)
+{
+    return st->m.cc.replicas;
+}
+
+/* Replica p, removed at t, is in a decode stretch: the iterations that
+ * ended before t are kept (booked, the clock moved on: the tokens they made
+ * are generated), the rest is lost. No sequence finishes in them (the
+ * stretch's event, its first finish, is not before t). A walked stretch
+ * whose first iteration ends at or after t is lost whole. */
+static int stretch_stop(sim *m, replica *p, double t)
+{
+    int rc = TM_OK;
+    uint32_t keep = 0;
+    if (p->closed) {
+        keep = closed_first_at(p, t) - 1;
+        if (keep) {
+            p->steps = keep;
+            p->t_end = closed_end_of(p, keep);
+            rc = closed_end(m, p);
+        }
+    } else if (p->w0.t < t) {
+        size_t k = 0;
+        while (k < p->n_w && p->w[k].t + p->w[k].dt < t)
+            k++;
+        const witer *x = k ? &p->w[k - 1] : &p->w0;
+        p->steps -= (uint32_t)(p->n_w - k);
+        p->t_end = x->t + x->dt;
+        p->cum_alloc = x->alloc;
+        if ((rc = stretch_commit(m, p, k)) == TM_OK)
+            rc = stretch_end(m, p);
+        keep = p->steps;
+    }
+    p->clock += keep;
+    p->stretch = p->closed = p->more = 0;
+    p->n_w = 0;
+    return rc;
+}
+
+/* Slot i (out of any replica, not running) is routed again at t as an
+ * arrival is, except that it cannot go to the API (it was accepted). */
+static int reroute(sim *m, uint32_t i, double t)
+{
+    if (m->c->route == SIM__LLM_ROUTE_CENTRAL)
+        return dq_push_back(&m->central, i) ? tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue")
+                                            : TM_OK;
+    uint32_t r = route(m);
+    replica *p = &m->rep[r];
+    outst_add(m, r, 1);
+    if (dq_push_back(&p->wait, i))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
+    if (p->busy)
+        return !p->stretch ? TM_OK
+               : p->closed ? (closed_cut(m, r, t), TM_OK)
+                           : stretch_cut(m, r, t);
+    return start(m, r, t);
+}
+
+int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag)
+{
+    sim *m = &st->m;
+    m->diag = diag;
+    uint32_t R = m->cc.replicas;
+    if (replicas < 1 || replicas > SIM__LLM_REPLICAS_MAX)
+        return tm_diag_set(diag, TM_ERR_INVAL, "llm.replicas", "expected 1..4096, got %u",
+                           (unsigned)replicas);
+    if (replicas == R)
+        return TM_OK;
+    if (replicas > R) { /* new replicas start empty */
+        replica *a = realloc(m->rep, (size_t)replicas * sizeof *a);
+        if (!a)
+            return tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%u replicas", (unsigned)replicas);
+        m->rep = a;
+        m->cc.replicas = replicas;
+        for (uint32_t r = R; r < replicas; r++)
+            rep_init(m, &m->rep[r]);
+        m->bins_max = SIM__LLM_SERIES_MAX / replicas;
+        return trees_build(m, R);
+    }
+    /* the last replicas go: what they run (the iteration or stretch in
+     * progress abandoned: its tokens are lost with the KV cache) is
+     * preempted by recomputation, and with what waits there is routed again,
+     * running sequences first, each in its order */
+    uint32_t *back = NULL;
+    size_t nb = 0, cap = 0;
+    int rc = TM_OK;
+    for (uint32_t r = replicas; r < R && rc == TM_OK; r++) {
+        replica *p = &m->rep[r];
+        if (p->busy && p->stretch && (rc = stretch_stop(m, p, st->t)))
+            break;
+        for (uint32_t i = p->run.head; i != NIL; i = m->s[i].rnext) {
+            seq *q = &m->s[i];
+            if (q->state == ST_DEC)
+                dec_write(m, p, q);
+            q->state = ST_OUT;
+            q->blocks = q->kv = 0;
+            q->pre_done = 0;
+            q->sched = 0;
+            q->pre_target = q->prompt + q->gen;
+            p->preemptions++;
+        }
+        size_t more = p->n_run + p->wait.n;
+        if (nb + more > cap) {
+            size_t nc = cap ? 2 * cap : 64;
+            while (nc < nb + more)
+                nc *= 2;
+            uint32_t *b = realloc(back, nc * sizeof *b);
+            if (!b) {
+                free(back);
+                return tm_diag_set(diag, TM_ERR_NOMEM, "llm", "requests handed back");
+            }
+            back = b;
+            cap = nc;
+        }
+        for (uint32_t i = p->run.head; i != NIL; i = m->s[i].rnext)
+            back[nb++] = i;
+        for (size_t k = 0; k < p->wait.n; k++)
+            back[nb++] = p->wait.v[(p->wait.head + k) % p->wait.cap];
+        st->gone_iter += p->iterations;
+        st->gone_busy += p->busy_s;
+        st->gone_pre += p->preemptions;
+        rep_free(p);
+    }
+    if (rc) {
+        free(back);
+        return rc;
+    }
+    m->cc.replicas = replicas;
+    m->rr %= replicas;
+    m->bins_max = SIM__LLM_SERIES_MAX / replicas;
+    rc = trees_build(m, replicas);
+    for (size_t k = 0; k < nb && rc == TM_OK; k++)
+        rc = reroute(m, back[k], st->t);
+    if (rc == TM_OK && m->c->route == SIM__LLM_ROUTE_CENTRAL)
+        for (uint32_t r = 0; r < replicas && rc == TM_OK && m->central.n; r++)
+            if (!m->rep[r].busy && (rc = central_pull(m, r)) == TM_OK)
+                rc = start(m, r, st->t);
+    free(back);
+    return rc;
+}
+
+int sim__llm_state_advance(sim__llm_state *st, const sim__llm_req *reqs, size_t n, double t1,
+                           sim__llm_counts *out, volatile int *stop, tm_diag *diag)
+{
+    memset(out, 0, sizeof *out);
+    sim *m = &st->m;
+    m->diag = diag;
+    if (!(t1 >= st->t))
+        return tm_diag_set(diag, TM_ERR_INVAL, "llm.t1", "expected >= %.17g, got %.17g", st->t, t1);
+    if (n > UINT32_MAX - 1)
+        return tm_diag_set(diag, TM_ERR_LIMIT, "llm", "%zu requests, more than 2^32 - 2", n);
+    for (size_t i = 0; i < n; i++)
+        if (!(reqs[i].t_s >= st->t && reqs[i].t_s < t1 &&
+              (i == 0 || reqs[i].t_s >= reqs[i - 1].t_s))) {
+            char where[64];
+            snprintf(where, sizeof where, "llm.reqs[%zu]", i);
+            return tm_diag_set(diag, TM_ERR_INVAL, where,
+                               "expected an arrival in [%.17g, %.17g) and >= the previous one, "
+                               "got %g",
+                               st->t, t1, reqs[i].t_s);
+        }
+    /* the series: what the last piece put after its end (bin 1) is the
+     * start of this one's (bin 0) */
+    for (uint32_t r = 0; r < m->cc.replicas; r++) {
+        replica *p = &m->rep[r];
+        int rc = p->stretch && !p->closed ? stretch_flush(m, p) : TM_OK;
+        if (rc)
+            return rc;
+        if (p->n_bins > 1) {
+            p->s_batch[0] = p->s_batch[1];
+            p->s_kv[0] = p->s_kv[1];
+            p->s_queue[0] = p->s_queue[1];
+            p->s_batch[1] = p->s_kv[1] = p->s_queue[1] = 0;
+        } else if (p->n_bins == 1) {
+            p->s_batch[0] = p->s_kv[0] = p->s_queue[0] = 0;
+        }
+        p->n_bins = p->n_bins ? 1 : 0;
+    }
+    m->t0 = st->t;
+    m->t_cut = t1;
+    for (uint32_t r = 0; r < m->cc.replicas; r++)
+        if (m->rep[r].stretch && !m->rep[r].closed)
+            stretch_bin(m, &m->rep[r], st->t);
+    int rc = sim_loop(m, reqs, n, t1, stop);
+    if (rc)
+        return rc;
+    sim__llm_result *res = &st->res;
+    out->met = res->n_met;
+    out->late = res->n_late;
+    out->api = res->service.api;
+    out->dropped = res->service.dropped;
+    out->api_usd = res->api_usd;
+    out->sum_ttft_s = res->sum_ttft_s;
+    out->sum_e2e_s = res->sum_e2e_s;
+    res->n_met = res->n_late = res->service.api = res->service.dropped = 0;
+    res->api_usd = res->sum_ttft_s = res->sum_e2e_s = 0;
+    double it = st->gone_iter, busy = st->gone_busy;
+    uint64_t pre = st->gone_pre;
+    double len = t1 - st->t;
+    for (uint32_t r = 0; r < m->cc.replicas; r++) {
+        const replica *p = &m->rep[r];
+        it += p->iterations;
+        busy += p->busy_s;
+        pre += p->preemptions;
+        if (p->n_bins && len > 0 && isfinite(len)) {
+            out->queue_sum += p->s_queue[0] / len;
+            out->kv_sum += p->s_kv[0] / len;
+        }
+    }
+    out->iterations = it - st->mark_iter;
+    out->busy_s = busy - st->mark_busy;
+    out->preemptions = pre - st->mark_pre;
+    st->mark_iter = it;
+    st->mark_busy = busy;
+    st->mark_pre = pre;
+    out->in_flight = m->live;
+    st->t = t1;
+    return TM_OK;
 }

@@ -313,14 +313,29 @@ int sim__svc_interval(const sim__svc_pool *pool, int64_t t0_us, int64_t t1_us, s
  * <= slo_tpot_s; served otherwise is late; with overflow API, a request that
  * finds `concurrency` requests waiting at its replica goes to the API; one
  * longer than a replica's KV cache is unserved. The interval is simulated
- * in pieces cut at hour boundaries, each starting with empty replicas (no
- * queue carried across them). Without
- * replicas everything is API or unserved. TM_ERR_INVAL on a bad model or
- * shape (diag says which); TM_ERR_LIMIT past SIM__SVC_REQUEST_MAX requests
- * in the interval; TM_ERR_INTERRUPTED when *stop is set (stop may be NULL). */
+ * in pieces cut at hour boundaries, one after the other on the service's
+ * chains (*rq, one per GPU type; NULL before the first call, made here):
+ * what waits or runs at the end of a piece goes on in the next, and a
+ * request is counted in the piece where it ends (its latency from its
+ * arrival). At a piece's start a type's replica count is the pool's: new
+ * replicas start empty, removed ones hand their requests back to be routed
+ * again (sim__llm_state_resize); a type with no ready replica loses what it
+ * held (unserved); a new cfg (a specialization) first serves what the old
+ * one's chains hold. Without replicas everything is API or unserved.
+ * TM_ERR_INVAL on a bad model or shape (diag says which); TM_ERR_LIMIT past
+ * SIM__SVC_REQUEST_MAX requests in the interval; TM_ERR_INTERRUPTED when
+ * *stop is set (stop may be NULL). */
+typedef struct sim__svc_reqstate sim__svc_reqstate;
 int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
-                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
-                              tm_diag *diag);
+                              int64_t t1_us, uint64_t seed, sim__svc_reqstate **rq,
+                              sim__svc_acct *acct, volatile int *stop, tm_diag *diag);
+/* The end of the run, after the last sim__svc_interval_request: what the
+ * chains hold is served to the end on their replicas and counted in acct
+ * (its demand was counted when it arrived); *rq is freed and set to NULL. */
+int sim__svc_request_finish(sim__svc_reqstate **rq, sim__svc_acct *acct, volatile int *stop,
+                            tm_diag *diag);
+/* Free without serving (an error path; NULL is fine). */
+void sim__svc_reqstate_free(sim__svc_reqstate *rq);
 
 /* Derived figures: tokens on owned GPUs (slo_ok + late), SLO misses (late +
  * unserved), attainment slo_ok / (demanded - api) in requests (NaN if 0). */

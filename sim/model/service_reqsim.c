@@ -20,7 +20,9 @@
 #include "model/llm_int.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,10 +252,200 @@ static void vol_add(sim__svc_vol *v, double req, double in, double out)
     v->tok_out += req * out;
 }
 
+/* The chains of a request-mode service between the engine's accounting
+ * calls: one per GPU type (a subpool's replicas), made for one
+ * configuration (a specialization switches it). */
+struct sim__svc_reqstate {
+    const sim__svc_cfg *cfg;
+    sim__llm_state *st[PLACE_MAX_TYPES];
+};
+
+/* The tokens of every request of cfg: its means rounded, at least 1. */
+static void req_tokens(const sim__svc_cfg *cfg, double *in, double *out)
+{
+    *in = floor(cfg->tokens_in_per_req + 0.5);
+    *out = floor(cfg->tokens_out_per_req + 0.5);
+    if (*in < 1)
+        *in = 1;
+    if (*out < 1)
+        *out = 1;
+}
+
+static void counts_add(sim__svc_acct *acct, const sim__svc_cfg *cfg, const sim__llm_counts *k)
+{
+    double in, out;
+    req_tokens(cfg, &in, &out);
+    vol_add(&acct->slo_ok, (double)k->met, in, out);
+    vol_add(&acct->late, (double)k->late, in, out);
+    vol_add(&acct->api, (double)k->api, in, out);
+    vol_add(&acct->unserved, (double)k->dropped, in, out);
+}
+
+/* Chain k of rq stops: with serve, what is in flight is served to the end
+ * (as if its replicas stayed) and counted; without, it is unserved (its
+ * replicas are gone). */
+static int chain_end(sim__svc_reqstate *rq, size_t k, int serve, sim__svc_acct *acct,
+                     volatile int *stop, tm_diag *diag)
+{
+    int rc = TM_OK;
+    if (serve) {
+        sim__llm_counts cnt;
+        if ((rc = sim__llm_state_advance(rq->st[k], NULL, 0, INFINITY, &cnt, stop, diag)) == TM_OK)
+            counts_add(acct, rq->cfg, &cnt);
+    } else {
+        double in, out;
+        req_tokens(rq->cfg, &in, &out);
+        vol_add(&acct->unserved, (double)sim__llm_state_in_flight(rq->st[k]), in, out);
+    }
+    sim__llm_state_free(rq->st[k]);
+    rq->st[k] = NULL;
+    return rc;
+}
+
+void sim__svc_reqstate_free(sim__svc_reqstate *rq)
+{
+    if (!rq)
+        return;
+    for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
+        sim__llm_state_free(rq->st[k]);
+    free(rq);
+}
+
+int sim__svc_request_finish(sim__svc_reqstate **rq, sim__svc_acct *acct, volatile int *stop,
+                            tm_diag *diag)
+{
+    int rc = TM_OK;
+    for (size_t k = 0; *rq && k < PLACE_MAX_TYPES && rc == TM_OK; k++)
+        if ((*rq)->st[k])
+            rc = chain_end(*rq, k, 1, acct, stop, diag);
+    sim__svc_reqstate_free(*rq);
+    *rq = NULL;
+    return rc;
+}
+
+/* The arrivals of a piece, drawn in chunks (draw_chunk): a chunk holds the
+ * requests of [its first arrival, t_end) by subpool, t_end being the next
+ * chunk's first arrival (drawn, not yet routed) or the piece's end. The
+ * draws are those of drawing the piece at once, in the same order (per
+ * arrival: its gap, then its subpool when there are several). */
+typedef struct chunk {
+    sim__llm_req *q[PLACE_MAX_TYPES];
+    size_t nq[PLACE_MAX_TYPES], cap[PLACE_MAX_TYPES];
+    double t_end;
+    int last;
+} chunk;
+
+typedef struct drawer {
+    const sim__svc_pool *pool;
+    trace_arrival arr;
+    gsl_rng *r;
+    double t0, t1, in, out;
+    double cum[PLACE_MAX_TYPES];
+    double n_all; /* arrivals drawn in [t0, t1) */
+    int pending;  /* t_pending was drawn and is before t1, not routed */
+    double t_pending;
+} drawer;
+
+/* Up to max arrivals into c (emptied first). */
+static int draw_chunk(drawer *w, chunk *c, size_t max, tm_diag *diag)
+{
+    const sim__svc_pool *pool = w->pool;
+    size_t got = 0;
+    for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
+        c->nq[k] = 0;
+    c->last = 0;
+    for (;;) {
+        double t;
+        if (w->pending) {
+            t = w->t_pending;
+            w->pending = 0;
+        } else {
+            t = trace_arrival_next(&w->arr, w->r);
+            if (!(t < w->t1)) {
+                c->last = 1;
+                c->t_end = w->t1;
+                return TM_OK;
+            }
+            if (got == max) {
+                w->pending = 1;
+                w->t_pending = t;
+                c->t_end = t;
+                return TM_OK;
+            }
+        }
+        w->n_all += 1;
+        if (w->n_all > (double)SIM__SVC_REQUEST_MAX)
+            return tm_diag_set(diag, TM_ERR_LIMIT, "service.request",
+                               "more than %zu requests in one accounting interval ([%.0f, %.0f) "
+                               "s) of request mode: a lower rate, or the hourly mode",
+                               SIM__SVC_REQUEST_MAX, w->t0, w->t1);
+        if (pool->n_sub == 0)
+            continue;
+        size_t k = 0;
+        if (pool->n_sub > 1) {
+            double u = gsl_rng_uniform(w->r);
+            while (k + 1 < pool->n_sub && !(u < w->cum[k]))
+                k++;
+        }
+        if (c->nq[k] == c->cap[k]) {
+            size_t nc = c->cap[k] ? 2 * c->cap[k] : 1024;
+            sim__llm_req *a = realloc(c->q[k], nc * sizeof *a);
+            if (!a)
+                return tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "%zu requests", nc);
+            c->q[k] = a;
+            c->cap[k] = nc;
+        }
+        c->q[k][c->nq[k]++] = (sim__llm_req){t, (uint32_t)w->in, (uint32_t)w->out};
+        got++;
+    }
+}
+
+/* Chunks drawn by a producer thread ahead of the simulation: a ring of
+ * RING chunks; the producer fills them in order, the simulation takes them
+ * in order. */
+#define CHUNK_REQS 8192u
+#define RING       3u
+typedef struct ahead {
+    drawer *w;
+    chunk ring[RING];
+    size_t head, filled; /* the next chunk to simulate; chunks drawn, not taken */
+    int done, cancel;    /* the producer drew the last chunk (or failed); stop */
+    int rc;
+    tm_diag diag;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} ahead;
+
+static void *ahead_main(void *arg)
+{
+    ahead *a = arg;
+    for (size_t i = 0;; i = (i + 1) % RING) {
+        pthread_mutex_lock(&a->mu);
+        while (a->filled == RING && !a->cancel)
+            pthread_cond_wait(&a->cv, &a->mu);
+        int cancel = a->cancel;
+        pthread_mutex_unlock(&a->mu);
+        if (cancel)
+            return NULL;
+        /* chunk i is not the simulation's: filled < RING */
+        int rc = draw_chunk(a->w, &a->ring[i], CHUNK_REQS, &a->diag);
+        pthread_mutex_lock(&a->mu);
+        a->rc = rc;
+        if (rc == TM_OK)
+            a->filled++;
+        if (rc != TM_OK || a->ring[i].last)
+            a->done = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (a->done)
+            return NULL;
+    }
+}
+
 /* One piece of at most an hour (sim__svc_interval_request cuts them). */
 static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
-                          int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
-                          tm_diag *diag)
+                          int64_t t1_us, uint64_t seed, sim__svc_reqstate **rqp,
+                          sim__svc_acct *acct, volatile int *stop, tm_diag *diag)
 {
     const sim__svc_cfg *cfg = pool->cfg;
     if (t1_us < t0_us)
@@ -266,22 +458,27 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
         return tm_diag_set(diag, TM_ERR_INVAL, "service.request.model", "no model \"%s\"",
                            cfg->llm_model);
     double t0 = (double)t0_us / (double)SIM_US_PER_S, t1 = (double)t1_us / (double)SIM_US_PER_S;
-    double in = floor(cfg->tokens_in_per_req + 0.5), out = floor(cfg->tokens_out_per_req + 0.5);
-    if (in < 1)
-        in = 1;
-    if (out < 1)
-        out = 1;
+    drawer w;
+    memset(&w, 0, sizeof w);
+    w.pool = pool;
+    w.t0 = t0;
+    w.t1 = t1;
+    req_tokens(cfg, &w.in, &w.out);
+    double in = w.in, out = w.out;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r)
         return tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "generator");
+    w.r = r;
     gsl_rng_set(r, (unsigned long)(mix64(seed ^ mix64((uint64_t)t0_us)) & 0xffffffffu));
-    int rc = TM_OK;
-    sim__llm_req *q[PLACE_MAX_TYPES] = {0};
-    size_t nq[PLACE_MAX_TYPES] = {0}, cap[PLACE_MAX_TYPES] = {0};
-    double cum[PLACE_MAX_TYPES], acc = 0;
+    int rc = TM_OK, threaded = 0;
+    ahead a;
+    memset(&a, 0, sizeof a);
+    chunk *one = &a.ring[0];
+    pthread_t th;
+    double acc = 0;
     for (size_t i = 0; i < pool->n_sub; i++) {
         acc += pool->sub[i].weight;
-        cum[i] = acc;
+        w.cum[i] = acc;
     }
     /* refused before drawing: the expected count (an MMPP or a burst may
      * still pass the limit; that is checked as the requests are drawn) */
@@ -293,95 +490,144 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
                          expect, t0, t1, SIM__SVC_REQUEST_MAX);
         goto out;
     }
-    trace_arrival arr;
-    if ((rc = trace_arrival_init(&arr, &cfg->load, t0, diag)))
+    if ((rc = trace_arrival_init(&w.arr, &cfg->load, t0, diag)))
         goto out;
-    double n_all = 0;
-    for (;;) {
-        double t = trace_arrival_next(&arr, r);
-        if (!(t < t1))
-            break;
-        n_all += 1;
-        if (n_all > (double)SIM__SVC_REQUEST_MAX) {
-            rc = tm_diag_set(diag, TM_ERR_LIMIT, "service.request",
-                             "more than %zu requests in one accounting interval ([%.0f, %.0f) s) "
-                             "of request mode: a lower rate, or the hourly mode",
-                             SIM__SVC_REQUEST_MAX, t0, t1);
+    /* the chains carried from the piece before: another configuration's
+     * (a specialization) serve what they hold on the old replicas; a type
+     * without ready replicas now loses what it held */
+    sim__svc_reqstate *rq = *rqp;
+    if (rq && rq->cfg != cfg) {
+        for (size_t k = 0; k < PLACE_MAX_TYPES && rc == TM_OK; k++)
+            if (rq->st[k])
+                rc = chain_end(rq, k, 1, acct, stop, diag);
+        if (rc)
+            goto out;
+        rq->cfg = cfg;
+    }
+    if (!rq) {
+        if (!(rq = *rqp = calloc(1, sizeof *rq))) {
+            rc = tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "state");
             goto out;
         }
-        if (pool->n_sub == 0)
-            continue;
-        size_t k = 0;
-        if (pool->n_sub > 1) {
-            double u = gsl_rng_uniform(r);
-            while (k + 1 < pool->n_sub && !(u < cum[k]))
-                k++;
-        }
-        if (nq[k] == cap[k]) {
-            size_t nc = cap[k] ? 2 * cap[k] : 1024;
-            sim__llm_req *w = realloc(q[k], nc * sizeof *w);
-            if (!w) {
-                rc = tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "%zu requests", nc);
-                goto out;
-            }
-            q[k] = w;
-            cap[k] = nc;
-        }
-        q[k][nq[k]++] = (sim__llm_req){t, (uint32_t)in, (uint32_t)out};
+        rq->cfg = cfg;
     }
-    vol_add(&acct->demanded, n_all, in, out);
-    acct->seconds += t1 - t0;
+    {
+        int ready[PLACE_MAX_TYPES] = {0};
+        for (size_t k = 0; k < pool->n_sub; k++)
+            ready[pool->sub[k].type] = 1;
+        for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
+            if (rq->st[k] && !ready[k])
+                chain_end(rq, k, 0, acct, stop, diag);
+    }
     if (pool->n_sub == 0) {
-        vol_add(cfg->overflow == SIM__SVC_OVERFLOW_API ? &acct->api : &acct->unserved, n_all, in,
+        if ((rc = draw_chunk(&w, one, SIZE_MAX, diag)))
+            goto out;
+        vol_add(&acct->demanded, w.n_all, in, out);
+        acct->seconds += t1 - t0;
+        vol_add(cfg->overflow == SIM__SVC_OVERFLOW_API ? &acct->api : &acct->unserved, w.n_all, in,
                 out);
         goto out;
     }
+    for (size_t k = 0; k < pool->n_sub; k++) {
+        const sim__svc_sub *sp = &pool->sub[k];
+        sim__llm_state **st = &rq->st[sp->type];
+        if (!*st) {
+            sim__llm_cfg c;
+            sim__llm_cfg_defaults(&c);
+            c.replicas = sp->replicas;
+            c.policy = cfg->llm_sarathi ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
+            c.slo_ttft_s = cfg->slo_kind == SIM__SVC_SLO_WAIT ? cfg->slo_s : 1e9;
+            c.slo_tpot_s = cfg->slo_tpot_s > 0 ? cfg->slo_tpot_s : 0.2;
+            c.max_queue =
+                cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
+            c.outcomes_only = 1;
+            c.counts_only = 1;                /* the rule below, counted by the run */
+            c.no_series = !cfg->scale_signal; /* the series give only the signals */
+            c.count_e2e = cfg->slo_kind != SIM__SVC_SLO_WAIT;
+            c.count_slo_s = cfg->slo_s;
+            if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
+                                             diag)) ||
+                (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9,
+                                         c.block_tokens, &c.kv_blocks, diag)) ||
+                (rc = sim__llm_state_new(st, &c, t0, diag)))
+                goto out;
+        } else if ((rc = sim__llm_state_resize(*st, sp->replicas, diag))) {
+            goto out;
+        }
+    }
+    /* the arrivals: drawn at once, or (a long piece without a signal: the
+     * cuts change nothing, test_llm chain) by a thread ahead of the
+     * simulation, chunk by chunk */
+    sim__llm_counts tot[PLACE_MAX_TYPES];
+    memset(tot, 0, sizeof tot);
+    threaded = !cfg->scale_signal && expect > 2.0 * CHUNK_REQS;
+    if (threaded) {
+        a.w = &w;
+        tm_diag_clear(&a.diag);
+        if (pthread_mutex_init(&a.mu, NULL) != 0) {
+            threaded = 0;
+        } else if (pthread_cond_init(&a.cv, NULL) != 0) {
+            pthread_mutex_destroy(&a.mu);
+            threaded = 0;
+        } else if (pthread_create(&th, NULL, ahead_main, &a) != 0) {
+            pthread_cond_destroy(&a.cv);
+            pthread_mutex_destroy(&a.mu);
+            threaded = 0;
+        }
+    }
+    if (!threaded && (rc = draw_chunk(&w, one, SIZE_MAX, diag)))
+        goto out;
+    for (int last = 0; !last;) {
+        chunk *c = one;
+        if (threaded) {
+            pthread_mutex_lock(&a.mu);
+            while (a.filled == 0 && !a.done)
+                pthread_cond_wait(&a.cv, &a.mu);
+            if (a.filled == 0) { /* the producer failed */
+                rc = a.rc;
+                *diag = a.diag;
+            }
+            pthread_mutex_unlock(&a.mu);
+            if (rc)
+                goto out;
+            c = &a.ring[a.head];
+        }
+        last = c->last;
+        for (size_t k = 0; k < pool->n_sub && rc == TM_OK; k++) {
+            sim__llm_counts cnt;
+            rc = sim__llm_state_advance(rq->st[pool->sub[k].type], c->q[k], c->nq[k], c->t_end,
+                                        &cnt, stop, diag);
+            sim__llm_counts *x = &tot[k];
+            x->met += cnt.met, x->late += cnt.late, x->api += cnt.api;
+            x->dropped += cnt.dropped, x->busy_s += cnt.busy_s;
+            x->queue_sum += cnt.queue_sum, x->kv_sum += cnt.kv_sum;
+        }
+        if (rc)
+            goto out;
+        if (threaded) {
+            pthread_mutex_lock(&a.mu);
+            a.head = (a.head + 1) % RING;
+            a.filled--;
+            pthread_cond_broadcast(&a.cv);
+            pthread_mutex_unlock(&a.mu);
+        }
+    }
+    vol_add(&acct->demanded, w.n_all, in, out);
+    acct->seconds += t1 - t0;
     double sig_wait = 0, sig_kv = 0, sig_rep = 0; /* sums over the ready replicas */
     for (size_t k = 0; k < pool->n_sub; k++) {
         const sim__svc_sub *sp = &pool->sub[k];
-        sim__llm_cfg c;
-        sim__llm_cfg_defaults(&c);
-        c.replicas = sp->replicas;
-        c.policy = cfg->llm_sarathi ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
-        c.slo_ttft_s = cfg->slo_kind == SIM__SVC_SLO_WAIT ? cfg->slo_s : 1e9;
-        c.slo_tpot_s = cfg->slo_tpot_s > 0 ? cfg->slo_tpot_s : 0.2;
-        c.max_queue =
-            cfg->overflow == SIM__SVC_OVERFLOW_API ? sim__svc_concurrency(cfg, sp->type) : 0;
-        c.bin_s = t1 - t0 > 0 ? (t1 - t0) : 1.0; /* one bin: the series are not kept */
-        c.outcomes_only = 1;
-        c.counts_only = 1; /* the rule below, counted by the run */
-        c.count_e2e = cfg->slo_kind != SIM__SVC_SLO_WAIT;
-        c.count_slo_s = cfg->slo_s;
-        if ((rc = sim__llm_roofline_init(&c.iter.roof, m, &types[sp->type], cfg->replica_gpus,
-                                         diag)) ||
-            (rc = sim__llm_kv_blocks(m, &types[sp->type], cfg->replica_gpus, 0.9, c.block_tokens,
-                                     &c.kv_blocks, diag)))
-            goto out;
         acct->replica_s += (double)sp->replicas * (t1 - t0);
         sig_rep += sp->replicas;
-        if (nq[k] == 0)
-            continue;
-        sim__llm_result res;
-        if ((rc = sim__llm_run(&c, q[k], nq[k], &res, stop, diag)))
-            goto out;
         /* a request meets the SLO when its TTFT (wait) or end-to-end
-         * latency (response) is <= slo_s and its TPOT is not > the TPOT SLO */
-        double ok = (double)res.n_met, late = (double)res.n_late;
-        double api = (double)res.service.api, lost = (double)res.service.dropped, busy = 0;
-        for (uint32_t j = 0; j < res.replicas; j++)
-            busy += res.per_replica[j].busy_s < t1 - t0 ? res.per_replica[j].busy_s : t1 - t0;
-        /* the signals: one series bin spans the piece (a time mean over it;
-         * a replica's bins past the piece hold the backlog's drain) */
-        for (uint32_t j = 0; j < res.replicas && res.n_bins; j++) {
-            sig_wait += res.queue_mean[(size_t)j * res.n_bins];
-            sig_kv += res.kv_use[(size_t)j * res.n_bins];
-        }
-        acct->busy_replica_s += busy;
-        vol_add(&acct->slo_ok, ok, in, out);
-        vol_add(&acct->late, late, in, out);
-        vol_add(&acct->api, api, in, out);
-        vol_add(&acct->unserved, lost, in, out);
-        sim__llm_result_fini(&res);
+         * latency (response) is <= slo_s and its TPOT is not > the TPOT
+         * SLO; it is counted in the piece where it ends */
+        double cap_s = (double)sp->replicas * (t1 - t0);
+        acct->busy_replica_s += tot[k].busy_s < cap_s ? tot[k].busy_s : cap_s;
+        /* the signals: time means over the piece (one chunk with a signal) */
+        sig_wait += tot[k].queue_sum;
+        sig_kv += tot[k].kv_sum;
+        counts_add(acct, cfg, &tot[k]);
     }
     if (sig_rep > 0) {
         acct->sig_queue = sig_wait / sig_rep;
@@ -389,15 +635,25 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
         acct->sig_n++;
     }
 out:
-    for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
-        free(q[k]);
+    if (threaded) {
+        pthread_mutex_lock(&a.mu);
+        a.cancel = 1;
+        pthread_cond_broadcast(&a.cv);
+        pthread_mutex_unlock(&a.mu);
+        pthread_join(th, NULL);
+        pthread_cond_destroy(&a.cv);
+        pthread_mutex_destroy(&a.mu);
+    }
+    for (size_t i = 0; i < RING; i++)
+        for (size_t k = 0; k < PLACE_MAX_TYPES; k++)
+            free(a.ring[i].q[k]);
     gsl_rng_free(r);
     return rc;
 }
 
 int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *types, int64_t t0_us,
-                              int64_t t1_us, uint64_t seed, sim__svc_acct *acct, volatile int *stop,
-                              tm_diag *diag)
+                              int64_t t1_us, uint64_t seed, sim__svc_reqstate **rq,
+                              sim__svc_acct *acct, volatile int *stop, tm_diag *diag)
 {
     if (t1_us < t0_us)
         return tm_diag_set(diag, TM_ERR_INVAL, "service.interval", "t1 %lld < t0 %lld",
@@ -409,7 +665,7 @@ int sim__svc_interval_request(const sim__svc_pool *pool, const sim_gpu_type *typ
         int64_t b = (a / hour + 1) * hour;
         if (b > t1_us)
             b = t1_us;
-        int rc = interval_piece(pool, types, a, b, seed, acct, stop, diag);
+        int rc = interval_piece(pool, types, a, b, seed, rq, acct, stop, diag);
         if (rc)
             return rc;
         a = b;
