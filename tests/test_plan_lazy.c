@@ -19,6 +19,11 @@
  *                 count of small up to --max-nodes 4: dropped; the next
  *                 candidate 3 + 1 is confirmed (passes, 2 + 1 fails) and
  *                 chosen.
+ *   case "next" with --lookahead 0: the screen's staircase cuts 3 + 1 by its
+ *                 cost bound (it cannot be chosen if 2 + 2 is, on the
+ *                 estimates), so when 2 + 2 is dropped no candidate is left:
+ *                 the period is searched again with every answer confirmed
+ *                 in full, which finds 3 + 1.
  *   case "all":   the "step" rule with --confirm-all: every search's answer
  *                 is confirmed as it is reached, so 3 + 1 is simulated in
  *                 full too (the evidence differs, the choice does not).
@@ -81,8 +86,8 @@ static const sim__plan_cand *cand_of(const sim__plan *pl, uint32_t t, uint32_t b
     return NULL;
 }
 
-static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t want_big,
-                     uint32_t want_small, const char *name)
+static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t lookahead,
+                     uint32_t want_big, uint32_t want_small, const char *name)
 {
     tm_diag d;
     tm_diag_clear(&d);
@@ -116,7 +121,7 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
     cfg.growth = 0.3;
     cfg.demand0 = 1;
     cfg.budget_usd = INFINITY;
-    cfg.lookahead = 2;
+    cfg.lookahead = lookahead;
     cfg.confirm_all = confirm_all;
     for (size_t k = 0; k < 2; k++) {
         cfg.installed[k] = sc->pools[k].nodes;
@@ -222,7 +227,11 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
         CHECK(c23 == NULL);
         CHECK_EQ_INT(c31->full, 1);
         CHECK_EQ_INT(c31->chosen, 1);
-        CHECK_EQ_INT(pl.p[1].conf_pool, 0);
+        /* with the look-ahead 0 the screen's staircase cut 3 + 1 (its cost
+         * bound, $50,000, is above 2 + 2's estimated $36,000): no candidate
+         * was left, and the period was searched again with every answer
+         * confirmed (conf_pool -1: the spread's pool is then the dearest) */
+        CHECK_EQ_INT(pl.p[1].conf_pool, lookahead ? 0 : -1);
         CHECK_EQ_INT(pl.p[1].fewer_pool, 0); /* 2 + 1, failing in full */
         CHECK_EQ_INT((int)pl.p[1].fewer_meeting, 0);
     }
@@ -247,9 +256,10 @@ int main(void)
         fprintf(stderr, "%s: %s\n", d.where, d.msg);
     CHECK_EQ_INT(rc, TM_OK);
     if (rc == TM_OK) {
-        run_case(&sc, RULE_STEP, 0, 2, 3, "step");
-        run_case(&sc, RULE_NEXT, 0, 3, 1, "next");
-        run_case(&sc, RULE_STEP, 1, 2, 3, "all");
+        run_case(&sc, RULE_STEP, 0, 2, 2, 3, "step");
+        run_case(&sc, RULE_NEXT, 0, 2, 3, 1, "next");
+        run_case(&sc, RULE_NEXT, 0, 0, 3, 1, "next, look-ahead 0 (searched again)");
+        run_case(&sc, RULE_STEP, 1, 2, 2, 3, "all");
         sim_scenario_fini(&sc);
     }
     return check_finish("test_plan_lazy");

@@ -1203,7 +1203,47 @@ typedef struct lz {
     double usd; /* its own cost: the full one when confirmed, else the estimate */
     int has_ahead;
     double ahead;
+    int floor_checked; /* at its pool's floor: another pool walked down (lazy_period) */
 } lz;
+
+/* A count the full evaluation reached (passing in full, one node fewer in
+ * pool k failing in full) as a candidate of the lazy ranking: the entry with
+ * those nodes when there is one, else a new one (origin 1); confirmed,
+ * ranked by its full cost. */
+static int lz_add(lz **e, size_t **ord, size_t *n, size_t *cap, const sim__plan_cfg *cfg,
+                  sim__plan *pl, double d, const uint32_t *nodes, size_t k, tm_diag *diag)
+{
+    sim__size_eval ev;
+    int rc = plan_eval(cfg, pl, nodes, d, &ev, diag);
+    if (rc)
+        return rc;
+    size_t j = 0;
+    while (j < *n && memcmp((*e)[j].m, nodes, sizeof(*e)[j].m))
+        j++;
+    if (j == *n) {
+        if (*n == *cap) {
+            size_t nc = 2 * *cap;
+            lz *ne = realloc(*e, nc * sizeof *ne);
+            if (!ne)
+                return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            *e = ne;
+            size_t *no = realloc(*ord, nc * sizeof *no);
+            if (!no)
+                return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            *ord = no;
+            *cap = nc;
+        }
+        memset(&(*e)[j], 0, sizeof(*e)[j]);
+        memcpy((*e)[j].m, nodes, sizeof(*e)[j].m);
+        (*e)[j].pool = k;
+        (*e)[j].origin = 1;
+        (*n)++;
+    }
+    (*e)[j].active = 1;
+    (*e)[j].conf = 1;
+    (*e)[j].usd = period_usd(cfg, &ev);
+    return TM_OK;
+}
 
 /* Lazy confirmation (docs/plan.md, "Confirmation"): the period's minimal
  * mixes found on the screen (mx) are ranked as the greedy ranks them, on
@@ -1300,6 +1340,35 @@ static int lazy_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double
             break;
         }
         lz *h = &e[head];
+        srch s = {cfg, pl, d, from, hi, NULL, diag, t, NULL, NULL, 0};
+        uint32_t nodes[NV] = {0};
+        memcpy(nodes, h->m, sizeof nodes);
+        int found;
+        if (h->conf && !h->floor_checked && h->m[h->pool] <= from[h->pool]) {
+            /* its confirmed pool is at its floor, so no fleet one node
+             * smaller was simulated there: walk the dearest other pool that
+             * grew down in full the same way (one node fewer failing: the
+             * spread's neighbour); a count that passes below replaces it */
+            h->floor_checked = 1;
+            int j = -1;
+            for (size_t q = 0; q < nv; q++)
+                if (q != h->pool && h->m[q] > from[q] &&
+                    (j < 0 || cfg->node_usd[q] > cfg->node_usd[j]))
+                    j = (int)q;
+            if (j >= 0) {
+                if ((rc = sim__size_fewest_confirm(passes, &s, nodes, (size_t)j, from[j], hi[j],
+                                                   h->m[j], 1, &found, NULL)))
+                    goto out;
+                if (found && !memcmp(nodes, h->m, sizeof nodes)) {
+                    h->pool = (size_t)j;
+                } else if (found) {
+                    h->active = 0;
+                    if ((rc = lz_add(&e, &ord, &n, &cap, cfg, pl, d, nodes, (size_t)j, diag)))
+                        goto out;
+                    continue;
+                }
+            }
+        }
         if (h->conf) {
             chosen = head;
             memcpy(spend, tsp, P * sizeof *spend);
@@ -1307,11 +1376,7 @@ static int lazy_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double
             break;
         }
         /* confirm the head in full along its pool */
-        srch s = {cfg, pl, d, from, hi, NULL, diag, t, NULL, NULL, 0};
-        uint32_t nodes[NV] = {0};
-        memcpy(nodes, h->m, sizeof nodes);
         size_t k = h->pool;
-        int found;
         if ((rc = confirm(&s, nodes, k, from[k], hi[k], h->m[k], 1, &found)))
             goto out;
         sim__size_eval ev;
@@ -1334,34 +1399,8 @@ static int lazy_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double
             continue;
         }
         h->active = 0;
-        if (!found)
-            continue;
-        size_t j = 0;
-        while (j < n && memcmp(e[j].m, nodes, sizeof nodes))
-            j++;
-        if (j == n) {
-            if (n == cap) {
-                size_t nc = 2 * cap;
-                lz *ne = realloc(e, nc * sizeof *ne);
-                size_t *no = ne ? realloc(ord, nc * sizeof *no) : NULL;
-                if (ne)
-                    e = ne;
-                if (!ne || !no) {
-                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
-                    goto out;
-                }
-                ord = no;
-                cap = nc;
-            }
-            memset(&e[n], 0, sizeof e[n]);
-            memcpy(e[n].m, nodes, sizeof nodes);
-            e[n].pool = k;
-            e[n].origin = 1;
-            n++;
-        }
-        e[j].active = 1;
-        e[j].conf = 1;
-        e[j].usd = period_usd(cfg, &ev);
+        if (found && (rc = lz_add(&e, &ord, &n, &cap, cfg, pl, d, nodes, k, diag)))
+            goto out;
     }
     if (chosen >= 0) {
         memcpy(pick, e[chosen].m, nv * sizeof *pick);
@@ -1487,13 +1526,29 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
             if ((rc = lazy_period(cfg, pl, t, d, prev, from, hi, spend, alloc, &mx, pick,
                                   &conf_pool, &why, first, diag)))
                 goto out;
-            if (why == 1) {
-                rc = fail_none(cfg, pl, t, d, prev, hi, diag);
-                goto out;
-            }
-            if (why == 2) {
-                fail_budget(cfg, pl, t, d, prev, first);
-                goto out;
+            if (why) {
+                /* no candidate of the screen's passes in full (or none the
+                 * budget pays for): the screen's search (its cuts on
+                 * estimated costs, a lenient or harsh verdict) may have
+                 * missed a mix, so the period is searched again with every
+                 * answer confirmed in full before no schedule is declared */
+                sim__plan_cfg all = *cfg;
+                all.confirm_all = 1;
+                if (cfg->log) {
+                    fprintf(cfg->log,
+                            "  period %zu: %s; searched again with every answer confirmed "
+                            "in full\n",
+                            t + 1,
+                            why == 1 ? "no candidate of the screen's passes in full"
+                                     : "the budget pays for no candidate confirmed in full");
+                    fflush(cfg->log);
+                }
+                if ((rc = minimal_mixes(&all, pl, t, prev, hi, d, spend, &mx, from, diag)) ||
+                    (rc = full_period(&all, pl, t, d, prev, hi, spend, alloc, &mx, from, pick,
+                                      diag)) ||
+                    pl->fail_period >= 0)
+                    goto out;
+                conf_pool = -1;
             }
         } else if ((rc = full_period(cfg, pl, t, d, prev, hi, spend, alloc, &mx, from, pick,
                                      diag)) ||
