@@ -13,7 +13,10 @@
  * them with a myopic roll-out of the next periods (with a screen, on
  * estimates: the greedy's own memo of full evaluations, else the screen),
  * and takes the cheapest
- * one the budget can pay for, ordering nodes earlier when it cannot. The
+ * one the budget can pay for, ordering nodes earlier when it cannot. With a
+ * screen the mixes are the screen's and only the one taken is confirmed in
+ * full (lazy_period: a head failing in full gives way, the ranking is read
+ * again); --confirm-all confirms every search's answer as it is reached. The
  * exact search evaluates the whole grid of each period and walks every
  * non-decreasing schedule depth first, cheapest fleets first, cutting a
  * branch when its cost plus the cheapest passing fleet of every later
@@ -1257,12 +1260,12 @@ static int lz_add(lz **e, size_t **ord, size_t *n, size_t *cap, const sim__plan_
  * passes in full, the candidate is dropped. Each round confirms or drops an
  * unconfirmed candidate, so it ends; what it returns (pick, alloc and spend
  * updated) has passed in full. *why: 0 chosen, 1 no candidate passes in
- * full, 2 the budget pays for none (first: the best of them). Every
- * candidate is recorded (note_cand). */
+ * full, 2 the budget pays for none. Every candidate is recorded
+ * (note_cand). */
 static int lazy_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d,
                        const uint32_t *prev, const uint32_t *from, const uint32_t *hi,
                        double *spend, uint32_t (*alloc)[NV], const mixes *mx, uint32_t *pick,
-                       int *pick_pool, int *why, uint32_t *first, tm_diag *diag)
+                       int *pick_pool, int *why, tm_diag *diag)
 {
     size_t nv = cfg->run->n_vary, P = cfg->n_periods;
     size_t n = mx->n, cap = 2 * n + 8;
@@ -1336,7 +1339,6 @@ static int lazy_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double
             }
         if (head < 0) {
             *why = 2;
-            memcpy(first, e[ord[0]].m, nv * sizeof *first);
             break;
         }
         lz *h = &e[head];
@@ -1522,9 +1524,8 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
         int conf_pool = -1;
         if (sim__plan_lazy(cfg)) {
             int why;
-            uint32_t first[NV] = {0};
             if ((rc = lazy_period(cfg, pl, t, d, prev, from, hi, spend, alloc, &mx, pick,
-                                  &conf_pool, &why, first, diag)))
+                                  &conf_pool, &why, diag)))
                 goto out;
             if (why) {
                 /* no candidate of the screen's passes in full (or none the

@@ -25,7 +25,9 @@
  *           roll-out of the next `lookahead` periods from them (each grows
  *           one pool, the cheapest way; on estimates with a screen); the
  *           cheapest that the
- *           budget allows. When the budget cannot pay for a period's nodes
+ *           budget allows. With a screen the mixes and their ranking are
+ *           the screen's, and only the mix taken is confirmed in full
+ *           (confirm_all below). When the budget cannot pay for a period's nodes
  *           in the periods they must be ordered in, they are ordered
  *           earlier (arriving earlier) where the budget has room, latest
  *           first. O(periods x (log range + mixes x lookahead)) searches.
