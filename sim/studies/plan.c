@@ -23,7 +23,8 @@
  * period cannot beat the best schedule found.
  *
  * One piece (over 1000 lines): the greedy's staircase, its cuts, its
- * roll-outs and the budget's fallback, and the exact search, all work on the
+ * roll-outs, the lazy confirmation of its candidates and the budget's
+ * fallback, and the exact search, all work on the
  * same cached evaluation, cost bound and budget check (static here); split,
  * they would need an internal header for a dozen helpers used nowhere else.
  */
