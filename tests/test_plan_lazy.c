@@ -218,9 +218,11 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
         /* lazily, 3 + 1 was only screened */
         CHECK_EQ_INT(c31->full, -1);
         CHECK_EQ_INT(c31->chosen, 0);
-        /* the spread: one small node fewer (2 + 2), failing in full */
+        /* the spread: one small node fewer (2 + 2), failing in full, on the
+         * 2 replications it ran */
         CHECK_EQ_INT(pl.p[1].fewer_pool, 1);
         CHECK_EQ_INT((int)pl.p[1].fewer_meeting, 0);
+        CHECK_EQ_INT((int)pl.p[1].fewer_runs, 2);
     } else {
         /* nothing in the small pool passes with 2 big nodes: the next
          * candidate is confirmed and chosen */

@@ -374,6 +374,7 @@ static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const si
         if (p->fewer_pool >= 0) {
             sim__jnode *fw = sim__jout_object(j, o, "one_fewer");
             sim__jout_str(j, fw, "pool", sc->pools[r->vary[p->fewer_pool]].name);
+            sim__jout_uint(j, fw, "replications", p->fewer_runs);
             sim__jout_uint(j, fw, "replications_meeting", p->fewer_meeting);
         } else {
             sim__jout_null(j, o, "one_fewer");
@@ -722,8 +723,10 @@ static int cmd_plan(int argc, char **argv)
             printf("  %s %zu: %s meet the targets in %u of %u replications", unit, t + 1, fl,
                    p->eval.reps_meeting, p->eval.replications);
             if (p->fewer_pool >= 0)
-                printf("; one %s node fewer in %u of %u", sc.pools[run.vary[p->fewer_pool]].name,
-                       p->fewer_meeting, p->eval.replications);
+                printf("; one %s node fewer in %u of %u%s", sc.pools[run.vary[p->fewer_pool]].name,
+                       p->fewer_meeting, p->fewer_runs,
+                       p->fewer_runs < reps ? " (stopped there: it fails whatever the rest show)"
+                                            : "");
             printf("\n");
         }
         if (chosen->n_cand) {

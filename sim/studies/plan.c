@@ -1016,6 +1016,7 @@ static void fewer_spread(const sim__plan_cfg *cfg, sim__plan_period *p)
                 best_usd = cfg->node_usd[k];
                 p->fewer_pool = (int)k;
                 p->fewer_meeting = c->e[i].eval.reps_meeting;
+                p->fewer_runs = c->e[i].eval.replications;
             }
     }
 }

@@ -126,7 +126,8 @@ typedef struct sim__plan_period {
      * is); fewer_pool -1: none simulated */
     int fewer_pool;
     uint32_t fewer_meeting;
-    int conf_pool; /* the pool the chosen fleet was confirmed in (lazily); -1: none */
+    uint32_t fewer_runs; /* its replications (fewer than R: stopped, failing) */
+    int conf_pool;       /* the pool the chosen fleet was confirmed in (lazily); -1: none */
 } sim__plan_period;
 
 typedef struct sim__plan {

@@ -40,7 +40,7 @@ enum {
     P_BUSY,
     P_NF64
 };
-enum { PI_PASS, PI_RUNS, PI_MEETING, PI_FEWER_POOL, PI_FEWER_MEETING, P_NI64 };
+enum { PI_PASS, PI_RUNS, PI_MEETING, PI_FEWER_POOL, PI_FEWER_MEETING, PI_FEWER_RUNS, P_NI64 };
 
 int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cfg *cfg,
                     const sim__plan *pl, const sim__plan *ex, int complete, const char *targets,
@@ -74,6 +74,7 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
         {"fewer_pool", "the pool (row of pool_name) of the fleet with one node fewer that was "
                        "simulated, -1 none"},
         {"fewer_runs_meeting", "its replications that meet every target on their own (-1 none)"},
+        {"fewer_runs", "its replications simulated (fewer than runs: stopped as failing; -1 none)"},
     };
     const sim__size_runner *r = cfg->run;
     size_t np = pl->n_periods, nv = r->n_vary, nt = r->n_terms, nf = cfg->cache->n;
@@ -198,23 +199,15 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
     }
 
     {
-        static const char *const per[] = {"demand",
-                                          "gpus",
-                                          "order_usd",
-                                          "own_usd",
-                                          "reserved_usd",
-                                          "ondemand_usd",
-                                          "api_usd",
-                                          "api_overflow_usd",
-                                          "capex_usd",
-                                          "owned_opex_usd",
-                                          "busy_util",
-                                          "pass",
-                                          "runs",
-                                          "runs_meeting",
-                                          "fewer_pool",
-                                          "fewer_runs_meeting",
-                                          NULL};
+        static const char *const per[] = {"demand",       "gpus",
+                                          "order_usd",    "own_usd",
+                                          "reserved_usd", "ondemand_usd",
+                                          "api_usd",      "api_overflow_usd",
+                                          "capex_usd",    "owned_opex_usd",
+                                          "busy_util",    "pass",
+                                          "runs",         "runs_meeting",
+                                          "fewer_pool",   "fewer_runs_meeting",
+                                          "fewer_runs",   NULL};
         static const char *const fl[] = {"fleet_demand", "fleet_pass", "fleet_runs",
                                          "fleet_runs_meeting", NULL};
         static const char *const pl_[] = {"lead_periods", "node_usd", "installed_nodes",
@@ -348,9 +341,12 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
     for (size_t c = 0; c < P_NI64; c++) {
         for (size_t t = 0; t < np; t++) {
             const sim__plan_period *p = &pl->p[t];
-            const int64_t v[P_NI64] = {p->eval.pass, p->eval.replications, p->eval.reps_meeting,
+            const int64_t v[P_NI64] = {p->eval.pass,
+                                       p->eval.replications,
+                                       p->eval.reps_meeting,
                                        p->fewer_pool,
-                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_meeting : -1};
+                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_meeting : -1,
+                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_runs : -1};
             iv[t] = v[c];
         }
         char p[96];
