@@ -78,7 +78,9 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
     };
     const sim__size_runner *r = cfg->run;
     size_t np = pl->n_periods, nv = r->n_vary, nt = r->n_terms, nf = cfg->cache->n;
-    size_t nc = pl->n_cand, rows = np > nf ? np : nf, wide = SIM__SIZE_N_AS;
+    /* the candidates: the plan's, or with --exact the greedy's beside it */
+    const sim__plan *cp = pl->n_cand || !ex ? pl : ex;
+    size_t nc = cp->n_cand, rows = np > nf ? np : nf, wide = SIM__SIZE_N_AS;
     if (nc > rows)
         rows = nc;
     if (nv > wide)
@@ -263,7 +265,7 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
             goto fail;
         for (size_t x = 0; x < 10; x++) {
             for (size_t i = 0; i < nc; i++) {
-                const sim__plan_cand *c = &pl->cand[i];
+                const sim__plan_cand *c = &cp->cand[i];
                 const int64_t v[10] = {c->period,       c->pool,           c->origin, c->screen,
                                        c->screen_runs,  c->screen_meeting, c->full,   c->full_runs,
                                        c->full_meeting, c->chosen};
@@ -276,7 +278,7 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
         }
         for (size_t x = 10; x < 13; x++) {
             for (size_t i = 0; i < nc; i++) {
-                const sim__plan_cand *c = &pl->cand[i];
+                const sim__plan_cand *c = &cp->cand[i];
                 d[i] = x == 10 ? c->screen_usd : x == 11 ? c->usd : c->ahead;
             }
             char p[96];
@@ -286,7 +288,7 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
         }
         for (size_t i = 0; i < nc; i++)
             for (size_t k = 0; k < nv; k++)
-                d[i * nv + k] = pl->cand[i].nodes[k];
+                d[i * nv + k] = cp->cand[i].nodes[k];
         if ((rc = sim__h5w_matrix_f64(w, "/plan/candidate_nodes", d, nc, nv, "1",
                                       "the candidate's nodes per pool", diag)) ||
             (rc = sim__h5w_dim_axes(w, "/plan/candidate_nodes",
