@@ -9,8 +9,9 @@
   the exact one costs no more, and without a look-ahead the greedy is
   measurably worse on a case where the look-ahead closes the gap (the gap
   docs/plan.md reports); with roll-outs on estimates (a screen), the gaps
-  docs/plan.md reports for them, and the greedy beside --exact is the
-  greedy without it.
+  docs/plan.md reports for them, with the chosen fleets alone confirmed in
+  full (the default) and every search confirmed (--confirm-all), and the
+  greedy beside --exact is the greedy without it.
 - cost: the owning cost per period checked by hand: plan_tiny.json's cost
   model leaves only straight-line depreciation (capex / 5 years), so a
   quarter of owning costs nodes x GPUs x server price / 20; orders cost the
@@ -98,14 +99,19 @@ def test_gap(d):
     line = gap_line(p.stdout)
     check("gap 12.50 %" in line, f"lookahead 0: expected a 12.50 % gap, got '{line}'")
     # roll-outs on estimates (a 6-hour screen: the default whenever a screen
-    # runs): the gap docs/plan.md reports, 12.5 % at 30 %, $400k (the
-    # screen passes fleets at x2.2 that fail in full, and the roll-out from
-    # the dear mix looks cheaper than it is), none at 20 %, $330k; and the
-    # greedy beside --exact is the greedy without it (its estimates reuse
-    # its own full evaluations, not the exact search's grid)
-    for growth, budget, want in (("30%", "400k", 0.125), ("20%", "330k", 0.0)):
+    # runs): the gaps docs/plan.md reports. With every search confirmed
+    # (--confirm-all) 12.5 % at 30 %, $400k (the screen passes fleets at
+    # x2.2 that fail in full, and the roll-out from the dear mix looks
+    # cheaper than it is), none at 20 %, $330k. With the chosen fleets alone
+    # confirmed (the default) none in either: the screen fails the dead-end
+    # mix of quarter 3 (2 + 4, which passes in full), so it is never a
+    # candidate. And the greedy beside --exact is the greedy without it (its
+    # estimates reuse its own full evaluations, not the exact search's grid)
+    for growth, budget, mode, want in (("30%", "400k", ["--confirm-all"], 0.125),
+                                       ("20%", "330k", ["--confirm-all"], 0.0),
+                                       ("30%", "400k", [], 0.0), ("20%", "330k", [], 0.0)):
         f, g = os.path.join(d, "est-exact.h5"), os.path.join(d, "est.h5")
-        args = BASE + ["--growth", growth, "--budget", budget, "--screen", "6h"]
+        args = BASE + ["--growth", growth, "--budget", budget, "--screen", "6h"] + mode
         p = plan(args + ["--exact", "-o", f], d)
         q = plan(args + ["-o", g], d)
         check(p.returncode == 0 and q.returncode == 0,
@@ -115,7 +121,9 @@ def test_gap(d):
         with h5py.File(f, "r") as h, h5py.File(g, "r") as h2:
             pl, alone = h["plan"], h2["plan"]
             check(abs(pl["gap"][()] - want) < 1e-12,
-                  f"estimated {growth} {budget}: gap {pl['gap'][()]}, expected {want}")
+                  f"estimated {growth} {budget} {mode}: gap {pl['gap'][()]}, expected {want}")
+            check(alone["confirmation"][()].decode() == ("every search" if mode else "chosen"),
+                  f"estimated {growth} {budget} {mode}: /plan/confirmation")
             check(pl["greedy_nodes"][:].tolist() == alone["nodes"][:].tolist(),
                   f"estimated {growth} {budget}: the greedy beside --exact "
                   f"{pl['greedy_nodes'][:].tolist()}, alone {alone['nodes'][:].tolist()}")

@@ -9,7 +9,9 @@ nodes per pool, 3 replications), for growth 20/30/40 % and budgets
 $330k/$400k/$700k, runs `tarmac plan --exact` with look-ahead 0 and 2 and
 each roll-out mode: unscreened (--no-screen: every fleet in full), and for
 each SCREEN duration given (default 6h and 24h) the screen with roll-outs on
-estimates (the default) and with --full-rollouts. Prints one row per case
+estimates and the chosen fleets confirmed in full (the default), with
+roll-outs on estimates and every search confirmed (--confirm-all), and with
+--full-rollouts. Prints one row per case
 (the greedy's cost, the exact cost, the gap, the fleets simulated in full)
 and a summary per mode: cases where greedy = exact, the worst gap, cases
 without a schedule, and cases whose schedule differs from the unscreened
@@ -36,7 +38,9 @@ BASE = ["plan", TINY, "--target", "wait_p95<=30m", "--periods", "4", "--lead-tim
 CASES = [(g, b) for g in ("20%", "30%", "40%") for b in ("330k", "400k", "700k")]
 MODES = [("unscreened", ["--no-screen"])]
 for s in SCREENS:
-    MODES.append((f"screen {s}, estimated roll-outs", ["--screen", s]))
+    MODES.append((f"screen {s}, estimated roll-outs, chosen fleets confirmed", ["--screen", s]))
+    MODES.append((f"screen {s}, estimated roll-outs, every search confirmed",
+                  ["--screen", s, "--confirm-all"]))
     MODES.append((f"screen {s}, full roll-outs", ["--screen", s, "--full-rollouts"]))
 
 

@@ -25,6 +25,7 @@ static const char plan_help[] =
     "                   [--lead-time N|POOL=N,...] [--max-nodes N] [--lookahead H]\n"
     "                   [--exact] [--replications R] [--confidence C] [--warmup DURATION]\n"
     "                   [--screen DURATION] [--no-screen] [--full-rollouts]\n"
+    "                   [--confirm-all]\n"
     "                   [--seed N] [-j N] [--verbose] [--quiet] [--json]\n"
     "                   [--limit NAME=VALUE]... [-o FILE]\n"
     "\n"
@@ -62,15 +63,20 @@ static const char plan_help[] =
     "  --warmup DURATION    jobs arriving earlier are not counted (default a tenth\n"
     "                       of the horizon)\n"
     "  --screen DURATION    screen each period's candidates on the warm-up and the\n"
-    "                       first DURATION after it, 2 replications (default 4d); every\n"
-    "                       fleet of the plan is confirmed in full (it passes, one node\n"
-    "                       fewer in the pool searched fails); roll-outs are bounded\n"
-    "                       and scored on estimates (the screen, or a fleet's full\n"
-    "                       evaluation when one was made): docs/plan.md, \"Screening\"\n"
+    "                       first DURATION after it, 2 replications (default 4d); the\n"
+    "                       candidates are ranked on the screen and only the chosen\n"
+    "                       fleet is confirmed in full (it passes, one node fewer in\n"
+    "                       its pool fails; a candidate failing in full gives way to\n"
+    "                       the next); roll-outs are bounded and scored on estimates\n"
+    "                       (the screen, or a fleet's full evaluation when one was\n"
+    "                       made): docs/plan.md, \"Screening\", \"Confirmation\"\n"
     "  --no-screen          evaluate every fleet in full\n"
     "  --full-rollouts      with the screen, confirm the roll-outs' fleets in full too\n"
     "                       (slower; the ranking of a period's mixes is then the\n"
-    "                       unscreened greedy's)\n"
+    "                       unscreened greedy's; implies --confirm-all)\n"
+    "  --confirm-all        with the screen, confirm every search's answer in full as\n"
+    "                       it is reached (every minimal mix of a period), not only\n"
+    "                       the chosen fleet (slower)\n"
     "  --seed N             override the scenario's seed\n"
     "  -j, --jobs N         run each fleet's replications on N worker processes\n"
     "                       (default: the online cores); the answer is the same for any N\n"
@@ -274,6 +280,7 @@ enum {
     O_SCREEN,
     O_NO_SCREEN,
     O_FULL_ROLLOUTS,
+    O_CONFIRM_ALL,
 };
 
 static const sim__cli_opt plan_opts[] = {
@@ -293,6 +300,7 @@ static const sim__cli_opt plan_opts[] = {
     {"screen", O_SCREEN, 1, "a duration (\"4d\", \"36h\", seconds) > 0"},
     {"no-screen", O_NO_SCREEN, 0, NULL},
     {"full-rollouts", O_FULL_ROLLOUTS, 0, NULL},
+    {"confirm-all", O_CONFIRM_ALL, 0, NULL},
     {NULL, 0, 0, NULL},
 };
 
@@ -323,6 +331,7 @@ static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const si
                   cfg->lookahead == 0                 ? "none"
                   : cfg->screen && !cfg->rollout_full ? "estimated"
                                                       : "full");
+    sim__jout_str(j, root, "confirmation", sim__plan_confirmation(cfg));
     sim__jout_uint(j, root, "periods", cfg->n_periods);
     sim__jout_num(j, root, "months_per_period", cfg->months_per_period);
     sim__jout_num(j, root, "growth_per_period", cfg->growth);
@@ -360,7 +369,58 @@ static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const si
         sim__jout_num(j, o, "order_usd", p->order_usd);
         sim__jout_num(j, o, "own_usd", p->own_usd);
         sim__jout_bool(j, o, "meets", p->eval.pass);
+        sim__jout_uint(j, o, "replications", p->eval.replications);
         sim__jout_uint(j, o, "replications_meeting", p->eval.reps_meeting);
+        if (p->fewer_pool >= 0) {
+            sim__jnode *fw = sim__jout_object(j, o, "one_fewer");
+            sim__jout_str(j, fw, "pool", sc->pools[r->vary[p->fewer_pool]].name);
+            sim__jout_uint(j, fw, "replications", p->fewer_runs);
+            sim__jout_uint(j, fw, "replications_meeting", p->fewer_meeting);
+        } else {
+            sim__jout_null(j, o, "one_fewer");
+        }
+        /* the candidates ranked, with what the screen and the full
+         * evaluation said of each (docs/plan.md, "Confirmation") */
+        sim__jnode *ca = sim__jout_array(j, o, "candidates");
+        for (size_t i = 0; i < pl->n_cand; i++) {
+            const sim__plan_cand *c = &pl->cand[i];
+            if (c->period != t)
+                continue;
+            sim__jnode *co = sim__jout_object(j, ca, NULL), *cn = sim__jout_array(j, co, "nodes");
+            for (size_t k = 0; k < r->n_vary; k++)
+                sim__jout_uint(j, cn, NULL, c->nodes[k]);
+            sim__jout_str(j, co, "pool", sc->pools[r->vary[c->pool]].name);
+            sim__jout_str(j, co, "origin", c->origin ? "full step" : "search");
+            if (c->screen >= 0) {
+                sim__jnode *so = sim__jout_object(j, co, "screen");
+                sim__jout_bool(j, so, "meets", c->screen);
+                sim__jout_uint(j, so, "replications", c->screen_runs);
+                sim__jout_uint(j, so, "replications_meeting", c->screen_meeting);
+                if (isfinite(c->screen_usd))
+                    sim__jout_num(j, so, "own_usd", c->screen_usd);
+                else
+                    sim__jout_null(j, so, "own_usd");
+            } else {
+                sim__jout_null(j, co, "screen");
+            }
+            if (c->full >= 0) {
+                sim__jnode *fo = sim__jout_object(j, co, "full");
+                sim__jout_bool(j, fo, "meets", c->full);
+                sim__jout_uint(j, fo, "replications", c->full_runs);
+                sim__jout_uint(j, fo, "replications_meeting", c->full_meeting);
+            } else {
+                sim__jout_null(j, co, "full");
+            }
+            if (isfinite(c->usd))
+                sim__jout_num(j, co, "own_usd_ranked", c->usd);
+            else
+                sim__jout_null(j, co, "own_usd_ranked");
+            if (isfinite(c->ahead))
+                sim__jout_num(j, co, "rollout_usd", c->ahead);
+            else
+                sim__jout_null(j, co, "rollout_usd");
+            sim__jout_bool(j, co, "chosen", c->chosen);
+        }
     }
     sim__jout_num(j, root, "own_usd_total", pl->own_usd);
     if (greedy) {
@@ -377,7 +437,7 @@ static int cmd_plan(int argc, char **argv)
     const char *target = NULL, *pools = NULL, *lead_s = NULL, *period = "quarter";
     uint64_t reps = 5, max_nodes = 1024, periods = 0, lookahead = 2;
     double conf = 0.95, growth = NAN, budget = INFINITY;
-    int exact = 0, no_screen = 0, full_rollouts = 0;
+    int exact = 0, no_screen = 0, full_rollouts = 0, confirm_all = 0;
     int64_t warm_us = -1, screen_us = (int64_t)4 * 86400 * SIM_US_PER_S;
     sim__cli_args a;
     sim__cli_args_init(&a, &plan_spec, argc, argv);
@@ -434,6 +494,9 @@ static int cmd_plan(int argc, char **argv)
             break;
         case O_FULL_ROLLOUTS:
             full_rollouts = 1;
+            break;
+        case O_CONFIRM_ALL:
+            confirm_all = 1;
             break;
         }
         if (bad)
@@ -509,6 +572,7 @@ static int cmd_plan(int argc, char **argv)
     cfg.budget_usd = budget;
     cfg.lookahead = (uint32_t)lookahead;
     cfg.rollout_full = full_rollouts;
+    cfg.confirm_all = confirm_all;
     /* the default lead time: 16 weeks (cost-figures.md, "uncertain") in whole
      * periods, rounded up: an order arrives within a period, and serves from
      * the next one */
@@ -659,9 +723,43 @@ static int cmd_plan(int argc, char **argv)
             printf("  %s %zu: %s meet the targets in %u of %u replications", unit, t + 1, fl,
                    p->eval.reps_meeting, p->eval.replications);
             if (p->fewer_pool >= 0)
-                printf("; one %s node fewer in %u of %u", sc.pools[run.vary[p->fewer_pool]].name,
-                       p->fewer_meeting, p->eval.replications);
+                printf("; one %s node fewer in %u of %u%s", sc.pools[run.vary[p->fewer_pool]].name,
+                       p->fewer_meeting, p->fewer_runs,
+                       p->fewer_runs < reps ? " (stopped there: it fails whatever the rest show)"
+                                            : "");
             printf("\n");
+        }
+        if (chosen->n_cand) {
+            printf("\ncandidates (confirmation: %s; screen = estimate on the screen, full = the "
+                   "full evaluation, replications meeting the targets of those run):\n",
+                   sim__plan_confirmation(&cfg));
+            for (size_t t = 0; t < chosen->n_periods; t++) {
+                size_t nc = 0, nf = 0;
+                for (size_t i = 0; i < chosen->n_cand; i++)
+                    if (chosen->cand[i].period == t) {
+                        nc++;
+                        nf += chosen->cand[i].full >= 0;
+                    }
+                printf("  %s %zu: %zu candidate%s, %zu simulated in full\n", unit, t + 1, nc,
+                       nc == 1 ? "" : "s", nf);
+                for (size_t i = 0; i < chosen->n_cand; i++) {
+                    const sim__plan_cand *c = &chosen->cand[i];
+                    if (c->period != t)
+                        continue;
+                    char fl[512], sv[96] = "screen -", fv[96] = "full -", u[48];
+                    sim__size_fleet_format(fl, sizeof fl, &run, c->nodes);
+                    if (c->screen >= 0) {
+                        usd(u, sizeof u, c->screen_usd);
+                        snprintf(sv, sizeof sv, "screen %s %u/%u %s", c->screen ? "meets" : "fails",
+                                 c->screen_meeting, c->screen_runs, u);
+                    }
+                    if (c->full >= 0)
+                        snprintf(fv, sizeof fv, "full %s %u/%u", c->full ? "meets" : "fails",
+                                 c->full_meeting, c->full_runs);
+                    printf("    %s: %s; %s%s%s\n", fl, sv, fv, c->origin ? " (a full step)" : "",
+                           c->chosen ? "; chosen" : "");
+                }
+            }
         }
         if (exact) {
             char g[48], e[48];

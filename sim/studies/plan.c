@@ -13,14 +13,18 @@
  * them with a myopic roll-out of the next periods (with a screen, on
  * estimates: the greedy's own memo of full evaluations, else the screen),
  * and takes the cheapest
- * one the budget can pay for, ordering nodes earlier when it cannot. The
+ * one the budget can pay for, ordering nodes earlier when it cannot. With a
+ * screen the mixes are the screen's and only the one taken is confirmed in
+ * full (lazy_period: a head failing in full gives way, the ranking is read
+ * again); --confirm-all confirms every search's answer as it is reached. The
  * exact search evaluates the whole grid of each period and walks every
  * non-decreasing schedule depth first, cheapest fleets first, cutting a
  * branch when its cost plus the cheapest passing fleet of every later
  * period cannot beat the best schedule found.
  *
  * One piece (over 1000 lines): the greedy's staircase, its cuts, its
- * roll-outs and the budget's fallback, and the exact search, all work on the
+ * roll-outs, the lazy confirmation of its candidates and the budget's
+ * fallback, and the exact search, all work on the
  * same cached evaluation, cost bound and budget check (static here); split,
  * they would need an internal header for a dozen helpers used nowhere else.
  */
@@ -49,6 +53,9 @@ void sim__plan_fini(sim__plan *p)
     free(p->p);
     p->p = NULL;
     p->n_periods = 0;
+    free(p->cand);
+    p->cand = NULL;
+    p->n_cand = p->cap_cand = 0;
     sim__size_cache_fini(&p->memo);
 }
 
@@ -161,6 +168,18 @@ static int screen_eval(const sim__plan_cfg *cfg, sim__plan *pl, const uint32_t *
 static int rollout_estimated(const sim__plan_cfg *cfg)
 {
     return cfg->screen && cfg->screen_cache && !cfg->rollout_full;
+}
+
+int sim__plan_lazy(const sim__plan_cfg *cfg)
+{
+    return rollout_estimated(cfg) && !cfg->confirm_all;
+}
+
+const char *sim__plan_confirmation(const sim__plan_cfg *cfg)
+{
+    return sim__plan_lazy(cfg)                ? "chosen"
+           : cfg->screen && cfg->screen_cache ? "every search"
+                                              : "every fleet";
 }
 
 /* A roll-out's estimate of a fleet at `demand`: its full evaluation when a
@@ -361,6 +380,8 @@ static int confirm(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi,
  * its verdicts and confirmed in full (confirm). */
 static int fewest(srch *s, uint32_t *nodes, size_t k, uint32_t lo, uint32_t hi, int *found)
 {
+    if (screened(s) && sim__plan_lazy(s->cfg)) /* confirmed later, if chosen */
+        return sim__size_fewest(screen_passes, s, nodes, k, lo, hi, found);
     if (screened(s)) {
         int sfound, rc = sim__size_fewest(screen_passes, s, nodes, k, lo, hi, &sfound);
         return rc != TM_OK ? rc : confirm(s, nodes, k, lo, hi, nodes[k], sfound, found);
@@ -417,7 +438,9 @@ static int prune_cost(srch *s, double *out)
     double fit = INFINITY;
     for (size_t i = 0; i < n; i++) {
         sim__size_eval e;
-        if ((rc = plan_eval(cfg, s->pl, s->out->m[i], s->demand, &e, s->diag)))
+        if ((rc = sim__plan_lazy(cfg)
+                      ? estimate_eval(cfg, s->pl, s->out->m[i], s->demand, &e, s->diag)
+                      : plan_eval(cfg, s->pl, s->out->m[i], s->demand, &e, s->diag)))
             goto out;
         c[i] = period_usd(cfg, &e);
         memcpy(spend, s->spend, cfg->n_periods * sizeof *spend);
@@ -457,11 +480,13 @@ static void cut_log(const srch *s, const uint32_t *nodes, size_t k, uint32_t fro
     fflush(log);
 }
 
-/* The own cost of a mix found (cached: it was evaluated in full). */
+/* The own cost of a mix found (cached: it was evaluated in full; lazily, its
+ * estimate). */
 static int mix_usd(srch *s, const uint32_t *nodes, double *usd)
 {
     sim__size_eval e;
-    int rc = plan_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
+    int rc = sim__plan_lazy(s->cfg) ? estimate_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag)
+                                    : plan_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
     if (rc == TM_OK)
         *usd = period_usd(s->cfg, &e);
     return rc;
@@ -504,7 +529,9 @@ static int stairs_up(srch *s, uint32_t *nodes, uint32_t a_end, uint32_t b_top)
              * confirms where it stops */
             if ((rc = sim__size_fewest_down(screen_passes, s, nodes, kb, lo[kb], bhi)))
                 return rc;
-            if ((rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], 1, &found)))
+            found = 1;
+            if (!sim__plan_lazy(s->cfg) &&
+                (rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], 1, &found)))
                 return rc;
             if (!found)
                 continue;
@@ -614,7 +641,8 @@ static int staircase(srch *s, uint32_t *nodes)
             ub = period_usd(s->cfg, &e);
         up = !(ua < ub);
     }
-    if (up && scr && (rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb)))
+    if (up && scr && !sim__plan_lazy(s->cfg) &&
+        (rc = confirm(s, nodes, kb, lo[kb], hi[kb], nodes[kb], fb, &fb)))
         return rc;
     return up && fb ? stairs_up(s, nodes, a_top, nodes[kb]) : stairs_down(s, nodes, a_top);
 }
@@ -638,12 +666,12 @@ static int walk(srch *s, uint32_t *nodes, size_t k, const uint32_t *top)
  * far: the mixes the greedy could choose (prune_cost), and possibly more. */
 static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *lo,
                          const uint32_t *hi, double demand, const double *spend, mixes *out,
-                         tm_diag *diag)
+                         uint32_t *from, tm_diag *diag)
 {
     size_t nv = cfg->run->n_vary;
     out->n = 0;
     /* the load bound raises the floor: fewer nodes do less work than arrives */
-    uint32_t bound[NV] = {0}, from[NV] = {0}, nodes[NV] = {0};
+    uint32_t bound[NV] = {0}, nodes[NV] = {0};
     sim__size_load_floor(cfg->run, hi, demand, bound, NULL);
     for (size_t k = 0; k < nv; k++) {
         from[k] = bound[k] > lo[k] ? bound[k] : lo[k];
@@ -652,7 +680,7 @@ static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, cons
     }
     srch s = {cfg, pl, demand, from, hi, out, diag, t, lo, spend, 0};
     int rc = TM_OK, found;
-    memcpy(nodes, from, sizeof nodes);
+    memcpy(nodes, from, nv * sizeof *nodes);
     if (nv == 1) {
         if ((rc = fewest(&s, nodes, 0, from[0], hi[0], &found)) == TM_OK && found)
             rc = mix_add(&s, nodes);
@@ -660,11 +688,11 @@ static int minimal_mixes(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, cons
     }
     uint32_t top[NV] = {0};
     for (size_t k = 0; rc == TM_OK && k + 2 < nv; k++) {
-        memcpy(nodes, from, sizeof nodes);
+        memcpy(nodes, from, nv * sizeof *nodes);
         rc = fewest(&s, nodes, k, from[k], hi[k], &found);
         top[k] = found ? nodes[k] : hi[k];
     }
-    memcpy(nodes, from, sizeof nodes);
+    memcpy(nodes, from, nv * sizeof *nodes);
     return rc == TM_OK ? walk(&s, nodes, 0, top) : rc;
 }
 
@@ -975,17 +1003,20 @@ static void fewer_spread(const sim__plan_cfg *cfg, sim__plan_period *p)
     const sim__size_cache *c = cfg->cache;
     double best_usd = -1;
     for (size_t k = 0; k < nv; k++) {
-        if (p->nodes[k] == 0)
+        /* the pool the chosen fleet was confirmed in, when its neighbour was
+         * simulated (the confirmation's own evidence), else the dearest */
+        if (p->nodes[k] == 0 || (p->conf_pool >= 0 && p->fewer_pool == p->conf_pool))
             continue;
         uint32_t f[NV] = {0};
         memcpy(f, p->nodes, sizeof f);
         f[k]--;
         for (size_t i = 0; i < c->n; i++)
             if (c->e[i].demand == p->demand && !memcmp(c->e[i].nodes, f, nv * sizeof *f) &&
-                cfg->node_usd[k] > best_usd) {
+                (cfg->node_usd[k] > best_usd || (int)k == p->conf_pool)) {
                 best_usd = cfg->node_usd[k];
                 p->fewer_pool = (int)k;
                 p->fewer_meeting = c->e[i].eval.reps_meeting;
+                p->fewer_runs = c->e[i].eval.replications;
             }
     }
 }
@@ -1028,6 +1059,443 @@ static void log_period(const sim__plan_cfg *cfg, const sim__plan *pl, size_t t)
     fflush(cfg->log);
 }
 
+/* ------------------------------------------------------------------------- */
+/* the candidates of a period: ranking, confirmation and their evidence       */
+
+/* The pool a mix's count was searched in (plan's staircase: the last pool,
+ * unless it is at its floor and the one before is not: the staircase's
+ * a_top end), which its confirmation walks. */
+static size_t mix_pool(const sim__plan_cfg *cfg, const uint32_t *from, const uint32_t *m)
+{
+    size_t nv = cfg->run->n_vary;
+    if (nv == 1)
+        return 0;
+    return m[nv - 1] == from[nv - 1] && m[nv - 2] > from[nv - 2] ? nv - 2 : nv - 1;
+}
+
+/* Record a candidate of period t with what the screen and the full
+ * evaluation said about it (looked up, never simulated here). */
+static int note_cand(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d, const uint32_t *m,
+                     size_t pool, int origin, double usd, double ahead, int chosen, tm_diag *diag)
+{
+    if (pl->n_cand == pl->cap_cand) {
+        size_t cap = pl->cap_cand ? 2 * pl->cap_cand : 32;
+        sim__plan_cand *nc = realloc(pl->cand, cap * sizeof *nc);
+        if (!nc)
+            return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        pl->cand = nc;
+        pl->cap_cand = cap;
+    }
+    sim__plan_cand *c = &pl->cand[pl->n_cand++];
+    memset(c, 0, sizeof *c);
+    c->period = (uint32_t)t;
+    memcpy(c->nodes, m, cfg->run->n_vary * sizeof *m);
+    c->pool = (int)pool;
+    c->origin = origin;
+    c->usd = usd;
+    c->ahead = ahead;
+    c->chosen = chosen;
+    const sim__size_eval *s =
+        cfg->screen && cfg->screen_cache ? cache_find(cfg, cfg->screen_cache, m, d) : NULL;
+    /* the full evaluations this search made or used (its memo): not the shared
+     * cache, which may hold the exact search's grid */
+    const sim__size_eval *f = cache_find(cfg, &pl->memo, m, d);
+    c->screen = s ? s->pass : -1;
+    c->screen_runs = s ? s->replications : 0;
+    c->screen_meeting = s ? s->reps_meeting : 0;
+    c->screen_usd = s ? period_usd(cfg, s) : NAN;
+    c->full = f ? f->pass : -1;
+    c->full_runs = f ? f->replications : 0;
+    c->full_meeting = f ? f->reps_meeting : 0;
+    return TM_OK;
+}
+
+/* The roll-out from mix m of period t (rollout), with the budget as the
+ * greedy would spend it buying m (in its arrival's order period, else
+ * earlier; a mix the budget cannot pay for at all rolls out with the budget
+ * as it is); --verbose prints it. */
+static int rollout_from(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, const uint32_t *prev,
+                        const double *spend, const uint32_t *m, double *ahead, tm_diag *diag)
+{
+    size_t P = cfg->n_periods;
+    double *sp = NULL;
+    *ahead = 0;
+    if (isfinite(cfg->budget_usd)) {
+        sp = malloc(P * sizeof *sp);
+        uint32_t(*tmp)[NV] = calloc(P, sizeof *tmp);
+        if (!sp || !tmp) {
+            free(sp);
+            free(tmp);
+            return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        }
+        int ok = 0;
+        for (int prebuy = 0; !ok && prebuy <= 1; prebuy++) {
+            memcpy(sp, spend, P * sizeof *sp);
+            ok = fit_budget(cfg, t, prev, m, sp, tmp, prebuy);
+        }
+        if (!ok)
+            memcpy(sp, spend, P * sizeof *sp);
+        free(tmp);
+    }
+    int rc = rollout(cfg, pl, t, m, sp, ahead, diag);
+    free(sp);
+    if (rc == TM_OK && cfg->log) {
+        char fl[512];
+        fleet_text(fl, sizeof fl, cfg, m);
+        if (isfinite(*ahead))
+            fprintf(cfg->log, "  roll-out from %s: $%.0f over the periods ahead\n", fl, *ahead);
+        else
+            fprintf(cfg->log, "  roll-out from %s: no single pool carries a period ahead%s\n", fl,
+                    isfinite(cfg->budget_usd) ? " within the budget" : "");
+        fflush(cfg->log);
+    }
+    return rc;
+}
+
+/* Period t has no fleet that meets its targets (up to hi): say why, from
+ * the largest fleet's full evaluation. */
+static int fail_none(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d,
+                     const uint32_t *prev, const uint32_t *hi, tm_diag *diag)
+{
+    sim__size_eval e;
+    int rc = plan_eval(cfg, pl, hi, d, &e, diag);
+    if (rc)
+        return rc;
+    char fl[512], why[640];
+    fleet_text(fl, sizeof fl, cfg, hi);
+    fail_text(why, sizeof why, cfg->run, &e);
+    if (!memcmp(hi, prev, cfg->run->n_vary * sizeof *hi))
+        snprintf(pl->why, sizeof pl->why,
+                 "period %zu (demand x%.3g): no node ordered now can arrive before "
+                 "it (lead times), and the fleet in service then (%s) fails: %s",
+                 t + 1, d, fl, why);
+    else
+        snprintf(pl->why, sizeof pl->why,
+                 "period %zu (demand x%.3g): no fleet within --max-nodes meets the "
+                 "targets; the largest (%s): %s",
+                 t + 1, d, fl, why);
+    pl->fail_period = (int64_t)t;
+    return TM_OK;
+}
+
+/* Period t's best mix m cannot be paid for, not even ordered earlier. */
+static void fail_budget(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d,
+                        const uint32_t *prev, const uint32_t *m)
+{
+    char fl[512];
+    fleet_text(fl, sizeof fl, cfg, m);
+    double need = 0;
+    for (size_t k = 0; k < cfg->run->n_vary; k++)
+        need += (m[k] - prev[k]) * cfg->node_usd[k];
+    char b[48], n[48];
+    sim__cost_fmt_usd(b, sizeof b, cfg->budget_usd);
+    sim__cost_fmt_usd(n, sizeof n, need);
+    snprintf(pl->why, sizeof pl->why,
+             "period %zu (demand x%.3g): the budget of %s per period cannot pay for "
+             "the nodes the period needs (the best mix that meets the targets, %s, "
+             "adds %s of nodes), not even ordered earlier",
+             t + 1, d, b, fl, n);
+    pl->fail_period = (int64_t)t;
+}
+
+/* A candidate of the lazy ranking. */
+typedef struct lz {
+    uint32_t m[NV];
+    size_t pool;
+    int origin; /* as sim__plan_cand's */
+    int active; /* still a candidate */
+    int conf;   /* passed in full, one node fewer in its pool failing in full (or at the floor) */
+    double usd; /* its own cost: the full one when confirmed, else the estimate */
+    int has_ahead;
+    double ahead;
+    int floor_checked; /* at its pool's floor: another pool walked down (lazy_period) */
+} lz;
+
+/* A count the full evaluation reached (passing in full, one node fewer in
+ * pool k failing in full) as a candidate of the lazy ranking: the entry with
+ * those nodes when there is one, else a new one (origin 1); confirmed,
+ * ranked by its full cost. */
+static int lz_add(lz **e, size_t **ord, size_t *n, size_t *cap, const sim__plan_cfg *cfg,
+                  sim__plan *pl, double d, const uint32_t *nodes, size_t k, tm_diag *diag)
+{
+    sim__size_eval ev;
+    int rc = plan_eval(cfg, pl, nodes, d, &ev, diag);
+    if (rc)
+        return rc;
+    size_t j = 0;
+    while (j < *n && memcmp((*e)[j].m, nodes, sizeof(*e)[j].m))
+        j++;
+    if (j == *n) {
+        if (*n == *cap) {
+            size_t nc = 2 * *cap;
+            lz *ne = realloc(*e, nc * sizeof *ne);
+            if (!ne)
+                return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            *e = ne;
+            size_t *no = realloc(*ord, nc * sizeof *no);
+            if (!no)
+                return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            *ord = no;
+            *cap = nc;
+        }
+        memset(&(*e)[j], 0, sizeof(*e)[j]);
+        memcpy((*e)[j].m, nodes, sizeof(*e)[j].m);
+        (*e)[j].pool = k;
+        (*e)[j].origin = 1;
+        (*n)++;
+    }
+    (*e)[j].active = 1;
+    (*e)[j].conf = 1;
+    (*e)[j].usd = period_usd(cfg, &ev);
+    return TM_OK;
+}
+
+/* Lazy confirmation (docs/plan.md, "Confirmation"): the period's minimal
+ * mixes found on the screen (mx) are ranked as the greedy ranks them, on
+ * their estimated own costs (the memoised full evaluation, else the
+ * screen's) and the roll-outs of the cheapest SIM__PLAN_ROLLOUT_MIXES; the
+ * first in that ranking the budget can pay for is confirmed in full along
+ * its pool (confirm: passes in full, one node fewer failing in full). When
+ * the confirmation lands on another count (the screen was lenient, or the
+ * mix had a node to spare), that count replaces the candidate, ranked by
+ * its full cost, and the ranking is read again; when nothing in the pool
+ * passes in full, the candidate is dropped. Each round confirms or drops an
+ * unconfirmed candidate, so it ends; what it returns (pick, alloc and spend
+ * updated) has passed in full. *why: 0 chosen, 1 no candidate passes in
+ * full, 2 the budget pays for none. Every candidate is recorded
+ * (note_cand). */
+static int lazy_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d,
+                       const uint32_t *prev, const uint32_t *from, const uint32_t *hi,
+                       double *spend, uint32_t (*alloc)[NV], const mixes *mx, uint32_t *pick,
+                       int *pick_pool, int *why, tm_diag *diag)
+{
+    size_t nv = cfg->run->n_vary, P = cfg->n_periods;
+    size_t n = mx->n, cap = 2 * n + 8;
+    lz *e = calloc(cap, sizeof *e);
+    size_t *ord = calloc(cap, sizeof *ord);
+    double *tsp = malloc(P * sizeof *tsp);
+    uint32_t(*talloc)[NV] = calloc(P, sizeof *talloc);
+    int rc = TM_OK, chosen = -1;
+    *why = 0;
+    *pick_pool = -1;
+    if (!e || !ord || !tsp || !talloc) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(e[i].m, mx->m[i], sizeof e[i].m);
+        e[i].pool = mix_pool(cfg, from, e[i].m);
+        e[i].active = 1;
+        sim__size_eval ev;
+        if ((rc = estimate_eval(cfg, pl, e[i].m, d, &ev, diag)))
+            goto out;
+        e[i].usd = period_usd(cfg, &ev);
+    }
+    if (n == 0) { /* the screen passes nothing: the largest fleet, in full */
+        memcpy(e[0].m, hi, nv * sizeof *hi);
+        e[0].pool = mix_pool(cfg, from, hi);
+        e[0].active = 1;
+        e[0].usd = INFINITY;
+        n = 1;
+    }
+    for (;;) {
+        size_t na = 0;
+        for (size_t i = 0; i < n; i++) /* by own cost, ties in the order found */
+            if (e[i].active) {
+                size_t j = na++;
+                while (j > 0 && e[ord[j - 1]].usd > e[i].usd) {
+                    ord[j] = ord[j - 1];
+                    j--;
+                }
+                ord[j] = i;
+            }
+        if (na == 0) {
+            *why = 1;
+            break;
+        }
+        size_t nr = na > 1 && cfg->lookahead > 0 ? na : 0;
+        if (nr > SIM__PLAN_ROLLOUT_MIXES)
+            nr = SIM__PLAN_ROLLOUT_MIXES;
+        for (size_t j = 0; j < nr; j++) {
+            lz *x = &e[ord[j]];
+            if (!x->has_ahead &&
+                (rc = rollout_from(cfg, pl, t, prev, spend, x->m, &x->ahead, diag)))
+                goto out;
+            x->has_ahead = 1;
+        }
+        for (size_t j = 1; j < nr; j++) { /* the rolled-out ones by score, ahead of the rest */
+            size_t x = ord[j], i = j;
+            double sx = e[x].usd + e[x].ahead;
+            while (i > 0 && e[ord[i - 1]].usd + e[ord[i - 1]].ahead > sx) {
+                ord[i] = ord[i - 1];
+                i--;
+            }
+            ord[i] = x;
+        }
+        int head = -1;
+        for (int prebuy = 0; head < 0 && prebuy <= 1; prebuy++)
+            for (size_t i = 0; head < 0 && i < na; i++) {
+                memcpy(tsp, spend, P * sizeof *tsp);
+                if (fit_budget(cfg, t, prev, e[ord[i]].m, tsp, talloc, prebuy))
+                    head = (int)ord[i];
+            }
+        if (head < 0) {
+            *why = 2;
+            break;
+        }
+        lz *h = &e[head];
+        srch s = {cfg, pl, d, from, hi, NULL, diag, t, NULL, NULL, 0};
+        uint32_t nodes[NV] = {0};
+        memcpy(nodes, h->m, sizeof nodes);
+        int found;
+        if (h->conf && !h->floor_checked && h->m[h->pool] <= from[h->pool]) {
+            /* its confirmed pool is at its floor, so no fleet one node
+             * smaller was simulated there: walk the dearest other pool that
+             * grew down in full the same way (one node fewer failing: the
+             * spread's neighbour); a count that passes below replaces it */
+            h->floor_checked = 1;
+            int j = -1;
+            for (size_t q = 0; q < nv; q++)
+                if (q != h->pool && h->m[q] > from[q] &&
+                    (j < 0 || cfg->node_usd[q] > cfg->node_usd[j]))
+                    j = (int)q;
+            if (j >= 0) {
+                if ((rc = sim__size_fewest_confirm(passes, &s, nodes, (size_t)j, from[j], hi[j],
+                                                   h->m[j], 1, &found, NULL)))
+                    goto out;
+                if (found && !memcmp(nodes, h->m, sizeof nodes)) {
+                    h->pool = (size_t)j;
+                } else if (found) {
+                    h->active = 0;
+                    if ((rc = lz_add(&e, &ord, &n, &cap, cfg, pl, d, nodes, (size_t)j, diag)))
+                        goto out;
+                    continue;
+                }
+            }
+        }
+        if (h->conf) {
+            chosen = head;
+            memcpy(spend, tsp, P * sizeof *spend);
+            memcpy(alloc, talloc, P * sizeof *alloc);
+            break;
+        }
+        /* confirm the head in full along its pool */
+        size_t k = h->pool;
+        if ((rc = confirm(&s, nodes, k, from[k], hi[k], h->m[k], 1, &found)))
+            goto out;
+        sim__size_eval ev;
+        if (found && (rc = plan_eval(cfg, pl, nodes, d, &ev, diag)))
+            goto out;
+        if (cfg->log) {
+            char a[512], b[512];
+            fleet_text(a, sizeof a, cfg, h->m);
+            fleet_text(b, sizeof b, cfg, nodes);
+            fprintf(cfg->log, "  confirm %s in full: %s\n", a,
+                    !found                              ? "no count of its pool passes in full"
+                    : memcmp(nodes, h->m, sizeof nodes) ? b
+                    : nodes[k] > from[k]                ? "passes, one node fewer fails"
+                                                        : "passes (its pool at its floor)");
+            fflush(cfg->log);
+        }
+        if (found && !memcmp(nodes, h->m, sizeof nodes)) {
+            h->conf = 1;
+            h->usd = period_usd(cfg, &ev);
+            continue;
+        }
+        h->active = 0;
+        if (found && (rc = lz_add(&e, &ord, &n, &cap, cfg, pl, d, nodes, k, diag)))
+            goto out;
+    }
+    if (chosen >= 0) {
+        memcpy(pick, e[chosen].m, nv * sizeof *pick);
+        *pick_pool = (int)e[chosen].pool;
+    }
+    for (size_t i = 0; i < n && i < cap; i++)
+        if ((rc = note_cand(cfg, pl, t, d, e[i].m, e[i].pool, e[i].origin, e[i].usd,
+                            e[i].has_ahead ? e[i].ahead : NAN, (int)i == chosen, diag)))
+            goto out;
+out:
+    free(e);
+    free(ord);
+    free(tsp);
+    free(talloc);
+    return rc;
+}
+
+/* The period's choice when every search's answer was confirmed as it was
+ * reached (no screen, or --confirm-all): the minimal mixes (mx, all passing
+ * in full) ranked by their own cost, the cheapest SIM__PLAN_ROLLOUT_MIXES
+ * re-ranked by their roll-outs and kept ahead of the others; the first the
+ * budget pays for (ordered in the arrival's period, else earlier) into
+ * pick, with spend and alloc. pl->fail_period set when none can be
+ * (pl->why says why). Every mix is recorded (note_cand). */
+static int full_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d,
+                       const uint32_t *prev, const uint32_t *hi, double *spend,
+                       uint32_t (*alloc)[NV], const mixes *mx, const uint32_t *from, uint32_t *pick,
+                       tm_diag *diag)
+{
+    size_t nv = cfg->run->n_vary, n = mx->n;
+    if (n == 0)
+        return fail_none(cfg, pl, t, d, prev, hi, diag);
+    double *own = malloc(n * sizeof *own), *ahead = malloc(n * sizeof *ahead);
+    size_t *ord = malloc(n * sizeof *ord);
+    int rc = TM_OK, chosen = -1;
+    if (!own || !ahead || !ord) {
+        rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        sim__size_eval e;
+        if ((rc = plan_eval(cfg, pl, mx->m[i], d, &e, diag)))
+            goto out;
+        own[i] = period_usd(cfg, &e);
+        ahead[i] = NAN;
+    }
+    /* candidates cheapest first (ties: the order walked) */
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0 && own[ord[j - 1]] > own[i]) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = i;
+    }
+    /* the roll-out, for the few cheapest mixes of this period only (a
+     * roll-out is a search per period ahead): they are re-ranked by their
+     * cost with it, and stay ahead of the others */
+    size_t nr = n > 1 && cfg->lookahead > 0 ? n : 0;
+    if (nr > SIM__PLAN_ROLLOUT_MIXES)
+        nr = SIM__PLAN_ROLLOUT_MIXES;
+    for (size_t j = 0; j < nr; j++)
+        if ((rc = rollout_from(cfg, pl, t, prev, spend, mx->m[ord[j]], &ahead[ord[j]], diag)))
+            goto out;
+    for (size_t j = 1; j < nr; j++) {
+        size_t x = ord[j], i = j;
+        while (i > 0 && own[ord[i - 1]] + ahead[ord[i - 1]] > own[x] + ahead[x]) {
+            ord[i] = ord[i - 1];
+            i--;
+        }
+        ord[i] = x;
+    }
+    for (int prebuy = 0; chosen < 0 && prebuy <= 1; prebuy++)
+        for (size_t i = 0; chosen < 0 && i < n; i++)
+            if (fit_budget(cfg, t, prev, mx->m[ord[i]], spend, alloc, prebuy))
+                chosen = (int)ord[i];
+    if (chosen < 0)
+        fail_budget(cfg, pl, t, d, prev, mx->m[ord[0]]);
+    else
+        memcpy(pick, mx->m[chosen], nv * sizeof *pick);
+    for (size_t i = 0; i < n; i++)
+        if ((rc = note_cand(cfg, pl, t, d, mx->m[i], mix_pool(cfg, from, mx->m[i]), 0, own[i],
+                            ahead[i], (int)i == chosen, diag)))
+            goto out;
+out:
+    free(own);
+    free(ahead);
+    free(ord);
+    return rc;
+}
+
 int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
 {
     memset(pl, 0, sizeof *pl);
@@ -1040,152 +1508,54 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
     double *spend = calloc(P, sizeof *spend);
     uint32_t(*alloc)[NV] = calloc(P, sizeof *alloc);
     mixes mx = {0};
-    double *score = NULL;
     int rc = TM_OK;
     if (!pl->p || !spend || !alloc) {
         rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
         goto out;
     }
+    for (size_t t = 0; t < P; t++)
+        pl->p[t].conf_pool = -1;
     uint32_t prev[NV] = {0}, hi[NV] = {0};
     memcpy(prev, cfg->installed, nv * sizeof *prev);
     for (size_t t = 0; t < P; t++) {
         double d = sim__plan_demand(cfg, t);
         period_bounds(cfg, t, prev, hi);
-        if ((rc = minimal_mixes(cfg, pl, t, prev, hi, d, spend, &mx, diag)))
+        uint32_t from[NV] = {0}, pick[NV] = {0};
+        if ((rc = minimal_mixes(cfg, pl, t, prev, hi, d, spend, &mx, from, diag)))
             goto out;
-        if (mx.n == 0) {
-            sim__size_eval e;
-            if ((rc = plan_eval(cfg, pl, hi, d, &e, diag)))
+        int conf_pool = -1;
+        if (sim__plan_lazy(cfg)) {
+            int why;
+            if ((rc = lazy_period(cfg, pl, t, d, prev, from, hi, spend, alloc, &mx, pick,
+                                  &conf_pool, &why, diag)))
                 goto out;
-            char fl[512], why[640];
-            fleet_text(fl, sizeof fl, cfg, hi);
-            fail_text(why, sizeof why, cfg->run, &e);
-            int fixed = !memcmp(hi, prev, sizeof hi);
-            if (fixed)
-                snprintf(pl->why, sizeof pl->why,
-                         "period %zu (demand x%.3g): no node ordered now can arrive before "
-                         "it (lead times), and the fleet in service then (%s) fails: %s",
-                         t + 1, d, fl, why);
-            else
-                snprintf(pl->why, sizeof pl->why,
-                         "period %zu (demand x%.3g): no fleet within --max-nodes meets the "
-                         "targets; the largest (%s): %s",
-                         t + 1, d, fl, why);
-            pl->fail_period = (int64_t)t;
-            goto out;
-        }
-        /* score: this period's cost plus the roll-out from it */
-        free(score);
-        score = malloc(mx.n * sizeof *score);
-        if (!score) {
-            rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
-            goto out;
-        }
-        for (size_t i = 0; i < mx.n; i++) {
-            sim__size_eval e;
-            if ((rc = plan_eval(cfg, pl, mx.m[i], d, &e, diag)))
-                goto out;
-            score[i] = period_usd(cfg, &e);
-        }
-        /* candidates cheapest first (ties: the order walked) */
-        size_t *ord = malloc(mx.n * sizeof *ord);
-        if (!ord) {
-            rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
-            goto out;
-        }
-        for (size_t i = 0; i < mx.n; i++) {
-            size_t j = i;
-            while (j > 0 && score[ord[j - 1]] > score[i]) {
-                ord[j] = ord[j - 1];
-                j--;
-            }
-            ord[j] = i;
-        }
-        /* the roll-out, for the few cheapest mixes of this period only (a
-         * roll-out is a search per period ahead): they are re-ranked by
-         * their cost with it, and stay ahead of the others */
-        size_t nr = mx.n > 1 && cfg->lookahead > 0 ? mx.n : 0;
-        if (nr > SIM__PLAN_ROLLOUT_MIXES)
-            nr = SIM__PLAN_ROLLOUT_MIXES;
-        for (size_t j = 0; j < nr; j++) {
-            double ahead = 0;
-            /* the budget the roll-out has: what is spent with this mix
-             * bought as the greedy would buy it (in its arrival's order
-             * period, else earlier); a mix the budget cannot pay for at
-             * all is not chosen, and its roll-out sees the budget as it is */
-            double *sp = NULL;
-            if (isfinite(cfg->budget_usd)) {
-                if (!(sp = malloc(P * sizeof *sp))) {
-                    free(ord);
-                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
-                    goto out;
-                }
-                uint32_t(*tmp)[NV] = calloc(P, sizeof *tmp);
-                if (!tmp) {
-                    free(sp);
-                    free(ord);
-                    rc = tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
-                    goto out;
-                }
-                int ok = 0;
-                for (int prebuy = 0; !ok && prebuy <= 1; prebuy++) {
-                    memcpy(sp, spend, P * sizeof *sp);
-                    ok = fit_budget(cfg, t, prev, mx.m[ord[j]], sp, tmp, prebuy);
-                }
-                if (!ok)
-                    memcpy(sp, spend, P * sizeof *sp);
-                free(tmp);
-            }
-            rc = rollout(cfg, pl, t, mx.m[ord[j]], sp, &ahead, diag);
-            free(sp);
-            if (rc) {
-                free(ord);
-                goto out;
-            }
-            score[ord[j]] += ahead;
-            if (cfg->log) {
-                char fl[512];
-                fleet_text(fl, sizeof fl, cfg, mx.m[ord[j]]);
-                if (isfinite(ahead))
-                    fprintf(cfg->log, "  roll-out from %s: $%.0f over the periods ahead\n", fl,
-                            ahead);
-                else
+            if (why) {
+                /* no candidate of the screen's passes in full (or none the
+                 * budget pays for): the screen's search (its cuts on
+                 * estimated costs, a lenient or harsh verdict) may have
+                 * missed a mix, so the period is searched again with every
+                 * answer confirmed in full before no schedule is declared */
+                sim__plan_cfg all = *cfg;
+                all.confirm_all = 1;
+                if (cfg->log) {
                     fprintf(cfg->log,
-                            "  roll-out from %s: no single pool carries a period ahead%s\n", fl,
-                            isfinite(cfg->budget_usd) ? " within the budget" : "");
-                fflush(cfg->log);
+                            "  period %zu: %s; searched again with every answer confirmed "
+                            "in full\n",
+                            t + 1,
+                            why == 1 ? "no candidate of the screen's passes in full"
+                                     : "the budget pays for no candidate confirmed in full");
+                    fflush(cfg->log);
+                }
+                if ((rc = minimal_mixes(&all, pl, t, prev, hi, d, spend, &mx, from, diag)) ||
+                    (rc = full_period(&all, pl, t, d, prev, hi, spend, alloc, &mx, from, pick,
+                                      diag)) ||
+                    pl->fail_period >= 0)
+                    goto out;
+                conf_pool = -1;
             }
-        }
-        for (size_t j = 1; j < nr; j++) {
-            size_t x = ord[j], i = j;
-            while (i > 0 && score[ord[i - 1]] > score[x]) {
-                ord[i] = ord[i - 1];
-                i--;
-            }
-            ord[i] = x;
-        }
-        int chosen = -1;
-        size_t first = ord[0];
-        for (int prebuy = 0; chosen < 0 && prebuy <= 1; prebuy++)
-            for (size_t i = 0; chosen < 0 && i < mx.n; i++)
-                if (fit_budget(cfg, t, prev, mx.m[ord[i]], spend, alloc, prebuy))
-                    chosen = (int)ord[i];
-        free(ord);
-        if (chosen < 0) {
-            char fl[512];
-            fleet_text(fl, sizeof fl, cfg, mx.m[first]);
-            double need = 0;
-            for (size_t k = 0; k < nv; k++)
-                need += (mx.m[first][k] - prev[k]) * cfg->node_usd[k];
-            char b[48], n[48];
-            sim__cost_fmt_usd(b, sizeof b, cfg->budget_usd);
-            sim__cost_fmt_usd(n, sizeof n, need);
-            snprintf(pl->why, sizeof pl->why,
-                     "period %zu (demand x%.3g): the budget of %s per period cannot pay for "
-                     "the nodes the period needs (the best mix that meets the targets, %s, "
-                     "adds %s of nodes), not even ordered earlier",
-                     t + 1, d, b, fl, n);
-            pl->fail_period = (int64_t)t;
+        } else if ((rc = full_period(cfg, pl, t, d, prev, hi, spend, alloc, &mx, from, pick,
+                                     diag)) ||
+                   pl->fail_period >= 0) {
             goto out;
         }
         /* earlier arrivals raise the fleets of the periods between */
@@ -1207,7 +1577,8 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
         }
         sim__plan_period *p = &pl->p[t];
         p->demand = d;
-        memcpy(p->nodes, mx.m[chosen], sizeof p->nodes);
+        memcpy(p->nodes, pick, sizeof p->nodes);
+        p->conf_pool = conf_pool;
         for (size_t k = 0; k < nv; k++)
             p->arrive[k] = alloc[t][k];
         if ((rc = plan_eval(cfg, pl, p->nodes, d, &p->eval, diag)))
@@ -1223,7 +1594,6 @@ out:
     if (rc != TM_OK && rc != TM_ERR_INTERRUPTED)
         sim__plan_fini(pl);
     free(mx.m);
-    free(score);
     free(spend);
     free(alloc);
     return rc;
@@ -1418,6 +1788,7 @@ int sim__plan_exact(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
     pl->n_periods = P;
     for (size_t t = 0; t < P; t++) {
         sim__plan_period *p = &pl->p[t];
+        p->conf_pool = -1;
         p->demand = sim__plan_demand(cfg, t);
         memcpy(p->nodes, g[t].nodes[pick[t]], sizeof p->nodes);
         for (size_t k = 0; k < nv; k++)

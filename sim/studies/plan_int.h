@@ -25,7 +25,9 @@
  *           roll-out of the next `lookahead` periods from them (each grows
  *           one pool, the cheapest way; on estimates with a screen); the
  *           cheapest that the
- *           budget allows. When the budget cannot pay for a period's nodes
+ *           budget allows. With a screen the mixes and their ranking are
+ *           the screen's, and only the mix taken is confirmed in full
+ *           (confirm_all below). When the budget cannot pay for a period's nodes
  *           in the periods they must be ordered in, they are ordered
  *           earlier (arriving earlier) where the budget has room, latest
  *           first. O(periods x (log range + mixes x lookahead)) searches.
@@ -73,7 +75,43 @@ typedef struct sim__plan_cfg {
      * "Roll-outs on estimates"). 1: roll-outs searched on the screen and
      * confirmed in full, as every other search (--full-rollouts). */
     int rollout_full;
+    /* What the full evaluation confirms with a screen (docs/plan.md,
+     * "Confirmation"). 0 (the default): lazily, the chosen fleet alone: the
+     * period's searches and roll-outs run on the screen, the candidates are
+     * ranked on estimates, and only the head of the ranking is confirmed in
+     * full (sim__size_fewest_confirm in its pool: it passes in full with one
+     * node fewer failing in full); one that fails in full is replaced by the
+     * fewest nodes of that pool that pass in full, and the ranking is read
+     * again. 1 (--confirm-all, implied by --full-rollouts): every search's
+     * answer is confirmed in full as it is reached, so every minimal mix of
+     * a period is minimal in full. */
+    int confirm_all;
 } sim__plan_cfg;
+
+/* One candidate mix of a period, as the greedy saw it (the evidence of what
+ * was confirmed in full and what was only screened). */
+typedef struct sim__plan_cand {
+    uint32_t period; /* from 0 */
+    uint32_t nodes[SIM__SIZE_MAX_VARY];
+    int pool;   /* the pool its count was searched (and confirmed) in */
+    int origin; /* 0: a minimal mix of the period's search; 1: the full evaluation's
+                 * step from a candidate that failed in full (or had a node to spare) */
+    int screen; /* the screen's verdict: 1 pass, 0 fail, -1 not screened */
+    uint32_t screen_runs, screen_meeting;
+    double screen_usd; /* its own cost for the period on the screen (NAN: not screened) */
+    int full;          /* the full evaluation's verdict: 1 pass, 0 fail, -1 not simulated in full */
+    uint32_t full_runs, full_meeting;
+    double usd;   /* the own cost it was ranked by: the full one when simulated in full */
+    double ahead; /* its roll-out's cost (NAN: not rolled out; INFINITY: no future) */
+    int chosen;
+} sim__plan_cand;
+
+/* Is the greedy's confirmation lazy (the chosen fleet only)? */
+int sim__plan_lazy(const sim__plan_cfg *cfg);
+/* What the full evaluation confirmed, for the outputs: "chosen" (lazily, the
+ * chosen fleets), "every search" (--confirm-all, --full-rollouts) or "every
+ * fleet" (no screen: everything is simulated in full). */
+const char *sim__plan_confirmation(const sim__plan_cfg *cfg);
 
 typedef struct sim__plan_period {
     double demand;
@@ -88,6 +126,8 @@ typedef struct sim__plan_period {
      * is); fewer_pool -1: none simulated */
     int fewer_pool;
     uint32_t fewer_meeting;
+    uint32_t fewer_runs; /* its replications (fewer than R: stopped, failing) */
+    int conf_pool;       /* the pool the chosen fleet was confirmed in (lazily); -1: none */
 } sim__plan_period;
 
 typedef struct sim__plan {
@@ -105,6 +145,10 @@ typedef struct sim__plan {
      * last answer (confirmed - screened nodes): where the next confirmation
      * starts (plan.c, confirm) */
     int64_t screen_shift[SIM__SIZE_MAX_VARY];
+    /* the candidates of every period planned, in the order they were ranked
+     * and confirmed (sim__plan_cand) */
+    sim__plan_cand *cand;
+    size_t n_cand, cap_cand;
     int64_t fail_period; /* -1 none */
     char why[1400];
 } sim__plan;

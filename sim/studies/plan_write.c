@@ -40,7 +40,7 @@ enum {
     P_BUSY,
     P_NF64
 };
-enum { PI_PASS, PI_RUNS, PI_MEETING, PI_FEWER_POOL, PI_FEWER_MEETING, P_NI64 };
+enum { PI_PASS, PI_RUNS, PI_MEETING, PI_FEWER_POOL, PI_FEWER_MEETING, PI_FEWER_RUNS, P_NI64 };
 
 int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cfg *cfg,
                     const sim__plan *pl, const sim__plan *ex, int complete, const char *targets,
@@ -74,10 +74,15 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
         {"fewer_pool", "the pool (row of pool_name) of the fleet with one node fewer that was "
                        "simulated, -1 none"},
         {"fewer_runs_meeting", "its replications that meet every target on their own (-1 none)"},
+        {"fewer_runs", "its replications simulated (fewer than runs: stopped as failing; -1 none)"},
     };
     const sim__size_runner *r = cfg->run;
     size_t np = pl->n_periods, nv = r->n_vary, nt = r->n_terms, nf = cfg->cache->n;
-    size_t rows = np > nf ? np : nf, wide = SIM__SIZE_N_AS;
+    /* the candidates: the plan's, or with --exact the greedy's beside it */
+    const sim__plan *cp = pl->n_cand || !ex ? pl : ex;
+    size_t nc = cp->n_cand, rows = np > nf ? np : nf, wide = SIM__SIZE_N_AS;
+    if (nc > rows)
+        rows = nc;
     if (nv > wide)
         wide = nv;
     if (nt > wide)
@@ -130,6 +135,12 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
                                   "how the look-ahead roll-outs were scored: on estimates (the "
                                   "screen, or a memoised full evaluation) or in full "
                                   "(docs/plan.md)",
+                                  diag)) ||
+        (rc = sim__h5w_scalar_str(w, "/plan/confirmation", sim__plan_confirmation(cfg),
+                                  "what the full evaluation confirmed: \"chosen\" (the chosen "
+                                  "fleet of each period, the candidates ranked on the screen), "
+                                  "\"every search\" (every search's answer) or \"every fleet\" "
+                                  "(no screen) (docs/plan.md, \"Confirmation\")",
                                   diag)) ||
         (rc = sim__h5w_scalar_i64(w, "/plan/replications", r->replications, "1",
                                   "replications per fleet", diag)) ||
@@ -190,23 +201,15 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
     }
 
     {
-        static const char *const per[] = {"demand",
-                                          "gpus",
-                                          "order_usd",
-                                          "own_usd",
-                                          "reserved_usd",
-                                          "ondemand_usd",
-                                          "api_usd",
-                                          "api_overflow_usd",
-                                          "capex_usd",
-                                          "owned_opex_usd",
-                                          "busy_util",
-                                          "pass",
-                                          "runs",
-                                          "runs_meeting",
-                                          "fewer_pool",
-                                          "fewer_runs_meeting",
-                                          NULL};
+        static const char *const per[] = {"demand",       "gpus",
+                                          "order_usd",    "own_usd",
+                                          "reserved_usd", "ondemand_usd",
+                                          "api_usd",      "api_overflow_usd",
+                                          "capex_usd",    "owned_opex_usd",
+                                          "busy_util",    "pass",
+                                          "runs",         "runs_meeting",
+                                          "fewer_pool",   "fewer_runs_meeting",
+                                          "fewer_runs",   NULL};
         static const char *const fl[] = {"fleet_demand", "fleet_pass", "fleet_runs",
                                          "fleet_runs_meeting", NULL};
         static const char *const pl_[] = {"lead_periods", "node_usd", "installed_nodes",
@@ -220,6 +223,76 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
                                diag)) ||
             (rc = sim__h5w_dim(w, "/plan", "pool_name", nv, NULL, pl_, "the pools", diag)) ||
             (rc = sim__h5w_dim(w, "/plan", "term_name", nt, NULL, tm, "the terms", diag)))
+            goto fail;
+    }
+    if (nc) {
+        /* the candidates of every period (the greedy's evidence): what the
+         * screen and the full evaluation said of each, and which was chosen */
+        static const char *const cn[] = {"candidate_period",
+                                         "candidate_pool",
+                                         "candidate_origin",
+                                         "candidate_screen_pass",
+                                         "candidate_screen_runs",
+                                         "candidate_screen_runs_meeting",
+                                         "candidate_full_pass",
+                                         "candidate_full_runs",
+                                         "candidate_full_runs_meeting",
+                                         "candidate_chosen",
+                                         "candidate_screen_usd",
+                                         "candidate_usd",
+                                         "candidate_rollout_usd",
+                                         NULL};
+        static const char *const cd[] = {
+            "the period (row of period) the candidate was ranked in",
+            "the pool (row of pool_name) its count was searched and confirmed in",
+            "0: a minimal mix of the period's search; 1: the full evaluation's step from a "
+            "candidate that failed in full (or had a node to spare)",
+            "the screen's verdict: 1 pass, 0 fail, -1 not screened",
+            "the screen's replications",
+            "the screen's replications meeting every target on their own",
+            "the full evaluation's verdict: 1 pass, 0 fail, -1 not simulated in full",
+            "the full evaluation's replications (fewer than replications: stopped failing)",
+            "the full evaluation's replications meeting every target on their own",
+            "1 for the period's chosen fleet",
+            "its own cost for the period on the screen (NaN: not screened)",
+            "the own cost it was ranked by: the full evaluation's when it has one, else the "
+            "estimate",
+            "its roll-out's cost over the periods ahead (NaN: not rolled out; inf: no "
+            "future)"};
+        if ((rc = sim__h5w_dim(w, "/plan", "candidate", nc, NULL, cn,
+                               "the candidates the greedy ranked, period by period (no values)",
+                               diag)))
+            goto fail;
+        for (size_t x = 0; x < 10; x++) {
+            for (size_t i = 0; i < nc; i++) {
+                const sim__plan_cand *c = &cp->cand[i];
+                const int64_t v[10] = {c->period,       c->pool,           c->origin, c->screen,
+                                       c->screen_runs,  c->screen_meeting, c->full,   c->full_runs,
+                                       c->full_meeting, c->chosen};
+                iv[i] = v[x];
+            }
+            char p[96];
+            snprintf(p, sizeof p, "/plan/%s", cn[x]);
+            if ((rc = sim__h5w_array_i64(w, p, iv, nc, "1", cd[x], diag)))
+                goto fail;
+        }
+        for (size_t x = 10; x < 13; x++) {
+            for (size_t i = 0; i < nc; i++) {
+                const sim__plan_cand *c = &cp->cand[i];
+                d[i] = x == 10 ? c->screen_usd : x == 11 ? c->usd : c->ahead;
+            }
+            char p[96];
+            snprintf(p, sizeof p, "/plan/%s", cn[x]);
+            if ((rc = sim__h5w_array_f64(w, p, d, nc, "USD", cd[x], diag)))
+                goto fail;
+        }
+        for (size_t i = 0; i < nc; i++)
+            for (size_t k = 0; k < nv; k++)
+                d[i * nv + k] = cp->cand[i].nodes[k];
+        if ((rc = sim__h5w_matrix_f64(w, "/plan/candidate_nodes", d, nc, nv, "1",
+                                      "the candidate's nodes per pool", diag)) ||
+            (rc = sim__h5w_dim_axes(w, "/plan/candidate_nodes",
+                                    (const char *const[]){"candidate", "pool_name"}, 2, diag)))
             goto fail;
     }
     if (ex && ex->found && pl->found) {
@@ -270,9 +343,12 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
     for (size_t c = 0; c < P_NI64; c++) {
         for (size_t t = 0; t < np; t++) {
             const sim__plan_period *p = &pl->p[t];
-            const int64_t v[P_NI64] = {p->eval.pass, p->eval.replications, p->eval.reps_meeting,
+            const int64_t v[P_NI64] = {p->eval.pass,
+                                       p->eval.replications,
+                                       p->eval.reps_meeting,
                                        p->fewer_pool,
-                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_meeting : -1};
+                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_meeting : -1,
+                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_runs : -1};
             iv[t] = v[c];
         }
         char p[96];

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * test_plan_lazy.c — lazy confirmation in the greedy purchase plan
+ * (sim/studies/plan.c, lazy_period; docs/plan.md, "Confirmation"), on hand
+ * cases. The scenario is tests/plan_tiny.json (pools big: H100 x 8 at
+ * $16,000 a quarter of depreciation, small: L40S x 4 at $2,000; 2 + 1 nodes
+ * installed); every verdict, the screen's and the full evaluation's, is
+ * written into the two caches before the search, by a rule stated here, so
+ * the search simulates nothing and each case's answer is known by hand:
+ *
+ *   period 1 (demand x1): every fleet passes, screen and full.
+ *   period 2 (demand x1.3), the screen: big + small / 2 >= 3, so its minimal
+ *   mixes are 2 + 2 ($36,000 a quarter) and 3 + 1 ($50,000).
+ *   case "step":  in full, big + small / 2 >= 3.5. The cheapest screened
+ *                 mix 2 + 2 fails in full; its pool (small) steps up to 2 + 3
+ *                 ($38,000), which passes in full with 2 + 2 failing: chosen.
+ *                 3 + 1 is never simulated in full.
+ *   case "next":  in full, big >= 3. 2 + 2 fails in full and so does every
+ *                 count of small up to --max-nodes 4: dropped; the next
+ *                 candidate 3 + 1 is confirmed (passes, 2 + 1 fails) and
+ *                 chosen.
+ *   case "next" with --lookahead 0: the screen's staircase cuts 3 + 1 by its
+ *                 cost bound (it cannot be chosen if 2 + 2 is, on the
+ *                 estimates), so when 2 + 2 is dropped no candidate is left:
+ *                 the period is searched again with every answer confirmed
+ *                 in full, which finds 3 + 1.
+ *   case "all":   the "step" rule with --confirm-all: every search's answer
+ *                 is confirmed as it is reached, so 3 + 1 is simulated in
+ *                 full too (the evidence differs, the choice does not).
+ *
+ * Checked: the schedule; the evidence of each candidate (screened verdict,
+ * full verdict with its replications, origin, chosen); every chosen fleet
+ * confirmed in full with all R replications; the spread's neighbour is the
+ * confirmed pool's; and that nothing was simulated (the runner ran 0 runs).
+ */
+#include "check.h"
+
+#include "config/config.h"
+#include "studies/plan_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { RULE_STEP, RULE_NEXT };
+
+#define R 3 /* replications */
+
+static void put(sim__size_cache *c, uint32_t big, uint32_t small, double demand, int pass,
+                uint32_t runs)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 64;
+        c->e = realloc(c->e, c->cap * sizeof *c->e);
+        if (!c->e)
+            abort();
+    }
+    sim__size_cache_entry *x = &c->e[c->n++];
+    memset(x, 0, sizeof *x);
+    x->nodes[0] = big;
+    x->nodes[1] = small;
+    x->demand = demand;
+    sim__size_eval *e = &x->eval;
+    e->pass = pass;
+    e->why = pass ? -1 : 0;
+    e->n_terms = 1;
+    e->replications = runs;
+    e->reps_meeting = pass ? runs : 0;
+    e->gpus = 8.0 * big + 4.0 * small;
+    /* straight-line depreciation alone: $16,000 and $2,000 a quarter */
+    double month = (16000.0 * big + 2000.0 * small) / 3;
+    for (int a = 0; a < SIM__SIZE_N_AS; a++)
+        e->usd_per_month[a] = month;
+}
+
+static int full_rule(int rule, uint32_t big, uint32_t small)
+{
+    return rule == RULE_STEP ? 2.0 * big + small >= 7 : big >= 3;
+}
+
+static const sim__plan_cand *cand_of(const sim__plan *pl, uint32_t t, uint32_t big, uint32_t small)
+{
+    for (size_t i = 0; i < pl->n_cand; i++)
+        if (pl->cand[i].period == t && pl->cand[i].nodes[0] == big && pl->cand[i].nodes[1] == small)
+            return &pl->cand[i];
+    return NULL;
+}
+
+static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t lookahead,
+                     uint32_t want_big, uint32_t want_small, const char *name)
+{
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim__size_term terms[SIM__SIZE_MAX_TERMS];
+    size_t nt = 0;
+    CHECK_EQ_INT(sim__size_parse_targets("wait_p95<=30m", sc, terms, SIM__SIZE_MAX_TERMS, &nt, &d),
+                 TM_OK);
+    sim__size_runner run, scr;
+    memset(&run, 0, sizeof run);
+    run.base = sc;
+    run.terms = terms;
+    run.n_terms = nt;
+    run.n_vary = 2;
+    run.vary[0] = 0;
+    run.vary[1] = 1;
+    run.replications = R;
+    run.confidence = 0.95;
+    run.workers = 1;
+    run.warmup_us = sc->horizon_us / 10;
+    scr = run;
+    scr.replications = 2;
+    sim__size_cache full = {0}, screen = {0};
+    sim__plan_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.run = &run;
+    cfg.cache = &full;
+    cfg.screen = &scr;
+    cfg.screen_cache = &screen;
+    cfg.n_periods = 2;
+    cfg.months_per_period = 3;
+    cfg.growth = 0.3;
+    cfg.demand0 = 1;
+    cfg.budget_usd = INFINITY;
+    cfg.lookahead = lookahead;
+    cfg.confirm_all = confirm_all;
+    for (size_t k = 0; k < 2; k++) {
+        cfg.installed[k] = sc->pools[k].nodes;
+        cfg.lead[k] = 1;
+        cfg.max_nodes[k] = 4;
+        cfg.node_usd[k] = k ? 40000 : 320000;
+    }
+    double d1 = sim__plan_demand(&cfg, 1);
+    for (uint32_t b = 0; b <= 4; b++)
+        for (uint32_t s = 0; s <= 4; s++) {
+            put(&full, b, s, 1, 1, R);
+            put(&screen, b, s, 1, 1, 2);
+            int fp = full_rule(rule, b, s);
+            put(&full, b, s, d1, fp, fp ? R : 2); /* a failing fleet: stopped after 2 */
+            put(&screen, b, s, d1, 2.0 * b + s >= 6, 2);
+        }
+    sim__plan pl;
+    int rc = sim__plan_greedy(&cfg, &pl, &d);
+    if (rc != TM_OK)
+        fprintf(stderr, "%s: %s: %s\n", name, d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    CHECK_EQ_INT(pl.found, 1);
+    CHECK_EQ_INT((int)run.runs, 0); /* every verdict came from the caches */
+    CHECK_EQ_INT((int)scr.runs, 0);
+    CHECK_EQ_INT((int)pl.n_periods, 2);
+    if (rc != TM_OK || pl.n_periods != 2) {
+        sim__plan_fini(&pl);
+        sim__size_cache_fini(&full);
+        sim__size_cache_fini(&screen);
+        return;
+    }
+    CHECK_EQ_INT(pl.p[0].nodes[0], 2);
+    CHECK_EQ_INT(pl.p[0].nodes[1], 1);
+    if (pl.p[1].nodes[0] != want_big || pl.p[1].nodes[1] != want_small)
+        check_fail(__FILE__, __LINE__, "%s: period 2 chose %u + %u, expected %u + %u", name,
+                   pl.p[1].nodes[0], pl.p[1].nodes[1], want_big, want_small);
+    /* every chosen fleet: a candidate confirmed in full with all R runs */
+    for (uint32_t t = 0; t < 2; t++) {
+        size_t chosen = 0;
+        for (size_t i = 0; i < pl.n_cand; i++) {
+            const sim__plan_cand *c = &pl.cand[i];
+            if (c->period != t || !c->chosen)
+                continue;
+            chosen++;
+            CHECK_EQ_INT(c->nodes[0], pl.p[t].nodes[0]);
+            CHECK_EQ_INT(c->nodes[1], pl.p[t].nodes[1]);
+            CHECK_EQ_INT(c->full, 1);
+            CHECK_EQ_INT((int)c->full_runs, R);
+            CHECK_EQ_INT((int)c->full_meeting, R);
+        }
+        CHECK_EQ_INT((int)chosen, 1);
+        CHECK_EQ_INT(pl.p[t].eval.pass, 1);
+        CHECK_EQ_INT((int)pl.p[t].eval.replications, R);
+    }
+    const sim__plan_cand *c22 = cand_of(&pl, 1, 2, 2), *c31 = cand_of(&pl, 1, 3, 1),
+                         *c23 = cand_of(&pl, 1, 2, 3);
+    /* with --confirm-all the staircase confirmed each step as it went: 2 + 2
+     * never became a candidate */
+    CHECK(confirm_all ? c22 == NULL : c22 != NULL);
+    CHECK(c31 != NULL);
+    if (confirm_all && c31 && c23) {
+        CHECK_EQ_INT(c23->origin, 0);
+        CHECK_EQ_INT(c23->full, 1);
+        CHECK_EQ_INT(c23->chosen, 1);
+        CHECK_EQ_INT(c31->full, 1);
+        CHECK_EQ_INT(c31->chosen, 0);
+    }
+    if (!c22 || !c31) {
+        CHECK(fabs(pl.own_usd - 72000) < 1e-6);
+        sim__plan_fini(&pl);
+        sim__size_cache_fini(&full);
+        sim__size_cache_fini(&screen);
+        return;
+    }
+    /* the screen's cheapest mix, 2 + 2, passed the screen and failed in full
+     * (2 runs: the sequential stop); its pool is small */
+    CHECK_EQ_INT(c22->origin, 0);
+    CHECK_EQ_INT(c22->screen, 1);
+    CHECK_EQ_INT(c22->full, 0);
+    CHECK_EQ_INT((int)c22->full_runs, 2);
+    CHECK_EQ_INT(c22->pool, 1);
+    CHECK_EQ_INT(c22->chosen, 0);
+    CHECK(fabs(c22->screen_usd - 36000) < 1e-6);
+    CHECK_EQ_INT(c31->screen, 1);
+    CHECK_EQ_INT(c31->pool, 0); /* small at its floor: the staircase's a_top end */
+    if (rule == RULE_STEP) {
+        CHECK(c23 != NULL);
+        if (c23) {
+            CHECK_EQ_INT(c23->origin, 1);
+            CHECK_EQ_INT(c23->full, 1);
+            CHECK_EQ_INT(c23->chosen, 1);
+            CHECK(fabs(c23->usd - 38000) < 1e-6);
+        }
+        /* lazily, 3 + 1 was only screened */
+        CHECK_EQ_INT(c31->full, -1);
+        CHECK_EQ_INT(c31->chosen, 0);
+        /* the spread: one small node fewer (2 + 2), failing in full, on the
+         * 2 replications it ran */
+        CHECK_EQ_INT(pl.p[1].fewer_pool, 1);
+        CHECK_EQ_INT((int)pl.p[1].fewer_meeting, 0);
+        CHECK_EQ_INT((int)pl.p[1].fewer_runs, 2);
+    } else {
+        /* nothing in the small pool passes with 2 big nodes: the next
+         * candidate is confirmed and chosen */
+        CHECK(c23 == NULL);
+        CHECK_EQ_INT(c31->full, 1);
+        CHECK_EQ_INT(c31->chosen, 1);
+        /* with the look-ahead 0 the screen's staircase cut 3 + 1 (its cost
+         * bound, $50,000, is above 2 + 2's estimated $36,000): no candidate
+         * was left, and the period was searched again with every answer
+         * confirmed (conf_pool -1: the spread's pool is then the dearest) */
+        CHECK_EQ_INT(pl.p[1].conf_pool, lookahead ? 0 : -1);
+        CHECK_EQ_INT(pl.p[1].fewer_pool, 0); /* 2 + 1, failing in full */
+        CHECK_EQ_INT((int)pl.p[1].fewer_meeting, 0);
+    }
+    CHECK(fabs(pl.own_usd - (34000 + (rule == RULE_STEP ? 38000 : 50000))) < 1e-6);
+    printf("%s: period 2 chose %u + %u, %zu candidates recorded, $%.0f\n", name, pl.p[1].nodes[0],
+           pl.p[1].nodes[1], pl.n_cand, pl.own_usd);
+    sim__plan_fini(&pl);
+    sim__size_cache_fini(&full);
+    sim__size_cache_fini(&screen);
+}
+
+int main(void)
+{
+    const char *src = getenv("TARMAC_SRC");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/plan_tiny.json", src ? src : ".");
+    sim_scenario sc;
+    tm_diag d;
+    tm_diag_clear(&d);
+    int rc = sim_scenario_load_file(&sc, path, &d);
+    if (rc != TM_OK)
+        fprintf(stderr, "%s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    if (rc == TM_OK) {
+        run_case(&sc, RULE_STEP, 0, 2, 2, 3, "step");
+        run_case(&sc, RULE_NEXT, 0, 2, 3, 1, "next");
+        run_case(&sc, RULE_NEXT, 0, 0, 3, 1, "next, look-ahead 0 (searched again)");
+        run_case(&sc, RULE_STEP, 1, 2, 2, 3, "all");
+        sim_scenario_fini(&sc);
+    }
+    return check_finish("test_plan_lazy");
+}
