@@ -5,7 +5,9 @@
 # a signal"): the same flat load of 30 requests/s, which the load model
 # serves with 3 replicas, ends with more replicas under a low KV target and
 # fewer under a high one; a queue target scales down while nothing waits and
-# up once requests queue. Bad signal fields are refused with their JSON path.
+# up once requests queue. Every request is counted once (demanded = within
+# SLO + late + API + unserved), those in flight at the end included. Bad
+# signal fields are refused with their JSON path.
 set -u
 . "$(dirname "$0")/cli_common.sh" # BIN, PY, W, fail, expect
 SRC=${TARMAC_SRC:?}
@@ -42,6 +44,12 @@ g = {}
 for f in ("none", "kvhi", "kvlo", "qlo"):
     with h5py.File(f"{sys.argv[1]}/{f}.h5") as h:
         g[f] = np.asarray(h["timeseries_service/chat/gpus_alloc"][()])
+        # every request counted once over the run, whatever crossed an hour
+        # or a replica change: the last piece's requests in flight included
+        s = h["summary/services/chat"]
+        n = {k: int(np.asarray(s["requests_" + k][()]).ravel()[0])
+             for k in ("demanded", "slo_ok", "late", "api", "unserved")}
+        assert n["demanded"] > 0 and n["demanded"] == n["slo_ok"] + n["late"] + n["api"] + n["unserved"], (f, n)
 print({k: [round(x, 2) for x in v] for k, v in g.items()})
 # the load model: 3 replicas all along
 assert np.allclose(g["none"], 3), g["none"]
