@@ -22,7 +22,8 @@
  *
  * Tables. A table is a group whose members are one 1-D dataset per column,
  * all of the same length, chunked SIM__H5_CHUNK_ROWS rows at a time (a table
- * that ends inside its first chunk: chunked by its own length), shuffled
+ * that ends inside its first chunk with at least one row: chunked by its own
+ * length; an empty one keeps whole chunks), shuffled
  * and deflated. Rows are buffered one chunk per column; a full chunk is
  * compressed on the writer's worker thread while the next fills, and written
  * later by the calling thread (the only one that calls HDF5), so a table costs

@@ -9,7 +9,9 @@
  * it takes slots (one chunk of every column of a table) from the writer's
  * queue, oldest first, applies the shuffle filter and zlib's deflate at
  * SIM__H5_DEFLATE_LEVEL with the Z_RLE strategy (slot_compress: a zlib
- * stream like HDF5's deflate filter writes, but found in half its time), and
+ * stream like HDF5's deflate filter writes, but found in half its time; noise
+ * planes in stored blocks, a column equal to an earlier one given its
+ * stream, a constant chunk's stream taken from a per-thread cache), and
  * marks them done. The owner writes a done slot with H5Dwrite_chunk (filter
  * mask 0; h5io_table.c), so readers decompress it through the datasets'
  * declared filters. When the slot the owner must write is not done, it
@@ -282,8 +284,9 @@ static void zc_keep(h5pool *p, int who, const unsigned char *v, size_t es, size_
 
 /* Filter every column of a slot as the dataset's pipeline declares: shuffle
  * by the element size (a no-op for bytes), then one zlib stream at
- * SIM__H5_DEFLATE_LEVEL with SIM__H5_DEFLATE_STRATEGY into a compressBound
- * buffer. Any reader's deflate filter (inflate) decodes it; HDF5's own filter
+ * SIM__H5_DEFLATE_LEVEL with SIM__H5_DEFLATE_STRATEGY (noise planes at level
+ * 0: z_column) into a buffer of sim__h5_zbound bytes, or a copy of an
+ * earlier column's stream or of a cached constant chunk's. Any reader's deflate filter (inflate) decodes it; HDF5's own filter
  * would have used the default strategy, so the bytes differ from H5Dwrite's
  * (SIM__H5_PIPE_FILTER) but the values do not. The last, partial chunk was
  * zero-padded to full size, as HDF5 pads it with the fill value. Reads the
