@@ -286,12 +286,12 @@ static void zc_keep(h5pool *p, int who, const unsigned char *v, size_t es, size_
  * by the element size (a no-op for bytes), then one zlib stream at
  * SIM__H5_DEFLATE_LEVEL with SIM__H5_DEFLATE_STRATEGY (noise planes at level
  * 0: z_column) into a buffer of sim__h5_zbound bytes, or a copy of an
- * earlier column's stream or of a cached constant chunk's. Any reader's deflate filter (inflate) decodes it; HDF5's own filter
- * would have used the default strategy, so the bytes differ from H5Dwrite's
- * (SIM__H5_PIPE_FILTER) but the values do not. The last, partial chunk was
- * zero-padded to full size, as HDF5 pads it with the fill value. Reads the
- * table's fixed layout only; returns Z_OK or zlib's status. Runs on the
- * worker (who = 1) or on the owner (0), never on both for one slot. */
+ * earlier column's stream or of a cached constant chunk's. Any reader's deflate filter (inflate)
+ * decodes it; HDF5's own filter would have used the default strategy, so the bytes differ from
+ * H5Dwrite's (SIM__H5_PIPE_FILTER) but the values do not. The last, partial chunk was zero-padded
+ * to full size, as HDF5 pads it with the fill value. Reads the table's fixed layout only; returns
+ * Z_OK or zlib's status. Runs on the worker (who = 1) or on the owner (0), never on both for one
+ * slot. */
 static int slot_compress(h5pool *p, int who, h5slot *s)
 {
     const sim__h5t *t = s->t;
