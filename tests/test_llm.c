@@ -29,6 +29,9 @@
  *   svc         a service's accounting: an overloaded hour's backlog
  *               counted in the next, every request once; arrivals drawn
  *               ahead in chunks equal to drawn at once
+ *   grow        replicas added at a boundary, by hand: they start empty and
+ *               take, by the routing rule, the central queue's waiting
+ *               requests at once (central) or the next arrivals (least)
  */
 #include "model/llm_int.h"
 #include "model/service_int.h"
@@ -993,6 +996,60 @@ static void test_svc(uint64_t seed)
     }
 }
 
+/* Replicas added at a boundary, by hand (a flat 10 ms iteration, one
+ * sequence at a time, requests of 1 + 10 tokens: 0.1 s each). A, B, C
+ * arrive at 0 at one replica; at 0.05 s (A running, B and C waiting) a
+ * second replica is added; D arrives at 0.07 s.
+ * central: the new replica takes the queue's front at once: B starts at
+ *   0.05 (TTFT 0.06, done 0.15); D waits behind C; A ends at 0.1 and
+ *   replica 0 takes C (TTFT 0.11, done 0.2); B ends at 0.15 and replica 1
+ *   takes D (first token 0.16: TTFT 0.09; done 0.25: e2e 0.18).
+ * least: B and C stay where they were routed (replica 0: TTFT 0.11 and
+ *   0.21, done 0.2 and 0.3); D goes to the new replica, the fewest
+ *   outstanding (TTFT 0.01, e2e 0.1).
+ * With a TTFT SLO of 0.1 s: central 3 met (A, B, D), 1 late (C); least 2
+ * met (A, D), 2 late. Nothing ends in the first piece. */
+static void test_grow(void)
+{
+    sim__llm_profile p = flat_profile(10);
+    tm_diag d;
+    tm_diag_clear(&d);
+    for (int central = 0; central < 2; central++) {
+        sim__llm_cfg c = chain_cfg(&p, 1, 0.1);
+        c.route = central ? SIM__LLM_ROUTE_CENTRAL : SIM__LLM_ROUTE_LEAST;
+        sim__llm_req abc[3] = {{0.0, 1, 10}, {0.0, 1, 10}, {0.0, 1, 10}};
+        sim__llm_req dd = {0.07, 1, 10};
+        sim__llm_state *st;
+        sim__llm_counts k1, k2;
+        CHECK_EQ_INT(sim__llm_state_new(&st, &c, 0.0, &d), TM_OK);
+        CHECK_EQ_INT(sim__llm_state_advance(st, abc, 3, 0.05, &k1, NULL, &d), TM_OK);
+        CHECK_EQ_U64(k1.met + k1.late, 0);
+        CHECK_EQ_U64(k1.in_flight, 3);
+        CHECK_EQ_INT(sim__llm_state_resize(st, 2, &d), TM_OK);
+        CHECK_EQ_INT(sim__llm_state_advance(st, &dd, 1, INFINITY, &k2, NULL, &d), TM_OK);
+        CHECK_EQ_U64(k2.in_flight, 0);
+        CHECK_EQ_U64(k1.preemptions + k2.preemptions, 0);
+        /* 4 requests of 1 prefill and 9 decodes, one at a time */
+        CHECK_NEAR(k1.iterations + k2.iterations, 40.0, 0.0);
+        if (central) {
+            CHECK_EQ_U64(k2.met, 3);
+            CHECK_EQ_U64(k2.late, 1);
+            CHECK_NEAR(k2.sum_ttft_s, 0.01 + 0.06 + 0.11 + 0.09, 1e-9);
+            CHECK_NEAR(k2.sum_e2e_s, 0.1 + 0.15 + 0.2 + 0.18, 1e-9);
+        } else {
+            CHECK_EQ_U64(k2.met, 2);
+            CHECK_EQ_U64(k2.late, 2);
+            CHECK_NEAR(k2.sum_ttft_s, 0.01 + 0.11 + 0.21 + 0.01, 1e-9);
+            CHECK_NEAR(k2.sum_e2e_s, 0.1 + 0.2 + 0.3 + 0.1, 1e-9);
+        }
+        printf("grow %s: met %llu late %llu, TTFT sum %.4f s, e2e sum %.4f s\n",
+               central ? "central" : "least", (unsigned long long)k2.met,
+               (unsigned long long)k2.late, k2.sum_ttft_s, k2.sum_e2e_s);
+        sim__llm_state_free(st);
+    }
+    sim__llm_profile_fini(&p);
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -1013,5 +1070,6 @@ int main(int argc, char **argv)
     RUN("carry", test_carry());
     RUN("chain", test_chain(seed));
     RUN("svc", test_svc(seed));
+    RUN("grow", test_grow());
     return check_finish("test_llm");
 }
