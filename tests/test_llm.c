@@ -39,6 +39,10 @@
  *   noready     a GPU type left without a ready replica loses what it held,
  *               counted unserved in that piece; the other type starts
  *               empty; every request counted once
+ *
+ * (One piece past 1,000 lines: the cases share the hand-case deployments,
+ * the flat profile and the service helpers, and run one by one by name:
+ * test_llm CASE.)
  */
 #include "model/llm_int.h"
 #include "model/service_int.h"
