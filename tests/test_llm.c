@@ -29,6 +29,20 @@
  *   svc         a service's accounting: an overloaded hour's backlog
  *               counted in the next, every request once; arrivals drawn
  *               ahead in chunks equal to drawn at once
+ *   grow        replicas added at a boundary, by hand: they start empty and
+ *               take, by the routing rule, the central queue's waiting
+ *               requests at once (central) or the next arrivals (least)
+ *   special     a specialization between pieces: the old configuration's
+ *               backlog served to the end and counted (at its tokens) in
+ *               the piece of the switch; the new one starts empty (or
+ *               without a ready replica: its arrivals unserved)
+ *   noready     a GPU type left without a ready replica loses what it held,
+ *               counted unserved in that piece; the other type starts
+ *               empty; every request counted once
+ *
+ * (One piece past 1,000 lines: the cases share the hand-case deployments,
+ * the flat profile and the service helpers, and run one by one by name:
+ * test_llm CASE.)
  */
 #include "model/llm_int.h"
 #include "model/service_int.h"
@@ -993,6 +1007,253 @@ static void test_svc(uint64_t seed)
     }
 }
 
+/* Replicas added at a boundary, by hand (a flat 10 ms iteration, one
+ * sequence at a time, requests of 1 + 10 tokens: 0.1 s each). A, B, C
+ * arrive at 0 at one replica; at 0.05 s (A running, B and C waiting) a
+ * second replica is added; D arrives at 0.07 s.
+ * central: the new replica takes the queue's front at once: B starts at
+ *   0.05 (TTFT 0.06, done 0.15); D waits behind C; A ends at 0.1 and
+ *   replica 0 takes C (TTFT 0.11, done 0.2); B ends at 0.15 and replica 1
+ *   takes D (first token 0.16: TTFT 0.09; done 0.25: e2e 0.18).
+ * least: B and C stay where they were routed (replica 0: TTFT 0.11 and
+ *   0.21, done 0.2 and 0.3); D goes to the new replica, the fewest
+ *   outstanding (TTFT 0.01, e2e 0.1).
+ * With a TTFT SLO of 0.1 s: central 3 met (A, B, D), 1 late (C); least 2
+ * met (A, D), 2 late. Nothing ends in the first piece. */
+static void test_grow(void)
+{
+    sim__llm_profile p = flat_profile(10);
+    tm_diag d;
+    tm_diag_clear(&d);
+    for (int central = 0; central < 2; central++) {
+        sim__llm_cfg c = chain_cfg(&p, 1, 0.1);
+        c.route = central ? SIM__LLM_ROUTE_CENTRAL : SIM__LLM_ROUTE_LEAST;
+        sim__llm_req abc[3] = {{0.0, 1, 10}, {0.0, 1, 10}, {0.0, 1, 10}};
+        sim__llm_req dd = {0.07, 1, 10};
+        sim__llm_state *st;
+        sim__llm_counts k1, k2;
+        CHECK_EQ_INT(sim__llm_state_new(&st, &c, 0.0, &d), TM_OK);
+        CHECK_EQ_INT(sim__llm_state_advance(st, abc, 3, 0.05, &k1, NULL, &d), TM_OK);
+        CHECK_EQ_U64(k1.met + k1.late, 0);
+        CHECK_EQ_U64(k1.in_flight, 3);
+        CHECK_EQ_INT(sim__llm_state_resize(st, 2, &d), TM_OK);
+        CHECK_EQ_INT(sim__llm_state_advance(st, &dd, 1, INFINITY, &k2, NULL, &d), TM_OK);
+        CHECK_EQ_U64(k2.in_flight, 0);
+        CHECK_EQ_U64(k1.preemptions + k2.preemptions, 0);
+        /* 4 requests of 1 prefill and 9 decodes, one at a time */
+        CHECK_NEAR(k1.iterations + k2.iterations, 40.0, 0.0);
+        if (central) {
+            CHECK_EQ_U64(k2.met, 3);
+            CHECK_EQ_U64(k2.late, 1);
+            CHECK_NEAR(k2.sum_ttft_s, 0.01 + 0.06 + 0.11 + 0.09, 1e-9);
+            CHECK_NEAR(k2.sum_e2e_s, 0.1 + 0.15 + 0.2 + 0.18, 1e-9);
+        } else {
+            CHECK_EQ_U64(k2.met, 2);
+            CHECK_EQ_U64(k2.late, 2);
+            CHECK_NEAR(k2.sum_ttft_s, 0.01 + 0.11 + 0.21 + 0.01, 1e-9);
+            CHECK_NEAR(k2.sum_e2e_s, 0.1 + 0.2 + 0.3 + 0.1, 1e-9);
+        }
+        printf("grow %s: met %llu late %llu, TTFT sum %.4f s, e2e sum %.4f s\n",
+               central ? "central" : "least", (unsigned long long)k2.met,
+               (unsigned long long)k2.late, k2.sum_ttft_s, k2.sum_e2e_s);
+        sim__llm_state_free(st);
+    }
+    sim__llm_profile_fini(&p);
+}
+
+/* A request-mode service of 8B FP8 with a TTFT SLO of 2 s: 80 requests/s of
+ * 1,000 + 200 tokens in the hours whose factor is 1 (an overload of one
+ * replica), 0.08/s in those at 0.001 (light: a request is served alone). */
+static sim__svc_cfg svc_req_cfg(const sim_gpu_type *types, size_t nt)
+{
+    sim__svc_cfg c;
+    sim__svc_cfg_defaults(&c);
+    c.request_mode = 1;
+    snprintf(c.llm_model, sizeof c.llm_model, "llama-3.1-8b-fp8");
+    c.tokens_in_per_req = 1000.0;
+    c.tokens_out_per_req = 200.0;
+    const char *gpus[2] = {"H100", "H200"};
+    for (int i = 0; i < 2; i++) {
+        int g = sim_catalog_find(types, nt, gpus[i]);
+        c.tokens_per_s[g] = 3400.0;
+        c.concurrency[g] = 64;
+    }
+    c.load.rate_per_s = 80.0;
+    return c;
+}
+
+static double svc_done(const sim__svc_acct *a)
+{
+    return a->slo_ok.req + a->late.req;
+}
+
+/* What a service holds (routed, not finished) after the pieces counted in a:
+ * every arrival is counted once, where it ends (or unserved, or at the API). */
+static double svc_held(const sim__svc_acct *a)
+{
+    return a->demanded.req - svc_done(a) - a->unserved.req - a->api.req;
+}
+
+/* A specialization between pieces (the pool's configuration changes:
+ * another sim__svc_cfg): hour 0 overloads one H100 replica of
+ * configuration A (1,000 + 200 tokens) and leaves a backlog b; hours 1 and
+ * 2 run configuration B (500 + 100 tokens, 0.08/s) on a new replica, or
+ * (loading) with no ready replica in hour 1, as in a fleet run where B's
+ * replicas load first. The rule: the b requests of A are served to the end
+ * on A's replicas and counted in hour 1 with A's tokens (the requests
+ * counted there are b of 1,000 prompt tokens and the rest of 500:
+ * b = (prompt tokens - 500 x requests) / 500); B starts empty, so each of
+ * its requests is served alone and meets the SLO (in its hour, or at the
+ * end of the run for one in flight at the last hour's end), or, loading,
+ * hour 1's are unserved (at B's tokens); every request is counted once.
+ * Requests meeting the SLO are told apart the same way by their tokens:
+ * they are B's requests, all those served. */
+static void test_special(uint64_t seed)
+{
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    int h100 = sim_catalog_find(types, nt, "H100");
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim__svc_cfg ca = svc_req_cfg(types, nt), cb;
+    for (int h = 0; h < 24; h++)
+        ca.load.daily[h] = h == 0 ? 1.0 : 0.001;
+    cb = ca;
+    cb.tokens_in_per_req = 500.0;
+    cb.tokens_out_per_req = 100.0;
+    uint32_t ready[PLACE_MAX_TYPES] = {0}, none[PLACE_MAX_TYPES] = {0};
+    ready[h100] = 1;
+    sim__svc_pool pa, pb, pb0;
+    CHECK_EQ_INT(sim__svc_pool_init(&pa, &ca, ready, nt, &d), TM_OK);
+    CHECK_EQ_INT(sim__svc_pool_init(&pb, &cb, ready, nt, &d), TM_OK);
+    CHECK_EQ_INT(sim__svc_pool_init(&pb0, &cb, none, nt, &d), TM_OK);
+    const int64_t H = 3600 * SIM_US_PER_S;
+    for (int loading = 0; loading < 2; loading++) {
+        sim__svc_acct a, h[4];
+        memset(&a, 0, sizeof a);
+        memset(h, 0, sizeof h);
+        const sim__svc_pool *pools[3] = {&pa, loading ? &pb0 : &pb, &pb};
+        sim__svc_reqstate *rq = NULL;
+        for (int k = 0; k < 3; k++) {
+            CHECK_EQ_INT(sim__svc_interval_request(pools[k], types, k * H, (k + 1) * H, seed, &rq,
+                                                   &a, NULL, &d),
+                         TM_OK);
+            h[k + 1] = a;
+        }
+        CHECK_EQ_INT(sim__svc_request_finish(&rq, &a, NULL, &d), TM_OK);
+        CHECK(rq == NULL);
+        const sim__svc_acct *a1 = &h[1], *a2 = &h[2], *fin = &a;
+        double b = svc_held(a1);
+        CHECK(b > 10000.0); /* a backlog at the switch */
+        CHECK(a1->unserved.req == 0.0 && a1->api.req == 0.0);
+        double nb1 = a2->demanded.req - a1->demanded.req; /* B's arrivals */
+        double nb = fin->demanded.req - a1->demanded.req;
+        CHECK(nb1 > 200.0 && nb > 2.0 * 200.0); /* 288 an hour expected */
+        CHECK(fin->demanded.tok_in - a1->demanded.tok_in == 500.0 * nb);
+        /* hour 1: A's backlog, whole, at A's tokens, and B's requests */
+        double n2 = svc_done(a2) - svc_done(a1);
+        double in2 = a2->slo_ok.tok_in + a2->late.tok_in - a1->slo_ok.tok_in - a1->late.tok_in;
+        double old2 = (in2 - 500.0 * n2) / 500.0;
+        CHECK(old2 == b);
+        double lost = a2->unserved.req - a1->unserved.req;
+        CHECK(lost == (loading ? nb1 : 0.0));
+        CHECK(a2->unserved.tok_in - a1->unserved.tok_in == 500.0 * lost);
+        if (loading)
+            CHECK(n2 == b);
+        /* after hour 1: B's requests only */
+        double n3 = svc_done(fin) - svc_done(a2);
+        double in3 = fin->slo_ok.tok_in + fin->late.tok_in - a2->slo_ok.tok_in - a2->late.tok_in;
+        CHECK(in3 == 500.0 * n3);
+        CHECK(svc_held(fin) == 0.0);
+        CHECK(fin->unserved.req == a2->unserved.req && fin->api.req == 0.0);
+        /* B's requests served all meet the SLO (they start empty); A's
+         * backlog waited far beyond 2 s */
+        double ok = fin->slo_ok.req - a1->slo_ok.req;
+        double okin = fin->slo_ok.tok_in - a1->slo_ok.tok_in;
+        CHECK((1000.0 * ok - okin) / 500.0 == nb - lost);
+        CHECK(ok == nb - lost);
+        printf("special%s: backlog %.0f of A counted at the switch, B %.0f requests (%.0f "
+               "unserved), the served all within the SLO\n",
+               loading ? " (loading)" : "", old2, nb, lost);
+    }
+}
+
+/* A GPU type left without a ready replica, a service of one configuration
+ * on H100 and H200. Hour 0: one H100, overloaded (a backlog b0). Hour 1:
+ * one H200 only, overloaded: the H100's b0 are lost, unserved in hour 1
+ * (none served there, so the H200 starts empty: nothing of b0 ever ends);
+ * the H200's backlog b1 (hour 1's arrivals, unfinished). Hour 2: no ready
+ * replica, 0.08/s: b1 lost, unserved, and the hour's arrivals unserved (or
+ * at the API with "overflow": "api"). Hour 3: one H100 again, 0.08/s: it
+ * starts empty, and every request of the hour meets the SLO (in the hour
+ * or at the end of the run). Every request is counted once. */
+static void test_noready(uint64_t seed)
+{
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    int h100 = sim_catalog_find(types, nt, "H100"), h200 = sim_catalog_find(types, nt, "H200");
+    tm_diag d;
+    tm_diag_clear(&d);
+    for (int api = 0; api < 2; api++) {
+        sim__svc_cfg c = svc_req_cfg(types, nt);
+        for (int h = 0; h < 24; h++)
+            c.load.daily[h] = h < 2 ? 1.0 : 0.001;
+        if (api)
+            c.overflow = SIM__SVC_OVERFLOW_API;
+        uint32_t rh100[PLACE_MAX_TYPES] = {0}, rh200[PLACE_MAX_TYPES] = {0},
+                 none[PLACE_MAX_TYPES] = {0};
+        rh100[h100] = 1;
+        rh200[h200] = 1;
+        sim__svc_pool p100, p200, p0;
+        CHECK_EQ_INT(sim__svc_pool_init(&p100, &c, rh100, nt, &d), TM_OK);
+        CHECK_EQ_INT(sim__svc_pool_init(&p200, &c, rh200, nt, &d), TM_OK);
+        CHECK_EQ_INT(sim__svc_pool_init(&p0, &c, none, nt, &d), TM_OK);
+        const sim__svc_pool *pools[4] = {&p100, &p200, &p0, &p100};
+        const int64_t H = 3600 * SIM_US_PER_S;
+        sim__svc_acct a, h[5];
+        memset(&a, 0, sizeof a);
+        memset(h, 0, sizeof h);
+        sim__svc_reqstate *rq = NULL;
+        for (int k = 0; k < 4; k++) {
+            CHECK_EQ_INT(sim__svc_interval_request(pools[k], types, k * H, (k + 1) * H, seed, &rq,
+                                                   &a, NULL, &d),
+                         TM_OK);
+            h[k + 1] = a;
+        }
+        CHECK_EQ_INT(sim__svc_request_finish(&rq, &a, NULL, &d), TM_OK);
+        CHECK(rq == NULL);
+        sim__svc_acct fin = a;
+#define D(f, k) (h[(k) + 1].f - h[k].f)
+        double b0 = svc_held(&h[1]);
+        CHECK(b0 > 100.0); /* 64 wait at most with the API */
+        CHECK(h[1].unserved.req == 0.0);
+        /* hour 1: the H100's requests lost, the H200's own hour */
+        CHECK(D(unserved.req, 1) == b0);
+        CHECK(D(unserved.tok_in, 1) == 1000.0 * b0);
+        double b1 = svc_held(&h[2]);
+        CHECK(b1 > 100.0);
+        CHECK(D(demanded.req, 1) == svc_done(&h[2]) - svc_done(&h[1]) + D(api.req, 1) + b1);
+        /* hour 2: nothing ready */
+        CHECK(svc_done(&h[3]) == svc_done(&h[2]));
+        CHECK(D(demanded.req, 2) > 200.0);
+        CHECK(D(unserved.req, 2) == b1 + (api ? 0.0 : D(demanded.req, 2)));
+        CHECK(D(api.req, 2) == (api ? D(demanded.req, 2) : 0.0));
+        CHECK(svc_held(&h[3]) == 0.0);
+        /* hour 3: an H100 again, empty */
+        CHECK(D(unserved.req, 3) == 0.0 && D(api.req, 3) == 0.0);
+        CHECK(fin.slo_ok.req - h[3].slo_ok.req == D(demanded.req, 3));
+        CHECK(fin.late.req == h[3].late.req);
+        CHECK(svc_held(&fin) == 0.0);
+        CHECK(fin.unserved.req == h[4].unserved.req);
+        if (!api)
+            CHECK(fin.api.req == 0.0);
+        printf("noready %s: lost %.0f (H100, hour 1) and %.0f (H200, hour 2), hour 2's %.0f "
+               "arrivals %s\n",
+               api ? "api" : "miss", b0, b1, D(demanded.req, 2), api ? "to the API" : "unserved");
+#undef D
+    }
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -1013,5 +1274,8 @@ int main(int argc, char **argv)
     RUN("carry", test_carry());
     RUN("chain", test_chain(seed));
     RUN("svc", test_svc(seed));
+    RUN("grow", test_grow());
+    RUN("special", test_special(seed));
+    RUN("noready", test_noready(seed));
     return check_finish("test_llm");
 }

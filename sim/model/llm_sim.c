@@ -1950,7 +1950,12 @@ int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag)
         for (uint32_t r = R; r < replicas; r++)
             rep_init(m, &m->rep[r]);
         m->bins_max = SIM__LLM_SERIES_MAX / replicas;
-        return trees_build(m, R);
+        int rc = trees_build(m, R);
+        /* central routing: they take the queue's waiting requests now */
+        for (uint32_t r = R; r < replicas && rc == TM_OK && m->central.n; r++)
+            if ((rc = central_pull(m, r)) == TM_OK)
+                rc = start(m, r, st->t);
+        return rc;
     }
     /* the last replicas go: what they run (the iteration or stretch in
      * progress abandoned: its tokens are lost with the KV cache) is
