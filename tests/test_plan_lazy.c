@@ -27,6 +27,13 @@
  *   case "all":   the "step" rule with --confirm-all: every search's answer
  *                 is confirmed as it is reached, so 3 + 1 is simulated in
  *                 full too (the evidence differs, the choice does not).
+ *   case "implied": three quarters, period 2 as in "step"; the roll-out
+ *                 from 3 + 1 into period 3 asks for 3 + 1 at x1.69, left out
+ *                 of the screen's cache: 3 + 2 failing there implies it
+ *                 fails (plan.c, implied), so nothing is simulated and the
+ *                 plan and the roll-outs' costs are those with the verdict
+ *                 written in (without the implication the screen would run
+ *                 on the real scenario, where 3 + 1 passes).
  *
  * Checked: the schedule; the evidence of each candidate (screened verdict,
  * full verdict with its replications, origin, chosen); every chosen fleet
@@ -245,6 +252,109 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
     sim__size_cache_fini(&screen);
 }
 
+/* Roll-outs reuse the verdicts the monotonicity they assume implies
+ * (plan.c, implied; docs/plan.md, "Roll-outs on estimates"). Three
+ * quarters; period 2 as in case "step" (candidates 2 + 2 and 3 + 1, both
+ * rolled out into period 3; 2 + 3 chosen); at period 3's demand x1.69 a
+ * fleet passes, screen and full, when big + small / 2 >= 4.5. The roll-out
+ * from 3 + 1 first asks for 3 + 1 at x1.69 itself; with drop set it is left
+ * out of the screen's cache, and 3 + 2 (which fails, with at least its
+ * nodes in every pool) implies that it fails: nothing is simulated, and
+ * the plan, the candidates and their roll-outs' costs are those with the
+ * verdict written in. Period 3 never asks for 3 + 1 (its fleet has at
+ * least 3 small nodes), so without the implication the screen would run. */
+static void run_implied(const sim_scenario *sc, int drop, sim__plan *out)
+{
+    tm_diag d;
+    tm_diag_clear(&d);
+    sim__size_term terms[SIM__SIZE_MAX_TERMS];
+    size_t nt = 0;
+    CHECK_EQ_INT(sim__size_parse_targets("wait_p95<=30m", sc, terms, SIM__SIZE_MAX_TERMS, &nt, &d),
+                 TM_OK);
+    sim__size_runner run, scr;
+    memset(&run, 0, sizeof run);
+    run.base = sc;
+    run.terms = terms;
+    run.n_terms = nt;
+    run.n_vary = 2;
+    run.vary[0] = 0;
+    run.vary[1] = 1;
+    run.replications = R;
+    run.confidence = 0.95;
+    run.workers = 1;
+    run.warmup_us = sc->horizon_us / 10;
+    scr = run;
+    scr.replications = 2;
+    sim__size_cache full = {0}, screen = {0};
+    sim__plan_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.run = &run;
+    cfg.cache = &full;
+    cfg.screen = &scr;
+    cfg.screen_cache = &screen;
+    cfg.n_periods = 3;
+    cfg.months_per_period = 3;
+    cfg.growth = 0.3;
+    cfg.demand0 = 1;
+    cfg.budget_usd = INFINITY;
+    cfg.lookahead = 2;
+    for (size_t k = 0; k < 2; k++) {
+        cfg.installed[k] = sc->pools[k].nodes;
+        cfg.lead[k] = 1;
+        cfg.max_nodes[k] = 4;
+        cfg.node_usd[k] = k ? 40000 : 320000;
+    }
+    double d1 = sim__plan_demand(&cfg, 1), d2 = sim__plan_demand(&cfg, 2);
+    for (uint32_t b = 0; b <= 4; b++)
+        for (uint32_t s = 0; s <= 4; s++) {
+            put(&full, b, s, 1, 1, R);
+            put(&screen, b, s, 1, 1, 2);
+            int fp = full_rule(RULE_STEP, b, s);
+            put(&full, b, s, d1, fp, fp ? R : 2);
+            put(&screen, b, s, d1, 2.0 * b + s >= 6, 2);
+            int p2 = 2.0 * b + s >= 9;
+            put(&full, b, s, d2, p2, p2 ? R : 2);
+            if (!(drop && b == 3 && s == 1))
+                put(&screen, b, s, d2, p2, 2);
+        }
+    int rc = sim__plan_greedy(&cfg, out, &d);
+    if (rc != TM_OK)
+        fprintf(stderr, "implied: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    CHECK_EQ_INT(out->found, 1);
+    CHECK_EQ_INT((int)run.runs, 0);
+    CHECK_EQ_INT((int)scr.runs, 0);
+    CHECK_EQ_INT((int)out->n_periods, 3);
+    if (drop)
+        CHECK(out->implied >= 1);
+    sim__size_cache_fini(&full);
+    sim__size_cache_fini(&screen);
+}
+
+static void implied_case(const sim_scenario *sc)
+{
+    sim__plan a, b;
+    run_implied(sc, 0, &a);
+    run_implied(sc, 1, &b);
+    CHECK_EQ_INT((int)a.n_periods, (int)b.n_periods);
+    for (size_t t = 0; t < a.n_periods && t < b.n_periods; t++)
+        for (size_t k = 0; k < 2; k++)
+            CHECK_EQ_INT(a.p[t].nodes[k], b.p[t].nodes[k]);
+    CHECK(fabs(a.own_usd - b.own_usd) < 1e-6);
+    CHECK_EQ_INT((int)a.n_cand, (int)b.n_cand);
+    const sim__plan_cand *c31 = cand_of(&b, 1, 3, 1), *c31a = cand_of(&a, 1, 3, 1);
+    CHECK(c31 != NULL && c31a != NULL);
+    if (c31 && c31a) {
+        CHECK(isfinite(c31->ahead));
+        CHECK(fabs(c31->ahead - c31a->ahead) < 1e-6);
+    }
+    printf("implied: period 3 chose %u + %u, $%.0f; 3 + 1 rolled out at $%.0f, %zu verdicts "
+           "implied\n",
+           b.p[2].nodes[0], b.p[2].nodes[1], b.own_usd, c31 ? c31->ahead : NAN, b.implied);
+    sim__plan_fini(&a);
+    sim__plan_fini(&b);
+}
+
 int main(void)
 {
     const char *src = getenv("TARMAC_SRC");
@@ -262,6 +372,7 @@ int main(void)
         run_case(&sc, RULE_NEXT, 0, 2, 3, 1, "next");
         run_case(&sc, RULE_NEXT, 0, 0, 3, 1, "next, look-ahead 0 (searched again)");
         run_case(&sc, RULE_STEP, 1, 2, 2, 3, "all");
+        implied_case(&sc);
         sim_scenario_fini(&sc);
     }
     return check_finish("test_plan_lazy");

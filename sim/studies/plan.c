@@ -307,6 +307,67 @@ static int passes(void *ud, const uint32_t *nodes, int *ok)
     return rc;
 }
 
+/* The verdict on `nodes` at `demand` that the evaluations already made
+ * imply under the monotonicity every search here assumes (a fleet with at
+ * least the nodes of a passing one in every pool passes, one with at most
+ * the nodes of a failing one fails; the staircase's cuts rely on the same):
+ * 1 pass, 0 fail, -1 none, or both (a pair the noise made non-monotone:
+ * then the fleet is simulated). The evaluations are those of cache c at
+ * that demand, and with over (the roll-outs' estimates) the full ones of
+ * over first: a fleet in over is judged by it, not by c. *by: the fleet it
+ * was inferred from. O(entries x entries in over). Only the roll-outs use
+ * it (estimate_passes): the staircases' answers are the candidates, and on
+ * the inference-heavy example the screen's verdicts along the L40S pool are
+ * noisy enough that implying them changed a candidate (docs/plan.md,
+ * "Roll-outs on estimates"). */
+static int implied(const sim__plan_cfg *cfg, const sim__size_cache *c, const sim__size_cache *over,
+                   const uint32_t *nodes, double demand, const uint32_t **by)
+{
+    size_t nv = cfg->run->n_vary;
+    int pass = 0, fail = 0;
+    for (int src = 0; src < 2; src++) {
+        const sim__size_cache *x = src ? c : over;
+        for (size_t i = 0; x && i < x->n; i++) {
+            const sim__size_cache_entry *y = &x->e[i];
+            if (y->demand != demand)
+                continue;
+            if (x == c && over && cache_find(cfg, over, y->nodes, demand))
+                continue;
+            int le = 1, ge = 1; /* y <= nodes, y >= nodes in every pool */
+            for (size_t k = 0; k < nv; k++) {
+                le &= y->nodes[k] <= nodes[k];
+                ge &= y->nodes[k] >= nodes[k];
+            }
+            if (y->eval.pass && le && !pass) {
+                pass = 1;
+                *by = y->nodes;
+            } else if (!y->eval.pass && ge && !fail) {
+                fail = 1;
+                *by = y->nodes;
+            }
+            if (pass && fail)
+                return -1;
+        }
+    }
+    return pass ? 1 : fail ? 0 : -1;
+}
+
+static void fleet_text(char *buf, size_t n, const sim__plan_cfg *cfg, const uint32_t *nodes);
+
+/* --verbose: a verdict implied, not simulated. */
+static void implied_log(const srch *s, const uint32_t *nodes, const uint32_t *by, int ok)
+{
+    FILE *log = s->cfg->log;
+    if (!log)
+        return;
+    char a[256], b[256];
+    fleet_text(a, sizeof a, s->cfg, nodes);
+    fleet_text(b, sizeof b, s->cfg, by);
+    fprintf(log, "  implied %s at demand x%.4g: %s (as %s %s)\n", a, s->demand,
+            ok ? "meets the targets" : "fails", b, ok ? "meets them" : "fails");
+    fflush(log);
+}
+
 static int screen_passes(void *ud, const uint32_t *nodes, int *ok)
 {
     srch *s = ud;
@@ -321,6 +382,18 @@ static int estimate_passes(void *ud, const uint32_t *nodes, int *ok)
 {
     srch *s = ud;
     sim__size_eval e;
+    const sim__plan_cfg *cfg = s->cfg;
+    if (cfg->screen && cfg->screen_cache && !cache_find(cfg, &s->pl->memo, nodes, s->demand) &&
+        !cache_find(cfg, cfg->screen_cache, nodes, s->demand)) {
+        const uint32_t *by = NULL;
+        int v = implied(cfg, cfg->screen_cache, &s->pl->memo, nodes, s->demand, &by);
+        if (v >= 0) {
+            s->pl->implied++;
+            implied_log(s, nodes, by, v);
+            *ok = v;
+            return TM_OK;
+        }
+    }
     int rc = estimate_eval(s->cfg, s->pl, nodes, s->demand, &e, s->diag);
     if (rc == TM_OK)
         *ok = e.pass;

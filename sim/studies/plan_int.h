@@ -138,6 +138,7 @@ typedef struct sim__plan {
     double own_usd;      /* the objective: own_usd over the periods */
     size_t evaluations;  /* fleets simulated by this search (not found in the cache) */
     size_t schedules;    /* exact: schedules visited */
+    size_t implied;      /* roll-outs' verdicts implied, not screened (plan.c, implied) */
     /* the full evaluations this search made or looked up (the greedy's
      * roll-outs on estimates reuse these, not the shared cache) */
     sim__size_cache memo;
