@@ -27,6 +27,11 @@
  *   case "all":   the "step" rule with --confirm-all: every search's answer
  *                 is confirmed as it is reached, so 3 + 1 is simulated in
  *                 full too (the evidence differs, the choice does not).
+ *   case "screen passes nothing": the "step" rule in full, but the screen
+ *                 fails every fleet at x1.3: no candidate, so the period is
+ *                 searched again with every answer confirmed in full, which
+ *                 finds 2 + 3 ($38,000), as --confirm-all does (not the
+ *                 largest fleet walked down, which stops at 3 + 1, $50,000).
  *   case "implied": three quarters, period 2 as in "step"; the roll-out
  *                 from 3 + 1 into period 3 asks for 3 + 1 at x1.69, left out
  *                 of the screen's cache: 3 + 2 failing there implies it
@@ -93,6 +98,8 @@ static const sim__plan_cand *cand_of(const sim__plan *pl, uint32_t t, uint32_t b
     return NULL;
 }
 
+static int screen_none; /* the case "screen passes nothing" */
+
 static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t lookahead,
                      uint32_t want_big, uint32_t want_small, const char *name)
 {
@@ -143,7 +150,7 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
             put(&screen, b, s, 1, 1, 2);
             int fp = full_rule(rule, b, s);
             put(&full, b, s, d1, fp, fp ? R : 2); /* a failing fleet: stopped after 2 */
-            put(&screen, b, s, d1, 2.0 * b + s >= 6, 2);
+            put(&screen, b, s, d1, !screen_none && 2.0 * b + s >= 6, 2);
         }
     sim__plan pl;
     int rc = sim__plan_greedy(&cfg, &pl, &d);
@@ -186,8 +193,11 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
     const sim__plan_cand *c22 = cand_of(&pl, 1, 2, 2), *c31 = cand_of(&pl, 1, 3, 1),
                          *c23 = cand_of(&pl, 1, 2, 3);
     /* with --confirm-all the staircase confirmed each step as it went: 2 + 2
-     * never became a candidate */
-    CHECK(confirm_all ? c22 == NULL : c22 != NULL);
+     * never became a candidate; nor when the screen passed nothing (the
+     * period searched again with every answer confirmed: conf_pool -1) */
+    CHECK(confirm_all || screen_none ? c22 == NULL : c22 != NULL);
+    if (screen_none && !confirm_all)
+        CHECK_EQ_INT(pl.p[1].conf_pool, -1);
     CHECK(c31 != NULL);
     if (confirm_all && c31 && c23) {
         CHECK_EQ_INT(c23->origin, 0);
@@ -372,6 +382,10 @@ int main(void)
         run_case(&sc, RULE_NEXT, 0, 2, 3, 1, "next");
         run_case(&sc, RULE_NEXT, 0, 0, 3, 1, "next, look-ahead 0 (searched again)");
         run_case(&sc, RULE_STEP, 1, 2, 2, 3, "all");
+        screen_none = 1;
+        run_case(&sc, RULE_STEP, 0, 2, 2, 3, "screen passes nothing");
+        run_case(&sc, RULE_STEP, 1, 2, 2, 3, "screen passes nothing, --confirm-all");
+        screen_none = 0;
         implied_case(&sc);
         sim_scenario_fini(&sc);
     }

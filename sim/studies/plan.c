@@ -1364,12 +1364,10 @@ static int lazy_period(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double
             goto out;
         e[i].usd = period_usd(cfg, &ev);
     }
-    if (n == 0) { /* the screen passes nothing: the largest fleet, in full */
-        memcpy(e[0].m, hi, nv * sizeof *hi);
-        e[0].pool = mix_pool(cfg, from, hi);
-        e[0].active = 1;
-        e[0].usd = INFINITY;
-        n = 1;
+    if (n == 0) { /* the screen passes nothing: no candidate; the caller
+                   * searches again with every answer confirmed in full */
+        *why = 1;
+        goto out;
     }
     for (;;) {
         size_t na = 0;
