@@ -211,6 +211,11 @@ typedef struct replica {
     double ca1, cb1, ca2, cb2, cJ, cSJ;
     uint32_t ph0;   /* hist index of its iteration 2 */
     double ib, ikv; /* series integrals not yet put in bin ik */
+    /* a closed stretch begun at the end pf_t of the prefill iteration before
+     * it, ahead of that end (start, fuse_prefill); pf_need: the blocks its
+     * first iteration took. pf_t is -INFINITY otherwise (set by start) */
+    double pf_t;
+    uint64_t pf_need;
     size_t ik;
     double bin_end; /* end of bin ik */
 } replica;
@@ -1062,7 +1067,8 @@ static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
     closed_setup(m, p, b, dt);
     /* the blocks: iterations 2..k take at most ceil((k - 1) / bt) each;
      * when that could pass the free ones, stop before the first that does */
-    if (k > 1 && (uint64_t)p->n_dec * ((k - 1 + bt - 1) / bt) > p->free_blocks) {
+    uint64_t per = k < 2 ? 0 : m->bt_pow2 ? (k - 2 + bt) >> m->bt_shift : (k - 2 + bt) / bt;
+    if (k > 1 && (uint64_t)p->n_dec * per > p->free_blocks) {
         uint64_t cum = 0;
         uint32_t ph = p->ph0;
         for (uint64_t j = 2; j <= k; j++) {
@@ -1103,6 +1109,16 @@ static uint32_t closed_first_at(const replica *p, double t)
 static void closed_cut(sim *m, uint32_t r, double t)
 {
     replica *p = &m->rep[r];
+    if (t <= p->pf_t) { /* before its prefill iteration's end: no decode yet */
+        p->free_blocks += p->pf_need;
+        p->dec_now = 0;
+        p->stretch = p->closed = 0;
+        p->steps = 1;
+        p->t_end = p->pf_t;
+        p->pf_t = -INFINITY;
+        rep_push(m, r, p->t_end);
+        return;
+    }
     uint32_t n = p->steps, k = closed_first_at(p, t);
     if (k == n)
         return;
@@ -1121,8 +1137,10 @@ static int closed_end(sim *m, replica *p)
     if (c->no_series) {
         /* only the blocks: iterations 2..n read the phases from ph0 down,
          * each whole cycle of bt phases all of D (n_dec) */
-        uint64_t cum = (uint64_t)((n - 1) / bt) * p->n_dec;
-        for (uint32_t j = (n - 1) % bt; j > 0; j--) {
+        uint32_t cycles = m->bt_pow2 ? (n - 1) >> m->bt_shift : (n - 1) / bt;
+        uint32_t rest = m->bt_pow2 ? (n - 1) & m->bt_mask : (n - 1) % bt;
+        uint64_t cum = (uint64_t)cycles * p->n_dec;
+        for (uint32_t j = rest; j > 0; j--) {
             cum += p->hist[ph];
             ph = ph ? ph - 1 : bt - 1;
         }
@@ -1228,10 +1246,72 @@ static int stretch_end(sim *m, replica *p)
     return stretch_flush(m, p);
 }
 
+/* A vLLM prefill iteration of p ending at te, after which (in a fleet run
+ * without series, routed by outstanding requests or in turn, with the
+ * roofline) nothing would happen before te but the prefills' end and the
+ * start of a decode stretch unless a request arrives at p: both are done
+ * now, so the prefill iteration and the stretch are one event. The prefills
+ * end as finish_iteration ends them (none of the sequences finishes there,
+ * or the routing would see it); the stretch begins at te as start would
+ * begin it (nothing waits; its first iteration's blocks fit, or the event
+ * stays at te, where start runs decode_slow). A request arriving at p by
+ * te takes the stretch back (closed_cut): the event is at te again and
+ * start runs there as before. Only before the piece's end t_cut, so that
+ * a resize between pieces finds what it found before. The same events,
+ * times and outcomes, one event fewer. */
+static int fuse_prefill(sim *m, replica *p, double te)
+{
+    const sim__llm_cfg *c = m->c;
+    if (!c->no_series || c->iter.profile || c->policy != SIM__LLM_VLLM ||
+        c->route == SIM__LLM_ROUTE_CENTRAL || p->wait.n || p->dec_now || !m->chain ||
+        !(te < m->t_cut))
+        return TM_OK;
+    for (size_t k = 0; k < p->n_batch; k++) {
+        const seq *q = &m->s[p->batch[k]];
+        if (q->pre_done + q->sched < q->pre_target || q->gen + 1 >= q->output)
+            return TM_OK;
+    }
+    for (size_t k = 0; k < p->n_batch; k++) { /* finish_iteration's, at te */
+        uint32_t i = p->batch[k];
+        seq *q = &m->s[i];
+        q->pre_done += q->sched;
+        q->kv += q->sched;
+        list_remove(m, &p->pre, i, 1);
+        q->gen++;
+        if (isnan(q->t_first))
+            q->t_first = te;
+        int rc = dec_join(m, p, i);
+        if (rc)
+            return rc;
+    }
+    p->n_batch = 0;
+    /* start's at te: schedule (nothing waits: decode_all) and stretch_begin */
+    uint64_t need = p->hist[hist_idx(m, p->clock)];
+    if (need > p->free_blocks)
+        return TM_OK;
+    sim__llm_batch b;
+    memset(&b, 0, sizeof b);
+    int rc = decode_all(m, p, &b);
+    if (rc)
+        return rc;
+    b.seqs = p->dec_now;
+    double dt = sim__llm_roof_time(&c->iter.roof, &b);
+    if (!(dt > 1e-6)) {
+        p->free_blocks += need;
+        p->dec_now = 0;
+        return TM_OK;
+    }
+    closed_begin(m, p, &b, te, dt);
+    p->pf_t = te;
+    p->pf_need = need;
+    return TM_OK;
+}
+
 static int start(sim *m, uint32_t r, double t)
 {
     replica *p = &m->rep[r];
     sim__llm_batch b;
+    p->pf_t = -INFINITY;
     int rc = schedule(m, p, &b);
     if (rc)
         return rc;
@@ -1259,6 +1339,8 @@ static int start(sim *m, uint32_t r, double t)
         double used = (double)(m->c->kv_blocks - p->free_blocks) / (double)m->c->kv_blocks;
         if ((rc = series_add(m, p, t, dt, (double)b.seqs, used, (double)p->wait.n)))
             return rc;
+    } else if (b.prefill_tokens && (rc = fuse_prefill(m, p, p->t_end))) {
+        return rc;
     }
     rep_push(m, r, p->t_end);
     return TM_OK;
