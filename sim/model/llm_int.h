@@ -344,10 +344,12 @@ int sim__llm_state_new(sim__llm_state **st, const sim__llm_cfg *cfg, double t0, 
 int sim__llm_state_advance(sim__llm_state *st, const sim__llm_req *reqs, size_t n, double t1,
                            sim__llm_counts *out, volatile int *stop, tm_diag *diag);
 /* The replica count changes (1..SIM__LLM_REPLICAS_MAX) where the chain is:
- * new replicas start empty; the last ones go, their running sequences
+ * new replicas start empty (with central routing they take the queue's
+ * waiting requests at once); the last ones go, their running sequences
  * preempted by recomputation (the KV cache is lost, with the iteration or
  * stretch in progress) and, with their waiting requests, routed again
- * (never to the API), running ones first. The counts of those that end at
+ * (never to the API), replica by replica: its running ones, then its
+ * waiting ones. The counts of those that end at
  * once (a drop) go to the next piece. */
 int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag);
 uint32_t sim__llm_state_replicas(const sim__llm_state *st);

@@ -2042,7 +2042,8 @@ int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag)
     /* the last replicas go: what they run (the iteration or stretch in
      * progress abandoned: its tokens are lost with the KV cache) is
      * preempted by recomputation, and with what waits there is routed again,
-     * running sequences first, each in its order */
+     * replica by replica: its running sequences, then its waiting requests,
+     * each in its order */
     uint32_t *back = NULL;
     size_t nb = 0, cap = 0;
     int rc = TM_OK;
