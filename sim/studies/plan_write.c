@@ -81,6 +81,10 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
     /* the candidates: the plan's, or with --exact the greedy's beside it */
     const sim__plan *cp = pl->n_cand || !ex ? pl : ex;
     size_t nc = cp->n_cand, rows = np > nf ? np : nf, wide = SIM__SIZE_N_AS;
+    /* an interrupted plan: the period being searched left candidates but no
+     * row of period (candidates come period by period) */
+    while (nc && cp->cand[nc - 1].period >= cp->n_periods)
+        nc--;
     if (nc > rows)
         rows = nc;
     if (nv > wide)
