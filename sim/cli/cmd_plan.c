@@ -320,6 +320,9 @@ static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const si
                       const sim__plan *greedy, const char *target, tm_diag *d)
 {
     const sim__size_runner *r = cfg->run;
+    /* the candidates ranked are the greedy's (with --exact, the greedy's
+     * beside the exact plan, listed under the exact plan's periods) */
+    const sim__plan *cp = greedy ? greedy : pl;
     sim__jnode *root;
     sim__jout *j = sim__jout_new(&root);
     sim__jout_str(j, root, "command", "plan");
@@ -382,8 +385,8 @@ static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const si
         /* the candidates ranked, with what the screen and the full
          * evaluation said of each (docs/plan.md, "Confirmation") */
         sim__jnode *ca = sim__jout_array(j, o, "candidates");
-        for (size_t i = 0; i < pl->n_cand; i++) {
-            const sim__plan_cand *c = &pl->cand[i];
+        for (size_t i = 0; i < cp->n_cand; i++) {
+            const sim__plan_cand *c = &cp->cand[i];
             if (c->period != t)
                 continue;
             sim__jnode *co = sim__jout_object(j, ca, NULL), *cn = sim__jout_array(j, co, "nodes");
@@ -729,21 +732,22 @@ static int cmd_plan(int argc, char **argv)
                                             : "");
             printf("\n");
         }
-        if (chosen->n_cand) {
-            printf("\ncandidates (confirmation: %s; screen = estimate on the screen, full = the "
+        /* the candidates are the greedy's (with --exact: the greedy beside it) */
+        if (pl.n_cand) {
+            printf("\ncandidates%s (confirmation: %s; screen = estimate on the screen, full = the "
                    "full evaluation, replications meeting the targets of those run):\n",
-                   sim__plan_confirmation(&cfg));
-            for (size_t t = 0; t < chosen->n_periods; t++) {
+                   exact ? " of the greedy plan" : "", sim__plan_confirmation(&cfg));
+            for (size_t t = 0; t < pl.n_periods; t++) {
                 size_t nc = 0, nf = 0;
-                for (size_t i = 0; i < chosen->n_cand; i++)
-                    if (chosen->cand[i].period == t) {
+                for (size_t i = 0; i < pl.n_cand; i++)
+                    if (pl.cand[i].period == t) {
                         nc++;
-                        nf += chosen->cand[i].full >= 0;
+                        nf += pl.cand[i].full >= 0;
                     }
                 printf("  %s %zu: %zu candidate%s, %zu simulated in full\n", unit, t + 1, nc,
                        nc == 1 ? "" : "s", nf);
-                for (size_t i = 0; i < chosen->n_cand; i++) {
-                    const sim__plan_cand *c = &chosen->cand[i];
+                for (size_t i = 0; i < pl.n_cand; i++) {
+                    const sim__plan_cand *c = &pl.cand[i];
                     if (c->period != t)
                         continue;
                     char fl[512], sv[96] = "screen -", fv[96] = "full -", u[48];
