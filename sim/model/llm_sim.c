@@ -1447,6 +1447,23 @@ static uint32_t route(sim *m)
     return m->rt[1]; /* the fewest outstanding, the lowest index on a tie */
 }
 
+/* Slot i joins replica r's queue at t: a replica in a decode stretch has
+ * it cut back at the first iteration end after t (so the request is
+ * scheduled there), an idle one starts; a replica inside a prefill or
+ * single iteration schedules it when that ends. */
+static int enqueue(sim *m, uint32_t r, uint32_t i, double t)
+{
+    replica *p = &m->rep[r];
+    outst_add(m, r, 1);
+    if (dq_push_back(&p->wait, i))
+        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
+    if (p->busy)
+        return !p->stretch ? TM_OK
+               : p->closed ? (closed_cut(m, r, t), TM_OK)
+                           : stretch_cut(m, r, t);
+    return start(m, r, t);
+}
+
 /* Request j arrives at t. */
 static int arrive(sim *m, uint32_t j, double t)
 {
@@ -1472,16 +1489,8 @@ static int arrive(sim *m, uint32_t j, double t)
     }
     if ((i = slot_new(m, j)) == NIL)
         return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "requests in flight");
-    replica *p = &m->rep[r];
     set_replica(m, j, (int32_t)r);
-    outst_add(m, r, 1);
-    if (dq_push_back(&p->wait, i))
-        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
-    if (p->busy)
-        return !p->stretch ? TM_OK
-               : p->closed ? (closed_cut(m, r, t), TM_OK)
-                           : stretch_cut(m, r, t);
-    return start(m, r, t);
+    return enqueue(m, r, i, t);
 }
 
 static int cfg_check(const sim__llm_cfg *c, tm_diag *d)
@@ -2001,16 +2010,7 @@ static int reroute(sim *m, uint32_t i, double t)
     if (m->c->route == SIM__LLM_ROUTE_CENTRAL)
         return dq_push_back(&m->central, i) ? tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue")
                                             : TM_OK;
-    uint32_t r = route(m);
-    replica *p = &m->rep[r];
-    outst_add(m, r, 1);
-    if (dq_push_back(&p->wait, i))
-        return tm_diag_set(m->diag, TM_ERR_NOMEM, "llm", "queue");
-    if (p->busy)
-        return !p->stretch ? TM_OK
-               : p->closed ? (closed_cut(m, r, t), TM_OK)
-                           : stretch_cut(m, r, t);
-    return start(m, r, t);
+    return enqueue(m, route(m), i, t);
 }
 
 int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag)
