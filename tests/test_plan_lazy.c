@@ -98,6 +98,57 @@ static const sim__plan_cand *cand_of(const sim__plan *pl, uint32_t t, uint32_t b
     return NULL;
 }
 
+/* The world of every case: plan_tiny.json's two pools searched for
+ * wait_p95 <= 30m with R replications in full and 2 on the screen, their
+ * verdicts in two caches the cases fill by hand, 30 % growth a quarter,
+ * a one-quarter lead time, at most 4 nodes a pool. */
+typedef struct {
+    sim__size_term terms[SIM__SIZE_MAX_TERMS];
+    sim__size_runner run, scr;
+    sim__size_cache full, screen;
+    sim__plan_cfg cfg;
+} world;
+
+static void world_init(world *w, const sim_scenario *sc, size_t periods, uint32_t lookahead)
+{
+    tm_diag d;
+    tm_diag_clear(&d);
+    memset(w, 0, sizeof *w);
+    size_t nt = 0;
+    CHECK_EQ_INT(
+        sim__size_parse_targets("wait_p95<=30m", sc, w->terms, SIM__SIZE_MAX_TERMS, &nt, &d),
+        TM_OK);
+    w->run.base = sc;
+    w->run.terms = w->terms;
+    w->run.n_terms = nt;
+    w->run.n_vary = 2;
+    w->run.vary[0] = 0;
+    w->run.vary[1] = 1;
+    w->run.replications = R;
+    w->run.confidence = 0.95;
+    w->run.workers = 1;
+    w->run.warmup_us = sc->horizon_us / 10;
+    w->scr = w->run;
+    w->scr.replications = 2;
+    sim__plan_cfg *cfg = &w->cfg;
+    cfg->run = &w->run;
+    cfg->cache = &w->full;
+    cfg->screen = &w->scr;
+    cfg->screen_cache = &w->screen;
+    cfg->n_periods = periods;
+    cfg->months_per_period = 3;
+    cfg->growth = 0.3;
+    cfg->demand0 = 1;
+    cfg->budget_usd = INFINITY;
+    cfg->lookahead = lookahead;
+    for (size_t k = 0; k < 2; k++) {
+        cfg->installed[k] = sc->pools[k].nodes;
+        cfg->lead[k] = 1;
+        cfg->max_nodes[k] = 4;
+        cfg->node_usd[k] = k ? 40000 : 320000;
+    }
+}
+
 static int screen_none; /* the case "screen passes nothing" */
 
 static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t lookahead,
@@ -105,66 +156,31 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
 {
     tm_diag d;
     tm_diag_clear(&d);
-    sim__size_term terms[SIM__SIZE_MAX_TERMS];
-    size_t nt = 0;
-    CHECK_EQ_INT(sim__size_parse_targets("wait_p95<=30m", sc, terms, SIM__SIZE_MAX_TERMS, &nt, &d),
-                 TM_OK);
-    sim__size_runner run, scr;
-    memset(&run, 0, sizeof run);
-    run.base = sc;
-    run.terms = terms;
-    run.n_terms = nt;
-    run.n_vary = 2;
-    run.vary[0] = 0;
-    run.vary[1] = 1;
-    run.replications = R;
-    run.confidence = 0.95;
-    run.workers = 1;
-    run.warmup_us = sc->horizon_us / 10;
-    scr = run;
-    scr.replications = 2;
-    sim__size_cache full = {0}, screen = {0};
-    sim__plan_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.run = &run;
-    cfg.cache = &full;
-    cfg.screen = &scr;
-    cfg.screen_cache = &screen;
-    cfg.n_periods = 2;
-    cfg.months_per_period = 3;
-    cfg.growth = 0.3;
-    cfg.demand0 = 1;
-    cfg.budget_usd = INFINITY;
-    cfg.lookahead = lookahead;
-    cfg.confirm_all = confirm_all;
-    for (size_t k = 0; k < 2; k++) {
-        cfg.installed[k] = sc->pools[k].nodes;
-        cfg.lead[k] = 1;
-        cfg.max_nodes[k] = 4;
-        cfg.node_usd[k] = k ? 40000 : 320000;
-    }
-    double d1 = sim__plan_demand(&cfg, 1);
+    world w;
+    world_init(&w, sc, 2, lookahead);
+    w.cfg.confirm_all = confirm_all;
+    double d1 = sim__plan_demand(&w.cfg, 1);
     for (uint32_t b = 0; b <= 4; b++)
         for (uint32_t s = 0; s <= 4; s++) {
-            put(&full, b, s, 1, 1, R);
-            put(&screen, b, s, 1, 1, 2);
+            put(&w.full, b, s, 1, 1, R);
+            put(&w.screen, b, s, 1, 1, 2);
             int fp = full_rule(rule, b, s);
-            put(&full, b, s, d1, fp, fp ? R : 2); /* a failing fleet: stopped after 2 */
-            put(&screen, b, s, d1, !screen_none && 2.0 * b + s >= 6, 2);
+            put(&w.full, b, s, d1, fp, fp ? R : 2); /* a failing fleet: stopped after 2 */
+            put(&w.screen, b, s, d1, !screen_none && 2.0 * b + s >= 6, 2);
         }
     sim__plan pl;
-    int rc = sim__plan_greedy(&cfg, &pl, &d);
+    int rc = sim__plan_greedy(&w.cfg, &pl, &d);
     if (rc != TM_OK)
         fprintf(stderr, "%s: %s: %s\n", name, d.where, d.msg);
     CHECK_EQ_INT(rc, TM_OK);
     CHECK_EQ_INT(pl.found, 1);
-    CHECK_EQ_INT((int)run.runs, 0); /* every verdict came from the caches */
-    CHECK_EQ_INT((int)scr.runs, 0);
+    CHECK_EQ_INT((int)w.run.runs, 0); /* every verdict came from the caches */
+    CHECK_EQ_INT((int)w.scr.runs, 0);
     CHECK_EQ_INT((int)pl.n_periods, 2);
     if (rc != TM_OK || pl.n_periods != 2) {
         sim__plan_fini(&pl);
-        sim__size_cache_fini(&full);
-        sim__size_cache_fini(&screen);
+        sim__size_cache_fini(&w.full);
+        sim__size_cache_fini(&w.screen);
         return;
     }
     CHECK_EQ_INT(pl.p[0].nodes[0], 2);
@@ -209,8 +225,8 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
     if (!c22 || !c31) {
         CHECK(fabs(pl.own_usd - 72000) < 1e-6);
         sim__plan_fini(&pl);
-        sim__size_cache_fini(&full);
-        sim__size_cache_fini(&screen);
+        sim__size_cache_fini(&w.full);
+        sim__size_cache_fini(&w.screen);
         return;
     }
     /* the screen's cheapest mix, 2 + 2, passed the screen and failed in full
@@ -258,8 +274,8 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
     printf("%s: period 2 chose %u + %u, %zu candidates recorded, $%.0f\n", name, pl.p[1].nodes[0],
            pl.p[1].nodes[1], pl.n_cand, pl.own_usd);
     sim__plan_fini(&pl);
-    sim__size_cache_fini(&full);
-    sim__size_cache_fini(&screen);
+    sim__size_cache_fini(&w.full);
+    sim__size_cache_fini(&w.screen);
 }
 
 /* Roll-outs reuse the verdicts the monotonicity they assume implies
@@ -277,68 +293,33 @@ static void run_implied(const sim_scenario *sc, int drop, sim__plan *out)
 {
     tm_diag d;
     tm_diag_clear(&d);
-    sim__size_term terms[SIM__SIZE_MAX_TERMS];
-    size_t nt = 0;
-    CHECK_EQ_INT(sim__size_parse_targets("wait_p95<=30m", sc, terms, SIM__SIZE_MAX_TERMS, &nt, &d),
-                 TM_OK);
-    sim__size_runner run, scr;
-    memset(&run, 0, sizeof run);
-    run.base = sc;
-    run.terms = terms;
-    run.n_terms = nt;
-    run.n_vary = 2;
-    run.vary[0] = 0;
-    run.vary[1] = 1;
-    run.replications = R;
-    run.confidence = 0.95;
-    run.workers = 1;
-    run.warmup_us = sc->horizon_us / 10;
-    scr = run;
-    scr.replications = 2;
-    sim__size_cache full = {0}, screen = {0};
-    sim__plan_cfg cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.run = &run;
-    cfg.cache = &full;
-    cfg.screen = &scr;
-    cfg.screen_cache = &screen;
-    cfg.n_periods = 3;
-    cfg.months_per_period = 3;
-    cfg.growth = 0.3;
-    cfg.demand0 = 1;
-    cfg.budget_usd = INFINITY;
-    cfg.lookahead = 2;
-    for (size_t k = 0; k < 2; k++) {
-        cfg.installed[k] = sc->pools[k].nodes;
-        cfg.lead[k] = 1;
-        cfg.max_nodes[k] = 4;
-        cfg.node_usd[k] = k ? 40000 : 320000;
-    }
-    double d1 = sim__plan_demand(&cfg, 1), d2 = sim__plan_demand(&cfg, 2);
+    world w;
+    world_init(&w, sc, 3, 2);
+    double d1 = sim__plan_demand(&w.cfg, 1), d2 = sim__plan_demand(&w.cfg, 2);
     for (uint32_t b = 0; b <= 4; b++)
         for (uint32_t s = 0; s <= 4; s++) {
-            put(&full, b, s, 1, 1, R);
-            put(&screen, b, s, 1, 1, 2);
+            put(&w.full, b, s, 1, 1, R);
+            put(&w.screen, b, s, 1, 1, 2);
             int fp = full_rule(RULE_STEP, b, s);
-            put(&full, b, s, d1, fp, fp ? R : 2);
-            put(&screen, b, s, d1, 2.0 * b + s >= 6, 2);
+            put(&w.full, b, s, d1, fp, fp ? R : 2);
+            put(&w.screen, b, s, d1, 2.0 * b + s >= 6, 2);
             int p2 = 2.0 * b + s >= 9;
-            put(&full, b, s, d2, p2, p2 ? R : 2);
+            put(&w.full, b, s, d2, p2, p2 ? R : 2);
             if (!(drop && b == 3 && s == 1))
-                put(&screen, b, s, d2, p2, 2);
+                put(&w.screen, b, s, d2, p2, 2);
         }
-    int rc = sim__plan_greedy(&cfg, out, &d);
+    int rc = sim__plan_greedy(&w.cfg, out, &d);
     if (rc != TM_OK)
         fprintf(stderr, "implied: %s: %s\n", d.where, d.msg);
     CHECK_EQ_INT(rc, TM_OK);
     CHECK_EQ_INT(out->found, 1);
-    CHECK_EQ_INT((int)run.runs, 0);
-    CHECK_EQ_INT((int)scr.runs, 0);
+    CHECK_EQ_INT((int)w.run.runs, 0);
+    CHECK_EQ_INT((int)w.scr.runs, 0);
     CHECK_EQ_INT((int)out->n_periods, 3);
     if (drop)
         CHECK(out->implied >= 1);
-    sim__size_cache_fini(&full);
-    sim__size_cache_fini(&screen);
+    sim__size_cache_fini(&w.full);
+    sim__size_cache_fini(&w.screen);
 }
 
 static void implied_case(const sim_scenario *sc)
