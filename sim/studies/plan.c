@@ -1146,11 +1146,44 @@ static size_t mix_pool(const sim__plan_cfg *cfg, const uint32_t *from, const uin
     return m[nv - 1] == from[nv - 1] && m[nv - 2] > from[nv - 2] ? nv - 2 : nv - 1;
 }
 
+/* What the screen and the full evaluation said about candidate c at
+ * demand d (looked up, never simulated here). */
+static void cand_verdicts(const sim__plan_cfg *cfg, const sim__plan *pl, sim__plan_cand *c,
+                          double d)
+{
+    const sim__size_eval *s =
+        cfg->screen && cfg->screen_cache ? cache_find(cfg, cfg->screen_cache, c->nodes, d) : NULL;
+    /* the full evaluations this search made or used (its memo): not the shared
+     * cache, which may hold the exact search's grid */
+    const sim__size_eval *f = cache_find(cfg, &pl->memo, c->nodes, d);
+    c->screen = s ? s->pass : -1;
+    c->screen_runs = s ? s->replications : 0;
+    c->screen_meeting = s ? s->reps_meeting : 0;
+    c->screen_usd = s ? period_usd(cfg, s) : NAN;
+    c->full = f ? f->pass : -1;
+    c->full_runs = f ? f->replications : 0;
+    c->full_meeting = f ? f->reps_meeting : 0;
+}
+
 /* Record a candidate of period t with what the screen and the full
- * evaluation said about it (looked up, never simulated here). */
+ * evaluation said about it. A mix recorded before for the same period (the
+ * lazy pass's, when the period is searched again) is updated in place, so
+ * each mix of a period is listed once. */
 static int note_cand(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d, const uint32_t *m,
                      size_t pool, int origin, double usd, double ahead, int chosen, tm_diag *diag)
 {
+    size_t nv = cfg->run->n_vary;
+    for (size_t i = pl->n_cand; i-- > 0 && pl->cand[i].period == t;)
+        if (memcmp(pl->cand[i].nodes, m, nv * sizeof *m) == 0) {
+            sim__plan_cand *c = &pl->cand[i];
+            c->pool = (int)pool;
+            c->origin = origin;
+            c->usd = usd;
+            c->ahead = ahead;
+            c->chosen = chosen;
+            cand_verdicts(cfg, pl, c, d);
+            return TM_OK;
+        }
     if (pl->n_cand == pl->cap_cand) {
         size_t cap = pl->cap_cand ? 2 * pl->cap_cand : 32;
         sim__plan_cand *nc = realloc(pl->cand, cap * sizeof *nc);
@@ -1168,18 +1201,7 @@ static int note_cand(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d
     c->usd = usd;
     c->ahead = ahead;
     c->chosen = chosen;
-    const sim__size_eval *s =
-        cfg->screen && cfg->screen_cache ? cache_find(cfg, cfg->screen_cache, m, d) : NULL;
-    /* the full evaluations this search made or used (its memo): not the shared
-     * cache, which may hold the exact search's grid */
-    const sim__size_eval *f = cache_find(cfg, &pl->memo, m, d);
-    c->screen = s ? s->pass : -1;
-    c->screen_runs = s ? s->replications : 0;
-    c->screen_meeting = s ? s->reps_meeting : 0;
-    c->screen_usd = s ? period_usd(cfg, s) : NAN;
-    c->full = f ? f->pass : -1;
-    c->full_runs = f ? f->replications : 0;
-    c->full_meeting = f ? f->reps_meeting : 0;
+    cand_verdicts(cfg, pl, c, d);
     return TM_OK;
 }
 
@@ -1623,6 +1645,10 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
                     pl->fail_period >= 0)
                     goto out;
                 conf_pool = -1;
+                /* the lazy pass's candidates the second search did not list
+                 * again: what the full evaluations now say of them */
+                for (size_t i = pl->n_cand; i-- > 0 && pl->cand[i].period == t;)
+                    cand_verdicts(cfg, pl, &pl->cand[i], d);
             }
         } else if ((rc = full_period(cfg, pl, t, d, prev, hi, spend, alloc, &mx, from, pick,
                                      diag)) ||
