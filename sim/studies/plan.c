@@ -1172,30 +1172,25 @@ static void cand_verdicts(const sim__plan_cfg *cfg, const sim__plan *pl, sim__pl
 static int note_cand(const sim__plan_cfg *cfg, sim__plan *pl, size_t t, double d, const uint32_t *m,
                      size_t pool, int origin, double usd, double ahead, int chosen, tm_diag *diag)
 {
-    size_t nv = cfg->run->n_vary;
-    for (size_t i = pl->n_cand; i-- > 0 && pl->cand[i].period == t;)
-        if (memcmp(pl->cand[i].nodes, m, nv * sizeof *m) == 0) {
-            sim__plan_cand *c = &pl->cand[i];
-            c->pool = (int)pool;
-            c->origin = origin;
-            c->usd = usd;
-            c->ahead = ahead;
-            c->chosen = chosen;
-            cand_verdicts(cfg, pl, c, d);
-            return TM_OK;
+    size_t nv = cfg->run->n_vary, i = pl->n_cand;
+    while (i-- > 0 && pl->cand[i].period == t)
+        if (memcmp(pl->cand[i].nodes, m, nv * sizeof *m) == 0)
+            break;
+    if (i == SIZE_MAX || pl->cand[i].period != t) { /* not listed yet */
+        if (pl->n_cand == pl->cap_cand) {
+            size_t cap = pl->cap_cand ? 2 * pl->cap_cand : 32;
+            sim__plan_cand *nc = realloc(pl->cand, cap * sizeof *nc);
+            if (!nc)
+                return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
+            pl->cand = nc;
+            pl->cap_cand = cap;
         }
-    if (pl->n_cand == pl->cap_cand) {
-        size_t cap = pl->cap_cand ? 2 * pl->cap_cand : 32;
-        sim__plan_cand *nc = realloc(pl->cand, cap * sizeof *nc);
-        if (!nc)
-            return tm_diag_set(diag, TM_ERR_NOMEM, "plan", "out of memory");
-        pl->cand = nc;
-        pl->cap_cand = cap;
+        i = pl->n_cand++;
+        memset(&pl->cand[i], 0, sizeof pl->cand[i]);
+        pl->cand[i].period = (uint32_t)t;
+        memcpy(pl->cand[i].nodes, m, nv * sizeof *m);
     }
-    sim__plan_cand *c = &pl->cand[pl->n_cand++];
-    memset(c, 0, sizeof *c);
-    c->period = (uint32_t)t;
-    memcpy(c->nodes, m, cfg->run->n_vary * sizeof *m);
+    sim__plan_cand *c = &pl->cand[i];
     c->pool = (int)pool;
     c->origin = origin;
     c->usd = usd;
