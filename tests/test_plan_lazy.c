@@ -32,6 +32,8 @@
  *                 searched again with every answer confirmed in full, which
  *                 finds 2 + 3 ($38,000), as --confirm-all does (not the
  *                 largest fleet walked down, which stops at 3 + 1, $50,000).
+ *   case "floor": a confirmation that lands on its pool's floor has the
+ *                 dearest other pool that grew walked down in full (below).
  *   case "implied": three quarters, period 2 as in "step"; the roll-out
  *                 from 3 + 1 into period 3 asks for 3 + 1 at x1.69, left out
  *                 of the screen's cache: 3 + 2 failing there implies it
@@ -322,6 +324,56 @@ static void run_implied(const sim_scenario *sc, int drop, sim__plan *out)
     sim__size_cache_fini(&w.screen);
 }
 
+/* The floor walk: a confirmation that lands its pool at the floor (the
+ * fleet in service) has simulated no fleet one node fewer there, so the
+ * dearest other pool that grew is walked down in full instead. The screen
+ * here passes 2b + s >= 8 (mixes 2 + 4, 3 + 2, 4 + 1), the full rule is
+ * "next" (big >= 3): 2 + 4 fails in full and nothing in small passes with
+ * 2 big nodes, so it is dropped; 3 + 2, confirmed along small, lands on
+ * 3 + 1 (small at its floor of 1); big is walked down: 2 + 1 fails in full,
+ * so 3 + 1 is chosen, confirmed in big, its spread neighbour 2 + 1 (big,
+ * failing on its 2 replications). Without the walk, 3 + 1 stays confirmed
+ * in small and the spread's neighbour is small's 3 + 0, below the fleet in
+ * service (this case then fails). */
+static void floor_case(const sim_scenario *sc)
+{
+    tm_diag d;
+    tm_diag_clear(&d);
+    world w;
+    world_init(&w, sc, 2, 2);
+    double d1 = sim__plan_demand(&w.cfg, 1);
+    for (uint32_t b = 0; b <= 4; b++)
+        for (uint32_t s = 0; s <= 4; s++) {
+            put(&w.full, b, s, 1, 1, R);
+            put(&w.screen, b, s, 1, 1, 2);
+            int fp = full_rule(RULE_NEXT, b, s);
+            put(&w.full, b, s, d1, fp, fp ? R : 2);
+            put(&w.screen, b, s, d1, 2.0 * b + s >= 8, 2);
+        }
+    sim__plan pl;
+    int rc = sim__plan_greedy(&w.cfg, &pl, &d);
+    if (rc != TM_OK)
+        fprintf(stderr, "floor: %s: %s\n", d.where, d.msg);
+    CHECK_EQ_INT(rc, TM_OK);
+    CHECK_EQ_INT((int)w.run.runs, 0);
+    CHECK_EQ_INT((int)w.scr.runs, 0);
+    if (rc == TM_OK && pl.n_periods == 2) {
+        CHECK_EQ_INT(pl.p[1].nodes[0], 3);
+        CHECK_EQ_INT(pl.p[1].nodes[1], 1);
+        CHECK_EQ_INT(pl.p[1].conf_pool, 0);
+        CHECK_EQ_INT(pl.p[1].fewer_pool, 0);
+        CHECK_EQ_INT((int)pl.p[1].fewer_meeting, 0);
+        CHECK_EQ_INT((int)pl.p[1].fewer_runs, 2);
+        const sim__plan_cand *c = cand_of(&pl, 1, 3, 1);
+        CHECK(c != NULL && c->chosen && c->full == 1 && c->pool == 0);
+        printf("floor: period 2 chose %u + %u, confirmed in pool %d, one fewer in pool %d\n",
+               pl.p[1].nodes[0], pl.p[1].nodes[1], pl.p[1].conf_pool, pl.p[1].fewer_pool);
+    }
+    sim__plan_fini(&pl);
+    sim__size_cache_fini(&w.full);
+    sim__size_cache_fini(&w.screen);
+}
+
 static void implied_case(const sim_scenario *sc)
 {
     sim__plan a, b;
@@ -367,6 +419,7 @@ int main(void)
         run_case(&sc, RULE_STEP, 0, 2, 2, 3, "screen passes nothing");
         run_case(&sc, RULE_STEP, 1, 2, 2, 3, "screen passes nothing, --confirm-all");
         screen_none = 0;
+        floor_case(&sc);
         implied_case(&sc);
         sim_scenario_fini(&sc);
     }
