@@ -67,7 +67,7 @@ static int run_swf(const char *path, const char *spec, out *o)
     swf_path = path;
     sim_window w = {0, 0};
     sim_window_result r;
-    int rc = sim_window_replay(&sc, open_swf, NULL, &w, 1, &r, &d);
+    int rc = sim_window_replay(&sc, open_swf, NULL, &w, 1, NULL, &r, &d);
     o->wall_s = now_s() - t0;
     o->jobs = r.jobs;
     sim_scenario_fini(&sc);

@@ -85,7 +85,7 @@ static int window_case(const char *spec, sim_window_result *r, sim_window *w, si
     info.procs_per_node = 1;
     CHECK_EQ_INT(sim_scenario_add_swf_machine(&sc, &info, &d), TM_OK);
     snprintf(sc.policy, sizeof sc.policy, "%s", spec);
-    int rc = sim_window_replay(&sc, open_swf, NULL, w, n, r, &d);
+    int rc = sim_window_replay(&sc, open_swf, NULL, w, n, NULL, r, &d);
     if (rc)
         fprintf(stderr, "%s: %s\n", d.where, d.msg);
     sim_scenario_fini(&sc);

@@ -595,7 +595,7 @@ static int run_window(rcfg *c, sim_scenario *sc, tm_diag *d)
     int rc = TM_OK;
     for (size_t p = 0; p < c->n_pol; p++) {
         snprintf(sc->policy, sizeof sc->policy, "%s", c->policies[p]);
-        if ((rc = sim_window_replay(sc, open_cb, c, c->windows, c->n_win, r, d)))
+        if ((rc = sim_window_replay(sc, open_cb, c, c->windows, c->n_win, &sim__cli_stop, r, d)))
             break;
         if (p == 0) /* the counts of one pass over the windows */
             for (size_t q = 0; q < c->n_pol; q++)

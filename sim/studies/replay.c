@@ -30,7 +30,8 @@ static int last_start_row(void *ud, const sim_job_row *row, tm_diag *diag)
 }
 
 int sim_window_replay(const sim_scenario *sc, sim_source_open_fn open, void *ud,
-                      const sim_window *w, size_t n, sim_window_result *out, tm_diag *diag)
+                      const sim_window *w, size_t n, volatile int *stop, sim_window_result *out,
+                      tm_diag *diag)
 {
     sim_scenario run = *sc; /* shallow: only stop changes */
     run.stop = SIM_STOP_DRAIN;
@@ -45,11 +46,19 @@ int sim_window_replay(const sim_scenario *sc, sim_source_open_fn open, void *ud,
         memset(&opts, 0, sizeof opts);
         opts.sources = &win;
         opts.n_sources = 1;
+        opts.stop_flag = stop;
         sim_result res;
         int64_t last_start_us = 0;
         sim_sink sink = {last_start_row, NULL, &last_start_us};
         rc = sim_run(&run, &opts, &sink, &res, diag);
         win.close(win.ud);
+        if (rc == TM_ERR_INTERRUPTED) {
+            char why[sizeof diag->msg];
+            snprintf(why, sizeof why, "%s", diag->msg);
+            return tm_diag_set(diag, rc, "replay",
+                               "interrupted while simulating window %zu of %zu (%s)", i + 1, n,
+                               why);
+        }
         if (rc != TM_OK)
             return rc;
         const sim_class_result *all = &res.classes[res.n_classes];

@@ -44,9 +44,11 @@ typedef struct sim_window_result {
 typedef int (*sim_source_open_fn)(void *ud, trace_source *src, tm_diag *diag);
 
 /* Run n windows with the scenario's fleet and policy (stop is forced to
- * drain); out[i] for w[i]. */
+ * drain); out[i] for w[i]. stop (or NULL), set by a signal handler, stops
+ * the window being simulated: TM_ERR_INTERRUPTED. */
 int sim_window_replay(const sim_scenario *sc, sim_source_open_fn open, void *ud,
-                      const sim_window *w, size_t n, sim_window_result *out, tm_diag *diag);
+                      const sim_window *w, size_t n, volatile int *stop, sim_window_result *out,
+                      tm_diag *diag);
 
 int sim_pack_run(const sim_scenario *sc, const trace_job *pods, size_t n_pods,
                  const sim_pack_cfg *cfg, sim_pack_result *res, tm_diag *diag);
