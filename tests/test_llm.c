@@ -278,6 +278,14 @@ static void test_saturation(void)
     printf("saturation: geometric mean ratio %.3f over %d figures\n", exp(logsum / n), n);
 }
 
+/* A GPU type of the built-in catalog by name. */
+static const sim_gpu_type *builtin_type(const char *name)
+{
+    size_t nt;
+    const sim_gpu_type *types = sim_catalog_builtin(&nt);
+    return &types[sim_catalog_find(types, nt, name)];
+}
+
 static void test_monotone(uint64_t seed)
 {
     const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
@@ -290,9 +298,7 @@ static void test_monotone(uint64_t seed)
         prev = x;
     }
     /* longer prompts at the same request rate: TTFT mean and p99 grow */
-    size_t nt;
-    const sim_gpu_type *types = sim_catalog_builtin(&nt);
-    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    const sim_gpu_type *g = builtin_type("H100");
     for (int pol = 0; pol < 2; pol++) {
         double pm = 0, p99 = 0;
         uint32_t lens[] = {128, 512, 1024, 2048, 4096};
@@ -401,9 +407,7 @@ static void test_profile(void)
 static void test_misc(uint64_t seed)
 {
     const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
-    size_t nt;
-    const sim_gpu_type *types = sim_catalog_builtin(&nt);
-    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    const sim_gpu_type *g = builtin_type("H100");
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, (unsigned long)seed);
     sim__llm_dist pd = {SIM__LLM_DIST_EXP, 1000, 0, 0, NULL, 0};
@@ -547,9 +551,7 @@ static double prefill_time(const sim__llm_roofline *r, const uint32_t *p, uint32
 static void test_closed(void)
 {
     const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
-    size_t nt;
-    const sim_gpu_type *types = sim_catalog_builtin(&nt);
-    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    const sim_gpu_type *g = builtin_type("H100");
     tm_diag d;
     tm_diag_clear(&d);
     sim__llm_cfg c;
@@ -633,9 +635,7 @@ static void test_closed(void)
 static void test_counts(uint64_t seed)
 {
     const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
-    size_t nt;
-    const sim_gpu_type *types = sim_catalog_builtin(&nt);
-    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    const sim_gpu_type *g = builtin_type("H100");
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, (unsigned long)seed);
     tm_diag d;
@@ -837,9 +837,7 @@ static void test_carry(void)
 static void test_chain(uint64_t seed)
 {
     const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
-    size_t nt;
-    const sim_gpu_type *types = sim_catalog_builtin(&nt);
-    const sim_gpu_type *g = &types[sim_catalog_find(types, nt, "H100")];
+    const sim_gpu_type *g = builtin_type("H100");
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, (unsigned long)seed);
     tm_diag d;
