@@ -216,6 +216,12 @@ static void run_case(const sim_scenario *sc, int rule, int confirm_all, uint32_t
     CHECK(confirm_all || screen_none ? c22 == NULL : c22 != NULL);
     if (screen_none && !confirm_all)
         CHECK_EQ_INT(pl.p[1].conf_pool, -1);
+    /* searched again: lazily, when no candidate was left (the screen passed
+     * nothing, or "next" with the look-ahead 0); never the first period, never
+     * with --confirm-all */
+    CHECK_EQ_INT(pl.p[0].searched_again, 0);
+    CHECK_EQ_INT(pl.p[1].searched_again,
+                 !confirm_all && (screen_none || (rule == RULE_NEXT && !lookahead)));
     CHECK(c31 != NULL);
     if (confirm_all && c31 && c23) {
         CHECK_EQ_INT(c23->origin, 0);

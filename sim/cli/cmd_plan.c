@@ -374,6 +374,7 @@ static int print_json(const sim_scenario *sc, const sim__plan_cfg *cfg, const si
         sim__jout_bool(j, o, "meets", p->eval.pass);
         sim__jout_uint(j, o, "replications", p->eval.replications);
         sim__jout_uint(j, o, "replications_meeting", p->eval.reps_meeting);
+        sim__jout_bool(j, o, "searched_again", p->searched_again);
         if (p->fewer_pool >= 0) {
             sim__jnode *fw = sim__jout_object(j, o, "one_fewer");
             sim__jout_str(j, fw, "pool", sc->pools[r->vary[p->fewer_pool]].name);
@@ -744,8 +745,11 @@ static int cmd_plan(int argc, char **argv)
                         nc++;
                         nf += pl.cand[i].full >= 0;
                     }
-                printf("  %s %zu: %zu candidate%s, %zu simulated in full\n", unit, t + 1, nc,
-                       nc == 1 ? "" : "s", nf);
+                printf("  %s %zu: %zu candidate%s, %zu simulated in full%s\n", unit, t + 1, nc,
+                       nc == 1 ? "" : "s", nf,
+                       pl.p[t].searched_again
+                           ? "; searched again with every answer confirmed in full"
+                           : "");
                 for (size_t i = 0; i < pl.n_cand; i++) {
                     const sim__plan_cand *c = &pl.cand[i];
                     if (c->period != t)

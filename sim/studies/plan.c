@@ -1611,7 +1611,7 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
         uint32_t from[NV] = {0}, pick[NV] = {0};
         if ((rc = minimal_mixes(cfg, pl, t, prev, hi, d, spend, &mx, from, diag)))
             goto out;
-        int conf_pool = -1;
+        int conf_pool = -1, again = 0;
         if (sim__plan_lazy(cfg)) {
             int why;
             if ((rc = lazy_period(cfg, pl, t, d, prev, from, hi, spend, alloc, &mx, pick,
@@ -1640,6 +1640,7 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
                     pl->fail_period >= 0)
                     goto out;
                 conf_pool = -1;
+                again = 1;
                 /* the lazy pass's candidates the second search did not list
                  * again: what the full evaluations now say of them */
                 for (size_t i = pl->n_cand; i-- > 0 && pl->cand[i].period == t;)
@@ -1671,6 +1672,7 @@ int sim__plan_greedy(const sim__plan_cfg *cfg, sim__plan *pl, tm_diag *diag)
         p->demand = d;
         memcpy(p->nodes, pick, sizeof p->nodes);
         p->conf_pool = conf_pool;
+        p->searched_again = again;
         for (size_t k = 0; k < nv; k++)
             p->arrive[k] = alloc[t][k];
         if ((rc = plan_eval(cfg, pl, p->nodes, d, &p->eval, diag)))

@@ -128,6 +128,9 @@ typedef struct sim__plan_period {
     uint32_t fewer_meeting;
     uint32_t fewer_runs; /* its replications (fewer than R: stopped, failing) */
     int conf_pool;       /* the pool the chosen fleet was confirmed in (lazily); -1: none */
+    /* lazily: 1 when no candidate was left and the period was searched
+     * again with every answer confirmed in full (as --confirm-all) */
+    int searched_again;
 } sim__plan_period;
 
 typedef struct sim__plan {

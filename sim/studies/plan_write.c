@@ -40,7 +40,16 @@ enum {
     P_BUSY,
     P_NF64
 };
-enum { PI_PASS, PI_RUNS, PI_MEETING, PI_FEWER_POOL, PI_FEWER_MEETING, PI_FEWER_RUNS, P_NI64 };
+enum {
+    PI_PASS,
+    PI_RUNS,
+    PI_MEETING,
+    PI_FEWER_POOL,
+    PI_FEWER_MEETING,
+    PI_FEWER_RUNS,
+    PI_SEARCHED_AGAIN,
+    P_NI64
+};
 
 int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cfg *cfg,
                     const sim__plan *pl, const sim__plan *ex, int complete, const char *targets,
@@ -75,6 +84,10 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
                        "simulated, -1 none"},
         {"fewer_runs_meeting", "its replications that meet every target on their own (-1 none)"},
         {"fewer_runs", "its replications simulated (fewer than runs: stopped as failing; -1 none)"},
+        {"searched_again",
+         "1 if no candidate ranked on the screen was left and the period was searched again "
+         "with every answer confirmed in full (confirmation \"chosen\" only; docs/plan.md, "
+         "\"Confirmation\")"},
     };
     const sim__size_runner *r = cfg->run;
     size_t np = pl->n_periods, nv = r->n_vary, nt = r->n_terms, nf = cfg->cache->n;
@@ -205,15 +218,12 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
     }
 
     {
-        static const char *const per[] = {"demand",       "gpus",
-                                          "order_usd",    "own_usd",
-                                          "reserved_usd", "ondemand_usd",
-                                          "api_usd",      "api_overflow_usd",
-                                          "capex_usd",    "owned_opex_usd",
-                                          "busy_util",    "pass",
-                                          "runs",         "runs_meeting",
-                                          "fewer_pool",   "fewer_runs_meeting",
-                                          "fewer_runs",   NULL};
+        static const char *const per[] = {
+            "demand",       "gpus",           "order_usd",  "own_usd",
+            "reserved_usd", "ondemand_usd",   "api_usd",    "api_overflow_usd",
+            "capex_usd",    "owned_opex_usd", "busy_util",  "pass",
+            "runs",         "runs_meeting",   "fewer_pool", "fewer_runs_meeting",
+            "fewer_runs",   "searched_again", NULL};
         static const char *const fl[] = {"fleet_demand", "fleet_pass", "fleet_runs",
                                          "fleet_runs_meeting", NULL};
         static const char *const pl_[] = {"lead_periods", "node_usd", "installed_nodes",
@@ -352,7 +362,8 @@ int sim__plan_write(const char *path, const sim_scenario *sc, const sim__plan_cf
                                        p->eval.reps_meeting,
                                        p->fewer_pool,
                                        p->fewer_pool >= 0 ? (int64_t)p->fewer_meeting : -1,
-                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_runs : -1};
+                                       p->fewer_pool >= 0 ? (int64_t)p->fewer_runs : -1,
+                                       p->searched_again};
             iv[t] = v[c];
         }
         char p[96];
