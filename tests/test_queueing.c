@@ -17,6 +17,9 @@
  *    W_k = W0 / ((1 - s_(k-1)) (1 - s_k)), W0 = sum_i lambda_i E[S_i^2] / 2,
  *    s_k the load of classes 1..k (highest priority first), with
  *    `order=priority` and the classes' "priority".
+ *  - Preemptive-resume priority, M/M/1 with two classes (`preempt=priority`,
+ *    the low class preemptible with a checkpoint every microsecond): each
+ *    class's mean time in the system against the textbook formula.
  *  - Non-preemptive shortest job first with exact estimates (`order=sjf`) on
  *    a discrete service distribution: the same formula with the sizes as
  *    classes (Phipps, "Machine repair as a priority waiting-line problem",
@@ -50,6 +53,7 @@ enum { R = 10, MAXC = 4, MAXT = 4 };
 typedef struct rows {
     size_t cap, n;
     int64_t *wait_us; /* by job id - 1; -1 never started */
+    int64_t *resp_us; /* end - submit; -1 never ended */
     uint32_t *cls;
 } rows;
 
@@ -59,6 +63,7 @@ static int rows_job(void *ud, const sim_job_row *r, tm_diag *diag)
     rows *c = ud;
     if (r->id >= 1 && r->id <= c->cap) {
         c->wait_us[r->id - 1] = r->start_us >= 0 ? r->wait_us : -1;
+        c->resp_us[r->id - 1] = r->end_us >= 0 ? r->end_us - r->submit_us : -1;
         c->cls[r->id - 1] = r->cls;
         c->n++;
     }
@@ -144,6 +149,7 @@ typedef struct qcase {
     uint32_t n_cls;
     double want[MAXC]; /* the theory's mean wait per class, s */
     double sharp;      /* the SE below this fraction of each value */
+    int sojourn;       /* compare the mean time in the system (end - arrival), not the wait */
     const double *tail_t;
     const double *tail_want; /* P(Wq > t) */
     size_t n_tail;
@@ -156,11 +162,12 @@ static void run_case(const qcase *k)
         return;
     rows c = {.cap = k->n_jobs};
     c.wait_us = malloc(k->n_jobs * sizeof *c.wait_us);
+    c.resp_us = malloc(k->n_jobs * sizeof *c.resp_us);
     c.cls = malloc(k->n_jobs * sizeof *c.cls);
     int64_t *sorted = malloc(k->n_jobs * sizeof *sorted);
-    CHECK(c.wait_us && c.cls && sorted);
+    CHECK(c.wait_us && c.resp_us && c.cls && sorted);
     est cls[MAXC] = {{0}}, tail[MAXT] = {{0}};
-    for (uint32_t r = 0; r < R && c.wait_us && c.cls && sorted; r++) {
+    for (uint32_t r = 0; r < R && c.wait_us && c.resp_us && c.cls && sorted; r++) {
         c.n = 0;
         sim_run_opts opts = {.replication = r};
         sim_result res;
@@ -176,10 +183,10 @@ static void run_case(const qcase *k)
         size_t skip = k->n_jobs / 10, cnt[MAXC] = {0}, over[MAXT] = {0}, all = 0;
         double sum[MAXC] = {0};
         for (size_t j = skip; j < k->n_jobs - skip; j++) {
-            CHECK(c.wait_us[j] >= 0 && c.cls[j] < k->n_cls);
-            if (c.wait_us[j] < 0 || c.cls[j] >= k->n_cls)
+            CHECK(c.wait_us[j] >= 0 && c.resp_us[j] >= 0 && c.cls[j] < k->n_cls);
+            if (c.wait_us[j] < 0 || c.resp_us[j] < 0 || c.cls[j] >= k->n_cls)
                 continue;
-            double w = (double)c.wait_us[j] / 1e6;
+            double w = (double)(k->sojourn ? c.resp_us[j] : c.wait_us[j]) / 1e6;
             sum[c.cls[j]] += w;
             cnt[c.cls[j]]++;
             all++;
@@ -210,7 +217,7 @@ static void run_case(const qcase *k)
     }
     for (uint32_t q = 0; q < k->n_cls; q++) {
         char what[48];
-        snprintf(what, sizeof what, "mean wait, class %u", q);
+        snprintf(what, sizeof what, "%s, class %u", k->sojourn ? "mean sojourn" : "mean wait", q);
         compare(k->name, what, &cls[q], k->want[q], k->sharp);
     }
     for (size_t i = 0; i < k->n_tail; i++) {
@@ -219,6 +226,7 @@ static void run_case(const qcase *k)
         compare(k->name, what, &tail[i], k->tail_want[i], k->sharp);
     }
     free(c.wait_us);
+    free(c.resp_us);
     free(c.cls);
     free(sorted);
     sim_scenario_fini(&sc);
@@ -254,7 +262,7 @@ static void cobham(size_t n, const double *lam, const double *s1, const double *
 
 #define SCEN_HEAD                                                                                  \
     "{\"name\":\"q\",\"seed\":%llu,\"horizon\":\"10000d\",\"stop\":\"drain\","                     \
-    "\"sample\":\"1d\",\"policy\":\"order=%s placement=first-fit backfill=none\","                 \
+    "\"sample\":\"1d\",\"policy\":\"order=%s placement=first-fit %s\","                            \
     "\"fleet\":{\"pools\":[{\"gpu_type\":\"H100\",\"nodes\":%d,\"gpus_per_node\":%d}]},"           \
     "\"workload\":{\"classes\":["
 
@@ -268,7 +276,7 @@ static void test_pk(const char *name, const char *dist, double s1, double s2, do
     snprintf(json, sizeof json,
              SCEN_HEAD "{\"name\":\"q\",\"arrival\":{\"rate_per_s\":%.17g},\"duration\":%s,"
                        "\"max_jobs\":%zu}]}}",
-             (unsigned long long)seed, "fifo", 1, 1, lam, dist, n);
+             (unsigned long long)seed, "fifo", "backfill=none", 1, 1, lam, dist, n);
     qcase k = {.name = name, .json = json, .n_jobs = n, .n_cls = 1, .sharp = 0.04};
     k.want[0] = lam * s2 / (2 * (1 - rho));
     run_case(&k);
@@ -283,7 +291,7 @@ static void test_mmc_tail(const char *name, int nodes, int gpus_per_node, int gp
     snprintf(json, sizeof json,
              SCEN_HEAD "{\"name\":\"q\",\"arrival\":{\"rate_per_s\":%.17g},\"gpus\":%d,"
                        "\"duration\":{\"dist\":\"exponential\",\"mean\":1},\"max_jobs\":%zu}]}}",
-             (unsigned long long)seed, "fifo", nodes, gpus_per_node, lam, gpus, n);
+             (unsigned long long)seed, "fifo", "backfill=none", nodes, gpus_per_node, lam, gpus, n);
     double pc = erlang_c(c, lam), gap = c - lam;
     /* P(Wq > t) = C e^(-(c mu - lambda) t), at the t where it is 1/2, 1/4
      * and 1/10 of C */
@@ -316,11 +324,46 @@ static void test_priority(size_t n, uint64_t seed)
                        "\"duration\":{\"dist\":\"exponential\",\"mean\":0.5},\"max_jobs\":%zu},"
                        "{\"name\":\"lo\",\"priority\":0,\"arrival\":{\"rate_per_s\":%.17g},"
                        "\"duration\":{\"dist\":\"constant\",\"value\":1.5},\"max_jobs\":%zu}]}}",
-             (unsigned long long)seed, "priority", 1, 1, lam[0], (size_t)(n * 2 / 3), lam[1],
-             n - (size_t)(n * 2 / 3));
+             (unsigned long long)seed, "priority", "backfill=none", 1, 1, lam[0],
+             (size_t)(n * 2 / 3), lam[1], n - (size_t)(n * 2 / 3));
     qcase k = {.name = "priority M/G/1 (Cobham)", .json = json, .n_jobs = n, .n_cls = 2};
     k.sharp = 0.04;
     cobham(2, lam, s1, s2, k.want);
+    run_case(&k);
+}
+
+/* Preemptive-resume priority on one server: "hi" (priority 10, exponential
+ * mean 0.5 s, rho 0.3) stops "lo" (priority 0, preemptible, exponential mean
+ * 1 s, rho 0.4), which resumes where it stopped (a checkpoint every
+ * microsecond, no restart overhead). The mean time in the system of class
+ * k (Harchol-Balter, Performance Modeling and Design of Computer Systems,
+ * 2013, section 32.3): E[T_k] = E[S_k] / (1 - s_(k-1)) + sum_(i<=k)
+ * lambda_i E[S_i^2] / 2 / ((1 - s_(k-1)) (1 - s_k)). The class "lo" is
+ * exponential, so its mean does not depend on where a stopped job goes
+ * back in its class's queue. */
+static void test_preemptive(size_t n, uint64_t seed)
+{
+    const double lam[2] = {0.6, 0.4}, s1[2] = {0.5, 1}, s2[2] = {2 * 0.25, 2};
+    char json[2048];
+    snprintf(json, sizeof json,
+             SCEN_HEAD "{\"name\":\"hi\",\"priority\":10,\"arrival\":{\"rate_per_s\":%.17g},"
+                       "\"duration\":{\"dist\":\"exponential\",\"mean\":0.5},\"max_jobs\":%zu},"
+                       "{\"name\":\"lo\",\"priority\":0,\"preemptible\":true,"
+                       "\"checkpoint\":0.000001,\"restart_overhead\":0,"
+                       "\"arrival\":{\"rate_per_s\":%.17g},"
+                       "\"duration\":{\"dist\":\"exponential\",\"mean\":1},\"max_jobs\":%zu}]}}",
+             (unsigned long long)seed, "priority", "preempt=priority", 1, 1, lam[0], n * 3 / 5,
+             lam[1], n - n * 3 / 5);
+    qcase k = {.name = "preemptive priority M/M/1", .json = json, .n_jobs = n, .n_cls = 2};
+    k.sharp = 0.04;
+    k.sojourn = 1;
+    double r = 0, sig = 0;
+    for (int i = 0; i < 2; i++) {
+        double before = sig;
+        sig += lam[i] * s1[i];
+        r += lam[i] * s2[i] / 2;
+        k.want[i] = s1[i] / (1 - before) + r / ((1 - before) * (1 - sig));
+    }
     run_case(&k);
 }
 
@@ -348,7 +391,8 @@ static void test_sjf(size_t n, uint64_t seed)
                        "\"duration\":{\"dist\":\"constant\",\"value\":1.5},\"max_jobs\":%zu},"
                        "{\"name\":\"l\",\"arrival\":{\"rate_per_s\":%.17g},"
                        "\"duration\":{\"dist\":\"constant\",\"value\":4},\"max_jobs\":%zu}]}}",
-             (unsigned long long)seed, "sjf", 1, 1, lk[0], n0, lk[1], n1, lk[2], n - n0 - n1);
+             (unsigned long long)seed, "sjf", "backfill=none", 1, 1, lk[0], n0, lk[1], n1, lk[2],
+             n - n0 - n1);
     qcase k = {.name = "SJF M/G/1 (Phipps)", .json = json, .n_jobs = n, .n_cls = 3};
     k.sharp = 0.05;
     cobham(3, lk, x, s2, k.want);
@@ -372,5 +416,6 @@ int main(void)
     test_mmc_tail("M/M/4 as 2-GPU jobs on 4 x 2 GPUs", 4, 2, 2, 4, 0.8, 100000, 26);
     test_priority(150000, 27);
     test_sjf(150000, 28);
+    test_preemptive(150000, 40);
     return check_finish("test_queueing");
 }
