@@ -20,6 +20,8 @@
  *  - Preemptive-resume priority, M/M/1 with two classes (`preempt=priority`,
  *    the low class preemptible with a checkpoint every microsecond): each
  *    class's mean time in the system against the textbook formula.
+ *  - Deadlines on M/M/1: the fraction of jobs that end after their deadline
+ *    against P(T > d) = e^-(mu - lambda) d (the engine's own counters).
  *  - Non-preemptive shortest job first with exact estimates (`order=sjf`) on
  *    a discrete service distribution: the same formula with the sizes as
  *    classes (Phipps, "Machine repair as a priority waiting-line problem",
@@ -367,6 +369,41 @@ static void test_preemptive(size_t n, uint64_t seed)
     run_case(&k);
 }
 
+/* Deadlines on M/M/1 FIFO: the time in the system is exponential of rate
+ * mu - lambda, so a job misses a deadline d after its arrival with
+ * probability e^-(mu - lambda) d. The engine's own counters (deadline_met,
+ * deadline_missed) are compared, over every job of each replication, at
+ * rho 0.5 (the start from empty fades within seconds of 10^5). */
+static void test_deadline(size_t n, uint64_t seed)
+{
+    const double lam = 0.5, d = log(4.0) / (1 - lam); /* P(miss) = 1/4 */
+    char json[2048];
+    snprintf(json, sizeof json,
+             SCEN_HEAD "{\"name\":\"q\",\"arrival\":{\"rate_per_s\":%.17g},"
+                       "\"duration\":{\"dist\":\"exponential\",\"mean\":1},"
+                       "\"deadline\":%.17g,\"max_jobs\":%zu}]}}",
+             (unsigned long long)seed, "fifo", "backfill=none", 1, 1, lam, d, n);
+    sim_scenario sc;
+    if (load(&sc, json))
+        return;
+    est miss = {0};
+    for (uint32_t r = 0; r < R; r++) {
+        sim_run_opts opts = {.replication = r};
+        sim_result res;
+        tm_diag dg;
+        int rc = sim_run(&sc, &opts, NULL, &res, &dg);
+        CHECK_EQ_INT(rc, TM_OK);
+        if (rc != TM_OK)
+            break;
+        const sim_class_result *c = &res.classes[0];
+        CHECK_EQ_U64(c->deadline_met + c->deadline_missed, n);
+        est_add(&miss, (double)c->deadline_missed / (double)n);
+        sim_result_fini(&res);
+    }
+    compare("deadlines on M/M/1", "P(T > d)", &miss, 0.25, 0.03);
+    sim_scenario_fini(&sc);
+}
+
 /* Shortest job first on one server with exact estimates (the default):
  * service 0.5 s, 1.5 s or 4 s with weights 0.5, 0.3 and 0.2, at rho 0.8.
  * A Poisson stream whose jobs take a size at random is three independent
@@ -417,5 +454,6 @@ int main(void)
     test_priority(150000, 27);
     test_sjf(150000, 28);
     test_preemptive(150000, 40);
+    test_deadline(100000, 30);
     return check_finish("test_queueing");
 }
