@@ -13,6 +13,8 @@
  *    histogram's stated error, 1/256 relative).
  *  - Gangs that pack exactly: jobs of 2 GPUs on one node of 8 GPUs, and on
  *    four nodes of 2, are M/M/4 (Erlang C again, through the packing).
+ *  - Relative speed: jobs at half the reference type's speed on their GPU
+ *    type are an M/M/4 of half the service rate.
  *  - Non-preemptive priority, M/G/1 with classes (Cobham 1954):
  *    W_k = W0 / ((1 - s_(k-1)) (1 - s_k)), W0 = sum_i lambda_i E[S_i^2] / 2,
  *    s_k the load of classes 1..k (highest priority first), with
@@ -315,6 +317,28 @@ static void test_mmc_tail(const char *name, int nodes, int gpus_per_node, int gp
     run_case(&k);
 }
 
+/* Speed: an M/M/4 of A100-80GB servers where the jobs run at half the
+ * reference type's speed ("speeds"), so the service rate is mu = 1/2 for a
+ * reference duration of mean 1 s: Erlang C at a = lambda / mu. */
+static void test_speed(size_t n, uint64_t seed)
+{
+    const int c = 4;
+    const double mu = 0.5, lam = 0.8 * c * mu;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"name\":\"q\",\"seed\":%llu,\"horizon\":\"10000d\",\"stop\":\"drain\","
+             "\"sample\":\"1d\",\"policy\":\"order=fifo placement=first-fit backfill=none\","
+             "\"fleet\":{\"pools\":[{\"gpu_type\":\"A100-80GB\",\"nodes\":%d,"
+             "\"gpus_per_node\":1}]},\"workload\":{\"classes\":[{\"name\":\"q\","
+             "\"arrival\":{\"rate_per_s\":%.17g},\"speeds\":{\"A100-80GB\":%.17g},"
+             "\"duration\":{\"dist\":\"exponential\",\"mean\":1},\"max_jobs\":%zu}]}}",
+             (unsigned long long)seed, c, lam, mu, n);
+    qcase k = {.name = "M/M/4 at half speed (Erlang C)", .json = json, .n_jobs = n, .n_cls = 1};
+    k.sharp = 0.04;
+    k.want[0] = erlang_c(c, lam / mu) / (c * mu - lam);
+    run_case(&k);
+}
+
 /* Two priority classes on one server: "hi" (priority 10, exponential mean
  * 0.5 s) and "lo" (priority 0, constant 1.5 s). */
 static void test_priority(size_t n, uint64_t seed)
@@ -451,6 +475,7 @@ int main(void)
     test_mmc_tail("M/M/8 tail (Erlang C)", 8, 1, 1, 8, 0.85, 100000, 24);
     test_mmc_tail("M/M/4 as 2-GPU jobs on 1 x 8 GPUs", 1, 8, 2, 4, 0.8, 100000, 25);
     test_mmc_tail("M/M/4 as 2-GPU jobs on 4 x 2 GPUs", 4, 2, 2, 4, 0.8, 100000, 26);
+    test_speed(100000, 31);
     test_priority(150000, 27);
     test_sjf(150000, 28);
     test_preemptive(150000, 40);
