@@ -25,10 +25,9 @@
  *  - Deadlines on M/M/1: the fraction of jobs that end after their deadline
  *    against P(T > d) = e^-(mu - lambda) d (the engine's own counters).
  *  - Non-preemptive shortest job first with exact estimates (`order=sjf`) on
- *    a discrete service distribution: the same formula with the sizes as
- *    classes (Phipps, "Machine repair as a priority waiting-line problem",
- *    Operations Research 4(1), 1956; Kleinrock, Queueing Systems vol. 2,
- *    section 3.7), equal sizes served first come, first served.
+ *    three job sizes: Cobham's formula with the sizes as classes, shortest
+ *    first (Phipps, "Machine repair as a priority waiting-line problem",
+ *    Operations Research 4(1), 1956), equal sizes first come, first served.
  *
  * Each case runs R = 10 independent replications (their own random streams)
  * and keeps each one's jobs 10 % to 90 % in arrival order (the first as
@@ -362,11 +361,10 @@ static void test_priority(size_t n, uint64_t seed)
  * mean 0.5 s, rho 0.3) stops "lo" (priority 0, preemptible, exponential mean
  * 1 s, rho 0.4), which resumes where it stopped (a checkpoint every
  * microsecond, no restart overhead). The mean time in the system of class
- * k (Harchol-Balter, Performance Modeling and Design of Computer Systems,
- * 2013, section 32.3): E[T_k] = E[S_k] / (1 - s_(k-1)) + sum_(i<=k)
- * lambda_i E[S_i^2] / 2 / ((1 - s_(k-1)) (1 - s_k)). The class "lo" is
- * exponential, so its mean does not depend on where a stopped job goes
- * back in its class's queue. */
+ * k (preemptive-resume priority, e.g. Harchol-Balter, Performance Modeling
+ * and Design of Computer Systems, 2013, on preemptive priority): E[T_k] = E[S_k] / (1 - s_(k-1)) +
+ * sum_(i<=k) lambda_i E[S_i^2] / 2 / ((1 - s_(k-1)) (1 - s_k)). The class "lo" is exponential, so
+ * its mean does not depend on where a stopped job goes back in its class's queue. */
 static void test_preemptive(size_t n, uint64_t seed)
 {
     const double lam[2] = {0.6, 0.4}, s1[2] = {0.5, 1}, s2[2] = {2 * 0.25, 2};
