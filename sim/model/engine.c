@@ -896,23 +896,32 @@ static void parts_pool_fini(part_pool *pp)
 /* ------------------------------------------------------------------------- */
 /* job slots                                                                  */
 
+/* A new page of free slots (zeroed records) onto the free list. */
+static int slot_page_add(engine *e)
+{
+    job **pages = realloc(e->pages, (e->n_pages + 1) * sizeof *pages);
+    if (!pages)
+        return nomem(e);
+    e->pages = pages;
+    job *page = calloc(PAGE_JOBS, sizeof *page);
+    if (!page)
+        return nomem(e);
+    pages[e->n_pages++] = page;
+    for (uint32_t i = PAGE_JOBS; i-- > 0;) {
+        page[i].state = NO_SLOT;
+        page[i].next_free = e->free_head;
+        e->free_head = e->n_slots + i;
+    }
+    e->n_slots += PAGE_JOBS;
+    return TM_OK;
+}
+
 static int slot_alloc(engine *e, uint32_t *slot_out)
 {
     if (e->free_head == NO_SLOT) {
-        job **pages = realloc(e->pages, (e->n_pages + 1) * sizeof *pages);
-        if (!pages)
-            return nomem(e);
-        e->pages = pages;
-        job *page = calloc(PAGE_JOBS, sizeof *page);
-        if (!page)
-            return nomem(e);
-        pages[e->n_pages++] = page;
-        for (uint32_t i = PAGE_JOBS; i-- > 0;) {
-            page[i].state = NO_SLOT;
-            page[i].next_free = e->free_head;
-            e->free_head = e->n_slots + i;
-        }
-        e->n_slots += PAGE_JOBS;
+        int rc = slot_page_add(e);
+        if (rc != TM_OK)
+            return rc;
     }
     uint32_t s = e->free_head;
     job *j = slot_job(e, s);
@@ -3531,33 +3540,59 @@ static int lean_qualifies(const engine *e)
     return 1;
 }
 
+/* A change of m at the run's present instant, whose m x now is mt: a level's
+ * or a ledger cell's (sim__level_add, cell_add) with the product formed once
+ * for all the changes of one start or end. */
+static inline void lean_level_add(sim__level *l, int64_t m, sim__area mt)
+{
+    l->value += m;
+    l->wsum += mt;
+}
+
+static inline void lean_cell_add(ledger_cell *c, int64_t m, sim__area mt)
+{
+    c->value += m;
+    c->wsum += mt;
+}
+
 /* A start or an end (sign 1 or -1) of job j's run on one-GPU node `node`:
  * levels_batch_run, with the node's GPU moved between the idle bucket and
  * the job's busy bucket (see above). */
-static void lean_levels_run(engine *e, job *j, uint32_t node, int sign)
+static inline void lean_levels_run(engine *e, job *j, uint32_t node, int sign)
 {
     const sim_scenario *sc = e->sc;
-    int64_t now = e->now_us, m = sign * (int64_t)PLACE_MILLI_WHOLE;
+    sim__level *lv = e->series.lv;
+    int64_t m = sign * (int64_t)PLACE_MILLI_WHOLE;
+    sim__area mt = (sim__area)m * e->now_us;
     uint32_t pool = e->node_pool[node], t = e->cluster.node_type[node];
     size_t lp = sim_level_pool(sc, pool, 0);
-    sim__level_add(&e->series, lp + SIM_LV_K_ALLOC, now, m);
-    sim__level_add(&e->series, lp + SIM_LV_K_BUSY, now, m);
+    lean_level_add(&lv[lp + SIM_LV_K_ALLOC], m, mt);
+    lean_level_add(&lv[lp + SIM_LV_K_BUSY], m, mt);
     if (!e->type_mirrors[t]) {
         size_t lt = sim_level_type(sc, t, 0);
-        sim__level_add(&e->series, lt + SIM_LV_K_ALLOC, now, m);
-        sim__level_add(&e->series, lt + SIM_LV_K_BUSY, now, m);
+        lean_level_add(&lv[lt + SIM_LV_K_ALLOC], m, mt);
+        lean_level_add(&lv[lt + SIM_LV_K_BUSY], m, mt);
     }
-    int b = job_busy_bucket(j);
-    led_pool_add(e, pool, b, m);
-    led_cons_add(e, j->pj.cls, b, m);
-    led_pool_add(e, pool, SIM_LEDGER_IDLE, -m);
-    led_cons_add(e, e->led.n_cons - 1, SIM_LEDGER_IDLE, -m);
-    sim__level_add(&e->series, SIM_LV_ALLOC, now, m);
-    sim__level_add(&e->series, SIM_LV_BUSY, now, m);
+    lean_level_add(&lv[SIM_LV_ALLOC], m, mt);
+    lean_level_add(&lv[SIM_LV_BUSY], m, mt);
     if (!e->cls_mirrors)
-        sim__level_add(&e->series, sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC), now, m);
+        lean_level_add(&lv[sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC)], m, mt);
+    ledger *L = &e->led;
+    size_t b = j->value > 0 ? SIM_LEDGER_USEFUL_VALUED : SIM_LEDGER_USEFUL_NO_VALUE;
+    ledger_cell *pc = &L->pc[(size_t)pool * SIM_LEDGER_COUNT];
+    lean_cell_add(&pc[b], m, mt);
+    lean_cell_add(&pc[SIM_LEDGER_IDLE], -m, -mt);
+    lean_cell_add(&L->cc[(size_t)j->pj.cls * SIM_LEDGER_COUNT + b], m, mt);
+    lean_cell_add(&L->cc[(size_t)(L->n_cons - 1) * SIM_LEDGER_COUNT + SIM_LEDGER_IDLE], -m, -mt);
+    /* levels_work_set: a batch run's work levels, all or nothing */
+    int64_t wl = sign > 0 ? j->run_work_lv : 0, vl = sign > 0 ? j->run_value_lv : 0;
+    if (wl != j->work_lv)
+        sim__level_add(&e->series, SIM_LV_WORK, e->now_us, wl - j->work_lv);
+    if (vl != j->value_lv)
+        sim__level_add(&e->series, SIM_LV_VALUE_WORK, e->now_us, vl - j->value_lv);
+    j->work_lv = wl;
+    j->value_lv = vl;
     j->busy_milli = sign > 0 ? PLACE_MILLI_WHOLE : 0;
-    levels_work_set(e, j);
 }
 
 static void lean_levels_queue(engine *e, const job *j, int delta)
@@ -3568,18 +3603,47 @@ static void lean_levels_queue(engine *e, const job *j, int delta)
                        delta);
 }
 
-/* admit, for a job that qualifies (never rejected: some node fits it). */
+/* admit, for a job that qualifies (never rejected: some node fits it). The
+ * record is not cleared: the fields the lean loop and the end of the run
+ * read are set here or at its start, and the others stay as the zeroed page
+ * left them (no other loop runs in this engine). */
 static int lean_admit(engine *e, const trace_job *tj, uint64_t types, uint32_t min_mem)
 {
     if (!lean_job_ok(tj, types, min_mem))
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
                            "job %llu does not fit the lean loop it was run in",
                            (unsigned long long)tj->id);
-    uint32_t slot;
-    int rc = admit_record(e, tj, &slot);
-    if (rc != TM_OK)
+    int rc;
+    if (e->free_head == NO_SLOT && (rc = slot_page_add(e)) != TM_OK)
         return rc;
+    uint32_t slot = e->free_head;
     job *j = slot_job(e, slot);
+    e->free_head = j->next_free;
+    j->gen++;
+    j->num = ++e->arrivals;
+    j->pj.id = ++e->seq;
+    j->pj.submit_us = tj->submit_us;
+    j->pj.deadline_us = tj->deadline_us;
+    j->pj.speed = tj->speed ? tj->speed : e->sc->classes[tj->cls].speed;
+    j->pj.gpus = tj->gpus;
+    j->pj.gpu_milli = tj->gpu_milli;
+    j->pj.gpu_mem_mib = tj->gpu_mem_mib;
+    j->pj.tenant = tj->tenant;
+    j->pj.cls = tj->cls;
+    j->trace_id = tj->id;
+    j->remaining_ref_us = tj->duration_us;
+    j->first_start_us = -1;
+    j->end_us = -1;
+    j->deadline_us = tj->deadline_us;
+    j->value = tj->value;
+    j->busy_gpu_s = j->lost_gpu_s = j->alloc_gpu_s = 0;
+    j->work_ref_us = 0;
+    j->parts = &j->part0;
+    j->cap_parts = 1;
+    cls_res(e, tj->cls)->arrived++;
+    all_res(e)->arrived++;
+    e->res->tenants[tenant_slot(e, j)].arrived++;
+    e->series.b_arrivals++;
     e->batch_in_flight++;
     if (e->q_tail == e->q_cap && e->q_head > 0) {
         uint32_t n = e->q_tail - e->q_head;
@@ -3587,7 +3651,7 @@ static int lean_admit(engine *e, const trace_job *tj, uint64_t types, uint32_t m
         e->q_head = 0;
         e->q_tail = n;
     }
-    if ((rc = queue_reserve(e, e->q_tail + 1)) != TM_OK)
+    if (e->q_tail == e->q_cap && (rc = queue_reserve(e, e->q_tail + 1)) != TM_OK)
         return rc;
     e->q_slot[e->q_tail++] = slot;
     j->state = SIM_JOB_QUEUED;
@@ -3670,9 +3734,22 @@ static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot, uint64_t gen)
     double ov_gpu_s = gpu_s(milli, j->run_overhead_us), el_gpu_s = gpu_s(milli, el);
     j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
     j->lost_gpu_s += ov_gpu_s;
-    work_credit(e, j, j->remaining_ref_us);
-    j->remaining_ref_us = 0;
     uint32_t node = j->parts[0].node;
+    if (j->remaining_ref_us > 0) { /* work_credit, for one part */
+        int64_t ref_us = j->remaining_ref_us;
+        j->work_ref_us += ref_us;
+        sim__area a = (sim__area)ref_us * milli;
+        uint32_t tn = tenant_slot(e, j);
+        e->w_class[j->pj.cls] += a;
+        e->w_tenant[tn] += a;
+        if (j->value != 0) {
+            e->wv_class[j->pj.cls] += (double)a * j->value;
+            e->wv_tenant[tn] += (double)a * j->value;
+        }
+        e->w_pool[e->node_pool[node]] += a;
+        e->w_type[e->cluster.node_type[node]] += a;
+    }
+    j->remaining_ref_us = 0;
     lean_give(f, node);
     lean_levels_run(e, j, node, -1);
     uint32_t i = j->pos, last = --e->n_run;
