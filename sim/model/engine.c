@@ -9,7 +9,10 @@
  * anything changed, the engine runs one scheduling pass through the placement
  * core (place_pass_run): the same loop `tarmac place` runs. The policy decides;
  * the library checks; apply() here allocates, starts the job and schedules its
- * completion, or preempts a victim.
+ * completion, or preempts a victim. A run of one-GPU jobs on one-GPU nodes
+ * under FIFO first-fit and nothing else goes through a second, shorter loop
+ * instead, which makes the same decisions without the placement core and
+ * gives the same results to the bit (section "the lean loop").
  *
  * A job's size is reference work (run time at speed 1 on the reference GPU
  * type). A run on type t takes work / speed[t] (slower by the class's span
