@@ -365,6 +365,15 @@ static void test_fixed(void)
         "{\"rate_per_s\":28.8},\"gpus\":1,\"duration\":{\"dist\":\"exponential\",\"mean\":1},"
         "\"max_jobs\":20000}]}}";
     test_case(-1, mmc);
+    /* 5,000 nodes: the free-node set spans 79 words and two summary words */
+    const char *wide =
+        "{\"name\":\"wide\",\"seed\":5,\"horizon\":\"2h\",\"stop\":\"horizon\",\"sample\":\"5m\","
+        "\"fleet\":{\"pools\":[{\"name\":\"a\",\"gpu_type\":\"L4\",\"nodes\":4100,"
+        "\"gpus_per_node\":1},{\"name\":\"b\",\"gpu_type\":\"H100\",\"nodes\":900,"
+        "\"gpus_per_node\":1}]},\"workload\":{\"classes\":[{\"name\":\"q\",\"arrival\":"
+        "{\"rate_per_s\":60},\"gpus\":1,\"duration\":{\"dist\":\"exponential\",\"mean\":100},"
+        "\"max_jobs\":30000}]}}";
+    test_case(-2, wide);
     const char *refused[] = {
         /* two GPUs a node */
         "{\"name\":\"x\",\"horizon\":\"1h\",\"fleet\":{\"pools\":[{\"gpu_type\":\"H100\","
