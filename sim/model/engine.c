@@ -1196,6 +1196,8 @@ static int source_pull(engine *e, uint32_t s)
  * times), or UINT32_MAX. Cost O(sources). */
 static uint32_t source_first(const engine *e)
 {
+    if (e->n_sources == 1) /* one class: no comparison */
+        return e->sources[0].has_next ? 0 : UINT32_MAX;
     uint32_t best = UINT32_MAX;
     for (uint32_t s = 0; s < e->n_sources; s++)
         if (e->sources[s].has_next &&
@@ -2152,7 +2154,7 @@ static int hook_record(engine *e, const place_decision *d)
     return TM_OK;
 }
 
-static int job_done(engine *e, uint32_t slot, double ov_gpu_s, double el_gpu_s);
+static int job_done(engine *e, job *j, uint32_t slot, double ov_gpu_s, double el_gpu_s);
 
 static int job_end(engine *e, uint32_t slot, uint64_t gen)
 {
@@ -2167,14 +2169,13 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     work_credit(e, j, j->remaining_ref_us);
     j->remaining_ref_us = 0;
     run_release(e, j);
-    return job_done(e, slot, ov_gpu_s, el_gpu_s);
+    return job_done(e, j, slot, ov_gpu_s, el_gpu_s);
 }
 
 /* A completed job's statistics and row, after its GPUs went back; frees its
- * slot. ov_gpu_s and el_gpu_s: its last run's restart overhead and length. */
-static int job_done(engine *e, uint32_t slot, double ov_gpu_s, double el_gpu_s)
+ * slot (j is slot's record). ov_gpu_s and el_gpu_s: its last run's restart overhead and length. */
+static int job_done(engine *e, job *j, uint32_t slot, double ov_gpu_s, double el_gpu_s)
 {
-    job *j = slot_job(e, slot);
     e->series.b_completions++;
     sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
     cr->gpu_s_lost += ov_gpu_s;
@@ -3465,6 +3466,10 @@ static double wall_now(void)
 typedef struct lean_nodes {
     uint64_t *w, *sum;
     uint32_t n_w, n_sum;
+    /* the work levels of the last start's speed and value (run_begin's
+     * rounding, done again only when either changes) */
+    double last_speed, last_value;
+    int64_t last_work_lv, last_value_lv;
 } lean_nodes;
 
 static uint32_t lean_lowest(const lean_nodes *f)
@@ -3664,7 +3669,7 @@ static int lean_admit(engine *e, const trace_job *tj, uint64_t types, uint32_t m
 }
 
 /* run_begin for a job of the lean loop, on node `node` (taken). */
-static int lean_start(engine *e, uint32_t slot, uint32_t node)
+static int lean_start(engine *e, lean_nodes *f, uint32_t slot, uint32_t node)
 {
     job *j = slot_job(e, slot);
     j->parts[0] = (place_part){.node = node,
@@ -3679,9 +3684,15 @@ static int lean_start(engine *e, uint32_t slot, uint32_t node)
     if (!(speed > 0))
         speed = 1.0;
     j->run_speed = speed;
-    double w = (double)job_milli(j) * speed * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
-    j->run_work_lv = round_half_away(w);
-    j->run_value_lv = round_half_away(w * j->value);
+    if (speed != f->last_speed || j->value != f->last_value) {
+        double w = (double)job_milli(j) * speed * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
+        f->last_speed = speed;
+        f->last_value = j->value;
+        f->last_work_lv = round_half_away(w);
+        f->last_value_lv = round_half_away(w * j->value);
+    }
+    j->run_work_lv = f->last_work_lv;
+    j->run_value_lv = f->last_value_lv;
     j->run_start_us = e->now_us;
     j->run_overhead_us = 0;
     double wall = ceil((double)j->remaining_ref_us / speed);
@@ -3718,7 +3729,7 @@ static int lean_pass(engine *e, lean_nodes *f)
         if (n == PLACE_NONE)
             break;
         lean_take(f, n);
-        int rc = lean_start(e, e->q_slot[e->q_head++], n);
+        int rc = lean_start(e, f, e->q_slot[e->q_head++], n);
         if (rc != TM_OK)
             return rc;
     }
@@ -3761,7 +3772,7 @@ static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot, uint64_t gen)
         slot_job(e, e->r_slot[i])->pos = i;
     }
     sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
-    return job_done(e, slot, ov_gpu_s, el_gpu_s);
+    return job_done(e, j, slot, ov_gpu_s, el_gpu_s);
 }
 
 /* run_loop for a run that qualifies (lean_qualifies): the same instants, the
@@ -3779,6 +3790,7 @@ static int run_loop_lean(engine *e)
     uint64_t types = e->capacity.types;
     uint32_t min_mem = lean_min_mem(e);
     lean_nodes f = {0};
+    f.last_speed = -1; /* no start yet: speeds are > 0 */
     f.n_w = (e->cluster.n_nodes + 63u) / 64u;
     f.n_sum = (f.n_w + 63u) / 64u;
     f.w = calloc(f.n_w, sizeof *f.w);
