@@ -3430,10 +3430,11 @@ static double wall_now(void)
  * or greedy, nothing else); every node has one GPU and is in service from the
  * start to the end (no deliveries, retirements or failures); no pool has a
  * tenant owner; no services, no class that specializes, no Gavel or Gittins
- * state; the jobs come from the scenario's classes, each job of one whole GPU
- * with no type, GPU-memory or host demand some node could refuse; and the run
- * has no invariant checks, pass hook, policy table or forced general loop
- * (sim_run_opts.loop).
+ * state; the jobs come from the scenario's classes, each of a constant GPU
+ * count of 1, no share or slices, and no GPU type or memory demand some node
+ * could refuse; and the run has no invariant checks, pass hook, policy table
+ * or forced general loop (sim_run_opts.loop). A job that breaks these (it
+ * cannot come from such classes) stops the run with TM_ERR_INTERNAL.
  *
  * What it does differently, and why each is the same:
  * - The pass: such a policy starts the waiting jobs in queue order, each on
@@ -3455,7 +3456,10 @@ static double wall_now(void)
  * - The shape-blocked levels stay 0 (no GPU is free while a job waits), as
  *   update_blocked would leave them.
  * - The queue is q_slot alone (no place_job copies, no states); the running
- *   set is r_slot alone (no place_running entries, no end estimates).
+ *   set is r_slot alone (no place_running entries, no end estimates); a job's
+ *   record is filled, not cleared (lean_admit).
+ * Cost per job: O(log running) for the event queue, O(nodes / 4096) for the
+ * decision, O(1) for the rest.
  * Everything else (the job records, levels, quantiles, results, rows, the
  * order of every floating-point sum and of the event queue's pushes) goes
  * through the same code or the same steps in the same order.
