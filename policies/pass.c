@@ -186,10 +186,16 @@ static uint32_t compose_props(const char *spec)
         if (!found)
             return 0;
     }
-    if (idle_order(o) && idle_fit(f) && idle_backfill(b) && idle_preempt(pr) && idle_service(sv) &&
-        idle_partition(pt))
-        return PLACE_POLICY_IDLE_WHEN_FULL;
-    return 0;
+    if (!(idle_order(o) && idle_fit(f) && idle_backfill(b) && idle_preempt(pr) &&
+          idle_service(sv) && idle_partition(pt)))
+        return 0;
+    /* arrival order and the lowest node with room: one-GPU jobs on one-GPU
+     * nodes go to the lowest free node, in queue order, while any is free */
+    uint32_t props = PLACE_POLICY_IDLE_WHEN_FULL;
+    if (o == &place__order_fifo && f == &place__fit_first && !b->create && !b->allow &&
+        !b->hopeless && !b->reserving)
+        props |= PLACE_POLICY_FIFO_FIRST_FREE;
+    return props;
 }
 
 /* The first token of a specification when it names a policy or a preset

@@ -598,8 +598,22 @@ typedef struct place_policy {
  * PLACE_BF_IDLE_WHEN_FULL (place_backfill.flags); preempt, service and
  * partition rules that do nothing (no plan, no place, partition=none). Preemption, services,
  * partitions and reservations may act with no GPU free, so they never claim
- * it by default. */
-enum place_policy_props { PLACE_POLICY_IDLE_WHEN_FULL = 1u << 0 };
+ * it by default.
+ *
+ * PLACE_POLICY_FIFO_FIRST_FREE: on a cluster of nodes of one GPU each, all
+ * in service, with no tenant owners, and a queue whose jobs each ask one
+ * whole GPU with no type, GPU-memory or host demand any node could refuse,
+ * a pass starts the waiting jobs in queue order, each on the lowest-index
+ * node whose GPU is free, until no GPU is free; it decides nothing else,
+ * keeps no state across passes and wake() answers PLACE_T_NEVER. A host may
+ * then make these decisions without running the pass. The composed policy
+ * claims it for order=fifo placement=first-fit with a backfilling rule,
+ * preempt, service and partition rules that claim
+ * PLACE_POLICY_IDLE_WHEN_FULL's conditions (backfill=none or greedy). */
+enum place_policy_props {
+    PLACE_POLICY_IDLE_WHEN_FULL = 1u << 0,
+    PLACE_POLICY_FIFO_FIRST_FREE = 1u << 1,
+};
 
 /* The properties (place_policy_props bits) of the policy a specification
  * names, as place_instance_init reads it (a composed specification, a preset,

@@ -140,14 +140,18 @@ static int acts_when_full(const char *spec, uint64_t seed, int check)
 
 int main(void)
 {
-    /* the claims, by hand */
-    CHECK_EQ_INT(place_spec_props("fifo-first-fit"), PLACE_POLICY_IDLE_WHEN_FULL);
+    /* the claims, by hand (FIFO_FIRST_FREE: fifo first-fit, backfill none or
+     * greedy, nothing else) */
+    const uint32_t both = PLACE_POLICY_IDLE_WHEN_FULL | PLACE_POLICY_FIFO_FIRST_FREE;
+    CHECK_EQ_INT(place_spec_props("fifo-first-fit"), both);
     CHECK_EQ_INT(place_spec_props("fifo-best-fit"), 0); /* best-fit has a begin() */
-    CHECK_EQ_INT(place_spec_props("order=fifo placement=first-fit backfill=none"),
-                 PLACE_POLICY_IDLE_WHEN_FULL);
-    CHECK_EQ_INT(place_spec_props(""), PLACE_POLICY_IDLE_WHEN_FULL); /* the defaults */
+    CHECK_EQ_INT(place_spec_props("order=fifo placement=first-fit backfill=none"), both);
+    CHECK_EQ_INT(place_spec_props(""), both); /* the defaults */
+    CHECK_EQ_INT(place_spec_props("order=fifo placement=first-fit backfill=greedy"), both);
     CHECK_EQ_INT(place_spec_props("compose backfill=greedy placement=worst-fit"),
                  PLACE_POLICY_IDLE_WHEN_FULL);
+    CHECK_EQ_INT(place_spec_props("order=sjf placement=first-fit"),
+                 place_spec_props("order=sjf placement=first-fit") & PLACE_POLICY_IDLE_WHEN_FULL);
     /* a rule with state claims only by its own declaration */
     for (int k = 0; k < 2; k++) {
         const char *name = k ? "conservative" : "easy";
@@ -155,6 +159,9 @@ int main(void)
         CHECK(bf != NULL);
         CHECK_EQ_INT(place_spec_props(name),
                      (bf->flags & PLACE_BF_IDLE_WHEN_FULL) ? PLACE_POLICY_IDLE_WHEN_FULL : 0);
+        CHECK_EQ_INT(place_spec_props("order=fifo placement=first-fit backfill=easy") &
+                         PLACE_POLICY_FIFO_FIRST_FREE,
+                     0); /* reservations are state */
     }
     CHECK_EQ_INT(place_spec_props("priority-preempt"), 0);
     CHECK_EQ_INT(place_spec_props("tiresias"), 0);
@@ -192,7 +199,7 @@ int main(void)
                             if (!init(&pi, spec))
                                 continue; /* needs arguments */
                             place_instance_fini(&pi);
-                            int claim = place_spec_props(spec) == PLACE_POLICY_IDLE_WHEN_FULL;
+                            int claim = (place_spec_props(spec) & PLACE_POLICY_IDLE_WHEN_FULL) != 0;
                             claimed += (unsigned)claim;
                             for (uint64_t seed = 1; seed <= (claim ? 24u : 2u); seed++) {
                                 int acts = acts_when_full(spec, seed, claim);

@@ -26,11 +26,38 @@ void trace_job_defaults(trace_job *j)
     j->value = 1.0;
 }
 
+/* What a configuration's constant distributions give, found once: their
+ * samples draw nothing (trace_dist_sample ignores the generator for a
+ * constant), so a job takes the same value without the call. */
+typedef struct synth_fixed {
+    uint32_t gpus;     /* the GPU count, or 0: drawn */
+    double est_factor; /* the estimate factor, or NAN: drawn (or none) */
+} synth_fixed;
+
 typedef struct synth {
     trace_synth_cfg cfg;
     trace_arrival arrival;
     uint64_t count;
+    synth_fixed fixed, fixed_special; /* of cfg, of *cfg.special */
 } synth;
+
+/* A sampled GPU count as a job's: rounded, at least 1, at most 4096 nodes of
+ * PLACE_MAX_GPUS_PER_NODE. */
+static uint32_t gpus_of(double g)
+{
+    double gr = floor(g + 0.5);
+    return gr < 1 ? 1u : (gr > PLACE_MAX_GPUS_PER_NODE * 4096.0 ? 4096u * 64u : (uint32_t)gr);
+}
+
+static synth_fixed fixed_of(const trace_synth_cfg *k)
+{
+    synth_fixed f = {0, NAN};
+    if (k->gpus && k->gpus->kind == TRACE_DIST_CONSTANT)
+        f.gpus = gpus_of(trace_dist_sample(k->gpus, NULL));
+    if (k->estimate_factor && k->estimate_factor->kind == TRACE_DIST_CONSTANT)
+        f.est_factor = trace_dist_sample(k->estimate_factor, NULL);
+    return f;
+}
 
 /* Round a sampled time (s) to microseconds once, half away from zero as
  * llround; clamp to int64. Inline rather than llround (a libm call, 1.6 % of
@@ -63,10 +90,10 @@ static int synth_next(void *ud, trace_job *job, tm_diag *diag)
     job->submit_us = to_us(t);
     /* what the job is: the class, or its specialization from special_s on;
      * the draws come from the class's own generators either way */
-    const trace_synth_cfg *k = s->cfg.special && t >= s->cfg.special_s ? s->cfg.special : &s->cfg;
-    double g = trace_dist_sample(k->gpus, s->cfg.r_gpus);
-    double gr = floor(g + 0.5);
-    job->gpus = gr < 1 ? 1u : (gr > PLACE_MAX_GPUS_PER_NODE * 4096.0 ? 4096u * 64u : (uint32_t)gr);
+    int sp = s->cfg.special && t >= s->cfg.special_s;
+    const trace_synth_cfg *k = sp ? s->cfg.special : &s->cfg;
+    const synth_fixed *fx = sp ? &s->fixed_special : &s->fixed;
+    job->gpus = fx->gpus ? fx->gpus : gpus_of(trace_dist_sample(k->gpus, s->cfg.r_gpus));
     double d;
     if (k->work_gpu_s) {
         double w = trace_dist_sample(k->work_gpu_s, s->cfg.r_duration);
@@ -81,7 +108,9 @@ static int synth_next(void *ud, trace_job *job, tm_diag *diag)
         job->gpu_milli = m < 1 ? 1u : (m > PLACE_MILLI_WHOLE ? PLACE_MILLI_WHOLE : (uint32_t)m);
     }
     if (k->estimate_factor && s->cfg.r_estimate) {
-        double f = trace_dist_sample(k->estimate_factor, s->cfg.r_estimate);
+        double f = fx->est_factor == fx->est_factor
+                       ? fx->est_factor
+                       : trace_dist_sample(k->estimate_factor, s->cfg.r_estimate);
         job->estimate_us = to_us(d * f);
     }
     if (s->cfg.tenant) {
@@ -116,6 +145,9 @@ int trace_synth_open(trace_source *src, const trace_synth_cfg *cfg, tm_diag *dia
     if (!s)
         return tm_diag_set(diag, TM_ERR_NOMEM, "synth", "out of memory");
     s->cfg = *cfg;
+    s->fixed = fixed_of(cfg);
+    if (cfg->special)
+        s->fixed_special = fixed_of(cfg->special);
     int rc = trace_arrival_init(&s->arrival, cfg->arrival, 0.0, diag);
     if (rc != TM_OK) {
         free(s);

@@ -9,7 +9,10 @@
  * anything changed, the engine runs one scheduling pass through the placement
  * core (place_pass_run): the same loop `tarmac place` runs. The policy decides;
  * the library checks; apply() here allocates, starts the job and schedules its
- * completion, or preempts a victim.
+ * completion, or preempts a victim. A run of one-GPU jobs on one-GPU nodes
+ * under FIFO first-fit and nothing else goes through a second, shorter loop
+ * instead, which makes the same decisions without the placement core and
+ * gives the same results to the bit (section "the lean loop").
  *
  * A job's size is reference work (run time at speed 1 on the reference GPU
  * type). A run on type t takes work / speed[t] (slower by the class's span
@@ -896,23 +899,32 @@ static void parts_pool_fini(part_pool *pp)
 /* ------------------------------------------------------------------------- */
 /* job slots                                                                  */
 
+/* A new page of free slots (zeroed records) onto the free list. */
+static int slot_page_add(engine *e)
+{
+    job **pages = realloc(e->pages, (e->n_pages + 1) * sizeof *pages);
+    if (!pages)
+        return nomem(e);
+    e->pages = pages;
+    job *page = calloc(PAGE_JOBS, sizeof *page);
+    if (!page)
+        return nomem(e);
+    pages[e->n_pages++] = page;
+    for (uint32_t i = PAGE_JOBS; i-- > 0;) {
+        page[i].state = NO_SLOT;
+        page[i].next_free = e->free_head;
+        e->free_head = e->n_slots + i;
+    }
+    e->n_slots += PAGE_JOBS;
+    return TM_OK;
+}
+
 static int slot_alloc(engine *e, uint32_t *slot_out)
 {
     if (e->free_head == NO_SLOT) {
-        job **pages = realloc(e->pages, (e->n_pages + 1) * sizeof *pages);
-        if (!pages)
-            return nomem(e);
-        e->pages = pages;
-        job *page = calloc(PAGE_JOBS, sizeof *page);
-        if (!page)
-            return nomem(e);
-        pages[e->n_pages++] = page;
-        for (uint32_t i = PAGE_JOBS; i-- > 0;) {
-            page[i].state = NO_SLOT;
-            page[i].next_free = e->free_head;
-            e->free_head = e->n_slots + i;
-        }
-        e->n_slots += PAGE_JOBS;
+        int rc = slot_page_add(e);
+        if (rc != TM_OK)
+            return rc;
     }
     uint32_t s = e->free_head;
     job *j = slot_job(e, s);
@@ -1071,7 +1083,9 @@ static void queue_remove(engine *e, uint32_t i)
     levels_queue(e, j, -1);
 }
 
-static int admit(engine *e, const trace_job *tj)
+/* A new slot for arriving job tj, its record filled and its arrival counted
+ * (admit; the lean loop's lean_admit). */
+static int admit_record(engine *e, const trace_job *tj, uint32_t *slot_out)
 {
     uint32_t slot;
     int rc = slot_alloc(e, &slot);
@@ -1113,6 +1127,17 @@ static int admit(engine *e, const trace_job *tj)
     all_res(e)->arrived++;
     e->res->tenants[tenant_slot(e, j)].arrived++;
     e->series.b_arrivals++;
+    *slot_out = slot;
+    return TM_OK;
+}
+
+static int admit(engine *e, const trace_job *tj)
+{
+    uint32_t slot;
+    int rc = admit_record(e, tj, &slot);
+    if (rc != TM_OK)
+        return rc;
+    job *j = slot_job(e, slot);
     int reason = reject_reason(e, &j->pj);
     if (reason != SIM_REJECT_NONE) {
         cls_res(e, tj->cls)->rejected++;
@@ -1171,6 +1196,8 @@ static int source_pull(engine *e, uint32_t s)
  * times), or UINT32_MAX. Cost O(sources). */
 static uint32_t source_first(const engine *e)
 {
+    if (e->n_sources == 1) /* one class: no comparison */
+        return e->sources[0].has_next ? 0 : UINT32_MAX;
     uint32_t best = UINT32_MAX;
     for (uint32_t s = 0; s < e->n_sources; s++)
         if (e->sources[s].has_next &&
@@ -1222,6 +1249,8 @@ static int svc_replica_begin(engine *e, uint32_t slot);
 static int svc_replica_ready(engine *e, uint32_t slot);
 static double level_gpu_s(const engine *e, size_t i);
 
+static void first_start(engine *e, job *j);
+
 static int run_begin(engine *e, uint32_t slot)
 {
     job *j = slot_job(e, slot);
@@ -1255,26 +1284,31 @@ static int run_begin(engine *e, uint32_t slot)
         j->in_overhead = 0;
         levels_batch_run(e, j, 1);
     }
-    if (j->first_start_us < 0) {
-        j->first_start_us = e->now_us;
-        int64_t wait = j->first_start_us - j->pj.submit_us;
-        sim__quant_add(&e->q_wait[j->pj.cls], wait);
-        if (!e->q_all_mirrors)
-            sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
-        cls_res(e, j->pj.cls)->started++;
-        all_res(e)->started++;
-        cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
-        all_res(e)->wait_sum_s += (double)wait / SIM_US_PER_S;
-        sim_tenant_result *tr = &e->res->tenants[tenant_slot(e, j)];
-        tr->started++;
-        tr->wait_sum_s += (double)wait / SIM_US_PER_S;
-        if (!e->q_tenant_mirrors)
-            sim__quant_add(&e->q_tenant_wait[tenant_slot(e, j)], wait);
-    }
+    if (j->first_start_us < 0)
+        first_start(e, j);
     j->state = SIM_JOB_RUNNING;
     e->series.b_starts++;
     sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, 1);
     return running_add(e, slot);
+}
+
+/* A job's first start, now: its wait into the statistics. */
+static void first_start(engine *e, job *j)
+{
+    j->first_start_us = e->now_us;
+    int64_t wait = j->first_start_us - j->pj.submit_us;
+    sim__quant_add(&e->q_wait[j->pj.cls], wait);
+    if (!e->q_all_mirrors)
+        sim__quant_add(&e->q_wait[e->sc->n_classes], wait);
+    cls_res(e, j->pj.cls)->started++;
+    all_res(e)->started++;
+    cls_res(e, j->pj.cls)->wait_sum_s += (double)wait / SIM_US_PER_S;
+    all_res(e)->wait_sum_s += (double)wait / SIM_US_PER_S;
+    sim_tenant_result *tr = &e->res->tenants[tenant_slot(e, j)];
+    tr->started++;
+    tr->wait_sum_s += (double)wait / SIM_US_PER_S;
+    if (!e->q_tenant_mirrors)
+        sim__quant_add(&e->q_tenant_wait[tenant_slot(e, j)], wait);
 }
 
 /* Give back a job's GPUs and take it off the running set. */
@@ -2120,6 +2154,8 @@ static int hook_record(engine *e, const place_decision *d)
     return TM_OK;
 }
 
+static int job_done(engine *e, job *j, uint32_t slot, double ov_gpu_s, double el_gpu_s);
+
 static int job_end(engine *e, uint32_t slot, uint64_t gen)
 {
     job *j = slot_job(e, slot);
@@ -2133,6 +2169,13 @@ static int job_end(engine *e, uint32_t slot, uint64_t gen)
     work_credit(e, j, j->remaining_ref_us);
     j->remaining_ref_us = 0;
     run_release(e, j);
+    return job_done(e, j, slot, ov_gpu_s, el_gpu_s);
+}
+
+/* A completed job's statistics and row, after its GPUs went back; frees its
+ * slot (j is slot's record). ov_gpu_s and el_gpu_s: its last run's restart overhead and length. */
+static int job_done(engine *e, job *j, uint32_t slot, double ov_gpu_s, double el_gpu_s)
+{
     e->series.b_completions++;
     sim_class_result *cr = cls_res(e, j->pj.cls), *ar = all_res(e);
     cr->gpu_s_lost += ov_gpu_s;
@@ -3374,6 +3417,476 @@ static double wall_now(void)
 }
 
 /* ------------------------------------------------------------------------- */
+/* the lean loop                                                              */
+/*
+ * Most runs of a queueing model (an M/M/c queue, a FIFO fleet of one-GPU
+ * servers) never use what makes the general loop general: gangs, shares,
+ * preemption, failures, services, reservations. For those runs lean_qualifies
+ * chooses a second loop, run_loop_lean, whose results are the general loop's
+ * to the bit (test_lean runs both and compares every result, bin and row).
+ *
+ * It qualifies when (lean_qualifies): the policy claims
+ * PLACE_POLICY_FIFO_FIRST_FREE (order=fifo placement=first-fit, backfill none
+ * or greedy, nothing else); every node has one GPU and is in service from the
+ * start to the end (no deliveries, retirements or failures); no pool has a
+ * tenant owner; no services, no class that specializes, no Gavel or Gittins
+ * state; the jobs come from the scenario's classes, each of a constant GPU
+ * count of 1, no share or slices, and no GPU type or memory demand some node
+ * could refuse; and the run has no invariant checks, pass hook, policy table
+ * or forced general loop (sim_run_opts.loop). A job that breaks these (it
+ * cannot come from such classes) stops the run with TM_ERR_INTERNAL.
+ *
+ * What it does differently, and why each is the same:
+ * - The pass: such a policy starts the waiting jobs in queue order, each on
+ *   the lowest-index free node, until no GPU is free (place.h,
+ *   PLACE_POLICY_FIFO_FIRST_FREE). The loop makes exactly these decisions
+ *   itself, from a two-level bit set of free nodes (lean_nodes), without
+ *   calling the placement core: no view, no place_pass_run, no check, no
+ *   place_cluster_take/give. The cluster keeps its initial state (nothing
+ *   reads it after the run but the node types, which do not change).
+ * - The GPU-hour ledger: with every node up, a node's down capacity stays 0;
+ *   after a pass, either nothing waits (the free GPUs are idle, "no wait") or
+ *   no GPU is free. So the free GPU-time is always in the idle bucket of its
+ *   pool and of the "none" consumer, and a start or an end moves one GPU
+ *   between that bucket and the job's busy bucket directly, where the general
+ *   loop moves it through the per-node free counts and ledger_idle at the end
+ *   of each instant. Changes of one instant add up whatever their order:
+ *   cells hold integers, so the totals are the same. The per-node and per-pool
+ *   free counts (n_whole, p_whole, ...) are not kept.
+ * - The shape-blocked levels stay 0 (no GPU is free while a job waits), as
+ *   update_blocked would leave them.
+ * - The queue is q_slot alone (no place_job copies, no states); the running
+ *   set is r_slot alone (no place_running entries, no end estimates); a job's
+ *   record is filled, not cleared (lean_admit).
+ * Cost per job: O(log running) for the event queue, O(nodes / 4096) for the
+ * decision, O(1) for the rest.
+ * Everything else (the job records, levels, quantiles, results, rows, the
+ * order of every floating-point sum and of the event queue's pushes) goes
+ * through the same code or the same steps in the same order.
+ */
+
+/* Free nodes: bit n of w when node n's GPU is free; bit i of sum when word i
+ * of w has any bit set. The lowest free node costs O(nodes / 4096). */
+typedef struct lean_nodes {
+    uint64_t *w, *sum;
+    uint32_t n_w, n_sum;
+    /* the work levels of the last start's speed and value (run_begin's
+     * rounding, done again only when either changes) */
+    double last_speed, last_value;
+    int64_t last_work_lv, last_value_lv;
+} lean_nodes;
+
+static uint32_t lean_lowest(const lean_nodes *f)
+{
+    for (uint32_t k = 0; k < f->n_sum; k++)
+        if (f->sum[k]) {
+            uint32_t i = k * 64u + (uint32_t)__builtin_ctzll(f->sum[k]);
+            return i * 64u + (uint32_t)__builtin_ctzll(f->w[i]);
+        }
+    return PLACE_NONE;
+}
+
+static void lean_take(lean_nodes *f, uint32_t n)
+{
+    uint32_t i = n >> 6;
+    f->w[i] &= ~(1ull << (n & 63u));
+    if (!f->w[i])
+        f->sum[i >> 6] &= ~(1ull << (i & 63u));
+}
+
+static void lean_give(lean_nodes *f, uint32_t n)
+{
+    uint32_t i = n >> 6;
+    if (!f->w[i])
+        f->sum[i >> 6] |= 1ull << (i & 63u);
+    f->w[i] |= 1ull << (n & 63u);
+}
+
+/* Can job tj run in the lean loop: one whole GPU, nothing a node could
+ * refuse (types: the fleet's GPU types; min_mem: their least memory). */
+static int lean_job_ok(const trace_job *tj, uint64_t types, uint32_t min_mem)
+{
+    return tj->gpus == 1 && tj->gpu_milli == PLACE_MILLI_WHOLE && tj->cpu_milli == 0 &&
+           tj->host_mem_mib == 0 && tj->gpu_mem_mib <= min_mem &&
+           (!tj->type_mask || !(types & ~tj->type_mask)) && !(tj->flags & PLACE_JOB_SERVICE);
+}
+
+/* The fleet's least GPU memory over the types it has. */
+static uint32_t lean_min_mem(const engine *e)
+{
+    uint32_t m = UINT32_MAX;
+    for (uint64_t k = e->capacity.types; k; k &= k - 1)
+        if (e->sc->types[__builtin_ctzll(k)].mem_mib < m)
+            m = e->sc->types[__builtin_ctzll(k)].mem_mib;
+    return m;
+}
+
+/* Does the run qualify for the lean loop (the conditions above)? */
+static int lean_qualifies(const engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    const sim_run_opts *o = e->opts;
+    if (o && (o->loop == SIM_LOOP_GENERAL || o->check_invariants || o->pass_hook ||
+              o->policy_table || o->sources))
+        return 0;
+    if (!(place_spec_props(sc->policy) & PLACE_POLICY_FIFO_FIRST_FREE))
+        return 0;
+    if (e->gavel || e->gittins.n_classes || e->n_svcs || sc->n_services || e->cspecial ||
+        sc->failures.enabled || e->node_tenant || e->cluster.n_nodes == 0 ||
+        sim__evq_pending(&e->evq) != 0)
+        return 0;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        const sim_pool_cfg *pc = &sc->pools[p];
+        if (pc->nodes && (pc->gpus_per_node != 1 || pc->delivered_us > 0 || pc->retired_us >= 0))
+            return 0;
+    }
+    uint32_t min_mem = lean_min_mem(e);
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        const sim_class_cfg *cc = &sc->classes[c];
+        if (cc->special || cc->has_share || cc->slices || cc->gpus.kind != TRACE_DIST_CONSTANT ||
+            !(cc->gpus.p[0] < 1.5) || cc->gpu_mem_mib > min_mem ||
+            (cc->type_mask && (e->capacity.types & ~cc->type_mask)) ||
+            (cc->flags & PLACE_JOB_SERVICE))
+            return 0;
+    }
+    return 1;
+}
+
+/* A change of m at the run's present instant, whose m x now is mt: a level's
+ * or a ledger cell's (sim__level_add, cell_add) with the product formed once
+ * for all the changes of one start or end. */
+static inline void lean_level_add(sim__level *l, int64_t m, sim__area mt)
+{
+    l->value += m;
+    l->wsum += mt;
+}
+
+static inline void lean_cell_add(ledger_cell *c, int64_t m, sim__area mt)
+{
+    c->value += m;
+    c->wsum += mt;
+}
+
+/* A start or an end (sign 1 or -1) of job j's run on one-GPU node `node`:
+ * levels_batch_run, with the node's GPU moved between the idle bucket and
+ * the job's busy bucket (see above). */
+static inline void lean_levels_run(engine *e, job *j, uint32_t node, int sign)
+{
+    const sim_scenario *sc = e->sc;
+    sim__level *lv = e->series.lv;
+    int64_t m = sign * (int64_t)PLACE_MILLI_WHOLE;
+    sim__area mt = (sim__area)m * e->now_us;
+    uint32_t pool = e->node_pool[node], t = e->cluster.node_type[node];
+    size_t lp = sim_level_pool(sc, pool, 0);
+    lean_level_add(&lv[lp + SIM_LV_K_ALLOC], m, mt);
+    lean_level_add(&lv[lp + SIM_LV_K_BUSY], m, mt);
+    if (!e->type_mirrors[t]) {
+        size_t lt = sim_level_type(sc, t, 0);
+        lean_level_add(&lv[lt + SIM_LV_K_ALLOC], m, mt);
+        lean_level_add(&lv[lt + SIM_LV_K_BUSY], m, mt);
+    }
+    lean_level_add(&lv[SIM_LV_ALLOC], m, mt);
+    lean_level_add(&lv[SIM_LV_BUSY], m, mt);
+    if (!e->cls_mirrors)
+        lean_level_add(&lv[sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC)], m, mt);
+    ledger *L = &e->led;
+    size_t b = j->value > 0 ? SIM_LEDGER_USEFUL_VALUED : SIM_LEDGER_USEFUL_NO_VALUE;
+    ledger_cell *pc = &L->pc[(size_t)pool * SIM_LEDGER_COUNT];
+    lean_cell_add(&pc[b], m, mt);
+    lean_cell_add(&pc[SIM_LEDGER_IDLE], -m, -mt);
+    lean_cell_add(&L->cc[(size_t)j->pj.cls * SIM_LEDGER_COUNT + b], m, mt);
+    lean_cell_add(&L->cc[(size_t)(L->n_cons - 1) * SIM_LEDGER_COUNT + SIM_LEDGER_IDLE], -m, -mt);
+    /* levels_work_set: a batch run's work levels, all or nothing */
+    int64_t wl = sign > 0 ? j->run_work_lv : 0, vl = sign > 0 ? j->run_value_lv : 0;
+    if (wl != j->work_lv)
+        sim__level_add(&e->series, SIM_LV_WORK, e->now_us, wl - j->work_lv);
+    if (vl != j->value_lv)
+        sim__level_add(&e->series, SIM_LV_VALUE_WORK, e->now_us, vl - j->value_lv);
+    j->work_lv = wl;
+    j->value_lv = vl;
+    j->busy_milli = sign > 0 ? PLACE_MILLI_WHOLE : 0;
+}
+
+static void lean_levels_queue(engine *e, const job *j, int delta)
+{
+    sim__level_add(&e->series, SIM_LV_QUEUE, e->now_us, delta);
+    if (!e->cls_mirrors)
+        sim__level_add(&e->series, sim_level_class(e->sc, j->pj.cls, SIM_LV_C_QUEUE), e->now_us,
+                       delta);
+}
+
+/* admit, for a job that qualifies (never rejected: some node fits it). The
+ * record is not cleared: the fields the lean loop and the end of the run
+ * read are set here or at its start, and the others stay as the zeroed page
+ * left them (no other loop runs in this engine). */
+static int lean_admit(engine *e, const trace_job *tj, uint64_t types, uint32_t min_mem)
+{
+    if (!lean_job_ok(tj, types, min_mem))
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine",
+                           "job %llu does not fit the lean loop it was run in",
+                           (unsigned long long)tj->id);
+    int rc;
+    if (e->free_head == NO_SLOT && (rc = slot_page_add(e)) != TM_OK)
+        return rc;
+    uint32_t slot = e->free_head;
+    job *j = slot_job(e, slot);
+    e->free_head = j->next_free;
+    j->gen++;
+    j->num = ++e->arrivals;
+    j->pj.id = ++e->seq;
+    j->pj.submit_us = tj->submit_us;
+    j->pj.deadline_us = tj->deadline_us;
+    j->pj.speed = tj->speed ? tj->speed : e->sc->classes[tj->cls].speed;
+    j->pj.gpus = tj->gpus;
+    j->pj.gpu_milli = tj->gpu_milli;
+    j->pj.gpu_mem_mib = tj->gpu_mem_mib;
+    j->pj.tenant = tj->tenant;
+    j->pj.cls = tj->cls;
+    j->trace_id = tj->id;
+    j->remaining_ref_us = tj->duration_us;
+    j->first_start_us = -1;
+    j->end_us = -1;
+    j->deadline_us = tj->deadline_us;
+    j->value = tj->value;
+    j->busy_gpu_s = j->lost_gpu_s = j->alloc_gpu_s = 0;
+    j->work_ref_us = 0;
+    j->parts = &j->part0;
+    j->cap_parts = 1;
+    cls_res(e, tj->cls)->arrived++;
+    all_res(e)->arrived++;
+    e->res->tenants[tenant_slot(e, j)].arrived++;
+    e->series.b_arrivals++;
+    e->batch_in_flight++;
+    if (e->q_tail == e->q_cap && e->q_head > 0) {
+        uint32_t n = e->q_tail - e->q_head;
+        memmove(e->q_slot, e->q_slot + e->q_head, n * sizeof *e->q_slot);
+        e->q_head = 0;
+        e->q_tail = n;
+    }
+    if (e->q_tail == e->q_cap && (rc = queue_reserve(e, e->q_tail + 1)) != TM_OK)
+        return rc;
+    e->q_slot[e->q_tail++] = slot;
+    j->state = SIM_JOB_QUEUED;
+    lean_levels_queue(e, j, 1);
+    e->dirty = 1;
+    return TM_OK;
+}
+
+/* run_begin for a job of the lean loop, on node `node` (taken). */
+static int lean_start(engine *e, lean_nodes *f, uint32_t slot, uint32_t node)
+{
+    job *j = slot_job(e, slot);
+    j->parts[0] = (place_part){.node = node,
+                               .gpus = 1,
+                               .gpu = PLACE_GPU_ANY,
+                               .milli = PLACE_MILLI_WHOLE,
+                               .mem_mib = j->pj.gpu_mem_mib};
+    j->n_parts = 1;
+    lean_levels_queue(e, j, -1);
+    uint32_t t = e->cluster.node_type[node];
+    double speed = j->pj.speed ? j->pj.speed[t] : 1.0;
+    if (!(speed > 0))
+        speed = 1.0;
+    j->run_speed = speed;
+    if (speed != f->last_speed || j->value != f->last_value) {
+        double w = (double)job_milli(j) * speed * (SIM_WORK_SCALE / PLACE_MILLI_WHOLE);
+        f->last_speed = speed;
+        f->last_value = j->value;
+        f->last_work_lv = round_half_away(w);
+        f->last_value_lv = round_half_away(w * j->value);
+    }
+    j->run_work_lv = f->last_work_lv;
+    j->run_value_lv = f->last_value_lv;
+    j->run_start_us = e->now_us;
+    j->run_overhead_us = 0;
+    double wall = ceil((double)j->remaining_ref_us / speed);
+    int64_t run = wall < (double)SIM_T_MAX_US ? (int64_t)wall : SIM_T_MAX_US;
+    j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
+    if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
+        return nomem(e);
+    j->in_overhead = 0;
+    lean_levels_run(e, j, node, 1);
+    if (j->first_start_us < 0)
+        first_start(e, j);
+    j->state = SIM_JOB_RUNNING;
+    e->series.b_starts++;
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, 1);
+    uint32_t cap = e->r_cap;
+    if (grow((void **)&e->r_slot, &cap, e->n_run + 1, sizeof *e->r_slot, 256))
+        return nomem(e);
+    e->r_cap = cap;
+    e->r_slot[e->n_run] = slot;
+    j->pos = e->n_run++;
+    return TM_OK;
+}
+
+/* schedule_pass for the lean loop: the waiting jobs in order, each on the
+ * lowest free node, while one is free. */
+static int lean_pass(engine *e, lean_nodes *f)
+{
+    e->dirty = 0;
+    if (e->q_head == e->q_tail)
+        return TM_OK;
+    e->res->passes++;
+    while (e->q_head < e->q_tail) {
+        uint32_t n = lean_lowest(f);
+        if (n == PLACE_NONE)
+            break;
+        lean_take(f, n);
+        int rc = lean_start(e, f, e->q_slot[e->q_head++], n);
+        if (rc != TM_OK)
+            return rc;
+    }
+    if (e->q_head == e->q_tail)
+        e->q_head = e->q_tail = 0;
+    return TM_OK;
+}
+
+/* job_end for the lean loop. */
+static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot, uint64_t gen)
+{
+    job *j = slot_job(e, slot);
+    if (j->state != SIM_JOB_RUNNING || j->gen != gen)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "completion of a job not running");
+    int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
+    double ov_gpu_s = gpu_s(milli, j->run_overhead_us), el_gpu_s = gpu_s(milli, el);
+    j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
+    j->lost_gpu_s += ov_gpu_s;
+    uint32_t node = j->parts[0].node;
+    if (j->remaining_ref_us > 0) { /* work_credit, for one part */
+        int64_t ref_us = j->remaining_ref_us;
+        j->work_ref_us += ref_us;
+        sim__area a = (sim__area)ref_us * milli;
+        uint32_t tn = tenant_slot(e, j);
+        e->w_class[j->pj.cls] += a;
+        e->w_tenant[tn] += a;
+        if (j->value != 0) {
+            e->wv_class[j->pj.cls] += (double)a * j->value;
+            e->wv_tenant[tn] += (double)a * j->value;
+        }
+        e->w_pool[e->node_pool[node]] += a;
+        e->w_type[e->cluster.node_type[node]] += a;
+    }
+    j->remaining_ref_us = 0;
+    lean_give(f, node);
+    lean_levels_run(e, j, node, -1);
+    uint32_t i = j->pos, last = --e->n_run;
+    if (i != last) {
+        e->r_slot[i] = e->r_slot[last];
+        slot_job(e, e->r_slot[i])->pos = i;
+    }
+    sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
+    return job_done(e, j, slot, ov_gpu_s, el_gpu_s);
+}
+
+/* run_loop for a run that qualifies (lean_qualifies): the same instants, the
+ * same order of events within one, a pass at the end of each that changed
+ * anything. */
+static int run_loop_lean(engine *e)
+{
+    const sim_scenario *sc = e->sc;
+    const volatile int *stop = e->opts ? e->opts->stop_flag : NULL;
+    uint64_t every = 0, next_progress = UINT64_MAX;
+    if (e->opts && e->opts->progress) {
+        every = e->opts->progress_every ? e->opts->progress_every : 65536;
+        next_progress = every;
+    }
+    uint64_t types = e->capacity.types;
+    uint32_t min_mem = lean_min_mem(e);
+    lean_nodes f = {0};
+    f.last_speed = -1; /* no start yet: speeds are > 0 */
+    f.n_w = (e->cluster.n_nodes + 63u) / 64u;
+    f.n_sum = (f.n_w + 63u) / 64u;
+    f.w = calloc(f.n_w, sizeof *f.w);
+    f.sum = calloc(f.n_sum, sizeof *f.sum);
+    if (!f.w || !f.sum) {
+        free(f.w);
+        free(f.sum);
+        return nomem(e);
+    }
+    for (uint32_t n = 0; n < e->cluster.n_nodes; n++)
+        lean_give(&f, n);
+    /* the free capacity into the idle buckets once, at time 0; from here on
+     * starts and ends move it (see above) */
+    if (e->led.stale)
+        ledger_idle(e, NULL);
+    int rc = TM_OK;
+    for (;;) {
+        if (stop && *stop) {
+            rc = tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
+                             "stopped by a signal at simulated time %.3f s",
+                             (double)e->now_us / SIM_US_PER_S);
+            break;
+        }
+        sim__event ev;
+        int have = sim__evq_peek(&e->evq, &ev) == TM_OK;
+        uint32_t src = e->next_source;
+        if (src != UINT32_MAX && (!have || e->sources[src].next.submit_us < ev.t_us)) {
+            have = 1;
+            ev.t_us = e->sources[src].next.submit_us;
+            ev.kind = EV_ARRIVAL;
+            ev.a = src;
+        } else if (have) {
+            src = UINT32_MAX;
+        }
+        if (!have || ev.t_us > e->now_us) {
+            if (e->dirty) {
+                uint64_t pushes = sim__evq_pushes(&e->evq);
+                if ((rc = lean_pass(e, &f)) != TM_OK)
+                    break;
+                if (sim__evq_pushes(&e->evq) != pushes)
+                    continue; /* a zero-length job may have ended at this instant */
+            }
+            if (!have)
+                break;
+            if (sc->stop == SIM_STOP_HORIZON && ev.t_us > sc->horizon_us)
+                break;
+            if (sc->stop == SIM_STOP_DRAIN && e->arrivals_pending == 0 && e->batch_in_flight == 0)
+                break; /* no services: the general loop's drain */
+            if ((rc = sim__series_advance(&e->series, ev.t_us, e->sink, e->diag)) != TM_OK)
+                break;
+            e->now_us = ev.t_us;
+        }
+        if (src == UINT32_MAX)
+            sim__evq_pop(&e->evq, &ev);
+        if (++e->res->events >= next_progress) {
+            e->opts->progress(e->opts->progress_ud, e->now_us, e->res->events);
+            next_progress += every;
+        }
+        if (ev.kind == EV_JOB_END) {
+            sim__event nx;
+            if (sim__evq_peek(&e->evq, &nx) == TM_OK && nx.kind == EV_JOB_END)
+                job_prefetch(e, nx.a);
+            rc = lean_job_end(e, &f, ev.a, ev.b);
+        } else if (ev.kind == EV_ARRIVAL) {
+            source *s = &e->sources[ev.a];
+            e->arrivals_pending--;
+            s->has_next = 0;
+            rc = lean_admit(e, &s->next, types, min_mem);
+            if (rc == TM_OK)
+                rc = source_pull(e, ev.a);
+            e->next_source = source_first(e);
+        } else {
+            rc = tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "event kind %u in the lean loop",
+                             ev.kind);
+        }
+        if (rc != TM_OK)
+            break;
+    }
+    free(f.w);
+    free(f.sum);
+    if (rc != TM_OK)
+        return rc;
+    if (sc->stop == SIM_STOP_HORIZON && e->now_us < sc->horizon_us) {
+        rc = sim__series_advance(&e->series, sc->horizon_us, e->sink, e->diag);
+        if (rc != TM_OK)
+            return rc;
+        e->now_us = sc->horizon_us;
+    }
+    return TM_OK;
+}
+
+/* ------------------------------------------------------------------------- */
 /* the run                                                                    */
 
 static int run_loop(engine *e)
@@ -3679,7 +4192,13 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         (rc = build_class_specials(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)
         goto out;
     e.next_source = source_first(&e);
-    if ((rc = run_loop(&e)) != TM_OK)
+    int lean = lean_qualifies(&e);
+    if (!lean && opts && opts->loop == SIM_LOOP_LEAN) {
+        rc =
+            tm_diag_set(diag, TM_ERR_INVAL, "engine", "the run does not qualify for the lean loop");
+        goto out;
+    }
+    if ((rc = lean ? run_loop_lean(&e) : run_loop(&e)) != TM_OK)
         goto out;
     if ((rc = sim__series_finish(&e.series, e.now_us, sink, diag)) != TM_OK)
         goto out;

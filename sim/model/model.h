@@ -734,7 +734,14 @@ typedef struct sim_run_opts {
      * written outside the registry), with its argument string. */
     const place_policy *policy_table;
     const char *policy_args;
+    /* Which event loop runs (tests; the results are the same either way):
+     * SIM_LOOP_AUTO the lean one where the run qualifies (engine.c, "the
+     * lean loop"), SIM_LOOP_GENERAL the general one always, SIM_LOOP_LEAN
+     * the lean one, or TM_ERR_INVAL when the run does not qualify. */
+    int loop;
 } sim_run_opts;
+
+enum { SIM_LOOP_AUTO = 0, SIM_LOOP_GENERAL = 1, SIM_LOOP_LEAN = 2 };
 
 /* Class `cls` of a scenario as a stream of synthesized jobs, with the class's
  * random streams of replication `rep` (what a run would generate). Close with
