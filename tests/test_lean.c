@@ -413,6 +413,13 @@ static void test_fixed(void)
     sc.horizon_us = 3600 * (int64_t)1000000; /* an hour is enough to be refused */
     CHECK_EQ_INT(run(&sc, SIM_LOOP_LEAN, &r, &res, &d), TM_ERR_INVAL);
     rec_free(&r);
+    /* a loop that is none of the three is refused, not run as AUTO */
+    const int bad[2] = {-1, 3};
+    for (int i = 0; i < 2; i++) {
+        record q = {0};
+        CHECK_EQ_INT(run(&sc, bad[i], &q, &res, &d), TM_ERR_INVAL);
+        rec_free(&q);
+    }
     sim_scenario_fini(&sc);
 }
 

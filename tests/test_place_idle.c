@@ -150,8 +150,12 @@ int main(void)
     CHECK_EQ_INT(place_spec_props("order=fifo placement=first-fit backfill=greedy"), both);
     CHECK_EQ_INT(place_spec_props("compose backfill=greedy placement=worst-fit"),
                  PLACE_POLICY_IDLE_WHEN_FULL);
-    CHECK_EQ_INT(place_spec_props("order=sjf placement=first-fit"),
-                 place_spec_props("order=sjf placement=first-fit") & PLACE_POLICY_IDLE_WHEN_FULL);
+    /* another order: the queue is not taken in arrival order */
+    CHECK_EQ_INT(place_spec_props("order=sjf placement=first-fit") & PLACE_POLICY_FIFO_FIRST_FREE,
+                 0);
+    CHECK_EQ_INT(place_spec_props("order=priority placement=first-fit backfill=none") &
+                     PLACE_POLICY_FIFO_FIRST_FREE,
+                 0);
     /* a rule with state claims only by its own declaration */
     for (int k = 0; k < 2; k++) {
         const char *name = k ? "conservative" : "easy";
@@ -159,8 +163,9 @@ int main(void)
         CHECK(bf != NULL);
         CHECK_EQ_INT(place_spec_props(name),
                      (bf->flags & PLACE_BF_IDLE_WHEN_FULL) ? PLACE_POLICY_IDLE_WHEN_FULL : 0);
-        CHECK_EQ_INT(place_spec_props("order=fifo placement=first-fit backfill=easy") &
-                         PLACE_POLICY_FIFO_FIRST_FREE,
+        char spec[96];
+        snprintf(spec, sizeof spec, "order=fifo placement=first-fit backfill=%s", name);
+        CHECK_EQ_INT(place_spec_props(spec) & PLACE_POLICY_FIFO_FIRST_FREE,
                      0); /* reservations are state */
     }
     CHECK_EQ_INT(place_spec_props("priority-preempt"), 0);

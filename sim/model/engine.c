@@ -4192,6 +4192,12 @@ int sim_run(const sim_scenario *sc, const sim_run_opts *opts, const sim_sink *si
         (rc = build_class_specials(&e)) != TM_OK || (rc = build_sources(&e)) != TM_OK)
         goto out;
     e.next_source = source_first(&e);
+    if (opts && opts->loop != SIM_LOOP_AUTO && opts->loop != SIM_LOOP_GENERAL &&
+        opts->loop != SIM_LOOP_LEAN) {
+        rc = tm_diag_set(diag, TM_ERR_INVAL, "engine",
+                         "unknown loop %d (auto 0, general 1, lean 2)", (int)opts->loop);
+        goto out;
+    }
     int lean = lean_qualifies(&e);
     if (!lean && opts && opts->loop == SIM_LOOP_LEAN) {
         rc =
