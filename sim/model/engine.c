@@ -3455,7 +3455,8 @@ static double wall_now(void)
  *   free counts (n_whole, p_whole, ...) are not kept.
  * - The shape-blocked levels stay 0 (no GPU is free while a job waits), as
  *   update_blocked would leave them.
- * - The queue is q_slot alone (no place_job copies, no states); the running
+ * - The queue is q_slot alone (no place_job copies, no states are written;
+ *   queue_reserve still grows their arrays alongside, unused); the running
  *   set is r_slot alone (no place_running entries, no end estimates); a job's
  *   record is filled, not cleared (lean_admit).
  * Cost per job: O(log running) for the event queue, O(nodes / 4096) for the
