@@ -257,6 +257,10 @@ typedef struct sim__llm_cfg {
     int no_series;
     int count_e2e;
     double count_slo_s;
+    /* 1: the winner trees for the next event and the route whatever the
+     * replica count (a deployment of at most 16, or 64, replicas finds them
+     * by cheaper means with the same answers; test_llm compares the two) */
+    int trees_always;
 } sim__llm_cfg;
 
 /* Defaults: 1 replica, vLLM, 256 sequences, 8192 tokens, chunk 512, block

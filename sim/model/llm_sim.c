@@ -1804,8 +1804,8 @@ static int trees_build(sim *m, uint32_t from)
         a = m->rt[2 * i], b = m->rt[2 * i + 1];
         m->rt[i] = m->outst[b] < m->outst[a] ? b : a;
     }
-    m->ev_scan = R <= SIM__LLM_SCAN_EV;
-    m->rt_mask = R <= 64;
+    m->ev_scan = R <= SIM__LLM_SCAN_EV && !m->cc.trees_always;
+    m->rt_mask = R <= 64 && !m->cc.trees_always;
     if (m->ev_scan)
         for (uint32_t r = 0; r < 16; r += 4)
             ev_small_fix(m, r);
