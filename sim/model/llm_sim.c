@@ -354,7 +354,7 @@ static uint32_t ev_top(const sim *m)
 }
 
 /* Replica r's next event is at t (it may have one already: it moves). */
-static void rep_push(sim *m, uint32_t r, double t)
+__attribute__((always_inline)) static inline void rep_push(sim *m, uint32_t r, double t)
 {
     m->tnext[r] = t;
     if (m->ev_scan)
@@ -721,7 +721,7 @@ static void fh_clear(replica *p)
     p->fq_head = 0;
 }
 
-static int dec_join(sim *m, replica *p, uint32_t i)
+__attribute__((always_inline)) static inline int dec_join(sim *m, replica *p, uint32_t i)
 {
     uint32_t bt = m->c->block_tokens;
     if (!p->hist && !(p->hist = calloc(bt, sizeof *p->hist)))
@@ -866,7 +866,7 @@ static int decode_slow(sim *m, replica *p, sim__llm_batch *b)
 }
 
 /* One decode token for every sequence of D (see above). */
-static int decode_all(sim *m, replica *p, sim__llm_batch *b)
+__attribute__((always_inline)) static inline int decode_all(sim *m, replica *p, sim__llm_batch *b)
 {
     p->dec_now = 0;
     if (p->n_dec == 0)
@@ -1178,8 +1178,8 @@ static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1
 }
 
 /* Begin a closed stretch at t (see stretch_begin). */
-static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt,
-                         double tc, double tm)
+__attribute__((always_inline)) static inline void
+closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt, double tc, double tm)
 {
     uint32_t bt = m->c->block_tokens;
     uint64_t room = fh_min(p) - p->clock;
@@ -1492,7 +1492,8 @@ static int central_pull(sim *m, uint32_t r)
 }
 
 /* Sequence i (written out, out of D) has its last token at t. */
-static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *res)
+__attribute__((always_inline)) static inline void seq_done(sim *m, replica *p, uint32_t i, double t,
+                                                           sim__llm_result *res)
 {
     seq *q = &m->s[i];
     list_remove(m, &p->run, i, 0);
