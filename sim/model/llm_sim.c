@@ -636,7 +636,7 @@ static uint32_t off_phase(const sim *m, int64_t off)
  * for the others; the next to finish is the lesser of the two fronts (which
  * one of equal clocks goes first changes nothing: they finish in the same
  * event). */
-static int fh_push(replica *p, fent e)
+__attribute__((noinline, cold)) static int fh_push_slow(replica *p, fent e)
 {
     if (p->fq_n == 0 || !(e.fin < p->fq[(p->fq_head + p->fq_n - 1) & (p->fq_cap - 1)].fin)) {
         if (p->fq_n == p->fq_cap) {
@@ -672,6 +672,17 @@ static int fh_push(replica *p, fent e)
     }
     p->fh[i] = e;
     return TM_OK;
+}
+
+/* fh_push's common case inline: the ring takes it and has room. */
+__attribute__((always_inline)) static inline int fh_push(replica *p, fent e)
+{
+    if (p->fq_n && p->fq_n < p->fq_cap &&
+        !(e.fin < p->fq[(p->fq_head + p->fq_n - 1) & (p->fq_cap - 1)].fin)) {
+        p->fq[(p->fq_head + p->fq_n++) & (p->fq_cap - 1)] = e;
+        return TM_OK;
+    }
+    return fh_push_slow(p, e);
 }
 
 /* Entries of D's finish clocks, and the least (D not empty). */
@@ -1146,8 +1157,8 @@ static void slope_of(const sim__llm_roofline *r, uint32_t nd, double *sc, double
  * the roofline's to the bit; > 1e-6, so the floor never applies after; tc
  * and tm its compute and memory times, sim__llm_roof_parts'). The slopes of
  * n sequences come from sim.slope when n is in it (the same expressions). */
-static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1, double tc,
-                         double tm)
+static inline void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1, double tc,
+                                double tm)
 {
     uint32_t nd = b->decode_seqs;
     double sc, sm;
@@ -1256,26 +1267,35 @@ static void closed_cut(sim *m, uint32_t r, double t)
 /* The closed stretch of p ends at p->t_end: its blocks, totals and series.
  * Iteration j uses the blocks in use at its start, U + cum(j) (cum(j): taken
  * by iterations 2..j). */
-static int closed_end(sim *m, replica *p)
+static int closed_end_series(sim *m, replica *p);
+
+__attribute__((always_inline)) static inline int closed_end(sim *m, replica *p)
+{
+    const sim__llm_cfg *c = m->c;
+    if (!c->no_series)
+        return closed_end_series(m, p);
+    /* only the blocks: iterations 2..n read the phases from ph0 down, each
+     * whole cycle of bt phases all of D (n_dec) */
+    uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
+    uint32_t cycles = m->bt_pow2 ? (n - 1) >> m->bt_shift : (n - 1) / bt;
+    uint32_t rest = m->bt_pow2 ? (n - 1) & m->bt_mask : (n - 1) % bt;
+    uint64_t cum = (uint64_t)cycles * p->n_dec;
+    for (uint32_t j = rest; j > 0; j--) {
+        cum += p->hist[ph];
+        ph = ph ? ph - 1 : bt - 1;
+    }
+    p->iterations += n;
+    p->busy_s += p->t_end - p->t_start;
+    p->free_blocks -= cum;
+    p->stretch = p->closed = 0;
+    return TM_OK;
+}
+
+/* closed_end with series. */
+static int closed_end_series(sim *m, replica *p)
 {
     const sim__llm_cfg *c = m->c;
     uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
-    if (c->no_series) {
-        /* only the blocks: iterations 2..n read the phases from ph0 down,
-         * each whole cycle of bt phases all of D (n_dec) */
-        uint32_t cycles = m->bt_pow2 ? (n - 1) >> m->bt_shift : (n - 1) / bt;
-        uint32_t rest = m->bt_pow2 ? (n - 1) & m->bt_mask : (n - 1) % bt;
-        uint64_t cum = (uint64_t)cycles * p->n_dec;
-        for (uint32_t j = rest; j > 0; j--) {
-            cum += p->hist[ph];
-            ph = ph ? ph - 1 : bt - 1;
-        }
-        p->iterations += n;
-        p->busy_s += p->t_end - p->t_start;
-        p->free_blocks -= cum;
-        p->stretch = p->closed = 0;
-        return TM_OK;
-    }
     double kvb = (double)c->kv_blocks, u = (double)(c->kv_blocks - p->free_blocks);
     double seqs = (double)p->sb.seqs, t = p->t_start, span = p->t_end - p->t_start;
     double k0_end;
