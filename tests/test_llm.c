@@ -39,10 +39,10 @@
  *   noready     a GPU type left without a ready replica loses what it held,
  *               counted unserved in that piece; the other type starts
  *               empty; every request counted once
- *   winners     the next event and the route of few replicas (groups of
- *               four, a mask of the least loaded) against the winner trees:
- *               the same outcomes to the bit, for 1 to 80 replicas, every
- *               routing, and a chain resized across 16 and 64 replicas
+ *   winners     the route of up to 64 replicas (a mask of the least
+ *               loaded) against the winner tree: the same outcomes to the
+ *               bit, for 1 to 80 replicas, every routing, and a chain
+ *               resized across 64 replicas
  *
  * (One piece past 1,000 lines: the cases share the hand-case deployments,
  * the flat profile and the service helpers, and run one by one by name:

@@ -257,9 +257,9 @@ typedef struct sim__llm_cfg {
     int no_series;
     int count_e2e;
     double count_slo_s;
-    /* 1: the winner trees for the next event and the route whatever the
-     * replica count (a deployment of at most 16, or 64, replicas finds them
-     * by cheaper means with the same answers; test_llm compares the two) */
+    /* 1: the winner tree for the least-outstanding route whatever the
+     * replica count (a deployment of at most 64 replicas finds it by a bit
+     * mask with the same answers; test_llm compares the two) */
     int trees_always;
 } sim__llm_cfg;
 

@@ -76,10 +76,6 @@ void sim__llm_cfg_defaults(sim__llm_cfg *c)
 
 #define NIL UINT32_MAX
 
-/* Most replicas whose next event is found from the least times of groups of
- * four (sim.ev_scan) instead of the winner tree ev. */
-#define SIM__LLM_SCAN_EV 16u
-
 enum { ST_OUT, ST_PRE, ST_DEC }; /* not running, prefilling, decoding */
 
 /* A request's state while it is routed and not finished: 80 bytes, in a
@@ -246,18 +242,13 @@ typedef struct sim {
      * comparisons, no swaps. */
     uint32_t P;
     uint32_t *ev, *rt;
-    double *tnext;   /* [max(P, 16)]: replica's next event, or INFINITY */
+    double *tnext;   /* [P]: replica's next event, or INFINITY */
     uint32_t *outst; /* [P]: requests routed there, not finished */
-    /* Few replicas (a fleet run's deployment, a replay's): the same
-     * winners, cheaper. ev_scan (replicas <= SIM__LLM_SCAN_EV): instead of
-     * ev, the least time of each group of four replicas in ev_gv, kept as
-     * a replica's time moves (ev_small_fix), and the winner found from
-     * them when asked (ev_top). rt_mask (replicas <= 64): rt_bits has bit r
-     * set when outst[r] is rt_min, the least count, so the route is its
-     * lowest set bit; a count that leaves the least one clears its bit, and
-     * the last to leave makes a scan. */
-    int ev_scan, rt_mask;
-    double ev_gv[4];
+    /* Up to 64 replicas (rt_mask): rt_bits has bit r set when outst[r] is
+     * rt_min, the least count, so the route is its lowest set bit, the same
+     * as rt's root; a count that leaves the least one clears its bit, and
+     * the last to leave makes a pass over the counts. rt is then not kept. */
+    int rt_mask;
     uint32_t rt_min;
     uint64_t rt_bits;
     /* the roofline: slope_of(n) for n < n_slope (max_batch + 1), as
@@ -322,45 +313,11 @@ static void rt_fix(sim *m, uint32_t r)
     }
 }
 
-static double min4(const double *v)
-{
-    double a = v[1] < v[0] ? v[1] : v[0], b = v[3] < v[2] ? v[3] : v[2];
-    return b < a ? b : a;
-}
-
-/* Few replicas (ev_scan): the least time of replica r's group of four. */
-static void ev_small_fix(sim *m, uint32_t r)
-{
-    uint32_t g = r >> 2;
-    m->ev_gv[g] = min4(m->tnext + 4 * g);
-}
-
-/* The replica whose next event comes first (the lowest index on a tie; its
- * tnext is INFINITY when no replica is busy). With few replicas, the least
- * of the groups' least times, the first group that has it and the first of
- * its replicas that has it: the least (time, index). */
-static uint32_t ev_top(const sim *m)
-{
-    if (!m->ev_scan)
-        return m->ev[1];
-    double best = min4(m->ev_gv);
-    uint32_t g = 0;
-    while (m->ev_gv[g] != best)
-        g++;
-    uint32_t r = 4 * g;
-    while (m->tnext[r] != best)
-        r++;
-    return r;
-}
-
 /* Replica r's next event is at t (it may have one already: it moves). */
 __attribute__((always_inline)) static inline void rep_push(sim *m, uint32_t r, double t)
 {
     m->tnext[r] = t;
-    if (m->ev_scan)
-        ev_small_fix(m, r);
-    else
-        ev_fix(m, r);
+    ev_fix(m, r);
 }
 
 /* Replica r has no next event (it may have had one). */
@@ -368,10 +325,7 @@ static void rep_unpush(sim *m, uint32_t r)
 {
     if (m->tnext[r] < INFINITY) {
         m->tnext[r] = INFINITY;
-        if (m->ev_scan)
-            ev_small_fix(m, r);
-        else
-            ev_fix(m, r);
+        ev_fix(m, r);
     }
 }
 
@@ -1800,7 +1754,7 @@ static int trees_build(sim *m, uint32_t from)
         uint32_t *rt = realloc(m->rt, 2 * (size_t)P * sizeof *rt);
         if (rt)
             m->rt = rt;
-        double *tn = realloc(m->tnext, (P < 16 ? 16 : P) * sizeof *tn);
+        double *tn = realloc(m->tnext, P * sizeof *tn);
         if (tn)
             m->tnext = tn;
         uint32_t *os = realloc(m->outst, P * sizeof *os);
@@ -1815,8 +1769,6 @@ static int trees_build(sim *m, uint32_t from)
         m->tnext[r] = INFINITY;
         m->outst[r] = r < R ? 0 : UINT32_MAX;
     }
-    for (uint32_t r = P; r < 16; r++) /* ev_small_fix's four groups */
-        m->tnext[r] = INFINITY;
     for (uint32_t r = 0; r < P; r++)
         m->ev[P + r] = m->rt[P + r] = r;
     for (uint32_t i = P - 1; i >= 1; i--) {
@@ -1825,11 +1777,7 @@ static int trees_build(sim *m, uint32_t from)
         a = m->rt[2 * i], b = m->rt[2 * i + 1];
         m->rt[i] = m->outst[b] < m->outst[a] ? b : a;
     }
-    m->ev_scan = R <= SIM__LLM_SCAN_EV && !m->cc.trees_always;
     m->rt_mask = R <= 64 && !m->cc.trees_always;
-    if (m->ev_scan)
-        for (uint32_t r = 0; r < 16; r += 4)
-            ev_small_fix(m, r);
     if (m->rt_mask)
         rt_rescan(m);
     return TM_OK;
@@ -1900,7 +1848,7 @@ static int sim_loop(sim *m, const sim__llm_req *reqs, size_t n, double t_stop, v
     m->n_reqs = n;
     m->ai = 0;
     for (;;) {
-        uint32_t top = ev_top(m);
+        uint32_t top = m->ev[1];
         double t_top = m->tnext[top]; /* INFINITY: no replica is busy */
         if (!(ai < n || t_top < t_stop))
             break;
