@@ -359,7 +359,7 @@ static void rt_level(sim *m, uint32_t lo)
 }
 
 /* Requests routed to replica r and not finished change by d (+1 or -1). */
-static void outst_add(sim *m, uint32_t r, int d)
+__attribute__((always_inline)) static inline void outst_add(sim *m, uint32_t r, int d)
 {
     uint32_t x = m->outst[r] += (uint32_t)d;
     if (!m->rt_mask) {
@@ -368,11 +368,12 @@ static void outst_add(sim *m, uint32_t r, int d)
         m->rt_bits &= ~((uint64_t)1 << r);
         if (!m->rt_bits) /* r was the last at the least count: it is one more */
             rt_level(m, m->rt_min + 1);
-    } else if (x < m->rt_min) {
-        m->rt_min = x;
-        m->rt_bits = (uint64_t)1 << r;
-    } else if (x == m->rt_min) {
-        m->rt_bits |= (uint64_t)1 << r;
+    } else { /* below the least: alone there; at it: one more there */
+        uint64_t bit = (uint64_t)1 << r;
+        int lt = x < m->rt_min;
+        uint64_t more = m->rt_bits | (x == m->rt_min ? bit : 0);
+        m->rt_bits = lt ? bit : more;
+        m->rt_min = lt ? x : m->rt_min;
     }
 }
 
@@ -1494,8 +1495,7 @@ __attribute__((always_inline)) static inline void seq_done(sim *m, replica *p, u
         res->sum_ttft_s += ttft;
         res->sum_e2e_s += e2e;
     }
-    if (t > res->t_end_s)
-        res->t_end_s = t;
+    res->t_end_s = t > res->t_end_s ? t : res->t_end_s;
     slot_free(m, i);
 }
 
