@@ -26,6 +26,7 @@
  *               and a replica removed at one, by hand
  *   chain       the same requests as one piece, as hundreds of pieces and
  *               by sim__llm_run: equal counts, latency sums, iterations
+ *               (blocks of 16, 12 and 128 tokens, with and without series)
  *   svc         a service's accounting: an overloaded hour's backlog
  *               counted in the next, every request once; arrivals drawn
  *               ahead in chunks equal to drawn at once
@@ -867,7 +868,9 @@ static void test_chain(uint64_t seed)
         CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
         if (k == 4)
             c.iter.profile = &prof;
-        c.kv_blocks = 1500; /* tight: preemption */
+        /* tight: preemption; block phases of 16, 12 (no mask) and 128 */
+        c.block_tokens = k == 1 ? 12 : k == 2 ? 128 : 16;
+        c.kv_blocks = 1500 * 16 / c.block_tokens;
         if (k == 3) {
             c.max_batch = 24;
             c.max_queue = 40;
