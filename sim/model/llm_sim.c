@@ -45,7 +45,7 @@
  * pieces"): a fleet run advances it piece by piece, feeding each piece's
  * arrivals and resizing it where the ready replicas change.
  *
- * One file of about 2,100 lines: the event loop, the batch scheduler, the
+ * One file of about 2,300 lines: the event loop, the batch scheduler, the
  * decoding set, the decode stretches (walked and closed) and the chain's
  * resize read and write the same replica and sequence state on every step;
  * the iteration-time model is already apart (llm_iter.c).
@@ -384,9 +384,7 @@ static uint64_t blocks_for(const sim *m, uint64_t tokens)
     return (tokens + m->c->block_tokens - 1) / m->c->block_tokens;
 }
 
-/* A slot for request i (arrived), its state initialised; NIL when out of
- * memory. The pool grows by doubling: a seq pointer held across this call
- * may move (only arrive() calls it, before taking any). */
+/* A slot never used (the pool grows by doubling); NIL when out of memory. */
 __attribute__((noinline, cold)) static uint32_t slot_more(sim *m)
 {
     if (m->n_s == m->cap_s) {
@@ -400,6 +398,9 @@ __attribute__((noinline, cold)) static uint32_t slot_more(sim *m)
     return m->n_s++;
 }
 
+/* A slot for request i (arrived), its state initialised; NIL when out of
+ * memory. The pool grows by doubling: a seq pointer held across this call
+ * may move (only arrive() calls it, before taking any). */
 static inline uint32_t slot_new(sim *m, uint32_t i)
 {
     uint32_t k = m->free_s;
