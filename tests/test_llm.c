@@ -26,6 +26,7 @@
  *               and a replica removed at one, by hand
  *   chain       the same requests as one piece, as hundreds of pieces and
  *               by sim__llm_run: equal counts, latency sums, iterations
+ *               (blocks of 16, 12 and 128 tokens, with and without series)
  *   svc         a service's accounting: an overloaded hour's backlog
  *               counted in the next, every request once; arrivals drawn
  *               ahead in chunks equal to drawn at once
@@ -39,6 +40,10 @@
  *   noready     a GPU type left without a ready replica loses what it held,
  *               counted unserved in that piece; the other type starts
  *               empty; every request counted once
+ *   winners     the route of up to 64 replicas (a mask of the least
+ *               loaded) against the winner tree: the same outcomes to the
+ *               bit, for 1 to 80 replicas, every routing, and a chain
+ *               resized across 64 replicas
  *
  * (One piece past 1,000 lines: the cases share the hand-case deployments,
  * the flat profile and the service helpers, and run one by one by name:
@@ -863,7 +868,9 @@ static void test_chain(uint64_t seed)
         CHECK_EQ_INT(sim__llm_roofline_init(&c.iter.roof, m, g, 1, &d), TM_OK);
         if (k == 4)
             c.iter.profile = &prof;
-        c.kv_blocks = 1500; /* tight: preemption */
+        /* tight: preemption; block phases of 16, 12 (no mask) and 128 */
+        c.block_tokens = k == 1 ? 12 : k == 2 ? 128 : 16;
+        c.kv_blocks = 1500 * 16 / c.block_tokens;
         if (k == 3) {
             c.max_batch = 24;
             c.max_queue = 40;
@@ -1252,6 +1259,111 @@ static void test_noready(uint64_t seed)
     }
 }
 
+/* The deployment of test_winners: r replicas, tight memory (preemptions). */
+static void winners_cfg(sim__llm_cfg *c, uint32_t r, int k, const sim__llm_model *m,
+                        const sim_gpu_type *g, tm_diag *d)
+{
+    sim__llm_cfg_defaults(c);
+    c->replicas = r;
+    c->route = (sim__llm_route)(k % 3);
+    c->policy = k % 2 ? SIM__LLM_SARATHI : SIM__LLM_VLLM;
+    CHECK_EQ_INT(sim__llm_roofline_init(&c->iter.roof, m, g, 1, d), TM_OK);
+    c->kv_blocks = 1500;
+}
+
+static void test_winners(uint64_t seed)
+{
+    const sim__llm_model *m = sim__llm_model_find("llama-3.1-8b-fp8");
+    const sim_gpu_type *g = builtin_type("H100");
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, (unsigned long)seed);
+    tm_diag d;
+    tm_diag_clear(&d);
+    static const uint32_t reps[] = {1, 2, 3, 5, 8, 13, 16, 17, 33, 64, 65, 80};
+    for (size_t ri = 0; ri < sizeof reps / sizeof *reps; ri++) {
+        for (int k = 0; k < 3; k++) {
+            uint32_t r = reps[ri];
+            sim__llm_dist pd = {SIM__LLM_DIST_EXP, 600, 0, 0, NULL, 0};
+            sim__llm_dist od = {SIM__LLM_DIST_EXP, 150, 0, 0, NULL, 0};
+            size_t n = 3000;
+            sim__llm_req *q;
+            /* about what the replicas serve: idle ones, ties, queues */
+            CHECK_EQ_INT(sim__llm_synth(&q, n, 9.0 * r, &pd, &od, rng, &d), TM_OK);
+            sim__llm_result a, b;
+            sim__llm_cfg c;
+            winners_cfg(&c, r, k, m, g, &d);
+            CHECK_EQ_INT(sim__llm_run(&c, q, n, &a, NULL, &d), TM_OK);
+            c.trees_always = 1;
+            CHECK_EQ_INT(sim__llm_run(&c, q, n, &b, NULL, &d), TM_OK);
+            size_t differ = 0;
+            for (size_t i = 0; i < n; i++)
+                differ += a.replica[i] != b.replica[i] ||
+                          memcmp(&a.ttft_s[i], &b.ttft_s[i], sizeof(double)) ||
+                          memcmp(&a.tpot_s[i], &b.tpot_s[i], sizeof(double)) ||
+                          memcmp(&a.e2e_s[i], &b.e2e_s[i], sizeof(double));
+            if (differ)
+                fprintf(stderr, "winners: %u replicas, route %d: %zu requests differ\n",
+                        (unsigned)r, k, differ);
+            CHECK_EQ_U64(differ, 0);
+            CHECK(a.service.iterations == b.service.iterations);
+            sim__llm_result_fini(&a);
+            sim__llm_result_fini(&b);
+            free(q);
+        }
+    }
+    /* a chain resized across the thresholds, piece by piece */
+    static const uint32_t sizes[] = {10, 20, 70, 3, 16, 17, 65, 64, 1, 40, 12};
+    size_t ns = sizeof sizes / sizeof *sizes;
+    for (int k = 0; k < 3; k++) {
+        sim__llm_dist pd = {SIM__LLM_DIST_EXP, 600, 0, 0, NULL, 0};
+        sim__llm_dist od = {SIM__LLM_DIST_EXP, 150, 0, 0, NULL, 0};
+        size_t n = 20000;
+        sim__llm_req *q;
+        CHECK_EQ_INT(sim__llm_synth(&q, n, 200.0, &pd, &od, rng, &d), TM_OK);
+        sim__llm_counts tot[2];
+        for (int t = 0; t < 2; t++) {
+            sim__llm_cfg c;
+            winners_cfg(&c, sizes[0], k, m, g, &d);
+            c.outcomes_only = c.counts_only = c.no_series = 1;
+            c.count_slo_s = 2.0;
+            c.trees_always = t;
+            sim__llm_state *st;
+            CHECK_EQ_INT(sim__llm_state_new(&st, &c, 0.0, &d), TM_OK);
+            memset(&tot[t], 0, sizeof tot[t]);
+            double span = q[n - 1].t_s / (double)ns;
+            size_t i = 0;
+            for (size_t p = 0; p <= ns; p++) {
+                double t1 = p == ns ? INFINITY : span * (double)(p + 1);
+                size_t j = i;
+                while (j < n && q[j].t_s < t1)
+                    j++;
+                if (p < ns)
+                    CHECK_EQ_INT(sim__llm_state_resize(st, sizes[p], &d), TM_OK);
+                sim__llm_counts x;
+                CHECK_EQ_INT(sim__llm_state_advance(st, q + i, j - i, t1, &x, NULL, &d), TM_OK);
+                sim__llm_counts *s = &tot[t];
+                s->met += x.met, s->late += x.late, s->api += x.api, s->dropped += x.dropped;
+                s->sum_ttft_s += x.sum_ttft_s, s->sum_e2e_s += x.sum_e2e_s;
+                s->iterations += x.iterations, s->busy_s += x.busy_s;
+                s->preemptions += x.preemptions;
+                i = j;
+            }
+            sim__llm_state_free(st);
+        }
+        CHECK_EQ_U64(tot[0].met, tot[1].met);
+        CHECK_EQ_U64(tot[0].late, tot[1].late);
+        CHECK_EQ_U64(tot[0].dropped, tot[1].dropped);
+        CHECK_EQ_U64(tot[0].preemptions, tot[1].preemptions);
+        CHECK(tot[0].preemptions > 0);
+        CHECK(tot[0].sum_ttft_s == tot[1].sum_ttft_s);
+        CHECK(tot[0].sum_e2e_s == tot[1].sum_e2e_s);
+        CHECK(tot[0].iterations == tot[1].iterations);
+        CHECK(tot[0].busy_s == tot[1].busy_s);
+        free(q);
+    }
+    gsl_rng_free(rng);
+}
+
 int main(int argc, char **argv)
 {
     gsl_set_error_handler_off();
@@ -1275,5 +1387,6 @@ int main(int argc, char **argv)
     RUN("grow", test_grow());
     RUN("special", test_special(seed));
     RUN("noready", test_noready(seed));
+    RUN("winners", test_winners(seed));
     return check_finish("test_llm");
 }

@@ -144,13 +144,18 @@ double sim__llm_iter_time(const sim__llm_iter *it, const sim__llm_batch *b);
 
 /* The roofline's seconds for batch b, the 1 us floor applied: what
  * sim__llm_iter_time returns without a profile, inline for the decode
- * stretches of llm_sim.c (one definition, so the two agree to the bit). */
-static inline double sim__llm_roof_time(const sim__llm_roofline *r, const sim__llm_batch *b)
+ * stretches of llm_sim.c (one definition, so the two agree to the bit).
+ * _parts also gives the compute and memory times it took the larger of
+ * (a decode stretch's closed form starts from them). */
+static inline double sim__llm_roof_parts(const sim__llm_roofline *r, const sim__llm_batch *b,
+                                         double *tc_out, double *tm_out)
 {
     double tokens = (double)b->prefill_tokens + (double)b->decode_seqs;
     double flops = r->flops_per_token * tokens + r->attn_flops_per_pair * b->attn_pairs;
     double bytes = r->weight_bytes + r->kv_bytes_per_token * (double)b->kv_tokens;
     double tc = flops / r->flops_per_s, tm = bytes / r->bytes_per_s;
+    *tc_out = tc;
+    *tm_out = tm;
     double t = r->overhead_s + (tc > tm ? tc : tm);
     if (r->tp > 1) {
         double ar_bytes = r->allreduce_bytes_per_token * tokens;
@@ -158,6 +163,12 @@ static inline double sim__llm_roof_time(const sim__llm_roofline *r, const sim__l
              (r->allreduce_latency_s + 2.0 * (r->tp - 1) / r->tp * ar_bytes / r->link_bytes_per_s);
     }
     return t > 1e-6 ? t : 1e-6;
+}
+
+static inline double sim__llm_roof_time(const sim__llm_roofline *r, const sim__llm_batch *b)
+{
+    double tc, tm;
+    return sim__llm_roof_parts(r, b, &tc, &tm);
 }
 
 /* KV-cache blocks of one replica: (tp x GPU memory x mem_frac - weights) /
@@ -246,6 +257,10 @@ typedef struct sim__llm_cfg {
     int no_series;
     int count_e2e;
     double count_slo_s;
+    /* 1: the winner tree for the least-outstanding route whatever the
+     * replica count (a deployment of at most 64 replicas finds it by a bit
+     * mask with the same answers; test_llm compares the two) */
+    int trees_always;
 } sim__llm_cfg;
 
 /* Defaults: 1 replica, vLLM, 256 sequences, 8192 tokens, chunk 512, block

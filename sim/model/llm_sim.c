@@ -45,7 +45,7 @@
  * pieces"): a fleet run advances it piece by piece, feeding each piece's
  * arrivals and resizing it where the ready replicas change.
  *
- * One file of about 2,100 lines: the event loop, the batch scheduler, the
+ * One file of about 2,300 lines: the event loop, the batch scheduler, the
  * decoding set, the decode stretches (walked and closed) and the chain's
  * resize read and write the same replica and sequence state on every step;
  * the iteration-time model is already apart (llm_iter.c).
@@ -108,19 +108,21 @@ typedef struct list {
     uint32_t head, tail;
 } list;
 
+/* A ring of slot indices; cap is 0 or a power of two (64, doubling), so
+ * indices wrap with a mask. */
 typedef struct deque {
     uint32_t *v;
     size_t cap, head, n;
 } deque;
 
-static int dq_grow(deque *d)
+__attribute__((noinline, cold)) static int dq_grow(deque *d)
 {
     size_t nc = d->cap ? 2 * d->cap : 64;
     uint32_t *v = malloc(nc * sizeof *v);
     if (!v)
         return TM_ERR_NOMEM;
     for (size_t i = 0; i < d->n; i++)
-        v[i] = d->v[(d->head + i) % d->cap];
+        v[i] = d->v[(d->head + i) & (d->cap - 1)];
     free(d->v);
     d->v = v;
     d->cap = nc;
@@ -128,11 +130,11 @@ static int dq_grow(deque *d)
     return TM_OK;
 }
 
-static int dq_push_back(deque *d, uint32_t x)
+static inline int dq_push_back(deque *d, uint32_t x)
 {
     if (d->n == d->cap && dq_grow(d))
         return TM_ERR_NOMEM;
-    d->v[(d->head + d->n) % d->cap] = x;
+    d->v[(d->head + d->n) & (d->cap - 1)] = x;
     d->n++;
     return TM_OK;
 }
@@ -141,7 +143,7 @@ static int dq_push_front(deque *d, uint32_t x)
 {
     if (d->n == d->cap && dq_grow(d))
         return TM_ERR_NOMEM;
-    d->head = (d->head + d->cap - 1) % d->cap;
+    d->head = (d->head + d->cap - 1) & (d->cap - 1);
     d->v[d->head] = x;
     d->n++;
     return TM_OK;
@@ -154,7 +156,7 @@ static uint32_t dq_front(const deque *d)
 
 static void dq_pop_front(deque *d)
 {
-    d->head = (d->head + 1) % d->cap;
+    d->head = (d->head + 1) & (d->cap - 1);
     d->n--;
 }
 
@@ -242,6 +244,17 @@ typedef struct sim {
     uint32_t *ev, *rt;
     double *tnext;   /* [P]: replica's next event, or INFINITY */
     uint32_t *outst; /* [P]: requests routed there, not finished */
+    /* Up to 64 replicas (rt_mask): rt_bits has bit r set when outst[r] is
+     * rt_min, the least count, so the route is its lowest set bit, the same
+     * as rt's root; a count that leaves the least one clears its bit, and
+     * the last to leave makes a pass over the counts. rt is then not kept. */
+    int rt_mask;
+    uint32_t rt_min;
+    uint64_t rt_bits;
+    /* the roofline: slope_of(n) for n < n_slope (max_batch + 1), as
+     * (compute, memory) pairs */
+    double *slope;
+    uint32_t n_slope;
     deque central;
     uint32_t rr;
     uint64_t wm_blocks;
@@ -301,7 +314,7 @@ static void rt_fix(sim *m, uint32_t r)
 }
 
 /* Replica r's next event is at t (it may have one already: it moves). */
-static void rep_push(sim *m, uint32_t r, double t)
+__attribute__((always_inline)) static inline void rep_push(sim *m, uint32_t r, double t)
 {
     m->tnext[r] = t;
     ev_fix(m, r);
@@ -316,11 +329,52 @@ static void rep_unpush(sim *m, uint32_t r)
     }
 }
 
-/* Requests routed to replica r and not finished change by d (+1 or -1). */
-static void outst_add(sim *m, uint32_t r, int d)
+/* rt_min and rt_bits from the counts: O(replicas). */
+static void rt_rescan(sim *m)
 {
-    m->outst[r] += (uint32_t)d;
-    rt_fix(m, r);
+    uint32_t lo = UINT32_MAX;
+    uint64_t bits = 0;
+    for (uint32_t r = 0; r < m->cc.replicas; r++) {
+        uint32_t x = m->outst[r];
+        if (x < lo) {
+            lo = x;
+            bits = 0;
+        }
+        if (x == lo)
+            bits |= (uint64_t)1 << r;
+    }
+    m->rt_min = lo;
+    m->rt_bits = bits;
+}
+
+/* The least count is lo (no count is below it): rt_bits from the counts,
+ * O(replicas) without a branch. */
+static void rt_level(sim *m, uint32_t lo)
+{
+    uint64_t bits = 0;
+    for (uint32_t r = 0; r < m->cc.replicas; r++)
+        bits |= (uint64_t)(m->outst[r] == lo) << r;
+    m->rt_min = lo;
+    m->rt_bits = bits;
+}
+
+/* Requests routed to replica r and not finished change by d (+1 or -1). */
+__attribute__((always_inline)) static inline void outst_add(sim *m, uint32_t r, int d)
+{
+    uint32_t x = m->outst[r] += (uint32_t)d;
+    if (!m->rt_mask) {
+        rt_fix(m, r);
+    } else if (d > 0) {
+        m->rt_bits &= ~((uint64_t)1 << r);
+        if (!m->rt_bits) /* r was the last at the least count: it is one more */
+            rt_level(m, m->rt_min + 1);
+    } else { /* below the least: alone there; at it: one more there */
+        uint64_t bit = (uint64_t)1 << r;
+        int lt = x < m->rt_min;
+        uint64_t more = m->rt_bits | (x == m->rt_min ? bit : 0);
+        m->rt_bits = lt ? bit : more;
+        m->rt_min = lt ? x : m->rt_min;
+    }
 }
 
 static uint64_t blocks_for(const sim *m, uint64_t tokens)
@@ -330,25 +384,30 @@ static uint64_t blocks_for(const sim *m, uint64_t tokens)
     return (tokens + m->c->block_tokens - 1) / m->c->block_tokens;
 }
 
+/* A slot never used (the pool grows by doubling); NIL when out of memory. */
+__attribute__((noinline, cold)) static uint32_t slot_more(sim *m)
+{
+    if (m->n_s == m->cap_s) {
+        uint32_t nc = m->cap_s ? 2 * m->cap_s : 1024;
+        seq *a = realloc(m->s, (size_t)nc * sizeof *a);
+        if (!a)
+            return NIL;
+        m->s = a;
+        m->cap_s = nc;
+    }
+    return m->n_s++;
+}
+
 /* A slot for request i (arrived), its state initialised; NIL when out of
  * memory. The pool grows by doubling: a seq pointer held across this call
  * may move (only arrive() calls it, before taking any). */
-static uint32_t slot_new(sim *m, uint32_t i)
+static inline uint32_t slot_new(sim *m, uint32_t i)
 {
     uint32_t k = m->free_s;
-    if (k != NIL) {
+    if (k != NIL)
         m->free_s = m->s[k].rnext;
-    } else {
-        if (m->n_s == m->cap_s) {
-            uint32_t nc = m->cap_s ? 2 * m->cap_s : 1024;
-            seq *a = realloc(m->s, (size_t)nc * sizeof *a);
-            if (!a)
-                return NIL;
-            m->s = a;
-            m->cap_s = nc;
-        }
-        k = m->n_s++;
-    }
+    else if ((k = slot_more(m)) == NIL)
+        return NIL;
     const sim__llm_req *r = &m->reqs[i];
     seq *q = &m->s[k];
     memset(q, 0, sizeof *q);
@@ -370,7 +429,7 @@ static void slot_free(sim *m, uint32_t k)
 }
 
 /* Request i's outcome: its replica, -1 (API) or -2 (dropped). */
-static void set_replica(sim *m, uint32_t i, int32_t r)
+static void set_replica_slow(sim *m, uint32_t i, int32_t r)
 {
     sim__llm_result *res = m->res;
     if (res->replica) {
@@ -384,6 +443,14 @@ static void set_replica(sim *m, uint32_t i, int32_t r)
     } else if (r == -2) {
         res->service.dropped++;
     }
+}
+
+/* counts_only counts nothing for a request routed to a replica */
+static inline void set_replica(sim *m, uint32_t i, int32_t r)
+{
+    if (r >= 0 && !m->res->replica)
+        return;
+    set_replica_slow(m, i, r);
 }
 
 /* Doubly linked lists through the sequences: the running list (rprev,
@@ -525,7 +592,7 @@ static uint32_t off_phase(const sim *m, int64_t off)
  * for the others; the next to finish is the lesser of the two fronts (which
  * one of equal clocks goes first changes nothing: they finish in the same
  * event). */
-static int fh_push(replica *p, fent e)
+__attribute__((noinline, cold)) static int fh_push_slow(replica *p, fent e)
 {
     if (p->fq_n == 0 || !(e.fin < p->fq[(p->fq_head + p->fq_n - 1) & (p->fq_cap - 1)].fin)) {
         if (p->fq_n == p->fq_cap) {
@@ -561,6 +628,17 @@ static int fh_push(replica *p, fent e)
     }
     p->fh[i] = e;
     return TM_OK;
+}
+
+/* fh_push's common case inline: the ring takes it and has room. */
+__attribute__((always_inline)) static inline int fh_push(replica *p, fent e)
+{
+    if (p->fq_n && p->fq_n < p->fq_cap &&
+        !(e.fin < p->fq[(p->fq_head + p->fq_n - 1) & (p->fq_cap - 1)].fin)) {
+        p->fq[(p->fq_head + p->fq_n++) & (p->fq_cap - 1)] = e;
+        return TM_OK;
+    }
+    return fh_push_slow(p, e);
 }
 
 /* Entries of D's finish clocks, and the least (D not empty). */
@@ -610,7 +688,7 @@ static void fh_clear(replica *p)
     p->fq_head = 0;
 }
 
-static int dec_join(sim *m, replica *p, uint32_t i)
+__attribute__((always_inline)) static inline int dec_join(sim *m, replica *p, uint32_t i)
 {
     uint32_t bt = m->c->block_tokens;
     if (!p->hist && !(p->hist = calloc(bt, sizeof *p->hist)))
@@ -755,7 +833,7 @@ static int decode_slow(sim *m, replica *p, sim__llm_batch *b)
 }
 
 /* One decode token for every sequence of D (see above). */
-static int decode_all(sim *m, replica *p, sim__llm_batch *b)
+__attribute__((always_inline)) static inline int decode_all(sim *m, replica *p, sim__llm_batch *b)
 {
     p->dec_now = 0;
     if (p->n_dec == 0)
@@ -1022,16 +1100,30 @@ static double series_root(double a, double b, double d)
     return h > 0 ? 2.0 * d / (h + disc) : (disc - h) / b;
 }
 
-/* Set up p's closed stretch from its first iteration's batch b (time dt1,
- * the roofline's to the bit; > 1e-6, so the floor never applies after). */
-static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1)
+/* The compute and memory slopes of a closed stretch of n sequences: the
+ * growth of each iteration's two times over the one before. */
+static void slope_of(const sim__llm_roofline *r, uint32_t nd, double *sc, double *sm)
 {
-    const sim__llm_roofline *r = &m->c->iter.roof;
-    double n = (double)b->decode_seqs;
-    double tc = (r->flops_per_token * n + r->attn_flops_per_pair * b->attn_pairs) / r->flops_per_s;
-    double tm = (r->weight_bytes + r->kv_bytes_per_token * (double)b->kv_tokens) / r->bytes_per_s;
-    double sc = r->attn_flops_per_pair * n / r->flops_per_s;
-    double sm = r->kv_bytes_per_token * n / r->bytes_per_s;
+    double n = (double)nd;
+    *sc = r->attn_flops_per_pair * n / r->flops_per_s;
+    *sm = r->kv_bytes_per_token * n / r->bytes_per_s;
+}
+
+/* Set up p's closed stretch from its first iteration's batch b (time dt1,
+ * the roofline's to the bit; > 1e-6, so the floor never applies after; tc
+ * and tm its compute and memory times, sim__llm_roof_parts'). The slopes of
+ * n sequences come from sim.slope when n is in it (the same expressions). */
+static inline void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1, double tc,
+                                double tm)
+{
+    uint32_t nd = b->decode_seqs;
+    double sc, sm;
+    if (nd < m->n_slope) {
+        sc = m->slope[2 * nd];
+        sm = m->slope[2 * nd + 1];
+    } else {
+        slope_of(&m->c->iter.roof, nd, &sc, &sm);
+    }
     double hi = tc, shi = sc, lo = tm, slo = sm;
     if (!(tc > tm)) {
         hi = tm, shi = sm, lo = tc, slo = sc;
@@ -1053,7 +1145,8 @@ static void closed_setup(sim *m, replica *p, const sim__llm_batch *b, double dt1
 }
 
 /* Begin a closed stretch at t (see stretch_begin). */
-static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
+__attribute__((always_inline)) static inline void
+closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt, double tc, double tm)
 {
     uint32_t bt = m->c->block_tokens;
     uint64_t room = fh_min(p) - p->clock;
@@ -1064,7 +1157,7 @@ static void closed_begin(sim *m, replica *p, const sim__llm_batch *b, double t, 
     p->sb = *b;
     p->busy = 1;
     p->t_start = t;
-    closed_setup(m, p, b, dt);
+    closed_setup(m, p, b, dt, tc, tm);
     /* the blocks: iterations 2..k take at most ceil((k - 1) / bt) each;
      * when that could pass the free ones, stop before the first that does */
     uint64_t per = k < 2 ? 0 : m->bt_pow2 ? (k - 2 + bt) >> m->bt_shift : (k - 2 + bt) / bt;
@@ -1130,26 +1223,47 @@ static void closed_cut(sim *m, uint32_t r, double t)
 /* The closed stretch of p ends at p->t_end: its blocks, totals and series.
  * Iteration j uses the blocks in use at its start, U + cum(j) (cum(j): taken
  * by iterations 2..j). */
-static int closed_end(sim *m, replica *p)
+static int closed_end_series(sim *m, replica *p);
+
+__attribute__((always_inline)) static inline int closed_end(sim *m, replica *p)
 {
     const sim__llm_cfg *c = m->c;
+    if (!c->no_series)
+        return closed_end_series(m, p);
+    /* only the blocks: iterations 2..n read the phases from ph0 down, each
+     * whole cycle of bt phases all of D (n_dec) */
     uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
-    if (c->no_series) {
-        /* only the blocks: iterations 2..n read the phases from ph0 down,
-         * each whole cycle of bt phases all of D (n_dec) */
-        uint32_t cycles = m->bt_pow2 ? (n - 1) >> m->bt_shift : (n - 1) / bt;
-        uint32_t rest = m->bt_pow2 ? (n - 1) & m->bt_mask : (n - 1) % bt;
-        uint64_t cum = (uint64_t)cycles * p->n_dec;
+    uint32_t cycles = m->bt_pow2 ? (n - 1) >> m->bt_shift : (n - 1) / bt;
+    uint32_t rest = m->bt_pow2 ? (n - 1) & m->bt_mask : (n - 1) % bt;
+    uint64_t cum = (uint64_t)cycles * p->n_dec;
+    if (m->bt_pow2 && bt <= 64) {
+        /* the phases ph, ph - 1, ... (rest of them, mod bt) are those j
+         * with (ph - j) mod bt < rest: one pass of fixed length over the
+         * histogram with a mask, no branch to mispredict and vector adds
+         * (the sum fits: at most n_dec <= 65536 per phase, 64 phases) */
+        const uint32_t *h = p->hist;
+        uint32_t s = 0, mask = m->bt_mask;
+        for (uint32_t j = 0; j < bt; j++)
+            s += h[j] & (0u - (uint32_t)(((ph - j) & mask) < rest));
+        cum += s;
+    } else {
         for (uint32_t j = rest; j > 0; j--) {
             cum += p->hist[ph];
             ph = ph ? ph - 1 : bt - 1;
         }
-        p->iterations += n;
-        p->busy_s += p->t_end - p->t_start;
-        p->free_blocks -= cum;
-        p->stretch = p->closed = 0;
-        return TM_OK;
     }
+    p->iterations += n;
+    p->busy_s += p->t_end - p->t_start;
+    p->free_blocks -= cum;
+    p->stretch = p->closed = 0;
+    return TM_OK;
+}
+
+/* closed_end with series. */
+static int closed_end_series(sim *m, replica *p)
+{
+    const sim__llm_cfg *c = m->c;
+    uint32_t bt = c->block_tokens, n = p->steps, ph = p->ph0;
     double kvb = (double)c->kv_blocks, u = (double)(c->kv_blocks - p->free_blocks);
     double seqs = (double)p->sb.seqs, t = p->t_start, span = p->t_end - p->t_start;
     double k0_end;
@@ -1204,12 +1318,14 @@ static int closed_end(sim *m, replica *p)
     return TM_OK;
 }
 
-/* Begin a stretch at t whose first iteration (batch b, dt) decode_all built. */
-static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt)
+/* Begin a stretch at t whose first iteration (batch b, dt; with the
+ * roofline, tc and tm are its parts) decode_all built. */
+static int stretch_begin(sim *m, replica *p, const sim__llm_batch *b, double t, double dt,
+                         double tc, double tm)
 {
     const sim__llm_cfg *c = m->c;
     if (!c->iter.profile && dt > 1e-6) {
-        closed_begin(m, p, b, t, dt);
+        closed_begin(m, p, b, t, dt, tc, tm);
         return TM_OK;
     }
     uint64_t room = fh_min(p) - p->clock;
@@ -1295,13 +1411,14 @@ static int fuse_prefill(sim *m, replica *p, double te)
     if (rc)
         return rc;
     b.seqs = p->dec_now;
-    double dt = sim__llm_roof_time(&c->iter.roof, &b);
+    double tc, tm;
+    double dt = sim__llm_roof_parts(&c->iter.roof, &b, &tc, &tm);
     if (!(dt > 1e-6)) {
         p->free_blocks += need;
         p->dec_now = 0;
         return TM_OK;
     }
-    closed_begin(m, p, &b, te, dt);
+    closed_begin(m, p, &b, te, dt, tc, tm);
     p->pf_t = te;
     p->pf_need = need;
     return TM_OK;
@@ -1321,10 +1438,11 @@ static int start(sim *m, uint32_t r, double t)
         return TM_OK;
     }
     /* the roofline inline (sim__llm_iter_time's own, to the bit) */
+    double tc = 0.0, tm = 0.0;
     double dt = m->c->iter.profile ? sim__llm_iter_time(&m->c->iter, &b)
-                                   : sim__llm_roof_time(&m->c->iter.roof, &b);
+                                   : sim__llm_roof_parts(&m->c->iter.roof, &b, &tc, &tm);
     if (b.prefill_tokens == 0 && p->wait.n == 0) {
-        if ((rc = stretch_begin(m, p, &b, t, dt)))
+        if ((rc = stretch_begin(m, p, &b, t, dt, tc, tm)))
             return rc;
         rep_push(m, r, p->t_end);
         return TM_OK;
@@ -1362,7 +1480,8 @@ static int central_pull(sim *m, uint32_t r)
 }
 
 /* Sequence i (written out, out of D) has its last token at t. */
-static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *res)
+__attribute__((always_inline)) static inline void seq_done(sim *m, replica *p, uint32_t i, double t,
+                                                           sim__llm_result *res)
 {
     seq *q = &m->s[i];
     list_remove(m, &p->run, i, 0);
@@ -1389,8 +1508,7 @@ static void seq_done(sim *m, replica *p, uint32_t i, double t, sim__llm_result *
         res->sum_ttft_s += ttft;
         res->sum_e2e_s += e2e;
     }
-    if (t > res->t_end_s)
-        res->t_end_s = t;
+    res->t_end_s = t > res->t_end_s ? t : res->t_end_s;
     slot_free(m, i);
 }
 
@@ -1444,7 +1562,8 @@ static uint32_t route(sim *m)
         m->rr = (m->rr + 1) % c->replicas;
         return r;
     }
-    return m->rt[1]; /* the fewest outstanding, the lowest index on a tie */
+    /* the fewest outstanding, the lowest index on a tie */
+    return m->rt_mask ? (uint32_t)__builtin_ctzll(m->rt_bits) : m->rt[1];
 }
 
 /* Slot i joins replica r's queue at t: a replica in a decode stretch has
@@ -1671,6 +1790,9 @@ static int trees_build(sim *m, uint32_t from)
         a = m->rt[2 * i], b = m->rt[2 * i + 1];
         m->rt[i] = m->outst[b] < m->outst[a] ? b : a;
     }
+    m->rt_mask = R <= 64 && !m->cc.trees_always;
+    if (m->rt_mask)
+        rt_rescan(m);
     return TM_OK;
 }
 
@@ -1690,6 +1812,14 @@ static int sim_setup(sim *m, const sim__llm_cfg *cfg, sim__llm_result *res, tm_d
     while ((1u << m->bt_shift) < cfg->block_tokens)
         m->bt_shift++;
     m->bins_max = SIM__LLM_SERIES_MAX / cfg->replicas;
+    if (!cfg->iter.profile) {
+        uint32_t ns = cfg->max_batch + 1;
+        if (!(m->slope = malloc(2 * (size_t)ns * sizeof *m->slope)))
+            return tm_diag_set(diag, TM_ERR_NOMEM, "llm", "slopes");
+        for (uint32_t n = 0; n < ns; n++)
+            slope_of(&cfg->iter.roof, n, &m->slope[2 * n], &m->slope[2 * n + 1]);
+        m->n_slope = ns;
+    }
     m->rep = calloc(cfg->replicas, sizeof *m->rep);
     if (!m->rep)
         return tm_diag_set(diag, TM_ERR_NOMEM, "llm", "%u replicas", (unsigned)cfg->replicas);
@@ -1709,11 +1839,13 @@ static void sim_free(sim *m)
     free(m->rt);
     free(m->tnext);
     free(m->outst);
+    free(m->slope);
     free(m->s);
     m->rep = NULL;
     m->central.v = NULL;
     m->ev = m->rt = m->outst = NULL;
     m->tnext = NULL;
+    m->slope = NULL;
     m->s = NULL;
 }
 
@@ -2078,7 +2210,7 @@ int sim__llm_state_resize(sim__llm_state *st, uint32_t replicas, tm_diag *diag)
         for (uint32_t i = p->run.head; i != NIL; i = m->s[i].rnext)
             back[nb++] = i;
         for (size_t k = 0; k < p->wait.n; k++)
-            back[nb++] = p->wait.v[(p->wait.head + k) % p->wait.cap];
+            back[nb++] = p->wait.v[(p->wait.head + k) & (p->wait.cap - 1)];
         st->gone_iter += p->iterations;
         st->gone_busy += p->busy_s;
         st->gone_pre += p->preemptions;
