@@ -3780,6 +3780,44 @@ static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot, uint64_t gen)
     return job_done(e, j, slot, ov_gpu_s, el_gpu_s);
 }
 
+/* Both loops' steps that are the same: the stop flag's error, the next
+ * event (the next arrival, when it comes before every heap event; at equal
+ * times the heap's events go first: *src is then UINT32_MAX, and the event
+ * is still in the heap), and the series carried to the horizon at the end. */
+static int loop_interrupted(engine *e)
+{
+    return tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
+                       "stopped by a signal at simulated time %.3f s",
+                       (double)e->now_us / SIM_US_PER_S);
+}
+
+static inline int loop_next(engine *e, sim__event *ev, uint32_t *src)
+{
+    int have = sim__evq_peek(&e->evq, ev) == TM_OK;
+    uint32_t s = e->next_source;
+    if (s != UINT32_MAX && (!have || e->sources[s].next.submit_us < ev->t_us)) {
+        have = 1;
+        ev->t_us = e->sources[s].next.submit_us;
+        ev->kind = EV_ARRIVAL;
+        ev->a = s;
+    } else if (have) {
+        s = UINT32_MAX;
+    }
+    *src = s;
+    return have;
+}
+
+static int loop_to_horizon(engine *e)
+{
+    if (e->sc->stop == SIM_STOP_HORIZON && e->now_us < e->sc->horizon_us) {
+        int rc = sim__series_advance(&e->series, e->sc->horizon_us, e->sink, e->diag);
+        if (rc != TM_OK)
+            return rc;
+        e->now_us = e->sc->horizon_us;
+    }
+    return TM_OK;
+}
+
 /* run_loop for a run that qualifies (lean_qualifies): the same instants, the
  * same order of events within one, a pass at the end of each that changed
  * anything. */
@@ -3814,22 +3852,12 @@ static int run_loop_lean(engine *e)
     int rc = TM_OK;
     for (;;) {
         if (stop && *stop) {
-            rc = tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
-                             "stopped by a signal at simulated time %.3f s",
-                             (double)e->now_us / SIM_US_PER_S);
+            rc = loop_interrupted(e);
             break;
         }
         sim__event ev;
-        int have = sim__evq_peek(&e->evq, &ev) == TM_OK;
-        uint32_t src = e->next_source;
-        if (src != UINT32_MAX && (!have || e->sources[src].next.submit_us < ev.t_us)) {
-            have = 1;
-            ev.t_us = e->sources[src].next.submit_us;
-            ev.kind = EV_ARRIVAL;
-            ev.a = src;
-        } else if (have) {
-            src = UINT32_MAX;
-        }
+        uint32_t src;
+        int have = loop_next(e, &ev, &src);
         if (!have || ev.t_us > e->now_us) {
             if (e->dirty) {
                 uint64_t pushes = sim__evq_pushes(&e->evq);
@@ -3876,15 +3904,7 @@ static int run_loop_lean(engine *e)
     }
     free(f.w);
     free(f.sum);
-    if (rc != TM_OK)
-        return rc;
-    if (sc->stop == SIM_STOP_HORIZON && e->now_us < sc->horizon_us) {
-        rc = sim__series_advance(&e->series, sc->horizon_us, e->sink, e->diag);
-        if (rc != TM_OK)
-            return rc;
-        e->now_us = sc->horizon_us;
-    }
-    return TM_OK;
+    return rc != TM_OK ? rc : loop_to_horizon(e);
 }
 
 /* ------------------------------------------------------------------------- */
@@ -3903,22 +3923,10 @@ static int run_loop(engine *e)
     }
     for (;;) {
         if (stop && *stop)
-            return tm_diag_set(e->diag, TM_ERR_INTERRUPTED, "run",
-                               "stopped by a signal at simulated time %.3f s",
-                               (double)e->now_us / SIM_US_PER_S);
+            return loop_interrupted(e);
         sim__event ev;
-        int have = sim__evq_peek(&e->evq, &ev) == TM_OK;
-        /* the next arrival, when it comes before every heap event (at equal
-         * times the heap's events go first) */
-        uint32_t src = e->next_source;
-        if (src != UINT32_MAX && (!have || e->sources[src].next.submit_us < ev.t_us)) {
-            have = 1;
-            ev.t_us = e->sources[src].next.submit_us;
-            ev.kind = EV_ARRIVAL;
-            ev.a = src;
-        } else if (have) {
-            src = UINT32_MAX;
-        }
+        uint32_t src;
+        int have = loop_next(e, &ev, &src);
         if (!have || ev.t_us > e->now_us) {
             if (e->dirty) {
                 /* what the event queue held before the pass: a pass only
@@ -4018,13 +4026,7 @@ static int run_loop(engine *e)
         if (check && (rc = check_state(e)) != TM_OK)
             return rc;
     }
-    if (sc->stop == SIM_STOP_HORIZON && e->now_us < sc->horizon_us) {
-        rc = sim__series_advance(&e->series, sc->horizon_us, e->sink, e->diag);
-        if (rc != TM_OK)
-            return rc;
-        e->now_us = sc->horizon_us;
-    }
-    return TM_OK;
+    return loop_to_horizon(e);
 }
 
 /* Which levels and quantiles mirror others (engine.type_mirrors ...). */
