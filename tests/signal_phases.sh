@@ -15,8 +15,8 @@
 # 4000 nodes, and a gnuplot that never finishes its picture (plot). Machines
 # differ in speed, so a phase whose command finished before its signal was
 # due is not a pass or a failure but a too-small input: where the input has a
-# size (the job trace, the SWF window, the profile's bins) it is made four
-# times larger and the phase is tried again, at most three times. Each
+# size (the job trace, the SWF window, the profile's bins, size's horizon) it
+# is made four times larger and the phase is tried again, at most three times. Each
 # command runs in its own folder, so anything it leaves is seen; a watchdog
 # kills a command that does not stop within 30 s (a failure, not a hang).
 set -u
@@ -121,6 +121,15 @@ grow_trace() { n_trace=$((n_trace * 4)); make_trace; }
 make_trace
 sed 's/"horizon": "2d"/"horizon": "3650d"/' "$SRC/tests/golden/small.json" >"$W/ten-years.json"
 sed 's/"horizon": "2d"/"horizon": "120d"/' "$SRC/tests/golden/small.json" >"$W/days120.json"
+# size's scenario: 120 days take about a second of a quiet machine's search,
+# so it grows (4x the horizon) where its search ends before the signal
+size_days=120
+make_size() {
+    sed "s/\"horizon\": \"2d\"/\"horizon\": \"${size_days}d\"/" "$SRC/tests/golden/small.json" \
+        >"$W/size.json"
+}
+grow_size() { size_days=$((size_days * 4)); make_size; }
+make_size
 awk 'BEGIN { print "sn,cpu_milli,memory_mib,gpu,model"
     for (i = 0; i < 3000; i++) printf "n%d,96000,786432,8,V100M32\n", i }' >"$W/nodes.csv"
 awk 'BEGIN { print "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time"
@@ -192,8 +201,8 @@ for sig in INT TERM; do
     phase compare-j1 $sig 1 'compare: interrupted while running the replications' '' - \
         "$BIN" compare "$W/days120.json" --policies fifo-first-fit,fifo-best-fit --replications 100 \
         -j 1 -q -o out.h5
-    phase size $sig 1 'size: interrupted while simulating the fleet' '' - \
-        "$BIN" size "$W/days120.json" --target 'wait_p95<=1m' -j 2 -q
+    phase size $sig 1 'size: interrupted while simulating the fleet' '' grow_size \
+        "$BIN" size "$W/size.json" --target 'wait_p95<=1m' -j 2 -q
     phase breakeven $sig 1 'breakeven: interrupted while simulating the fleet' '' - \
         "$BIN" breakeven "$SRC/scenarios/chat-breakeven.json" -j 2 -q -o out.h5
     # finished points stay (whole files, for --resume); nothing else
