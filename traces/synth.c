@@ -108,7 +108,7 @@ static int synth_next(void *ud, trace_job *job, tm_diag *diag)
         job->gpu_milli = m < 1 ? 1u : (m > PLACE_MILLI_WHOLE ? PLACE_MILLI_WHOLE : (uint32_t)m);
     }
     if (k->estimate_factor && s->cfg.r_estimate) {
-        double f = fx->est_factor == fx->est_factor
+        double f = !isnan(fx->est_factor)
                        ? fx->est_factor
                        : trace_dist_sample(k->estimate_factor, s->cfg.r_estimate);
         job->estimate_us = to_us(d * f);
