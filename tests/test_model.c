@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+
 typedef struct rows {
     sim_job_row r[64];
     size_t n;
@@ -757,6 +759,52 @@ static void test_stream_purposes(void)
     }
 }
 
+/* The streams' generator (rng.c, sim_rng_mt19937) against GSL's
+ * gsl_rng_mt19937: from the same seed, the same words across several
+ * twists, and so the same draws of every kind the engine makes (doubles,
+ * integers, the inversions and rejection samplers built on them). Seeds: 0
+ * (GSL's 4357), 4357 itself, the extremes of 32 bits, seeds with bits above
+ * 32 (kept: the low 32; 2^32 is not 0, so not 4357), and streams' seeds. */
+static void test_rng_words(void)
+{
+    const unsigned long seeds[] = {0,
+                                   1,
+                                   4357,
+                                   0xffffffffUL,
+                                   (unsigned long)0x100000000ULL,
+                                   (unsigned long)0x123456789abcULL,
+                                   sim_rng_seed(1, 0, SIM_STREAM_ARRIVALS, 0),
+                                   sim_rng_seed(42, 3, SIM_STREAM_DURATION, 7)};
+    for (size_t k = 0; k < sizeof seeds / sizeof seeds[0]; k++) {
+        gsl_rng *a = gsl_rng_alloc(sim_rng_mt19937()), *b = gsl_rng_alloc(gsl_rng_mt19937);
+        CHECK(a && b);
+        gsl_rng_set(a, seeds[k]);
+        gsl_rng_set(b, seeds[k]);
+        CHECK_EQ_U64(gsl_rng_max(a), gsl_rng_max(b));
+        CHECK_EQ_U64(gsl_rng_min(a), gsl_rng_min(b));
+        size_t bad = 0;
+        for (int i = 0; i < 5 * 624 + 17; i++) /* words, across five twists */
+            bad += gsl_rng_get(a) != gsl_rng_get(b);
+        for (int i = 0; i < 2000; i++) {
+            bad += gsl_rng_uniform(a) != gsl_rng_uniform(b);
+            bad += gsl_rng_uniform_pos(a) != gsl_rng_uniform_pos(b);
+            bad += gsl_rng_uniform_int(a, 7 + (unsigned long)i) !=
+                   gsl_rng_uniform_int(b, 7 + (unsigned long)i);
+            bad += gsl_ran_exponential(a, 2.5) != gsl_ran_exponential(b, 2.5);
+            bad += gsl_ran_gamma(a, 0.7, 1.3) != gsl_ran_gamma(b, 0.7, 1.3);
+            bad += gsl_ran_lognormal(a, 0.1, 1.2) != gsl_ran_lognormal(b, 0.1, 1.2);
+        }
+        if (bad)
+            check_fail(__FILE__, __LINE__, "seed %lu: %zu draws differ from GSL's mt19937",
+                       seeds[k], bad);
+        gsl_rng_free(a);
+        gsl_rng_free(b);
+    }
+    gsl_rng *r = sim_rng_new(1, 0, SIM_STREAM_ARRIVALS, 0);
+    CHECK(r && r->type == sim_rng_mt19937());
+    gsl_rng_free(r);
+}
+
 int main(void)
 {
     check_seed(1);
@@ -770,5 +818,6 @@ int main(void)
     test_service_step();
     test_specialization();
     test_stream_purposes();
+    test_rng_words();
     return check_finish("test_model");
 }

@@ -3459,18 +3459,39 @@ static double wall_now(void)
  *   queue_reserve still grows their arrays alongside, unused); the running
  *   set is r_slot alone (no place_running entries, no end estimates); a job's
  *   record is filled, not cleared (lean_admit).
- * Cost per job: O(log running) for the event queue, O(nodes / 4096) for the
+ * - The job ends wait in a heap of the loop's own (lean_nodes.ends), not in
+ *   the engine's event queue: nothing else is ever pending (no failures,
+ *   deliveries, wakes or ticks) and nothing is cancelled, so the queue's
+ *   handles, payload slots and kinds are not needed. The heap orders ends by
+ *   time, then by push, which is the order the event queue gives events of
+ *   one kind; arrivals come from the sources and go after ends at equal
+ *   times, as in loop_next.
+ * Cost per job: O(log running) for the heap, O(nodes / 4096) for the
  * decision, O(1) for the rest.
  * Everything else (the job records, levels, quantiles, results, rows, the
- * order of every floating-point sum and of the event queue's pushes) goes
- * through the same code or the same steps in the same order.
+ * order of every floating-point sum and of the ends' pushes) goes through the
+ * same code or the same steps in the same order.
  */
 
-/* Free nodes: bit n of w when node n's GPU is free; bit i of sum when word i
- * of w has any bit set. The lowest free node costs O(nodes / 4096). */
+/* A pending job end of the lean loop: the general loop's EV_JOB_END event
+ * without its payload slot and handle (nothing cancels a lean run's ends).
+ * key: the end's time (biased to unsigned) in the high 64 bits and the push's
+ * number in the low 64, so ends are ordered by time, then by push: the order
+ * the general event queue gives events of one kind. */
+__extension__ typedef unsigned __int128 lean_key;
+typedef struct lean_end {
+    lean_key key;
+    uint32_t slot;
+} lean_end;
+
+#define LEAN_KEY_NONE (~(lean_key)0) /* a sentinel: after every end */
+
 typedef struct lean_nodes {
     uint64_t *w, *sum;
     uint32_t n_w, n_sum;
+    lean_end *ends;
+    uint32_t n_ends, cap_ends;
+    uint64_t pushes; /* ends pushed so far: the next end's number */
     /* the work levels of the last start's speed and value (run_begin's
      * rounding, done again only when either changes) */
     double last_speed, last_value;
@@ -3501,6 +3522,64 @@ static void lean_give(lean_nodes *f, uint32_t n)
     if (!f->w[i])
         f->sum[i >> 6] |= 1ull << (i & 63u);
     f->w[i] |= 1ull << (n & 63u);
+}
+
+static inline int64_t lean_end_time(const lean_end *x)
+{
+    return (int64_t)((uint64_t)(x->key >> 64) ^ (UINT64_C(1) << 63));
+}
+
+/* The heap: ends[0, n_ends) with ends[i]'s children at 2i + 1 and 2i + 2;
+ * ends[n_ends, cap_ends) hold LEAN_KEY_NONE, and cap_ends >= n_ends + 2, so a
+ * parent's second child can be read without testing that it exists. The
+ * choices between children are made without branches: the keys are random,
+ * and a mispredicted branch costs more here than the few instructions saved. */
+static int lean_end_push(lean_nodes *f, int64_t t_us, uint32_t slot)
+{
+    if (f->n_ends + 2 >= f->cap_ends) {
+        uint32_t old = f->cap_ends;
+        if (grow((void **)&f->ends, &f->cap_ends, f->n_ends + 3, sizeof *f->ends, 64))
+            return TM_ERR_NOMEM;
+        for (uint32_t k = old; k < f->cap_ends; k++)
+            f->ends[k].key = LEAN_KEY_NONE;
+    }
+    lean_end x = {.key = (lean_key)((uint64_t)t_us ^ (UINT64_C(1) << 63)) << 64 | f->pushes++,
+                  .slot = slot};
+    lean_end *h = f->ends;
+    uint32_t i = f->n_ends++;
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!(x.key < h[p].key))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = x;
+    return TM_OK;
+}
+
+/* Remove the first end (there is one): the hole at the root goes down to a
+ * leaf along the lesser children, and the last end goes up from there (it
+ * seldom moves: it was a leaf). */
+static inline void lean_end_pop(lean_nodes *f)
+{
+    lean_end *h = f->ends;
+    uint32_t n = --f->n_ends, i = 0;
+    lean_end x = h[n];
+    h[n].key = LEAN_KEY_NONE;
+    for (uint32_t c = 1; c < n; c = 2 * i + 1) {
+        c += h[c + 1].key < h[c].key;
+        h[i] = h[c];
+        i = c;
+    }
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!(x.key < h[p].key))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = x;
 }
 
 /* Can job tj run in the lean loop: one whole GPU, nothing a node could
@@ -3534,7 +3613,7 @@ static int lean_qualifies(const engine *e)
         return 0;
     if (e->gavel || e->gittins.n_classes || e->n_svcs || sc->n_services || e->cspecial ||
         sc->failures.enabled || e->node_tenant || e->cluster.n_nodes == 0 ||
-        sim__evq_pending(&e->evq) != 0)
+        sim__evq_pending(&e->evq) != 0 || e->cluster.n_nodes > SIM__EVQ_CAP_MAX)
         return 0;
     for (size_t p = 0; p < sc->n_pools; p++) {
         const sim_pool_cfg *pc = &sc->pools[p];
@@ -3703,7 +3782,7 @@ static int lean_start(engine *e, lean_nodes *f, uint32_t slot, uint32_t node)
     double wall = ceil((double)j->remaining_ref_us / speed);
     int64_t run = wall < (double)SIM_T_MAX_US ? (int64_t)wall : SIM_T_MAX_US;
     j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
-    if (sim__evq_push(&e->evq, j->end_us, EV_JOB_END, slot, j->gen, &j->end_ev) != TM_OK)
+    if (lean_end_push(f, j->end_us, slot) != TM_OK)
         return nomem(e);
     j->in_overhead = 0;
     lean_levels_run(e, j, node, 1);
@@ -3744,10 +3823,10 @@ static int lean_pass(engine *e, lean_nodes *f)
 }
 
 /* job_end for the lean loop. */
-static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot, uint64_t gen)
+static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot)
 {
     job *j = slot_job(e, slot);
-    if (j->state != SIM_JOB_RUNNING || j->gen != gen)
+    if (j->state != SIM_JOB_RUNNING)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "completion of a job not running");
     int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
     double ov_gpu_s = gpu_s(milli, j->run_overhead_us), el_gpu_s = gpu_s(milli, el);
@@ -3807,6 +3886,26 @@ static inline int loop_next(engine *e, sim__event *ev, uint32_t *src)
     return have;
 }
 
+/* loop_next for the lean loop, whose job ends are in lean_nodes.ends. */
+static inline int lean_next(engine *e, const lean_nodes *f, sim__event *ev, uint32_t *src)
+{
+    int have = f->n_ends > 0;
+    uint32_t s = e->next_source;
+    if (s != UINT32_MAX && (!have || e->sources[s].next.submit_us < lean_end_time(&f->ends[0]))) {
+        have = 1;
+        ev->t_us = e->sources[s].next.submit_us;
+        ev->kind = EV_ARRIVAL;
+        ev->a = s;
+    } else if (have) {
+        ev->t_us = lean_end_time(&f->ends[0]);
+        ev->kind = EV_JOB_END;
+        ev->a = f->ends[0].slot;
+        s = UINT32_MAX;
+    }
+    *src = s;
+    return have;
+}
+
 static int loop_to_horizon(engine *e)
 {
     if (e->sc->stop == SIM_STOP_HORIZON && e->now_us < e->sc->horizon_us) {
@@ -3857,13 +3956,13 @@ static int run_loop_lean(engine *e)
         }
         sim__event ev;
         uint32_t src;
-        int have = loop_next(e, &ev, &src);
+        int have = lean_next(e, &f, &ev, &src);
         if (!have || ev.t_us > e->now_us) {
             if (e->dirty) {
-                uint64_t pushes = sim__evq_pushes(&e->evq);
+                uint64_t pushes = f.pushes;
                 if ((rc = lean_pass(e, &f)) != TM_OK)
                     break;
-                if (sim__evq_pushes(&e->evq) != pushes)
+                if (f.pushes != pushes)
                     continue; /* a zero-length job may have ended at this instant */
             }
             if (!have)
@@ -3877,16 +3976,15 @@ static int run_loop_lean(engine *e)
             e->now_us = ev.t_us;
         }
         if (src == UINT32_MAX)
-            sim__evq_pop(&e->evq, &ev);
+            lean_end_pop(&f);
         if (++e->res->events >= next_progress) {
             e->opts->progress(e->opts->progress_ud, e->now_us, e->res->events);
             next_progress += every;
         }
         if (ev.kind == EV_JOB_END) {
-            sim__event nx;
-            if (sim__evq_peek(&e->evq, &nx) == TM_OK && nx.kind == EV_JOB_END)
-                job_prefetch(e, nx.a);
-            rc = lean_job_end(e, &f, ev.a, ev.b);
+            if (f.n_ends)
+                job_prefetch(e, f.ends[0].slot);
+            rc = lean_job_end(e, &f, ev.a);
         } else if (ev.kind == EV_ARRIVAL) {
             source *s = &e->sources[ev.a];
             e->arrivals_pending--;
@@ -3904,6 +4002,7 @@ static int run_loop_lean(engine *e)
     }
     free(f.w);
     free(f.sum);
+    free(f.ends);
     return rc != TM_OK ? rc : loop_to_horizon(e);
 }
 

@@ -791,7 +791,11 @@ const char *sim_stream_index(uint32_t purpose);
 /* The 32-bit seed of stream (purpose, index) of replication `rep` of a run
  * with scenario seed `seed` (never 0; see docs/rng.md). */
 unsigned long sim_rng_seed(uint64_t seed, uint32_t rep, uint32_t purpose, uint32_t index);
-/* A new mt19937 generator seeded for that stream; NULL on out of memory. */
+/* MT19937 as a GSL generator type: the words of GSL's gsl_rng_mt19937 from
+ * the same seed, drawn faster (rng.c). */
+const gsl_rng_type *sim_rng_mt19937(void);
+/* A new mt19937 generator (sim_rng_mt19937) seeded for that stream; NULL on
+ * out of memory. */
 gsl_rng *sim_rng_new(uint64_t seed, uint32_t rep, uint32_t purpose, uint32_t index);
 /* The GSL version tarmac runs with, for provenance. */
 const char *sim_lib_version_gsl(void);

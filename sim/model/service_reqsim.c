@@ -465,7 +465,7 @@ static int interval_piece(const sim__svc_pool *pool, const sim_gpu_type *types, 
     w.t1 = t1;
     req_tokens(cfg, &w.in, &w.out);
     double in = w.in, out = w.out;
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *r = gsl_rng_alloc(sim_rng_mt19937());
     if (!r)
         return tm_diag_set(diag, TM_ERR_NOMEM, "service.request", "generator");
     w.r = r;
