@@ -753,10 +753,32 @@ static void test_csv_real(const char *dir)
     trace_dist_fini(&d);
 }
 
+/* trace_exponential is gsl_ran_exponential inline: the same double, draw
+ * for draw, from two generators of one seed, over means from subnormal-ish
+ * to huge (and so the same runs as before it). */
+static void test_exponential_inline(void)
+{
+    const double mus[] = {1.0, 1e-300, 3.5e-7, 0.75, 28.8, 1e6, 1e300};
+    for (size_t k = 0; k < sizeof mus / sizeof mus[0]; k++) {
+        gsl_rng *a = rng_new(40 + k), *b = rng_new(40 + k);
+        size_t bad = 0;
+        for (int i = 0; i < 20000; i++) {
+            double x = trace_exponential(a, mus[k]), y = gsl_ran_exponential(b, mus[k]);
+            bad += memcmp(&x, &y, sizeof x) != 0;
+        }
+        if (bad)
+            check_fail(__FILE__, __LINE__, "mean %g: %zu of 20000 draws differ from GSL's", mus[k],
+                       bad);
+        gsl_rng_free(a);
+        gsl_rng_free(b);
+    }
+}
+
 int main(void)
 {
     base_seed = check_seed(20240611);
     test_moments();
+    test_exponential_inline();
     test_synth_rounding();
     test_lognormal_mean();
     test_means();

@@ -427,7 +427,7 @@ static double next_thinning(trace_arrival *a, gsl_rng *r)
             t = end;
             continue;
         }
-        double gap = gsl_ran_exponential(r, mean_gap);
+        double gap = trace_exponential(r, mean_gap);
         double cand = t + gap;
         if (cand >= end) {
             t = end; /* restart at the window's end */
@@ -450,7 +450,7 @@ double trace_arrival_next(trace_arrival *a, gsl_rng *r)
         double mean_gap = 1.0 / a->hpp_rate_per_s;
         if (!isfinite(mean_gap)) /* a zero or subnormal rate */
             return finish(a, INFINITY);
-        double gap = gsl_ran_exponential(r, mean_gap);
+        double gap = trace_exponential(r, mean_gap);
         return finish(a, a->t_s + gap);
     }
     if (!a->started)

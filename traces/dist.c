@@ -310,7 +310,7 @@ double trace_dist_sample(const trace_dist *d, gsl_rng *r)
         x = d->p[0];
         break;
     case TRACE_DIST_EXPONENTIAL:
-        x = gsl_ran_exponential(r, d->p[0]);
+        x = trace_exponential(r, d->p[0]);
         break;
     case TRACE_DIST_LOGNORMAL:
         x = gsl_ran_lognormal(r, d->p[0], d->p[1]);

@@ -13,6 +13,7 @@
 #ifndef TARMAC_TRACE_H
 #define TARMAC_TRACE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -167,6 +168,15 @@ int trace_dist_scaled(trace_dist *d, const trace_dist *src, double c, tm_diag *d
 /* One sample, clamped (one GSL call per sample, never two in one expression;
  * CONSTANT draws nothing). */
 double trace_dist_sample(const trace_dist *d, gsl_rng *r);
+/* An exponential draw of mean mu: gsl_ran_exponential's inversion
+ * (-mu log1p(-u), u from gsl_rng_uniform), the same operations in the same
+ * order, so the same double (test_dist checks it draw for draw), inline: the
+ * synthesizer makes two a job. */
+static inline double trace_exponential(const gsl_rng *r, double mu)
+{
+    double u = r->type->get_double(r->state);
+    return -mu * log1p(-u);
+}
 /* The mean before clamping (analytic; the sample mean for EMPIRICAL; +inf
  * where it does not exist, e.g. Pareto with alpha <= 1). */
 double trace_dist_mean(const trace_dist *d);
