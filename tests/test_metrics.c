@@ -107,7 +107,7 @@ static void test_alias(void)
     CHECK_EQ_INT(sim__series_alias(&s, 1, 2), TM_OK); /* 1 -> 2 -> 0 */
     CHECK(sim__series_alias(&s, 1, 1) != TM_OK);
     CHECK(sim__series_alias(&s, 3, 0) != TM_OK);
-    CHECK(sim__series_alias(&s, 0, 1) != TM_OK); /* 0 is mirrored by 1 and 2 */
+    CHECK(sim__series_alias(&s, 0, 1) != TM_OK); /* 1 reads as 0: a cycle */
     CHECK(sim__series_alias(&s, 2, 0) != TM_OK); /* 2 mirrors already */
     CHECK_EQ_INT((int)sim__level_source(&s, 2), 0);
     CHECK_EQ_INT((int)sim__level_source(&s, 1), 0);
@@ -126,6 +126,26 @@ static void test_alias(void)
     CHECK(sim__level_total(&s, 0) == 57);
     CHECK(sim__level_total(&s, 2) == 57);
     CHECK(sim__level_total(&s, 1) == 57);
+    sim__series_fini(&s);
+
+    /* aliasing a level that others mirror: they follow its new source
+     * (2 -> 0, then 0 -> 3: 0 and 2 read as 3, and only 3 is changed) */
+    memset(&b, 0, sizeof b);
+    CHECK_EQ_INT(sim__series_init(&s, 4, 10), TM_OK);
+    CHECK_EQ_INT(sim__series_alias(&s, 2, 0), TM_OK);
+    CHECK_EQ_INT(sim__series_alias(&s, 0, 3), TM_OK);
+    CHECK_EQ_INT((int)sim__level_source(&s, 2), 3);
+    CHECK_EQ_INT((int)sim__level_source(&s, 0), 3);
+    CHECK(sim__series_alias(&s, 3, 2) != TM_OK); /* 2 reads as 3: a cycle */
+    sim__level_add(&s, 3, 0, 5);
+    CHECK_EQ_INT(sim__series_finish(&s, 10, &sink, &d), TM_OK);
+    CHECK_EQ_INT(b.n, 1);
+    if (b.n == 1) {
+        CHECK_NEAR(b.avg[0][0], 5, 0);
+        CHECK_NEAR(b.avg[0][2], 5, 0);
+        CHECK_NEAR(b.avg[0][1], 0, 0);
+    }
+    CHECK(sim__level_total(&s, 2) == 50 && sim__level_total(&s, 0) == 50);
     sim__series_fini(&s);
 }
 

@@ -3492,6 +3492,9 @@ typedef struct lean_nodes {
     lean_end *ends;
     uint32_t n_ends, cap_ends;
     uint64_t pushes; /* ends pushed so far: the next end's number */
+    /* the level of all pools' allocated GPUs mirrors the one pool with
+     * nodes (lean_aliases) */
+    int one_pool;
     /* the work levels of the last start's speed and value (run_begin's
      * rounding, done again only when either changes) */
     double last_speed, last_value;
@@ -3650,7 +3653,7 @@ static inline void lean_cell_add(ledger_cell *c, int64_t m, sim__area mt)
 /* A start or an end (sign 1 or -1) of job j's run on one-GPU node `node`:
  * levels_batch_run, with the node's GPU moved between the idle bucket and
  * the job's busy bucket (see above). */
-static inline void lean_levels_run(engine *e, job *j, uint32_t node, int sign)
+static inline void lean_levels_run(engine *e, const lean_nodes *f, job *j, uint32_t node, int sign)
 {
     const sim_scenario *sc = e->sc;
     sim__level *lv = e->series.lv;
@@ -3659,14 +3662,10 @@ static inline void lean_levels_run(engine *e, job *j, uint32_t node, int sign)
     uint32_t pool = e->node_pool[node], t = e->cluster.node_type[node];
     size_t lp = sim_level_pool(sc, pool, 0);
     lean_level_add(&lv[lp + SIM_LV_K_ALLOC], m, mt);
-    lean_level_add(&lv[lp + SIM_LV_K_BUSY], m, mt);
-    if (!e->type_mirrors[t]) {
-        size_t lt = sim_level_type(sc, t, 0);
-        lean_level_add(&lv[lt + SIM_LV_K_ALLOC], m, mt);
-        lean_level_add(&lv[lt + SIM_LV_K_BUSY], m, mt);
-    }
-    lean_level_add(&lv[SIM_LV_ALLOC], m, mt);
-    lean_level_add(&lv[SIM_LV_BUSY], m, mt);
+    if (!e->type_mirrors[t])
+        lean_level_add(&lv[sim_level_type(sc, t, SIM_LV_K_ALLOC)], m, mt);
+    if (!f->one_pool)
+        lean_level_add(&lv[SIM_LV_ALLOC], m, mt);
     if (!e->cls_mirrors)
         lean_level_add(&lv[sim_level_class(sc, j->pj.cls, SIM_LV_C_ALLOC)], m, mt);
     ledger *L = &e->led;
@@ -3785,7 +3784,7 @@ static int lean_start(engine *e, lean_nodes *f, uint32_t slot, uint32_t node)
     if (lean_end_push(f, j->end_us, slot) != TM_OK)
         return nomem(e);
     j->in_overhead = 0;
-    lean_levels_run(e, j, node, 1);
+    lean_levels_run(e, f, j, node, 1);
     if (j->first_start_us < 0)
         first_start(e, j);
     j->state = SIM_JOB_RUNNING;
@@ -3849,7 +3848,7 @@ static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot)
     }
     j->remaining_ref_us = 0;
     lean_give(f, node);
-    lean_levels_run(e, j, node, -1);
+    lean_levels_run(e, f, j, node, -1);
     uint32_t i = j->pos, last = --e->n_run;
     if (i != last) {
         e->r_slot[i] = e->r_slot[last];
@@ -3917,6 +3916,49 @@ static int loop_to_horizon(engine *e)
     return TM_OK;
 }
 
+/* The levels a lean run changes together, made mirrors before it starts
+ * (sim__series_alias), so that a start or an end changes one of each: no job
+ * has a restart overhead, so every busy level (pools', types', the fleet's)
+ * equals its allocated level; and with one pool of nodes the fleet's
+ * allocated level equals that pool's. */
+static int lean_alias(engine *e, size_t level, size_t mirrored)
+{
+    int rc = sim__series_alias(&e->series, level, mirrored);
+    if (rc == TM_ERR_NOMEM)
+        return nomem(e);
+    if (rc != TM_OK)
+        return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "level %zu cannot mirror level %zu",
+                           level, mirrored);
+    return TM_OK;
+}
+
+static int lean_aliases(engine *e, lean_nodes *f)
+{
+    const sim_scenario *sc = e->sc;
+    size_t with_nodes = 0, last = 0;
+    int rc;
+    for (size_t p = 0; p < sc->n_pools; p++) {
+        if ((rc = lean_alias(e, sim_level_pool(sc, p, SIM_LV_K_BUSY),
+                             sim_level_pool(sc, p, SIM_LV_K_ALLOC))) != TM_OK)
+            return rc;
+        if (sc->pools[p].nodes) {
+            with_nodes++;
+            last = p;
+        }
+    }
+    for (size_t t = 0; t < sc->n_types && t < PLACE_MAX_TYPES; t++)
+        if (!e->type_mirrors[t] &&
+            (rc = lean_alias(e, sim_level_type(sc, t, SIM_LV_K_BUSY),
+                             sim_level_type(sc, t, SIM_LV_K_ALLOC))) != TM_OK)
+            return rc;
+    if ((rc = lean_alias(e, SIM_LV_BUSY, SIM_LV_ALLOC)) != TM_OK)
+        return rc;
+    f->one_pool = with_nodes == 1;
+    if (f->one_pool && (rc = lean_alias(e, SIM_LV_ALLOC, sim_level_pool(sc, last, SIM_LV_K_ALLOC))))
+        return rc;
+    return TM_OK;
+}
+
 /* run_loop for a run that qualifies (lean_qualifies): the same instants, the
  * same order of events within one, a pass at the end of each that changed
  * anything. */
@@ -3944,11 +3986,16 @@ static int run_loop_lean(engine *e)
     }
     for (uint32_t n = 0; n < e->cluster.n_nodes; n++)
         lean_give(&f, n);
+    int rc = lean_aliases(e, &f);
+    if (rc != TM_OK) {
+        free(f.w);
+        free(f.sum);
+        return rc;
+    }
     /* the free capacity into the idle buckets once, at time 0; from here on
      * starts and ends move it (see above) */
     if (e->led.stale)
         ledger_idle(e, NULL);
-    int rc = TM_OK;
     for (;;) {
         if (stop && *stop) {
             rc = loop_interrupted(e);

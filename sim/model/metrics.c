@@ -107,15 +107,21 @@ int sim__series_alias(sim__series *s, size_t i, size_t source)
     if (i >= s->n || source >= s->n || i == source)
         return TM_ERR_INTERNAL;
     source = sim__level_source(s, source);
-    /* a level already mirrored, or one that others mirror, stays as it is:
-     * otherwise its mirrors would follow a level the engine no longer writes */
+    if (source == i)
+        return TM_ERR_INTERNAL; /* source reads as i: a cycle */
+    /* a level already mirrored stays as it is */
     for (size_t k = 0; k < s->n_alias; k++)
-        if (s->alias[k].level == i || s->alias[k].source == i)
+        if (s->alias[k].level == i)
             return TM_ERR_INTERNAL;
     sim__level_alias *a = realloc(s->alias, (s->n_alias + 1) * sizeof *a);
     if (!a)
         return TM_ERR_NOMEM;
     s->alias = a;
+    /* the levels that mirrored i follow its source from now on: i itself is
+     * no longer written */
+    for (size_t k = 0; k < s->n_alias; k++)
+        if (a[k].source == i)
+            a[k].source = (uint32_t)source;
     a[s->n_alias++] = (sim__level_alias){(uint32_t)i, (uint32_t)source};
     return TM_OK;
 }

@@ -107,7 +107,9 @@ static inline sim__area sim__level_integral(const sim__series *s, size_t i, int6
 /* From now on level i reads as level source: the caller stops changing i
  * (the two would change identically: a class's levels when it is the only
  * class, a GPU type's when one pool has that type), and i is copied from
- * source whenever it is read (bins, totals). Call before any change. */
+ * source whenever it is read (bins, totals). Levels that mirrored i now
+ * mirror source. Call before any change. Refused: i or source out of range,
+ * i already a mirror, or source reading as i (a cycle). */
 int sim__series_alias(sim__series *s, size_t i, size_t source);
 /* The level whose value and integral level i has now (i, or its source). */
 size_t sim__level_source(const sim__series *s, size_t i);
