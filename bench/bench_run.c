@@ -8,7 +8,10 @@
  * Each repetition runs in a child process (so peak RSS is its own): once with
  * no output at all (the engine and the placement core alone), and, when OUT.h5
  * is given, once writing the full HDF5 report as `tarmac run` does. Prints the
- * median over REPS (default 5) of each.
+ * median over REPS (default 5) of each. As in `tarmac run`, the scenario's
+ * jobs are synthesized on a second core when the machine has one
+ * (sim_run_opts.read_ahead); BENCH_RUN_AHEAD=0 in the environment keeps the
+ * run on one core.
  */
 #define _DEFAULT_SOURCE /* wait4 */
 #include "sim.h"
@@ -44,6 +47,9 @@ static int run_once(const char *path, const char *out, int fd)
     }
     sim_result res;
     sim_run_opts opts = {0};
+    /* as tarmac run: the jobs synthesized on a second core, if there is one */
+    const char *ahead = getenv("BENCH_RUN_AHEAD");
+    opts.read_ahead = sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !(ahead && strcmp(ahead, "0") == 0);
     double t0 = now_s();
     int rc = out ? sim_study_run(&sc, &opts, out, &res, &d) : sim_run(&sc, &opts, NULL, &res, &d);
     double wall = now_s() - t0;

@@ -14,7 +14,9 @@
  * run does not qualify) and SIM_LOOP_GENERAL; every job row (the node each
  * job was placed on included), every bin and every field of the result
  * (classes, pools, types, tenants, the GPU-hour ledger) must be equal. Runs
- * that do not qualify are refused in SIM_LOOP_LEAN mode.
+ * that do not qualify are refused in SIM_LOOP_LEAN mode. The odd cases' lean
+ * runs read their classes' jobs ahead on a second thread
+ * (sim_run_opts.read_ahead), which must change nothing either.
  */
 #include "check.h"
 #include "sim.h"
@@ -309,10 +311,11 @@ static int load(sim_scenario *sc, const char *json)
     return rc;
 }
 
-static int run(const sim_scenario *sc, int loop, record *rec, sim_result *res, tm_diag *d)
+static int run(const sim_scenario *sc, int loop, int ahead, record *rec, sim_result *res,
+               tm_diag *d)
 {
     sim_sink sink = {rec_job, rec_bin, rec};
-    sim_run_opts opts = {.loop = loop};
+    sim_run_opts opts = {.loop = loop, .read_ahead = ahead};
     return sim_run(sc, &opts, &sink, res, d);
 }
 
@@ -324,12 +327,12 @@ static void test_case(int k, const char *json)
     record lean = {0}, gen = {0};
     sim_result rl, rg;
     tm_diag d;
-    int rc = run(&sc, SIM_LOOP_LEAN, &lean, &rl, &d);
+    int rc = run(&sc, SIM_LOOP_LEAN, k & 1, &lean, &rl, &d); /* odd cases: read ahead */
     if (rc != TM_OK) {
         check_fail(__FILE__, __LINE__, "case %d: lean run: %s: %s\n%s", k, d.where, d.msg, json);
         goto out;
     }
-    rc = run(&sc, SIM_LOOP_GENERAL, &gen, &rg, &d);
+    rc = run(&sc, SIM_LOOP_GENERAL, 0, &gen, &rg, &d);
     if (rc != TM_OK) {
         check_fail(__FILE__, __LINE__, "case %d: general run: %s: %s", k, d.where, d.msg);
         sim_result_fini(&rl);
@@ -401,7 +404,7 @@ static void test_fixed(void)
         record r = {0};
         sim_result res;
         tm_diag d;
-        CHECK_EQ_INT(run(&sc, SIM_LOOP_LEAN, &r, &res, &d), TM_ERR_INVAL);
+        CHECK_EQ_INT(run(&sc, SIM_LOOP_LEAN, 0, &r, &res, &d), TM_ERR_INVAL);
         rec_free(&r);
         sim_scenario_fini(&sc);
     }
@@ -411,13 +414,13 @@ static void test_fixed(void)
     record r = {0};
     sim_result res;
     sc.horizon_us = 3600 * (int64_t)1000000; /* an hour is enough to be refused */
-    CHECK_EQ_INT(run(&sc, SIM_LOOP_LEAN, &r, &res, &d), TM_ERR_INVAL);
+    CHECK_EQ_INT(run(&sc, SIM_LOOP_LEAN, 0, &r, &res, &d), TM_ERR_INVAL);
     rec_free(&r);
     /* a loop that is none of the three is refused, not run as AUTO */
     const int bad[2] = {-1, 3};
     for (int i = 0; i < 2; i++) {
         record q = {0};
-        CHECK_EQ_INT(run(&sc, bad[i], &q, &res, &d), TM_ERR_INVAL);
+        CHECK_EQ_INT(run(&sc, bad[i], 0, &q, &res, &d), TM_ERR_INVAL);
         rec_free(&q);
     }
     sim_scenario_fini(&sc);

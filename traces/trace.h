@@ -614,6 +614,16 @@ int trace_philly_dists(const char *path, trace_dist *duration_s, trace_dist *gpu
 int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64_t count, int shift,
                       tm_diag *diag);
 
+/* Read the n sources srcs[0..n) ahead on one thread of their own (ahead.c):
+ * each srcs[i] is replaced by a source that returns the same jobs, then the
+ * same end or error with the same diagnostic, while the thread draws up to a
+ * few thousand jobs ahead. The sources must not share state with the caller
+ * or each other (a synthesizer's random streams are its own). Closing the
+ * last of the n stops the thread and closes the originals. Returns 1, or 0
+ * when the thread or its memory cannot be had: srcs are then unchanged and
+ * still work as before. The consumer is one thread. */
+int trace_ahead_open(trace_source *srcs, size_t n);
+
 /* Seconds since 1970-01-01 of "YYYY-MM-DD HH:MM:SS" (no time zone); 0 on
  * success, -1 if malformed. */
 int trace_parse_datetime(const char *s, int64_t *out_s);

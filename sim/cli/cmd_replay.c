@@ -24,6 +24,7 @@
 #include "cli/cli_int.h"
 #include "cli/cli_llm.h"
 #include "base/afile_int.h"
+#include "studies/work_int.h"
 #include "version.h"
 
 #include <errno.h>
@@ -554,6 +555,10 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     /* the first N jobs: the window stops before reading the N + 1st */
     if (c->max_jobs && (rc = trace_window_open(&src, src, 0, c->max_jobs, 0, d)))
         return rc;
+    /* the trace parsed on a second core, where there is one (the same jobs,
+     * errors and diagnostics, in order; trace_ahead_open) */
+    if (sim__work_cores() >= 2)
+        trace_ahead_open(&src, 1);
     sim__cli_install_signals();
     sim_run_opts opts;
     memset(&opts, 0, sizeof opts);

@@ -6,6 +6,7 @@
 #include "cli/json_run.h"
 #include "model/service_int.h"
 #include "output/report_int.h"
+#include "studies/work_int.h"
 #include "version.h"
 
 #include <math.h>
@@ -255,8 +256,11 @@ static int cmd_run(int argc, char **argv)
         return code;
     int rc = TM_OK;
     sim__cli_install_signals();
-    sim_run_opts opts = {
-        .replication = (uint32_t)rep, .check_invariants = check, .stop_flag = &sim__cli_stop};
+    /* one run: a second core, where there is one, synthesizes the jobs */
+    sim_run_opts opts = {.replication = (uint32_t)rep,
+                         .check_invariants = check,
+                         .stop_flag = &sim__cli_stop,
+                         .read_ahead = sim__work_cores() >= 2};
     sim__cli_progress bar;
     sim__cli_warn_no_gpus(&sc, path ? path : "(embedded default)");
     sim__cli_progress_init(&bar, !quiet && sim__cli_stderr_is_tty(), sc.horizon_us, 1);

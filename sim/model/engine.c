@@ -3027,7 +3027,21 @@ static int build_sources(engine *e)
         if (rc != TM_OK)
             return rc;
         e->sources[c].owned = 1;
-        if ((rc = source_pull(e, (uint32_t)c)) != TM_OK)
+    }
+    if (e->opts && e->opts->read_ahead && sc->n_classes <= SIM_READ_AHEAD_MAX_CLASSES) {
+        /* the classes' jobs drawn on another core (trace_ahead_open: the
+         * same jobs in the same order, so the same run); sources is an array
+         * of the engine's source records, so the group takes copies */
+        trace_source srcs[SIM_READ_AHEAD_MAX_CLASSES];
+        for (size_t c = 0; c < sc->n_classes; c++)
+            srcs[c] = e->sources[c].src;
+        if (trace_ahead_open(srcs, sc->n_classes))
+            for (size_t c = 0; c < sc->n_classes; c++)
+                e->sources[c].src = srcs[c];
+    }
+    for (size_t c = 0; c < sc->n_classes; c++) {
+        int rc = source_pull(e, (uint32_t)c);
+        if (rc != TM_OK)
             return rc;
     }
     return TM_OK;
@@ -3778,7 +3792,10 @@ static int lean_start(engine *e, lean_nodes *f, uint32_t slot, uint32_t node)
     j->run_value_lv = f->last_value_lv;
     j->run_start_us = e->now_us;
     j->run_overhead_us = 0;
-    double wall = ceil((double)j->remaining_ref_us / speed);
+    /* run_begin's ceil(remaining / speed), without the division at speed 1
+     * (x / 1 is x, and an integer's ceiling is itself) */
+    double wall =
+        speed == 1.0 ? (double)j->remaining_ref_us : ceil((double)j->remaining_ref_us / speed);
     int64_t run = wall < (double)SIM_T_MAX_US ? (int64_t)wall : SIM_T_MAX_US;
     j->end_us = run > INT64_MAX - e->now_us ? INT64_MAX : e->now_us + run;
     if (lean_end_push(f, j->end_us, slot) != TM_OK)
@@ -3827,10 +3844,13 @@ static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot)
     job *j = slot_job(e, slot);
     if (j->state != SIM_JOB_RUNNING)
         return tm_diag_set(e->diag, TM_ERR_INTERNAL, "engine", "completion of a job not running");
-    int64_t milli = job_milli(j), el = e->now_us - j->run_start_us;
-    double ov_gpu_s = gpu_s(milli, j->run_overhead_us), el_gpu_s = gpu_s(milli, el);
-    j->busy_gpu_s += gpu_s(milli, el - j->run_overhead_us);
-    j->lost_gpu_s += ov_gpu_s;
+    /* job_end's GPU-seconds for a whole GPU and no restart overhead, without
+     * its divisions: gpu_s(1000, el) is (1.0 x el) / 10^6, which is el / 10^6
+     * to the bit, and the overhead's gpu_s(1000, 0) is 0, which leaves
+     * lost_gpu_s as it is */
+    int64_t milli = PLACE_MILLI_WHOLE, el = e->now_us - j->run_start_us;
+    double el_gpu_s = (double)el / SIM_US_PER_S;
+    j->busy_gpu_s += el_gpu_s;
     uint32_t node = j->parts[0].node;
     if (j->remaining_ref_us > 0) { /* work_credit, for one part */
         int64_t ref_us = j->remaining_ref_us;
@@ -3840,8 +3860,12 @@ static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot)
         e->w_class[j->pj.cls] += a;
         e->w_tenant[tn] += a;
         if (j->value != 0) {
-            e->wv_class[j->pj.cls] += (double)a * j->value;
-            e->wv_tenant[tn] += (double)a * j->value;
+            /* (double)a without the 128-bit conversion's call where a fits
+             * 64 bits: the same integer, so the same rounding */
+            double ad =
+                ref_us <= INT64_MAX / PLACE_MILLI_WHOLE ? (double)(ref_us * milli) : (double)a;
+            e->wv_class[j->pj.cls] += ad * j->value;
+            e->wv_tenant[tn] += ad * j->value;
         }
         e->w_pool[e->node_pool[node]] += a;
         e->w_type[e->cluster.node_type[node]] += a;
@@ -3855,7 +3879,7 @@ static int lean_job_end(engine *e, lean_nodes *f, uint32_t slot)
         slot_job(e, e->r_slot[i])->pos = i;
     }
     sim__level_add(&e->series, SIM_LV_RUNNING, e->now_us, -1);
-    return job_done(e, j, slot, ov_gpu_s, el_gpu_s);
+    return job_done(e, j, slot, 0.0, el_gpu_s);
 }
 
 /* Both loops' steps that are the same: the stop flag's error, the next

@@ -739,7 +739,15 @@ typedef struct sim_run_opts {
      * lean loop"), SIM_LOOP_GENERAL the general one always, SIM_LOOP_LEAN
      * the lean one, or TM_ERR_INVAL when the run does not qualify. */
     int loop;
+    /* Nonzero: the scenario's classes' jobs are synthesized on a thread of
+     * their own, ahead of the simulation (trace_ahead_open), when there are
+     * at most SIM_READ_AHEAD_MAX_CLASSES classes. The results are the same;
+     * the run takes a second core. For one run on a machine with a core to
+     * spare (tarmac run), not for runs that already fill the cores. */
+    int read_ahead;
 } sim_run_opts;
+
+#define SIM_READ_AHEAD_MAX_CLASSES 64
 
 enum { SIM_LOOP_AUTO = 0, SIM_LOOP_GENERAL = 1, SIM_LOOP_LEAN = 2 };
 
