@@ -3551,6 +3551,19 @@ static inline int64_t lean_end_time(const lean_end *x)
  * parent's second child can be read without testing that it exists. The
  * choices between children are made without branches: the keys are random,
  * and a mispredicted branch costs more here than the few instructions saved. */
+/* Put x at the hole h[i], or above it where its parents come after it. */
+static inline void lean_end_up(lean_end *h, uint32_t i, lean_end x)
+{
+    while (i > 0) {
+        uint32_t p = (i - 1) / 2;
+        if (!(x.key < h[p].key))
+            break;
+        h[i] = h[p];
+        i = p;
+    }
+    h[i] = x;
+}
+
 static int lean_end_push(lean_nodes *f, int64_t t_us, uint32_t slot)
 {
     if (f->n_ends + 2 >= f->cap_ends) {
@@ -3562,16 +3575,7 @@ static int lean_end_push(lean_nodes *f, int64_t t_us, uint32_t slot)
     }
     lean_end x = {.key = (lean_key)((uint64_t)t_us ^ (UINT64_C(1) << 63)) << 64 | f->pushes++,
                   .slot = slot};
-    lean_end *h = f->ends;
-    uint32_t i = f->n_ends++;
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (!(x.key < h[p].key))
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = x;
+    lean_end_up(f->ends, f->n_ends++, x);
     return TM_OK;
 }
 
@@ -3589,14 +3593,7 @@ static inline void lean_end_pop(lean_nodes *f)
         h[i] = h[c];
         i = c;
     }
-    while (i > 0) {
-        uint32_t p = (i - 1) / 2;
-        if (!(x.key < h[p].key))
-            break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = x;
+    lean_end_up(h, i, x);
 }
 
 /* Can job tj run in the lean loop: one whole GPU, nothing a node could
