@@ -33,7 +33,7 @@
 #include <string.h>
 
 /* Each lane has LANE_BLOCKS blocks of group.block_jobs jobs: 4,096 (450 KB)
- * for up to three lanes, fewer for more, 256 at least; about 4 MB in all. A
+ * for up to three lanes, fewer for more, 256 at least: 6 MB at most. A
  * block is handed over with a lock and perhaps a wake-up (some microseconds),
  * and the two cores' caches pass it along line by line: blocks of 256 jobs
  * cost an M/M/c run about 10 % more wall time than blocks of thousands. */
