@@ -33,6 +33,29 @@ for sig in INT TERM; do
     grep -q "interrupted while reading" "$W/err" || fail "SIG$sig: message: $(cat "$W/err")"
     [ -z "$(ls "$W" | grep '^out.h5')" ] || fail "SIG$sig: an output file was left"
 done
+# A writer that sends some jobs (more than the reader's first 256 KiB, so
+# the run starts) and then waits: the read blocks in read(2), which only the
+# signal's EINTR on the reading thread ends (a trace that is not a regular
+# file is read on the simulating thread, not ahead).
+for sig in INT TERM; do
+    rm -f "$W/fifo"
+    mkfifo "$W/fifo"
+    (printf 'id,submit_us,duration_us\n'; seq 1 40000 | sed 's/$/,0,1000/'; sleep 60) >"$W/fifo" 2>/dev/null &
+    writer=$!
+    timeout 20 "$BIN" replay "$W/fifo" --format tarmac --fleet "$SRC/tests/golden/small.json" \
+        -o "$W/out.h5" 2>"$W/err" &
+    pid=$!
+    sleep 1
+    kill -"$sig" "$pid" 2>/dev/null
+    wait "$pid"
+    code=$?
+    kill "$writer" 2>/dev/null
+    pkill -P "$writer" 2>/dev/null
+    wait "$writer" 2>/dev/null
+    writer=
+    [ "$code" -eq 130 ] || fail "SIG$sig while the writer waits: exit $code, want 130 ($(cat "$W/err"))"
+    [ -z "$(ls "$W" | grep '^out.h5')" ] || fail "SIG$sig (writer waits): an output file was left"
+done
 if [ "$fails" -eq 0 ]; then echo "signal_read: all checks passed"; exit 0; fi
 echo "signal_read: $fails check(s) failed"
 exit 1

@@ -23,7 +23,10 @@
  * The last lane to close stops the producer (it finishes the block in hand),
  * joins it, and then closes the sources: a source is never called by two
  * threads, nor after its close. The producer blocks every signal, so SIGINT
- * reaches the simulation thread as before.
+ * reaches the simulation thread as before; a source that may wait in a read
+ * (a pipe, a FIFO) would then wait on, deaf to the signal whose EINTR ends
+ * such a read, so only sources that cannot wait long (synthesizers, regular
+ * files) are read ahead.
  */
 #include "trace.h"
 

@@ -621,7 +621,9 @@ int trace_window_open(trace_source *src, trace_source in, uint64_t first, uint64
  * or each other (a synthesizer's random streams are its own). Closing the
  * last of the n stops the thread and closes the originals. Returns 1, or 0
  * when the thread or its memory cannot be had: srcs are then unchanged and
- * still work as before. The consumer is one thread. */
+ * still work as before. The consumer is one thread. The thread blocks all
+ * signals: not for a source that may wait in a read (a pipe, a FIFO), which
+ * a signal's EINTR could no longer stop. */
 int trace_ahead_open(trace_source *srcs, size_t n);
 
 /* Seconds since 1970-01-01 of "YYYY-MM-DD HH:MM:SS" (no time zone); 0 on

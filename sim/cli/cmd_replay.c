@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The help: replay_help_head, the formats of the table (traces/formats.c),
  * replay_help_tail; replay_help is the whole, for what wants one string. */
@@ -556,8 +557,12 @@ static int run_time(rcfg *c, sim_scenario *sc, tm_diag *d)
     if (c->max_jobs && (rc = trace_window_open(&src, src, 0, c->max_jobs, 0, d)))
         return rc;
     /* the trace parsed on a second core, where there is one (the same jobs,
-     * errors and diagnostics, in order; trace_ahead_open) */
-    if (sim__work_cores() >= 2)
+     * errors and diagnostics, in order; trace_ahead_open). Only a regular
+     * file: the reading thread blocks signals, and a read from a pipe or a
+     * FIFO that waits for its writer is stopped by SIGINT only on the thread
+     * that waits (the read's EINTR is how the reader hears of it). */
+    struct stat st;
+    if (sim__work_cores() >= 2 && stat(c->trace, &st) == 0 && S_ISREG(st.st_mode))
         trace_ahead_open(&src, 1);
     sim__cli_install_signals();
     sim_run_opts opts;
