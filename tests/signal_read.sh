@@ -14,10 +14,15 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 writer=
 trap '[ -n "$writer" ] && kill "$writer" 2>/dev/null; rm -rf "$W"' EXIT
-for sig in INT TERM; do
+# signal_run SIG CASE PATTERN WRITER...: replay a FIFO that WRITER feeds,
+# send SIG after a second; exit 130, PATTERN (grep, "" for none) on stderr,
+# no output file.
+signal_run() {
+    sig=$1 case=$2 pattern=$3
+    shift 3
     rm -f "$W/fifo"
     mkfifo "$W/fifo" || { echo "SKIPPED: no mkfifo"; exit 77; }
-    (printf 'id,submit_us,duration_us\n'; yes '') >"$W/fifo" 2>/dev/null &
+    "$@" >"$W/fifo" 2>/dev/null &
     writer=$!
     timeout 20 "$BIN" replay "$W/fifo" --format tarmac --fleet "$SRC/tests/golden/small.json" \
         -o "$W/out.h5" 2>"$W/err" &
@@ -26,35 +31,23 @@ for sig in INT TERM; do
     kill -"$sig" "$pid" 2>/dev/null
     wait "$pid"
     code=$?
+    pkill -P "$writer" 2>/dev/null
     kill "$writer" 2>/dev/null
     wait "$writer" 2>/dev/null
     writer=
-    [ "$code" -eq 130 ] || fail "SIG$sig while reading: exit $code, want 130 ($(cat "$W/err"))"
-    grep -q "interrupted while reading" "$W/err" || fail "SIG$sig: message: $(cat "$W/err")"
-    [ -z "$(ls "$W" | grep '^out.h5')" ] || fail "SIG$sig: an output file was left"
-done
+    [ "$code" -eq 130 ] || fail "SIG$sig $case: exit $code, want 130 ($(cat "$W/err"))"
+    [ -z "$pattern" ] || grep -q "$pattern" "$W/err" || fail "SIG$sig $case: message: $(cat "$W/err")"
+    [ -z "$(ls "$W" | grep '^out.h5')" ] || fail "SIG$sig $case: an output file was left"
+}
+blank_lines() { printf 'id,submit_us,duration_us\n'; yes ''; }
 # A writer that sends some jobs (more than the reader's first 256 KiB, so
 # the run starts) and then waits: the read blocks in read(2), which only the
 # signal's EINTR on the reading thread ends (a trace that is not a regular
 # file is read on the simulating thread, not ahead).
+jobs_then_wait() { printf 'id,submit_us,duration_us\n'; seq 1 40000 | sed 's/$/,0,1000/'; sleep 60; }
 for sig in INT TERM; do
-    rm -f "$W/fifo"
-    mkfifo "$W/fifo"
-    (printf 'id,submit_us,duration_us\n'; seq 1 40000 | sed 's/$/,0,1000/'; sleep 60) >"$W/fifo" 2>/dev/null &
-    writer=$!
-    timeout 20 "$BIN" replay "$W/fifo" --format tarmac --fleet "$SRC/tests/golden/small.json" \
-        -o "$W/out.h5" 2>"$W/err" &
-    pid=$!
-    sleep 1
-    kill -"$sig" "$pid" 2>/dev/null
-    wait "$pid"
-    code=$?
-    kill "$writer" 2>/dev/null
-    pkill -P "$writer" 2>/dev/null
-    wait "$writer" 2>/dev/null
-    writer=
-    [ "$code" -eq 130 ] || fail "SIG$sig while the writer waits: exit $code, want 130 ($(cat "$W/err"))"
-    [ -z "$(ls "$W" | grep '^out.h5')" ] || fail "SIG$sig (writer waits): an output file was left"
+    signal_run "$sig" "while reading" "interrupted while reading" blank_lines
+    signal_run "$sig" "while the writer waits" "" jobs_then_wait
 done
 if [ "$fails" -eq 0 ]; then echo "signal_read: all checks passed"; exit 0; fi
 echo "signal_read: $fails check(s) failed"
