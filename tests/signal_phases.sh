@@ -111,8 +111,11 @@ phase() {
 
 # --- inputs ---
 printf '{"pools":[{"gpu_type":"H100","nodes":1000}]}\n' >"$W/fleet.json"
-# the job trace: N jobs, each half a second, one per millisecond
-n_trace=400000
+# the job trace: N jobs, each half a second, one per millisecond (1.6
+# million: with the trace parsed on a second core, 400,000 were replayed in
+# about 0.3 s, and a SIGINT at 0.3 s could land after the last event, where
+# the run ends with exit 0)
+n_trace=1600000
 make_trace() {
     awk -v n=$n_trace 'BEGIN { print "id,submit_us,duration_us"; for (i = 1; i <= n; i++) print i "," i * 1000 ",500000" }' \
         >"$W/trace.csv"
